@@ -1,0 +1,312 @@
+//! The HBSP^1 cost model (Williams & Parsons 2001, section 3).
+//!
+//! An HBSP^1 machine has `p` nodes, a bandwidth indicator `g` (seconds per byte injected by the
+//! fastest node), per-node injection slowness `r_j` (fastest = 1) and a barrier cost `L`.
+//! A superstep costs `w + g h + L` with the heterogeneous h-relation `h = max_j r_j h_j`, where
+//! `h_j` is the larger of the bytes node `j` sends and receives.
+//!
+//! Two levels are offered: exact costs computed from who sends what to whom ([`Traffic`]), which
+//! is what a simulator charges, and the paper's closed forms (e.g. scatter `g n + L`), which
+//! simplify the exact costs (the root is taken to inject all `n` items).
+
+use crate::error::{Result, all_positive, non_negative, positive};
+
+/// The parameters of an HBSP^1 machine.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HbspMachine {
+    g: f64,
+    r: Vec<f64>,
+    l: f64,
+}
+
+impl HbspMachine {
+    /// A machine with bandwidth indicator `g` (s/byte of the fastest node), slowness `r` (one
+    /// per node, each > 0) and barrier cost `l` (s).
+    pub fn new(g: f64, r: Vec<f64>, l: f64) -> Result<Self> {
+        non_negative("g", g)?;
+        all_positive("r_j", &r)?;
+        non_negative("L", l)?;
+        Ok(Self { g, r, l })
+    }
+
+    /// Number of nodes `p`.
+    pub fn p(&self) -> usize {
+        self.r.len()
+    }
+
+    /// Bandwidth indicator `g` in seconds per byte.
+    pub fn g(&self) -> f64 {
+        self.g
+    }
+
+    /// Barrier cost `L` in seconds.
+    pub fn l(&self) -> f64 {
+        self.l
+    }
+
+    /// Injection slowness of every node.
+    pub fn r(&self) -> &[f64] {
+        &self.r
+    }
+
+    /// `r_s`, the slowness of the slowest node.
+    pub fn r_slowest(&self) -> f64 {
+        self.r.iter().copied().fold(f64::MIN, f64::max)
+    }
+
+    /// Index of the fastest injector (smallest `r_j`; the lowest index on ties).
+    pub fn fastest(&self) -> usize {
+        argmin(&self.r)
+    }
+
+    /// Index of the slowest injector (largest `r_j`; the lowest index on ties).
+    pub fn slowest(&self) -> usize {
+        let neg: Vec<f64> = self.r.iter().map(|r| -r).collect();
+        argmin(&neg)
+    }
+
+    /// The heterogeneous h-relation `h = max_j r_j h_j` for per-node `h_j` in bytes.
+    pub fn h_relation(&self, h: &[f64]) -> Result<f64> {
+        self.check_len(h.len())?;
+        h.iter().try_for_each(|&x| non_negative("h_j", x).map(|_| ()))?;
+        Ok(self
+            .r
+            .iter()
+            .zip(h)
+            .map(|(r, h)| r * h)
+            .fold(0.0, f64::max))
+    }
+
+    /// Cost of one superstep, `w + g h + L` (Williams & Parsons eq. 1).
+    pub fn superstep_cost(&self, w: f64, h: &[f64]) -> Result<f64> {
+        non_negative("w", w)?;
+        Ok(w + self.g * self.h_relation(h)? + self.l)
+    }
+
+    /// Cost of one superstep whose communication is described by `traffic`.
+    pub fn traffic_cost(&self, w: f64, traffic: &Traffic) -> Result<f64> {
+        self.superstep_cost(w, &traffic.h())
+    }
+
+    fn check_len(&self, len: usize) -> Result<()> {
+        if len == self.p() {
+            Ok(())
+        } else {
+            Err(crate::ModelError::Inconsistent(format!(
+                "expected one value per node ({}), got {len}",
+                self.p()
+            )))
+        }
+    }
+}
+
+fn argmin(values: &[f64]) -> usize {
+    values
+        .iter()
+        .enumerate()
+        .fold((0, f64::INFINITY), |best, (i, &v)| if v < best.1 { (i, v) } else { best })
+        .0
+}
+
+/// Bytes sent and received by each node in one superstep.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Traffic {
+    /// Bytes each node injects.
+    pub sent: Vec<f64>,
+    /// Bytes each node receives.
+    pub received: Vec<f64>,
+}
+
+impl Traffic {
+    /// No traffic on `p` nodes.
+    pub fn idle(p: usize) -> Self {
+        Self { sent: vec![0.0; p], received: vec![0.0; p] }
+    }
+
+    /// Records `bytes` from `from` to `to`; a node sending to itself costs nothing.
+    pub fn add(&mut self, from: usize, to: usize, bytes: f64) {
+        if from != to {
+            self.sent[from] += bytes;
+            self.received[to] += bytes;
+        }
+    }
+
+    /// `h_j = max(sent_j, received_j)` per node.
+    pub fn h(&self) -> Vec<f64> {
+        self.sent.iter().zip(&self.received).map(|(s, r)| s.max(*r)).collect()
+    }
+}
+
+/// Balanced shares `c_j = C_j / C` (Williams & Parsons section 4.4), from per-node speeds.
+pub fn balanced_shares(speeds: &[f64]) -> Result<Vec<f64>> {
+    all_positive("speed", speeds)?;
+    let total: f64 = speeds.iter().sum();
+    Ok(speeds.iter().map(|s| s / total).collect())
+}
+
+/// Splits `n` items in proportion to `weights` by the largest-remainder method: the counts sum to
+/// `n` exactly and each differs from `n c_j` by less than one. Ties go to the lower index.
+pub fn integer_shares(n: usize, weights: &[f64]) -> Result<Vec<usize>> {
+    let shares = balanced_shares(weights)?;
+    let ideal: Vec<f64> = shares.iter().map(|c| c * n as f64).collect();
+    let mut counts: Vec<usize> = ideal.iter().map(|x| x.floor() as usize).collect();
+    let assigned: usize = counts.iter().sum();
+    let mut order: Vec<usize> = (0..weights.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (ra, rb) = (ideal[a] - ideal[a].floor(), ideal[b] - ideal[b].floor());
+        rb.total_cmp(&ra).then(a.cmp(&b))
+    });
+    for &j in order.iter().take(n.saturating_sub(assigned)) {
+        counts[j] += 1;
+    }
+    Ok(counts)
+}
+
+/// Traffic of a scatter: `root` sends `counts[j]` bytes to each node `j` and keeps its own.
+pub fn scatter_traffic(root: usize, counts: &[f64]) -> Traffic {
+    let mut t = Traffic::idle(counts.len());
+    for (j, &c) in counts.iter().enumerate() {
+        t.add(root, j, c);
+    }
+    t
+}
+
+/// Traffic of a gather: each node `j` sends `counts[j]` bytes to `root`.
+pub fn gather_traffic(root: usize, counts: &[f64]) -> Traffic {
+    let mut t = Traffic::idle(counts.len());
+    for (j, &c) in counts.iter().enumerate() {
+        t.add(j, root, c);
+    }
+    t
+}
+
+/// Exact cost of a one-superstep scatter of `counts[j]` bytes to each node from `root`.
+pub fn scatter_cost(m: &HbspMachine, root: usize, counts: &[f64]) -> Result<f64> {
+    check_root(m, root)?;
+    m.traffic_cost(0.0, &scatter_traffic(root, counts))
+}
+
+/// Exact cost of a one-superstep gather of `counts[j]` bytes from each node to `root`.
+pub fn gather_cost(m: &HbspMachine, root: usize, counts: &[f64]) -> Result<f64> {
+    check_root(m, root)?;
+    m.traffic_cost(0.0, &gather_traffic(root, counts))
+}
+
+/// Exact cost of the one-phase broadcast: `root` sends all `n` bytes to every other node.
+pub fn one_phase_broadcast_cost(m: &HbspMachine, root: usize, n: f64) -> Result<f64> {
+    check_root(m, root)?;
+    non_negative("n", n)?;
+    let mut t = Traffic::idle(m.p());
+    (0..m.p()).for_each(|j| t.add(root, j, n));
+    m.traffic_cost(0.0, &t)
+}
+
+/// Exact cost of the two-phase broadcast: `root` scatters piece `j` (`pieces[j]` bytes) to node
+/// `j`, then every node sends its piece to every other node. Two supersteps.
+pub fn two_phase_broadcast_cost(m: &HbspMachine, root: usize, pieces: &[f64]) -> Result<f64> {
+    let phase1 = scatter_cost(m, root, pieces)?;
+    let mut t = Traffic::idle(m.p());
+    for (j, &piece) in pieces.iter().enumerate() {
+        (0..m.p()).for_each(|k| t.add(j, k, piece));
+    }
+    Ok(phase1 + m.traffic_cost(0.0, &t)?)
+}
+
+fn check_root(m: &HbspMachine, root: usize) -> Result<()> {
+    if root < m.p() {
+        Ok(())
+    } else {
+        Err(crate::ModelError::Inconsistent(format!(
+            "root {root} is not a node of a {}-node machine",
+            m.p()
+        )))
+    }
+}
+
+/// Paper closed form of the balanced scatter from the fastest root: `g n + L` (section 3.2.1).
+pub fn scatter_closed_form(g: f64, n: f64, l: f64) -> Result<f64> {
+    Ok(non_negative("g", g)? * non_negative("n", n)? + non_negative("L", l)?)
+}
+
+/// Paper closed form of the two-phase broadcast: `g n (1 + r_s) + 2L` (section 3.2.2).
+pub fn two_phase_broadcast_closed_form(g: f64, n: f64, r_s: f64, l: f64) -> Result<f64> {
+    positive("r_s", r_s)?;
+    Ok(non_negative("g", g)? * non_negative("n", n)? * (1.0 + r_s) + 2.0 * non_negative("L", l)?)
+}
+
+/// Paper closed form of the one-phase broadcast: `g n p + L` (section 3.2.2).
+pub fn one_phase_broadcast_closed_form(g: f64, n: f64, p: usize, l: f64) -> Result<f64> {
+    positive("p", p as f64)?;
+    Ok(non_negative("g", g)? * non_negative("n", n)? * p as f64 + non_negative("L", l)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ucf4() -> HbspMachine {
+        // Williams & Parsons Table 5 (r_j) for gromit, chromus, aditi, dcn_sgi1; g and L of Table 4 / 4.4.
+        HbspMachine::new(0.196e-6, vec![1.00, 4.08, 1.03, 2.12], 15_000e-6).unwrap()
+    }
+
+    #[test]
+    fn superstep_is_w_plus_gh_plus_l() {
+        let m = ucf4();
+        let cost = m.superstep_cost(1.0, &[10.0, 10.0, 0.0, 0.0]).unwrap();
+        assert!((cost - (1.0 + 0.196e-6 * 40.8 + 0.015)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn h_relation_rejects_wrong_length_and_negative() {
+        let m = ucf4();
+        assert!(m.h_relation(&[1.0]).is_err());
+        assert!(m.h_relation(&[1.0, -1.0, 0.0, 0.0]).is_err());
+    }
+
+    #[test]
+    fn balanced_scatter_from_fastest_is_below_closed_form() {
+        // With r_j c_j < 1 the root's injection dominates: exact cost = g n (1 - c_f) + L <= g n + L.
+        let m = ucf4();
+        let c = balanced_shares(&[4.89, 0.75, 4.45, 2.80]).unwrap();
+        let n = 1e6;
+        let counts: Vec<f64> = c.iter().map(|c| c * n).collect();
+        let exact = scatter_cost(&m, 0, &counts).unwrap();
+        assert!((exact - (m.g() * n * (1.0 - c[0]) + m.l())).abs() < 1e-12);
+        assert!(exact <= scatter_closed_form(m.g(), n, m.l()).unwrap());
+    }
+
+    #[test]
+    fn two_phase_broadcast_matches_paper_bound() {
+        let m = ucf4();
+        let n = 1e6;
+        let pieces = vec![n / 4.0; 4];
+        let exact = two_phase_broadcast_cost(&m, 0, &pieces).unwrap();
+        let closed = two_phase_broadcast_closed_form(m.g(), n, m.r_slowest(), m.l()).unwrap();
+        assert!(exact <= closed + 1e-12, "{exact} > {closed}");
+        // Phase 2 alone is r_s * 3n/4 on the slowest node.
+        let phase2 = m.g() * 4.08 * 0.75 * n + m.l();
+        let phase1 = m.g() * 0.75 * n + m.l();
+        assert!((exact - (phase1 + phase2)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn integer_shares_sum_and_proportion() {
+        let w = [4.89, 0.75, 4.45, 2.80];
+        for n in [0, 1, 7, 100, 12_345] {
+            let counts = integer_shares(n, &w).unwrap();
+            assert_eq!(counts.iter().sum::<usize>(), n);
+            let c = balanced_shares(&w).unwrap();
+            for (k, c) in counts.iter().zip(c) {
+                assert!((*k as f64 - c * n as f64).abs() < 1.0);
+            }
+        }
+    }
+
+    #[test]
+    fn bad_machines_are_errors() {
+        assert!(HbspMachine::new(-1.0, vec![1.0], 0.0).is_err());
+        assert!(HbspMachine::new(1.0, vec![], 0.0).is_err());
+        assert!(HbspMachine::new(1.0, vec![0.0], 0.0).is_err());
+        assert!(scatter_cost(&ucf4(), 9, &[0.0; 4]).is_err());
+    }
+}

@@ -1,0 +1,3 @@
+//! # hetscale-report
+//!
+//! Tables, plots and the HTML report. Under construction: see issue 7.

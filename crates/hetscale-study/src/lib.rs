@@ -1,0 +1,3 @@
+//! # hetscale-study
+//!
+//! Scalability studies: the measured, computed and predicted approaches, and their store.

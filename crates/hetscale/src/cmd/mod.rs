@@ -1,0 +1,4 @@
+//! One module per subcommand: each has its clap `Args` and a `run` that wires library calls.
+
+pub mod paper;
+pub mod study;

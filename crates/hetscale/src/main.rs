@@ -1,0 +1,38 @@
+//! The `hetscale` command line: argument parsing and wiring only; the logic lives in the
+//! library crates.
+
+mod cmd;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Measure, compute and predict the scalability of parallel algorithms on heterogeneous clusters.
+#[derive(Debug, Parser)]
+#[command(name = "hetscale", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Recompute the papers' published tables from their published inputs.
+    Paper(cmd::paper::Args),
+    /// Run a scalability study (with no spec: the built-in default study).
+    Study(cmd::study::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Paper(args) => cmd::paper::run(&args),
+        Command::Study(args) => cmd::study::run(&args),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("hetscale: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
