@@ -25,3 +25,13 @@ pub mod error;
 pub mod hbsp;
 
 pub use error::{ModelError, Result};
+pub mod asymptotic;
+pub mod fit;
+pub mod hockney;
+pub mod isoefficiency;
+pub mod metrics;
+pub mod root;
+pub mod scalability;
+pub mod summa;
+pub mod theorems;
+pub mod workload;
