@@ -30,6 +30,7 @@ pub mod fit;
 pub mod hockney;
 pub mod isoefficiency;
 pub mod metrics;
+pub mod papers;
 pub mod root;
 pub mod scalability;
 pub mod summa;
