@@ -37,7 +37,7 @@ pub fn least_squares(columns: &[Vec<f64>], y: &[f64]) -> Result<(Vec<f64>, FitQu
         .iter()
         .map(|c| c.iter().fold(0.0, |a: f64, v| a.max(v.abs())))
         .collect();
-    if scale.iter().any(|&s| s == 0.0) {
+    if scale.contains(&0.0) {
         return Err(ModelError::Fit {
             what: "least squares",
             why: "a regressor is identically zero".into(),

@@ -160,12 +160,15 @@ fn shares_table() -> Result<PaperTable> {
     })
 }
 
+/// A collective's exact HBSP^1 cost given the machine, the root and the per-node bytes.
+type CollectiveCost = fn(&HbspMachine, usize, &[f64]) -> Result<f64>;
+
 /// Predicted times (s) of (fastest root, slowest root, balanced) for one collective.
 fn predicted(
     m: &HbspMachine,
     n_bytes: f64,
     c: &[f64],
-    cost: fn(&HbspMachine, usize, &[f64]) -> Result<f64>,
+    cost: CollectiveCost,
 ) -> Result<(f64, f64, f64)> {
     let p = m.p();
     let even = vec![n_bytes / p as f64; p];
@@ -179,7 +182,7 @@ fn predicted(
 
 fn improvement_table() -> Result<PaperTable> {
     let mut rows = Vec::new();
-    let collectives: [(&str, fn(&HbspMachine, usize, &[f64]) -> Result<f64>); 2] = [
+    let collectives: [(&str, CollectiveCost); 2] = [
         ("scatter", scatter_cost),
         ("broadcast", two_phase_broadcast_cost),
     ];

@@ -1,0 +1,110 @@
+//! Approach 3, predicted scalability (Sun & Rover IV-A; Chen, Sun & Wu section 4.5): solve the
+//! isospeed-e condition `W/(T C) = E_s` for `N` on every configuration with a time model.
+
+use hetscale_model::error::positive;
+use hetscale_model::scalability::ScalabilityMatrix;
+use hetscale_model::{Result, metrics, root};
+use serde::Serialize;
+
+/// One configuration of a study: a set of nodes and its marked speed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Configuration {
+    /// How the configuration is shown (e.g. `C_8`).
+    pub label: String,
+    /// Number of nodes `p`.
+    pub nodes: usize,
+    /// Marked speed `C` of the configuration, flop/s.
+    pub marked_speed: f64,
+}
+
+impl Configuration {
+    /// A validated configuration.
+    pub fn new(label: impl Into<String>, nodes: usize, marked_speed: f64) -> Result<Self> {
+        positive("nodes", nodes as f64)?;
+        positive("marked_speed", marked_speed)?;
+        Ok(Self { label: label.into(), nodes, marked_speed })
+    }
+}
+
+/// The predicted operating point of one configuration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PredictedPoint {
+    /// The configuration.
+    pub configuration: Configuration,
+    /// Problem size `N` that gives the target speed-efficiency (real-valued root).
+    pub n: f64,
+    /// Work `W(N)`, flop.
+    pub work: f64,
+    /// Predicted time `T(N)`, seconds.
+    pub time_s: f64,
+    /// `E_s = W / (T C)` at that point (the target, up to root-finding tolerance).
+    pub speed_efficiency: f64,
+}
+
+/// A predicted study: one point per configuration and the scalability matrix between them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PredictedStudy {
+    /// Target speed-efficiency.
+    pub target: f64,
+    /// One point per configuration, in order.
+    pub points: Vec<PredictedPoint>,
+    /// `psi(C_i, C_j) = C_j W_i / (C_i W_j)` for `i <= j`.
+    pub psi: ScalabilityMatrix,
+}
+
+/// Predicts, for each configuration, the `N` in `range` where `W(N) / (T(N) C) = target`, and
+/// the isospeed-e scalability between the configurations.
+pub fn predict(
+    configs: &[Configuration],
+    work: impl Fn(f64) -> Result<f64>,
+    time: impl Fn(f64, &Configuration) -> Result<f64>,
+    target: f64,
+    range: (f64, f64),
+) -> Result<PredictedStudy> {
+    positive("target speed-efficiency", target)?;
+    let efficiency = |n: f64, c: &Configuration| metrics::speed_efficiency(work(n)?, time(n, c)?, c.marked_speed);
+    let points = configs
+        .iter()
+        .map(|c| {
+            let n = root::solve_for_target(|n| efficiency(n, c), target, range.0, range.1, "speed-efficiency")?;
+            Ok(PredictedPoint {
+                configuration: c.clone(),
+                n,
+                work: work(n)?,
+                time_s: time(n, c)?,
+                speed_efficiency: efficiency(n, c)?,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let labels = configs.iter().map(|c| c.label.clone()).collect();
+    let systems: Vec<(f64, f64)> = points.iter().map(|p| (p.configuration.marked_speed, p.work)).collect();
+    Ok(PredictedStudy { target, psi: ScalabilityMatrix::from_systems(labels, &systems)?, points })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hetscale_model::{ModelError, workload};
+
+    #[test]
+    fn perfectly_parallel_constant_overhead_scales_perfectly() {
+        // Corollary 1: T = W/C + T_o with T_o fixed gives psi = 1 whatever C.
+        let configs: Vec<Configuration> =
+            (1..=3).map(|k| Configuration::new(format!("{k}"), k, 100e6 * k as f64).unwrap()).collect();
+        let s = predict(&configs, workload::mm, |n, c| Ok(workload::mm(n)? / c.marked_speed + 0.5), 0.4, (1.0, 1e5)).unwrap();
+        for j in 1..3 {
+            assert!((s.psi.get(0, j).unwrap() - 1.0).abs() < 1e-6);
+        }
+        for p in &s.points {
+            assert!((p.speed_efficiency - 0.4).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn unreachable_target_says_so() {
+        let configs = vec![Configuration::new("a", 1, 1e6).unwrap()];
+        let err = predict(&configs, workload::mm, |n, c| Ok(2.0 * workload::mm(n)? / c.marked_speed), 0.9, (1.0, 1e4)).unwrap_err();
+        assert!(matches!(err, ModelError::Unreachable { .. }), "{err}");
+        assert!(Configuration::new("b", 0, 1.0).is_err());
+    }
+}

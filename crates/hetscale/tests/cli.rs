@@ -1,0 +1,59 @@
+//! End-to-end tests of the `hetscale` binary.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn hetscale() -> Command {
+    Command::cargo_bin("hetscale").expect("binary built")
+}
+
+#[test]
+fn paper_json_has_every_table_with_the_documented_shape() {
+    let out = hetscale().args(["paper", "--json"]).output().unwrap();
+    assert!(out.status.success());
+    let tables: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<&str> = tables.iter().map(|t| t["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), 13);
+    assert!(ids.contains(&"tpds-table1") && ids.contains(&"hbsp-improvement"));
+    for t in &tables {
+        for key in ["id", "title", "source", "rows", "notes"] {
+            assert!(t.get(key).is_some(), "{key} missing in {}", t["id"]);
+        }
+        for row in t["rows"].as_array().unwrap() {
+            assert!(row["label"].is_string() && row["computed"].is_number());
+            assert!(row["published"].is_number() || row["published"].is_null());
+        }
+    }
+    // The gromit share of Williams & Parsons section 4.4.
+    let shares = tables.iter().find(|t| t["id"] == "hbsp-shares").unwrap();
+    let gromit = shares["rows"].as_array().unwrap().iter().find(|r| r["label"] == "c_j of gromit, p=2").unwrap();
+    assert!((gromit["computed"].as_f64().unwrap() - 0.867).abs() < 5e-4);
+}
+
+#[test]
+fn paper_text_names_the_values_that_do_not_reproduce() {
+    let out = hetscale().args(["paper", "--only", "tpds-table1"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("Not reproduced: psi(1, 8) is published as 0.215 but its inputs give 0.227"), "{text}");
+}
+
+#[test]
+fn default_study_runs_and_reports_psi() {
+    let out = hetscale().args(["study", "--json"]).output().unwrap();
+    assert!(out.status.success());
+    let study: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(study["points"].as_array().unwrap().len(), 5);
+    assert_eq!(study["target"], 0.3);
+}
+
+#[test]
+fn bad_input_is_a_one_line_error_and_nonzero_exit() {
+    for args in [vec!["paper", "--only", "nosuchtable"], vec!["study", "missing.toml"]] {
+        let out = hetscale().args(&args).output().unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.starts_with("hetscale: "), "{err}");
+    }
+    assert!(!hetscale().arg("no-such-command").output().unwrap().status.success());
+}
