@@ -19,7 +19,11 @@ pub fn ge_configurations() -> Result<Vec<Configuration>> {
         .map(|&p| {
             let mut speeds = vec![SUNWULF_SERVER; 2];
             speeds.extend(std::iter::repeat_n(SUNWULF_SUNBLADE, p - 1));
-            Configuration::new(format!("C_{p}"), p, metrics::system_marked_speed(&speeds)? * 1e6)
+            Configuration::new(
+                format!("C_{p}"),
+                p,
+                metrics::system_marked_speed(&speeds)? * 1e6,
+            )
         })
         .collect()
 }
@@ -31,7 +35,13 @@ pub fn ge_sunwulf_predicted() -> Result<PredictedStudy> {
         let p = c.nodes as f64;
         Ok((model.compute_ms(n, p)? + model.overhead_ms(n, p)) * 1e-3)
     };
-    predict(&ge_configurations()?, workload::ge, time, GE_TARGET, (10.0, 1e5))
+    predict(
+        &ge_configurations()?,
+        workload::ge,
+        time,
+        GE_TARGET,
+        (10.0, 1e5),
+    )
 }
 
 #[cfg(test)]

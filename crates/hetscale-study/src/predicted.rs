@@ -22,7 +22,11 @@ impl Configuration {
     pub fn new(label: impl Into<String>, nodes: usize, marked_speed: f64) -> Result<Self> {
         positive("nodes", nodes as f64)?;
         positive("marked_speed", marked_speed)?;
-        Ok(Self { label: label.into(), nodes, marked_speed })
+        Ok(Self {
+            label: label.into(),
+            nodes,
+            marked_speed,
+        })
     }
 }
 
@@ -62,11 +66,19 @@ pub fn predict(
     range: (f64, f64),
 ) -> Result<PredictedStudy> {
     positive("target speed-efficiency", target)?;
-    let efficiency = |n: f64, c: &Configuration| metrics::speed_efficiency(work(n)?, time(n, c)?, c.marked_speed);
+    let efficiency = |n: f64, c: &Configuration| {
+        metrics::speed_efficiency(work(n)?, time(n, c)?, c.marked_speed)
+    };
     let points = configs
         .iter()
         .map(|c| {
-            let n = root::solve_for_target(|n| efficiency(n, c), target, range.0, range.1, "speed-efficiency")?;
+            let n = root::solve_for_target(
+                |n| efficiency(n, c),
+                target,
+                range.0,
+                range.1,
+                "speed-efficiency",
+            )?;
             Ok(PredictedPoint {
                 configuration: c.clone(),
                 n,
@@ -77,8 +89,15 @@ pub fn predict(
         })
         .collect::<Result<Vec<_>>>()?;
     let labels = configs.iter().map(|c| c.label.clone()).collect();
-    let systems: Vec<(f64, f64)> = points.iter().map(|p| (p.configuration.marked_speed, p.work)).collect();
-    Ok(PredictedStudy { target, psi: ScalabilityMatrix::from_systems(labels, &systems)?, points })
+    let systems: Vec<(f64, f64)> = points
+        .iter()
+        .map(|p| (p.configuration.marked_speed, p.work))
+        .collect();
+    Ok(PredictedStudy {
+        target,
+        psi: ScalabilityMatrix::from_systems(labels, &systems)?,
+        points,
+    })
 }
 
 #[cfg(test)]
@@ -89,9 +108,17 @@ mod tests {
     #[test]
     fn perfectly_parallel_constant_overhead_scales_perfectly() {
         // Corollary 1: T = W/C + T_o with T_o fixed gives psi = 1 whatever C.
-        let configs: Vec<Configuration> =
-            (1..=3).map(|k| Configuration::new(format!("{k}"), k, 100e6 * k as f64).unwrap()).collect();
-        let s = predict(&configs, workload::mm, |n, c| Ok(workload::mm(n)? / c.marked_speed + 0.5), 0.4, (1.0, 1e5)).unwrap();
+        let configs: Vec<Configuration> = (1..=3)
+            .map(|k| Configuration::new(format!("{k}"), k, 100e6 * k as f64).unwrap())
+            .collect();
+        let s = predict(
+            &configs,
+            workload::mm,
+            |n, c| Ok(workload::mm(n)? / c.marked_speed + 0.5),
+            0.4,
+            (1.0, 1e5),
+        )
+        .unwrap();
         for j in 1..3 {
             assert!((s.psi.get(0, j).unwrap() - 1.0).abs() < 1e-6);
         }
@@ -103,7 +130,14 @@ mod tests {
     #[test]
     fn unreachable_target_says_so() {
         let configs = vec![Configuration::new("a", 1, 1e6).unwrap()];
-        let err = predict(&configs, workload::mm, |n, c| Ok(2.0 * workload::mm(n)? / c.marked_speed), 0.9, (1.0, 1e4)).unwrap_err();
+        let err = predict(
+            &configs,
+            workload::mm,
+            |n, c| Ok(2.0 * workload::mm(n)? / c.marked_speed),
+            0.9,
+            (1.0, 1e4),
+        )
+        .unwrap_err();
         assert!(matches!(err, ModelError::Unreachable { .. }), "{err}");
         assert!(Configuration::new("b", 0, 1.0).is_err());
     }

@@ -26,15 +26,26 @@ fn paper_json_has_every_table_with_the_documented_shape() {
     }
     // The gromit share of Williams & Parsons section 4.4.
     let shares = tables.iter().find(|t| t["id"] == "hbsp-shares").unwrap();
-    let gromit = shares["rows"].as_array().unwrap().iter().find(|r| r["label"] == "c_j of gromit, p=2").unwrap();
+    let gromit = shares["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["label"] == "c_j of gromit, p=2")
+        .unwrap();
     assert!((gromit["computed"].as_f64().unwrap() - 0.867).abs() < 5e-4);
 }
 
 #[test]
 fn paper_text_names_the_values_that_do_not_reproduce() {
-    let out = hetscale().args(["paper", "--only", "tpds-table1"]).output().unwrap();
+    let out = hetscale()
+        .args(["paper", "--only", "tpds-table1"])
+        .output()
+        .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("Not reproduced: psi(1, 8) is published as 0.215 but its inputs give 0.227"), "{text}");
+    assert!(
+        text.contains("Not reproduced: psi(1, 8) is published as 0.215 but its inputs give 0.227"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -48,12 +59,22 @@ fn default_study_runs_and_reports_psi() {
 
 #[test]
 fn bad_input_is_a_one_line_error_and_nonzero_exit() {
-    for args in [vec!["paper", "--only", "nosuchtable"], vec!["study", "missing.toml"]] {
+    for args in [
+        vec!["paper", "--only", "nosuchtable"],
+        vec!["study", "missing.toml"],
+    ] {
         let out = hetscale().args(&args).output().unwrap();
         assert!(!out.status.success(), "{args:?}");
         let err = String::from_utf8(out.stderr).unwrap();
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
         assert!(err.starts_with("hetscale: "), "{err}");
     }
-    assert!(!hetscale().arg("no-such-command").output().unwrap().status.success());
+    assert!(
+        !hetscale()
+            .arg("no-such-command")
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
 }

@@ -41,7 +41,11 @@ fn render_text(study: &PredictedStudy) -> String {
          Approaches 1 (measured) and 2 (computed) need the sim backend and kernels, not built yet.\n",
         study.target
     );
-    let _ = writeln!(out, "{:<6} {:>5} {:>12} {:>9} {:>12} {:>9} {:>6}", "config", "nodes", "C (Mflop/s)", "N", "W (flop)", "T (s)", "E_s");
+    let _ = writeln!(
+        out,
+        "{:<6} {:>5} {:>12} {:>9} {:>12} {:>9} {:>6}",
+        "config", "nodes", "C (Mflop/s)", "N", "W (flop)", "T (s)", "E_s"
+    );
     for p in &study.points {
         let c = &p.configuration;
         let _ = writeln!(
@@ -58,10 +62,20 @@ fn render_text(study: &PredictedStudy) -> String {
     }
     let labels = study.psi.labels();
     let _ = writeln!(out, "\npsi(C_i, C_j) = C_j W_i / (C_i W_j):");
-    let _ = writeln!(out, "{:<6}{}", "", labels.iter().map(|l| format!("{l:>8}")).collect::<String>());
+    let _ = writeln!(
+        out,
+        "{:<6}{}",
+        "",
+        labels.iter().map(|l| format!("{l:>8}")).collect::<String>()
+    );
     for (i, label) in labels.iter().enumerate() {
         let cells: String = (0..labels.len())
-            .map(|j| study.psi.get(i, j).map_or(format!("{:>8}", ""), |v| format!("{v:>8.3}")))
+            .map(|j| {
+                study
+                    .psi
+                    .get(i, j)
+                    .map_or(format!("{:>8}", ""), |v| format!("{v:>8.3}"))
+            })
             .collect();
         let _ = writeln!(out, "{label:<6}{cells}");
     }
