@@ -20,4 +20,10 @@
 //! ```
 
 pub mod default_study;
+pub mod error;
+pub mod export;
 pub mod predicted;
+pub mod stats;
+pub mod store;
+
+pub use error::{Result, StudyError};

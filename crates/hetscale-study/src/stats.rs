@@ -1,0 +1,216 @@
+//! Run statistics after hyperfine's conventions: warm-up, repetitions, median and spread,
+//! outliers by the median absolute deviation, confidence intervals, and repetition until the
+//! interval is narrow enough.
+
+use crate::error::{Result, StudyError};
+use serde::Serialize;
+use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, StudentsT};
+
+/// Modified z-score above which a sample is an outlier (Iglewicz & Hoaglin).
+pub const OUTLIER_Z: f64 = 3.5;
+/// Confidence level of the reported intervals.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// Summary of repeated measurements of one quantity.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    /// Number of samples.
+    pub samples: usize,
+    /// Arithmetic mean.
+    pub mean: f64,
+    /// Sample standard deviation (0 for one sample).
+    pub stddev: f64,
+    /// Median: the value hetscale reports.
+    pub median: f64,
+    /// Smallest sample.
+    pub min: f64,
+    /// Largest sample.
+    pub max: f64,
+    /// Median absolute deviation from the median (unscaled).
+    pub mad: f64,
+    /// Distribution-free confidence interval of the median (order statistics); `(min, max)`
+    /// when there are too few samples for 95%.
+    pub median_ci: (f64, f64),
+    /// Student-t confidence interval of the mean.
+    pub mean_ci: (f64, f64),
+    /// Indices of samples whose modified z-score exceeds [`OUTLIER_Z`].
+    pub outliers: Vec<usize>,
+}
+
+impl Summary {
+    /// Half-width of the median interval relative to the median.
+    pub fn relative_ci_half_width(&self) -> f64 {
+        (self.median_ci.1 - self.median_ci.0) / (2.0 * self.median.abs())
+    }
+}
+
+/// Summarises `samples` (at least one, all finite).
+pub fn summarize(samples: &[f64]) -> Result<Summary> {
+    if samples.is_empty() || samples.iter().any(|x| !x.is_finite()) {
+        return Err(StudyError::Stats("need at least one finite sample".into()));
+    }
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    let mean = sorted.iter().sum::<f64>() / n as f64;
+    let stddev = if n > 1 {
+        (sorted.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+    } else {
+        0.0
+    };
+    let median = median_of_sorted(&sorted);
+    let mut deviations: Vec<f64> = sorted.iter().map(|x| (x - median).abs()).collect();
+    deviations.sort_by(f64::total_cmp);
+    let mad = median_of_sorted(&deviations);
+    Ok(Summary {
+        samples: n,
+        mean,
+        stddev,
+        median,
+        min: sorted[0],
+        max: sorted[n - 1],
+        mad,
+        median_ci: median_interval(&sorted),
+        mean_ci: mean_interval(mean, stddev, n),
+        outliers: outliers(samples, median, mad),
+    })
+}
+
+fn median_of_sorted(sorted: &[f64]) -> f64 {
+    let n = sorted.len();
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    }
+}
+
+/// Order statistics `(x_(k), x_(n-k+1))` with the largest `k` whose coverage is >= 95%:
+/// `P(k <= B <= n - k) >= 0.95` for `B ~ Binomial(n, 1/2)`.
+fn median_interval(sorted: &[f64]) -> (f64, f64) {
+    let n = sorted.len();
+    let Ok(binomial) = Binomial::new(0.5, n as u64) else {
+        return (sorted[0], sorted[n - 1]);
+    };
+    let tail = (1.0 - CONFIDENCE) / 2.0;
+    let k = (1..=n / 2)
+        .take_while(|&k| binomial.cdf(k as u64 - 1) <= tail)
+        .last();
+    match k {
+        Some(k) => (sorted[k - 1], sorted[n - k]),
+        None => (sorted[0], sorted[n - 1]),
+    }
+}
+
+fn mean_interval(mean: f64, stddev: f64, n: usize) -> (f64, f64) {
+    if n < 2 {
+        return (mean, mean);
+    }
+    let t = StudentsT::new(0.0, 1.0, (n - 1) as f64)
+        .map(|d| d.inverse_cdf(1.0 - (1.0 - CONFIDENCE) / 2.0))
+        .unwrap_or(f64::INFINITY);
+    let half = t * stddev / (n as f64).sqrt();
+    (mean - half, mean + half)
+}
+
+/// Samples whose modified z-score `0.6745 |x - median| / MAD` exceeds [`OUTLIER_Z`].
+fn outliers(samples: &[f64], median: f64, mad: f64) -> Vec<usize> {
+    if mad == 0.0 {
+        return samples
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| **x != median)
+            .map(|(i, _)| i)
+            .collect();
+    }
+    samples
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| 0.6745 * (*x - median).abs() / mad > OUTLIER_Z)
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// How many times to run a measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
+pub struct Repetitions {
+    /// Runs discarded before measuring (caches, page faults, thread start-up).
+    pub warmup: usize,
+    /// Runs always measured.
+    pub min_runs: usize,
+    /// Runs never exceeded.
+    pub max_runs: usize,
+    /// Keep running (up to `max_runs`) until the median's interval half-width is at most this
+    /// fraction of the median; `None` runs exactly `min_runs`.
+    pub target_relative_ci: Option<f64>,
+}
+
+impl Default for Repetitions {
+    fn default() -> Self {
+        Self {
+            warmup: 1,
+            min_runs: 3,
+            max_runs: 10,
+            target_relative_ci: None,
+        }
+    }
+}
+
+impl Repetitions {
+    /// Whether another measured run is wanted after `samples`.
+    pub fn wants_more(&self, samples: &[f64]) -> bool {
+        if samples.len() < self.min_runs {
+            return true;
+        }
+        if samples.len() >= self.max_runs {
+            return false;
+        }
+        match (self.target_relative_ci, summarize(samples)) {
+            (Some(target), Ok(s)) => s.relative_ci_half_width() > target,
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_of_known_samples() {
+        let s = summarize(&[3.0, 1.0, 2.0, 4.0, 100.0]).unwrap();
+        assert_eq!((s.median, s.min, s.max, s.mad), (3.0, 1.0, 100.0, 1.0));
+        assert_eq!(s.outliers, vec![4]);
+        assert!((s.mean - 22.0).abs() < 1e-12);
+        // Five samples are too few for a 95% order-statistic interval of the median.
+        assert_eq!(s.median_ci, (1.0, 100.0));
+    }
+
+    #[test]
+    fn median_interval_uses_order_statistics() {
+        // n = 10: P(B <= 1) = 11/1024 <= 0.025 < P(B <= 2) = 56/1024, so k = 2: (x_2, x_9).
+        let samples: Vec<f64> = (1..=10).map(f64::from).collect();
+        assert_eq!(summarize(&samples).unwrap().median_ci, (2.0, 9.0));
+    }
+
+    #[test]
+    fn repetition_stops_when_interval_is_narrow() {
+        let policy = Repetitions {
+            warmup: 0,
+            min_runs: 6,
+            max_runs: 50,
+            target_relative_ci: Some(0.05),
+        };
+        assert!(policy.wants_more(&[1.0; 5]));
+        assert!(!policy.wants_more(&[1.0; 6]));
+        let noisy = [1.0, 2.0, 1.0, 2.0, 1.0, 2.0];
+        assert!(policy.wants_more(&noisy));
+        assert!(!policy.wants_more(&[1.0; 50]));
+    }
+
+    #[test]
+    fn no_samples_is_an_error() {
+        assert!(summarize(&[]).is_err());
+        assert!(summarize(&[1.0, f64::NAN]).is_err());
+    }
+}
