@@ -49,7 +49,7 @@ pub struct Platform {
     #[serde(default = "default_speed_unit")]
     pub speed_unit: String,
     /// The nodes, in the order that gives them their pids.
-    #[serde(rename = "node")]
+    #[serde(rename = "node", default)]
     pub nodes: Vec<Node>,
     /// The interconnect.
     pub network: Network,
