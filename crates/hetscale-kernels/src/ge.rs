@@ -84,13 +84,13 @@ pub struct GeKernel {
 /// `W(N) = 2/3 N^3 - 1/2 N^2 - 19/6 N + 3`, as published (JPDC 4.1.1).
 pub fn work(n: usize) -> f64 {
     let n = n as f64;
-    2.0 / 3.0 * n.powi(3) - 0.5 * n * n - 19.0 / 6.0 * n + 3.0
+    (4.0 * n.powi(3) - 3.0 * n * n - 19.0 * n + 18.0) / 6.0
 }
 
 /// Flops this implementation performs: `2/3 N^3 + 3/2 N^2 - 7/6 N`.
 pub fn counted_ops(n: usize) -> f64 {
     let n = n as f64;
-    2.0 / 3.0 * n.powi(3) + 1.5 * n * n - 7.0 / 6.0 * n
+    (4.0 * n.powi(3) + 9.0 * n * n - 7.0 * n) / 6.0
 }
 
 impl Kernel for GeKernel {

@@ -284,13 +284,14 @@ mod tests {
 
     #[test]
     fn hohe2_is_exact_for_rank_one_speeds() {
-        // s_ij = u_i v_j with u = (2, 1), v = (3, 1): perfectly balanced by h = u, w = v.
+        // Sorted into the grid [[6, 3], [2, 1]] = u v^T with u = (3, 1), v = (2, 1).
         let speeds = [6.0, 2.0, 3.0, 1.0];
         let layout = partition(Strategy::HoHe2, 1200, &speeds, Some((2, 2))).unwrap();
         assert!(layout.is_true_grid());
         assert!(layout.efficiency > 0.999, "{}", layout.efficiency);
-        assert_eq!(layout.row_bounds[0], vec![0, 800, 1200]);
-        assert_eq!(layout.col_bounds, vec![0, 900, 1200]);
+        assert_eq!(layout.host, vec![0, 2, 1, 3]);
+        assert_eq!(layout.row_bounds[0], vec![0, 900, 1200]);
+        assert_eq!(layout.col_bounds, vec![0, 800, 1200]);
     }
 
     #[test]
