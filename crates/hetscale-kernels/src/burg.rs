@@ -109,14 +109,13 @@ impl Kernel for BurgKernel {
         for pair in holders.windows(2) {
             shift.add(pair[0], pair[1], F64);
         }
-        let per_order = m.traffic_cost(0.0, &shift)?
-            + cost::allgather_cost(&m, &vec![2.0 * F64; machine.p()])?;
+        let per_order =
+            m.traffic_cost(0.0, &shift)? + cost::allgather_cost(&m, &vec![2.0 * F64; machine.p()])?;
         Ok(Overhead {
             overhead_s: cost::scatter_cost(&m, root, &bytes)?
                 + self.order as f64 * per_order
                 + barriers_s(machine, 1.0),
-            sequential_fraction: (self.order * (self.order + 1)) as f64
-                / work(n, self.order),
+            sequential_fraction: (self.order * (self.order + 1)) as f64 / work(n, self.order),
         })
     }
 
@@ -257,7 +256,9 @@ fn node_program(ctx: &mut Ctx<'_>, x: &[f64], order: usize) -> Result<Option<Vec
     let is_root = me == ctx.rank(1)?;
     let counts = ctx.balanced_counts(x.len());
     let series = if is_root { x } else { &[][..] };
-    let local = ctx.phase("distribute", |ctx| scatterv(ctx, Root::Fastest, series, &counts))?;
+    let local = ctx.phase("distribute", |ctx| {
+        scatterv(ctx, Root::Fastest, series, &counts)
+    })?;
     let mut block = Block {
         start: offsets(&counts)[me],
         f: local.value.clone(),
@@ -279,7 +280,9 @@ fn node_program(ctx: &mut Ctx<'_>, x: &[f64], order: usize) -> Result<Option<Vec
         let all = allgather(ctx, &partial)?.value;
         let scalar_ops = 2.0 * (p - 1) as f64 + 2.0 + 2.0 * (m - 1) as f64;
         let k = ctx.compute(scalar_ops, || {
-            let (num, den) = all.iter().fold((0.0, 0.0), |(n, d), s| (n + s[0], d + s[1]));
+            let (num, den) = all
+                .iter()
+                .fold((0.0, 0.0), |(n, d), s| (n + s[0], d + s[1]));
             let k = reflection(num, den, m);
             if let Ok(k) = k {
                 levinson(&mut a, k);

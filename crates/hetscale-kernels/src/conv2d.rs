@@ -222,7 +222,12 @@ impl Plan {
     }
 
     /// Applies `fft` to each length-`n` row of `data` and declares the work.
-    fn transform_rows(&self, ctx: &mut Ctx<'_>, fft: &Arc<dyn Fft<f64>>, data: &mut [Complex64]) -> Result<()> {
+    fn transform_rows(
+        &self,
+        ctx: &mut Ctx<'_>,
+        fft: &Arc<dyn Fft<f64>>,
+        data: &mut [Complex64],
+    ) -> Result<()> {
         let ffts = data.len() / self.n.max(1);
         ctx.compute(ffts as f64 * fft_ops(self.n), || {
             if !data.is_empty() {
@@ -234,7 +239,12 @@ impl Plan {
 
     /// Transposes `images` stacked blocks of `rows(me) x n` rows so this node ends up with
     /// `images` stacked blocks of its `rows(me)` columns, each as a row of length `n`.
-    fn transpose(&self, ctx: &mut Ctx<'_>, data: &[Complex64], images: usize) -> Result<Vec<Complex64>> {
+    fn transpose(
+        &self,
+        ctx: &mut Ctx<'_>,
+        data: &[Complex64],
+        images: usize,
+    ) -> Result<Vec<Complex64>> {
         let (p, me, n) = (ctx.nprocs(), ctx.pid(), self.n);
         let starts = offsets(&self.counts);
         let mine = self.rows(me);
@@ -251,7 +261,11 @@ impl Plan {
             })
             .collect();
         let counts: Vec<Vec<usize>> = (0..p)
-            .map(|i| (0..p).map(|k| images * self.counts[i] * self.counts[k]).collect())
+            .map(|i| {
+                (0..p)
+                    .map(|k| images * self.counts[i] * self.counts[k])
+                    .collect()
+            })
             .collect();
         let received = alltoallv(ctx, &blocks, &counts)?.value;
         let mut out = vec![Complex64::default(); images * mine * n];
@@ -287,7 +301,11 @@ fn node_program(
         Vec::new()
     };
     let two_images: Vec<usize> = plan.counts.iter().map(|r| 2 * r * n).collect();
-    let mut rows = ctx.phase("distribute", |ctx| scatterv(ctx, root, &packed, &two_images))?.value;
+    let mut rows = ctx
+        .phase("distribute", |ctx| {
+            scatterv(ctx, root, &packed, &two_images)
+        })?
+        .value;
     plan.transform_rows(ctx, &plan.forward, &mut rows)?;
     let mut columns = plan.transpose(ctx, &rows, 2)?;
     plan.transform_rows(ctx, &plan.forward, &mut columns)?;
@@ -301,7 +319,9 @@ fn node_program(
     let mut d = plan.transpose(ctx, &product, 1)?;
     plan.transform_rows(ctx, &plan.inverse, &mut d)?;
     let scale = 1.0 / (n * n) as f64;
-    ctx.compute(2.0 * d.len() as f64, || d.iter_mut().for_each(|z| *z *= scale))?;
+    ctx.compute(2.0 * d.len() as f64, || {
+        d.iter_mut().for_each(|z| *z *= scale)
+    })?;
     let elements: Vec<usize> = plan.counts.iter().map(|r| r * n).collect();
     let gathered = ctx.phase("collect", |ctx| gatherv(ctx, root, &d, &elements))?;
     Ok(gathered.value)

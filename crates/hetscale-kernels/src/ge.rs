@@ -237,7 +237,11 @@ pub(crate) fn residual_check(a: &Matrix, b: &[f64], x: &[f64]) -> (Verification,
         .fold(0.0, f64::max);
     let r = inf(&residual);
     let denominator = norm_a * inf(x) + inf(b);
-    let error = if denominator > 0.0 { r / denominator } else { r };
+    let error = if denominator > 0.0 {
+        r / denominator
+    } else {
+        r
+    };
     let check = Verification::new(
         "normwise backward error ||Ax - b|| / (||A|| ||x|| + ||b||)",
         error,
@@ -375,7 +379,13 @@ impl Problem<'_> {
         Ok(pivot)
     }
 
-    fn eliminate(&self, ctx: &mut Ctx<'_>, rows: &mut LocalRows, pivot: &[f64], i: usize) -> Result<()> {
+    fn eliminate(
+        &self,
+        ctx: &mut Ctx<'_>,
+        rows: &mut LocalRows,
+        pivot: &[f64],
+        i: usize,
+    ) -> Result<()> {
         let width = self.width();
         let remaining = rows.remaining.iter().filter(|&&r| r).count();
         let ops = remaining as f64 * (1.0 + 2.0 * (self.n - i) as f64);
@@ -396,7 +406,12 @@ impl Problem<'_> {
     }
 
     /// Back substitution on the root, following the pivot order.
-    fn back_substitute(&self, ctx: &mut Ctx<'_>, packed: &[f64], pivots: &[usize]) -> Result<Vec<f64>> {
+    fn back_substitute(
+        &self,
+        ctx: &mut Ctx<'_>,
+        packed: &[f64],
+        pivots: &[usize],
+    ) -> Result<Vec<f64>> {
         let (n, width) = (self.n, self.width());
         let mut position = vec![0usize; n];
         let mut next = 0;
@@ -414,7 +429,11 @@ impl Problem<'_> {
         ctx.compute((n * n) as f64, || {
             for s in (0..n).rev() {
                 let row = &packed[position[pivots[s]] * width..][..width];
-                let dot: f64 = row[s + 1..n].iter().zip(&x[s + 1..]).map(|(a, x)| a * x).sum();
+                let dot: f64 = row[s + 1..n]
+                    .iter()
+                    .zip(&x[s + 1..])
+                    .map(|(a, x)| a * x)
+                    .sum();
                 x[s] = (row[n] - dot) / row[s];
             }
         })?;
@@ -425,7 +444,11 @@ impl Problem<'_> {
 fn singular(column: usize) -> KernelError {
     KernelError::Numerical(format!(
         "the matrix is singular: no non-zero pivot in column {column}{}",
-        if column == 0 { "" } else { " (with --pivoting none, try partial)" }
+        if column == 0 {
+            ""
+        } else {
+            " (with --pivoting none, try partial)"
+        }
     ))
 }
 

@@ -62,7 +62,14 @@ mod tests {
 
     #[test]
     fn gemm_matches_triple_loop_including_empty_shapes() {
-        for (m, n, k) in [(3, 4, 5), (1, 1, 1), (0, 3, 2), (2, 0, 3), (2, 3, 0), (17, 9, 33)] {
+        for (m, n, k) in [
+            (3, 4, 5),
+            (1, 1, 1),
+            (0, 3, 2),
+            (2, 0, 3),
+            (2, 3, 0),
+            (17, 9, 33),
+        ] {
             let a: Vec<f64> = (0..m * k).map(|x| (x % 7) as f64 - 3.0).collect();
             let b: Vec<f64> = (0..k * n).map(|x| (x % 5) as f64 * 0.5).collect();
             let mut c = vec![1.0; m * n];

@@ -72,11 +72,7 @@ impl Kernel for MmKernel {
             .map(|&rows| rows as f64 * n as f64 * F64)
             .collect();
         let matrix_bytes = (n * n) as f64 * F64;
-        let pieces: Vec<f64> = machine
-            .shares()
-            .iter()
-            .map(|c| c * matrix_bytes)
-            .collect();
+        let pieces: Vec<f64> = machine.shares().iter().map(|c| c * matrix_bytes).collect();
         let bcast = cost::one_phase_broadcast_cost(&m, root, matrix_bytes)?
             .min(cost::two_phase_broadcast_cost(&m, root, &pieces)?);
         Ok(Overhead {
@@ -100,7 +96,12 @@ impl Kernel for MmKernel {
         let [a, b] = expect_arrays("mm", inputs, &["A", "B"])? else {
             unreachable!("expect_arrays checked the count")
         };
-        multiply(&a.to_square_matrix()?, &b.to_square_matrix()?, backend, machine)
+        multiply(
+            &a.to_square_matrix()?,
+            &b.to_square_matrix()?,
+            backend,
+            machine,
+        )
     }
 }
 

@@ -41,9 +41,11 @@ pub fn read_npy(path: impl AsRef<Path>) -> Result<Array> {
     };
     let read_error = |e: std::io::Error| file_error(path, format!("cannot read the data ({e})"));
     let data = match kind {
-        (TypeChar::Float, 8) => {
-            ArrayData::Real(c_order(npy.into_vec::<f64>().map_err(read_error)?, &shape, order))
-        }
+        (TypeChar::Float, 8) => ArrayData::Real(c_order(
+            npy.into_vec::<f64>().map_err(read_error)?,
+            &shape,
+            order,
+        )),
         (TypeChar::Complex, 16) => ArrayData::Complex(c_order(
             npy.into_vec::<Complex64>().map_err(read_error)?,
             &shape,

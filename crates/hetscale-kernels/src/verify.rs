@@ -31,11 +31,7 @@ pub(crate) fn product_check(a: &Matrix, b: &Matrix, c: &Matrix, seed: u64) -> Ve
         let scale = mat_vec(a, &mat_vec(b, &x, true), true);
         for i in 0..n {
             let err = (cx[i] - abx[i]).abs();
-            worst = worst.max(if scale[i] > 0.0 {
-                err / scale[i]
-            } else {
-                err
-            });
+            worst = worst.max(if scale[i] > 0.0 { err / scale[i] } else { err });
         }
     }
     Verification::new(
@@ -51,10 +47,7 @@ where
     T: Copy + Default,
 {
     let zero = T::default();
-    let scale = reference
-        .iter()
-        .map(|r| norm(r, &zero))
-        .fold(0.0, f64::max);
+    let scale = reference.iter().map(|r| norm(r, &zero)).fold(0.0, f64::max);
     let err = x
         .iter()
         .zip(reference)

@@ -47,7 +47,10 @@ fn matches_memcof_for_every_p_order_and_awkward_n() {
             let what = format!("p = {} n = {n} order = {order}", machine.p());
             assert!(max_abs_diff(real(&run.result), &expected) < 1e-10, "{what}");
             assert!(run.verification.passed, "{what}");
-            let redundant = (machine.p() - 1) as f64 * (1..=order).map(|m| 2.0 * m as f64 + 2.0 * machine.p() as f64).sum::<f64>();
+            let redundant = (machine.p() - 1) as f64
+                * (1..=order)
+                    .map(|m| 2.0 * m as f64 + 2.0 * machine.p() as f64)
+                    .sum::<f64>();
             assert_eq!(declared(&run), burg::work(n, order) + redundant, "{what}");
         }
     }
@@ -57,9 +60,14 @@ fn matches_memcof_for_every_p_order_and_awkward_n() {
 fn recovers_the_ar2_process_it_was_fed() {
     let kernel = BurgKernel { order: 2 };
     let inputs = kernel.generate(20_000, 4).unwrap();
-    let run = kernel.run(&inputs, &threads(), &machine(&[3.0, 1.0, 2.0])).unwrap();
+    let run = kernel
+        .run(&inputs, &threads(), &machine(&[3.0, 1.0, 2.0]))
+        .unwrap();
     let phi = real(&run.result);
-    assert!((phi[0] - 0.75).abs() < 0.03 && (phi[1] + 0.5).abs() < 0.03, "{phi:?}");
+    assert!(
+        (phi[0] - 0.75).abs() < 0.03 && (phi[1] + 0.5).abs() < 0.03,
+        "{phi:?}"
+    );
 }
 
 #[test]
@@ -73,9 +81,15 @@ fn bad_orders_and_silent_series_are_one_line_errors() {
     let machine = machine(&[1.0, 1.0]);
     for (n, order) in [(10, 0), (10, 10), (1, 1)] {
         let err = BurgKernel { order }.generate(n, 1).unwrap_err().to_string();
-        assert!(!err.contains('\n') && (err.contains("order") || err.contains("samples")), "{err}");
+        assert!(
+            !err.contains('\n') && (err.contains("order") || err.contains("samples")),
+            "{err}"
+        );
     }
     let zeros = [Array::vector("x", vec![0.0; 16])];
-    let err = BurgKernel { order: 2 }.run(&zeros, &threads(), &machine).unwrap_err().to_string();
+    let err = BurgKernel { order: 2 }
+        .run(&zeros, &threads(), &machine)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("vanish") && !err.contains('\n'), "{err}");
 }

@@ -42,7 +42,10 @@ fn matches_direct_circular_convolution_for_every_p_and_awkward_n() {
                 .fold(0.0, f64::max);
             assert!(err < 1e-11, "p = {} n = {n}: {err}", machine.p());
             assert!(run.verification.passed);
-            assert!((declared(&run) - conv2d::counted_ops(n)).abs() < 1e-6 * conv2d::counted_ops(n).max(1.0));
+            assert!(
+                (declared(&run) - conv2d::counted_ops(n)).abs()
+                    < 1e-6 * conv2d::counted_ops(n).max(1.0)
+            );
         }
     }
 }
@@ -57,10 +60,16 @@ fn work_is_the_published_formula() {
 fn real_images_and_mismatched_sizes_are_one_line_errors() {
     let machine = machine(&[1.0]);
     let real_inputs = hetscale_kernels::mm::MmKernel.generate(4, 1).unwrap();
-    let err = Conv2dKernel.run(&real_inputs, &threads(), &machine).unwrap_err().to_string();
+    let err = Conv2dKernel
+        .run(&real_inputs, &threads(), &machine)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("complex128") && !err.contains('\n'), "{err}");
     let mut mixed = Conv2dKernel.generate(4, 1).unwrap();
     mixed[1] = Conv2dKernel.generate(3, 1).unwrap().remove(1);
-    let err = Conv2dKernel.run(&mixed, &threads(), &machine).unwrap_err().to_string();
+    let err = Conv2dKernel
+        .run(&mixed, &threads(), &machine)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("same size"), "{err}");
 }

@@ -9,18 +9,26 @@ use hetscale_kernels::{Array, Kernel, Matrix};
 /// Textbook Gaussian elimination with partial pivoting by row swaps.
 fn naive_solve(a: &[f64], b: &[f64], n: usize) -> Vec<f64> {
     let mut m: Vec<Vec<f64>> = (0..n)
-        .map(|i| a[i * n..(i + 1) * n].iter().copied().chain([b[i]]).collect())
+        .map(|i| {
+            a[i * n..(i + 1) * n]
+                .iter()
+                .copied()
+                .chain([b[i]])
+                .collect()
+        })
         .collect();
     for col in 0..n {
         let best = (col..n)
             .max_by(|&x, &y| m[x][col].abs().total_cmp(&m[y][col].abs()))
             .unwrap();
         m.swap(col, best);
-        for row in col + 1..n {
-            let l = m[row][col] / m[col][col];
-            for k in col..=n {
-                m[row][k] -= l * m[col][k];
-            }
+        let pivot = m[col].clone();
+        for row in m.iter_mut().skip(col + 1) {
+            let l = row[col] / pivot[col];
+            row.iter_mut()
+                .zip(&pivot)
+                .skip(col)
+                .for_each(|(x, p)| *x -= l * p);
         }
     }
     let mut x = vec![0.0; n];
@@ -59,13 +67,26 @@ fn partial_pivoting_solves_systems_with_zero_diagonals() {
         a[i * n + (i + 3) % n] = 0.5;
     }
     let b: Vec<f64> = (0..n).map(|i| i as f64 - 2.0).collect();
-    let inputs = [Array::matrix("A", Matrix::new(n, n, a.clone()).unwrap()), Array::vector("b", b.clone())];
+    let inputs = [
+        Array::matrix("A", Matrix::new(n, n, a.clone()).unwrap()),
+        Array::vector("b", b.clone()),
+    ];
     for machine in machines() {
-        let run = GeKernel::default().run(&inputs, &threads(), &machine).unwrap();
-        assert!(run.verification.passed, "p = {}: {:?}", machine.p(), run.verification);
+        let run = GeKernel::default()
+            .run(&inputs, &threads(), &machine)
+            .unwrap();
+        assert!(
+            run.verification.passed,
+            "p = {}: {:?}",
+            machine.p(),
+            run.verification
+        );
         assert!(max_abs_diff(real(&run.result), &naive_solve(&a, &b, n)) < 1e-12);
     }
-    let no_pivoting = GeKernel { pivoting: Pivoting::None }.run(&inputs, &threads(), &machines()[2]);
+    let no_pivoting = GeKernel {
+        pivoting: Pivoting::None,
+    }
+    .run(&inputs, &threads(), &machines()[2]);
     let err = no_pivoting.unwrap_err().to_string();
     assert!(err.contains("singular") && !err.contains('\n'), "{err}");
 }
@@ -73,15 +94,27 @@ fn partial_pivoting_solves_systems_with_zero_diagonals() {
 #[test]
 fn singular_matrices_and_bad_shapes_are_one_line_errors() {
     let singular = [
-        Array::matrix("A", Matrix::new(3, 3, vec![1.0, 2.0, 3.0, 2.0, 4.0, 6.0, 0.0, 1.0, 1.0]).unwrap()),
+        Array::matrix(
+            "A",
+            Matrix::new(3, 3, vec![1.0, 2.0, 3.0, 2.0, 4.0, 6.0, 0.0, 1.0, 1.0]).unwrap(),
+        ),
         Array::vector("b", vec![1.0, 2.0, 3.0]),
     ];
     let machine = machine(&[1.0, 2.0]);
-    let err = GeKernel::default().run(&singular, &threads(), &machine).unwrap_err().to_string();
+    let err = GeKernel::default()
+        .run(&singular, &threads(), &machine)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("singular"), "{err}");
     let short_b = [singular[0].clone(), Array::vector("b", vec![1.0])];
-    let err = GeKernel::default().run(&short_b, &threads(), &machine).unwrap_err().to_string();
-    assert!(err.contains("b has 1 elements") && !err.contains('\n'), "{err}");
+    let err = GeKernel::default()
+        .run(&short_b, &threads(), &machine)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("b has 1 elements") && !err.contains('\n'),
+        "{err}"
+    );
     assert!("diagonal".parse::<Pivoting>().is_err());
 }
 
@@ -90,9 +123,16 @@ fn work_is_the_published_formula_and_the_count_is_exact() {
     assert_eq!(ge::work(100), 661_353.0); // JPDC Table 3
     // Small N by hand: step i updates N-1-i rows at 1 + 2(N - i) flops; back substitution N^2.
     for n in 1..12usize {
-        let by_hand: usize = (0..n.saturating_sub(1)).map(|i| (n - 1 - i) * (1 + 2 * (n - i))).sum::<usize>() + n * n;
+        let by_hand: usize = (0..n.saturating_sub(1))
+            .map(|i| (n - 1 - i) * (1 + 2 * (n - i)))
+            .sum::<usize>()
+            + n * n;
         assert_eq!(ge::counted_ops(n).round() as usize, by_hand, "n = {n}");
     }
-    let over = GeKernel::default().overhead(50, &machine(&[2.0, 1.0])).unwrap();
-    assert!(over.overhead_s > 0.0 && over.sequential_fraction > 0.0 && over.sequential_fraction < 0.1);
+    let over = GeKernel::default()
+        .overhead(50, &machine(&[2.0, 1.0]))
+        .unwrap();
+    assert!(
+        over.overhead_s > 0.0 && over.sequential_fraction > 0.0 && over.sequential_fraction < 0.1
+    );
 }

@@ -100,7 +100,11 @@ impl Layout {
 
 /// The near-square grid for `p` processes: `P` the largest divisor of `p` with `P <= sqrt p`.
 pub fn default_grid(p: usize) -> (usize, usize) {
-    let rows = (1..=p).take_while(|d| d * d <= p).filter(|d| p % d == 0).last().unwrap_or(1);
+    let rows = (1..=p)
+        .take_while(|d| d * d <= p)
+        .filter(|d| p % d == 0)
+        .last()
+        .unwrap_or(1);
     (rows, p / rows.max(1))
 }
 
@@ -182,7 +186,9 @@ fn even(strategy: Strategy, n: usize, (rows, cols): (usize, usize), host: Vec<us
 
 fn hohe1(n: usize, speeds: &[f64], (rows, cols): (usize, usize)) -> Result<Layout> {
     let at = |i: usize, j: usize| speeds[i * cols + j];
-    let column_speed: Vec<f64> = (0..cols).map(|j| (0..rows).map(|i| at(i, j)).sum()).collect();
+    let column_speed: Vec<f64> = (0..cols)
+        .map(|j| (0..rows).map(|i| at(i, j)).sum())
+        .collect();
     let row_bounds = (0..cols)
         .map(|j| bounds(n, &(0..rows).map(|i| at(i, j)).collect::<Vec<_>>()))
         .collect::<Result<_>>()?;
@@ -226,18 +232,34 @@ fn balance_true_grid(s: &[f64], rows: usize, cols: usize) -> (Vec<f64>, Vec<f64>
             .map(|(i, j)| h[i] * w[j] / at(i, j))
             .fold(0.0, f64::max)
     };
-    let mut w = normalise((0..cols).map(|j| (0..rows).map(|i| at(i, j)).sum()).collect());
-    let mut h = normalise((0..rows).map(|i| (0..cols).map(|j| at(i, j)).sum()).collect());
+    let mut w = normalise(
+        (0..cols)
+            .map(|j| (0..rows).map(|i| at(i, j)).sum())
+            .collect(),
+    );
+    let mut h = normalise(
+        (0..rows)
+            .map(|i| (0..cols).map(|j| at(i, j)).sum())
+            .collect(),
+    );
     let mut best = (worst(&h, &w), h.clone(), w.clone());
     for _ in 0..100 {
         h = normalise(
             (0..rows)
-                .map(|i| (0..cols).map(|j| at(i, j) / w[j]).fold(f64::INFINITY, f64::min))
+                .map(|i| {
+                    (0..cols)
+                        .map(|j| at(i, j) / w[j])
+                        .fold(f64::INFINITY, f64::min)
+                })
                 .collect(),
         );
         w = normalise(
             (0..cols)
-                .map(|j| (0..rows).map(|i| at(i, j) / h[i]).fold(f64::INFINITY, f64::min))
+                .map(|j| {
+                    (0..rows)
+                        .map(|i| at(i, j) / h[i])
+                        .fold(f64::INFINITY, f64::min)
+                })
                 .collect(),
         );
         let t = worst(&h, &w);
@@ -255,7 +277,10 @@ mod tests {
     fn covers(layout: &Layout, n: usize) {
         assert_eq!(layout.col_bounds.last(), Some(&n));
         assert!(layout.row_bounds.iter().all(|b| b.last() == Some(&n)));
-        let total: f64 = layout.area_per_node(*layout.host.iter().max().unwrap() + 1).iter().sum();
+        let total: f64 = layout
+            .area_per_node(*layout.host.iter().max().unwrap() + 1)
+            .iter()
+            .sum();
         assert_eq!(total, (n * n) as f64);
     }
 
@@ -276,7 +301,10 @@ mod tests {
         let speeds = [4.0, 1.0, 2.0, 1.0, 3.0, 1.0];
         let eff = |s| partition(s, 600, &speeds, None).unwrap().efficiency;
         let hoho = eff(Strategy::HoHo);
-        assert!((hoho - 0.5).abs() < 1e-9, "HoHo is paced by the slowest: {hoho}");
+        assert!(
+            (hoho - 0.5).abs() < 1e-9,
+            "HoHo is paced by the slowest: {hoho}"
+        );
         assert!(eff(Strategy::HoHe1) > 0.99);
         assert!(eff(Strategy::HeHo) > 0.99);
         assert!(eff(Strategy::HoHe2) > hoho);
@@ -297,8 +325,16 @@ mod tests {
     #[test]
     fn hohe1_is_not_a_true_grid_but_hohe2_is() {
         let speeds = [4.0, 1.0, 1.0, 4.0];
-        assert!(!partition(Strategy::HoHe1, 100, &speeds, Some((2, 2))).unwrap().is_true_grid());
-        assert!(partition(Strategy::HoHe2, 100, &speeds, Some((2, 2))).unwrap().is_true_grid());
+        assert!(
+            !partition(Strategy::HoHe1, 100, &speeds, Some((2, 2)))
+                .unwrap()
+                .is_true_grid()
+        );
+        assert!(
+            partition(Strategy::HoHe2, 100, &speeds, Some((2, 2)))
+                .unwrap()
+                .is_true_grid()
+        );
     }
 
     #[test]
@@ -311,7 +347,9 @@ mod tests {
 
     #[test]
     fn bad_grids_say_what_fits() {
-        let err = partition(Strategy::HoHo, 8, &[1.0; 6], Some((2, 2))).unwrap_err().to_string();
+        let err = partition(Strategy::HoHo, 8, &[1.0; 6], Some((2, 2)))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("choose P x Q = 6, e.g. 2x3"), "{err}");
         assert_eq!(default_grid(7), (1, 7));
         assert_eq!(default_grid(12), (3, 4));

@@ -76,7 +76,11 @@ pub fn parse_strategy(name: &str) -> Result<Strategy> {
     Strategy::ALL
         .into_iter()
         .find(|s| s.name() == name)
-        .ok_or_else(|| invalid(format!("unknown strategy \"{name}\": use hoho, heho, hohe1 or hohe2")))
+        .ok_or_else(|| {
+            invalid(format!(
+                "unknown strategy \"{name}\": use hoho, heho, hohe1 or hohe2"
+            ))
+        })
 }
 
 impl SummaKernel {
@@ -109,7 +113,8 @@ impl Kernel for SummaKernel {
         for q in 0..layout.processes() {
             let (i, j) = layout.position(q);
             let (rows, cols) = (layout.rows(i, j).len() as f64, layout.cols(j).len() as f64);
-            let panels_in_flight = (layout.grid.0.max(layout.grid.1)) as f64 * schedule.max_width() as f64;
+            let panels_in_flight =
+                (layout.grid.0.max(layout.grid.1)) as f64 * schedule.max_width() as f64;
             bytes[layout.host[q]] += (3.0 * rows * cols + panels_in_flight * (rows + cols)) * F64;
         }
         bytes[root] += 3.0 * (n * n) as f64 * F64;
@@ -135,7 +140,11 @@ impl Kernel for SummaKernel {
         for s in 0..schedule.supersteps() {
             let mut traffic = Traffic::idle(machine.p());
             for send in schedule.sends_at(&layout, s) {
-                traffic.add(layout.host[send.from], layout.host[send.to], send.elements as f64 * F64);
+                traffic.add(
+                    layout.host[send.from],
+                    layout.host[send.to],
+                    send.elements as f64 * F64,
+                );
             }
             total += m.traffic_cost(0.0, &traffic)?;
         }
@@ -157,7 +166,13 @@ impl Kernel for SummaKernel {
         let [a, b] = expect_arrays("summa", inputs, &["A", "B"])? else {
             unreachable!("expect_arrays checked the count")
         };
-        multiply(&a.to_square_matrix()?, &b.to_square_matrix()?, self, backend, machine)
+        multiply(
+            &a.to_square_matrix()?,
+            &b.to_square_matrix()?,
+            self,
+            backend,
+            machine,
+        )
     }
 }
 
@@ -181,7 +196,11 @@ pub fn multiply(
     };
     let timed = timed_run(backend, machine, |ctx| program.node(ctx))?;
     let multiply_s = timed.results.iter().map(|r| r.1).fold(0.0, f64::max);
-    let c = Matrix::new(n, n, root_result(timed.results.into_iter().map(|r| r.0).collect()))?;
+    let c = Matrix::new(
+        n,
+        n,
+        root_result(timed.results.into_iter().map(|r| r.0).collect()),
+    )?;
     let verification = product_check(a, b, &c, 0x5eed);
     let (rows, cols) = layout.grid;
     Ok(KernelRun {
@@ -200,7 +219,10 @@ pub fn multiply(
             ("nb".into(), config.nb.to_string()),
             ("processes".into(), layout.processes().to_string()),
             ("panels".into(), schedule.panels().to_string()),
-            ("layout efficiency".into(), format!("{:.4}", layout.efficiency)),
+            (
+                "layout efficiency".into(),
+                format!("{:.4}", layout.efficiency),
+            ),
             ("multiply phase (s)".into(), format!("{multiply_s:.6}")),
         ],
         trace: timed.trace,
@@ -236,10 +258,19 @@ impl Schedule {
         bounds.sort_unstable();
         bounds.dedup();
         let starts = &bounds[..bounds.len() - 1];
-        let a_column = starts.iter().map(|&k| containing(&layout.col_bounds, k)).collect();
+        let a_column = starts
+            .iter()
+            .map(|&k| containing(&layout.col_bounds, k))
+            .collect();
         let b_row = starts
             .iter()
-            .map(|&k| layout.row_bounds.iter().map(|rb| containing(rb, k)).collect())
+            .map(|&k| {
+                layout
+                    .row_bounds
+                    .iter()
+                    .map(|rb| containing(rb, k))
+                    .collect()
+            })
             .collect();
         Self {
             bounds,
@@ -258,7 +289,10 @@ impl Schedule {
     }
 
     fn max_width(&self) -> usize {
-        (0..self.panels()).map(|t| self.panel(t).len()).max().unwrap_or(0)
+        (0..self.panels())
+            .map(|t| self.panel(t).len())
+            .max()
+            .unwrap_or(0)
     }
 
     fn supersteps(&self) -> usize {
@@ -291,12 +325,20 @@ impl Schedule {
                 let (i, j) = layout.position(q);
                 if s == t + self.a_distance(t, j) && self.a_distance(t, j) + 1 < cols {
                     for (to, _, count) in a_targets(layout, i, j) {
-                        sends.push(Send { from: q, to, elements: count * width });
+                        sends.push(Send {
+                            from: q,
+                            to,
+                            elements: count * width,
+                        });
                     }
                 }
                 if s == t + self.b_distance(t, i, j) && self.b_distance(t, i, j) + 1 < rows {
                     let to = layout.process((i + 1) % rows, j);
-                    sends.push(Send { from: q, to, elements: width * layout.cols(j).len() });
+                    sends.push(Send {
+                        from: q,
+                        to,
+                        elements: width * layout.cols(j).len(),
+                    });
                 }
             }
         }
@@ -405,24 +447,37 @@ impl Program<'_> {
     /// Files every queued message with the logical process it is addressed to.
     fn receive(&self, ctx: &mut Ctx<'_>, procs: &mut [Process]) -> Result<()> {
         for message in ctx.recv_all::<f64>()? {
-            let (q, t, offset) = (message.data[0] as usize, message.data[1] as usize, message.data[2] as usize);
+            let (q, t, offset) = (
+                message.data[0] as usize,
+                message.data[1] as usize,
+                message.data[2] as usize,
+            );
             let body = &message.data[HEADER..];
-            let proc = procs
-                .iter_mut()
-                .find(|p| p.q == q)
-                .ok_or_else(|| invalid(format!("a SUMMA message for process {q} reached a node that does not run it")))?;
+            let proc = procs.iter_mut().find(|p| p.q == q).ok_or_else(|| {
+                invalid(format!(
+                    "a SUMMA message for process {q} reached a node that does not run it"
+                ))
+            })?;
             let width = self.schedule.panel(t).len();
             match message.tag {
                 BLOCK_A => proc.a = body.to_vec(),
                 BLOCK_B => proc.b = body.to_vec(),
                 PANEL_A => {
-                    let panel = proc.a_panels.entry(t).or_insert_with(|| vec![0.0; proc.rows * width]);
+                    let panel = proc
+                        .a_panels
+                        .entry(t)
+                        .or_insert_with(|| vec![0.0; proc.rows * width]);
                     panel[offset * width..offset * width + body.len()].copy_from_slice(body);
                 }
                 PANEL_B => {
                     proc.b_panels.insert(t, body.to_vec());
                 }
-                _ => return Err(invalid(format!("unexpected SUMMA message tag {}", message.tag))),
+                _ => {
+                    return Err(invalid(format!(
+                        "unexpected SUMMA message tag {}",
+                        message.tag
+                    )));
+                }
             }
         }
         Ok(())
@@ -480,7 +535,8 @@ impl Program<'_> {
         let panel = proc.a_panels.get(&t).map_or(&[][..], Vec::as_slice);
         for (to, first, count) in a_targets(self.layout, proc.i, proc.j) {
             let (ti, tj) = self.layout.position(to);
-            let offset = self.layout.rows(proc.i, proc.j).start + first - self.layout.rows(ti, tj).start;
+            let offset =
+                self.layout.rows(proc.i, proc.j).start + first - self.layout.rows(ti, tj).start;
             let mut message = header(to, t, offset);
             message.extend_from_slice(&panel[first * width..(first + count) * width]);
             ctx.send_vec(self.layout.host[to], PANEL_A, message)?;
@@ -492,7 +548,9 @@ impl Program<'_> {
         if proc.cols == 0 {
             return Ok(());
         }
-        let to = self.layout.process((proc.i + 1) % self.layout.grid.0, proc.j);
+        let to = self
+            .layout
+            .process((proc.i + 1) % self.layout.grid.0, proc.j);
         let mut message = header(to, t, 0);
         message.extend_from_slice(proc.b_panels.get(&t).map_or(&[][..], Vec::as_slice));
         ctx.send_vec(self.layout.host[to], PANEL_B, message)?;
@@ -513,7 +571,12 @@ impl Program<'_> {
         Ok(())
     }
 
-    fn collect(&self, ctx: &mut Ctx<'_>, procs: &[Process], root: usize) -> Result<Option<Vec<f64>>> {
+    fn collect(
+        &self,
+        ctx: &mut Ctx<'_>,
+        procs: &[Process],
+        root: usize,
+    ) -> Result<Option<Vec<f64>>> {
         for proc in procs {
             let mut message = header(proc.q, 0, 0);
             message.extend_from_slice(&proc.c);
@@ -527,7 +590,13 @@ impl Program<'_> {
         for message in ctx.recv_all::<f64>()? {
             let (i, j) = self.layout.position(message.data[0] as usize);
             let (r, cols) = (self.layout.rows(i, j), self.layout.cols(j));
-            put_block(&mut c, self.n, (r.start, cols.start), &message.data[HEADER..], cols.len());
+            put_block(
+                &mut c,
+                self.n,
+                (r.start, cols.start),
+                &message.data[HEADER..],
+                cols.len(),
+            );
         }
         Ok(Some(c))
     }

@@ -59,7 +59,10 @@ pub fn naive_matmul(a: &[f64], b: &[f64], n: usize) -> Vec<f64> {
 
 pub fn max_abs_diff(x: &[f64], y: &[f64]) -> f64 {
     assert_eq!(x.len(), y.len());
-    x.iter().zip(y).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max)
+    x.iter()
+        .zip(y)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max)
 }
 
 /// Sum of the operations every node declared, by superstep.

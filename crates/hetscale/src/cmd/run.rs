@@ -73,7 +73,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         write_npy(path, &run.result)?;
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report_json(&run, &backend))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report_json(&run, &backend))?
+        );
     } else {
         print!("{}", report_text(&run, &backend));
     }
@@ -102,7 +105,9 @@ fn backend(args: &Args) -> anyhow::Result<Backend> {
 fn kernel(args: &Args) -> anyhow::Result<Box<dyn Kernel>> {
     Ok(match args.kernel.as_str() {
         "mm" => Box::new(MmKernel),
-        "ge" => Box::new(GeKernel { pivoting: args.pivoting.parse()? }),
+        "ge" => Box::new(GeKernel {
+            pivoting: args.pivoting.parse()?,
+        }),
         "conv2d" => Box::new(Conv2dKernel),
         "summa" => Box::new(SummaKernel {
             strategy: parse_strategy(&args.strategy)?,
@@ -176,7 +181,9 @@ fn report_json(run: &KernelRun, backend: &Backend) -> serde_json::Value {
 fn report_text(run: &KernelRun, backend: &Backend) -> String {
     let efficiency = run
         .speed_efficiency()
-        .map_or("n/a (marked speeds are not a flop rate)".into(), |e| format!("{e:.4}"));
+        .map_or("n/a (marked speeds are not a flop rate)".into(), |e| {
+            format!("{e:.4}")
+        });
     let mut out = format!(
         "kernel   {} on {backend}, p = {}, N = {}\n\
          T        {:.6} s\n\
