@@ -20,6 +20,8 @@ enum Command {
     Paper(cmd::paper::Args),
     /// Run a scalability study (with no spec: the built-in default study).
     Study(cmd::study::Args),
+    /// Export a study database as CSV, JSON or Extra-P text.
+    Export(cmd::export::Args),
 }
 
 fn main() -> ExitCode {
@@ -27,6 +29,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Paper(args) => cmd::paper::run(&args),
         Command::Study(args) => cmd::study::run(&args),
+        Command::Export(args) => cmd::export::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,4 +1,5 @@
 //! One module per subcommand: each has its clap `Args` and a `run` that wires library calls.
 
+pub mod export;
 pub mod paper;
 pub mod study;
