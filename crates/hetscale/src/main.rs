@@ -20,6 +20,8 @@ enum Command {
     Paper(cmd::paper::Args),
     /// Run a scalability study (with no spec: the built-in default study).
     Study(cmd::study::Args),
+    Platform(cmd::platform::Args),
+    Probe(cmd::probe::Args),
 }
 
 fn main() -> ExitCode {
@@ -27,6 +29,8 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Paper(args) => cmd::paper::run(&args),
         Command::Study(args) => cmd::study::run(&args),
+        Command::Platform(args) => cmd::platform::run(&args),
+        Command::Probe(args) => cmd::probe::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,4 +1,6 @@
 //! One module per subcommand: each has its clap `Args` and a `run` that wires library calls.
 
 pub mod paper;
+pub mod platform;
+pub mod probe;
 pub mod study;
