@@ -1,3 +1,111 @@
 //! # hbsp
 //!
-//! The HBSP^1 library (Williams & Parsons 2001). Under construction: see issue 3.
+//! The HBSP^1 library (Williams & Parsons 2001): bulk-synchronous parallel programs for
+//! heterogeneous clusters, whose nodes differ in marked speed `C_j` and injection slowness
+//! `r_j`. Each node sends pid-addressed messages during a superstep; `sync` delivers them
+//! and waits for every node.
+//!
+//! ```
+//! use hbsp::{Backend, Platform};
+//!
+//! // Four nodes of the UCF cluster; each sends its pid to node 0, which sums them.
+//! let machine = Platform::load("ucf-cluster")?.select(&"4".parse()?)?;
+//! let output = hbsp::run(&Backend::threads(), &machine, |ctx| {
+//!     ctx.send(0, 0, &[ctx.pid() as u64])?;
+//!     ctx.sync()?;
+//!     let mut sum = 0;
+//!     while let Some(message) = ctx.recv::<u64>()? {
+//!         sum += message.data[0];
+//!     }
+//!     Ok::<_, hbsp::HbspError>(sum)
+//! })?;
+//! assert_eq!(output.results[0], 0 + 1 + 2 + 3);
+//! assert_eq!(output.trace.nodes[0].supersteps[0].messages_in, 4);
+//! # Ok::<(), hbsp::HbspError>(())
+//! ```
+//!
+//! ## HBSPlib in Rust
+//!
+//! | HBSPlib (Table 1) | hbsp |
+//! |---|---|
+//! | `hbsp_begin`, `hbsp_end` | [`run`]`(&backend, &machine, program)`: starts `p` nodes, each runs `program(&mut ctx)`; returning ends the node |
+//! | `hbsp_abort` | [`Ctx::abort`]`(reason)`; a panic or an `Err` returned by a node ends the run too |
+//! | `hbsp_pid` | [`Ctx::pid`] |
+//! | `hbsp_time` | [`Ctx::time`] |
+//! | `hbsp_nprocs` | [`Ctx::nprocs`] |
+//! | `hbsp_sync` | [`Ctx::sync`] |
+//! | `hbsp_send` | [`Ctx::send`]`(to, tag, &[T])` for any `T: bytemuck::Pod` ([`Ctx::send_vec`] moves a `Vec`) |
+//! | `hbsp_get_tag` | [`Ctx::peek`]: source, tag and size of the first queued message |
+//! | `hbsp_qsize` | [`Ctx::queue_len`] (and [`Ctx::queue_bytes`]) |
+//! | `hbsp_move` | [`Ctx::recv`]`::<T>()` (and [`Ctx::recv_all`]) |
+//! | `hbsp_get_rank(k)` | [`Ctx::rank`]`(k)`: pid of speed rank `k`, 1 = fastest |
+//! | `hbsp_get_speed(j)` | [`Ctx::speed`]`(j)`: marked speed `C_j` |
+//! | `hbsp_cluster_speed` | [`Ctx::cluster_speed`]: `C = sum_j C_j` |
+//!
+//! Beyond Table 1: [`Ctx::compute`] and [`Ctx::charge_work`] declare work (speed emulation on
+//! threads, virtual time on the future `sim` backend), [`Ctx::phase`] names a phase in the
+//! [`Trace`], and [`collectives`] offers scatter, gather, broadcast, reduce, allreduce,
+//! allgather and alltoall, each with its predicted HBSP^1 cost.
+//!
+//! ## Semantics
+//!
+//! - A message sent in superstep `s` can be received after the `sync` that ends `s`. Messages
+//!   stay queued until received, ordered by superstep, then source pid, then send order.
+//! - Every node must make the same sequence of `sync` and collective calls; a node that
+//!   returns from its program takes part in one final barrier. A disagreement is reported as
+//!   [`HbspError::Mismatch`] instead of hanging.
+//! - If a node aborts, panics, returns an error or misuses the API, every node's next `hbsp`
+//!   call (or its wait in `sync`) returns that error and [`run`] returns it; all threads are
+//!   joined before `run` returns.
+//!
+//! ## Machines
+//!
+//! A [`Platform`] (TOML file or [`presets`]) lists nodes and the network (`g`, `L(p)`, `o`); a
+//! [`NodeSet`] (`"4"`, `"gromit,chromus"`, `"sunblade:3,server*2:1"`) selects the [`Machine`] a
+//! run uses. [`probe`] measures `g`, `r_j`, `L` and `o` of a backend.
+
+pub mod backend;
+pub mod collectives;
+mod ctx;
+mod error;
+mod message;
+pub mod nodeset;
+pub mod platform;
+pub mod presets;
+pub mod probe;
+pub mod trace;
+
+pub use backend::{Backend, ThreadsOptions};
+pub use ctx::Ctx;
+pub use error::{HbspError, Result};
+pub use message::{Message, MessageInfo};
+pub use nodeset::NodeSet;
+pub use platform::{BarrierCost, Machine, MachineNode, Network, Node, Platform};
+pub use trace::Trace;
+
+/// What a successful run returns.
+#[derive(Debug, Clone)]
+pub struct RunOutput<T> {
+    /// Each node's return value, by pid.
+    pub results: Vec<T>,
+    /// What each node did in each superstep.
+    pub trace: Trace,
+    /// Wall-clock (or virtual) duration of the run, s.
+    pub elapsed_s: f64,
+}
+
+/// Runs `program` on every node of `machine` (HBSPlib `hbsp_begin` ... `hbsp_end`).
+///
+/// The program gets the node's [`Ctx`] and returns a value or an error; any error type that
+/// implements `Display` works (`HbspError`, `anyhow::Error`, `String`, ...). The run fails with
+/// the first error, panic or abort of any node, naming the node.
+pub fn run<T, E, F>(backend: &Backend, machine: &Machine, program: F) -> Result<RunOutput<T>>
+where
+    F: Fn(&mut Ctx<'_>) -> std::result::Result<T, E> + Sync,
+    T: Send,
+    E: std::fmt::Display,
+{
+    match backend {
+        Backend::Threads(options) => backend::threads::run(options, machine, &program),
+    }
+}

@@ -317,3 +317,94 @@ mod tests {
         assert!(scatter_cost(&ucf4(), 9, &[0.0; 4]).is_err());
     }
 }
+
+// Costs of the further collectives of the `hbsp` library (reduce, allgather, alltoall,
+// allreduce), exact in the same sense as `scatter_cost`: from who sends what to whom.
+
+/// Traffic of an all-to-all: `counts[i][j]` bytes go from node `i` to node `j`.
+pub fn alltoall_traffic(counts: &[Vec<f64>]) -> Traffic {
+    let mut t = Traffic::idle(counts.len());
+    for (i, row) in counts.iter().enumerate() {
+        for (j, &c) in row.iter().enumerate().take(counts.len()) {
+            t.add(i, j, c);
+        }
+    }
+    t
+}
+
+/// Exact cost of a one-superstep all-to-all of `counts[i][j]` bytes from `i` to `j`.
+pub fn alltoall_cost(m: &HbspMachine, counts: &[Vec<f64>]) -> Result<f64> {
+    m.check_len(counts.len())?;
+    for row in counts {
+        m.check_len(row.len())?;
+    }
+    m.traffic_cost(0.0, &alltoall_traffic(counts))
+}
+
+/// Exact cost of a one-superstep allgather: node `j` sends its `counts[j]` bytes to every
+/// other node.
+pub fn allgather_cost(m: &HbspMachine, counts: &[f64]) -> Result<f64> {
+    m.check_len(counts.len())?;
+    let rows: Vec<Vec<f64>> = counts.iter().map(|&c| vec![c; counts.len()]).collect();
+    alltoall_cost(m, &rows)
+}
+
+/// Exact cost of a direct reduce of `n` bytes per node: every node sends its `n` bytes to
+/// `root`, which combines them (combining work not counted). One superstep.
+pub fn reduce_cost(m: &HbspMachine, root: usize, n: f64) -> Result<f64> {
+    non_negative("n", n)?;
+    gather_cost(m, root, &vec![n; m.p()])
+}
+
+/// Exact cost of the two-superstep allreduce: a reduce-scatter in which node `j` receives and
+/// combines piece `j` (`pieces[j]` bytes) of every vector, then an allgather of the pieces.
+pub fn allreduce_cost(m: &HbspMachine, pieces: &[f64]) -> Result<f64> {
+    m.check_len(pieces.len())?;
+    let scatter_rows: Vec<Vec<f64>> = pieces.iter().map(|_| pieces.to_vec()).collect();
+    Ok(alltoall_cost(m, &scatter_rows)? + allgather_cost(m, pieces)?)
+}
+
+#[cfg(test)]
+mod collective_cost_tests {
+    use super::*;
+
+    fn ucf4() -> HbspMachine {
+        HbspMachine::new(0.196e-6, vec![1.00, 4.08, 1.03, 2.12], 15_000e-6).unwrap()
+    }
+
+    #[test]
+    fn reduce_is_gather_of_equal_vectors() {
+        let m = ucf4();
+        // Root 0 receives 3n; the slowest sender injects r = 4.08 times n.
+        let n = 1000.0;
+        let expect = m.g() * f64::max(3.0 * n, 4.08 * n) + m.l();
+        assert!((reduce_cost(&m, 0, n).unwrap() - expect).abs() < 1e-15);
+    }
+
+    #[test]
+    fn allgather_h_is_max_of_sent_and_received() {
+        let m = ucf4();
+        let counts = [10.0, 0.0, 30.0, 20.0];
+        // Node 1 sends nothing but receives 60; node 2 sends 90 and receives 30.
+        let h = [30.0_f64.max(50.0), 60.0, 90.0, 60.0];
+        let expect = m.superstep_cost(0.0, &h).unwrap();
+        assert!((allgather_cost(&m, &counts).unwrap() - expect).abs() < 1e-15);
+    }
+
+    #[test]
+    fn allreduce_is_two_supersteps() {
+        let m = ucf4();
+        let pieces = [400.0, 100.0, 300.0, 200.0];
+        let cost = allreduce_cost(&m, &pieces).unwrap();
+        assert!(cost > 2.0 * m.l());
+        assert!(allreduce_cost(&m, &[1.0]).is_err());
+    }
+
+    #[test]
+    fn alltoall_rejects_ragged_matrices() {
+        let m = ucf4();
+        assert!(alltoall_cost(&m, &[vec![1.0; 4], vec![1.0; 3], vec![1.0; 4], vec![1.0; 4]]).is_err());
+        let zero = alltoall_cost(&m, &vec![vec![0.0; 4]; 4]).unwrap();
+        assert!((zero - m.l()).abs() < 1e-15);
+    }
+}

@@ -2,4 +2,6 @@
 
 pub mod export;
 pub mod paper;
+pub mod platform;
+pub mod probe;
 pub mod study;

@@ -1,0 +1,159 @@
+//! Backends: where and how the nodes of a run execute.
+//!
+//! A program is written once against [`crate::Ctx`]; the [`Backend`] passed to [`crate::run`]
+//! decides how it executes. Today there is `threads`; the enum is `#[non_exhaustive]` so that
+//! `sim` (virtual time) and `mpi` can be added without touching user programs. Internally each
+//! backend implements the crate-private `Transport` trait that `Ctx` calls at every superstep
+//! boundary.
+
+use std::fmt;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::str::FromStr;
+
+use crate::error::{HbspError, Result};
+use crate::message::Envelope;
+
+pub(crate) mod barrier;
+pub(crate) mod threads;
+
+/// How a program is executed.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Backend {
+    /// Real execution: one OS thread per node, wall-clock time.
+    Threads(ThreadsOptions),
+}
+
+/// Options of the threads backend.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThreadsOptions {
+    /// Stretch node `j`'s [`crate::Ctx::compute`] blocks to take `C_max / C_j` times as long,
+    /// so heterogeneity-aware code can be tried on a homogeneous host.
+    pub emulate_speeds: bool,
+    /// Record a per-superstep [`crate::Trace`] (on by default; benchmarks turn it off).
+    pub trace: bool,
+}
+
+impl Default for ThreadsOptions {
+    fn default() -> Self {
+        Self { emulate_speeds: false, trace: true }
+    }
+}
+
+impl Backend {
+    /// The threads backend with default options.
+    pub fn threads() -> Self {
+        Self::Threads(ThreadsOptions::default())
+    }
+
+    /// Names accepted by [`Backend::from_str`].
+    pub const NAMES: [&'static str; 1] = ["threads"];
+}
+
+impl Default for Backend {
+    fn default() -> Self {
+        Self::threads()
+    }
+}
+
+impl FromStr for Backend {
+    type Err = HbspError;
+
+    fn from_str(name: &str) -> Result<Self> {
+        match name {
+            "threads" => Ok(Self::threads()),
+            "sim" | "mpi" => Err(HbspError::InvalidBackend(format!(
+                "backend \"{name}\" is not built yet: use --backend threads"
+            ))),
+            _ => Err(HbspError::InvalidBackend(format!(
+                "unknown backend \"{name}\": use --backend threads"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Threads(_) => write!(f, "threads"),
+        }
+    }
+}
+
+/// What a node does at a superstep boundary; every node must do the same.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Call {
+    /// A plain `sync`.
+    Sync,
+    /// The implicit final barrier when a program returns.
+    End,
+    /// A superstep of a collective, with every argument all nodes must agree on.
+    Collective { name: &'static str, root: Option<usize>, shape: Vec<usize> },
+}
+
+impl Call {
+    /// A number equal on two nodes iff their calls agree (up to hash collisions).
+    pub fn signature(&self) -> u64 {
+        match self {
+            Self::Sync => 0,
+            Self::End => 1,
+            Self::Collective { .. } => {
+                let mut h = DefaultHasher::new();
+                self.hash(&mut h);
+                h.finish().max(2)
+            }
+        }
+    }
+}
+
+impl fmt::Display for Call {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Sync => write!(f, "called sync"),
+            Self::End => write!(f, "returned from its program"),
+            Self::Collective { name, root, shape } => {
+                write!(f, "called {name}(")?;
+                if let Some(root) = root {
+                    write!(f, "root {root}, ")?;
+                }
+                write!(f, "sizes {shape:?})")
+            }
+        }
+    }
+}
+
+/// Messages queued by one node during a superstep, by destination.
+pub(crate) struct Outbox {
+    pub by_destination: Vec<Vec<Envelope>>,
+    /// Destinations with at least one message, in first-send order.
+    pub destinations: Vec<usize>,
+}
+
+impl Outbox {
+    pub fn new(p: usize) -> Self {
+        Self { by_destination: (0..p).map(|_| Vec::new()).collect(), destinations: Vec::new() }
+    }
+
+    pub fn push(&mut self, to: usize, envelope: Envelope) {
+        if self.by_destination[to].is_empty() {
+            self.destinations.push(to);
+        }
+        self.by_destination[to].push(envelope);
+    }
+}
+
+/// The backend side of a node: everything `Ctx` cannot do alone.
+pub(crate) trait Transport {
+    /// Seconds since the run began, on this backend's clock.
+    fn now(&self) -> f64;
+    /// Ends the superstep: delivers `outbox`, waits for every node and returns the messages
+    /// for this node in (source pid, send order).
+    fn exchange(&mut self, outbox: &mut Outbox, call: &Call) -> Result<Vec<Envelope>>;
+    /// Ends the run with `cause` (unless an earlier cause ended it) and returns the cause
+    /// in force.
+    fn fail(&self, cause: HbspError) -> HbspError;
+    /// `Err` with the cause once the run has ended.
+    fn check(&self) -> Result<()>;
+    /// Called after a compute block that took `elapsed_s` of real time.
+    fn after_compute(&mut self, elapsed_s: f64) -> Result<()>;
+}

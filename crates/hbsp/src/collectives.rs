@@ -1,0 +1,490 @@
+//! Collective operations, each returning its result and its predicted HBSP^1 cost.
+//!
+//! Every node of the run must call the same collective with the same root and the same
+//! globally known sizes; a disagreement ends the run with [`HbspError::Mismatch`]. Collectives
+//! use their own message channel, so the user's queue is left alone; they start and end on a
+//! superstep boundary (messages the user sent before the call are delivered by its first
+//! `sync`).
+//!
+//! Costs are in seconds on the machine's HBSP^1 model (`g`, `r_j`, `L(p)`; `o` is not part of
+//! HBSP^1), for the exact traffic the implementation generates, with `n` items of `T` counted
+//! as `n * size_of::<T>()` bytes. Like BSPlib and LPF, each function documents its cost; below,
+//! `h_j = max(bytes sent, bytes received)` of node `j`, `f` is the root, and
+//! `cost(h) = g max_j (r_j h_j) + L`.
+//!
+//! | collective | supersteps | cost |
+//! |---|---|---|
+//! | [`scatter`], [`scatterv`] | 1 | `g max(r_f (n - n_f), max_j r_j n_j) + L`; balanced from the fastest root: `<= g n + L` |
+//! | [`gather`], [`gatherv`] | 1 | the same with the roles reversed |
+//! | [`broadcast`] one-phase | 1 | `g r_f (p - 1) n + L` (paper: `g n p + L`) |
+//! | [`broadcast`] two-phase | 2 | scatter + allgather of pieces `<= g n (1 + r_s) + 2L` |
+//! | [`reduce`] | 1 | `g max(r_f (p - 1) n, max_j r_j n) + L` |
+//! | [`allreduce`] | 2 | reduce-scatter + allgather of balanced pieces, about `2 g r_s n + 2L` |
+//! | [`allgather`] | 1 | `g max_j r_j max(n_j (p - 1), n - n_j) + L` |
+//! | [`alltoall`], [`alltoallv`] | 1 | `g max_j r_j max(sum_k n_jk, sum_i n_ij) + L` |
+
+use bytemuck::Pod;
+use hetscale_model::hbsp as model;
+
+use crate::backend::Call;
+use crate::ctx::Ctx;
+use crate::error::Result;
+
+/// A collective's result and its predicted cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Collective<T> {
+    /// The result on this node.
+    pub value: T,
+    /// The HBSP^1 cost of the whole operation, s; the same on every node.
+    pub predicted_s: f64,
+}
+
+/// The node that distributes or collects the data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Root {
+    /// The node of highest marked speed (HBSPlib `hbsp_get_rank(1)`); the default.
+    #[default]
+    Fastest,
+    /// The node of lowest marked speed (`hbsp_get_rank(p)`).
+    Slowest,
+    /// A given pid.
+    Pid(usize),
+}
+
+impl From<usize> for Root {
+    fn from(pid: usize) -> Self {
+        Self::Pid(pid)
+    }
+}
+
+/// How [`broadcast`] moves the data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum BroadcastAlgorithm {
+    /// The root sends all `n` items to every node: one superstep.
+    OnePhase,
+    /// The root scatters balanced pieces, then every node sends its piece to the others.
+    TwoPhase,
+    /// Whichever of the two has the lower predicted cost on this machine; the default.
+    #[default]
+    Auto,
+}
+
+const ONE_PHASE: u32 = 1;
+const TWO_PHASE: u32 = 2;
+
+fn resolve_root(ctx: &Ctx<'_>, root: Root) -> Result<usize> {
+    match root {
+        Root::Fastest => ctx.rank(1),
+        Root::Slowest => ctx.rank(ctx.nprocs()),
+        Root::Pid(pid) if pid < ctx.nprocs() => Ok(pid),
+        Root::Pid(pid) => {
+            Err(ctx.misuse(format!("root {pid} is not a pid: pids run from 0 to {}", ctx.nprocs() - 1)))
+        }
+    }
+}
+
+fn bytes<T>(items: usize) -> f64 {
+    (items * std::mem::size_of::<T>()) as f64
+}
+
+fn byte_counts<T>(counts: &[usize]) -> Vec<f64> {
+    counts.iter().map(|&c| bytes::<T>(c)).collect()
+}
+
+fn check_counts(ctx: &Ctx<'_>, what: &str, counts: &[usize]) -> Result<()> {
+    if counts.len() == ctx.nprocs() {
+        Ok(())
+    } else {
+        Err(ctx.misuse(format!("{what}: counts has {} entries; give one per node ({})", counts.len(), ctx.nprocs())))
+    }
+}
+
+fn offsets(counts: &[usize]) -> Vec<usize> {
+    counts
+        .iter()
+        .scan(0, |acc, &c| {
+            let start = *acc;
+            *acc += c;
+            Some(start)
+        })
+        .collect()
+}
+
+/// Scatters `data` (significant at the root only) in balanced shares: node `j` receives
+/// `c_j n` items (largest remainder, so the shares sum to `n`), in pid order.
+///
+/// Cost: one superstep, `g max(r_f (n - n_f), max_j r_j n_j) + L` bytes-wise; from the fastest
+/// root with balanced shares this is at most the paper's `g n + L`.
+pub fn scatter<T: Pod + Send>(ctx: &mut Ctx<'_>, root: Root, data: &[T]) -> Result<Collective<Vec<T>>> {
+    let root = resolve_root(ctx, root)?;
+    let call = Call::Collective { name: "scatter", root: Some(root), shape: vec![] };
+    if ctx.pid() == root {
+        let counts = ctx.balanced_counts(data.len());
+        send_pieces(ctx, root, data, &counts, data.len() as u64)?;
+    }
+    ctx.sync_as(&call)?;
+    let n = if ctx.pid() == root { data.len() } else { received_total(ctx)? };
+    let counts = ctx.balanced_counts(n);
+    let value = own_or_received(ctx, root, data, &counts)?;
+    let predicted_s = model::scatter_cost(ctx.cost_model(), root, &byte_counts::<T>(&counts))?;
+    Ok(Collective { value, predicted_s })
+}
+
+/// Scatters `data` (significant at the root only): node `j` receives `counts[j]` items, in pid
+/// order. Every node passes the same `counts`; at the root they must sum to `data.len()`.
+///
+/// Cost: one superstep, as [`scatter`] with `n_j = counts[j]`.
+pub fn scatterv<T: Pod + Send>(ctx: &mut Ctx<'_>, root: Root, data: &[T], counts: &[usize]) -> Result<Collective<Vec<T>>> {
+    let root = resolve_root(ctx, root)?;
+    check_counts(ctx, "scatterv", counts)?;
+    let call = Call::Collective { name: "scatterv", root: Some(root), shape: counts.to_vec() };
+    if ctx.pid() == root {
+        let total: usize = counts.iter().sum();
+        if total != data.len() {
+            return Err(ctx.misuse(format!(
+                "scatterv: counts sum to {total} but the root has {} items; make them equal",
+                data.len()
+            )));
+        }
+        send_pieces(ctx, root, data, counts, total as u64)?;
+    }
+    ctx.sync_as(&call)?;
+    let value = own_or_received(ctx, root, data, counts)?;
+    let predicted_s = model::scatter_cost(ctx.cost_model(), root, &byte_counts::<T>(counts))?;
+    Ok(Collective { value, predicted_s })
+}
+
+/// Root side of a scatter: one message per other node, empty ones included, so every node
+/// learns `n` from the message's meta.
+fn send_pieces<T: Pod + Send>(ctx: &mut Ctx<'_>, root: usize, data: &[T], counts: &[usize], n: u64) -> Result<()> {
+    for (to, (start, count)) in offsets(counts).into_iter().zip(counts.iter().copied()).enumerate() {
+        if to != root {
+            ctx.send_internal(to, 0, n, data[start..start + count].to_vec())?;
+        }
+    }
+    Ok(())
+}
+
+/// The total `n` a scatter's root sent along with the pieces (without taking them).
+fn received_total(ctx: &mut Ctx<'_>) -> Result<usize> {
+    match ctx.internal_meta() {
+        Some(n) => Ok(n as usize),
+        None => Err(ctx.misuse("scatter: no piece arrived from the root".into())),
+    }
+}
+
+/// The root's own piece, or the one piece a non-root received.
+fn own_or_received<T: Pod + Send>(ctx: &mut Ctx<'_>, root: usize, data: &[T], counts: &[usize]) -> Result<Vec<T>> {
+    if ctx.pid() == root {
+        let start = offsets(counts)[root];
+        return Ok(data[start..start + counts[root]].to_vec());
+    }
+    let mut messages = ctx.take_internal::<T>()?;
+    match messages.pop() {
+        Some((message, _)) if messages.is_empty() => Ok(message.data),
+        _ => Err(ctx.misuse("scatter: expected exactly one piece from the root".into())),
+    }
+}
+
+/// Gathers balanced shares of `n` items at the root: node `j` passes exactly its share
+/// `ctx.balanced_counts(n)[j]` (what [`scatter`] gave it); the root gets the concatenation in
+/// pid order, the other nodes `None`.
+///
+/// Cost: one superstep, `g max(r_f (n - n_f), max_j r_j n_j) + L`.
+pub fn gather<T: Pod + Send>(ctx: &mut Ctx<'_>, root: Root, data: &[T], n: usize) -> Result<Collective<Option<Vec<T>>>> {
+    let counts = ctx.balanced_counts(n);
+    gather_counts(ctx, "gather", root, data, &counts)
+}
+
+/// Gathers `counts[j]` items from each node `j` at the root, which gets the concatenation in
+/// pid order; the other nodes get `None`. Every node passes the same `counts`.
+///
+/// Cost: one superstep, as [`gather`] with `n_j = counts[j]`.
+pub fn gatherv<T: Pod + Send>(ctx: &mut Ctx<'_>, root: Root, data: &[T], counts: &[usize]) -> Result<Collective<Option<Vec<T>>>> {
+    gather_counts(ctx, "gatherv", root, data, counts)
+}
+
+fn gather_counts<T: Pod + Send>(
+    ctx: &mut Ctx<'_>,
+    name: &'static str,
+    root: Root,
+    data: &[T],
+    counts: &[usize],
+) -> Result<Collective<Option<Vec<T>>>> {
+    let root = resolve_root(ctx, root)?;
+    check_counts(ctx, name, counts)?;
+    let mine = counts[ctx.pid()];
+    if data.len() != mine {
+        return Err(ctx.misuse(format!("{name}: this node passed {} items but its count is {mine}", data.len())));
+    }
+    let call = Call::Collective { name, root: Some(root), shape: counts.to_vec() };
+    if ctx.pid() != root {
+        ctx.send_internal(root, 0, 0, data.to_vec())?;
+    }
+    ctx.sync_as(&call)?;
+    let value = if ctx.pid() == root { Some(assemble(ctx, root, data)?) } else { None };
+    let predicted_s = model::gather_cost(ctx.cost_model(), root, &byte_counts::<T>(counts))?;
+    Ok(Collective { value, predicted_s })
+}
+
+/// Concatenates the received pieces with this node's own at position `own`, in pid order.
+fn assemble<T: Pod + Send>(ctx: &mut Ctx<'_>, own: usize, data: &[T]) -> Result<Vec<T>> {
+    let mut pieces = ctx.take_internal::<T>()?;
+    let at = pieces.iter().position(|(m, _)| m.source > own).unwrap_or(pieces.len());
+    let mut out = Vec::new();
+    for (message, _) in pieces.drain(..at) {
+        out.extend_from_slice(&message.data);
+    }
+    out.extend_from_slice(data);
+    for (message, _) in pieces {
+        out.extend_from_slice(&message.data);
+    }
+    Ok(out)
+}
+
+/// Broadcasts `data` (significant at the root only) to every node.
+///
+/// - One-phase: the root sends all `n` items to each other node. Cost: one superstep,
+///   `g r_f (p - 1) n + L` (the paper's `g n p + L`).
+/// - Two-phase: the root scatters balanced pieces (`c_j n` items), then each node sends its
+///   piece to every node but the root. Cost: two supersteps, at most `g n (1 + r_s) + 2L`.
+/// - Auto: the root picks the one of lower predicted cost.
+pub fn broadcast<T: Pod + Send>(
+    ctx: &mut Ctx<'_>,
+    root: Root,
+    data: &[T],
+    algorithm: BroadcastAlgorithm,
+) -> Result<Collective<Vec<T>>> {
+    let root = resolve_root(ctx, root)?;
+    let call = Call::Collective { name: "broadcast", root: Some(root), shape: vec![algorithm as usize] };
+    let (tag, n, piece) = if ctx.pid() == root {
+        let chosen = choose_broadcast::<T>(ctx, root, data.len(), algorithm)?;
+        broadcast_first_phase(ctx, root, data, chosen)?;
+        ctx.sync_as(&call)?;
+        let counts = ctx.balanced_counts(data.len());
+        let start = offsets(&counts)[root];
+        (chosen, data.len(), data[start..start + counts[root]].to_vec())
+    } else {
+        ctx.sync_as(&call)?;
+        let mut messages = ctx.take_internal::<T>()?;
+        match messages.pop() {
+            Some((m, n)) if messages.is_empty() => (m.tag, n as usize, m.data),
+            _ => return Err(ctx.misuse("broadcast: expected exactly one message from the root".into())),
+        }
+    };
+    let predicted_s = broadcast_cost::<T>(ctx, root, n, tag)?;
+    let value = match (tag, ctx.pid() == root) {
+        (ONE_PHASE, true) => data.to_vec(),
+        (ONE_PHASE, false) => piece,
+        _ => broadcast_second_phase(ctx, root, &call, data, piece)?,
+    };
+    Ok(Collective { value, predicted_s })
+}
+
+fn choose_broadcast<T>(ctx: &Ctx<'_>, root: usize, n: usize, algorithm: BroadcastAlgorithm) -> Result<u32> {
+    Ok(match algorithm {
+        BroadcastAlgorithm::OnePhase => ONE_PHASE,
+        BroadcastAlgorithm::TwoPhase => TWO_PHASE,
+        BroadcastAlgorithm::Auto => {
+            let one = broadcast_cost::<T>(ctx, root, n, ONE_PHASE)?;
+            let two = broadcast_cost::<T>(ctx, root, n, TWO_PHASE)?;
+            if two < one { TWO_PHASE } else { ONE_PHASE }
+        }
+    })
+}
+
+/// Cost of broadcasting `n` items of `T` from `root` with the algorithm `tag`.
+fn broadcast_cost<T>(ctx: &Ctx<'_>, root: usize, n: usize, tag: u32) -> Result<f64> {
+    let m = ctx.cost_model();
+    if tag == ONE_PHASE {
+        return Ok(model::one_phase_broadcast_cost(m, root, bytes::<T>(n))?);
+    }
+    let pieces = byte_counts::<T>(&ctx.balanced_counts(n));
+    let mut second = model::Traffic::idle(m.p());
+    for (j, &piece) in pieces.iter().enumerate() {
+        (0..m.p()).filter(|&k| k != root).for_each(|k| second.add(j, k, piece));
+    }
+    Ok(model::scatter_cost(m, root, &pieces)? + m.traffic_cost(0.0, &second)?)
+}
+
+fn broadcast_first_phase<T: Pod + Send>(ctx: &mut Ctx<'_>, root: usize, data: &[T], tag: u32) -> Result<()> {
+    let n = data.len() as u64;
+    if tag == ONE_PHASE {
+        for to in (0..ctx.nprocs()).filter(|&to| to != root) {
+            ctx.send_internal(to, ONE_PHASE, n, data.to_vec())?;
+        }
+        return Ok(());
+    }
+    let counts = ctx.balanced_counts(data.len());
+    for (to, (start, count)) in offsets(&counts).into_iter().zip(counts.iter().copied()).enumerate() {
+        if to != root {
+            ctx.send_internal(to, TWO_PHASE, n, data[start..start + count].to_vec())?;
+        }
+    }
+    Ok(())
+}
+
+fn broadcast_second_phase<T: Pod + Send>(
+    ctx: &mut Ctx<'_>,
+    root: usize,
+    call: &Call,
+    data: &[T],
+    piece: Vec<T>,
+) -> Result<Vec<T>> {
+    let me = ctx.pid();
+    if !piece.is_empty() {
+        for to in (0..ctx.nprocs()).filter(|&to| to != root && to != me) {
+            ctx.send_internal(to, TWO_PHASE, 0, piece.clone())?;
+        }
+    }
+    ctx.sync_as(call)?;
+    if me == root {
+        return Ok(data.to_vec());
+    }
+    assemble(ctx, me, &piece)
+}
+
+/// Reduces equal-length vectors elementwise at the root with `op`, folding in pid order
+/// (`x_0 op x_1 op ...`, so the result is deterministic); the other nodes get `None`.
+///
+/// Cost: one superstep, `g max(r_f (p - 1) n, max_j r_j n) + L` for `n` bytes per node.
+pub fn reduce<T: Pod + Send>(
+    ctx: &mut Ctx<'_>,
+    root: Root,
+    data: &[T],
+    op: impl Fn(T, T) -> T,
+) -> Result<Collective<Option<Vec<T>>>> {
+    let root = resolve_root(ctx, root)?;
+    let call = Call::Collective { name: "reduce", root: Some(root), shape: vec![data.len()] };
+    if ctx.pid() != root {
+        ctx.send_internal(root, 0, 0, data.to_vec())?;
+    }
+    ctx.sync_as(&call)?;
+    let value = if ctx.pid() == root {
+        let vectors = ordered_vectors(ctx, data)?;
+        Some(fold(&vectors, &op))
+    } else {
+        None
+    };
+    let predicted_s = model::reduce_cost(ctx.cost_model(), root, bytes::<T>(data.len()))?;
+    Ok(Collective { value, predicted_s })
+}
+
+/// This node's vector and the received ones, in pid order.
+fn ordered_vectors<T: Pod + Send>(ctx: &mut Ctx<'_>, own: &[T]) -> Result<Vec<Vec<T>>> {
+    let me = ctx.pid();
+    let mut vectors: Vec<(usize, Vec<T>)> =
+        ctx.take_internal::<T>()?.into_iter().map(|(m, _)| (m.source, m.data)).collect();
+    vectors.push((me, own.to_vec()));
+    vectors.sort_by_key(|(source, _)| *source);
+    Ok(vectors.into_iter().map(|(_, v)| v).collect())
+}
+
+fn fold<T: Pod>(vectors: &[Vec<T>], op: &impl Fn(T, T) -> T) -> Vec<T> {
+    let mut acc = vectors[0].clone();
+    for v in &vectors[1..] {
+        for (a, &b) in acc.iter_mut().zip(v) {
+            *a = op(*a, b);
+        }
+    }
+    acc
+}
+
+/// Reduces equal-length vectors elementwise with `op` and gives every node the result:
+/// node `j` reduces the balanced piece `j` (folding in pid order), then the pieces are
+/// allgathered.
+///
+/// Cost: two supersteps: an all-to-all of the pieces plus an allgather of them
+/// (`hetscale_model::hbsp::allreduce_cost`), about `2 g r_s n + 2L`.
+pub fn allreduce<T: Pod + Send>(ctx: &mut Ctx<'_>, data: &[T], op: impl Fn(T, T) -> T) -> Result<Collective<Vec<T>>> {
+    let call = Call::Collective { name: "allreduce", root: None, shape: vec![data.len()] };
+    let counts = ctx.balanced_counts(data.len());
+    let starts = offsets(&counts);
+    let me = ctx.pid();
+    for to in (0..ctx.nprocs()).filter(|&to| to != me && counts[to] > 0) {
+        ctx.send_internal(to, 0, 0, data[starts[to]..starts[to] + counts[to]].to_vec())?;
+    }
+    ctx.sync_as(&call)?;
+    let own = &data[starts[me]..starts[me] + counts[me]];
+    let reduced = fold(&ordered_vectors(ctx, own)?, &op);
+    for to in (0..ctx.nprocs()).filter(|&to| to != me && !reduced.is_empty()) {
+        ctx.send_internal(to, 0, 0, reduced.clone())?;
+    }
+    ctx.sync_as(&call)?;
+    let value = assemble(ctx, me, &reduced)?;
+    let predicted_s = model::allreduce_cost(ctx.cost_model(), &byte_counts::<T>(&counts))?;
+    Ok(Collective { value, predicted_s })
+}
+
+/// Gives every node every node's `data` (any lengths): `value[j]` is node `j`'s vector.
+///
+/// Cost: one superstep, `g max_j r_j max(n_j (p - 1), n - n_j) + L`.
+pub fn allgather<T: Pod + Send>(ctx: &mut Ctx<'_>, data: &[T]) -> Result<Collective<Vec<Vec<T>>>> {
+    let call = Call::Collective { name: "allgather", root: None, shape: vec![] };
+    let me = ctx.pid();
+    for to in (0..ctx.nprocs()).filter(|&to| to != me) {
+        ctx.send_internal(to, 0, 0, data.to_vec())?;
+    }
+    ctx.sync_as(&call)?;
+    let value = ordered_vectors(ctx, data)?;
+    let sizes: Vec<usize> = value.iter().map(Vec::len).collect();
+    let predicted_s = model::allgather_cost(ctx.cost_model(), &byte_counts::<T>(&sizes))?;
+    Ok(Collective { value, predicted_s })
+}
+
+/// Personalised all-to-all with one block length `b` everywhere: `blocks[j]` (length `b`) goes
+/// to node `j`; `value[i]` is the block node `i` sent here.
+///
+/// Cost: one superstep, `g b (p - 1) max_j r_j + L`.
+pub fn alltoall<T: Pod + Send>(ctx: &mut Ctx<'_>, blocks: &[Vec<T>]) -> Result<Collective<Vec<Vec<T>>>> {
+    let b = blocks.first().map_or(0, Vec::len);
+    if blocks.iter().any(|block| block.len() != b) {
+        return Err(ctx.misuse("alltoall: blocks differ in length; use alltoallv for uneven blocks".into()));
+    }
+    let counts = vec![vec![b; ctx.nprocs()]; ctx.nprocs()];
+    exchange_blocks(ctx, "alltoall", blocks, &counts)
+}
+
+/// Personalised all-to-all with uneven blocks: `counts[i][j]` items go from node `i` to node
+/// `j`; every node passes the same `counts` and its own row of `blocks`.
+///
+/// Cost: one superstep, `g max_j r_j max(sum_k n_jk, sum_i n_ij) + L` (self-blocks excluded).
+pub fn alltoallv<T: Pod + Send>(
+    ctx: &mut Ctx<'_>,
+    blocks: &[Vec<T>],
+    counts: &[Vec<usize>],
+) -> Result<Collective<Vec<Vec<T>>>> {
+    exchange_blocks(ctx, "alltoallv", blocks, counts)
+}
+
+fn exchange_blocks<T: Pod + Send>(
+    ctx: &mut Ctx<'_>,
+    name: &'static str,
+    blocks: &[Vec<T>],
+    counts: &[Vec<usize>],
+) -> Result<Collective<Vec<Vec<T>>>> {
+    let (p, me) = (ctx.nprocs(), ctx.pid());
+    if counts.len() != p || counts.iter().any(|row| row.len() != p) {
+        return Err(ctx.misuse(format!("{name}: counts must be a {p} x {p} matrix (one row per sending node)")));
+    }
+    let mine: Vec<usize> = blocks.iter().map(Vec::len).collect();
+    if counts[me] != mine {
+        return Err(ctx.misuse(format!(
+            "{name}: this node's blocks have lengths {mine:?} but its row of counts is {:?}; pass one block per node, as counted",
+            counts[me]
+        )));
+    }
+    let call = Call::Collective { name, root: None, shape: counts.concat() };
+    for (to, block) in blocks.iter().enumerate().filter(|(to, b)| *to != me && !b.is_empty()) {
+        ctx.send_internal(to, 0, 0, block.clone())?;
+    }
+    ctx.sync_as(&call)?;
+    let mut value: Vec<Vec<T>> = vec![Vec::new(); p];
+    for (message, _) in ctx.take_internal::<T>()? {
+        value[message.source] = message.data;
+    }
+    value[me] = blocks[me].clone();
+    let bytes_matrix: Vec<Vec<f64>> = counts.iter().map(|row| byte_counts::<T>(row)).collect();
+    let predicted_s = model::alltoall_cost(ctx.cost_model(), &bytes_matrix)?;
+    Ok(Collective { value, predicted_s })
+}

@@ -1,0 +1,279 @@
+//! `Ctx`: what a node's program sees of the run.
+
+use std::collections::VecDeque;
+
+use bytemuck::Pod;
+use hetscale_model::hbsp::HbspMachine;
+
+use crate::backend::{Call, Outbox, Transport};
+use crate::error::{HbspError, Result};
+use crate::message::{Envelope, Message, MessageInfo};
+use crate::platform::Machine;
+use crate::trace::{NodeTrace, Recorder};
+
+/// A node's handle on the run: its identity, the machine, messages, supersteps and tracing.
+///
+/// One `Ctx` exists per node; [`crate::run`] passes it to the program. Every method that can
+/// fail returns [`HbspError`]; an error caused by misuse (a bad destination, a payload of the
+/// wrong size, a mismatched collective) ends the whole run, so propagate it with `?`.
+pub struct Ctx<'a> {
+    pid: usize,
+    machine: &'a Machine,
+    transport: Box<dyn Transport + 'a>,
+    outbox: Outbox,
+    queue: VecDeque<Envelope>,
+    internal: VecDeque<Envelope>,
+    recorder: Recorder,
+    ranking: Vec<usize>,
+    cost_model: HbspMachine,
+    superstep: u64,
+}
+
+impl<'a> Ctx<'a> {
+    pub(crate) fn new(pid: usize, machine: &'a Machine, transport: Box<dyn Transport + 'a>, trace: bool) -> Self {
+        let node = &machine.nodes()[pid];
+        let mut recorder = Recorder::new(trace, pid, node.name.clone(), node.marked_speed);
+        recorder.begin(transport.now());
+        Self {
+            pid,
+            machine,
+            transport,
+            outbox: Outbox::new(machine.p()),
+            queue: VecDeque::new(),
+            internal: VecDeque::new(),
+            recorder,
+            ranking: machine.ranking(),
+            cost_model: machine.cost_model(),
+            superstep: 0,
+        }
+    }
+
+    /// This node's id, `0..nprocs()` (HBSPlib `hbsp_pid`).
+    pub fn pid(&self) -> usize {
+        self.pid
+    }
+
+    /// Number of nodes `p` (HBSPlib `hbsp_nprocs`).
+    pub fn nprocs(&self) -> usize {
+        self.machine.p()
+    }
+
+    /// Seconds since the run began (HBSPlib `hbsp_time`); on threads, one clock for all nodes.
+    pub fn time(&self) -> f64 {
+        self.transport.now()
+    }
+
+    /// Number of the current superstep, from 0.
+    pub fn superstep(&self) -> u64 {
+        self.superstep
+    }
+
+    /// The machine this run executes on.
+    pub fn machine(&self) -> &Machine {
+        self.machine
+    }
+
+    /// The HBSP^1 cost model of the machine (`g`, `r_j`, `L(p)`).
+    pub fn cost_model(&self) -> &HbspMachine {
+        &self.cost_model
+    }
+
+    /// Pid of the node of speed rank `k`, 1 = fastest, `p` = slowest (HBSPlib
+    /// `hbsp_get_rank`); ties go to the lower pid.
+    pub fn rank(&self, k: usize) -> Result<usize> {
+        match k.checked_sub(1).and_then(|i| self.ranking.get(i)) {
+            Some(&pid) => Ok(pid),
+            None => Err(self.misuse(format!("rank {k} does not exist: ranks run from 1 (fastest) to {}", self.nprocs()))),
+        }
+    }
+
+    /// Marked speed `C_j` of node `pid` (HBSPlib `hbsp_get_speed`).
+    pub fn speed(&self, pid: usize) -> Result<f64> {
+        match self.machine.nodes().get(pid) {
+            Some(node) => Ok(node.marked_speed),
+            None => Err(self.misuse(format!("speed of pid {pid} asked, but pids run from 0 to {}", self.nprocs() - 1))),
+        }
+    }
+
+    /// `C = sum_j C_j` (HBSPlib `hbsp_cluster_speed`).
+    pub fn cluster_speed(&self) -> f64 {
+        self.machine.cluster_speed()
+    }
+
+    /// `n` items split in proportion to marked speed: `counts[j]` is node `j`'s share
+    /// (`c_j n` rounded by largest remainder, summing to `n`).
+    pub fn balanced_counts(&self, n: usize) -> Vec<usize> {
+        self.machine.balanced_counts(n)
+    }
+
+    /// Queues `data` for node `to`, delivered by the `sync` that ends this superstep
+    /// (HBSPlib `hbsp_send`). `tag` travels with it.
+    pub fn send<T: Pod + Send>(&mut self, to: usize, tag: u32, data: &[T]) -> Result<()> {
+        self.send_vec(to, tag, data.to_vec())
+    }
+
+    /// Like [`Ctx::send`], taking ownership of the vector so it is not copied.
+    pub fn send_vec<T: Pod + Send>(&mut self, to: usize, tag: u32, data: Vec<T>) -> Result<()> {
+        self.post(to, tag, None, data)
+    }
+
+    fn post<T: Pod + Send>(&mut self, to: usize, tag: u32, meta: Option<u64>, data: Vec<T>) -> Result<()> {
+        self.transport.check()?;
+        let p = self.nprocs();
+        if to >= p {
+            return Err(self.transport.fail(HbspError::BadDestination { pid: self.pid, to, p }));
+        }
+        self.recorder.sent(std::mem::size_of_val(data.as_slice()));
+        let (internal, meta) = (meta.is_some(), meta.unwrap_or(0));
+        let envelope = Envelope { source: self.pid, tag, internal, meta, payload: Box::new(data) };
+        self.outbox.push(to, envelope);
+        Ok(())
+    }
+
+    /// Ends the superstep (HBSPlib `hbsp_sync`): messages sent in it are delivered, and every
+    /// node waits for every other. Messages stay queued until received, in order of
+    /// superstep, then source pid, then send order.
+    pub fn sync(&mut self) -> Result<()> {
+        self.sync_as(&Call::Sync)
+    }
+
+    pub(crate) fn sync_as(&mut self, call: &Call) -> Result<()> {
+        let entered = if self.recorder.enabled() { self.transport.now() } else { 0.0 };
+        let delivered = self.transport.exchange(&mut self.outbox, call)?;
+        for envelope in delivered {
+            self.recorder.received(envelope.payload.bytes().len());
+            if envelope.internal {
+                self.internal.push_back(envelope);
+            } else {
+                self.queue.push_back(envelope);
+            }
+        }
+        let left = if self.recorder.enabled() { self.transport.now() } else { 0.0 };
+        self.recorder.close(entered, left);
+        self.superstep += 1;
+        Ok(())
+    }
+
+    /// Source, tag and size of the first queued message (HBSPlib `hbsp_get_tag`).
+    pub fn peek(&self) -> Option<MessageInfo> {
+        self.queue.front().map(Envelope::info)
+    }
+
+    /// Number of queued messages (HBSPlib `hbsp_qsize`).
+    pub fn queue_len(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Total payload bytes of the queued messages.
+    pub fn queue_bytes(&self) -> usize {
+        self.queue.iter().map(|e| e.payload.bytes().len()).sum()
+    }
+
+    /// Removes and returns the first queued message as a vector of `T` (HBSPlib
+    /// `hbsp_move`); `None` when the queue is empty. A payload sent as `T` is moved, not
+    /// copied. The payload length must be a multiple of `size_of::<T>()`.
+    pub fn recv<T: Pod>(&mut self) -> Result<Option<Message<T>>> {
+        let Some(front) = self.queue.front() else { return Ok(None) };
+        self.check_payload::<T>(front)?;
+        let envelope = self.queue.pop_front().expect("front exists");
+        Ok(Some(open(envelope)))
+    }
+
+    /// Removes and returns every queued message.
+    pub fn recv_all<T: Pod>(&mut self) -> Result<Vec<Message<T>>> {
+        let mut messages = Vec::with_capacity(self.queue.len());
+        while let Some(message) = self.recv()? {
+            messages.push(message);
+        }
+        Ok(messages)
+    }
+
+    fn check_payload<T: Pod>(&self, envelope: &Envelope) -> Result<()> {
+        let size = std::mem::size_of::<T>();
+        let bytes = envelope.payload.bytes().len();
+        if size == 0 || bytes % size == 0 {
+            return Ok(());
+        }
+        Err(self.misuse(format!(
+            "message from node {} with tag {} has {bytes} bytes, not a whole number of {size}-byte {}; receive it as u8",
+            envelope.source,
+            envelope.tag,
+            std::any::type_name::<T>()
+        )))
+    }
+
+    /// Ends the run for every node (HBSPlib `hbsp_abort`); `run` returns an error naming this
+    /// node and `reason`. Return the value from the program: `return Err(ctx.abort("...").into())`.
+    pub fn abort(&self, reason: impl Into<String>) -> HbspError {
+        let name = self.machine.nodes()[self.pid].name.clone();
+        self.transport.fail(HbspError::Aborted { pid: self.pid, name, reason: reason.into() })
+    }
+
+    /// Runs a compute block of `ops` operations: records the work in the trace and, under
+    /// speed emulation, stretches the block to take `C_max / C_j` times as long.
+    ///
+    /// A `sim` backend charges `ops / C_j` of virtual time instead (and may skip the block).
+    pub fn compute<R>(&mut self, ops: f64, block: impl FnOnce() -> R) -> Result<R> {
+        let start = std::time::Instant::now();
+        let result = block();
+        self.charge_work(ops);
+        self.transport.after_compute(start.elapsed().as_secs_f64())?;
+        Ok(result)
+    }
+
+    /// Declares `ops` operations of work done in this superstep (recorded in the trace; the
+    /// `sim` backend charges `ops / C_j` seconds for it).
+    pub fn charge_work(&mut self, ops: f64) {
+        self.recorder.work(ops);
+    }
+
+    /// Runs `body` as a named phase, recorded in the trace of the superstep it ends in.
+    pub fn phase<R>(&mut self, name: &str, body: impl FnOnce(&mut Self) -> R) -> R {
+        let start = self.transport.now();
+        let result = body(self);
+        let end = self.transport.now();
+        self.recorder.phase(name, start, end - start);
+        result
+    }
+
+    /// Ends the run with an `InvalidArgument` error from this node.
+    pub(crate) fn misuse(&self, message: String) -> HbspError {
+        self.transport.fail(HbspError::InvalidArgument { pid: self.pid, message })
+    }
+
+    /// Sends a collective's message, kept apart from the user's queue; `meta` travels with it.
+    pub(crate) fn send_internal<T: Pod + Send>(&mut self, to: usize, tag: u32, meta: u64, data: Vec<T>) -> Result<()> {
+        self.post(to, tag, Some(meta), data)
+    }
+
+    /// The meta of the first message a collective received.
+    pub(crate) fn internal_meta(&self) -> Option<u64> {
+        self.internal.front().map(|e| e.meta)
+    }
+
+    /// Takes every message a collective received, in (source, send order), with its `meta`.
+    pub(crate) fn take_internal<T: Pod>(&mut self) -> Result<Vec<(Message<T>, u64)>> {
+        let envelopes: Vec<Envelope> = self.internal.drain(..).collect();
+        for envelope in &envelopes {
+            self.check_payload::<T>(envelope)?;
+        }
+        Ok(envelopes
+            .into_iter()
+            .map(|e| {
+                let meta = e.meta;
+                (open(e), meta)
+            })
+            .collect())
+    }
+
+    /// The final barrier when the program returns; hands back the trace.
+    pub(crate) fn finish(mut self) -> Result<NodeTrace> {
+        self.sync_as(&Call::End)?;
+        Ok(self.recorder.finish())
+    }
+}
+
+fn open<T: Pod>(envelope: Envelope) -> Message<T> {
+    let (source, tag) = (envelope.source, envelope.tag);
+    Message { source, tag, data: envelope.into_vec() }
+}

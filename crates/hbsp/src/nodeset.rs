@@ -1,0 +1,214 @@
+//! Node-sets: which nodes of a platform a run uses, as every command's `--nodes` writes it.
+//!
+//! | written | means |
+//! |---|---|
+//! | `4` | the first 4 nodes of the platform, one CPU each |
+//! | `all` | every node, one CPU each |
+//! | `gromit,chromus,aditi` | these nodes by name |
+//! | `sunblade:3,sunfire:4,server:1` | the first 3 nodes of kind `sunblade`, the first 4 `sunfire`, ... |
+//! | `server*2:1,sunblade:1` | `*N` uses N CPUs of each node picked (its marked speed counts N times) |
+//! | `sunwulf*2,hpc-1` | names take `*N` too |
+//!
+//! A node-set is a set: the selected nodes keep the platform's order, which gives them their
+//! pids, whatever order the items are written in. A node uses one CPU unless `*N` says more;
+//! this is how the JPDC paper counts the Sunwulf server as `2 x 20.88` Mflop/s in `C_2`.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::error::{HbspError, Result};
+use crate::platform::Platform;
+
+/// A selection of nodes of a platform (see the module docs for the syntax).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NodeSet {
+    /// Every node.
+    All,
+    /// The first `n` nodes.
+    First(usize),
+    /// Nodes by name or kind.
+    Items(Vec<NodeSetItem>),
+}
+
+/// One comma-separated item of a node-set: `WORD[*CPUS][:COUNT]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeSetItem {
+    /// A node name or a node kind.
+    pub word: String,
+    /// CPUs to use on each picked node (`*N`); one if absent.
+    pub cpus: Option<u32>,
+    /// Number of nodes of a kind (`:N`); one if absent.
+    pub count: Option<usize>,
+}
+
+const SYNTAX: &str = "write a count (4), names (gromit,chromus) or kinds with counts (sunblade:3,server*2:1)";
+
+fn invalid(message: String) -> HbspError {
+    HbspError::InvalidNodeSet(message)
+}
+
+impl FromStr for NodeSet {
+    type Err = HbspError;
+
+    fn from_str(text: &str) -> Result<Self> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(invalid(format!("empty node-set: {SYNTAX}")));
+        }
+        if text == "all" {
+            return Ok(Self::All);
+        }
+        if let Ok(n) = text.parse::<usize>() {
+            if n == 0 {
+                return Err(invalid("node-set 0 selects no nodes: write a count of at least 1".into()));
+            }
+            return Ok(Self::First(n));
+        }
+        text.split(',').map(|item| parse_item(text, item.trim())).collect::<Result<_>>().map(Self::Items)
+    }
+}
+
+fn parse_item(whole: &str, item: &str) -> Result<NodeSetItem> {
+    if item.is_empty() {
+        return Err(invalid(format!(
+            "node-set \"{whole}\" has an empty item: separate items with single commas, e.g. gromit,chromus"
+        )));
+    }
+    let (head, count) = match item.split_once(':') {
+        Some((head, count)) => (head, Some(parse_number(item, count, "count", "sunblade:3")?)),
+        None => (item, None),
+    };
+    let (word, cpus) = match head.split_once('*') {
+        Some((word, cpus)) => (word, Some(parse_number(item, cpus, "CPU count", "server*2")?)),
+        None => (head, None),
+    };
+    if word.is_empty() || word.contains([' ', '*', ':']) {
+        return Err(invalid(format!(
+            "node-set item \"{item}\" has no usable node name or kind: write NAME, KIND:COUNT or NAME*CPUS"
+        )));
+    }
+    if count == Some(0) || cpus == Some(0) {
+        return Err(invalid(format!("node-set item \"{item}\" selects nothing: counts start at 1")));
+    }
+    Ok(NodeSetItem {
+        word: word.to_owned(),
+        cpus: cpus.map(|c| c as u32),
+        count: count.map(|c| c as usize),
+    })
+}
+
+fn parse_number(item: &str, text: &str, what: &str, example: &str) -> Result<u64> {
+    text.trim().parse::<u64>().ok().filter(|&n| n <= u64::from(u32::MAX)).ok_or_else(|| {
+        invalid(format!(
+            "node-set item \"{item}\": {what} \"{text}\" is not a whole number; write e.g. {example}"
+        ))
+    })
+}
+
+impl fmt::Display for NodeSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::All => write!(f, "all"),
+            Self::First(n) => write!(f, "{n}"),
+            Self::Items(items) => {
+                let parts: Vec<String> = items.iter().map(ToString::to_string).collect();
+                write!(f, "{}", parts.join(","))
+            }
+        }
+    }
+}
+
+impl fmt::Display for NodeSetItem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.word)?;
+        if let Some(cpus) = self.cpus {
+            write!(f, "*{cpus}")?;
+        }
+        if let Some(count) = self.count {
+            write!(f, ":{count}")?;
+        }
+        Ok(())
+    }
+}
+
+impl NodeSet {
+    /// The selected `(node index, CPUs used)` pairs in platform order.
+    pub(crate) fn resolve(&self, platform: &Platform) -> Result<Vec<(usize, u32)>> {
+        let available = platform.nodes.len();
+        match self {
+            Self::All => Ok((0..available).map(|i| (i, 1)).collect()),
+            Self::First(n) if *n <= available => Ok((0..*n).map(|i| (i, 1)).collect()),
+            Self::First(n) => Err(invalid(format!(
+                "node-set {n} asks for {n} nodes but platform \"{}\" has {available}: ask for at most {available}",
+                platform.name
+            ))),
+            Self::Items(items) => resolve_items(platform, items),
+        }
+    }
+}
+
+fn resolve_items(platform: &Platform, items: &[NodeSetItem]) -> Result<Vec<(usize, u32)>> {
+    let mut cpus_used: Vec<Option<u32>> = vec![None; platform.nodes.len()];
+    for item in items {
+        for index in pick(platform, item, &cpus_used)? {
+            let node = &platform.nodes[index];
+            let cpus = item.cpus.unwrap_or(1);
+            if cpus > node.cpus {
+                return Err(invalid(format!(
+                    "node-set item \"{item}\": node \"{}\" has {} CPU(s), so use at most *{}",
+                    node.name, node.cpus, node.cpus
+                )));
+            }
+            if cpus_used[index].replace(cpus).is_some() {
+                return Err(invalid(format!(
+                    "node-set selects node \"{}\" twice: list each node once",
+                    node.name
+                )));
+            }
+        }
+    }
+    Ok(cpus_used.iter().enumerate().filter_map(|(i, c)| c.map(|c| (i, c))).collect())
+}
+
+fn pick(platform: &Platform, item: &NodeSetItem, taken: &[Option<u32>]) -> Result<Vec<usize>> {
+    if let Some(index) = platform.nodes.iter().position(|n| n.name == item.word) {
+        if item.count.is_some_and(|c| c != 1) {
+            return Err(invalid(format!(
+                "node-set item \"{item}\": \"{}\" is a node name; a count only follows a kind (e.g. KIND:3)",
+                item.word
+            )));
+        }
+        return Ok(vec![index]);
+    }
+    let of_kind: Vec<usize> = (0..platform.nodes.len())
+        .filter(|&i| platform.nodes[i].kind.as_deref() == Some(item.word.as_str()))
+        .collect();
+    if of_kind.is_empty() {
+        return Err(unknown_word(platform, &item.word));
+    }
+    let wanted = item.count.unwrap_or(1);
+    let free: Vec<usize> = of_kind.iter().copied().filter(|&i| taken[i].is_none()).take(wanted).collect();
+    if free.len() < wanted {
+        return Err(invalid(format!(
+            "node-set item \"{item}\" asks for {wanted} nodes of kind {} but platform \"{}\" has {} ({} free): ask for fewer",
+            item.word,
+            platform.name,
+            of_kind.len(),
+            free.len()
+        )));
+    }
+    Ok(free)
+}
+
+fn unknown_word(platform: &Platform, word: &str) -> HbspError {
+    const SHOWN: usize = 12;
+    let names: Vec<&str> = platform.nodes.iter().take(SHOWN).map(|n| n.name.as_str()).collect();
+    let more = if platform.nodes.len() > SHOWN { ", ..." } else { "" };
+    let kinds = platform.kinds();
+    let kinds = if kinds.is_empty() { "none".to_owned() } else { kinds.join(", ") };
+    invalid(format!(
+        "node-set names \"{word}\", which is no node or kind of platform \"{}\": kinds are {kinds}; nodes are {}{more}",
+        platform.name,
+        names.join(", ")
+    ))
+}

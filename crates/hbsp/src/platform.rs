@@ -1,0 +1,555 @@
+//! Platforms: the nodes of a machine room and the network between them, read from TOML.
+//!
+//! A platform file looks like this (every key is described on the type that holds it):
+//!
+//! ```toml
+//! name = "two-nodes"
+//! description = "a fast and a slow node"
+//! speed_unit = "Mflop/s"        # optional; the unit of marked_speed
+//!
+//! [network]
+//! g_s_per_byte = 1.96e-7        # s per byte injected by the fastest node
+//! o_s = 0.0                     # optional per-message overhead, s
+//! L = { table = [ { p = 2, L_s = 9.0e-3 }, { p = 4, L_s = 1.5e-2 } ] }
+//! # or L = { base_s = 0.0, per_node_s = 3.9e-4, per_log2_node_s = 0.0 }
+//!
+//! [[node]]
+//! name = "fast"
+//! kind = "ultrasparc"           # optional; lets node-sets say ultrasparc:2
+//! marked_speed = 4.89           # per CPU
+//! cpus = 1                      # optional, default 1
+//! r = 1.0                       # optional, default 1 (injection slowness, fastest = 1)
+//!
+//! [[node]]
+//! name = "slow"
+//! marked_speed = 0.75
+//! r = 4.08
+//! ```
+//!
+//! [`Platform::select`] turns a platform and a [`NodeSet`] into the [`Machine`] a program runs on.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{HbspError, Result};
+use crate::nodeset::NodeSet;
+
+/// A machine room: named nodes with their marked speeds and the network that joins them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Platform {
+    /// Short name, e.g. `ucf-cluster`.
+    pub name: String,
+    /// One line about where the numbers come from.
+    #[serde(default)]
+    pub description: String,
+    /// Unit of every `marked_speed` of this platform (`Mflop/s` unless a paper used another).
+    #[serde(default = "default_speed_unit")]
+    pub speed_unit: String,
+    /// The nodes, in the order that gives them their pids.
+    #[serde(rename = "node", default)]
+    pub nodes: Vec<Node>,
+    /// The interconnect.
+    pub network: Network,
+}
+
+fn default_speed_unit() -> String {
+    "Mflop/s".to_owned()
+}
+
+/// One node of a platform.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Node {
+    /// Unique name (no spaces, commas, colons or `*`: node-sets refer to it).
+    pub name: String,
+    /// Optional kind shared by identical nodes, so a node-set can say `sunblade:3`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Marked speed of one CPU of the node, in the platform's `speed_unit`.
+    pub marked_speed: f64,
+    /// Number of CPUs; a node-set may use up to this many (`server*2`).
+    #[serde(default = "one_cpu")]
+    pub cpus: u32,
+    /// Injection slowness relative to the fastest injector (HBSP^1 `r_j`, fastest = 1).
+    #[serde(default = "unit_r")]
+    pub r: f64,
+}
+
+fn one_cpu() -> u32 {
+    1
+}
+
+fn unit_r() -> f64 {
+    1.0
+}
+
+/// The network parameters of the HBSP^1 model, plus an optional per-message overhead.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Network {
+    /// `g`: seconds per byte injected by the fastest node.
+    pub g_s_per_byte: f64,
+    /// `o`: seconds of overhead per message (0 = pure HBSP^1).
+    #[serde(default)]
+    pub o_s: f64,
+    /// `L(p)`: the barrier cost as a function of the number of nodes.
+    #[serde(rename = "L")]
+    pub l: BarrierCost,
+}
+
+/// `L(p)`, the cost of a barrier of `p` nodes: a formula or a measured table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "BarrierCostFile", into = "BarrierCostFile")]
+pub enum BarrierCost {
+    /// `L(p) = base_s + per_node_s * p + per_log2_node_s * log2(p)`.
+    Formula {
+        /// Constant term, s.
+        base_s: f64,
+        /// Term linear in `p`, s per node.
+        per_node_s: f64,
+        /// Term in `log2 p` (tree and dissemination barriers), s.
+        per_log2_node_s: f64,
+    },
+    /// Measured `(p, L)` points, sorted by `p`; other `p` are interpolated linearly and
+    /// extrapolated from the nearest two points (never below 0).
+    Table(Vec<BarrierPoint>),
+}
+
+/// One measured barrier cost.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BarrierPoint {
+    /// Number of nodes.
+    pub p: usize,
+    /// Barrier cost in seconds.
+    #[serde(rename = "L_s")]
+    pub l_s: f64,
+}
+
+/// The TOML shape of `L`: either `table` or the formula terms.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BarrierCostFile {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    table: Option<Vec<BarrierPoint>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    base_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    per_node_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    per_log2_node_s: Option<f64>,
+}
+
+impl TryFrom<BarrierCostFile> for BarrierCost {
+    type Error = String;
+
+    fn try_from(file: BarrierCostFile) -> std::result::Result<Self, String> {
+        let has_formula =
+            file.base_s.is_some() || file.per_node_s.is_some() || file.per_log2_node_s.is_some();
+        let cost = match (file.table, has_formula) {
+            (Some(_), true) => {
+                return Err("network.L: give either `table` or the formula terms \
+                            (base_s, per_node_s, per_log2_node_s), not both"
+                    .into());
+            }
+            (None, false) => {
+                return Err("network.L is empty: write L = { table = [{ p = 2, L_s = 1e-5 }] } \
+                            or L = { base_s = 1e-5, per_node_s = 0.0 }"
+                    .into());
+            }
+            (Some(table), false) => BarrierCost::Table(table),
+            (None, true) => BarrierCost::Formula {
+                base_s: file.base_s.unwrap_or(0.0),
+                per_node_s: file.per_node_s.unwrap_or(0.0),
+                per_log2_node_s: file.per_log2_node_s.unwrap_or(0.0),
+            },
+        };
+        cost.validate()?;
+        Ok(cost)
+    }
+}
+
+impl From<BarrierCost> for BarrierCostFile {
+    fn from(cost: BarrierCost) -> Self {
+        match cost {
+            BarrierCost::Table(table) => Self { table: Some(table), ..Self::default() },
+            BarrierCost::Formula { base_s, per_node_s, per_log2_node_s } => Self {
+                base_s: Some(base_s),
+                per_node_s: Some(per_node_s),
+                per_log2_node_s: Some(per_log2_node_s),
+                ..Self::default()
+            },
+        }
+    }
+}
+
+impl BarrierCost {
+    /// A barrier that costs `l_s` seconds at every `p`.
+    pub fn constant(l_s: f64) -> Self {
+        Self::Formula { base_s: l_s, per_node_s: 0.0, per_log2_node_s: 0.0 }
+    }
+
+    /// `L(p)` in seconds.
+    pub fn at(&self, p: usize) -> f64 {
+        match self {
+            Self::Formula { base_s, per_node_s, per_log2_node_s } => {
+                base_s + per_node_s * p as f64 + per_log2_node_s * (p.max(1) as f64).log2()
+            }
+            Self::Table(points) => interpolate(points, p as f64).max(0.0),
+        }
+    }
+
+    fn validate(&self) -> std::result::Result<(), String> {
+        match self {
+            Self::Formula { base_s, per_node_s, per_log2_node_s } => {
+                for (key, v) in [
+                    ("base_s", base_s),
+                    ("per_node_s", per_node_s),
+                    ("per_log2_node_s", per_log2_node_s),
+                ] {
+                    if !(v.is_finite() && *v >= 0.0) {
+                        return Err(format!("network.L.{key} must be >= 0, got {v}"));
+                    }
+                }
+            }
+            Self::Table(points) => validate_table(points)?,
+        }
+        Ok(())
+    }
+}
+
+fn validate_table(points: &[BarrierPoint]) -> std::result::Result<(), String> {
+    if points.is_empty() {
+        return Err("network.L.table is empty: add at least one { p = 2, L_s = 1e-5 }".into());
+    }
+    for (i, pt) in points.iter().enumerate() {
+        if pt.p == 0 {
+            return Err(format!("network.L.table[{i}]: p must be >= 1, got 0"));
+        }
+        if !(pt.l_s.is_finite() && pt.l_s >= 0.0) {
+            return Err(format!("network.L.table[{i}]: L_s must be >= 0, got {}", pt.l_s));
+        }
+        if i > 0 && points[i - 1].p >= pt.p {
+            return Err(format!(
+                "network.L.table[{i}]: p = {} does not increase (previous p = {}); sort the table by p",
+                pt.p,
+                points[i - 1].p
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn interpolate(points: &[BarrierPoint], p: f64) -> f64 {
+    if points.len() == 1 {
+        return points[0].l_s;
+    }
+    let upper = points.iter().position(|pt| pt.p as f64 >= p).unwrap_or(points.len() - 1);
+    let (a, b) = match upper {
+        0 => (points[0], points[1]),
+        k => (points[k - 1], points[k]),
+    };
+    let t = (p - a.p as f64) / (b.p as f64 - a.p as f64);
+    a.l_s + t * (b.l_s - a.l_s)
+}
+
+impl Platform {
+    /// Parses and validates a platform from TOML text; errors are one line with the TOML line.
+    pub fn from_toml_str(text: &str) -> Result<Self> {
+        let platform: Platform = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
+        platform.validate()?;
+        Ok(platform)
+    }
+
+    /// Reads and validates a platform file.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| file_error(path, &e))?;
+        Self::from_toml_str(&text).map_err(|e| match e {
+            HbspError::InvalidPlatform(m) => {
+                HbspError::InvalidPlatform(format!("{}: {m}", path.display()))
+            }
+            other => other,
+        })
+    }
+
+    /// A preset by name (see [`crate::presets`]), or a platform file if `name_or_path` names
+    /// no preset.
+    pub fn load(name_or_path: &str) -> Result<Self> {
+        match crate::presets::preset(name_or_path) {
+            Some(platform) => Ok(platform),
+            None if Path::new(name_or_path).exists() => Self::from_file(name_or_path),
+            None => Err(HbspError::InvalidPlatform(format!(
+                "no preset or file named \"{name_or_path}\": use one of {} or the path of a platform TOML file",
+                crate::presets::NAMES.join(", ")
+            ))),
+        }
+    }
+
+    /// The platform as TOML text.
+    pub fn to_toml_string(&self) -> Result<String> {
+        toml::to_string(self).map_err(|e| HbspError::InvalidPlatform(e.to_string()))
+    }
+
+    /// Writes the platform as a TOML file.
+    pub fn write_file(&self, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref();
+        std::fs::write(path, self.to_toml_string()?).map_err(|e| file_error(path, &e))
+    }
+
+    /// Checks every field; the error names the node or key and the problem.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(HbspError::InvalidPlatform(m));
+        if self.name.trim().is_empty() {
+            return bad("platform name is empty: write name = \"my-cluster\"".into());
+        }
+        if self.nodes.is_empty() {
+            return bad(format!(
+                "platform \"{}\" has no nodes: add a [[node]] table with name and marked_speed",
+                self.name
+            ));
+        }
+        let mut names = HashSet::new();
+        for node in &self.nodes {
+            node.validate()?;
+            if !names.insert(node.name.as_str()) {
+                return bad(format!("node \"{}\" is listed twice: node names must be unique", node.name));
+            }
+        }
+        if let Some(node) = self.nodes.iter().find(|n| n.kind.as_deref().is_some_and(|k| names.contains(k))) {
+            return bad(format!(
+                "node \"{}\": kind \"{}\" is also a node name; give the kind another name",
+                node.name,
+                node.kind.as_deref().unwrap_or_default()
+            ));
+        }
+        self.network.validate().map_err(HbspError::InvalidPlatform)
+    }
+
+    /// The machine made of the nodes `set` selects, in platform order.
+    pub fn select(&self, set: &NodeSet) -> Result<Machine> {
+        self.validate()?;
+        let picks = set.resolve(self)?;
+        let nodes = picks
+            .into_iter()
+            .map(|(index, cpus_used)| MachineNode::new(&self.nodes[index], cpus_used))
+            .collect();
+        Ok(Machine {
+            platform: self.name.clone(),
+            speed_unit: self.speed_unit.clone(),
+            nodes,
+            network: self.network.clone(),
+        })
+    }
+
+    /// The machine made of every node of the platform, one CPU each.
+    pub fn all(&self) -> Result<Machine> {
+        self.select(&NodeSet::All)
+    }
+
+    /// The distinct node kinds, in platform order.
+    pub fn kinds(&self) -> Vec<&str> {
+        let mut seen = HashSet::new();
+        self.nodes
+            .iter()
+            .filter_map(|n| n.kind.as_deref())
+            .filter(|k| seen.insert(*k))
+            .collect()
+    }
+}
+
+impl Node {
+    /// A node with one CPU and `r = 1`.
+    pub fn new(name: impl Into<String>, marked_speed: f64) -> Self {
+        Self { name: name.into(), kind: None, marked_speed, cpus: 1, r: 1.0 }
+    }
+
+    /// Sets the kind.
+    pub fn with_kind(mut self, kind: &str) -> Self {
+        self.kind = Some(kind.to_owned());
+        self
+    }
+
+    /// Sets the number of CPUs.
+    pub fn with_cpus(mut self, cpus: u32) -> Self {
+        self.cpus = cpus;
+        self
+    }
+
+    /// Sets the injection slowness `r`.
+    pub fn with_r(mut self, r: f64) -> Self {
+        self.r = r;
+        self
+    }
+
+    fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(HbspError::InvalidPlatform(format!("node \"{}\": {m}", self.name)));
+        if let Some(problem) = identifier_problem(&self.name) {
+            return bad(format!("name {problem}"));
+        }
+        if let Some(problem) = self.kind.as_deref().and_then(identifier_problem) {
+            return bad(format!("kind {problem}"));
+        }
+        if !(self.marked_speed.is_finite() && self.marked_speed > 0.0) {
+            return bad(format!("marked_speed must be > 0, got {}", self.marked_speed));
+        }
+        if self.cpus == 0 {
+            return bad("cpus must be >= 1, got 0".into());
+        }
+        if !(self.r.is_finite() && self.r > 0.0) {
+            return bad(format!("r must be > 0 (1 = fastest injector), got {}", self.r));
+        }
+        Ok(())
+    }
+}
+
+fn identifier_problem(word: &str) -> Option<String> {
+    if word.is_empty() {
+        Some("is empty".into())
+    } else if word.parse::<usize>().is_ok() {
+        Some(format!("\"{word}\" is a number, which node-sets read as a node count; add a letter"))
+    } else if let Some(c) = word.chars().find(|c| c.is_whitespace() || [',', ':', '*'].contains(c)) {
+        Some(format!("\"{word}\" contains '{c}', which node-sets use as a separator; remove it"))
+    } else {
+        None
+    }
+}
+
+impl Network {
+    /// A network with bandwidth indicator `g`, constant barrier cost `l` and no overhead.
+    pub fn new(g_s_per_byte: f64, l: BarrierCost) -> Self {
+        Self { g_s_per_byte, o_s: 0.0, l }
+    }
+
+    fn validate(&self) -> std::result::Result<(), String> {
+        if !(self.g_s_per_byte.is_finite() && self.g_s_per_byte >= 0.0) {
+            return Err(format!("network.g_s_per_byte must be >= 0, got {}", self.g_s_per_byte));
+        }
+        if !(self.o_s.is_finite() && self.o_s >= 0.0) {
+            return Err(format!("network.o_s must be >= 0, got {}", self.o_s));
+        }
+        self.l.validate()
+    }
+}
+
+fn toml_error(text: &str, err: &toml::de::Error) -> HbspError {
+    let line = err.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+    let message = err.message().trim().replace('\n', "; ");
+    HbspError::InvalidPlatform(match line {
+        Some(line) => format!("line {line}: {message}"),
+        None => message,
+    })
+}
+
+fn file_error(path: &Path, err: &std::io::Error) -> HbspError {
+    HbspError::File { path: path.display().to_string(), message: err.to_string() }
+}
+
+/// The `p` nodes a program runs on: a platform restricted to a node-set.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Machine {
+    platform: String,
+    speed_unit: String,
+    nodes: Vec<MachineNode>,
+    network: Network,
+}
+
+/// A node as used by a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MachineNode {
+    /// Name on the platform.
+    pub name: String,
+    /// Kind on the platform.
+    pub kind: Option<String>,
+    /// CPUs of the node this run uses.
+    pub cpus_used: u32,
+    /// Marked speed of the node in this run: per-CPU marked speed times `cpus_used`.
+    pub marked_speed: f64,
+    /// Injection slowness `r_j`.
+    pub r: f64,
+}
+
+impl MachineNode {
+    fn new(node: &Node, cpus_used: u32) -> Self {
+        Self {
+            name: node.name.clone(),
+            kind: node.kind.clone(),
+            cpus_used,
+            marked_speed: node.marked_speed * f64::from(cpus_used),
+            r: node.r,
+        }
+    }
+}
+
+impl Machine {
+    /// Name of the platform the nodes come from.
+    pub fn platform(&self) -> &str {
+        &self.platform
+    }
+
+    /// Unit of the marked speeds.
+    pub fn speed_unit(&self) -> &str {
+        &self.speed_unit
+    }
+
+    /// Number of nodes `p`.
+    pub fn p(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The nodes, indexed by pid.
+    pub fn nodes(&self) -> &[MachineNode] {
+        &self.nodes
+    }
+
+    /// The network parameters.
+    pub fn network(&self) -> &Network {
+        &self.network
+    }
+
+    /// Marked speed `C_j` of node `pid` in this run.
+    pub fn marked_speed(&self, pid: usize) -> f64 {
+        self.nodes[pid].marked_speed
+    }
+
+    /// `C = sum_j C_j`.
+    pub fn cluster_speed(&self) -> f64 {
+        self.nodes.iter().map(|n| n.marked_speed).sum()
+    }
+
+    /// `L(p)` for this machine's `p`, in seconds.
+    pub fn l_s(&self) -> f64 {
+        self.network.l.at(self.p())
+    }
+
+    /// Pids from fastest to slowest marked speed (ties: lower pid first); HBSPlib's rank
+    /// `k` is element `k - 1`.
+    pub fn ranking(&self) -> Vec<usize> {
+        let mut pids: Vec<usize> = (0..self.p()).collect();
+        pids.sort_by(|&a, &b| self.marked_speed(b).total_cmp(&self.marked_speed(a)).then(a.cmp(&b)));
+        pids
+    }
+
+    /// Balanced shares `c_j = C_j / C`.
+    pub fn shares(&self) -> Vec<f64> {
+        let c = self.cluster_speed();
+        self.nodes.iter().map(|n| n.marked_speed / c).collect()
+    }
+
+    /// `n` items split in proportion to marked speed (largest remainder; sums to `n`).
+    pub fn balanced_counts(&self, n: usize) -> Vec<usize> {
+        let speeds: Vec<f64> = self.nodes.iter().map(|n| n.marked_speed).collect();
+        hetscale_model::hbsp::integer_shares(n, &speeds)
+            .expect("validated platforms have positive speeds")
+    }
+
+    /// The HBSP^1 cost model of this machine (`g`, `r_j`, `L(p)`).
+    pub fn cost_model(&self) -> hetscale_model::hbsp::HbspMachine {
+        let r = self.nodes.iter().map(|n| n.r).collect();
+        hetscale_model::hbsp::HbspMachine::new(self.network.g_s_per_byte, r, self.l_s())
+            .expect("validated platforms have valid network parameters")
+    }
+}

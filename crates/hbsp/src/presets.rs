@@ -1,0 +1,155 @@
+//! Built-in platforms: the machines of the papers, and this host.
+//!
+//! | preset | machine | source |
+//! |---|---|---|
+//! | `sunwulf` | Sunwulf compute farm, IIT: 1 server, 64 SunBlade, 20 SunFire V210 | Chen, Sun & Wu, JPDC 2008, sections 4.2-4.5, Table 2 |
+//! | `ucf-cluster` | 10 SUN/SGI workstations, UCF (speeds are BYTEmark Integer indices) | Williams & Parsons 2001, Tables 3-5, section 4.4 |
+//! | `ncube2` | 128-node nCUBE 2 hypercube | Sun & Rover, IEEE TPDS 1994, section IV |
+//! | `local` | this host: one node per core, placeholder speed and network | `hetscale probe --write-platform` measures it |
+
+use crate::platform::{BarrierCost, BarrierPoint, Network, Node, Platform};
+
+/// Names of the presets, for listings and error messages.
+pub const NAMES: [&str; 4] = ["sunwulf", "ucf-cluster", "ncube2", "local"];
+
+/// The preset called `name`, if there is one.
+pub fn preset(name: &str) -> Option<Platform> {
+    match name {
+        "sunwulf" => Some(sunwulf()),
+        "ucf-cluster" => Some(ucf_cluster()),
+        "ncube2" => Some(ncube2()),
+        "local" => Some(local(cores())),
+        _ => None,
+    }
+}
+
+/// Every preset, in [`NAMES`] order.
+pub fn all() -> Vec<Platform> {
+    NAMES.iter().filter_map(|n| preset(n)).collect()
+}
+
+/// The Sunwulf compute farm of the JPDC paper.
+///
+/// Node kinds: `server` (node `sunwulf`, 4 CPUs), `sunblade` (`hpc-1`..`hpc-64`, 1 CPU) and
+/// `sunfire` (`hpc-65`..`hpc-84`, 2 CPUs). Marked speeds are per CPU; the paper's GE runs use
+/// the server with two CPUs (`--nodes server*2:1,sunblade:1` gives `C_2 = 62.05`), its MM runs
+/// use one CPU per node (`--nodes server:1,sunblade:3,sunfire:4` gives `C'_8 = 227.55`).
+pub fn sunwulf() -> Platform {
+    // JPDC 2008, Table 2: marked speed of one CPU in Mflop/s (NPB average, section 4.3).
+    const SERVER_MFLOPS: f64 = 20.88;
+    const SUNBLADE_MFLOPS: f64 = 20.29;
+    const SUNFIRE_MFLOPS: f64 = 36.45;
+    // JPDC 2008, section 4.2: the server has 4 CPUs, a SunBlade 1, a SunFire V210 2.
+    let mut nodes = vec![Node::new("sunwulf", SERVER_MFLOPS).with_kind("server").with_cpus(4)];
+    // JPDC 2008, section 4.2: 64 SunBlade nodes hpc-1..hpc-64, 20 SunFire V210 hpc-65..hpc-84.
+    nodes.extend((1..=64).map(|i| Node::new(format!("hpc-{i}"), SUNBLADE_MFLOPS).with_kind("sunblade")));
+    nodes.extend(
+        (65..=84).map(|i| Node::new(format!("hpc-{i}"), SUNFIRE_MFLOPS).with_kind("sunfire").with_cpus(2)),
+    );
+    Platform {
+        name: "sunwulf".into(),
+        description: "Sunwulf compute farm (Chen, Sun & Wu, JPDC 2008, Table 2 and section 4.5); \
+                      r_j = 1: the paper measured no per-node injection rates"
+            .into(),
+        speed_unit: "Mflop/s".into(),
+        nodes,
+        network: Network {
+            // JPDC 2008, section 4.5: T_send = 0.08 + 0.00003 N ms for a message of N matrix
+            // elements; with 8-byte doubles that is 0.03 us / 8 B = 3.75 ns per byte.
+            g_s_per_byte: 0.03e-6 / 8.0,
+            // JPDC 2008, section 4.5: the 0.08 ms start-up of T_send.
+            o_s: 0.08e-3,
+            // JPDC 2008, section 4.5: T_barrier = p x 0.39 ms.
+            l: BarrierCost::Formula { base_s: 0.0, per_node_s: 0.39e-3, per_log2_node_s: 0.0 },
+        },
+    }
+}
+
+/// The UCF heterogeneous cluster of Williams & Parsons, in their Table 4 order.
+///
+/// `marked_speed` is the BYTEmark Integer index (times the speed of a 90 MHz Pentium), not
+/// Mflop/s: the paper ranks and balances by it (section 4.3).
+pub fn ucf_cluster() -> Platform {
+    // (name, kind, BYTEmark Integer index: W&P Table 3, r_j: W&P Table 5, CPUs: W&P Table 2)
+    let rows: [(&str, &str, f64, f64, u32); 10] = [
+        ("gromit", "ultrasparc2i", 4.89, 1.00, 1),
+        ("chromus", "microsparc2", 0.75, 4.08, 1),
+        // aditi has 2 CPUs (Table 2); BYTEmark and HBSPlib use one (section 4.3).
+        ("aditi", "ultrasparc2", 4.45, 1.03, 2),
+        ("dcn_sgi1", "r5000", 2.80, 2.12, 1),
+        ("dcn_sgi3", "r5000", 2.79, 1.95, 1),
+        ("gradsun1", "turbosparc", 1.80, 2.00, 1),
+        ("gradsun3", "turbosparc", 1.81, 2.46, 1),
+        ("sgi1", "r5000", 2.81, 1.68, 1),
+        ("sgi3", "r5000", 2.77, 1.20, 1),
+        ("sgi7", "r5000", 3.13, 1.16, 1),
+    ];
+    let nodes = rows
+        .iter()
+        .map(|&(name, kind, speed, r, cpus)| Node::new(name, speed).with_kind(kind).with_r(r).with_cpus(cpus))
+        .collect();
+    // W&P Table 4: L for the first p nodes of the Table 4 order, in microseconds.
+    let l_table = [(2, 9_000.0), (4, 15_000.0), (6, 23_000.0), (8, 30_000.0), (10, 37_000.0)];
+    Platform {
+        name: "ucf-cluster".into(),
+        description: "UCF SUN/SGI workstation cluster (Williams & Parsons 2001, Tables 2-5)".into(),
+        speed_unit: "BYTEmark Integer index".into(),
+        nodes,
+        network: Network {
+            // W&P section 4.4: gromit injects at 0.196 us/byte.
+            g_s_per_byte: 0.196e-6,
+            o_s: 0.0,
+            l: BarrierCost::Table(
+                l_table.iter().map(|&(p, us)| BarrierPoint { p, l_s: us * 1e-6 }).collect(),
+            ),
+        },
+    }
+}
+
+/// The 128-node nCUBE 2 of Sun & Rover.
+pub fn ncube2() -> Platform {
+    // Sun & Rover 1994, section IV-B: Burg on the nCUBE 2 reaches an asymptotic speed of
+    // 1.7 MFLOPS per node, used here as the marked speed.
+    const NODE_MFLOPS: f64 = 1.7;
+    // Sun & Rover 1994, section IV: "now, 128 nodes".
+    let nodes = (0..128).map(|i| Node::new(format!("ncube-{i}"), NODE_MFLOPS).with_kind("ncube")).collect();
+    // Sun & Rover 1994, section IV-B: message time alpha + beta S, alpha = 130 us, beta = 0.5 us/B.
+    const ALPHA_S: f64 = 130e-6;
+    const BETA_S_PER_BYTE: f64 = 0.5e-6;
+    Platform {
+        name: "ncube2".into(),
+        description: "nCUBE 2 hypercube (Sun & Rover, IEEE TPDS 1994); L(p) = alpha log2 p is \
+                      derived (one latency per dimension), not measured"
+            .into(),
+        speed_unit: "Mflop/s".into(),
+        nodes,
+        network: Network {
+            g_s_per_byte: BETA_S_PER_BYTE,
+            o_s: ALPHA_S,
+            l: BarrierCost::Formula { base_s: 0.0, per_node_s: 0.0, per_log2_node_s: ALPHA_S },
+        },
+    }
+}
+
+/// Number of cores of this host (1 if unknown).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// This host as a homogeneous platform of `p` nodes (`local-0`, `local-1`, ...).
+///
+/// The numbers are placeholders, not measurements: `marked_speed = 1000` Mflop/s per node,
+/// `g = 0.1 ns/byte` (about 10 GB/s memory copies), `L = 1 us`, `o = 0`. `hetscale probe
+/// --write-platform FILE` replaces the network numbers with measured ones; a later
+/// `hetscale bench` will measure the speed.
+pub fn local(p: usize) -> Platform {
+    const PLACEHOLDER_MFLOPS: f64 = 1000.0;
+    let nodes = (0..p.max(1)).map(|i| Node::new(format!("local-{i}"), PLACEHOLDER_MFLOPS).with_kind("core")).collect();
+    Platform {
+        name: "local".into(),
+        description: "this host, one node per core; speed and network are placeholders until measured".into(),
+        speed_unit: "Mflop/s".into(),
+        nodes,
+        network: Network { g_s_per_byte: 1e-10, o_s: 0.0, l: BarrierCost::constant(1e-6) },
+    }
+}
