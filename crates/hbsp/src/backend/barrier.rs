@@ -67,21 +67,29 @@ impl Barrier {
         }
     }
 
-    /// Waits until all `p` nodes have arrived, or the barrier is poisoned.
-    pub fn wait(&self, signature: u64) -> Result<Arrival, HbspError> {
+    /// Waits until all `p` nodes have arrived, or the barrier is poisoned. The last node to
+    /// arrive runs `on_last` before anyone is released: a place to combine what every node
+    /// deposited for this superstep.
+    pub fn wait_then(&self, signature: u64, on_last: impl FnOnce()) -> Result<Arrival, HbspError> {
         self.check()?;
         let epoch = self.epoch.load(Ordering::Acquire);
         let slot = (epoch & 1) as usize;
         self.sig_min[slot].fetch_min(signature, Ordering::AcqRel);
         self.sig_max[slot].fetch_max(signature, Ordering::AcqRel);
         if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.p {
+            on_last();
             self.release(epoch);
         } else {
             self.await_release(epoch)?;
         }
         self.check()?;
-        let agreed = self.sig_min[slot].load(Ordering::Acquire) == self.sig_max[slot].load(Ordering::Acquire);
-        Ok(if agreed { Arrival::Agreed } else { Arrival::Disagreed })
+        let agreed = self.sig_min[slot].load(Ordering::Acquire)
+            == self.sig_max[slot].load(Ordering::Acquire);
+        Ok(if agreed {
+            Arrival::Agreed
+        } else {
+            Arrival::Disagreed
+        })
     }
 
     fn release(&self, epoch: u64) {
@@ -98,7 +106,8 @@ impl Barrier {
     }
 
     fn await_release(&self, epoch: u64) -> Result<(), HbspError> {
-        let released = || self.epoch.load(Ordering::Acquire) != epoch || self.poisoned.load(Ordering::Acquire);
+        let released =
+            || self.epoch.load(Ordering::Acquire) != epoch || self.poisoned.load(Ordering::Acquire);
         for _ in 0..self.spin_limit {
             if released() {
                 return Ok(());
@@ -114,7 +123,10 @@ impl Barrier {
         let mut guard = relock(&self.lock);
         self.sleepers.fetch_add(1, Ordering::SeqCst);
         while self.epoch.load(Ordering::SeqCst) == epoch && !self.poisoned.load(Ordering::SeqCst) {
-            guard = self.wakeup.wait(guard).unwrap_or_else(std::sync::PoisonError::into_inner);
+            guard = self
+                .wakeup
+                .wait(guard)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
         }
         self.sleepers.fetch_sub(1, Ordering::SeqCst);
         Ok(())
@@ -132,7 +144,11 @@ impl Barrier {
 
     /// The error that ended the run, if one did.
     pub fn cause(&self) -> Option<HbspError> {
-        if self.poisoned.load(Ordering::Acquire) { relock(&self.cause).clone() } else { None }
+        if self.poisoned.load(Ordering::Acquire) {
+            relock(&self.cause).clone()
+        } else {
+            None
+        }
     }
 
     /// `Err` with the cause once the run has ended.
@@ -166,8 +182,12 @@ mod tests {
                         s.spawn(move || {
                             (0..200u64)
                                 .map(|round| {
-                                    let sig = if round % 50 == 7 && pid == 0 { 9 } else { round % 3 };
-                                    b.wait(sig).unwrap()
+                                    let sig = if round % 50 == 7 && pid == 0 {
+                                        9
+                                    } else {
+                                        round % 3
+                                    };
+                                    b.wait_then(sig, || {}).unwrap()
                                 })
                                 .collect::<Vec<_>>()
                         })
@@ -177,7 +197,11 @@ mod tests {
             });
             for per_node in results {
                 for (round, arrival) in per_node.iter().enumerate() {
-                    let expect = if round % 50 == 7 && p > 1 { Arrival::Disagreed } else { Arrival::Agreed };
+                    let expect = if round % 50 == 7 && p > 1 {
+                        Arrival::Disagreed
+                    } else {
+                        Arrival::Agreed
+                    };
                     assert_eq!(*arrival, expect, "p = {p}, round {round}");
                 }
             }
@@ -189,12 +213,12 @@ mod tests {
         let barrier = Barrier::new(3, 1);
         let first = HbspError::Model("first".into());
         std::thread::scope(|s| {
-            let waiter = s.spawn(|| barrier.wait(0));
+            let waiter = s.spawn(|| barrier.wait_then(0, || {}));
             std::thread::sleep(Duration::from_millis(20));
             assert_eq!(barrier.poison(first.clone()), first);
             assert_eq!(barrier.poison(HbspError::Model("second".into())), first);
             assert_eq!(waiter.join().unwrap(), Err(first.clone()));
         });
-        assert_eq!(barrier.wait(0), Err(first));
+        assert_eq!(barrier.wait_then(0, || {}), Err(first));
     }
 }
