@@ -50,7 +50,13 @@ impl Default for ProbeOptions {
 impl ProbeOptions {
     /// Small sizes and few repetitions, for tests and quick looks.
     pub fn quick() -> Self {
-        Self { h_bytes: vec![0, 16 << 10, 256 << 10, 1 << 20], samples: 3, rounds: 3, small_messages: 200, injection_bytes: 1 << 20 }
+        Self {
+            h_bytes: vec![0, 16 << 10, 256 << 10, 1 << 20],
+            samples: 3,
+            rounds: 3,
+            small_messages: 200,
+            injection_bytes: 1 << 20,
+        }
     }
 }
 
@@ -114,19 +120,28 @@ fn checked(options: &ProbeOptions) -> Result<ProbeOptions> {
 }
 
 fn measure_rounds(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<Vec<Round>> {
-    (0..options.rounds).map(|_| measure_round(ctx, options)).collect()
+    (0..options.rounds)
+        .map(|_| measure_round(ctx, options))
+        .collect()
 }
 
 fn measure_round(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<Round> {
     let mut points = Vec::with_capacity(options.h_bytes.len());
     for &h in &options.h_bytes {
-        let times = (0..options.samples).map(|_| time_superstep(ctx, |ctx| total_exchange(ctx, h))).collect::<Result<Vec<_>>>()?;
+        let times = (0..options.samples)
+            .map(|_| time_superstep(ctx, |ctx| total_exchange(ctx, h)))
+            .collect::<Result<Vec<_>>>()?;
         points.push((h as f64, median(times)));
     }
     let (g, l) = least_squares(&points);
     let o = overhead(ctx, options)?;
     let injection_s = injection_time(ctx, options)?;
-    Ok(Round { g, l, o, injection_s })
+    Ok(Round {
+        g,
+        l,
+        o,
+        injection_s,
+    })
 }
 
 /// Time of one superstep doing `body`, as seen by node 0 between two barriers.
@@ -172,7 +187,13 @@ fn overhead(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<f64> {
             }
             Ok(())
         })?);
-        one.push(time_superstep(ctx, |ctx| if sender { ctx.send(to, 0, &vec![0u64; m]) } else { Ok(()) })?);
+        one.push(time_superstep(ctx, |ctx| {
+            if sender {
+                ctx.send(to, 0, &vec![0u64; m])
+            } else {
+                Ok(())
+            }
+        })?);
     }
     Ok((median(many) - median(one)) / (m - 1) as f64)
 }
@@ -197,7 +218,11 @@ fn injection_time(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<f64> {
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     let mid = values.len() / 2;
-    if values.len() % 2 == 1 { values[mid] } else { (values[mid - 1] + values[mid]) / 2.0 }
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        (values[mid - 1] + values[mid]) / 2.0
+    }
 }
 
 /// Slope and intercept of the line through `points` by least squares on relative errors
@@ -208,8 +233,14 @@ fn least_squares(points: &[(f64, f64)]) -> (f64, f64) {
     let sw: f64 = points.iter().map(|p| weight(p.1)).sum();
     let mean_x = points.iter().map(|p| weight(p.1) * p.0).sum::<f64>() / sw;
     let mean_y = points.iter().map(|p| weight(p.1) * p.1).sum::<f64>() / sw;
-    let sxx: f64 = points.iter().map(|p| weight(p.1) * (p.0 - mean_x).powi(2)).sum();
-    let sxy: f64 = points.iter().map(|p| weight(p.1) * (p.0 - mean_x) * (p.1 - mean_y)).sum();
+    let sxx: f64 = points
+        .iter()
+        .map(|p| weight(p.1) * (p.0 - mean_x).powi(2))
+        .sum();
+    let sxy: f64 = points
+        .iter()
+        .map(|p| weight(p.1) * (p.0 - mean_x) * (p.1 - mean_y))
+        .sum();
     let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
     (slope, mean_y - slope * mean_x)
 }
@@ -228,8 +259,21 @@ fn summarise(per_node: &[Vec<Round>]) -> ProbeReport {
             times.iter().map(|t| t / fastest).collect()
         })
         .collect();
-    let (r, r_ci) = (0..per_node.len()).map(|j| mean_ci(&slowness.iter().map(|round| round[j]).collect::<Vec<_>>())).unzip();
-    ProbeReport { p: per_node.len(), g_s_per_byte, g_s_per_byte_ci, L_s: l_s, L_s_ci: l_s_ci, o_s, o_s_ci, r, r_ci, rounds: rounds.len() }
+    let (r, r_ci) = (0..per_node.len())
+        .map(|j| mean_ci(&slowness.iter().map(|round| round[j]).collect::<Vec<_>>()))
+        .unzip();
+    ProbeReport {
+        p: per_node.len(),
+        g_s_per_byte,
+        g_s_per_byte_ci,
+        L_s: l_s,
+        L_s_ci: l_s_ci,
+        o_s,
+        o_s_ci,
+        r,
+        r_ci,
+        rounds: rounds.len(),
+    }
 }
 
 /// Mean and 95% Student-t confidence interval.
@@ -250,8 +294,9 @@ fn mean_ci(values: &[f64]) -> (f64, [f64; 2]) {
 /// Two-sided 95% quantile of Student's t with `df` degrees of freedom.
 fn t95(df: usize) -> f64 {
     const TABLE: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
     ];
     TABLE.get(df.max(1) - 1).copied().unwrap_or(1.960)
 }
@@ -263,9 +308,14 @@ impl ProbeReport {
     pub fn apply_to(&self, platform: &mut Platform, machine: &Machine) -> Result<()> {
         platform.network.g_s_per_byte = self.g_s_per_byte.max(0.0);
         platform.network.o_s = self.o_s.max(0.0);
-        let point = BarrierPoint { p: self.p, l_s: self.L_s.max(0.0) };
+        let point = BarrierPoint {
+            p: self.p,
+            l_s: self.L_s.max(0.0),
+        };
         let mut table = match &platform.network.l {
-            BarrierCost::Table(points) => points.iter().copied().filter(|pt| pt.p != self.p).collect(),
+            BarrierCost::Table(points) => {
+                points.iter().copied().filter(|pt| pt.p != self.p).collect()
+            }
             BarrierCost::Formula { .. } => Vec::new(),
         };
         table.push(point);
@@ -286,7 +336,9 @@ mod tests {
 
     #[test]
     fn least_squares_recovers_a_line() {
-        let points: Vec<(f64, f64)> = (0..5).map(|i| (i as f64 * 1e3, 2e-9 * i as f64 * 1e3 + 5e-6)).collect();
+        let points: Vec<(f64, f64)> = (0..5)
+            .map(|i| (i as f64 * 1e3, 2e-9 * i as f64 * 1e3 + 5e-6))
+            .collect();
         let (g, l) = least_squares(&points);
         assert!((g - 2e-9).abs() < 1e-15 && (l - 5e-6).abs() < 1e-12);
     }

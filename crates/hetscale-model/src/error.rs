@@ -76,7 +76,11 @@ pub fn non_negative(name: &'static str, value: f64) -> Result<f64> {
 /// Checks every element of `values` is strictly positive and finite, and that there is at least one.
 pub fn all_positive(name: &'static str, values: &[f64]) -> Result<()> {
     if values.is_empty() {
-        return Err(ModelError::Inconsistent(format!("{name} must not be empty")));
+        return Err(ModelError::Inconsistent(format!(
+            "{name} must not be empty"
+        )));
     }
-    values.iter().try_for_each(|&v| positive(name, v).map(|_| ()))
+    values
+        .iter()
+        .try_for_each(|&v| positive(name, v).map(|_| ()))
 }

@@ -68,13 +68,9 @@ impl HbspMachine {
     /// The heterogeneous h-relation `h = max_j r_j h_j` for per-node `h_j` in bytes.
     pub fn h_relation(&self, h: &[f64]) -> Result<f64> {
         self.check_len(h.len())?;
-        h.iter().try_for_each(|&x| non_negative("h_j", x).map(|_| ()))?;
-        Ok(self
-            .r
-            .iter()
-            .zip(h)
-            .map(|(r, h)| r * h)
-            .fold(0.0, f64::max))
+        h.iter()
+            .try_for_each(|&x| non_negative("h_j", x).map(|_| ()))?;
+        Ok(self.r.iter().zip(h).map(|(r, h)| r * h).fold(0.0, f64::max))
     }
 
     /// Cost of one superstep, `w + g h + L` (Williams & Parsons eq. 1).
@@ -104,7 +100,10 @@ fn argmin(values: &[f64]) -> usize {
     values
         .iter()
         .enumerate()
-        .fold((0, f64::INFINITY), |best, (i, &v)| if v < best.1 { (i, v) } else { best })
+        .fold(
+            (0, f64::INFINITY),
+            |best, (i, &v)| if v < best.1 { (i, v) } else { best },
+        )
         .0
 }
 
@@ -120,7 +119,10 @@ pub struct Traffic {
 impl Traffic {
     /// No traffic on `p` nodes.
     pub fn idle(p: usize) -> Self {
-        Self { sent: vec![0.0; p], received: vec![0.0; p] }
+        Self {
+            sent: vec![0.0; p],
+            received: vec![0.0; p],
+        }
     }
 
     /// Records `bytes` from `from` to `to`; a node sending to itself costs nothing.
@@ -133,7 +135,11 @@ impl Traffic {
 
     /// `h_j = max(sent_j, received_j)` per node.
     pub fn h(&self) -> Vec<f64> {
-        self.sent.iter().zip(&self.received).map(|(s, r)| s.max(*r)).collect()
+        self.sent
+            .iter()
+            .zip(&self.received)
+            .map(|(s, r)| s.max(*r))
+            .collect()
     }
 }
 
@@ -396,7 +402,13 @@ mod collective_cost_tests {
     #[test]
     fn alltoall_rejects_ragged_matrices() {
         let m = ucf4();
-        assert!(alltoall_cost(&m, &[vec![1.0; 4], vec![1.0; 3], vec![1.0; 4], vec![1.0; 4]]).is_err());
+        assert!(
+            alltoall_cost(
+                &m,
+                &[vec![1.0; 4], vec![1.0; 3], vec![1.0; 4], vec![1.0; 4]]
+            )
+            .is_err()
+        );
         let zero = alltoall_cost(&m, &vec![vec![0.0; 4]; 4]).unwrap();
         assert!((zero - m.l()).abs() < 1e-15);
     }

@@ -8,11 +8,24 @@ fn hetscale() -> Command {
 
 #[test]
 fn platform_list_and_show() {
-    let out = hetscale().args(["platform", "list", "--json"]).assert().success().get_output().stdout.clone();
+    let out = hetscale()
+        .args(["platform", "list", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
     let list: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(list.as_array().unwrap().len(), 4);
     let out = hetscale()
-        .args(["platform", "show", "sunwulf", "--nodes", "sunblade:3,sunfire:4,server:1", "--json"])
+        .args([
+            "platform",
+            "show",
+            "sunwulf",
+            "--nodes",
+            "sunblade:3,sunfire:4,server:1",
+            "--json",
+        ])
         .assert()
         .success()
         .get_output()
@@ -31,7 +44,13 @@ fn bad_input_is_one_line_and_non_zero() {
         vec!["probe", "--backend", "mpi", "--nodes", "2"],
         vec!["platform", "validate", "/nonexistent/file.toml"],
     ] {
-        let out = hetscale().args(&args).assert().failure().get_output().stderr.clone();
+        let out = hetscale()
+            .args(&args)
+            .assert()
+            .failure()
+            .get_output()
+            .stderr
+            .clone();
         let text = String::from_utf8(out).unwrap();
         assert_eq!(text.trim_end().lines().count(), 1, "{args:?}: {text}");
         assert!(!text.contains("panicked"), "{text}");
@@ -44,8 +63,19 @@ fn validate_reports_the_field() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("bad.toml");
     std::fs::write(&file, "name = \"x\"\n[network]\ng_s_per_byte = 1e-9\nL = { base_s = 0 }\n[[node]]\nname = \"gromit\"\nmarked_speed = -1\n").unwrap();
-    let out = hetscale().args(["platform", "validate"]).arg(&file).assert().failure().get_output().stderr.clone();
-    assert!(String::from_utf8(out).unwrap().contains("node \"gromit\": marked_speed must be > 0, got -1"));
+    let out = hetscale()
+        .args(["platform", "validate"])
+        .arg(&file)
+        .assert()
+        .failure()
+        .get_output()
+        .stderr
+        .clone();
+    assert!(
+        String::from_utf8(out)
+            .unwrap()
+            .contains("node \"gromit\": marked_speed must be > 0, got -1")
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -55,7 +85,16 @@ fn probe_writes_json_and_a_platform_file() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("local.toml");
     let out = hetscale()
-        .args(["probe", "--backend", "threads", "--nodes", "2", "--quick", "--json", "--write-platform"])
+        .args([
+            "probe",
+            "--backend",
+            "threads",
+            "--nodes",
+            "2",
+            "--quick",
+            "--json",
+            "--write-platform",
+        ])
         .arg(&file)
         .assert()
         .success()
@@ -65,6 +104,10 @@ fn probe_writes_json_and_a_platform_file() {
     let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(report["p"], 2);
     assert_eq!(report["g_s_per_byte_ci"].as_array().unwrap().len(), 2);
-    hetscale().args(["platform", "validate"]).arg(&file).assert().success();
+    hetscale()
+        .args(["platform", "validate"])
+        .arg(&file)
+        .assert()
+        .success();
     std::fs::remove_dir_all(&dir).unwrap();
 }

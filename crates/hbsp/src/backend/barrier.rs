@@ -11,7 +11,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::error::HbspError;
 
@@ -26,7 +26,7 @@ pub(crate) enum Arrival {
 
 pub(crate) struct Barrier {
     p: usize,
-    spin_limit: u32,
+    spin_for: Duration,
     yield_limit: u32,
     arrived: AtomicUsize,
     epoch: AtomicU64,
@@ -51,9 +51,15 @@ impl Barrier {
         let oversubscribed = p > cores;
         Self {
             p,
-            // About 20-50 us of spinning when each node has a core; almost none otherwise,
-            // where the late node needs this core to arrive at all.
-            spin_limit: if oversubscribed { 64 } else { 20_000 },
+            // Spinning is bounded by time, not iterations: a PAUSE instruction takes from 10
+            // to 150 cycles depending on the CPU. 20 us covers a balanced superstep's skew when
+            // each node has a core; when oversubscribed the late node needs this core to
+            // arrive at all, so spin almost not at all.
+            spin_for: if oversubscribed {
+                Duration::from_micros(1)
+            } else {
+                Duration::from_micros(20)
+            },
             yield_limit: if oversubscribed { 4 } else { 16 },
             arrived: AtomicUsize::new(0),
             epoch: AtomicU64::new(0),
@@ -80,8 +86,13 @@ impl Barrier {
             self.await_release(epoch)?;
         }
         self.check()?;
-        let agreed = self.sig_min[slot].load(Ordering::Acquire) == self.sig_max[slot].load(Ordering::Acquire);
-        Ok(if agreed { Arrival::Agreed } else { Arrival::Disagreed })
+        let agreed = self.sig_min[slot].load(Ordering::Acquire)
+            == self.sig_max[slot].load(Ordering::Acquire);
+        Ok(if agreed {
+            Arrival::Agreed
+        } else {
+            Arrival::Disagreed
+        })
     }
 
     fn release(&self, epoch: u64) {
@@ -98,12 +109,19 @@ impl Barrier {
     }
 
     fn await_release(&self, epoch: u64) -> Result<(), HbspError> {
-        let released = || self.epoch.load(Ordering::Acquire) != epoch || self.poisoned.load(Ordering::Acquire);
-        for _ in 0..self.spin_limit {
-            if released() {
-                return Ok(());
+        let released =
+            || self.epoch.load(Ordering::Acquire) != epoch || self.poisoned.load(Ordering::Acquire);
+        let start = Instant::now();
+        'spin: loop {
+            for _ in 0..64 {
+                if released() {
+                    return Ok(());
+                }
+                std::hint::spin_loop();
             }
-            std::hint::spin_loop();
+            if start.elapsed() > self.spin_for {
+                break 'spin;
+            }
         }
         for _ in 0..self.yield_limit {
             if released() {
@@ -114,7 +132,10 @@ impl Barrier {
         let mut guard = relock(&self.lock);
         self.sleepers.fetch_add(1, Ordering::SeqCst);
         while self.epoch.load(Ordering::SeqCst) == epoch && !self.poisoned.load(Ordering::SeqCst) {
-            guard = self.wakeup.wait(guard).unwrap_or_else(std::sync::PoisonError::into_inner);
+            guard = self
+                .wakeup
+                .wait(guard)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
         }
         self.sleepers.fetch_sub(1, Ordering::SeqCst);
         Ok(())
@@ -132,7 +153,11 @@ impl Barrier {
 
     /// The error that ended the run, if one did.
     pub fn cause(&self) -> Option<HbspError> {
-        if self.poisoned.load(Ordering::Acquire) { relock(&self.cause).clone() } else { None }
+        if self.poisoned.load(Ordering::Acquire) {
+            relock(&self.cause).clone()
+        } else {
+            None
+        }
     }
 
     /// `Err` with the cause once the run has ended.
@@ -166,7 +191,11 @@ mod tests {
                         s.spawn(move || {
                             (0..200u64)
                                 .map(|round| {
-                                    let sig = if round % 50 == 7 && pid == 0 { 9 } else { round % 3 };
+                                    let sig = if round % 50 == 7 && pid == 0 {
+                                        9
+                                    } else {
+                                        round % 3
+                                    };
                                     b.wait(sig).unwrap()
                                 })
                                 .collect::<Vec<_>>()
@@ -177,7 +206,11 @@ mod tests {
             });
             for per_node in results {
                 for (round, arrival) in per_node.iter().enumerate() {
-                    let expect = if round % 50 == 7 && p > 1 { Arrival::Disagreed } else { Arrival::Agreed };
+                    let expect = if round % 50 == 7 && p > 1 {
+                        Arrival::Disagreed
+                    } else {
+                        Arrival::Agreed
+                    };
                     assert_eq!(*arrival, expect, "p = {p}, round {round}");
                 }
             }

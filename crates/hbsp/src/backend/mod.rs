@@ -36,7 +36,10 @@ pub struct ThreadsOptions {
 
 impl Default for ThreadsOptions {
     fn default() -> Self {
-        Self { emulate_speeds: false, trace: true }
+        Self {
+            emulate_speeds: false,
+            trace: true,
+        }
     }
 }
 
@@ -88,7 +91,11 @@ pub(crate) enum Call {
     /// The implicit final barrier when a program returns.
     End,
     /// A superstep of a collective, with every argument all nodes must agree on.
-    Collective { name: &'static str, root: Option<usize>, shape: Vec<usize> },
+    Collective {
+        name: &'static str,
+        root: Option<usize>,
+        shape: Vec<usize>,
+    },
 }
 
 impl Call {
@@ -131,7 +138,10 @@ pub(crate) struct Outbox {
 
 impl Outbox {
     pub fn new(p: usize) -> Self {
-        Self { by_destination: (0..p).map(|_| Vec::new()).collect(), destinations: Vec::new() }
+        Self {
+            by_destination: (0..p).map(|_| Vec::new()).collect(),
+            destinations: Vec::new(),
+        }
     }
 
     pub fn push(&mut self, to: usize, envelope: Envelope) {

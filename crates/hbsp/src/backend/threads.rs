@@ -11,12 +11,12 @@ use std::time::{Duration, Instant};
 
 use super::barrier::{Arrival, Barrier};
 use super::{Call, Outbox, ThreadsOptions, Transport};
+use crate::RunOutput;
 use crate::ctx::Ctx;
 use crate::error::{HbspError, Result};
 use crate::message::Envelope;
 use crate::platform::Machine;
 use crate::trace::{NodeTrace, Trace};
-use crate::RunOutput;
 
 struct Shared<'m> {
     machine: &'m Machine,
@@ -39,11 +39,21 @@ impl<'m> Shared<'m> {
         let p = machine.p();
         let slots = |_| (0..p).map(|_| Mutex::new(Vec::new())).collect();
         let calls = |_| (0..p).map(|_| Mutex::new(None)).collect();
-        let fastest = machine.nodes().iter().map(|n| n.marked_speed).fold(0.0, f64::max);
+        let fastest = machine
+            .nodes()
+            .iter()
+            .map(|n| n.marked_speed)
+            .fold(0.0, f64::max);
         let stretch = machine
             .nodes()
             .iter()
-            .map(|n| if options.emulate_speeds { fastest / n.marked_speed } else { 1.0 })
+            .map(|n| {
+                if options.emulate_speeds {
+                    fastest / n.marked_speed
+                } else {
+                    1.0
+                }
+            })
             .collect();
         Self {
             machine,
@@ -71,7 +81,10 @@ impl<'m> Shared<'m> {
                 _ => format!("nodes {pids:?} {call}"),
             })
             .collect();
-        HbspError::Mismatch { superstep, detail: detail.join("; ") }
+        HbspError::Mismatch {
+            superstep,
+            detail: detail.join("; "),
+        }
     }
 }
 
@@ -129,7 +142,9 @@ impl Transport for ThreadTransport<'_, '_> {
         outbox.destinations.clear();
         self.publish(parity, call);
         if shared.barrier.wait(call.signature())? == Arrival::Disagreed {
-            return Err(shared.barrier.poison(shared.mismatch(parity, self.superstep)));
+            return Err(shared
+                .barrier
+                .poison(shared.mismatch(parity, self.superstep)));
         }
         let mut delivered = std::mem::take(&mut *relock(&shared.mail[parity][self.pid]));
         // Senders deposit whole batches in arrival order; a stable sort by source gives
@@ -158,7 +173,11 @@ impl Transport for ThreadTransport<'_, '_> {
 }
 
 /// Runs `program` on one thread per node of `machine`.
-pub(crate) fn run<T, E, F>(options: &ThreadsOptions, machine: &Machine, program: &F) -> Result<RunOutput<T>>
+pub(crate) fn run<T, E, F>(
+    options: &ThreadsOptions,
+    machine: &Machine,
+    program: &F,
+) -> Result<RunOutput<T>>
 where
     F: Fn(&mut Ctx<'_>) -> std::result::Result<T, E> + Sync,
     T: Send,
@@ -177,38 +196,69 @@ where
                 Err(err) => {
                     let name = machine.nodes()[pid].name.clone();
                     let reason = format!("could not start its thread: {err}");
-                    shared.barrier.poison(HbspError::NodeFailed { pid, name, reason });
+                    shared
+                        .barrier
+                        .poison(HbspError::NodeFailed { pid, name, reason });
                     break;
                 }
             }
         }
-        handles.into_iter().map(|h| h.join().ok().flatten()).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().ok().flatten())
+            .collect()
     });
     if let Some(cause) = shared.barrier.cause() {
         return Err(cause);
     }
     let elapsed_s = shared.start.elapsed().as_secs_f64();
     let (results, nodes): (Vec<T>, Vec<NodeTrace>) = outcomes.into_iter().flatten().unzip();
-    let trace = Trace { platform: machine.platform().to_owned(), p: machine.p(), nodes };
-    Ok(RunOutput { results, trace, elapsed_s })
+    let trace = Trace {
+        platform: machine.platform().to_owned(),
+        p: machine.p(),
+        nodes,
+    };
+    Ok(RunOutput {
+        results,
+        trace,
+        elapsed_s,
+    })
 }
 
-fn run_node<T, E, F>(pid: usize, shared: &Shared<'_>, options: &ThreadsOptions, program: &F) -> Option<(T, NodeTrace)>
+fn run_node<T, E, F>(
+    pid: usize,
+    shared: &Shared<'_>,
+    options: &ThreadsOptions,
+    program: &F,
+) -> Option<(T, NodeTrace)>
 where
     F: Fn(&mut Ctx<'_>) -> std::result::Result<T, E>,
     E: std::fmt::Display,
 {
-    let transport = ThreadTransport { pid, shared, superstep: 0, published: [false; 2] };
+    let transport = ThreadTransport {
+        pid,
+        shared,
+        superstep: 0,
+        published: [false; 2],
+    };
     let mut ctx = Ctx::new(pid, shared.machine, Box::new(transport), options.trace);
     let name = shared.machine.nodes()[pid].name.clone();
     match catch_unwind(AssertUnwindSafe(|| program(&mut ctx))) {
         Ok(Ok(value)) => ctx.finish().ok().map(|trace| (value, trace)),
         Ok(Err(err)) => {
-            shared.barrier.poison(HbspError::NodeFailed { pid, name, reason: err.to_string() });
+            shared.barrier.poison(HbspError::NodeFailed {
+                pid,
+                name,
+                reason: err.to_string(),
+            });
             None
         }
         Err(panic) => {
-            shared.barrier.poison(HbspError::Panicked { pid, name, message: panic_message(panic.as_ref()) });
+            shared.barrier.poison(HbspError::Panicked {
+                pid,
+                name,
+                message: panic_message(panic.as_ref()),
+            });
             None
         }
     }

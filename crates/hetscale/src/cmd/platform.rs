@@ -135,8 +135,17 @@ fn show(name: &str, nodes: Option<&str>, json: bool) -> anyhow::Result<()> {
 
 fn print_machine(view: &MachineView<'_>) {
     let m = view.machine;
-    println!("{} nodes of {}: C = {:.2} {}", view.p, m.platform(), view.cluster_speed, m.speed_unit());
-    println!("{:>4}  {:<12} {:>4} {:>12} {:>7} {:>6}", "pid", "node", "cpus", "marked_speed", "share", "r");
+    println!(
+        "{} nodes of {}: C = {:.2} {}",
+        view.p,
+        m.platform(),
+        view.cluster_speed,
+        m.speed_unit()
+    );
+    println!(
+        "{:>4}  {:<12} {:>4} {:>12} {:>7} {:>6}",
+        "pid", "node", "cpus", "marked_speed", "share", "r"
+    );
     for (pid, (node, share)) in m.nodes().iter().zip(&view.shares).enumerate() {
         println!(
             "{pid:>4}  {:<12} {:>4} {:>12.2} {:>6.1}% {:>6.2}",
@@ -148,7 +157,10 @@ fn print_machine(view: &MachineView<'_>) {
         );
     }
     let net = m.network();
-    println!("g = {:.4e} s/byte, L({}) = {:.4e} s, o = {:.4e} s", net.g_s_per_byte, view.p, view.l_s, net.o_s);
+    println!(
+        "g = {:.4e} s/byte, L({}) = {:.4e} s, o = {:.4e} s",
+        net.g_s_per_byte, view.p, view.l_s, net.o_s
+    );
 }
 
 fn validate(file: &std::path::Path, json: bool) -> anyhow::Result<()> {

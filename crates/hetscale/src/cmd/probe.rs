@@ -40,7 +40,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         (None, _) => hbsp::presets::local(hbsp::presets::cores()),
     };
     let machine = platform.select(&nodes)?;
-    let options = if args.quick { ProbeOptions::quick() } else { ProbeOptions::default() };
+    let options = if args.quick {
+        ProbeOptions::quick()
+    } else {
+        ProbeOptions::default()
+    };
     let report = hbsp::probe::probe(&backend, &machine, &options)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -48,7 +52,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         print_report(&report, &machine, &backend);
     }
     if let Some(path) = &args.write_platform {
-        let mut target = if path.exists() { Platform::from_file(path)? } else { platform.clone() };
+        let mut target = if path.exists() {
+            Platform::from_file(path)?
+        } else {
+            platform.clone()
+        };
         report.apply_to(&mut target, &machine)?;
         target.write_file(path)?;
         if !args.json {
@@ -66,7 +74,10 @@ fn print_report(report: &ProbeReport, machine: &hbsp::Machine, backend: &Backend
         report.rounds
     );
     let line = |name: &str, unit: &str, v: f64, ci: [f64; 2]| {
-        println!("{name:<2} = {v:.4e} {unit:<7} [{:.4e}, {:.4e}]", ci[0], ci[1]);
+        println!(
+            "{name:<2} = {v:.4e} {unit:<7} [{:.4e}, {:.4e}]",
+            ci[0], ci[1]
+        );
     };
     line("g", "s/byte", report.g_s_per_byte, report.g_s_per_byte_ci);
     line("L", "s", report.L_s, report.L_s_ci);
