@@ -24,16 +24,27 @@ pub(crate) enum Arrival {
     Disagreed,
 }
 
+/// Keeps a hot atomic on its own cache line, so waiters polling one do not slow arrivals
+/// updating another.
+#[repr(align(64))]
+struct Padded<T>(T);
+
+/// Arrivals are counted in the low half of `arrived`; arrivals with a non-zero signature
+/// (anything but a plain sync) also in the high half, so a plain sync costs one atomic add.
+const SPECIAL: u64 = 1 << 32;
+const COUNT_MASK: u64 = SPECIAL - 1;
+
 pub(crate) struct Barrier {
-    p: usize,
+    p: u64,
     spin_for: Duration,
     yield_limit: u32,
-    arrived: AtomicUsize,
-    epoch: AtomicU64,
-    /// Min and max of the signatures of the arrivals, double-buffered by epoch parity: a
-    /// slot is reset by the barrier after the one that reads it.
+    arrived: Padded<AtomicU64>,
+    epoch: Padded<AtomicU64>,
+    /// Min and max of the non-zero signatures and whether all arrivals agreed, double-buffered
+    /// by epoch parity: a slot is reset by the barrier after the one that reads it.
     sig_min: [AtomicU64; 2],
     sig_max: [AtomicU64; 2],
+    agreed: [AtomicBool; 2],
     sleepers: AtomicUsize,
     poisoned: AtomicBool,
     lock: Mutex<()>,
@@ -50,7 +61,7 @@ impl Barrier {
     pub fn new(p: usize, cores: usize) -> Self {
         let oversubscribed = p > cores;
         Self {
-            p,
+            p: p as u64,
             // Spinning is bounded by time, not iterations: a PAUSE instruction takes from 10
             // to 150 cycles depending on the CPU. 20 us covers a balanced superstep's skew when
             // each node has a core; when oversubscribed the late node needs this core to
@@ -61,10 +72,11 @@ impl Barrier {
                 Duration::from_micros(20)
             },
             yield_limit: if oversubscribed { 4 } else { 16 },
-            arrived: AtomicUsize::new(0),
-            epoch: AtomicU64::new(0),
+            arrived: Padded(AtomicU64::new(0)),
+            epoch: Padded(AtomicU64::new(0)),
             sig_min: [AtomicU64::new(u64::MAX), AtomicU64::new(u64::MAX)],
             sig_max: [AtomicU64::new(0), AtomicU64::new(0)],
+            agreed: [AtomicBool::new(true), AtomicBool::new(true)],
             sleepers: AtomicUsize::new(0),
             poisoned: AtomicBool::new(false),
             lock: Mutex::new(()),
@@ -76,32 +88,42 @@ impl Barrier {
     /// Waits until all `p` nodes have arrived, or the barrier is poisoned.
     pub fn wait(&self, signature: u64) -> Result<Arrival, HbspError> {
         self.check()?;
-        let epoch = self.epoch.load(Ordering::Acquire);
+        let epoch = self.epoch.0.load(Ordering::Acquire);
         let slot = (epoch & 1) as usize;
-        self.sig_min[slot].fetch_min(signature, Ordering::AcqRel);
-        self.sig_max[slot].fetch_max(signature, Ordering::AcqRel);
-        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.p {
-            self.release(epoch);
+        let mut step = 1;
+        if signature != 0 {
+            self.sig_min[slot].fetch_min(signature, Ordering::AcqRel);
+            self.sig_max[slot].fetch_max(signature, Ordering::AcqRel);
+            step += SPECIAL;
+        }
+        let arrived = self.arrived.0.fetch_add(step, Ordering::AcqRel) + step;
+        if arrived & COUNT_MASK == self.p {
+            self.release(epoch, arrived / SPECIAL);
         } else {
             self.await_release(epoch)?;
         }
         self.check()?;
-        let agreed = self.sig_min[slot].load(Ordering::Acquire)
-            == self.sig_max[slot].load(Ordering::Acquire);
-        Ok(if agreed {
+        Ok(if self.agreed[slot].load(Ordering::Acquire) {
             Arrival::Agreed
         } else {
             Arrival::Disagreed
         })
     }
 
-    fn release(&self, epoch: u64) {
-        let next = 1 - (epoch & 1) as usize;
-        self.arrived.store(0, Ordering::Relaxed);
+    /// Called by the last arrival; `special` arrivals made a call other than a plain sync.
+    fn release(&self, epoch: u64, special: u64) {
+        let (slot, next) = ((epoch & 1) as usize, 1 - (epoch & 1) as usize);
+        let same = self.sig_min[slot].load(Ordering::Acquire)
+            == self.sig_max[slot].load(Ordering::Acquire);
+        self.agreed[slot].store(
+            special == 0 || (special == self.p && same),
+            Ordering::Relaxed,
+        );
+        self.arrived.0.store(0, Ordering::Relaxed);
         self.sig_min[next].store(u64::MAX, Ordering::Relaxed);
         self.sig_max[next].store(0, Ordering::Relaxed);
         // SeqCst pairs with the waiter's sleepers increment: one of the two sees the other.
-        self.epoch.store(epoch + 1, Ordering::SeqCst);
+        self.epoch.0.store(epoch + 1, Ordering::SeqCst);
         if self.sleepers.load(Ordering::SeqCst) > 0 {
             let _guard = relock(&self.lock);
             self.wakeup.notify_all();
@@ -109,8 +131,9 @@ impl Barrier {
     }
 
     fn await_release(&self, epoch: u64) -> Result<(), HbspError> {
-        let released =
-            || self.epoch.load(Ordering::Acquire) != epoch || self.poisoned.load(Ordering::Acquire);
+        let released = || {
+            self.epoch.0.load(Ordering::Acquire) != epoch || self.poisoned.load(Ordering::Acquire)
+        };
         let start = Instant::now();
         'spin: loop {
             for _ in 0..64 {
@@ -131,7 +154,8 @@ impl Barrier {
         }
         let mut guard = relock(&self.lock);
         self.sleepers.fetch_add(1, Ordering::SeqCst);
-        while self.epoch.load(Ordering::SeqCst) == epoch && !self.poisoned.load(Ordering::SeqCst) {
+        while self.epoch.0.load(Ordering::SeqCst) == epoch && !self.poisoned.load(Ordering::SeqCst)
+        {
             guard = self
                 .wakeup
                 .wait(guard)
