@@ -1,7 +1,7 @@
 //! Collective operations, each returning its result and its predicted HBSP^1 cost.
 //!
 //! Every node of the run must call the same collective with the same root and the same
-//! globally known sizes; a disagreement ends the run with [`HbspError::Mismatch`]. Collectives
+//! globally known sizes; a disagreement ends the run with [`HbspError::Mismatch`](crate::HbspError::Mismatch). Collectives
 //! use their own message channel, so the user's queue is left alone; they start and end on a
 //! superstep boundary (messages the user sent before the call are delivered by its first
 //! `sync`).

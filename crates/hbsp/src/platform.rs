@@ -456,21 +456,19 @@ impl Node {
 }
 
 fn identifier_problem(word: &str) -> Option<String> {
+    let separator = word
+        .chars()
+        .find(|c| c.is_whitespace() || [',', ':', '*'].contains(c));
     if word.is_empty() {
         Some("is empty".into())
-    } else if word.parse::<usize>().is_ok() {
+    } else if word.parse::<usize>().is_ok() || word == "all" {
         Some(format!(
-            "\"{word}\" is a number, which node-sets read as a node count; add a letter"
-        ))
-    } else if let Some(c) = word
-        .chars()
-        .find(|c| c.is_whitespace() || [',', ':', '*'].contains(c))
-    {
-        Some(format!(
-            "\"{word}\" contains '{c}', which node-sets use as a separator; remove it"
+            "\"{word}\" reads as a node count in node-sets; add a letter"
         ))
     } else {
-        None
+        separator.map(|c| {
+            format!("\"{word}\" contains '{c}', which node-sets use as a separator; remove it")
+        })
     }
 }
 

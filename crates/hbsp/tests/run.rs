@@ -204,7 +204,7 @@ fn wrong_payload_size_is_an_error() {
 #[test]
 fn oversubscribed_runs_complete() {
     let output = within_5s(|| {
-        hbsp::run(&threads(), &machine(&vec![1.0; 24]), |ctx| {
+        hbsp::run(&threads(), &machine(&[1.0; 24]), |ctx| {
             for _ in 0..200 {
                 ctx.send((ctx.pid() + 1) % ctx.nprocs(), 0, &[1u8])?;
                 ctx.sync()?;
