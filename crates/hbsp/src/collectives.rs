@@ -1,7 +1,7 @@
 //! Collective operations, each returning its result and its predicted HBSP^1 cost.
 //!
 //! Every node of the run must call the same collective with the same root and the same
-//! globally known sizes; a disagreement ends the run with [`HbspError::Mismatch`]. Collectives
+//! globally known sizes; a disagreement ends the run with [`HbspError::Mismatch`](crate::HbspError::Mismatch). Collectives
 //! use their own message channel, so the user's queue is left alone; they start and end on a
 //! superstep boundary (messages the user sent before the call are delivered by its first
 //! `sync`).
@@ -77,9 +77,10 @@ fn resolve_root(ctx: &Ctx<'_>, root: Root) -> Result<usize> {
         Root::Fastest => ctx.rank(1),
         Root::Slowest => ctx.rank(ctx.nprocs()),
         Root::Pid(pid) if pid < ctx.nprocs() => Ok(pid),
-        Root::Pid(pid) => {
-            Err(ctx.misuse(format!("root {pid} is not a pid: pids run from 0 to {}", ctx.nprocs() - 1)))
-        }
+        Root::Pid(pid) => Err(ctx.misuse(format!(
+            "root {pid} is not a pid: pids run from 0 to {}",
+            ctx.nprocs() - 1
+        ))),
     }
 }
 
@@ -95,7 +96,11 @@ fn check_counts(ctx: &Ctx<'_>, what: &str, counts: &[usize]) -> Result<()> {
     if counts.len() == ctx.nprocs() {
         Ok(())
     } else {
-        Err(ctx.misuse(format!("{what}: counts has {} entries; give one per node ({})", counts.len(), ctx.nprocs())))
+        Err(ctx.misuse(format!(
+            "{what}: counts has {} entries; give one per node ({})",
+            counts.len(),
+            ctx.nprocs()
+        )))
     }
 }
 
@@ -115,15 +120,27 @@ fn offsets(counts: &[usize]) -> Vec<usize> {
 ///
 /// Cost: one superstep, `g max(r_f (n - n_f), max_j r_j n_j) + L` bytes-wise; from the fastest
 /// root with balanced shares this is at most the paper's `g n + L`.
-pub fn scatter<T: Pod + Send>(ctx: &mut Ctx<'_>, root: Root, data: &[T]) -> Result<Collective<Vec<T>>> {
+pub fn scatter<T: Pod + Send>(
+    ctx: &mut Ctx<'_>,
+    root: Root,
+    data: &[T],
+) -> Result<Collective<Vec<T>>> {
     let root = resolve_root(ctx, root)?;
-    let call = Call::Collective { name: "scatter", root: Some(root), shape: vec![] };
+    let call = Call::Collective {
+        name: "scatter",
+        root: Some(root),
+        shape: vec![],
+    };
     if ctx.pid() == root {
         let counts = ctx.balanced_counts(data.len());
         send_pieces(ctx, root, data, &counts, data.len() as u64)?;
     }
     ctx.sync_as(&call)?;
-    let n = if ctx.pid() == root { data.len() } else { received_total(ctx)? };
+    let n = if ctx.pid() == root {
+        data.len()
+    } else {
+        received_total(ctx)?
+    };
     let counts = ctx.balanced_counts(n);
     let value = own_or_received(ctx, root, data, &counts)?;
     let predicted_s = model::scatter_cost(ctx.cost_model(), root, &byte_counts::<T>(&counts))?;
@@ -134,10 +151,19 @@ pub fn scatter<T: Pod + Send>(ctx: &mut Ctx<'_>, root: Root, data: &[T]) -> Resu
 /// order. Every node passes the same `counts`; at the root they must sum to `data.len()`.
 ///
 /// Cost: one superstep, as [`scatter`] with `n_j = counts[j]`.
-pub fn scatterv<T: Pod + Send>(ctx: &mut Ctx<'_>, root: Root, data: &[T], counts: &[usize]) -> Result<Collective<Vec<T>>> {
+pub fn scatterv<T: Pod + Send>(
+    ctx: &mut Ctx<'_>,
+    root: Root,
+    data: &[T],
+    counts: &[usize],
+) -> Result<Collective<Vec<T>>> {
     let root = resolve_root(ctx, root)?;
     check_counts(ctx, "scatterv", counts)?;
-    let call = Call::Collective { name: "scatterv", root: Some(root), shape: counts.to_vec() };
+    let call = Call::Collective {
+        name: "scatterv",
+        root: Some(root),
+        shape: counts.to_vec(),
+    };
     if ctx.pid() == root {
         let total: usize = counts.iter().sum();
         if total != data.len() {
@@ -156,8 +182,18 @@ pub fn scatterv<T: Pod + Send>(ctx: &mut Ctx<'_>, root: Root, data: &[T], counts
 
 /// Root side of a scatter: one message per other node, empty ones included, so every node
 /// learns `n` from the message's meta.
-fn send_pieces<T: Pod + Send>(ctx: &mut Ctx<'_>, root: usize, data: &[T], counts: &[usize], n: u64) -> Result<()> {
-    for (to, (start, count)) in offsets(counts).into_iter().zip(counts.iter().copied()).enumerate() {
+fn send_pieces<T: Pod + Send>(
+    ctx: &mut Ctx<'_>,
+    root: usize,
+    data: &[T],
+    counts: &[usize],
+    n: u64,
+) -> Result<()> {
+    for (to, (start, count)) in offsets(counts)
+        .into_iter()
+        .zip(counts.iter().copied())
+        .enumerate()
+    {
         if to != root {
             ctx.send_internal(to, 0, n, data[start..start + count].to_vec())?;
         }
@@ -174,7 +210,12 @@ fn received_total(ctx: &mut Ctx<'_>) -> Result<usize> {
 }
 
 /// The root's own piece, or the one piece a non-root received.
-fn own_or_received<T: Pod + Send>(ctx: &mut Ctx<'_>, root: usize, data: &[T], counts: &[usize]) -> Result<Vec<T>> {
+fn own_or_received<T: Pod + Send>(
+    ctx: &mut Ctx<'_>,
+    root: usize,
+    data: &[T],
+    counts: &[usize],
+) -> Result<Vec<T>> {
     if ctx.pid() == root {
         let start = offsets(counts)[root];
         return Ok(data[start..start + counts[root]].to_vec());
@@ -191,7 +232,12 @@ fn own_or_received<T: Pod + Send>(ctx: &mut Ctx<'_>, root: usize, data: &[T], co
 /// pid order, the other nodes `None`.
 ///
 /// Cost: one superstep, `g max(r_f (n - n_f), max_j r_j n_j) + L`.
-pub fn gather<T: Pod + Send>(ctx: &mut Ctx<'_>, root: Root, data: &[T], n: usize) -> Result<Collective<Option<Vec<T>>>> {
+pub fn gather<T: Pod + Send>(
+    ctx: &mut Ctx<'_>,
+    root: Root,
+    data: &[T],
+    n: usize,
+) -> Result<Collective<Option<Vec<T>>>> {
     let counts = ctx.balanced_counts(n);
     gather_counts(ctx, "gather", root, data, &counts)
 }
@@ -200,7 +246,12 @@ pub fn gather<T: Pod + Send>(ctx: &mut Ctx<'_>, root: Root, data: &[T], n: usize
 /// pid order; the other nodes get `None`. Every node passes the same `counts`.
 ///
 /// Cost: one superstep, as [`gather`] with `n_j = counts[j]`.
-pub fn gatherv<T: Pod + Send>(ctx: &mut Ctx<'_>, root: Root, data: &[T], counts: &[usize]) -> Result<Collective<Option<Vec<T>>>> {
+pub fn gatherv<T: Pod + Send>(
+    ctx: &mut Ctx<'_>,
+    root: Root,
+    data: &[T],
+    counts: &[usize],
+) -> Result<Collective<Option<Vec<T>>>> {
     gather_counts(ctx, "gatherv", root, data, counts)
 }
 
@@ -215,14 +266,25 @@ fn gather_counts<T: Pod + Send>(
     check_counts(ctx, name, counts)?;
     let mine = counts[ctx.pid()];
     if data.len() != mine {
-        return Err(ctx.misuse(format!("{name}: this node passed {} items but its count is {mine}", data.len())));
+        return Err(ctx.misuse(format!(
+            "{name}: this node passed {} items but its count is {mine}",
+            data.len()
+        )));
     }
-    let call = Call::Collective { name, root: Some(root), shape: counts.to_vec() };
+    let call = Call::Collective {
+        name,
+        root: Some(root),
+        shape: counts.to_vec(),
+    };
     if ctx.pid() != root {
         ctx.send_internal(root, 0, 0, data.to_vec())?;
     }
     ctx.sync_as(&call)?;
-    let value = if ctx.pid() == root { Some(assemble(ctx, root, data)?) } else { None };
+    let value = if ctx.pid() == root {
+        Some(assemble(ctx, root, data)?)
+    } else {
+        None
+    };
     let predicted_s = model::gather_cost(ctx.cost_model(), root, &byte_counts::<T>(counts))?;
     Ok(Collective { value, predicted_s })
 }
@@ -230,7 +292,10 @@ fn gather_counts<T: Pod + Send>(
 /// Concatenates the received pieces with this node's own at position `own`, in pid order.
 fn assemble<T: Pod + Send>(ctx: &mut Ctx<'_>, own: usize, data: &[T]) -> Result<Vec<T>> {
     let mut pieces = ctx.take_internal::<T>()?;
-    let at = pieces.iter().position(|(m, _)| m.source > own).unwrap_or(pieces.len());
+    let at = pieces
+        .iter()
+        .position(|(m, _)| m.source > own)
+        .unwrap_or(pieces.len());
     let mut out = Vec::new();
     for (message, _) in pieces.drain(..at) {
         out.extend_from_slice(&message.data);
@@ -256,20 +321,32 @@ pub fn broadcast<T: Pod + Send>(
     algorithm: BroadcastAlgorithm,
 ) -> Result<Collective<Vec<T>>> {
     let root = resolve_root(ctx, root)?;
-    let call = Call::Collective { name: "broadcast", root: Some(root), shape: vec![algorithm as usize] };
+    let call = Call::Collective {
+        name: "broadcast",
+        root: Some(root),
+        shape: vec![algorithm as usize],
+    };
     let (tag, n, piece) = if ctx.pid() == root {
         let chosen = choose_broadcast::<T>(ctx, root, data.len(), algorithm)?;
         broadcast_first_phase(ctx, root, data, chosen)?;
         ctx.sync_as(&call)?;
         let counts = ctx.balanced_counts(data.len());
         let start = offsets(&counts)[root];
-        (chosen, data.len(), data[start..start + counts[root]].to_vec())
+        (
+            chosen,
+            data.len(),
+            data[start..start + counts[root]].to_vec(),
+        )
     } else {
         ctx.sync_as(&call)?;
         let mut messages = ctx.take_internal::<T>()?;
         match messages.pop() {
             Some((m, n)) if messages.is_empty() => (m.tag, n as usize, m.data),
-            _ => return Err(ctx.misuse("broadcast: expected exactly one message from the root".into())),
+            _ => {
+                return Err(
+                    ctx.misuse("broadcast: expected exactly one message from the root".into())
+                );
+            }
         }
     };
     let predicted_s = broadcast_cost::<T>(ctx, root, n, tag)?;
@@ -281,7 +358,12 @@ pub fn broadcast<T: Pod + Send>(
     Ok(Collective { value, predicted_s })
 }
 
-fn choose_broadcast<T>(ctx: &Ctx<'_>, root: usize, n: usize, algorithm: BroadcastAlgorithm) -> Result<u32> {
+fn choose_broadcast<T>(
+    ctx: &Ctx<'_>,
+    root: usize,
+    n: usize,
+    algorithm: BroadcastAlgorithm,
+) -> Result<u32> {
     Ok(match algorithm {
         BroadcastAlgorithm::OnePhase => ONE_PHASE,
         BroadcastAlgorithm::TwoPhase => TWO_PHASE,
@@ -302,12 +384,19 @@ fn broadcast_cost<T>(ctx: &Ctx<'_>, root: usize, n: usize, tag: u32) -> Result<f
     let pieces = byte_counts::<T>(&ctx.balanced_counts(n));
     let mut second = model::Traffic::idle(m.p());
     for (j, &piece) in pieces.iter().enumerate() {
-        (0..m.p()).filter(|&k| k != root).for_each(|k| second.add(j, k, piece));
+        (0..m.p())
+            .filter(|&k| k != root)
+            .for_each(|k| second.add(j, k, piece));
     }
     Ok(model::scatter_cost(m, root, &pieces)? + m.traffic_cost(0.0, &second)?)
 }
 
-fn broadcast_first_phase<T: Pod + Send>(ctx: &mut Ctx<'_>, root: usize, data: &[T], tag: u32) -> Result<()> {
+fn broadcast_first_phase<T: Pod + Send>(
+    ctx: &mut Ctx<'_>,
+    root: usize,
+    data: &[T],
+    tag: u32,
+) -> Result<()> {
     let n = data.len() as u64;
     if tag == ONE_PHASE {
         for to in (0..ctx.nprocs()).filter(|&to| to != root) {
@@ -316,7 +405,11 @@ fn broadcast_first_phase<T: Pod + Send>(ctx: &mut Ctx<'_>, root: usize, data: &[
         return Ok(());
     }
     let counts = ctx.balanced_counts(data.len());
-    for (to, (start, count)) in offsets(&counts).into_iter().zip(counts.iter().copied()).enumerate() {
+    for (to, (start, count)) in offsets(&counts)
+        .into_iter()
+        .zip(counts.iter().copied())
+        .enumerate()
+    {
         if to != root {
             ctx.send_internal(to, TWO_PHASE, n, data[start..start + count].to_vec())?;
         }
@@ -355,7 +448,11 @@ pub fn reduce<T: Pod + Send>(
     op: impl Fn(T, T) -> T,
 ) -> Result<Collective<Option<Vec<T>>>> {
     let root = resolve_root(ctx, root)?;
-    let call = Call::Collective { name: "reduce", root: Some(root), shape: vec![data.len()] };
+    let call = Call::Collective {
+        name: "reduce",
+        root: Some(root),
+        shape: vec![data.len()],
+    };
     if ctx.pid() != root {
         ctx.send_internal(root, 0, 0, data.to_vec())?;
     }
@@ -373,8 +470,11 @@ pub fn reduce<T: Pod + Send>(
 /// This node's vector and the received ones, in pid order.
 fn ordered_vectors<T: Pod + Send>(ctx: &mut Ctx<'_>, own: &[T]) -> Result<Vec<Vec<T>>> {
     let me = ctx.pid();
-    let mut vectors: Vec<(usize, Vec<T>)> =
-        ctx.take_internal::<T>()?.into_iter().map(|(m, _)| (m.source, m.data)).collect();
+    let mut vectors: Vec<(usize, Vec<T>)> = ctx
+        .take_internal::<T>()?
+        .into_iter()
+        .map(|(m, _)| (m.source, m.data))
+        .collect();
     vectors.push((me, own.to_vec()));
     vectors.sort_by_key(|(source, _)| *source);
     Ok(vectors.into_iter().map(|(_, v)| v).collect())
@@ -396,8 +496,16 @@ fn fold<T: Pod>(vectors: &[Vec<T>], op: &impl Fn(T, T) -> T) -> Vec<T> {
 ///
 /// Cost: two supersteps: an all-to-all of the pieces plus an allgather of them
 /// (`hetscale_model::hbsp::allreduce_cost`), about `2 g r_s n + 2L`.
-pub fn allreduce<T: Pod + Send>(ctx: &mut Ctx<'_>, data: &[T], op: impl Fn(T, T) -> T) -> Result<Collective<Vec<T>>> {
-    let call = Call::Collective { name: "allreduce", root: None, shape: vec![data.len()] };
+pub fn allreduce<T: Pod + Send>(
+    ctx: &mut Ctx<'_>,
+    data: &[T],
+    op: impl Fn(T, T) -> T,
+) -> Result<Collective<Vec<T>>> {
+    let call = Call::Collective {
+        name: "allreduce",
+        root: None,
+        shape: vec![data.len()],
+    };
     let counts = ctx.balanced_counts(data.len());
     let starts = offsets(&counts);
     let me = ctx.pid();
@@ -420,7 +528,11 @@ pub fn allreduce<T: Pod + Send>(ctx: &mut Ctx<'_>, data: &[T], op: impl Fn(T, T)
 ///
 /// Cost: one superstep, `g max_j r_j max(n_j (p - 1), n - n_j) + L`.
 pub fn allgather<T: Pod + Send>(ctx: &mut Ctx<'_>, data: &[T]) -> Result<Collective<Vec<Vec<T>>>> {
-    let call = Call::Collective { name: "allgather", root: None, shape: vec![] };
+    let call = Call::Collective {
+        name: "allgather",
+        root: None,
+        shape: vec![],
+    };
     let me = ctx.pid();
     for to in (0..ctx.nprocs()).filter(|&to| to != me) {
         ctx.send_internal(to, 0, 0, data.to_vec())?;
@@ -436,10 +548,15 @@ pub fn allgather<T: Pod + Send>(ctx: &mut Ctx<'_>, data: &[T]) -> Result<Collect
 /// to node `j`; `value[i]` is the block node `i` sent here.
 ///
 /// Cost: one superstep, `g b (p - 1) max_j r_j + L`.
-pub fn alltoall<T: Pod + Send>(ctx: &mut Ctx<'_>, blocks: &[Vec<T>]) -> Result<Collective<Vec<Vec<T>>>> {
+pub fn alltoall<T: Pod + Send>(
+    ctx: &mut Ctx<'_>,
+    blocks: &[Vec<T>],
+) -> Result<Collective<Vec<Vec<T>>>> {
     let b = blocks.first().map_or(0, Vec::len);
     if blocks.iter().any(|block| block.len() != b) {
-        return Err(ctx.misuse("alltoall: blocks differ in length; use alltoallv for uneven blocks".into()));
+        return Err(
+            ctx.misuse("alltoall: blocks differ in length; use alltoallv for uneven blocks".into())
+        );
     }
     let counts = vec![vec![b; ctx.nprocs()]; ctx.nprocs()];
     exchange_blocks(ctx, "alltoall", blocks, &counts)
@@ -465,7 +582,9 @@ fn exchange_blocks<T: Pod + Send>(
 ) -> Result<Collective<Vec<Vec<T>>>> {
     let (p, me) = (ctx.nprocs(), ctx.pid());
     if counts.len() != p || counts.iter().any(|row| row.len() != p) {
-        return Err(ctx.misuse(format!("{name}: counts must be a {p} x {p} matrix (one row per sending node)")));
+        return Err(ctx.misuse(format!(
+            "{name}: counts must be a {p} x {p} matrix (one row per sending node)"
+        )));
     }
     let mine: Vec<usize> = blocks.iter().map(Vec::len).collect();
     if counts[me] != mine {
@@ -474,8 +593,16 @@ fn exchange_blocks<T: Pod + Send>(
             counts[me]
         )));
     }
-    let call = Call::Collective { name, root: None, shape: counts.concat() };
-    for (to, block) in blocks.iter().enumerate().filter(|(to, b)| *to != me && !b.is_empty()) {
+    let call = Call::Collective {
+        name,
+        root: None,
+        shape: counts.concat(),
+    };
+    for (to, block) in blocks
+        .iter()
+        .enumerate()
+        .filter(|(to, b)| *to != me && !b.is_empty())
+    {
         ctx.send_internal(to, 0, 0, block.clone())?;
     }
     ctx.sync_as(&call)?;

@@ -30,7 +30,12 @@ pub struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
-    pub(crate) fn new(pid: usize, machine: &'a Machine, transport: Box<dyn Transport + 'a>, trace: bool) -> Self {
+    pub(crate) fn new(
+        pid: usize,
+        machine: &'a Machine,
+        transport: Box<dyn Transport + 'a>,
+        trace: bool,
+    ) -> Self {
         let node = &machine.nodes()[pid];
         let mut recorder = Recorder::new(trace, pid, node.name.clone(), node.marked_speed);
         recorder.begin(transport.now());
@@ -83,7 +88,10 @@ impl<'a> Ctx<'a> {
     pub fn rank(&self, k: usize) -> Result<usize> {
         match k.checked_sub(1).and_then(|i| self.ranking.get(i)) {
             Some(&pid) => Ok(pid),
-            None => Err(self.misuse(format!("rank {k} does not exist: ranks run from 1 (fastest) to {}", self.nprocs()))),
+            None => Err(self.misuse(format!(
+                "rank {k} does not exist: ranks run from 1 (fastest) to {}",
+                self.nprocs()
+            ))),
         }
     }
 
@@ -91,7 +99,10 @@ impl<'a> Ctx<'a> {
     pub fn speed(&self, pid: usize) -> Result<f64> {
         match self.machine.nodes().get(pid) {
             Some(node) => Ok(node.marked_speed),
-            None => Err(self.misuse(format!("speed of pid {pid} asked, but pids run from 0 to {}", self.nprocs() - 1))),
+            None => Err(self.misuse(format!(
+                "speed of pid {pid} asked, but pids run from 0 to {}",
+                self.nprocs() - 1
+            ))),
         }
     }
 
@@ -117,15 +128,31 @@ impl<'a> Ctx<'a> {
         self.post(to, tag, None, data)
     }
 
-    fn post<T: Pod + Send>(&mut self, to: usize, tag: u32, meta: Option<u64>, data: Vec<T>) -> Result<()> {
+    fn post<T: Pod + Send>(
+        &mut self,
+        to: usize,
+        tag: u32,
+        meta: Option<u64>,
+        data: Vec<T>,
+    ) -> Result<()> {
         self.transport.check()?;
         let p = self.nprocs();
         if to >= p {
-            return Err(self.transport.fail(HbspError::BadDestination { pid: self.pid, to, p }));
+            return Err(self.transport.fail(HbspError::BadDestination {
+                pid: self.pid,
+                to,
+                p,
+            }));
         }
         self.recorder.sent(std::mem::size_of_val(data.as_slice()));
         let (internal, meta) = (meta.is_some(), meta.unwrap_or(0));
-        let envelope = Envelope { source: self.pid, tag, internal, meta, payload: Box::new(data) };
+        let envelope = Envelope {
+            source: self.pid,
+            tag,
+            internal,
+            meta,
+            payload: Box::new(data),
+        };
         self.outbox.push(to, envelope);
         Ok(())
     }
@@ -138,7 +165,11 @@ impl<'a> Ctx<'a> {
     }
 
     pub(crate) fn sync_as(&mut self, call: &Call) -> Result<()> {
-        let entered = if self.recorder.enabled() { self.transport.now() } else { 0.0 };
+        let entered = if self.recorder.enabled() {
+            self.transport.now()
+        } else {
+            0.0
+        };
         let delivered = self.transport.exchange(&mut self.outbox, call)?;
         for envelope in delivered {
             self.recorder.received(envelope.payload.bytes().len());
@@ -148,7 +179,11 @@ impl<'a> Ctx<'a> {
                 self.queue.push_back(envelope);
             }
         }
-        let left = if self.recorder.enabled() { self.transport.now() } else { 0.0 };
+        let left = if self.recorder.enabled() {
+            self.transport.now()
+        } else {
+            0.0
+        };
         self.recorder.close(entered, left);
         self.superstep += 1;
         Ok(())
@@ -173,7 +208,9 @@ impl<'a> Ctx<'a> {
     /// `hbsp_move`); `None` when the queue is empty. A payload sent as `T` is moved, not
     /// copied. The payload length must be a multiple of `size_of::<T>()`.
     pub fn recv<T: Pod>(&mut self) -> Result<Option<Message<T>>> {
-        let Some(front) = self.queue.front() else { return Ok(None) };
+        let Some(front) = self.queue.front() else {
+            return Ok(None);
+        };
         self.check_payload::<T>(front)?;
         let envelope = self.queue.pop_front().expect("front exists");
         Ok(Some(open(envelope)))
@@ -206,25 +243,40 @@ impl<'a> Ctx<'a> {
     /// node and `reason`. Return the value from the program: `return Err(ctx.abort("...").into())`.
     pub fn abort(&self, reason: impl Into<String>) -> HbspError {
         let name = self.machine.nodes()[self.pid].name.clone();
-        self.transport.fail(HbspError::Aborted { pid: self.pid, name, reason: reason.into() })
+        self.transport.fail(HbspError::Aborted {
+            pid: self.pid,
+            name,
+            reason: reason.into(),
+        })
     }
 
-    /// Runs a compute block of `ops` operations: records the work in the trace and, under
-    /// speed emulation, stretches the block to take `C_max / C_j` times as long.
-    ///
-    /// A `sim` backend charges `ops / C_j` of virtual time instead (and may skip the block).
-    pub fn compute<R>(&mut self, ops: f64, block: impl FnOnce() -> R) -> Result<R> {
+    /// Runs a compute block of `ops` operations: records the work in the trace; under speed
+    /// emulation (threads) stretches the block to take `C_max / C_j` times as long; on `sim`
+    /// charges `ops / C_j` of virtual time, and with skeleton execution skips the block and
+    /// returns `R::default()`.
+    pub fn compute<R: Default>(&mut self, ops: f64, block: impl FnOnce() -> R) -> Result<R> {
+        self.charge_work(ops)?;
+        if self.transport.skips_compute() {
+            return Ok(R::default());
+        }
         let start = std::time::Instant::now();
         let result = block();
-        self.charge_work(ops);
-        self.transport.after_compute(start.elapsed().as_secs_f64())?;
+        self.transport
+            .after_compute(start.elapsed().as_secs_f64())?;
         Ok(result)
     }
 
     /// Declares `ops` operations of work done in this superstep (recorded in the trace; the
-    /// `sim` backend charges `ops / C_j` seconds for it).
-    pub fn charge_work(&mut self, ops: f64) {
+    /// `sim` backend charges `ops / C_j` seconds for it). Negative or non-finite `ops` is an
+    /// error.
+    pub fn charge_work(&mut self, ops: f64) -> Result<()> {
+        if !(ops.is_finite() && ops >= 0.0) {
+            return Err(self.misuse(format!(
+                "work must be a finite number of operations >= 0, got {ops}"
+            )));
+        }
         self.recorder.work(ops);
+        self.transport.charge(ops)
     }
 
     /// Runs `body` as a named phase, recorded in the trace of the superstep it ends in.
@@ -238,11 +290,20 @@ impl<'a> Ctx<'a> {
 
     /// Ends the run with an `InvalidArgument` error from this node.
     pub(crate) fn misuse(&self, message: String) -> HbspError {
-        self.transport.fail(HbspError::InvalidArgument { pid: self.pid, message })
+        self.transport.fail(HbspError::InvalidArgument {
+            pid: self.pid,
+            message,
+        })
     }
 
     /// Sends a collective's message, kept apart from the user's queue; `meta` travels with it.
-    pub(crate) fn send_internal<T: Pod + Send>(&mut self, to: usize, tag: u32, meta: u64, data: Vec<T>) -> Result<()> {
+    pub(crate) fn send_internal<T: Pod + Send>(
+        &mut self,
+        to: usize,
+        tag: u32,
+        meta: u64,
+        data: Vec<T>,
+    ) -> Result<()> {
         self.post(to, tag, Some(meta), data)
     }
 
@@ -275,5 +336,9 @@ impl<'a> Ctx<'a> {
 
 fn open<T: Pod>(envelope: Envelope) -> Message<T> {
     let (source, tag) = (envelope.source, envelope.tag);
-    Message { source, tag, data: envelope.into_vec() }
+    Message {
+        source,
+        tag,
+        data: envelope.into_vec(),
+    }
 }

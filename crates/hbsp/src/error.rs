@@ -66,7 +66,9 @@ pub enum HbspError {
         p: usize,
     },
     /// Nodes made different calls at the same superstep boundary.
-    #[error("superstep {superstep}: nodes disagree: {detail}; every node must make the same sync and collective calls in the same order")]
+    #[error(
+        "superstep {superstep}: nodes disagree: {detail}; every node must make the same sync and collective calls in the same order"
+    )]
     Mismatch {
         /// The superstep that was ending.
         superstep: u64,

@@ -75,7 +75,7 @@ pub mod presets;
 pub mod probe;
 pub mod trace;
 
-pub use backend::{Backend, ThreadsOptions};
+pub use backend::{Backend, SimOptions, SuperstepCost, ThreadsOptions, WorkCharge};
 pub use ctx::Ctx;
 pub use error::{HbspError, Result};
 pub use message::{Message, MessageInfo};
@@ -90,8 +90,14 @@ pub struct RunOutput<T> {
     pub results: Vec<T>,
     /// What each node did in each superstep.
     pub trace: Trace,
-    /// Wall-clock (or virtual) duration of the run, s.
+    /// Wall-clock (or, on `sim`, virtual) duration of the run, s.
     pub elapsed_s: f64,
+    /// Whether `elapsed_s` and the trace are virtual time (the `sim` backend).
+    pub virtual_time: bool,
+    /// Whether compute blocks were skipped (sim skeleton execution): results are unverified.
+    pub compute_skipped: bool,
+    /// On `sim`, the cost of every superstep in order (empty on `threads`).
+    pub costs: Vec<SuperstepCost>,
 }
 
 /// Runs `program` on every node of `machine` (HBSPlib `hbsp_begin` ... `hbsp_end`).
@@ -107,5 +113,6 @@ where
 {
     match backend {
         Backend::Threads(options) => backend::threads::run(options, machine, &program),
+        Backend::Sim(options) => backend::threads::run_sim(options, machine, &program),
     }
 }

@@ -62,7 +62,11 @@ pub(crate) struct Envelope {
 
 impl Envelope {
     pub fn info(&self) -> MessageInfo {
-        MessageInfo { source: self.source, tag: self.tag, bytes: self.payload.bytes().len() }
+        MessageInfo {
+            source: self.source,
+            tag: self.tag,
+            bytes: self.payload.bytes().len(),
+        }
     }
 
     /// The payload as `Vec<T>`: moved if it was sent as `T`, copied from its bytes otherwise.
@@ -71,7 +75,11 @@ impl Envelope {
         if std::mem::size_of::<T>() == 0 {
             Vec::new()
         } else if self.payload.as_any().is::<Vec<T>>() {
-            *self.payload.into_any().downcast::<Vec<T>>().unwrap_or_default()
+            *self
+                .payload
+                .into_any()
+                .downcast::<Vec<T>>()
+                .unwrap_or_default()
         } else {
             bytemuck::pod_collect_to_vec(self.payload.bytes())
         }

@@ -41,7 +41,8 @@ pub struct NodeSetItem {
     pub count: Option<usize>,
 }
 
-const SYNTAX: &str = "write a count (4), names (gromit,chromus) or kinds with counts (sunblade:3,server*2:1)";
+const SYNTAX: &str =
+    "write a count (4), names (gromit,chromus) or kinds with counts (sunblade:3,server*2:1)";
 
 fn invalid(message: String) -> HbspError {
     HbspError::InvalidNodeSet(message)
@@ -60,11 +61,16 @@ impl FromStr for NodeSet {
         }
         if let Ok(n) = text.parse::<usize>() {
             if n == 0 {
-                return Err(invalid("node-set 0 selects no nodes: write a count of at least 1".into()));
+                return Err(invalid(
+                    "node-set 0 selects no nodes: write a count of at least 1".into(),
+                ));
             }
             return Ok(Self::First(n));
         }
-        text.split(',').map(|item| parse_item(text, item.trim())).collect::<Result<_>>().map(Self::Items)
+        text.split(',')
+            .map(|item| parse_item(text, item.trim()))
+            .collect::<Result<_>>()
+            .map(Self::Items)
     }
 }
 
@@ -75,11 +81,17 @@ fn parse_item(whole: &str, item: &str) -> Result<NodeSetItem> {
         )));
     }
     let (head, count) = match item.split_once(':') {
-        Some((head, count)) => (head, Some(parse_number(item, count, "count", "sunblade:3")?)),
+        Some((head, count)) => (
+            head,
+            Some(parse_number(item, count, "count", "sunblade:3")?),
+        ),
         None => (item, None),
     };
     let (word, cpus) = match head.split_once('*') {
-        Some((word, cpus)) => (word, Some(parse_number(item, cpus, "CPU count", "server*2")?)),
+        Some((word, cpus)) => (
+            word,
+            Some(parse_number(item, cpus, "CPU count", "server*2")?),
+        ),
         None => (head, None),
     };
     if word.is_empty() || word.contains([' ', '*', ':']) {
@@ -88,7 +100,9 @@ fn parse_item(whole: &str, item: &str) -> Result<NodeSetItem> {
         )));
     }
     if count == Some(0) || cpus == Some(0) {
-        return Err(invalid(format!("node-set item \"{item}\" selects nothing: counts start at 1")));
+        return Err(invalid(format!(
+            "node-set item \"{item}\" selects nothing: counts start at 1"
+        )));
     }
     Ok(NodeSetItem {
         word: word.to_owned(),
@@ -167,7 +181,11 @@ fn resolve_items(platform: &Platform, items: &[NodeSetItem]) -> Result<Vec<(usiz
             }
         }
     }
-    Ok(cpus_used.iter().enumerate().filter_map(|(i, c)| c.map(|c| (i, c))).collect())
+    Ok(cpus_used
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| c.map(|c| (i, c)))
+        .collect())
 }
 
 fn pick(platform: &Platform, item: &NodeSetItem, taken: &[Option<u32>]) -> Result<Vec<usize>> {
@@ -187,7 +205,12 @@ fn pick(platform: &Platform, item: &NodeSetItem, taken: &[Option<u32>]) -> Resul
         return Err(unknown_word(platform, &item.word));
     }
     let wanted = item.count.unwrap_or(1);
-    let free: Vec<usize> = of_kind.iter().copied().filter(|&i| taken[i].is_none()).take(wanted).collect();
+    let free: Vec<usize> = of_kind
+        .iter()
+        .copied()
+        .filter(|&i| taken[i].is_none())
+        .take(wanted)
+        .collect();
     if free.len() < wanted {
         return Err(invalid(format!(
             "node-set item \"{item}\" asks for {wanted} nodes of kind {} but platform \"{}\" has {} ({} free): ask for fewer",
@@ -202,10 +225,23 @@ fn pick(platform: &Platform, item: &NodeSetItem, taken: &[Option<u32>]) -> Resul
 
 fn unknown_word(platform: &Platform, word: &str) -> HbspError {
     const SHOWN: usize = 12;
-    let names: Vec<&str> = platform.nodes.iter().take(SHOWN).map(|n| n.name.as_str()).collect();
-    let more = if platform.nodes.len() > SHOWN { ", ..." } else { "" };
+    let names: Vec<&str> = platform
+        .nodes
+        .iter()
+        .take(SHOWN)
+        .map(|n| n.name.as_str())
+        .collect();
+    let more = if platform.nodes.len() > SHOWN {
+        ", ..."
+    } else {
+        ""
+    };
     let kinds = platform.kinds();
-    let kinds = if kinds.is_empty() { "none".to_owned() } else { kinds.join(", ") };
+    let kinds = if kinds.is_empty() {
+        "none".to_owned()
+    } else {
+        kinds.join(", ")
+    };
     invalid(format!(
         "node-set names \"{word}\", which is no node or kind of platform \"{}\": kinds are {kinds}; nodes are {}{more}",
         platform.name,

@@ -156,9 +156,11 @@ impl TryFrom<BarrierCostFile> for BarrierCost {
                     .into());
             }
             (None, false) => {
-                return Err("network.L is empty: write L = { table = [{ p = 2, L_s = 1e-5 }] } \
+                return Err(
+                    "network.L is empty: write L = { table = [{ p = 2, L_s = 1e-5 }] } \
                             or L = { base_s = 1e-5, per_node_s = 0.0 }"
-                    .into());
+                        .into(),
+                );
             }
             (Some(table), false) => BarrierCost::Table(table),
             (None, true) => BarrierCost::Formula {
@@ -175,8 +177,15 @@ impl TryFrom<BarrierCostFile> for BarrierCost {
 impl From<BarrierCost> for BarrierCostFile {
     fn from(cost: BarrierCost) -> Self {
         match cost {
-            BarrierCost::Table(table) => Self { table: Some(table), ..Self::default() },
-            BarrierCost::Formula { base_s, per_node_s, per_log2_node_s } => Self {
+            BarrierCost::Table(table) => Self {
+                table: Some(table),
+                ..Self::default()
+            },
+            BarrierCost::Formula {
+                base_s,
+                per_node_s,
+                per_log2_node_s,
+            } => Self {
                 base_s: Some(base_s),
                 per_node_s: Some(per_node_s),
                 per_log2_node_s: Some(per_log2_node_s),
@@ -189,22 +198,32 @@ impl From<BarrierCost> for BarrierCostFile {
 impl BarrierCost {
     /// A barrier that costs `l_s` seconds at every `p`.
     pub fn constant(l_s: f64) -> Self {
-        Self::Formula { base_s: l_s, per_node_s: 0.0, per_log2_node_s: 0.0 }
+        Self::Formula {
+            base_s: l_s,
+            per_node_s: 0.0,
+            per_log2_node_s: 0.0,
+        }
     }
 
     /// `L(p)` in seconds.
     pub fn at(&self, p: usize) -> f64 {
         match self {
-            Self::Formula { base_s, per_node_s, per_log2_node_s } => {
-                base_s + per_node_s * p as f64 + per_log2_node_s * (p.max(1) as f64).log2()
-            }
+            Self::Formula {
+                base_s,
+                per_node_s,
+                per_log2_node_s,
+            } => base_s + per_node_s * p as f64 + per_log2_node_s * (p.max(1) as f64).log2(),
             Self::Table(points) => interpolate(points, p as f64).max(0.0),
         }
     }
 
     fn validate(&self) -> std::result::Result<(), String> {
         match self {
-            Self::Formula { base_s, per_node_s, per_log2_node_s } => {
+            Self::Formula {
+                base_s,
+                per_node_s,
+                per_log2_node_s,
+            } => {
                 for (key, v) in [
                     ("base_s", base_s),
                     ("per_node_s", per_node_s),
@@ -230,7 +249,10 @@ fn validate_table(points: &[BarrierPoint]) -> std::result::Result<(), String> {
             return Err(format!("network.L.table[{i}]: p must be >= 1, got 0"));
         }
         if !(pt.l_s.is_finite() && pt.l_s >= 0.0) {
-            return Err(format!("network.L.table[{i}]: L_s must be >= 0, got {}", pt.l_s));
+            return Err(format!(
+                "network.L.table[{i}]: L_s must be >= 0, got {}",
+                pt.l_s
+            ));
         }
         if i > 0 && points[i - 1].p >= pt.p {
             return Err(format!(
@@ -247,7 +269,10 @@ fn interpolate(points: &[BarrierPoint], p: f64) -> f64 {
     if points.len() == 1 {
         return points[0].l_s;
     }
-    let upper = points.iter().position(|pt| pt.p as f64 >= p).unwrap_or(points.len() - 1);
+    let upper = points
+        .iter()
+        .position(|pt| pt.p as f64 >= p)
+        .unwrap_or(points.len() - 1);
     let (a, b) = match upper {
         0 => (points[0], points[1]),
         k => (points[k - 1], points[k]),
@@ -316,10 +341,17 @@ impl Platform {
         for node in &self.nodes {
             node.validate()?;
             if !names.insert(node.name.as_str()) {
-                return bad(format!("node \"{}\" is listed twice: node names must be unique", node.name));
+                return bad(format!(
+                    "node \"{}\" is listed twice: node names must be unique",
+                    node.name
+                ));
             }
         }
-        if let Some(node) = self.nodes.iter().find(|n| n.kind.as_deref().is_some_and(|k| names.contains(k))) {
+        if let Some(node) = self
+            .nodes
+            .iter()
+            .find(|n| n.kind.as_deref().is_some_and(|k| names.contains(k)))
+        {
             return bad(format!(
                 "node \"{}\": kind \"{}\" is also a node name; give the kind another name",
                 node.name,
@@ -364,7 +396,13 @@ impl Platform {
 impl Node {
     /// A node with one CPU and `r = 1`.
     pub fn new(name: impl Into<String>, marked_speed: f64) -> Self {
-        Self { name: name.into(), kind: None, marked_speed, cpus: 1, r: 1.0 }
+        Self {
+            name: name.into(),
+            kind: None,
+            marked_speed,
+            cpus: 1,
+            r: 1.0,
+        }
     }
 
     /// Sets the kind.
@@ -386,7 +424,12 @@ impl Node {
     }
 
     fn validate(&self) -> Result<()> {
-        let bad = |m: String| Err(HbspError::InvalidPlatform(format!("node \"{}\": {m}", self.name)));
+        let bad = |m: String| {
+            Err(HbspError::InvalidPlatform(format!(
+                "node \"{}\": {m}",
+                self.name
+            )))
+        };
         if let Some(problem) = identifier_problem(&self.name) {
             return bad(format!("name {problem}"));
         }
@@ -394,39 +437,57 @@ impl Node {
             return bad(format!("kind {problem}"));
         }
         if !(self.marked_speed.is_finite() && self.marked_speed > 0.0) {
-            return bad(format!("marked_speed must be > 0, got {}", self.marked_speed));
+            return bad(format!(
+                "marked_speed must be > 0, got {}",
+                self.marked_speed
+            ));
         }
         if self.cpus == 0 {
             return bad("cpus must be >= 1, got 0".into());
         }
         if !(self.r.is_finite() && self.r > 0.0) {
-            return bad(format!("r must be > 0 (1 = fastest injector), got {}", self.r));
+            return bad(format!(
+                "r must be > 0 (1 = fastest injector), got {}",
+                self.r
+            ));
         }
         Ok(())
     }
 }
 
 fn identifier_problem(word: &str) -> Option<String> {
+    let separator = word
+        .chars()
+        .find(|c| c.is_whitespace() || [',', ':', '*'].contains(c));
     if word.is_empty() {
         Some("is empty".into())
-    } else if word.parse::<usize>().is_ok() {
-        Some(format!("\"{word}\" is a number, which node-sets read as a node count; add a letter"))
-    } else if let Some(c) = word.chars().find(|c| c.is_whitespace() || [',', ':', '*'].contains(c)) {
-        Some(format!("\"{word}\" contains '{c}', which node-sets use as a separator; remove it"))
+    } else if word.parse::<usize>().is_ok() || word == "all" {
+        Some(format!(
+            "\"{word}\" reads as a node count in node-sets; add a letter"
+        ))
     } else {
-        None
+        separator.map(|c| {
+            format!("\"{word}\" contains '{c}', which node-sets use as a separator; remove it")
+        })
     }
 }
 
 impl Network {
     /// A network with bandwidth indicator `g`, constant barrier cost `l` and no overhead.
     pub fn new(g_s_per_byte: f64, l: BarrierCost) -> Self {
-        Self { g_s_per_byte, o_s: 0.0, l }
+        Self {
+            g_s_per_byte,
+            o_s: 0.0,
+            l,
+        }
     }
 
     fn validate(&self) -> std::result::Result<(), String> {
         if !(self.g_s_per_byte.is_finite() && self.g_s_per_byte >= 0.0) {
-            return Err(format!("network.g_s_per_byte must be >= 0, got {}", self.g_s_per_byte));
+            return Err(format!(
+                "network.g_s_per_byte must be >= 0, got {}",
+                self.g_s_per_byte
+            ));
         }
         if !(self.o_s.is_finite() && self.o_s >= 0.0) {
             return Err(format!("network.o_s must be >= 0, got {}", self.o_s));
@@ -436,7 +497,9 @@ impl Network {
 }
 
 fn toml_error(text: &str, err: &toml::de::Error) -> HbspError {
-    let line = err.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+    let line = err
+        .span()
+        .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
     let message = err.message().trim().replace('\n', "; ");
     HbspError::InvalidPlatform(match line {
         Some(line) => format!("line {line}: {message}"),
@@ -445,7 +508,10 @@ fn toml_error(text: &str, err: &toml::de::Error) -> HbspError {
 }
 
 fn file_error(path: &Path, err: &std::io::Error) -> HbspError {
-    HbspError::File { path: path.display().to_string(), message: err.to_string() }
+    HbspError::File {
+        path: path.display().to_string(),
+        message: err.to_string(),
+    }
 }
 
 /// The `p` nodes a program runs on: a platform restricted to a node-set.
@@ -529,7 +595,11 @@ impl Machine {
     /// `k` is element `k - 1`.
     pub fn ranking(&self) -> Vec<usize> {
         let mut pids: Vec<usize> = (0..self.p()).collect();
-        pids.sort_by(|&a, &b| self.marked_speed(b).total_cmp(&self.marked_speed(a)).then(a.cmp(&b)));
+        pids.sort_by(|&a, &b| {
+            self.marked_speed(b)
+                .total_cmp(&self.marked_speed(a))
+                .then(a.cmp(&b))
+        });
         pids
     }
 

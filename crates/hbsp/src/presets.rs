@@ -40,12 +40,20 @@ pub fn sunwulf() -> Platform {
     const SUNBLADE_MFLOPS: f64 = 20.29;
     const SUNFIRE_MFLOPS: f64 = 36.45;
     // JPDC 2008, section 4.2: the server has 4 CPUs, a SunBlade 1, a SunFire V210 2.
-    let mut nodes = vec![Node::new("sunwulf", SERVER_MFLOPS).with_kind("server").with_cpus(4)];
+    let mut nodes = vec![
+        Node::new("sunwulf", SERVER_MFLOPS)
+            .with_kind("server")
+            .with_cpus(4),
+    ];
     // JPDC 2008, section 4.2: 64 SunBlade nodes hpc-1..hpc-64, 20 SunFire V210 hpc-65..hpc-84.
-    nodes.extend((1..=64).map(|i| Node::new(format!("hpc-{i}"), SUNBLADE_MFLOPS).with_kind("sunblade")));
     nodes.extend(
-        (65..=84).map(|i| Node::new(format!("hpc-{i}"), SUNFIRE_MFLOPS).with_kind("sunfire").with_cpus(2)),
+        (1..=64).map(|i| Node::new(format!("hpc-{i}"), SUNBLADE_MFLOPS).with_kind("sunblade")),
     );
+    nodes.extend((65..=84).map(|i| {
+        Node::new(format!("hpc-{i}"), SUNFIRE_MFLOPS)
+            .with_kind("sunfire")
+            .with_cpus(2)
+    }));
     Platform {
         name: "sunwulf".into(),
         description: "Sunwulf compute farm (Chen, Sun & Wu, JPDC 2008, Table 2 and section 4.5); \
@@ -60,7 +68,11 @@ pub fn sunwulf() -> Platform {
             // JPDC 2008, section 4.5: the 0.08 ms start-up of T_send.
             o_s: 0.08e-3,
             // JPDC 2008, section 4.5: T_barrier = p x 0.39 ms.
-            l: BarrierCost::Formula { base_s: 0.0, per_node_s: 0.39e-3, per_log2_node_s: 0.0 },
+            l: BarrierCost::Formula {
+                base_s: 0.0,
+                per_node_s: 0.39e-3,
+                per_log2_node_s: 0.0,
+            },
         },
     }
 }
@@ -86,10 +98,21 @@ pub fn ucf_cluster() -> Platform {
     ];
     let nodes = rows
         .iter()
-        .map(|&(name, kind, speed, r, cpus)| Node::new(name, speed).with_kind(kind).with_r(r).with_cpus(cpus))
+        .map(|&(name, kind, speed, r, cpus)| {
+            Node::new(name, speed)
+                .with_kind(kind)
+                .with_r(r)
+                .with_cpus(cpus)
+        })
         .collect();
     // W&P Table 4: L for the first p nodes of the Table 4 order, in microseconds.
-    let l_table = [(2, 9_000.0), (4, 15_000.0), (6, 23_000.0), (8, 30_000.0), (10, 37_000.0)];
+    let l_table = [
+        (2, 9_000.0),
+        (4, 15_000.0),
+        (6, 23_000.0),
+        (8, 30_000.0),
+        (10, 37_000.0),
+    ];
     Platform {
         name: "ucf-cluster".into(),
         description: "UCF SUN/SGI workstation cluster (Williams & Parsons 2001, Tables 2-5)".into(),
@@ -100,7 +123,10 @@ pub fn ucf_cluster() -> Platform {
             g_s_per_byte: 0.196e-6,
             o_s: 0.0,
             l: BarrierCost::Table(
-                l_table.iter().map(|&(p, us)| BarrierPoint { p, l_s: us * 1e-6 }).collect(),
+                l_table
+                    .iter()
+                    .map(|&(p, us)| BarrierPoint { p, l_s: us * 1e-6 })
+                    .collect(),
             ),
         },
     }
@@ -112,7 +138,9 @@ pub fn ncube2() -> Platform {
     // 1.7 MFLOPS per node, used here as the marked speed.
     const NODE_MFLOPS: f64 = 1.7;
     // Sun & Rover 1994, section IV: "now, 128 nodes".
-    let nodes = (0..128).map(|i| Node::new(format!("ncube-{i}"), NODE_MFLOPS).with_kind("ncube")).collect();
+    let nodes = (0..128)
+        .map(|i| Node::new(format!("ncube-{i}"), NODE_MFLOPS).with_kind("ncube"))
+        .collect();
     // Sun & Rover 1994, section IV-B: message time alpha + beta S, alpha = 130 us, beta = 0.5 us/B.
     const ALPHA_S: f64 = 130e-6;
     const BETA_S_PER_BYTE: f64 = 0.5e-6;
@@ -126,7 +154,11 @@ pub fn ncube2() -> Platform {
         network: Network {
             g_s_per_byte: BETA_S_PER_BYTE,
             o_s: ALPHA_S,
-            l: BarrierCost::Formula { base_s: 0.0, per_node_s: 0.0, per_log2_node_s: ALPHA_S },
+            l: BarrierCost::Formula {
+                base_s: 0.0,
+                per_node_s: 0.0,
+                per_log2_node_s: ALPHA_S,
+            },
         },
     }
 }
@@ -144,12 +176,19 @@ pub fn cores() -> usize {
 /// `hetscale bench` will measure the speed.
 pub fn local(p: usize) -> Platform {
     const PLACEHOLDER_MFLOPS: f64 = 1000.0;
-    let nodes = (0..p.max(1)).map(|i| Node::new(format!("local-{i}"), PLACEHOLDER_MFLOPS).with_kind("core")).collect();
+    let nodes = (0..p.max(1))
+        .map(|i| Node::new(format!("local-{i}"), PLACEHOLDER_MFLOPS).with_kind("core"))
+        .collect();
     Platform {
         name: "local".into(),
-        description: "this host, one node per core; speed and network are placeholders until measured".into(),
+        description:
+            "this host, one node per core; speed and network are placeholders until measured".into(),
         speed_unit: "Mflop/s".into(),
         nodes,
-        network: Network { g_s_per_byte: 1e-10, o_s: 0.0, l: BarrierCost::constant(1e-6) },
+        network: Network {
+            g_s_per_byte: 1e-10,
+            o_s: 0.0,
+            l: BarrierCost::constant(1e-6),
+        },
     }
 }

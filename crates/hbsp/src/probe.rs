@@ -3,11 +3,12 @@
 //! `bompiprobe`.
 //!
 //! - `g` and `L`: supersteps that realise a full h-relation (every node sends `h / (p - 1)`
-//!   bytes to every other node) for several `h`, including `h = 0`; the per-round medians are
-//!   fitted by least squares to `time = g h + L`.
+//!   bytes to every other node) for several `h` from 0 to megabytes; the per-size medians of
+//!   each round are fitted to `time = g h + L` by least squares on relative errors.
 //! - `o`: node 0 sends `m` small messages to node 1, compared with one message of the same
 //!   total size; `o = (t_m - t_1) / (m - 1)`.
-//! - `r_j`: node `j` alone injects one large message; `r_j = (t_j - L) / min_k (t_k - L)`.
+//! - `r_j`: each node times its own injection of one large message (its `send`);
+//!   `r_j = t_j / min_k t_k`, per round.
 //!
 //! Each estimate is repeated over independent rounds; the report gives the mean and a 95%
 //! Student-t confidence interval over rounds.
@@ -37,10 +38,10 @@ pub struct ProbeOptions {
 impl Default for ProbeOptions {
     fn default() -> Self {
         Self {
-            h_bytes: vec![0, 64 << 10, 256 << 10, 1 << 20, 4 << 20],
+            h_bytes: vec![0, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20],
             samples: 7,
             rounds: 7,
-            small_messages: 1000,
+            small_messages: 2000,
             injection_bytes: 4 << 20,
         }
     }
@@ -49,7 +50,13 @@ impl Default for ProbeOptions {
 impl ProbeOptions {
     /// Small sizes and few repetitions, for tests and quick looks.
     pub fn quick() -> Self {
-        Self { h_bytes: vec![0, 16 << 10, 64 << 10], samples: 3, rounds: 3, small_messages: 100, injection_bytes: 256 << 10 }
+        Self {
+            h_bytes: vec![0, 16 << 10, 256 << 10, 1 << 20],
+            samples: 3,
+            rounds: 3,
+            small_messages: 200,
+            injection_bytes: 1 << 20,
+        }
     }
 }
 
@@ -85,15 +92,15 @@ struct Round {
     g: f64,
     l: f64,
     o: f64,
-    r: Vec<f64>,
+    /// This node's injection time of the large message.
+    injection_s: f64,
 }
 
 /// Measures `g`, `L`, `o` and `r_j` of `machine` on `backend`.
 pub fn probe(backend: &Backend, machine: &Machine, options: &ProbeOptions) -> Result<ProbeReport> {
     let options = checked(options)?;
     let output = crate::run(backend, machine, |ctx| measure_rounds(ctx, &options))?;
-    let rounds = output.results.into_iter().next().unwrap_or_default();
-    Ok(summarise(machine.p(), &rounds))
+    Ok(summarise(&output.results))
 }
 
 fn checked(options: &ProbeOptions) -> Result<ProbeOptions> {
@@ -113,19 +120,28 @@ fn checked(options: &ProbeOptions) -> Result<ProbeOptions> {
 }
 
 fn measure_rounds(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<Vec<Round>> {
-    (0..options.rounds).map(|_| measure_round(ctx, options)).collect()
+    (0..options.rounds)
+        .map(|_| measure_round(ctx, options))
+        .collect()
 }
 
 fn measure_round(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<Round> {
     let mut points = Vec::with_capacity(options.h_bytes.len());
     for &h in &options.h_bytes {
-        let times = (0..options.samples).map(|_| time_superstep(ctx, |ctx| total_exchange(ctx, h))).collect::<Result<Vec<_>>>()?;
+        let times = (0..options.samples)
+            .map(|_| time_superstep(ctx, |ctx| total_exchange(ctx, h)))
+            .collect::<Result<Vec<_>>>()?;
         points.push((h as f64, median(times)));
     }
     let (g, l) = least_squares(&points);
-    let o = overhead(ctx, options.small_messages)?;
-    let r = injection_slowness(ctx, options.injection_bytes, l)?;
-    Ok(Round { g, l, o, r })
+    let o = overhead(ctx, options)?;
+    let injection_s = injection_time(ctx, options)?;
+    Ok(Round {
+        g,
+        l,
+        o,
+        injection_s,
+    })
 }
 
 /// Time of one superstep doing `body`, as seen by node 0 between two barriers.
@@ -159,56 +175,105 @@ fn total_exchange(ctx: &mut Ctx<'_>, h: usize) -> Result<()> {
     Ok(())
 }
 
-fn overhead(ctx: &mut Ctx<'_>, m: usize) -> Result<f64> {
-    let to = peers(ctx)[0];
+fn overhead(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<f64> {
+    let (to, m) = (peers(ctx)[0], options.small_messages);
     let sender = ctx.pid() == 0;
-    let many = time_superstep(ctx, |ctx| {
-        if sender {
-            (0..m).try_for_each(|_| ctx.send(to, 0, &[0u64]))?;
-        }
-        Ok(())
-    })?;
-    let one = time_superstep(ctx, |ctx| if sender { ctx.send(to, 0, &vec![0u64; m]) } else { Ok(()) })?;
-    Ok((many - one) / (m - 1) as f64)
+    let mut many = Vec::with_capacity(options.samples);
+    let mut one = Vec::with_capacity(options.samples);
+    for _ in 0..options.samples {
+        many.push(time_superstep(ctx, |ctx| {
+            if sender {
+                (0..m).try_for_each(|_| ctx.send(to, 0, &[0u64]))?;
+            }
+            Ok(())
+        })?);
+        one.push(time_superstep(ctx, |ctx| {
+            if sender {
+                ctx.send(to, 0, &vec![0u64; m])
+            } else {
+                Ok(())
+            }
+        })?);
+    }
+    Ok((median(many) - median(one)) / (m - 1) as f64)
 }
 
-fn injection_slowness(ctx: &mut Ctx<'_>, bytes: usize, l: f64) -> Result<Vec<f64>> {
-    let p = ctx.nprocs();
-    let payload = vec![0u8; bytes];
-    let mut times = Vec::with_capacity(p);
-    for j in 0..p {
-        let to = (j + 1) % p;
-        let t = time_superstep(ctx, |ctx| if ctx.pid() == j { ctx.send(to, 0, &payload) } else { Ok(()) })?;
-        times.push((t - l).max(f64::MIN_POSITIVE));
+/// Each node's time to inject one large message (its `send`, which on threads copies the
+/// payload out of the program), median over samples; `r_j` is the ratio to the fastest node.
+fn injection_time(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<f64> {
+    let payload = vec![0u8; options.injection_bytes];
+    let to = (ctx.pid() + 1) % ctx.nprocs();
+    let mut samples = Vec::with_capacity(options.samples);
+    for _ in 0..options.samples {
+        ctx.sync()?;
+        let start = ctx.time();
+        ctx.send(to, 0, &payload)?;
+        samples.push(ctx.time() - start);
+        ctx.sync()?;
+        ctx.recv_all::<u8>()?;
     }
-    let fastest = times.iter().copied().fold(f64::INFINITY, f64::min);
-    Ok(times.iter().map(|t| t / fastest).collect())
+    Ok(median(samples).max(f64::MIN_POSITIVE))
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     let mid = values.len() / 2;
-    if values.len() % 2 == 1 { values[mid] } else { (values[mid - 1] + values[mid]) / 2.0 }
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        (values[mid - 1] + values[mid]) / 2.0
+    }
 }
 
-/// Slope and intercept of the least-squares line through `points`.
+/// Slope and intercept of the line through `points` by least squares on relative errors
+/// (weights `1 / y^2`), so sizes spanning decades each count and the intercept is set by the
+/// small ones rather than extrapolated from the large ones.
 fn least_squares(points: &[(f64, f64)]) -> (f64, f64) {
-    let n = points.len() as f64;
-    let mean_x = points.iter().map(|p| p.0).sum::<f64>() / n;
-    let mean_y = points.iter().map(|p| p.1).sum::<f64>() / n;
-    let sxx: f64 = points.iter().map(|p| (p.0 - mean_x).powi(2)).sum();
-    let sxy: f64 = points.iter().map(|p| (p.0 - mean_x) * (p.1 - mean_y)).sum();
+    let weight = |y: f64| if y > 0.0 { 1.0 / (y * y) } else { 1.0 };
+    let sw: f64 = points.iter().map(|p| weight(p.1)).sum();
+    let mean_x = points.iter().map(|p| weight(p.1) * p.0).sum::<f64>() / sw;
+    let mean_y = points.iter().map(|p| weight(p.1) * p.1).sum::<f64>() / sw;
+    let sxx: f64 = points
+        .iter()
+        .map(|p| weight(p.1) * (p.0 - mean_x).powi(2))
+        .sum();
+    let sxy: f64 = points
+        .iter()
+        .map(|p| weight(p.1) * (p.0 - mean_x) * (p.1 - mean_y))
+        .sum();
     let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
     (slope, mean_y - slope * mean_x)
 }
 
-fn summarise(p: usize, rounds: &[Round]) -> ProbeReport {
+/// Node 0's rounds give `g`, `L` and `o`; every node's own injection times give the `r_j`.
+fn summarise(per_node: &[Vec<Round>]) -> ProbeReport {
+    let rounds = &per_node[0];
     let column = |f: &dyn Fn(&Round) -> f64| -> Vec<f64> { rounds.iter().map(f).collect() };
     let (g_s_per_byte, g_s_per_byte_ci) = mean_ci(&column(&|r| r.g));
     let (l_s, l_s_ci) = mean_ci(&column(&|r| r.l));
     let (o_s, o_s_ci) = mean_ci(&column(&|r| r.o));
-    let (r, r_ci) = (0..p).map(|j| mean_ci(&column(&|r| r.r.get(j).copied().unwrap_or(1.0)))).unzip();
-    ProbeReport { p, g_s_per_byte, g_s_per_byte_ci, L_s: l_s, L_s_ci: l_s_ci, o_s, o_s_ci, r, r_ci, rounds: rounds.len() }
+    let slowness: Vec<Vec<f64>> = (0..rounds.len())
+        .map(|k| {
+            let times: Vec<f64> = per_node.iter().map(|node| node[k].injection_s).collect();
+            let fastest = times.iter().copied().fold(f64::INFINITY, f64::min);
+            times.iter().map(|t| t / fastest).collect()
+        })
+        .collect();
+    let (r, r_ci) = (0..per_node.len())
+        .map(|j| mean_ci(&slowness.iter().map(|round| round[j]).collect::<Vec<_>>()))
+        .unzip();
+    ProbeReport {
+        p: per_node.len(),
+        g_s_per_byte,
+        g_s_per_byte_ci,
+        L_s: l_s,
+        L_s_ci: l_s_ci,
+        o_s,
+        o_s_ci,
+        r,
+        r_ci,
+        rounds: rounds.len(),
+    }
 }
 
 /// Mean and 95% Student-t confidence interval.
@@ -229,8 +294,9 @@ fn mean_ci(values: &[f64]) -> (f64, [f64; 2]) {
 /// Two-sided 95% quantile of Student's t with `df` degrees of freedom.
 fn t95(df: usize) -> f64 {
     const TABLE: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
     ];
     TABLE.get(df.max(1) - 1).copied().unwrap_or(1.960)
 }
@@ -242,9 +308,14 @@ impl ProbeReport {
     pub fn apply_to(&self, platform: &mut Platform, machine: &Machine) -> Result<()> {
         platform.network.g_s_per_byte = self.g_s_per_byte.max(0.0);
         platform.network.o_s = self.o_s.max(0.0);
-        let point = BarrierPoint { p: self.p, l_s: self.L_s.max(0.0) };
+        let point = BarrierPoint {
+            p: self.p,
+            l_s: self.L_s.max(0.0),
+        };
         let mut table = match &platform.network.l {
-            BarrierCost::Table(points) => points.iter().copied().filter(|pt| pt.p != self.p).collect(),
+            BarrierCost::Table(points) => {
+                points.iter().copied().filter(|pt| pt.p != self.p).collect()
+            }
             BarrierCost::Formula { .. } => Vec::new(),
         };
         table.push(point);
@@ -265,7 +336,9 @@ mod tests {
 
     #[test]
     fn least_squares_recovers_a_line() {
-        let points: Vec<(f64, f64)> = (0..5).map(|i| (i as f64 * 1e3, 2e-9 * i as f64 * 1e3 + 5e-6)).collect();
+        let points: Vec<(f64, f64)> = (0..5)
+            .map(|i| (i as f64 * 1e3, 2e-9 * i as f64 * 1e3 + 5e-6))
+            .collect();
         let (g, l) = least_squares(&points);
         assert!((g - 2e-9).abs() < 1e-15 && (l - 5e-6).abs() < 1e-12);
     }

@@ -71,7 +71,11 @@ pub struct PhaseTrace {
 impl Trace {
     /// Number of supersteps of the run (the longest node trace).
     pub fn supersteps(&self) -> usize {
-        self.nodes.iter().map(|n| n.supersteps.len()).max().unwrap_or(0)
+        self.nodes
+            .iter()
+            .map(|n| n.supersteps.len())
+            .max()
+            .unwrap_or(0)
     }
 }
 
@@ -86,7 +90,12 @@ impl Recorder {
     pub fn new(enabled: bool, pid: usize, name: String, marked_speed: f64) -> Self {
         Self {
             enabled,
-            node: NodeTrace { pid, name, marked_speed, supersteps: Vec::new() },
+            node: NodeTrace {
+                pid,
+                name,
+                marked_speed,
+                supersteps: Vec::new(),
+            },
             current: SuperstepTrace::default(),
         }
     }
@@ -116,7 +125,11 @@ impl Recorder {
 
     pub fn phase(&mut self, name: &str, start_s: f64, duration_s: f64) {
         if self.enabled {
-            self.current.phases.push(PhaseTrace { name: name.to_owned(), start_s, duration_s });
+            self.current.phases.push(PhaseTrace {
+                name: name.to_owned(),
+                start_s,
+                duration_s,
+            });
         }
     }
 
@@ -126,7 +139,11 @@ impl Recorder {
         let start_s = self.current.start_s;
         let mut step = std::mem::replace(
             &mut self.current,
-            SuperstepTrace { index: index + 1, start_s: left_s, ..SuperstepTrace::default() },
+            SuperstepTrace {
+                index: index + 1,
+                start_s: left_s,
+                ..SuperstepTrace::default()
+            },
         );
         if self.enabled {
             step.compute_s = entered_s - start_s;

@@ -17,7 +17,9 @@ fn run<T: Send + 'static>(
     m: Machine,
     program: impl Fn(&mut hbsp::Ctx<'_>) -> hbsp::Result<T> + Send + Sync + 'static,
 ) -> Vec<T> {
-    within_5s(move || hbsp::run(&Backend::threads(), &m, program)).unwrap().results
+    within_5s(move || hbsp::run(&Backend::threads(), &m, program))
+        .unwrap()
+        .results
 }
 
 fn machines() -> impl Iterator<Item = Machine> {
@@ -26,7 +28,10 @@ fn machines() -> impl Iterator<Item = Machine> {
 
 fn same_cost<T>(results: &[(T, f64)]) -> f64 {
     let cost = results[0].1;
-    assert!(cost > 0.0 && results.iter().all(|r| r.1 == cost), "cost differs between nodes");
+    assert!(
+        cost > 0.0 && results.iter().all(|r| r.1 == cost),
+        "cost differs between nodes"
+    );
     cost
 }
 
@@ -42,7 +47,12 @@ fn scatter_gives_balanced_shares_and_gather_restores() {
             });
             let mut start = 0;
             for (j, (piece, back, scatter_s, gather_s)) in results.iter().enumerate() {
-                assert_eq!(piece, &data(n)[start..start + counts[j]], "p = {}, n = {n}, node {j}", m.p());
+                assert_eq!(
+                    piece,
+                    &data(n)[start..start + counts[j]],
+                    "p = {}, n = {n}, node {j}",
+                    m.p()
+                );
                 start += counts[j];
                 assert_eq!(back.is_some(), j == m.ranking()[0]);
                 assert_eq!((*scatter_s, *gather_s), (results[0].2, results[0].3));
@@ -80,10 +90,18 @@ fn scatterv_and_gatherv_with_zero_counts() {
 fn broadcast_all_algorithms() {
     for m in machines() {
         for n in SIZES {
-            for algorithm in [BroadcastAlgorithm::OnePhase, BroadcastAlgorithm::TwoPhase, BroadcastAlgorithm::Auto] {
+            for algorithm in [
+                BroadcastAlgorithm::OnePhase,
+                BroadcastAlgorithm::TwoPhase,
+                BroadcastAlgorithm::Auto,
+            ] {
                 let results = run(m.clone(), move |ctx| {
                     let root = Root::Slowest;
-                    let input = if ctx.pid() == ctx.rank(ctx.nprocs())? { data(n) } else { Vec::new() };
+                    let input = if ctx.pid() == ctx.rank(ctx.nprocs())? {
+                        data(n)
+                    } else {
+                        Vec::new()
+                    };
                     let out = collectives::broadcast(ctx, root, &input, algorithm)?;
                     Ok((out.value, out.predicted_s))
                 });
@@ -104,13 +122,19 @@ fn broadcast_auto_picks_the_cheaper_algorithm() {
         let n = 100_000;
         let results = run(m, move |ctx| {
             let input = data(n);
-            let costs: Vec<f64> = [BroadcastAlgorithm::OnePhase, BroadcastAlgorithm::TwoPhase, BroadcastAlgorithm::Auto]
-                .into_iter()
-                .map(|a| collectives::broadcast(ctx, Root::Fastest, &input, a).map(|c| c.predicted_s))
-                .collect::<hbsp::Result<_>>()?;
+            let costs: Vec<f64> = [
+                BroadcastAlgorithm::OnePhase,
+                BroadcastAlgorithm::TwoPhase,
+                BroadcastAlgorithm::Auto,
+            ]
+            .into_iter()
+            .map(|a| collectives::broadcast(ctx, Root::Fastest, &input, a).map(|c| c.predicted_s))
+            .collect::<hbsp::Result<_>>()?;
             Ok(costs)
         });
-        let [one, two, auto] = results[0][..] else { panic!() };
+        let [one, two, auto] = results[0][..] else {
+            panic!()
+        };
         assert_eq!(auto, one.min(two), "p = {p}");
     }
 }
@@ -127,8 +151,14 @@ fn reduce_and_allreduce_fold_in_pid_order() {
                 Ok((root.value, all.value, all.predicted_s, sum.value))
             });
             let p = m.p();
-            let expect: Vec<u64> =
-                (0..n as u64).map(|i| (0..p as u64).map(|j| i + 100 * j).reduce(|a, b| a * 3 + b).unwrap()).collect();
+            let expect: Vec<u64> = (0..n as u64)
+                .map(|i| {
+                    (0..p as u64)
+                        .map(|j| i + 100 * j)
+                        .reduce(|a, b| a * 3 + b)
+                        .unwrap()
+                })
+                .collect();
             for (j, (root, all, _, sum)) in results.iter().enumerate() {
                 assert_eq!(all, &expect, "p = {p}, n = {n}");
                 assert_eq!(root.as_ref(), (j == m.ranking()[0]).then_some(&expect));
@@ -162,8 +192,12 @@ fn alltoall_and_alltoallv_transpose() {
             let (p, me) = (ctx.nprocs(), ctx.pid());
             let blocks: Vec<Vec<u32>> = (0..p).map(|j| vec![(me * 100 + j) as u32; 2]).collect();
             let even = collectives::alltoall(ctx, &blocks)?;
-            let counts: Vec<Vec<usize>> = (0..p).map(|i| (0..p).map(|j| (i + j) % 3).collect()).collect();
-            let uneven: Vec<Vec<u32>> = (0..p).map(|j| vec![(me * 100 + j) as u32; counts[me][j]]).collect();
+            let counts: Vec<Vec<usize>> = (0..p)
+                .map(|i| (0..p).map(|j| (i + j) % 3).collect())
+                .collect();
+            let uneven: Vec<Vec<u32>> = (0..p)
+                .map(|j| vec![(me * 100 + j) as u32; counts[me][j]])
+                .collect();
             let v = collectives::alltoallv(ctx, &uneven, &counts)?;
             Ok((even.value, v.value, v.predicted_s))
         });
@@ -183,13 +217,18 @@ fn balanced_scatter_cost_matches_paper_closed_form_bound() {
     let m = ucf.select(&hbsp::NodeSet::First(4)).unwrap();
     let (g, l) = (m.network().g_s_per_byte, m.l_s());
     let n = 250_000; // 1000 KB of 4-byte integers, the paper's largest size
-    let results = run(m, move |ctx| Ok(collectives::scatter(ctx, Root::Fastest, &data(n))?.predicted_s));
+    let results = run(m, move |ctx| {
+        Ok(collectives::scatter(ctx, Root::Fastest, &data(n))?.predicted_s)
+    });
     let bytes = (4 * n) as f64;
     assert!(results[0] <= g * bytes + l && results[0] > l);
 }
 
-fn mismatch(program: impl Fn(&mut hbsp::Ctx<'_>) -> hbsp::Result<()> + Send + Sync + 'static) -> String {
-    let err = within_5s(move || hbsp::run(&Backend::threads(), &machine(&uneven(3)), program)).unwrap_err();
+fn mismatch(
+    program: impl Fn(&mut hbsp::Ctx<'_>) -> hbsp::Result<()> + Send + Sync + 'static,
+) -> String {
+    let err = within_5s(move || hbsp::run(&Backend::threads(), &machine(&uneven(3)), program))
+        .unwrap_err();
     assert!(matches!(err, HbspError::Mismatch { .. }), "{err:?}");
     err.to_string()
 }
@@ -209,13 +248,25 @@ fn mismatched_collectives_are_errors() {
         collectives::scatter(ctx, Root::Pid(ctx.pid().min(1)), &[1u8, 2, 3])?;
         Ok(())
     });
-    assert!(roots.contains("root 0") && roots.contains("root 1"), "{roots}");
+    assert!(
+        roots.contains("root 0") && roots.contains("root 1"),
+        "{roots}"
+    );
     let sizes = mismatch(|ctx| {
         collectives::allreduce(ctx, &vec![1u32; 2 + ctx.pid() / 2], |a, b| a + b)?;
         Ok(())
     });
-    assert!(sizes.contains("sizes [2]") && sizes.contains("sizes [3]"), "{sizes}");
-    let with_sync = mismatch(|ctx| if ctx.pid() == 0 { ctx.sync() } else { collectives::allgather(ctx, &[0u8]).map(|_| ()) });
+    assert!(
+        sizes.contains("sizes [2]") && sizes.contains("sizes [3]"),
+        "{sizes}"
+    );
+    let with_sync = mismatch(|ctx| {
+        if ctx.pid() == 0 {
+            ctx.sync()
+        } else {
+            collectives::allgather(ctx, &[0u8]).map(|_| ())
+        }
+    });
     assert!(with_sync.contains("node 0 (n0) called sync"), "{with_sync}");
 }
 
@@ -227,7 +278,11 @@ fn bad_collective_arguments_are_errors() {
         })
     })
     .unwrap_err();
-    assert!(err.to_string().contains("counts sum to 3 but the root has 5 items"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("counts sum to 3 but the root has 5 items"),
+        "{err}"
+    );
     let err = within_5s(|| {
         hbsp::run(&Backend::threads(), &machine(&uneven(3)), |ctx| {
             collectives::broadcast(ctx, Root::Pid(7), &[1u8], BroadcastAlgorithm::Auto).map(|_| ())

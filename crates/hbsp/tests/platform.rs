@@ -10,11 +10,18 @@ fn close(a: f64, b: f64, tol: f64) -> bool {
 
 #[test]
 fn ucf_cluster_shares_at_p4_match_williams_parsons() {
-    let machine = Platform::load("ucf-cluster").unwrap().select(&"4".parse().unwrap()).unwrap();
+    let machine = Platform::load("ucf-cluster")
+        .unwrap()
+        .select(&"4".parse().unwrap())
+        .unwrap();
     let names: Vec<&str> = machine.nodes().iter().map(|n| n.name.as_str()).collect();
     assert_eq!(names, ["gromit", "chromus", "aditi", "dcn_sgi1"]);
     assert!(close(machine.cluster_speed(), 12.89, 1e-9));
-    let percent: Vec<String> = machine.shares().iter().map(|c| format!("{:.1}", c * 100.0)).collect();
+    let percent: Vec<String> = machine
+        .shares()
+        .iter()
+        .map(|c| format!("{:.1}", c * 100.0))
+        .collect();
     assert_eq!(percent, ["37.9", "5.8", "34.5", "21.7"]);
     assert!(close(machine.l_s(), 15_000e-6, 1e-12));
 }
@@ -22,7 +29,12 @@ fn ucf_cluster_shares_at_p4_match_williams_parsons() {
 #[test]
 fn ucf_cluster_table4_speeds_and_l() {
     let platform = Platform::load("ucf-cluster").unwrap();
-    for (p, speed, l_us) in [(2, 5.64, 9000.0), (6, 17.48, 23000.0), (8, 22.10, 30000.0), (10, 28.00, 37000.0)] {
+    for (p, speed, l_us) in [
+        (2, 5.64, 9000.0),
+        (6, 17.48, 23000.0),
+        (8, 22.10, 30000.0),
+        (10, 28.00, 37000.0),
+    ] {
         let machine = platform.select(&NodeSet::First(p)).unwrap();
         assert!(close(machine.cluster_speed(), speed, 1e-9), "p = {p}");
         assert!(close(machine.l_s(), l_us * 1e-6, 1e-12), "p = {p}");
@@ -36,7 +48,12 @@ fn ucf_cluster_table4_speeds_and_l() {
 #[test]
 fn sunwulf_configurations_of_jpdc() {
     let sunwulf = Platform::load("sunwulf").unwrap();
-    let speed = |spec: &str| sunwulf.select(&spec.parse().unwrap()).unwrap().cluster_speed();
+    let speed = |spec: &str| {
+        sunwulf
+            .select(&spec.parse().unwrap())
+            .unwrap()
+            .cluster_speed()
+    };
     // JPDC Table 7, case 3: one server, three SunBlade, four SunFire, one CPU each.
     assert!(close(speed("sunblade:3,sunfire:4,server:1"), 227.55, 1e-9));
     // JPDC 4.4.1: the server with two CPUs plus one SunBlade, and plus three.
@@ -52,7 +69,9 @@ fn sunwulf_configurations_of_jpdc() {
 #[test]
 fn node_sets_keep_platform_order() {
     let ucf = Platform::load("ucf-cluster").unwrap();
-    let machine = ucf.select(&"aditi,gromit,chromus".parse().unwrap()).unwrap();
+    let machine = ucf
+        .select(&"aditi,gromit,chromus".parse().unwrap())
+        .unwrap();
     let names: Vec<&str> = machine.nodes().iter().map(|n| n.name.as_str()).collect();
     assert_eq!(names, ["gromit", "chromus", "aditi"]);
     let set: NodeSet = "server*2:1,sunblade:3".parse().unwrap();
@@ -71,13 +90,21 @@ fn ncube2_and_local_presets() {
     for preset in hbsp::presets::all() {
         preset.validate().unwrap();
         let text = preset.to_toml_string().unwrap();
-        assert_eq!(Platform::from_toml_str(&text).unwrap(), preset, "{} round-trips through TOML", preset.name);
+        assert_eq!(
+            Platform::from_toml_str(&text).unwrap(),
+            preset,
+            "{} round-trips through TOML",
+            preset.name
+        );
     }
 }
 
 fn node_set_error(spec: &str) -> String {
     let ucf = Platform::load("sunwulf").unwrap();
-    let err = spec.parse::<NodeSet>().and_then(|set| ucf.select(&set)).unwrap_err();
+    let err = spec
+        .parse::<NodeSet>()
+        .and_then(|set| ucf.select(&set))
+        .unwrap_err();
     assert!(matches!(err, HbspError::InvalidNodeSet(_)), "{err:?}");
     let message = err.to_string();
     assert!(!message.contains('\n'), "one line: {message}");
@@ -97,7 +124,10 @@ fn node_set_errors_say_what_to_write() {
     assert!(node_set_error("hpc-1,hpc-1").contains("twice"));
     assert!(node_set_error("hpc-1:2").contains("a count only follows a kind"));
     let unknown = node_set_error("gromit");
-    assert!(unknown.contains("kinds are server, sunblade, sunfire"), "{unknown}");
+    assert!(
+        unknown.contains("kinds are server, sunblade, sunfire"),
+        "{unknown}"
+    );
 }
 
 fn platform_error(toml: &str) -> String {
@@ -116,18 +146,37 @@ fn platform_validation_names_field_and_problem() {
         platform_error(&node("name = \"gromit\"\nmarked_speed = -1")),
         "node \"gromit\": marked_speed must be > 0, got -1"
     );
-    assert!(platform_error(&node("name = \"a\"\nmarked_speed = 1\nr = 0")).contains("r must be > 0"));
-    assert!(platform_error(&node("name = \"a\"\nmarked_speed = 1\ncpus = 0")).contains("cpus must be >= 1"));
+    assert!(
+        platform_error(&node("name = \"a\"\nmarked_speed = 1\nr = 0")).contains("r must be > 0")
+    );
+    assert!(
+        platform_error(&node("name = \"a\"\nmarked_speed = 1\ncpus = 0"))
+            .contains("cpus must be >= 1")
+    );
     assert!(platform_error(&node("name = \"a,b\"\nmarked_speed = 1")).contains("contains ','"));
     assert!(platform_error(&node("name = \"a\"\nspeed = 1")).contains("unknown field `speed`"));
     assert!(platform_error(&node("name = \"a\"\nmarked_speed = \"fast\"")).starts_with("line "));
     assert!(platform_error(&format!("name = \"t\"\n{NETWORK}")).contains("has no nodes"));
-    let twice = format!("name = \"t\"\n{NETWORK}\n[[node]]\nname = \"a\"\nmarked_speed = 1\n[[node]]\nname = \"a\"\nmarked_speed = 2\n");
+    let twice = format!(
+        "name = \"t\"\n{NETWORK}\n[[node]]\nname = \"a\"\nmarked_speed = 1\n[[node]]\nname = \"a\"\nmarked_speed = 2\n"
+    );
     assert!(platform_error(&twice).contains("listed twice"));
-    let with_network = |net: &str| format!("name = \"t\"\n[network]\n{net}\n[[node]]\nname = \"a\"\nmarked_speed = 1\n");
-    assert!(platform_error(&with_network("g_s_per_byte = -1\nL = { base_s = 0 }")).contains("g_s_per_byte must be >= 0"));
-    assert!(platform_error(&with_network("g_s_per_byte = 1\nL = { }")).contains("network.L is empty"));
-    assert!(platform_error(&with_network("g_s_per_byte = 1\nL = { base_s = 1, table = [] }")).contains("not both"));
+    let with_network = |net: &str| {
+        format!("name = \"t\"\n[network]\n{net}\n[[node]]\nname = \"a\"\nmarked_speed = 1\n")
+    };
+    assert!(
+        platform_error(&with_network("g_s_per_byte = -1\nL = { base_s = 0 }"))
+            .contains("g_s_per_byte must be >= 0")
+    );
+    assert!(
+        platform_error(&with_network("g_s_per_byte = 1\nL = { }")).contains("network.L is empty")
+    );
+    assert!(
+        platform_error(&with_network(
+            "g_s_per_byte = 1\nL = { base_s = 1, table = [] }"
+        ))
+        .contains("not both")
+    );
     let unsorted = "g_s_per_byte = 1\nL = { table = [{ p = 4, L_s = 1 }, { p = 2, L_s = 1 }] }";
     assert!(platform_error(&with_network(unsorted)).contains("sort the table by p"));
 }
@@ -137,11 +186,25 @@ fn platform_files_load_and_report_their_path() {
     let dir = std::env::temp_dir().join(format!("hbsp-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("p.toml");
-    Platform::load("ucf-cluster").unwrap().write_file(&path).unwrap();
-    assert_eq!(Platform::load(path.to_str().unwrap()).unwrap().nodes.len(), 10);
+    Platform::load("ucf-cluster")
+        .unwrap()
+        .write_file(&path)
+        .unwrap();
+    assert_eq!(
+        Platform::load(path.to_str().unwrap()).unwrap().nodes.len(),
+        10
+    );
     std::fs::write(&path, "name = \"x\"").unwrap();
     let err = Platform::from_file(&path).unwrap_err().to_string();
-    assert!(err.starts_with(path.to_str().unwrap()) && err.contains("missing field"), "{err}");
-    assert!(Platform::load("no-such-preset").unwrap_err().to_string().contains("use one of sunwulf"));
+    assert!(
+        err.starts_with(path.to_str().unwrap()) && err.contains("missing field"),
+        "{err}"
+    );
+    assert!(
+        Platform::load("no-such-preset")
+            .unwrap_err()
+            .to_string()
+            .contains("use one of sunwulf")
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -25,8 +25,11 @@ fn messages_arrive_after_sync_in_source_then_send_order() {
             ctx.sync()?;
             let first = ctx.peek().expect("messages arrived");
             let bytes = ctx.queue_bytes();
-            let got: Vec<(usize, u32, Vec<u32>)> =
-                ctx.recv_all::<u32>()?.into_iter().map(|m| (m.source, m.tag, m.data)).collect();
+            let got: Vec<(usize, u32, Vec<u32>)> = ctx
+                .recv_all::<u32>()?
+                .into_iter()
+                .map(|m| (m.source, m.tag, m.data))
+                .collect();
             Ok::<_, HbspError>((first, bytes, got))
         })
     })
@@ -35,7 +38,12 @@ fn messages_arrive_after_sync_in_source_then_send_order() {
         assert_eq!((first.source, first.tag, first.bytes), (0, 10, 8));
         assert_eq!(bytes, 5 * 2 * 8);
         let expect: Vec<(usize, u32, Vec<u32>)> = (0..5)
-            .flat_map(|s| [(s, 10 + s as u32, vec![s as u32, 0]), (s, 20 + s as u32, vec![s as u32, 1])])
+            .flat_map(|s| {
+                [
+                    (s, 10 + s as u32, vec![s as u32, 0]),
+                    (s, 20 + s as u32, vec![s as u32, 1]),
+                ]
+            })
             .collect();
         assert_eq!(got, expect);
     }
@@ -79,7 +87,9 @@ fn hbsplib_queries() {
     assert_eq!(output.results[0], (vec![1, 3, 0, 2], 5.0, 13.0, true));
 }
 
-fn failing_run(program: impl Fn(&mut Ctx<'_>) -> Result<(), String> + Send + Sync + 'static) -> HbspError {
+fn failing_run(
+    program: impl Fn(&mut Ctx<'_>) -> Result<(), String> + Send + Sync + 'static,
+) -> HbspError {
     within_5s(move || hbsp::run(&threads(), &machine(&uneven(4)), program).unwrap_err())
 }
 
@@ -93,7 +103,14 @@ fn abort_ends_every_node_and_names_the_node() {
             ctx.sync().map_err(|e| e.to_string())?;
         }
     });
-    assert_eq!(err, HbspError::Aborted { pid: 2, name: "n2".into(), reason: "bad input".into() });
+    assert_eq!(
+        err,
+        HbspError::Aborted {
+            pid: 2,
+            name: "n2".into(),
+            reason: "bad input".into()
+        }
+    );
     assert_eq!(err.to_string(), "node 2 (n2) aborted the run: bad input");
 }
 
@@ -106,12 +123,25 @@ fn panic_ends_every_node() {
         }
         ctx.sync().map_err(|e| e.to_string())
     });
-    assert_eq!(err, HbspError::Panicked { pid: 3, name: "n3".into(), message: "index out of range".into() });
+    assert_eq!(
+        err,
+        HbspError::Panicked {
+            pid: 3,
+            name: "n3".into(),
+            message: "index out of range".into()
+        }
+    );
 }
 
 #[test]
 fn returned_error_ends_every_node() {
-    let err = failing_run(|ctx| if ctx.pid() == 1 { Err("no such file".into()) } else { ctx.sync().map_err(|e| e.to_string()) });
+    let err = failing_run(|ctx| {
+        if ctx.pid() == 1 {
+            Err("no such file".into())
+        } else {
+            ctx.sync().map_err(|e| e.to_string())
+        }
+    });
     assert_eq!(err.to_string(), "node 1 (n1) failed: no such file");
 }
 
@@ -123,15 +153,34 @@ fn send_to_missing_pid_is_an_error() {
         }
         ctx.sync().map_err(|e| e.to_string())
     });
-    assert_eq!(err, HbspError::BadDestination { pid: 0, to: 9, p: 4 });
+    assert_eq!(
+        err,
+        HbspError::BadDestination {
+            pid: 0,
+            to: 9,
+            p: 4
+        }
+    );
 }
 
 #[test]
 fn returning_early_while_others_sync_is_a_mismatch() {
-    let err = failing_run(|ctx| if ctx.pid() == 0 { Ok(()) } else { ctx.sync().map_err(|e| e.to_string()) });
+    let err = failing_run(|ctx| {
+        if ctx.pid() == 0 {
+            Ok(())
+        } else {
+            ctx.sync().map_err(|e| e.to_string())
+        }
+    });
     let message = err.to_string();
-    assert!(matches!(err, HbspError::Mismatch { superstep: 0, .. }), "{err:?}");
-    assert!(message.contains("node 0 (n0) returned from its program"), "{message}");
+    assert!(
+        matches!(err, HbspError::Mismatch { superstep: 0, .. }),
+        "{err:?}"
+    );
+    assert!(
+        message.contains("node 0 (n0) returned from its program"),
+        "{message}"
+    );
     assert!(message.contains("nodes [1, 2, 3] called sync"), "{message}");
 }
 
@@ -145,13 +194,17 @@ fn wrong_payload_size_is_an_error() {
         }
         ctx.sync().map_err(|e| e.to_string())
     });
-    assert!(err.to_string().contains("3 bytes, not a whole number of 4-byte u32"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("3 bytes, not a whole number of 4-byte u32"),
+        "{err}"
+    );
 }
 
 #[test]
 fn oversubscribed_runs_complete() {
     let output = within_5s(|| {
-        hbsp::run(&threads(), &machine(&vec![1.0; 24]), |ctx| {
+        hbsp::run(&threads(), &machine(&[1.0; 24]), |ctx| {
             for _ in 0..200 {
                 ctx.send((ctx.pid() + 1) % ctx.nprocs(), 0, &[1u8])?;
                 ctx.sync()?;
@@ -166,7 +219,7 @@ fn oversubscribed_runs_complete() {
 #[test]
 fn trace_records_supersteps_phases_and_work() {
     let output = hbsp::run(&threads(), &machine(&[1.0, 2.0]), |ctx| {
-        ctx.phase("fill", |ctx| ctx.charge_work(100.0));
+        ctx.phase("fill", |ctx| ctx.charge_work(100.0))?;
         let sum = ctx.compute(50.0, || (0..1000u64).sum::<u64>())?;
         ctx.send(0, 0, &[sum])?;
         ctx.sync()?;
@@ -176,23 +229,42 @@ fn trace_records_supersteps_phases_and_work() {
     let trace = &output.trace;
     assert_eq!((trace.p, trace.supersteps()), (2, 2));
     let node0 = &trace.nodes[0].supersteps;
-    assert_eq!((node0[0].work_ops, node0[0].bytes_out, node0[0].messages_in, node0[0].bytes_in), (150.0, 8, 2, 16));
+    assert_eq!(
+        (
+            node0[0].work_ops,
+            node0[0].bytes_out,
+            node0[0].messages_in,
+            node0[0].bytes_in
+        ),
+        (150.0, 8, 2, 16)
+    );
     assert_eq!(node0[0].phases[0].name, "fill");
-    assert!(node0[0].compute_s >= 0.0 && node0[0].wait_s >= 0.0 && node0[1].start_s >= node0[0].start_s);
+    assert!(
+        node0[0].compute_s >= 0.0 && node0[0].wait_s >= 0.0 && node0[1].start_s >= node0[0].start_s
+    );
     let json = serde_json::to_value(trace).unwrap();
     assert_eq!(json["nodes"][1]["supersteps"][0]["messages_out"], 1);
 }
 
 #[test]
 fn speed_emulation_stretches_slow_nodes() {
-    let backend = Backend::Threads(ThreadsOptions { emulate_speeds: true, ..ThreadsOptions::default() });
+    let backend = Backend::Threads(ThreadsOptions {
+        emulate_speeds: true,
+        ..ThreadsOptions::default()
+    });
     let output = hbsp::run(&backend, &machine(&[4.0, 1.0]), |ctx| {
         let start = std::time::Instant::now();
-        ctx.compute(1.0, || std::thread::sleep(std::time::Duration::from_millis(5)))?;
+        ctx.compute(1.0, || {
+            std::thread::sleep(std::time::Duration::from_millis(5))
+        })?;
         Ok::<_, HbspError>(start.elapsed().as_secs_f64())
     })
     .unwrap();
     // The slow node (4x slower) takes about 20 ms; the fast one about 5 ms.
     assert!(output.results[1] > 3.0 * 0.005, "{:?}", output.results);
-    assert!(output.results[0] < output.results[1], "{:?}", output.results);
+    assert!(
+        output.results[0] < output.results[1],
+        "{:?}",
+        output.results
+    );
 }

@@ -403,7 +403,13 @@ mod collective_cost_tests {
     #[test]
     fn alltoall_rejects_ragged_matrices() {
         let m = ucf4();
-        assert!(alltoall_cost(&m, &[vec![1.0; 4], vec![1.0; 3], vec![1.0; 4], vec![1.0; 4]]).is_err());
+        assert!(
+            alltoall_cost(
+                &m,
+                &[vec![1.0; 4], vec![1.0; 3], vec![1.0; 4], vec![1.0; 4]]
+            )
+            .is_err()
+        );
         let zero = alltoall_cost(&m, &vec![vec![0.0; 4]; 4]).unwrap();
         assert!((zero - m.l()).abs() < 1e-15);
     }

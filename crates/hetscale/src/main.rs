@@ -22,6 +22,12 @@ enum Command {
     Run(cmd::run::Args),
     /// Run a scalability study (with no spec: the built-in default study).
     Study(cmd::study::Args),
+    /// Export a study database as CSV, JSON or Extra-P text.
+    Export(cmd::export::Args),
+    /// List, show and validate platforms (nodes, marked speeds, network).
+    Platform(cmd::platform::Args),
+    /// Measure g, r_j, L and o of a backend, like BSPlib's probes.
+    Probe(cmd::probe::Args),
 }
 
 fn main() -> ExitCode {
@@ -30,6 +36,9 @@ fn main() -> ExitCode {
         Command::Paper(args) => cmd::paper::run(&args),
         Command::Run(args) => cmd::run::run(&args),
         Command::Study(args) => cmd::study::run(&args),
+        Command::Export(args) => cmd::export::run(&args),
+        Command::Platform(args) => cmd::platform::run(&args),
+        Command::Probe(args) => cmd::probe::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

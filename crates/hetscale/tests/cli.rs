@@ -78,3 +78,24 @@ fn bad_input_is_a_one_line_error_and_nonzero_exit() {
             .success()
     );
 }
+
+#[test]
+fn export_refuses_missing_and_foreign_files() {
+    let dir = std::env::temp_dir().join(format!("hetscale-export-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let junk = dir.join("junk.db");
+    std::fs::write(&junk, "not sqlite at all, just text").unwrap();
+    for (path, expect) in [
+        (dir.join("none.db"), "no study database"),
+        (junk, "not a hetscale database"),
+    ] {
+        let out = hetscale().arg("export").arg(&path).output().unwrap();
+        assert!(!out.status.success());
+        assert!(String::from_utf8_lossy(&out.stderr).contains(expect));
+    }
+    let out = hetscale()
+        .args(["export", "x.db", "--format", "xml"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("use csv, json or extrap"));
+}

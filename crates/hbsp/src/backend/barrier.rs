@@ -11,7 +11,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::error::HbspError;
 
@@ -24,16 +24,27 @@ pub(crate) enum Arrival {
     Disagreed,
 }
 
+/// Keeps a hot atomic on its own cache line, so waiters polling one do not slow arrivals
+/// updating another.
+#[repr(align(64))]
+struct Padded<T>(T);
+
+/// Arrivals are counted in the low half of `arrived`; arrivals with a non-zero signature
+/// (anything but a plain sync) also in the high half, so a plain sync costs one atomic add.
+const SPECIAL: u64 = 1 << 32;
+const COUNT_MASK: u64 = SPECIAL - 1;
+
 pub(crate) struct Barrier {
-    p: usize,
-    spin_limit: u32,
+    p: u64,
+    spin_for: Duration,
     yield_limit: u32,
-    arrived: AtomicUsize,
-    epoch: AtomicU64,
-    /// Min and max of the signatures of the arrivals, double-buffered by epoch parity: a
-    /// slot is reset by the barrier after the one that reads it.
+    arrived: Padded<AtomicU64>,
+    epoch: Padded<AtomicU64>,
+    /// Min and max of the non-zero signatures and whether all arrivals agreed, double-buffered
+    /// by epoch parity: a slot is reset by the barrier after the one that reads it.
     sig_min: [AtomicU64; 2],
     sig_max: [AtomicU64; 2],
+    agreed: [AtomicBool; 2],
     sleepers: AtomicUsize,
     poisoned: AtomicBool,
     lock: Mutex<()>,
@@ -50,15 +61,22 @@ impl Barrier {
     pub fn new(p: usize, cores: usize) -> Self {
         let oversubscribed = p > cores;
         Self {
-            p,
-            // About 20-50 us of spinning when each node has a core; almost none otherwise,
-            // where the late node needs this core to arrive at all.
-            spin_limit: if oversubscribed { 64 } else { 20_000 },
+            p: p as u64,
+            // Spinning is bounded by time, not iterations: a PAUSE instruction takes from 10
+            // to 150 cycles depending on the CPU. 20 us covers a balanced superstep's skew when
+            // each node has a core; when oversubscribed the late node needs this core to
+            // arrive at all, so spin almost not at all.
+            spin_for: if oversubscribed {
+                Duration::from_micros(1)
+            } else {
+                Duration::from_micros(20)
+            },
             yield_limit: if oversubscribed { 4 } else { 16 },
-            arrived: AtomicUsize::new(0),
-            epoch: AtomicU64::new(0),
+            arrived: Padded(AtomicU64::new(0)),
+            epoch: Padded(AtomicU64::new(0)),
             sig_min: [AtomicU64::new(u64::MAX), AtomicU64::new(u64::MAX)],
             sig_max: [AtomicU64::new(0), AtomicU64::new(0)],
+            agreed: [AtomicBool::new(true), AtomicBool::new(true)],
             sleepers: AtomicUsize::new(0),
             poisoned: AtomicBool::new(false),
             lock: Mutex::new(()),
@@ -67,30 +85,48 @@ impl Barrier {
         }
     }
 
-    /// Waits until all `p` nodes have arrived, or the barrier is poisoned.
-    pub fn wait(&self, signature: u64) -> Result<Arrival, HbspError> {
+    /// Waits until all `p` nodes have arrived, or the barrier is poisoned. The last node to
+    /// arrive runs `on_last` before anyone is released: a place to combine what every node
+    /// deposited for this superstep.
+    pub fn wait_then(&self, signature: u64, on_last: impl FnOnce()) -> Result<Arrival, HbspError> {
         self.check()?;
-        let epoch = self.epoch.load(Ordering::Acquire);
+        let epoch = self.epoch.0.load(Ordering::Acquire);
         let slot = (epoch & 1) as usize;
-        self.sig_min[slot].fetch_min(signature, Ordering::AcqRel);
-        self.sig_max[slot].fetch_max(signature, Ordering::AcqRel);
-        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.p {
-            self.release(epoch);
+        let mut step = 1;
+        if signature != 0 {
+            self.sig_min[slot].fetch_min(signature, Ordering::AcqRel);
+            self.sig_max[slot].fetch_max(signature, Ordering::AcqRel);
+            step += SPECIAL;
+        }
+        let arrived = self.arrived.0.fetch_add(step, Ordering::AcqRel) + step;
+        if arrived & COUNT_MASK == self.p {
+            on_last();
+            self.release(epoch, arrived / SPECIAL);
         } else {
             self.await_release(epoch)?;
         }
         self.check()?;
-        let agreed = self.sig_min[slot].load(Ordering::Acquire) == self.sig_max[slot].load(Ordering::Acquire);
-        Ok(if agreed { Arrival::Agreed } else { Arrival::Disagreed })
+        Ok(if self.agreed[slot].load(Ordering::Acquire) {
+            Arrival::Agreed
+        } else {
+            Arrival::Disagreed
+        })
     }
 
-    fn release(&self, epoch: u64) {
-        let next = 1 - (epoch & 1) as usize;
-        self.arrived.store(0, Ordering::Relaxed);
+    /// Called by the last arrival; `special` arrivals made a call other than a plain sync.
+    fn release(&self, epoch: u64, special: u64) {
+        let (slot, next) = ((epoch & 1) as usize, 1 - (epoch & 1) as usize);
+        let same = self.sig_min[slot].load(Ordering::Acquire)
+            == self.sig_max[slot].load(Ordering::Acquire);
+        self.agreed[slot].store(
+            special == 0 || (special == self.p && same),
+            Ordering::Relaxed,
+        );
+        self.arrived.0.store(0, Ordering::Relaxed);
         self.sig_min[next].store(u64::MAX, Ordering::Relaxed);
         self.sig_max[next].store(0, Ordering::Relaxed);
         // SeqCst pairs with the waiter's sleepers increment: one of the two sees the other.
-        self.epoch.store(epoch + 1, Ordering::SeqCst);
+        self.epoch.0.store(epoch + 1, Ordering::SeqCst);
         if self.sleepers.load(Ordering::SeqCst) > 0 {
             let _guard = relock(&self.lock);
             self.wakeup.notify_all();
@@ -98,12 +134,20 @@ impl Barrier {
     }
 
     fn await_release(&self, epoch: u64) -> Result<(), HbspError> {
-        let released = || self.epoch.load(Ordering::Acquire) != epoch || self.poisoned.load(Ordering::Acquire);
-        for _ in 0..self.spin_limit {
-            if released() {
-                return Ok(());
+        let released = || {
+            self.epoch.0.load(Ordering::Acquire) != epoch || self.poisoned.load(Ordering::Acquire)
+        };
+        let start = Instant::now();
+        'spin: loop {
+            for _ in 0..64 {
+                if released() {
+                    return Ok(());
+                }
+                std::hint::spin_loop();
             }
-            std::hint::spin_loop();
+            if start.elapsed() > self.spin_for {
+                break 'spin;
+            }
         }
         for _ in 0..self.yield_limit {
             if released() {
@@ -113,8 +157,12 @@ impl Barrier {
         }
         let mut guard = relock(&self.lock);
         self.sleepers.fetch_add(1, Ordering::SeqCst);
-        while self.epoch.load(Ordering::SeqCst) == epoch && !self.poisoned.load(Ordering::SeqCst) {
-            guard = self.wakeup.wait(guard).unwrap_or_else(std::sync::PoisonError::into_inner);
+        while self.epoch.0.load(Ordering::SeqCst) == epoch && !self.poisoned.load(Ordering::SeqCst)
+        {
+            guard = self
+                .wakeup
+                .wait(guard)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
         }
         self.sleepers.fetch_sub(1, Ordering::SeqCst);
         Ok(())
@@ -132,7 +180,11 @@ impl Barrier {
 
     /// The error that ended the run, if one did.
     pub fn cause(&self) -> Option<HbspError> {
-        if self.poisoned.load(Ordering::Acquire) { relock(&self.cause).clone() } else { None }
+        if self.poisoned.load(Ordering::Acquire) {
+            relock(&self.cause).clone()
+        } else {
+            None
+        }
     }
 
     /// `Err` with the cause once the run has ended.
@@ -166,8 +218,12 @@ mod tests {
                         s.spawn(move || {
                             (0..200u64)
                                 .map(|round| {
-                                    let sig = if round % 50 == 7 && pid == 0 { 9 } else { round % 3 };
-                                    b.wait(sig).unwrap()
+                                    let sig = if round % 50 == 7 && pid == 0 {
+                                        9
+                                    } else {
+                                        round % 3
+                                    };
+                                    b.wait_then(sig, || {}).unwrap()
                                 })
                                 .collect::<Vec<_>>()
                         })
@@ -177,7 +233,11 @@ mod tests {
             });
             for per_node in results {
                 for (round, arrival) in per_node.iter().enumerate() {
-                    let expect = if round % 50 == 7 && p > 1 { Arrival::Disagreed } else { Arrival::Agreed };
+                    let expect = if round % 50 == 7 && p > 1 {
+                        Arrival::Disagreed
+                    } else {
+                        Arrival::Agreed
+                    };
                     assert_eq!(*arrival, expect, "p = {p}, round {round}");
                 }
             }
@@ -189,12 +249,12 @@ mod tests {
         let barrier = Barrier::new(3, 1);
         let first = HbspError::Model("first".into());
         std::thread::scope(|s| {
-            let waiter = s.spawn(|| barrier.wait(0));
+            let waiter = s.spawn(|| barrier.wait_then(0, || {}));
             std::thread::sleep(Duration::from_millis(20));
             assert_eq!(barrier.poison(first.clone()), first);
             assert_eq!(barrier.poison(HbspError::Model("second".into())), first);
             assert_eq!(waiter.join().unwrap(), Err(first.clone()));
         });
-        assert_eq!(barrier.wait(0), Err(first));
+        assert_eq!(barrier.wait_then(0, || {}), Err(first));
     }
 }

@@ -1,8 +1,9 @@
 //! Backends: where and how the nodes of a run execute.
 //!
 //! A program is written once against [`crate::Ctx`]; the [`Backend`] passed to [`crate::run`]
-//! decides how it executes. Today there is `threads`; the enum is `#[non_exhaustive]` so that
-//! `sim` (virtual time) and `mpi` can be added without touching user programs. Internally each
+//! decides how it executes: `threads` (real time) or `sim` (virtual time on a modelled
+//! platform). The enum is `#[non_exhaustive]` so that `mpi` can be added without touching user
+//! programs. Internally each
 //! backend implements the crate-private `Transport` trait that `Ctx` calls at every superstep
 //! boundary.
 
@@ -14,7 +15,10 @@ use crate::error::{HbspError, Result};
 use crate::message::Envelope;
 
 pub(crate) mod barrier;
+pub mod sim;
 pub(crate) mod threads;
+
+pub use sim::{SimOptions, SuperstepCost, WorkCharge};
 
 /// How a program is executed.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,6 +26,8 @@ pub(crate) mod threads;
 pub enum Backend {
     /// Real execution: one OS thread per node, wall-clock time.
     Threads(ThreadsOptions),
+    /// Simulated execution: the program runs, time is charged by the HBSP^1 cost model.
+    Sim(SimOptions),
 }
 
 /// Options of the threads backend.
@@ -36,7 +42,10 @@ pub struct ThreadsOptions {
 
 impl Default for ThreadsOptions {
     fn default() -> Self {
-        Self { emulate_speeds: false, trace: true }
+        Self {
+            emulate_speeds: false,
+            trace: true,
+        }
     }
 }
 
@@ -46,8 +55,26 @@ impl Backend {
         Self::Threads(ThreadsOptions::default())
     }
 
+    /// The sim backend with default options.
+    pub fn sim() -> Self {
+        Self::Sim(SimOptions::default())
+    }
+
+    /// The sim backend charging declared work only: deterministic runs.
+    pub fn sim_declared() -> Self {
+        Self::Sim(SimOptions {
+            work: WorkCharge::Declared,
+            ..SimOptions::default()
+        })
+    }
+
     /// Names accepted by [`Backend::from_str`].
-    pub const NAMES: [&'static str; 1] = ["threads"];
+    pub const NAMES: [&'static str; 2] = ["threads", "sim"];
+
+    /// Whether this backend reports virtual rather than measured time.
+    pub fn is_virtual(&self) -> bool {
+        matches!(self, Self::Sim(_))
+    }
 }
 
 impl Default for Backend {
@@ -62,11 +89,12 @@ impl FromStr for Backend {
     fn from_str(name: &str) -> Result<Self> {
         match name {
             "threads" => Ok(Self::threads()),
-            "sim" | "mpi" => Err(HbspError::InvalidBackend(format!(
-                "backend \"{name}\" is not built yet: use --backend threads"
-            ))),
+            "sim" => Ok(Self::sim()),
+            "mpi" => Err(HbspError::InvalidBackend(
+                "backend \"mpi\" is not built yet: use --backend threads or --backend sim".into(),
+            )),
             _ => Err(HbspError::InvalidBackend(format!(
-                "unknown backend \"{name}\": use --backend threads"
+                "unknown backend \"{name}\": use --backend threads or --backend sim"
             ))),
         }
     }
@@ -76,6 +104,7 @@ impl fmt::Display for Backend {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Threads(_) => write!(f, "threads"),
+            Self::Sim(_) => write!(f, "sim"),
         }
     }
 }
@@ -88,7 +117,11 @@ pub(crate) enum Call {
     /// The implicit final barrier when a program returns.
     End,
     /// A superstep of a collective, with every argument all nodes must agree on.
-    Collective { name: &'static str, root: Option<usize>, shape: Vec<usize> },
+    Collective {
+        name: &'static str,
+        root: Option<usize>,
+        shape: Vec<usize>,
+    },
 }
 
 impl Call {
@@ -131,7 +164,10 @@ pub(crate) struct Outbox {
 
 impl Outbox {
     pub fn new(p: usize) -> Self {
-        Self { by_destination: (0..p).map(|_| Vec::new()).collect(), destinations: Vec::new() }
+        Self {
+            by_destination: (0..p).map(|_| Vec::new()).collect(),
+            destinations: Vec::new(),
+        }
     }
 
     pub fn push(&mut self, to: usize, envelope: Envelope) {
@@ -154,6 +190,10 @@ pub(crate) trait Transport {
     fn fail(&self, cause: HbspError) -> HbspError;
     /// `Err` with the cause once the run has ended.
     fn check(&self) -> Result<()>;
+    /// Declares `ops` operations of work (sim charges `ops / C_j`).
+    fn charge(&mut self, ops: f64) -> Result<()>;
+    /// Whether compute blocks are skipped (sim skeleton execution).
+    fn skips_compute(&self) -> bool;
     /// Called after a compute block that took `elapsed_s` of real time.
     fn after_compute(&mut self, elapsed_s: f64) -> Result<()>;
 }

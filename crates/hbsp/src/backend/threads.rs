@@ -1,4 +1,5 @@
-//! The threads backend: one OS thread per node, real time.
+//! The node runtime of the `threads` and `sim` backends: one OS thread per node, with a wall
+//! clock (`threads`) or the virtual clock of [`super::sim`].
 //!
 //! Messages travel through one mailbox per destination, double-buffered by superstep parity:
 //! senders fill the mailboxes of superstep `s` before the barrier that ends `s`, each receiver
@@ -10,13 +11,14 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::barrier::{Arrival, Barrier};
+use super::sim::{SimOptions, VirtualClock, WorkCharge};
 use super::{Call, Outbox, ThreadsOptions, Transport};
+use crate::RunOutput;
 use crate::ctx::Ctx;
 use crate::error::{HbspError, Result};
 use crate::message::Envelope;
 use crate::platform::Machine;
 use crate::trace::{NodeTrace, Trace};
-use crate::RunOutput;
 
 struct Shared<'m> {
     machine: &'m Machine,
@@ -28,6 +30,9 @@ struct Shared<'m> {
     /// `C_max / C_j` per node under speed emulation, else 1.
     stretch: Vec<f64>,
     start: Instant,
+    /// Present on the sim backend: time is charged, not measured.
+    clock: Option<VirtualClock>,
+    skip_compute: bool,
 }
 
 fn relock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -35,16 +40,45 @@ fn relock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl<'m> Shared<'m> {
-    fn new(machine: &'m Machine, options: &ThreadsOptions) -> Self {
-        let p = machine.p();
-        let slots = |_| (0..p).map(|_| Mutex::new(Vec::new())).collect();
-        let calls = |_| (0..p).map(|_| Mutex::new(None)).collect();
-        let fastest = machine.nodes().iter().map(|n| n.marked_speed).fold(0.0, f64::max);
+    fn wall(machine: &'m Machine, options: &ThreadsOptions) -> Self {
+        let fastest = machine
+            .nodes()
+            .iter()
+            .map(|n| n.marked_speed)
+            .fold(0.0, f64::max);
         let stretch = machine
             .nodes()
             .iter()
-            .map(|n| if options.emulate_speeds { fastest / n.marked_speed } else { 1.0 })
+            .map(|n| {
+                if options.emulate_speeds {
+                    fastest / n.marked_speed
+                } else {
+                    1.0
+                }
+            })
             .collect();
+        Self::new(machine, stretch, None, false)
+    }
+
+    fn virtual_time(machine: &'m Machine, options: &SimOptions) -> Result<Self> {
+        let clock = VirtualClock::new(machine, options)?;
+        Ok(Self::new(
+            machine,
+            vec![1.0; machine.p()],
+            Some(clock),
+            options.skip_compute,
+        ))
+    }
+
+    fn new(
+        machine: &'m Machine,
+        stretch: Vec<f64>,
+        clock: Option<VirtualClock>,
+        skip_compute: bool,
+    ) -> Self {
+        let p = machine.p();
+        let slots = |_| (0..p).map(|_| Mutex::new(Vec::new())).collect();
+        let calls = |_| (0..p).map(|_| Mutex::new(None)).collect();
         Self {
             machine,
             barrier: Barrier::new(p, crate::presets::cores()),
@@ -52,6 +86,8 @@ impl<'m> Shared<'m> {
             calls: [0, 1].map(calls),
             stretch,
             start: Instant::now(),
+            clock,
+            skip_compute,
         }
     }
 
@@ -71,7 +107,10 @@ impl<'m> Shared<'m> {
                 _ => format!("nodes {pids:?} {call}"),
             })
             .collect();
-        HbspError::Mismatch { superstep, detail: detail.join("; ") }
+        HbspError::Mismatch {
+            superstep,
+            detail: detail.join("; "),
+        }
     }
 }
 
@@ -80,9 +119,61 @@ struct ThreadTransport<'s, 'm> {
     shared: &'s Shared<'m>,
     superstep: u64,
     published: [bool; 2],
+    /// Sim: seconds of declared work in this superstep, and whether any was declared.
+    declared_s: f64,
+    declared_any: bool,
+    /// Sim: this thread's CPU time when the superstep began.
+    cpu_mark: Duration,
 }
 
-impl ThreadTransport<'_, '_> {
+impl<'s, 'm> ThreadTransport<'s, 'm> {
+    fn new(pid: usize, shared: &'s Shared<'m>) -> Self {
+        Self {
+            pid,
+            shared,
+            superstep: 0,
+            published: [false; 2],
+            declared_s: 0.0,
+            declared_any: false,
+            cpu_mark: thread_cpu_time(),
+        }
+    }
+
+    /// Sim: this node's compute time so far in the superstep, as [`WorkCharge`] says.
+    fn local_work(&self, clock: &VirtualClock) -> f64 {
+        let cpu = || {
+            clock.cpu_time(
+                self.pid,
+                thread_cpu_time()
+                    .saturating_sub(self.cpu_mark)
+                    .as_secs_f64(),
+            )
+        };
+        match clock.work_charge() {
+            WorkCharge::Declared => self.declared_s,
+            WorkCharge::CpuTime => cpu(),
+            WorkCharge::Auto if self.declared_any => self.declared_s,
+            WorkCharge::Auto => cpu(),
+        }
+    }
+
+    fn deposit_tally(&self, parity: usize, outbox: &Outbox) {
+        let Some(clock) = &self.shared.clock else {
+            return;
+        };
+        let pid = self.pid;
+        let sent = outbox
+            .destinations
+            .iter()
+            .filter(|&&to| to != pid)
+            .flat_map(|&to| {
+                outbox.by_destination[to]
+                    .iter()
+                    .map(move |e| (to, e.payload.bytes().len() as u64))
+            });
+        clock.deposit(parity, pid, self.local_work(clock), sent);
+    }
+
     fn publish(&mut self, parity: usize, call: &Call) {
         let is_sync = *call == Call::Sync;
         if !is_sync || self.published[parity] {
@@ -111,12 +202,16 @@ impl ThreadTransport<'_, '_> {
 
 impl Transport for ThreadTransport<'_, '_> {
     fn now(&self) -> f64 {
-        self.shared.start.elapsed().as_secs_f64()
+        match &self.shared.clock {
+            Some(clock) => clock.superstep_start() + self.local_work(clock),
+            None => self.shared.start.elapsed().as_secs_f64(),
+        }
     }
 
     fn exchange(&mut self, outbox: &mut Outbox, call: &Call) -> Result<Vec<Envelope>> {
         let shared = self.shared;
         let parity = (self.superstep & 1) as usize;
+        self.deposit_tally(parity, outbox);
         for &to in &outbox.destinations {
             let batch = std::mem::take(&mut outbox.by_destination[to]);
             let mut slot = relock(&shared.mail[parity][to]);
@@ -128,14 +223,27 @@ impl Transport for ThreadTransport<'_, '_> {
         }
         outbox.destinations.clear();
         self.publish(parity, call);
-        if shared.barrier.wait(call.signature())? == Arrival::Disagreed {
-            return Err(shared.barrier.poison(shared.mismatch(parity, self.superstep)));
+        let superstep = self.superstep;
+        let close = || {
+            if let Some(clock) = &shared.clock {
+                clock.close_superstep(parity, superstep, *call != Call::End);
+            }
+        };
+        if shared.barrier.wait_then(call.signature(), close)? == Arrival::Disagreed {
+            return Err(shared
+                .barrier
+                .poison(shared.mismatch(parity, self.superstep)));
         }
         let mut delivered = std::mem::take(&mut *relock(&shared.mail[parity][self.pid]));
         // Senders deposit whole batches in arrival order; a stable sort by source gives
         // (source pid, send order).
         delivered.sort_by_key(|e| e.source);
         self.superstep += 1;
+        self.declared_s = 0.0;
+        self.declared_any = false;
+        if shared.clock.is_some() {
+            self.cpu_mark = thread_cpu_time();
+        }
         Ok(delivered)
     }
 
@@ -145,6 +253,23 @@ impl Transport for ThreadTransport<'_, '_> {
 
     fn check(&self) -> Result<()> {
         self.shared.barrier.check()
+    }
+
+    fn charge(&mut self, ops: f64) -> Result<()> {
+        if let Some(clock) = &self.shared.clock {
+            match clock.work_time(self.pid, ops) {
+                Ok(s) => {
+                    self.declared_s += s;
+                    self.declared_any = true;
+                }
+                Err(err) => return Err(self.fail(err)),
+            }
+        }
+        Ok(())
+    }
+
+    fn skips_compute(&self) -> bool {
+        self.shared.skip_compute
     }
 
     fn after_compute(&mut self, elapsed_s: f64) -> Result<()> {
@@ -157,58 +282,128 @@ impl Transport for ThreadTransport<'_, '_> {
     }
 }
 
-/// Runs `program` on one thread per node of `machine`.
-pub(crate) fn run<T, E, F>(options: &ThreadsOptions, machine: &Machine, program: &F) -> Result<RunOutput<T>>
+/// Runs `program` on one thread per node of `machine`, in real time.
+pub(crate) fn run<T, E, F>(
+    options: &ThreadsOptions,
+    machine: &Machine,
+    program: &F,
+) -> Result<RunOutput<T>>
 where
     F: Fn(&mut Ctx<'_>) -> std::result::Result<T, E> + Sync,
     T: Send,
     E: std::fmt::Display,
 {
-    let shared = Shared::new(machine, options);
+    run_nodes(Shared::wall(machine, options), options.trace, program)
+}
+
+/// Runs `program` on one thread per node of `machine`, in virtual time.
+pub(crate) fn run_sim<T, E, F>(
+    options: &SimOptions,
+    machine: &Machine,
+    program: &F,
+) -> Result<RunOutput<T>>
+where
+    F: Fn(&mut Ctx<'_>) -> std::result::Result<T, E> + Sync,
+    T: Send,
+    E: std::fmt::Display,
+{
+    run_nodes(
+        Shared::virtual_time(machine, options)?,
+        !options.no_trace,
+        program,
+    )
+}
+
+fn run_nodes<T, E, F>(shared: Shared<'_>, trace: bool, program: &F) -> Result<RunOutput<T>>
+where
+    F: Fn(&mut Ctx<'_>) -> std::result::Result<T, E> + Sync,
+    T: Send,
+    E: std::fmt::Display,
+{
+    let machine = shared.machine;
     let outcomes: Vec<Option<(T, NodeTrace)>> = std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(machine.p());
         for pid in 0..machine.p() {
             let shared = &shared;
             let spawned = std::thread::Builder::new()
                 .name(format!("hbsp-node-{pid}"))
-                .spawn_scoped(scope, move || run_node(pid, shared, options, program));
+                .spawn_scoped(scope, move || run_node(pid, shared, trace, program));
             match spawned {
                 Ok(handle) => handles.push(handle),
                 Err(err) => {
                     let name = machine.nodes()[pid].name.clone();
                     let reason = format!("could not start its thread: {err}");
-                    shared.barrier.poison(HbspError::NodeFailed { pid, name, reason });
+                    shared
+                        .barrier
+                        .poison(HbspError::NodeFailed { pid, name, reason });
                     break;
                 }
             }
         }
-        handles.into_iter().map(|h| h.join().ok().flatten()).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().ok().flatten())
+            .collect()
     });
     if let Some(cause) = shared.barrier.cause() {
         return Err(cause);
     }
-    let elapsed_s = shared.start.elapsed().as_secs_f64();
+    let (elapsed_s, costs) = match &shared.clock {
+        Some(clock) => (clock.superstep_start(), clock.costs()),
+        None => (shared.start.elapsed().as_secs_f64(), Vec::new()),
+    };
     let (results, nodes): (Vec<T>, Vec<NodeTrace>) = outcomes.into_iter().flatten().unzip();
-    let trace = Trace { platform: machine.platform().to_owned(), p: machine.p(), nodes };
-    Ok(RunOutput { results, trace, elapsed_s })
+    let trace = Trace {
+        platform: machine.platform().to_owned(),
+        p: machine.p(),
+        nodes,
+    };
+    Ok(RunOutput {
+        results,
+        trace,
+        elapsed_s,
+        virtual_time: shared.clock.is_some(),
+        compute_skipped: shared.skip_compute,
+        costs,
+    })
 }
 
-fn run_node<T, E, F>(pid: usize, shared: &Shared<'_>, options: &ThreadsOptions, program: &F) -> Option<(T, NodeTrace)>
+/// CPU time consumed by the calling thread.
+fn thread_cpu_time() -> Duration {
+    cpu_time::ThreadTime::try_now()
+        .map(|t| t.as_duration())
+        .unwrap_or_default()
+}
+
+fn run_node<T, E, F>(
+    pid: usize,
+    shared: &Shared<'_>,
+    trace: bool,
+    program: &F,
+) -> Option<(T, NodeTrace)>
 where
     F: Fn(&mut Ctx<'_>) -> std::result::Result<T, E>,
     E: std::fmt::Display,
 {
-    let transport = ThreadTransport { pid, shared, superstep: 0, published: [false; 2] };
-    let mut ctx = Ctx::new(pid, shared.machine, Box::new(transport), options.trace);
+    let transport = ThreadTransport::new(pid, shared);
+    let mut ctx = Ctx::new(pid, shared.machine, Box::new(transport), trace);
     let name = shared.machine.nodes()[pid].name.clone();
     match catch_unwind(AssertUnwindSafe(|| program(&mut ctx))) {
         Ok(Ok(value)) => ctx.finish().ok().map(|trace| (value, trace)),
         Ok(Err(err)) => {
-            shared.barrier.poison(HbspError::NodeFailed { pid, name, reason: err.to_string() });
+            shared.barrier.poison(HbspError::NodeFailed {
+                pid,
+                name,
+                reason: err.to_string(),
+            });
             None
         }
         Err(panic) => {
-            shared.barrier.poison(HbspError::Panicked { pid, name, message: panic_message(panic.as_ref()) });
+            shared.barrier.poison(HbspError::Panicked {
+                pid,
+                name,
+                message: panic_message(panic.as_ref()),
+            });
             None
         }
     }

@@ -29,7 +29,9 @@ pub fn platform(speeds: &[f64]) -> Platform {
 
 /// Uneven speeds for `p` nodes, including a very slow node so small `n` gives zero shares.
 pub fn uneven(p: usize) -> Vec<f64> {
-    (0..p).map(|j| [5.0, 1.0, 3.0, 0.01, 2.5, 4.0, 0.5, 7.0, 1.5][j % 9]).collect()
+    (0..p)
+        .map(|j| [5.0, 1.0, 3.0, 0.01, 2.5, 4.0, 0.5, 7.0, 1.5][j % 9])
+        .collect()
 }
 
 /// Runs `f` on another thread and fails the test if it takes longer than five seconds:
@@ -39,5 +41,6 @@ pub fn within_5s<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T
     std::thread::spawn(move || {
         let _ = tx.send(f());
     });
-    rx.recv_timeout(Duration::from_secs(5)).expect("run did not finish within 5 s: it hangs")
+    rx.recv_timeout(Duration::from_secs(5))
+        .expect("run did not finish within 5 s: it hangs")
 }

@@ -1,5 +1,8 @@
 //! One module per subcommand: each has its clap `Args` and a `run` that wires library calls.
 
+pub mod export;
 pub mod paper;
+pub mod platform;
+pub mod probe;
 pub mod run;
 pub mod study;

@@ -1,0 +1,240 @@
+//! The `sim` backend: the program runs for real on one thread per node, but time is virtual,
+//! charged by the HBSP^1 cost model of the platform.
+//!
+//! Each superstep costs `max_j w_j + g max_j (r_j h_j) + o max_j m_j + L(p)`, where `w_j` is
+//! node `j`'s compute time (see [`WorkCharge`]: declared work `ops / C_j`, or its thread CPU
+//! time scaled by `host_speed / C_j`), `h_j` the larger of the bytes it sent and received,
+//! `m_j` the larger of its message counts, `o` the per-message overhead and `L(p)` the
+//! barrier. Messages a node sends to itself cross no network and are not counted. The end of
+//! the program costs the last superstep's work and traffic but no barrier. With all work
+//! declared, a run's virtual time depends only on the program, its inputs and the platform.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{HbspError, Result};
+use crate::platform::Machine;
+
+/// How a node's compute time `w_j` in a superstep is found.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum WorkCharge {
+    /// Declared work (`Ctx::compute`, `Ctx::charge_work`) if the node declared any in this
+    /// superstep, else its thread CPU time scaled by `host_speed / C_j` (SPEC section 4).
+    #[default]
+    Auto,
+    /// Declared work only: runs are deterministic, bit for bit. For programs that declare all
+    /// their work, such as hetscale's kernels.
+    Declared,
+    /// Thread CPU time only, scaled by `host_speed / C_j`; declarations are ignored.
+    CpuTime,
+}
+
+/// Options of the sim backend.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SimOptions {
+    /// How compute time is charged.
+    pub work: WorkCharge,
+    /// Skip the closures of [`crate::Ctx::compute`] and charge only their declared work
+    /// (skeleton execution, as SMPI's computation sampling), so sizes beyond this host can be
+    /// simulated. Results of such runs are unverified.
+    pub skip_compute: bool,
+    /// Speed of this host in the platform's unit, used to scale the CPU time of undeclared
+    /// compute; `None` takes the fastest node of the machine.
+    pub host_speed: Option<f64>,
+    /// Record a per-superstep [`crate::Trace`] (off saves memory at thousands of nodes).
+    pub no_trace: bool,
+}
+
+/// The cost of one simulated superstep.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct SuperstepCost {
+    /// Superstep number, from 0.
+    pub index: u64,
+    /// `max_j w_j`, s.
+    pub compute_s: f64,
+    /// `g max_j (r_j h_j)`, s.
+    pub communication_s: f64,
+    /// `o max_j m_j`, s.
+    pub overhead_s: f64,
+    /// `L(p)`, s (0 for the end of the program).
+    pub barrier_s: f64,
+    /// `max_j r_j h_j`, bytes.
+    pub h_bytes: f64,
+    /// `max_j m_j`, messages.
+    pub messages: u64,
+}
+
+impl SuperstepCost {
+    /// Total virtual time of the superstep, s.
+    pub fn total_s(&self) -> f64 {
+        self.compute_s + self.communication_s + self.overhead_s + self.barrier_s
+    }
+}
+
+/// What nodes deposit during one superstep, double-buffered by superstep parity like the
+/// mailboxes: written before the barrier that ends superstep `s`, read and reset by its
+/// last arriver.
+struct Tally {
+    work_s: Vec<AtomicU64>,
+    bytes_out: Vec<AtomicU64>,
+    bytes_in: Vec<AtomicU64>,
+    messages_out: Vec<AtomicU64>,
+    messages_in: Vec<AtomicU64>,
+}
+
+impl Tally {
+    fn new(p: usize) -> Self {
+        let zeros = || (0..p).map(|_| AtomicU64::new(0)).collect();
+        Self {
+            work_s: zeros(),
+            bytes_out: zeros(),
+            bytes_in: zeros(),
+            messages_out: zeros(),
+            messages_in: zeros(),
+        }
+    }
+}
+
+/// The virtual clock shared by the nodes of a sim run.
+pub(crate) struct VirtualClock {
+    /// `C_j` in operations per second.
+    ops_per_s: Vec<f64>,
+    /// Host speed over `C_j`: seconds of node time per second of host CPU time.
+    cpu_scale: Vec<f64>,
+    r: Vec<f64>,
+    g: f64,
+    o: f64,
+    l: f64,
+    work: WorkCharge,
+    tally: [Tally; 2],
+    /// Virtual time at which the current superstep began, as `f64` bits.
+    now_bits: AtomicU64,
+    costs: Mutex<Vec<SuperstepCost>>,
+}
+
+impl VirtualClock {
+    pub fn new(machine: &Machine, options: &SimOptions) -> Result<Self> {
+        let scale = ops_scale(machine.speed_unit());
+        let speeds: Vec<f64> = machine.nodes().iter().map(|n| n.marked_speed).collect();
+        let host = match options.host_speed {
+            Some(s) if s.is_finite() && s > 0.0 => s,
+            Some(s) => {
+                return Err(HbspError::InvalidBackend(format!(
+                    "host_speed must be > 0, got {s}"
+                )));
+            }
+            None => speeds.iter().copied().fold(0.0, f64::max),
+        };
+        let network = machine.network();
+        Ok(Self {
+            ops_per_s: speeds
+                .iter()
+                .map(|s| s * scale.unwrap_or(f64::NAN))
+                .collect(),
+            cpu_scale: speeds.iter().map(|s| host / s).collect(),
+            r: machine.nodes().iter().map(|n| n.r).collect(),
+            g: network.g_s_per_byte,
+            o: network.o_s,
+            l: machine.l_s(),
+            work: options.work,
+            tally: [Tally::new(machine.p()), Tally::new(machine.p())],
+            now_bits: AtomicU64::new(0f64.to_bits()),
+            costs: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Virtual time at which the current superstep began.
+    pub fn superstep_start(&self) -> f64 {
+        f64::from_bits(self.now_bits.load(Ordering::Acquire))
+    }
+
+    /// How compute time is charged.
+    pub fn work_charge(&self) -> WorkCharge {
+        self.work
+    }
+
+    /// Seconds node `pid` needs for `ops` operations; an error if the platform's speeds are
+    /// not operation rates.
+    pub fn work_time(&self, pid: usize, ops: f64) -> Result<f64> {
+        let rate = self.ops_per_s[pid];
+        if rate.is_nan() {
+            return Err(HbspError::InvalidBackend(
+                "sim cannot charge declared work on this platform: its speed_unit is not a rate of operations (use flop/s, kflop/s, Mflop/s or Gflop/s)".into(),
+            ));
+        }
+        Ok(ops / rate)
+    }
+
+    /// Node time for `cpu_s` seconds of host CPU time on node `pid`.
+    pub fn cpu_time(&self, pid: usize, cpu_s: f64) -> f64 {
+        cpu_s * self.cpu_scale[pid]
+    }
+
+    /// Records node `pid`'s compute time and the messages it sent this superstep
+    /// (`(destination, bytes)`, self-sends excluded by the caller).
+    pub fn deposit(
+        &self,
+        parity: usize,
+        pid: usize,
+        work_s: f64,
+        sent: impl Iterator<Item = (usize, u64)>,
+    ) {
+        let t = &self.tally[parity];
+        t.work_s[pid].store(work_s.to_bits(), Ordering::Relaxed);
+        for (to, bytes) in sent {
+            t.bytes_out[pid].fetch_add(bytes, Ordering::Relaxed);
+            t.messages_out[pid].fetch_add(1, Ordering::Relaxed);
+            t.bytes_in[to].fetch_add(bytes, Ordering::Relaxed);
+            t.messages_in[to].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Run by the last node to reach the barrier ending superstep `index`: charges the
+    /// superstep and resets this parity's tally.
+    pub fn close_superstep(&self, parity: usize, index: u64, with_barrier: bool) {
+        let t = &self.tally[parity];
+        let take = |v: &AtomicU64| v.swap(0, Ordering::Relaxed);
+        let mut cost = SuperstepCost {
+            index,
+            barrier_s: if with_barrier { self.l } else { 0.0 },
+            ..Default::default()
+        };
+        for j in 0..self.r.len() {
+            let work = f64::from_bits(take(&t.work_s[j]));
+            let h = take(&t.bytes_out[j]).max(take(&t.bytes_in[j])) as f64;
+            let m = take(&t.messages_out[j]).max(take(&t.messages_in[j]));
+            cost.compute_s = cost.compute_s.max(work);
+            cost.h_bytes = cost.h_bytes.max(self.r[j] * h);
+            cost.messages = cost.messages.max(m);
+        }
+        cost.communication_s = self.g * cost.h_bytes;
+        cost.overhead_s = self.o * cost.messages as f64;
+        let next = self.superstep_start() + cost.total_s();
+        self.now_bits.store(next.to_bits(), Ordering::Release);
+        self.costs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(cost);
+    }
+
+    /// The per-superstep costs charged so far, in order.
+    pub fn costs(&self) -> Vec<SuperstepCost> {
+        self.costs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+}
+
+/// Operations per second in one unit of the platform's `speed_unit`, if it is a rate.
+fn ops_scale(unit: &str) -> Option<f64> {
+    match unit.trim().to_ascii_lowercase().as_str() {
+        "flop/s" | "op/s" | "ops/s" => Some(1.0),
+        "kflop/s" => Some(1e3),
+        "mflop/s" | "mflops" | "mop/s" => Some(1e6),
+        "gflop/s" | "gflops" | "gop/s" => Some(1e9),
+        _ => None,
+    }
+}

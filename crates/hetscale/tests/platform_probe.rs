@@ -1,0 +1,113 @@
+//! `hetscale platform` and `hetscale probe` from the outside.
+
+use assert_cmd::Command;
+
+fn hetscale() -> Command {
+    Command::cargo_bin("hetscale").unwrap()
+}
+
+#[test]
+fn platform_list_and_show() {
+    let out = hetscale()
+        .args(["platform", "list", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let list: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 4);
+    let out = hetscale()
+        .args([
+            "platform",
+            "show",
+            "sunwulf",
+            "--nodes",
+            "sunblade:3,sunfire:4,server:1",
+            "--json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let machine: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert!((machine["cluster_speed"].as_f64().unwrap() - 227.55).abs() < 1e-9);
+    assert_eq!(machine["p"], 8);
+}
+
+#[test]
+fn bad_input_is_one_line_and_non_zero() {
+    for args in [
+        vec!["platform", "show", "nowhere"],
+        vec!["platform", "show", "ucf-cluster", "--nodes", "sunblade:x"],
+        vec!["probe", "--backend", "mpi", "--nodes", "2"],
+        vec!["platform", "validate", "/nonexistent/file.toml"],
+    ] {
+        let out = hetscale()
+            .args(&args)
+            .assert()
+            .failure()
+            .get_output()
+            .stderr
+            .clone();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text.trim_end().lines().count(), 1, "{args:?}: {text}");
+        assert!(!text.contains("panicked"), "{text}");
+    }
+}
+
+#[test]
+fn validate_reports_the_field() {
+    let dir = std::env::temp_dir().join(format!("hetscale-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("bad.toml");
+    std::fs::write(&file, "name = \"x\"\n[network]\ng_s_per_byte = 1e-9\nL = { base_s = 0 }\n[[node]]\nname = \"gromit\"\nmarked_speed = -1\n").unwrap();
+    let out = hetscale()
+        .args(["platform", "validate"])
+        .arg(&file)
+        .assert()
+        .failure()
+        .get_output()
+        .stderr
+        .clone();
+    assert!(
+        String::from_utf8(out)
+            .unwrap()
+            .contains("node \"gromit\": marked_speed must be > 0, got -1")
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn probe_writes_json_and_a_platform_file() {
+    let dir = std::env::temp_dir().join(format!("hetscale-probe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("local.toml");
+    let out = hetscale()
+        .args([
+            "probe",
+            "--backend",
+            "threads",
+            "--nodes",
+            "2",
+            "--quick",
+            "--json",
+            "--write-platform",
+        ])
+        .arg(&file)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(report["p"], 2);
+    assert_eq!(report["g_s_per_byte_ci"].as_array().unwrap().len(), 2);
+    hetscale()
+        .args(["platform", "validate"])
+        .arg(&file)
+        .assert()
+        .success();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
