@@ -18,6 +18,8 @@ struct Cli {
 enum Command {
     /// Recompute the papers' published tables from their published inputs.
     Paper(cmd::paper::Args),
+    /// Run one kernel on one machine and print T, W, S, C and E_s.
+    Run(cmd::run::Args),
     /// Run a scalability study (with no spec: the built-in default study).
     Study(cmd::study::Args),
     /// Export a study database as CSV, JSON or Extra-P text.
@@ -32,6 +34,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Paper(args) => cmd::paper::run(&args),
+        Command::Run(args) => cmd::run::run(&args),
         Command::Study(args) => cmd::study::run(&args),
         Command::Export(args) => cmd::export::run(&args),
         Command::Platform(args) => cmd::platform::run(&args),

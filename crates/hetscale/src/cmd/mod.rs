@@ -4,4 +4,5 @@ pub mod export;
 pub mod paper;
 pub mod platform;
 pub mod probe;
+pub mod run;
 pub mod study;

@@ -1,0 +1,297 @@
+//! `burg`: Burg's method fitting an autoregressive model of order `K` to a series of length
+//! `N`, with block decomposition and one global sum per order (Sun & Rover, IEEE TPDS 1994,
+//! section IV-B).
+//!
+//! The root (the fastest node) scatters the series in blocks of `N C_j / C` samples. For each
+//! order `m = 1..K` the nodes (1) shift: each sends the last element of its backward error to
+//! the next node that holds samples (one superstep), (2) form local sums of `f(i) b(i-1)` and
+//! `f(i)^2 + b(i-1)^2` over their active samples `i >= m`, (3) add them up with one global sum
+//! (an allgather of the two partial sums, added in pid order so every node gets the same
+//! bits; one superstep), and (4) update their errors with the reflection coefficient
+//! `k_m = -2 sum f b / sum (f^2 + b^2)`. The Levinson recursion
+//! `a_j <- a_j + k_m a_{m-j}`, `a_m = k_m` runs on every node.
+//!
+//! The result is the predictor `phi`: `x[t] = phi_1 x[t-1] + ... + phi_K x[t-K] + e[t]`
+//! (`phi = -a`, the convention of Numerical Recipes' `memcof`).
+//!
+//! Work, counted exactly: order `m` has `L = N - m` active samples and costs `2L` (products
+//! and sums of `f b`) + `4L` (of `f^2 + b^2`) + 2 (`k_m`) + `2(m - 1)` (Levinson) + `4L`
+//! (updates of `f` and `b`), so `W(N, K) = sum_m [10 (N - m) + 2 m] = 10 K N - 4 K (K + 1)`,
+//! linear in `N` per order. A parallel run also adds the `p` partial sums (`2 (p - 1)` per
+//! order) and repeats the scalar work on every node: that redundant work is declared but is
+//! not part of `W`.
+//!
+//! Overhead model: the scatter, then per order the shift (`g max r_j 8 + L`) and the
+//! allgather of 16 bytes per node; sequential fraction `K (K + 1) / W` (the scalar work).
+
+use hbsp::collectives::{Root, allgather, scatterv};
+use hbsp::{Backend, Ctx, Machine};
+use hetscale_model::hbsp::{self as cost, Traffic};
+
+use crate::array::{Array, expect_arrays};
+use crate::error::{KernelError, Result, invalid};
+use crate::input::ar2_series;
+use crate::kernel::{
+    Kernel, KernelRun, Overhead, Verification, barriers_s, root_result, speeds, timed_run,
+};
+use crate::partition::{block_counts, offsets};
+use crate::verify::relative_max_error;
+
+const F64: f64 = 8.0;
+
+/// Burg's autoregressive fit of a given order.
+#[derive(Debug, Clone, Copy)]
+pub struct BurgKernel {
+    /// Model order `K` (`1 <= K < N`).
+    pub order: usize,
+}
+
+impl Default for BurgKernel {
+    fn default() -> Self {
+        Self { order: 8 }
+    }
+}
+
+/// `W(N, K) = 10 K N - 4 K (K + 1)`, the exact flop count of Burg's method.
+pub fn work(n: usize, order: usize) -> f64 {
+    let (n, k) = (n as f64, order as f64);
+    10.0 * k * n - 4.0 * k * (k + 1.0)
+}
+
+/// Checks `N >= 2` and `1 <= K < N`.
+pub fn check_order(n: usize, order: usize) -> Result<()> {
+    if n < 2 {
+        return Err(invalid(format!(
+            "the series has {n} samples: Burg needs at least 2"
+        )));
+    }
+    if order == 0 || order >= n {
+        return Err(invalid(format!(
+            "order {order} does not fit a series of {n} samples: use 1 <= order < {n}"
+        )));
+    }
+    Ok(())
+}
+
+impl Kernel for BurgKernel {
+    fn name(&self) -> &'static str {
+        "burg"
+    }
+
+    fn work(&self, n: usize) -> f64 {
+        work(n, self.order)
+    }
+
+    fn counted_ops(&self, n: usize) -> f64 {
+        work(n, self.order)
+    }
+
+    fn memory_per_node(&self, n: usize, machine: &Machine) -> Result<Vec<f64>> {
+        let root = machine.ranking()[0];
+        Ok(block_counts(n, &speeds(machine))?
+            .iter()
+            .enumerate()
+            .map(|(j, &c)| {
+                let root_copy = if j == root { n as f64 } else { 0.0 };
+                (2.0 * c as f64 + 2.0 * self.order as f64 + root_copy) * F64
+            })
+            .collect())
+    }
+
+    fn overhead(&self, n: usize, machine: &Machine) -> Result<Overhead> {
+        check_order(n, self.order)?;
+        let m = machine.cost_model();
+        let root = machine.ranking()[0];
+        let counts = block_counts(n, &speeds(machine))?;
+        let bytes: Vec<f64> = counts.iter().map(|&c| c as f64 * F64).collect();
+        let mut shift = Traffic::idle(machine.p());
+        let holders: Vec<usize> = (0..counts.len()).filter(|&j| counts[j] > 0).collect();
+        for pair in holders.windows(2) {
+            shift.add(pair[0], pair[1], F64);
+        }
+        let per_order =
+            m.traffic_cost(0.0, &shift)? + cost::allgather_cost(&m, &vec![2.0 * F64; machine.p()])?;
+        Ok(Overhead {
+            overhead_s: cost::scatter_cost(&m, root, &bytes)?
+                + self.order as f64 * per_order
+                + barriers_s(machine, 1.0),
+            sequential_fraction: (self.order * (self.order + 1)) as f64 / work(n, self.order),
+        })
+    }
+
+    fn generate(&self, n: usize, seed: u64) -> Result<Vec<Array>> {
+        check_order(n, self.order)?;
+        Ok(vec![Array::vector("x", ar2_series(n, seed))])
+    }
+
+    fn run(&self, inputs: &[Array], backend: &Backend, machine: &Machine) -> Result<KernelRun> {
+        let [x] = expect_arrays("burg", inputs, &["x"])? else {
+            unreachable!("expect_arrays checked the count")
+        };
+        fit(&x.to_vector(2)?, self.order, backend, machine)
+    }
+}
+
+/// Fits an AR model of `order` to `x` on `machine` and verifies the coefficients.
+pub fn fit(x: &[f64], order: usize, backend: &Backend, machine: &Machine) -> Result<KernelRun> {
+    let n = x.len();
+    check_order(n, order)?;
+    let timed = timed_run(backend, machine, |ctx| node_program(ctx, x, order))?;
+    let phi = root_result(timed.results);
+    let reference = sequential(x, order)?;
+    let error = relative_max_error(&phi, &reference, |a, b| (a - b).abs());
+    Ok(KernelRun {
+        kernel: "burg",
+        n,
+        p: machine.p(),
+        work: work(n, order),
+        time_s: timed.time_s,
+        cluster_speed: machine.cluster_speed(),
+        speed_unit: machine.speed_unit().to_owned(),
+        result: Array::vector("phi", phi),
+        verification: Verification::new(
+            "max |phi - phi_seq| / max |phi_seq| against sequential Burg",
+            error,
+            1e-9,
+        ),
+        details: vec![("order".into(), order.to_string())],
+        trace: timed.trace,
+    })
+}
+
+/// Sequential Burg: the predictor `phi` of `order` for `x`.
+pub fn sequential(x: &[f64], order: usize) -> Result<Vec<f64>> {
+    check_order(x.len(), order)?;
+    let (mut f, mut b) = (x.to_vec(), x.to_vec());
+    let mut a: Vec<f64> = Vec::with_capacity(order);
+    for m in 1..=order {
+        let (mut num, mut den) = (0.0, 0.0);
+        for i in m..x.len() {
+            num += f[i] * b[i - 1];
+            den += f[i] * f[i] + b[i - 1] * b[i - 1];
+        }
+        let k = reflection(num, den, m)?;
+        levinson(&mut a, k);
+        for i in (m..x.len()).rev() {
+            let (fi, bi) = (f[i], b[i - 1]);
+            f[i] = fi + k * bi;
+            b[i] = bi + k * fi;
+        }
+    }
+    Ok(a.iter().map(|c| -c).collect())
+}
+
+/// `k_m = -2 num / den`; a zero `den` means the series carries no signal at this order.
+fn reflection(num: f64, den: f64, m: usize) -> Result<f64> {
+    if den > 0.0 && den.is_finite() {
+        Ok(-2.0 * num / den)
+    } else {
+        Err(KernelError::Numerical(format!(
+            "the prediction errors vanish at order {m} (the series is zero or exactly predictable): use a lower order"
+        )))
+    }
+}
+
+/// One Levinson step: `a_j <- a_j + k a_{m-j}` for `j < m`, then `a_m = k`.
+fn levinson(a: &mut Vec<f64>, k: f64) {
+    let previous = a.clone();
+    let m = previous.len() + 1;
+    for j in 1..m {
+        a[j - 1] = previous[j - 1] + k * previous[m - j - 1];
+    }
+    a.push(k);
+}
+
+/// A node's block of the forward and backward prediction errors.
+struct Block {
+    start: usize,
+    f: Vec<f64>,
+    b: Vec<f64>,
+    /// `b(start - 1)` received from the previous holder.
+    before: f64,
+}
+
+impl Block {
+    fn end(&self) -> usize {
+        self.start + self.f.len()
+    }
+
+    /// `b(i - 1)` for a global index `i` of this block.
+    fn b_before(&self, i: usize) -> f64 {
+        if i > self.start {
+            self.b[i - 1 - self.start]
+        } else {
+            self.before
+        }
+    }
+
+    /// Partial sums of `f(i) b(i-1)` and `f(i)^2 + b(i-1)^2` over active `i >= m`.
+    fn sums(&self, m: usize) -> [f64; 2] {
+        let (mut num, mut den) = (0.0, 0.0);
+        for i in m.max(self.start)..self.end() {
+            let (f, b) = (self.f[i - self.start], self.b_before(i));
+            num += f * b;
+            den += f * f + b * b;
+        }
+        [num, den]
+    }
+
+    /// `f(i) += k b(i-1)`, `b(i) = b(i-1) + k f(i)` for `i >= m`, from the top so every
+    /// `b(i-1)` read is still the previous order's.
+    fn update(&mut self, m: usize, k: f64) {
+        for i in (m.max(self.start)..self.end()).rev() {
+            let (f, b) = (self.f[i - self.start], self.b_before(i));
+            self.f[i - self.start] = f + k * b;
+            self.b[i - self.start] = b + k * f;
+        }
+    }
+
+    fn active(&self, m: usize) -> usize {
+        self.end().saturating_sub(m.max(self.start))
+    }
+}
+
+fn node_program(ctx: &mut Ctx<'_>, x: &[f64], order: usize) -> Result<Option<Vec<f64>>> {
+    let (me, p) = (ctx.pid(), ctx.nprocs());
+    let is_root = me == ctx.rank(1)?;
+    let counts = ctx.balanced_counts(x.len());
+    let series = if is_root { x } else { &[][..] };
+    let local = ctx.phase("distribute", |ctx| {
+        scatterv(ctx, Root::Fastest, series, &counts)
+    })?;
+    let mut block = Block {
+        start: offsets(&counts)[me],
+        f: local.value.clone(),
+        b: local.value,
+        before: 0.0,
+    };
+    let next_holder = (me + 1..p).find(|&j| counts[j] > 0);
+    let mut a = Vec::with_capacity(order);
+    for m in 1..=order {
+        if let (Some(to), Some(&last)) = (next_holder, block.b.last()) {
+            ctx.send(to, 0, &[last])?;
+        }
+        ctx.sync()?;
+        if let Some(message) = ctx.recv::<f64>()? {
+            block.before = message.data[0];
+        }
+        let active = block.active(m) as f64;
+        let partial = ctx.compute(6.0 * active, || block.sums(m))?;
+        let all = allgather(ctx, &partial)?.value;
+        let scalar_ops = 2.0 * (p - 1) as f64 + 2.0 + 2.0 * (m - 1) as f64;
+        // Skeleton runs skip the block and keep k = 0: their coefficients are not verified.
+        let mut k = Ok(0.0);
+        ctx.compute(scalar_ops, || {
+            let (num, den) = all
+                .iter()
+                .fold((0.0, 0.0), |(n, d), s| (n + s[0], d + s[1]));
+            k = reflection(num, den, m);
+            if let Ok(k) = k {
+                levinson(&mut a, k);
+            }
+        })?;
+        let k = k?;
+        ctx.compute(4.0 * active, || block.update(m, k))?;
+    }
+    Ok(is_root.then(|| a.iter().map(|c| -c).collect()))
+}

@@ -1,0 +1,209 @@
+//! The common interface of the kernels, so the CLI and studies treat them alike.
+//!
+//! A [`Kernel`] is a configured algorithm (GE with or without pivoting, SUMMA with a strategy,
+//! Burg with an order, ...), independent of any particular input. It knows its work `W(N)`,
+//! the exact operation count of this implementation, the memory each node needs, an overhead
+//! model for prediction, how to make a seeded input, and how to run on a backend. A run
+//! returns a [`KernelRun`]: time, work, the numerical result and its verification.
+
+use hbsp::{Backend, Ctx, Machine, Trace};
+use serde::Serialize;
+
+use crate::array::Array;
+use crate::error::{KernelError, Result};
+
+/// A configured parallel algorithm.
+pub trait Kernel: Sync {
+    /// Short name, as the command line spells it (`mm`, `ge`, `conv2d`, `summa`, `burg`).
+    fn name(&self) -> &'static str;
+
+    /// Work `W(N)`: the operation count of the conventional sequential algorithm as the
+    /// papers define it (the published formula where one exists). This is the `W` of
+    /// `S = W / T` and `E_s = W / (T C)`.
+    fn work(&self, n: usize) -> f64;
+
+    /// The exact number of floating-point operations this implementation's sequential
+    /// algorithm performs (what a one-node run declares to `ctx.compute`); equals
+    /// [`Kernel::work`] where the paper's formula is an exact count.
+    fn counted_ops(&self, n: usize) -> f64;
+
+    /// Bytes of kernel data each node holds at its peak, by pid (the root's input and result
+    /// copies included).
+    fn memory_per_node(&self, n: usize, machine: &Machine) -> Result<Vec<f64>>;
+
+    /// Overhead model for prediction (approach 3): communication and synchronisation time
+    /// `T_o(N, p, platform)` on the machine's HBSP^1 parameters, and the sequential fraction.
+    fn overhead(&self, n: usize, machine: &Machine) -> Result<Overhead>;
+
+    /// A seeded input of problem size `n` (the same seed gives the same arrays everywhere).
+    fn generate(&self, n: usize, seed: u64) -> Result<Vec<Array>>;
+
+    /// Runs on `backend` over `machine` with `inputs` (as [`Kernel::generate`] makes them),
+    /// verifies the result against a sequential reference and reports.
+    fn run(&self, inputs: &[Array], backend: &Backend, machine: &Machine) -> Result<KernelRun>;
+}
+
+/// A kernel's overhead model at one problem size and machine.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Overhead {
+    /// Predicted communication and synchronisation time `T_o`, s (HBSP^1 costs `g h + L`
+    /// summed over the supersteps the implementation makes).
+    pub overhead_s: f64,
+    /// Fraction `alpha` of the work done by one node while the others wait.
+    pub sequential_fraction: f64,
+}
+
+impl Overhead {
+    /// Predicted run time `T = (1 - alpha) W / C + alpha W / C_root + T_o`, with speeds in
+    /// flop/s.
+    pub fn predicted_time_s(&self, work: f64, cluster_speed: f64, root_speed: f64) -> f64 {
+        let alpha = self.sequential_fraction;
+        (1.0 - alpha) * work / cluster_speed + alpha * work / root_speed + self.overhead_s
+    }
+}
+
+/// How a result was checked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verification {
+    /// What was compared, e.g. "normwise backward error ||Ax - b|| / (||A|| ||x|| + ||b||)".
+    pub method: String,
+    /// The error measured.
+    pub error: f64,
+    /// The largest error accepted.
+    pub tolerance: f64,
+    /// `error <= tolerance`.
+    pub passed: bool,
+}
+
+impl Verification {
+    /// A check of `error` against `tolerance`.
+    pub fn new(method: impl Into<String>, error: f64, tolerance: f64) -> Self {
+        Self {
+            method: method.into(),
+            error,
+            tolerance,
+            passed: error <= tolerance,
+        }
+    }
+}
+
+/// What one kernel run did.
+#[derive(Debug, Clone)]
+pub struct KernelRun {
+    /// Kernel name.
+    pub kernel: &'static str,
+    /// Problem size `N`.
+    pub n: usize,
+    /// Number of nodes `p`.
+    pub p: usize,
+    /// Work `W(N)` (see [`Kernel::work`]).
+    pub work: f64,
+    /// Run time `T`, s: from the barrier that starts the program to the last node's end,
+    /// distribution of the input and collection of the result included.
+    pub time_s: f64,
+    /// `C = sum_j C_j` in the platform's unit.
+    pub cluster_speed: f64,
+    /// The unit of `cluster_speed`, e.g. `Mflop/s`.
+    pub speed_unit: String,
+    /// The numerical result.
+    pub result: Array,
+    /// Its check against a sequential reference.
+    pub verification: Verification,
+    /// Kernel-specific facts (strategy, grid, residual, ...), as name and value.
+    pub details: Vec<(String, String)>,
+    /// What each node did in each superstep.
+    pub trace: Trace,
+}
+
+impl KernelRun {
+    /// Achieved speed `S = W / T` in flop/s.
+    pub fn speed(&self) -> f64 {
+        self.work / self.time_s
+    }
+
+    /// `C` in flop/s, if the platform's speed unit is a flop rate.
+    pub fn cluster_speed_flops(&self) -> Option<f64> {
+        flops_per_unit(&self.speed_unit).map(|f| f * self.cluster_speed)
+    }
+
+    /// Speed-efficiency `E_s = W / (T C)`, if `C` is a flop rate.
+    pub fn speed_efficiency(&self) -> Option<f64> {
+        self.cluster_speed_flops().map(|c| self.speed() / c)
+    }
+
+    /// Operations all nodes declared to `ctx.compute` (redundant work included).
+    pub fn declared_ops(&self) -> f64 {
+        self.trace
+            .nodes
+            .iter()
+            .flat_map(|n| &n.supersteps)
+            .map(|s| s.work_ops)
+            .sum()
+    }
+}
+
+/// Flop/s per unit of a speed unit such as `Mflop/s`; `None` for units that are not flop
+/// rates (e.g. the BYTEmark indices of the UCF cluster).
+pub fn flops_per_unit(unit: &str) -> Option<f64> {
+    match unit.trim().to_ascii_lowercase().as_str() {
+        "flop/s" | "flops" => Some(1.0),
+        "kflop/s" | "kflops" => Some(1e3),
+        "mflop/s" | "mflops" => Some(1e6),
+        "gflop/s" | "gflops" => Some(1e9),
+        "tflop/s" | "tflops" => Some(1e12),
+        _ => None,
+    }
+}
+
+/// Marked speeds of the machine's nodes, by pid.
+pub(crate) fn speeds(machine: &Machine) -> Vec<f64> {
+    machine.nodes().iter().map(|n| n.marked_speed).collect()
+}
+
+/// What [`timed_run`] hands back.
+pub(crate) struct Timed<R> {
+    pub time_s: f64,
+    pub results: Vec<R>,
+    pub trace: Trace,
+}
+
+/// Runs `program` on every node between a starting barrier and the end of the slowest node;
+/// `T` is measured on the backend's clock.
+pub(crate) fn timed_run<R, F>(backend: &Backend, machine: &Machine, program: F) -> Result<Timed<R>>
+where
+    R: Send,
+    F: Fn(&mut Ctx<'_>) -> Result<R> + Sync,
+{
+    crate::partition::check_speeds(&speeds(machine))?;
+    let output = hbsp::run(backend, machine, |ctx| {
+        ctx.sync()?;
+        let start = ctx.time();
+        let result = program(ctx)?;
+        Ok::<_, KernelError>((start, ctx.time(), result))
+    })?;
+    let start = output
+        .results
+        .iter()
+        .map(|r| r.0)
+        .fold(f64::INFINITY, f64::min);
+    let end = output.results.iter().map(|r| r.1).fold(0.0, f64::max);
+    Ok(Timed {
+        time_s: end - start,
+        results: output.results.into_iter().map(|r| r.2).collect(),
+        trace: output.trace,
+    })
+}
+
+/// The one result the root returned (every other node returns `None`).
+pub(crate) fn root_result<R>(results: Vec<Option<R>>) -> R {
+    results
+        .into_iter()
+        .flatten()
+        .next()
+        .expect("the root returns the result")
+}
+
+/// Sum of the HBSP^1 costs of `supersteps` supersteps with no traffic: `supersteps L(p)`.
+pub(crate) fn barriers_s(machine: &Machine, supersteps: f64) -> f64 {
+    supersteps * machine.l_s()
+}

@@ -1,0 +1,126 @@
+//! One-dimensional data partitioners: who owns which rows, in proportion to marked speed.
+//!
+//! - [`block_counts`]: contiguous row blocks of `N C_j / C` rows (JPDC 4.1.2 "row-based
+//!   heterogeneous block distribution"), rounded by the largest-remainder method of
+//!   [`hetscale_model::hbsp::integer_shares`], so the counts sum to `N` and each is within one
+//!   row of its ideal share (a node may get zero rows).
+//! - [`cyclic_owners`]: the row-based heterogeneous cyclic distribution (JPDC 4.1.1) built by
+//!   the incremental algorithm of Beaumont, Boudet, Petitet, Rastello and Robert, "A proposal
+//!   for a heterogeneous cluster ScaLAPACK (dense linear solvers)", IEEE Trans. Computers
+//!   50(10), 2001, section 3: row `i` goes to the node minimising `(n_j + 1) / C_j`, where `n_j`
+//!   is the number of rows it already has (ties to the lower pid). Every prefix of rows, and so
+//!   every trailing sub-matrix Gaussian elimination works on, is then split within one row of
+//!   the speed proportions.
+//!
+//! [`load_balance_efficiency`] rates any split: 1 means every node finishes at the same time.
+
+use crate::error::{Result, invalid};
+
+/// Checks speeds: at least one, each positive and finite.
+pub fn check_speeds(speeds: &[f64]) -> Result<()> {
+    if speeds.is_empty() {
+        return Err(invalid("no nodes: give at least one node"));
+    }
+    match speeds.iter().position(|s| !(s.is_finite() && *s > 0.0)) {
+        None => Ok(()),
+        Some(j) => Err(invalid(format!(
+            "node {j} has marked speed {}; every marked_speed must be a positive number",
+            speeds[j]
+        ))),
+    }
+}
+
+/// Rows per node of the heterogeneous block distribution of `n` rows.
+pub fn block_counts(n: usize, speeds: &[f64]) -> Result<Vec<usize>> {
+    check_speeds(speeds)?;
+    Ok(hetscale_model::hbsp::integer_shares(n, speeds)?)
+}
+
+/// Start of each node's block given the counts.
+pub fn offsets(counts: &[usize]) -> Vec<usize> {
+    counts
+        .iter()
+        .scan(0, |acc, &c| {
+            let start = *acc;
+            *acc += c;
+            Some(start)
+        })
+        .collect()
+}
+
+/// Owner pid of each of `n` rows under the heterogeneous cyclic distribution.
+pub fn cyclic_owners(n: usize, speeds: &[f64]) -> Result<Vec<usize>> {
+    check_speeds(speeds)?;
+    let mut counts = vec![0usize; speeds.len()];
+    let owners = (0..n)
+        .map(|_| {
+            let next = |j: usize| (counts[j] + 1) as f64 / speeds[j];
+            let best = (0..speeds.len())
+                .min_by(|&a, &b| next(a).total_cmp(&next(b)).then(a.cmp(&b)))
+                .expect("at least one node");
+            counts[best] += 1;
+            best
+        })
+        .collect();
+    Ok(owners)
+}
+
+/// `(W / C) / max_j (w_j / C_j)`: the ideal time over the slowest node's time, for work
+/// `w_j` on node `j` of marked speed `C_j`. 1 is a perfect balance; a node with no work
+/// counts as finished at once.
+pub fn load_balance_efficiency(work: &[f64], speeds: &[f64]) -> f64 {
+    let total_work: f64 = work.iter().sum();
+    let total_speed: f64 = speeds.iter().sum();
+    let slowest = work
+        .iter()
+        .zip(speeds)
+        .map(|(w, s)| w / s)
+        .fold(0.0, f64::max);
+    if slowest == 0.0 {
+        1.0
+    } else {
+        total_work / total_speed / slowest
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cyclic_prefixes_stay_proportional() {
+        let speeds = [3.0, 1.0, 2.0];
+        let owners = cyclic_owners(600, &speeds).unwrap();
+        let mut counts = [0usize; 3];
+        for (i, &o) in owners.iter().enumerate() {
+            counts[o] += 1;
+            for j in 0..3 {
+                let ideal = (i + 1) as f64 * speeds[j] / 6.0;
+                assert!((counts[j] as f64 - ideal).abs() <= 1.0, "row {i} node {j}");
+            }
+        }
+        assert_eq!(&owners[..6], &[0, 2, 0, 0, 1, 2]);
+    }
+
+    #[test]
+    fn tiny_nodes_may_own_nothing() {
+        let counts = block_counts(3, &[100.0, 1.0, 100.0]).unwrap();
+        assert_eq!(counts.iter().sum::<usize>(), 3);
+        assert_eq!(counts[1], 0);
+        assert!(!cyclic_owners(3, &[100.0, 1.0, 100.0]).unwrap().contains(&1));
+    }
+
+    #[test]
+    fn bad_speeds_are_one_line_errors() {
+        for speeds in [&[][..], &[1.0, 0.0], &[f64::NAN]] {
+            let err = block_counts(4, speeds).unwrap_err().to_string();
+            assert!(!err.contains('\n') && !err.is_empty());
+        }
+    }
+
+    #[test]
+    fn efficiency_of_proportional_split_is_one() {
+        assert_eq!(load_balance_efficiency(&[2.0, 1.0], &[2.0, 1.0]), 1.0);
+        assert_eq!(load_balance_efficiency(&[1.0, 1.0], &[2.0, 1.0]), 2.0 / 3.0);
+    }
+}

@@ -1,0 +1,138 @@
+//! `ge` against a naive sequential solver with row swaps, on p = 1..8 heterogeneous nodes.
+
+mod common;
+
+use common::*;
+use hetscale_kernels::ge::{self, GeKernel, Pivoting};
+use hetscale_kernels::{Array, Kernel, Matrix};
+
+/// Textbook Gaussian elimination with partial pivoting by row swaps.
+fn naive_solve(a: &[f64], b: &[f64], n: usize) -> Vec<f64> {
+    let mut m: Vec<Vec<f64>> = (0..n)
+        .map(|i| {
+            a[i * n..(i + 1) * n]
+                .iter()
+                .copied()
+                .chain([b[i]])
+                .collect()
+        })
+        .collect();
+    for col in 0..n {
+        let best = (col..n)
+            .max_by(|&x, &y| m[x][col].abs().total_cmp(&m[y][col].abs()))
+            .unwrap();
+        m.swap(col, best);
+        let pivot = m[col].clone();
+        for row in m.iter_mut().skip(col + 1) {
+            let l = row[col] / pivot[col];
+            row.iter_mut()
+                .zip(&pivot)
+                .skip(col)
+                .for_each(|(x, p)| *x -= l * p);
+        }
+    }
+    let mut x = vec![0.0; n];
+    for i in (0..n).rev() {
+        let s: f64 = (i + 1..n).map(|k| m[i][k] * x[k]).sum();
+        x[i] = (m[i][n] - s) / m[i][i];
+    }
+    x
+}
+
+#[test]
+fn both_variants_match_the_naive_solver_for_every_p_and_awkward_n() {
+    for machine in machines() {
+        for pivoting in [Pivoting::Partial, Pivoting::None] {
+            for n in [1, 2, 5, 17] {
+                let kernel = GeKernel { pivoting };
+                let inputs = kernel.generate(n, 11 + n as u64).unwrap();
+                let run = kernel.run(&inputs, &threads(), &machine).unwrap();
+                let expected = naive_solve(real(&inputs[0]), real(&inputs[1]), n);
+                let what = format!("{pivoting:?} p = {} n = {n}", machine.p());
+                assert!(max_abs_diff(real(&run.result), &expected) < 1e-10, "{what}");
+                assert!(run.verification.passed, "{what}: {:?}", run.verification);
+                assert_eq!(declared(&run), ge::counted_ops(n), "{what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn partial_pivoting_solves_systems_with_zero_diagonals() {
+    // A permutation-like matrix: every diagonal entry is zero.
+    let n = 6;
+    let mut a = vec![0.0; n * n];
+    for i in 0..n {
+        a[i * n + (i + 1) % n] = 1.0 + i as f64;
+        a[i * n + (i + 3) % n] = 0.5;
+    }
+    let b: Vec<f64> = (0..n).map(|i| i as f64 - 2.0).collect();
+    let inputs = [
+        Array::matrix("A", Matrix::new(n, n, a.clone()).unwrap()),
+        Array::vector("b", b.clone()),
+    ];
+    for machine in machines() {
+        let run = GeKernel::default()
+            .run(&inputs, &threads(), &machine)
+            .unwrap();
+        assert!(
+            run.verification.passed,
+            "p = {}: {:?}",
+            machine.p(),
+            run.verification
+        );
+        assert!(max_abs_diff(real(&run.result), &naive_solve(&a, &b, n)) < 1e-12);
+    }
+    let no_pivoting = GeKernel {
+        pivoting: Pivoting::None,
+    }
+    .run(&inputs, &threads(), &machines()[2]);
+    let err = no_pivoting.unwrap_err().to_string();
+    assert!(err.contains("singular") && !err.contains('\n'), "{err}");
+}
+
+#[test]
+fn singular_matrices_and_bad_shapes_are_one_line_errors() {
+    let singular = [
+        Array::matrix(
+            "A",
+            Matrix::new(3, 3, vec![1.0, 2.0, 3.0, 2.0, 4.0, 6.0, 0.0, 1.0, 1.0]).unwrap(),
+        ),
+        Array::vector("b", vec![1.0, 2.0, 3.0]),
+    ];
+    let machine = machine(&[1.0, 2.0]);
+    let err = GeKernel::default()
+        .run(&singular, &threads(), &machine)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("singular"), "{err}");
+    let short_b = [singular[0].clone(), Array::vector("b", vec![1.0])];
+    let err = GeKernel::default()
+        .run(&short_b, &threads(), &machine)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("b has 1 elements") && !err.contains('\n'),
+        "{err}"
+    );
+    assert!("diagonal".parse::<Pivoting>().is_err());
+}
+
+#[test]
+fn work_is_the_published_formula_and_the_count_is_exact() {
+    assert_eq!(ge::work(100), 661_353.0); // JPDC Table 3
+    // Small N by hand: step i updates N-1-i rows at 1 + 2(N - i) flops; back substitution N^2.
+    for n in 1..12usize {
+        let by_hand: usize = (0..n.saturating_sub(1))
+            .map(|i| (n - 1 - i) * (1 + 2 * (n - i)))
+            .sum::<usize>()
+            + n * n;
+        assert_eq!(ge::counted_ops(n).round() as usize, by_hand, "n = {n}");
+    }
+    let over = GeKernel::default()
+        .overhead(50, &machine(&[2.0, 1.0]))
+        .unwrap();
+    assert!(
+        over.overhead_s > 0.0 && over.sequential_fraction > 0.0 && over.sequential_fraction < 0.1
+    );
+}

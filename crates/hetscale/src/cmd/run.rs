@@ -1,0 +1,212 @@
+//! `hetscale run`: one kernel run on one machine; prints T, W, S = W/T, C and E_s.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use hbsp::{Backend, Platform};
+use hetscale_kernels::burg::BurgKernel;
+use hetscale_kernels::conv2d::Conv2dKernel;
+use hetscale_kernels::ge::GeKernel;
+use hetscale_kernels::mm::MmKernel;
+use hetscale_kernels::summa::{SummaKernel, parse_strategy};
+use hetscale_kernels::{Array, Kernel, KernelRun, read_npy, write_npy};
+use serde_json::json;
+
+/// Arguments of `hetscale run`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Kernel: mm, ge, conv2d, summa or burg.
+    pub kernel: String,
+    /// Backend: threads (sim and mpi are not built yet).
+    #[arg(long, default_value = "threads")]
+    pub backend: String,
+    /// Platform preset (sunwulf, ucf-cluster, ncube2, local) or TOML file.
+    #[arg(long, default_value = "local")]
+    pub platform: String,
+    /// Node-set: a count (4), names (a,b) or kinds with counts (sunblade:3).
+    #[arg(long, default_value = "all")]
+    pub nodes: String,
+    /// Problem size N (matrix order, image side or series length); taken from --input if absent.
+    #[arg(long)]
+    pub n: Option<usize>,
+    /// Seed of the generated inputs.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Input .npy files instead of generated data, comma-separated: mm/summa A,B; ge A,b;
+    /// conv2d X,Y (complex128); burg x.
+    #[arg(long, value_delimiter = ',')]
+    pub input: Vec<PathBuf>,
+    /// Write the result (C, x, the image D or the AR coefficients) to this .npy file.
+    #[arg(long)]
+    pub dump_result: Option<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// SUMMA strategy: hoho, heho, hohe1 or hohe2.
+    #[arg(long, default_value = "hoho")]
+    pub strategy: String,
+    /// SUMMA grid PxQ (default: near-square).
+    #[arg(long)]
+    pub grid: Option<String>,
+    /// SUMMA panel width.
+    #[arg(long, default_value_t = 128)]
+    pub nb: usize,
+    /// Burg model order K.
+    #[arg(long, default_value_t = 8)]
+    pub order: usize,
+    /// GE pivoting: partial or none (the paper's; generated matrices are then diagonally dominant).
+    #[arg(long, default_value = "partial")]
+    pub pivoting: String,
+    /// Stretch each node's compute blocks by C_max / C_j (threads backend).
+    #[arg(long)]
+    pub emulate_speeds: bool,
+}
+
+/// Runs `hetscale run`.
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let backend = backend(args)?;
+    let machine = Platform::load(&args.platform)?.select(&args.nodes.parse()?)?;
+    let kernel = kernel(args)?;
+    let inputs = inputs(args, kernel.as_ref())?;
+    let run = kernel.run(&inputs, &backend, &machine)?;
+    if let Some(path) = &args.dump_result {
+        write_npy(path, &run.result)?;
+    }
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report_json(&run, &backend))?
+        );
+    } else {
+        print!("{}", report_text(&run, &backend));
+    }
+    if !run.verification.passed {
+        bail!(
+            "verification failed: {} = {:.3e} exceeds {:.3e}",
+            run.verification.method,
+            run.verification.error,
+            run.verification.tolerance
+        );
+    }
+    Ok(())
+}
+
+fn backend(args: &Args) -> anyhow::Result<Backend> {
+    let mut backend: Backend = args.backend.parse()?;
+    #[allow(clippy::single_match)]
+    match &mut backend {
+        Backend::Threads(options) => options.emulate_speeds = args.emulate_speeds,
+        #[allow(unreachable_patterns)]
+        _ => {}
+    }
+    Ok(backend)
+}
+
+fn kernel(args: &Args) -> anyhow::Result<Box<dyn Kernel>> {
+    Ok(match args.kernel.as_str() {
+        "mm" => Box::new(MmKernel),
+        "ge" => Box::new(GeKernel {
+            pivoting: args.pivoting.parse()?,
+        }),
+        "conv2d" => Box::new(Conv2dKernel),
+        "summa" => Box::new(SummaKernel {
+            strategy: parse_strategy(&args.strategy)?,
+            grid: args.grid.as_deref().map(parse_grid).transpose()?,
+            nb: args.nb,
+        }),
+        "burg" => Box::new(BurgKernel { order: args.order }),
+        other => bail!(
+            "unknown kernel \"{other}\": use one of {}",
+            hetscale_kernels::KERNEL_NAMES.join(", ")
+        ),
+    })
+}
+
+fn parse_grid(text: &str) -> anyhow::Result<(usize, usize)> {
+    let parsed = text
+        .split_once(['x', 'X'])
+        .and_then(|(p, q)| Some((p.trim().parse().ok()?, q.trim().parse().ok()?)));
+    match parsed {
+        Some((p, q)) if p > 0 && q > 0 => Ok((p, q)),
+        _ => bail!("--grid {text} is not PxQ: write e.g. --grid 2x3"),
+    }
+}
+
+fn inputs(args: &Args, kernel: &dyn Kernel) -> anyhow::Result<Vec<Array>> {
+    if args.input.is_empty() {
+        let n = args
+            .n
+            .context("give the problem size with --n N, or input files with --input")?;
+        return Ok(kernel.generate(n, args.seed)?);
+    }
+    let arrays = args
+        .input
+        .iter()
+        .map(read_npy)
+        .collect::<Result<Vec<_>, _>>()?;
+    if let (Some(n), Some(first)) = (args.n, arrays.first()) {
+        if first.shape.first() != Some(&n) {
+            bail!(
+                "--n {n} does not match {}, whose shape is {:?}: drop --n or fix it",
+                first.name,
+                first.shape
+            );
+        }
+    }
+    Ok(arrays)
+}
+
+fn report_json(run: &KernelRun, backend: &Backend) -> serde_json::Value {
+    let details: serde_json::Map<String, serde_json::Value> = run
+        .details
+        .iter()
+        .map(|(k, v)| (k.clone(), json!(v)))
+        .collect();
+    json!({
+        "kernel": run.kernel,
+        "backend": backend.to_string(),
+        "n": run.n,
+        "p": run.p,
+        "time_s": run.time_s,
+        "work_flop": run.work,
+        "speed_flops": run.speed(),
+        "cluster_speed": run.cluster_speed,
+        "speed_unit": run.speed_unit,
+        "speed_efficiency": run.speed_efficiency(),
+        "verification": run.verification,
+        "details": details,
+    })
+}
+
+fn report_text(run: &KernelRun, backend: &Backend) -> String {
+    let efficiency = run
+        .speed_efficiency()
+        .map_or("n/a (marked speeds are not a flop rate)".into(), |e| {
+            format!("{e:.4}")
+        });
+    let mut out = format!(
+        "kernel   {} on {backend}, p = {}, N = {}\n\
+         T        {:.6} s\n\
+         W        {:.6e} flop\n\
+         S = W/T  {:.4} Mflop/s\n\
+         C        {:.4} {}\n\
+         E_s      {efficiency}\n\
+         verified {} ({} = {:.3e}, tolerance {:.3e})\n",
+        run.kernel,
+        run.p,
+        run.n,
+        run.time_s,
+        run.work,
+        run.speed() / 1e6,
+        run.cluster_speed,
+        run.speed_unit,
+        if run.verification.passed { "yes" } else { "NO" },
+        run.verification.method,
+        run.verification.error,
+        run.verification.tolerance,
+    );
+    for (name, value) in &run.details {
+        out.push_str(&format!("{name}: {value}\n"));
+    }
+    out
+}
