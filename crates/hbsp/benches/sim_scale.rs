@@ -15,14 +15,23 @@ fn main() {
         name: "bench".into(),
         description: String::new(),
         speed_unit: "Mflop/s".into(),
-        nodes: (0..p).map(|j| Node::new(format!("n{j}"), 100.0 + j as f64)).collect(),
+        nodes: (0..p)
+            .map(|j| Node::new(format!("n{j}"), 100.0 + j as f64))
+            .collect(),
         network: Network::new(1e-9, BarrierCost::constant(1e-5)),
     };
     let machine = platform.all().expect("valid platform");
-    let options = SimOptions { work: WorkCharge::Declared, no_trace: true, ..SimOptions::default() };
+    let options = SimOptions {
+        work: WorkCharge::Declared,
+        no_trace: true,
+        ..SimOptions::default()
+    };
     let start = Instant::now();
     let out = hbsp::run(&Backend::Sim(options), &machine, |ctx| {
-        let (left, right) = ((ctx.pid() + ctx.nprocs() - 1) % ctx.nprocs(), (ctx.pid() + 1) % ctx.nprocs());
+        let (left, right) = (
+            (ctx.pid() + ctx.nprocs() - 1) % ctx.nprocs(),
+            (ctx.pid() + 1) % ctx.nprocs(),
+        );
         for step in 0..steps {
             ctx.charge_work(1000.0)?;
             ctx.send(left, 0, &[step as u64; 8])?;
