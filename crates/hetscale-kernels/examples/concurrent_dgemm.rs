@@ -16,7 +16,9 @@ fn timed_product((m, n, k): (usize, usize, usize), b: &[f64]) -> f64 {
 
 fn main() {
     let shape = (1024, 2048, 2048);
-    let b: Vec<f64> = (0..shape.1 * shape.2).map(|i| (i % 13) as f64 * 0.1).collect();
+    let b: Vec<f64> = (0..shape.1 * shape.2)
+        .map(|i| (i % 13) as f64 * 0.1)
+        .collect();
     for _ in 0..3 {
         let alone = timed_product(shape, &b);
         let (x, y) = std::thread::scope(|s| {

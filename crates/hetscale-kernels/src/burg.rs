@@ -34,7 +34,7 @@ use crate::input::ar2_series;
 use crate::kernel::{
     Kernel, KernelRun, Overhead, Verification, barriers_s, root_result, skeleton, speeds, timed_run,
 };
-use crate::partition::{block_counts, offsets};
+use crate::partition::{block_counts, efficiency_detail, offsets};
 use crate::verify::relative_max_error;
 
 const F64: f64 = 8.0;
@@ -161,7 +161,10 @@ pub fn fit(x: &[f64], order: usize, backend: &Backend, machine: &Machine) -> Res
         speed_unit: machine.speed_unit().to_owned(),
         result: Array::vector("phi", phi),
         verification,
-        details: vec![("order".into(), order.to_string())],
+        details: vec![
+            ("order".into(), order.to_string()),
+            efficiency_detail(&block_counts(n, &speeds(machine))?, &speeds(machine)),
+        ],
         trace: timed.trace,
     })
 }

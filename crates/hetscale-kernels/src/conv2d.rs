@@ -32,7 +32,7 @@ use crate::kernel::{
     Kernel, KernelRun, Overhead, Verification, barriers_s, root_result, speeds, timed_run,
 };
 use crate::matrix::ComplexMatrix;
-use crate::partition::{block_counts, offsets};
+use crate::partition::{block_counts, efficiency_detail, offsets};
 use crate::verify::relative_max_error;
 
 const C128: f64 = 16.0;
@@ -169,7 +169,10 @@ pub fn convolve(
         speed_unit: machine.speed_unit().to_owned(),
         result: Array::complex_matrix("D", d),
         verification,
-        details: Vec::new(),
+        details: vec![efficiency_detail(
+            &block_counts(n, &speeds(machine))?,
+            &speeds(machine),
+        )],
         trace: timed.trace,
     })
 }

@@ -35,7 +35,7 @@ use crate::kernel::{
     Kernel, KernelRun, Overhead, Verification, barriers_s, root_result, skeleton, speeds, timed_run,
 };
 use crate::matrix::Matrix;
-use crate::partition::cyclic_owners;
+use crate::partition::{cyclic_owners, efficiency_detail};
 
 const F64: f64 = 8.0;
 
@@ -223,6 +223,7 @@ pub fn solve(
         verification,
         details: vec![
             ("pivoting".into(), pivoting.name().into()),
+            efficiency_detail(&owned_rows(&owners, machine.p()), &speeds(machine)),
             ("residual ||Ax - b||_inf".into(), format!("{residual:.3e}")),
         ],
         trace: timed.trace,
@@ -459,6 +460,13 @@ fn singular(column: usize) -> KernelError {
             " (with --pivoting none, try partial)"
         }
     ))
+}
+
+/// Rows each node owns.
+fn owned_rows(owners: &[usize], p: usize) -> Vec<usize> {
+    let mut counts = vec![0; p];
+    owners.iter().for_each(|&o| counts[o] += 1);
+    counts
 }
 
 /// The one row that was never a pivot in the `N - 1` elimination steps.

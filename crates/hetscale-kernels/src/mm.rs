@@ -24,7 +24,7 @@ use crate::kernel::{
 };
 use crate::local::gemm;
 use crate::matrix::Matrix;
-use crate::partition::block_counts;
+use crate::partition::{block_counts, efficiency_detail};
 use crate::verify::product_check;
 
 const F64: f64 = 8.0;
@@ -137,7 +137,10 @@ pub fn multiply(a: &Matrix, b: &Matrix, backend: &Backend, machine: &Machine) ->
         speed_unit: machine.speed_unit().to_owned(),
         result: Array::matrix("C", c),
         verification,
-        details: Vec::new(),
+        details: vec![efficiency_detail(
+            &block_counts(n, &speeds(machine))?,
+            &speeds(machine),
+        )],
         trace: timed.trace,
     })
 }

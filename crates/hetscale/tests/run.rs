@@ -88,6 +88,7 @@ fn every_kernel_runs_and_verifies() {
         vec!["conv2d", "--n", "16"],
         vec!["burg", "--n", "500", "--order", "4"],
         vec!["summa", "--n", "20", "--strategy", "heho"],
+        vec!["mm", "--n", "20", "--backend", "sim"],
     ] {
         let out = hetscale()
             .arg("run")
@@ -128,7 +129,7 @@ fn bad_input_is_a_one_line_error() {
             "--n".into(),
             "4".into(),
             "--backend".into(),
-            "sim".into(),
+            "mpi".into(),
         ],
         vec![
             "run".into(),
