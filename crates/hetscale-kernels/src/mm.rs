@@ -8,8 +8,8 @@
 //!
 //! - Work: `W(N) = 2 N^3` (every multiply-add counted as two operations); the implementation
 //!   declares exactly `2 n_j N^2` on node `j`.
-//! - Memory: node `j` holds `n_j N` of `A`, all of `B` and `n_j N` of `C`; the root also holds
-//!   the full `A`, `B` and `C`.
+//! - Memory: node `j` holds `n_j N` of `A`, all of `B` and `n_j N` of `C`; the root holds the
+//!   full `A`, `B` and `C` and multiplies in place.
 //! - Overhead model: the HBSP^1 cost of the distribution superstep (the root injects every
 //!   other node's rows and `B`) and of the gather, plus the barriers; no sequential part.
 
@@ -59,9 +59,13 @@ impl Kernel for MmKernel {
             .iter()
             .enumerate()
             .map(|(j, &rows)| {
-                let own = 2.0 * rows as f64 * nf + nf * nf;
-                let inputs = if j == root { 3.0 * nf * nf } else { 0.0 };
-                (own + inputs) * F64
+                // The root works in place in its full A, B and C.
+                let elements = if j == root {
+                    3.0 * nf * nf
+                } else {
+                    2.0 * rows as f64 * nf + nf * nf
+                };
+                elements * F64
             })
             .collect())
     }
