@@ -330,16 +330,15 @@ impl Problem<'_> {
             return Ok(i);
         }
         let width = self.width();
-        let candidate = ctx.compute(0.0, || {
-            let mut best = [-1.0, -1.0];
-            for (k, &g) in rows.global.iter().enumerate() {
-                let v = rows.data[k * width + i].abs();
-                if rows.remaining[k] && v > best[0] {
-                    best = [v, g as f64];
-                }
+        // Comparisons, not flops (W excludes them), and control flow depends on the result, so
+        // the search runs even in skeleton runs, where it picks a row of the unreduced data.
+        let mut candidate = [-1.0, -1.0];
+        for (k, &g) in rows.global.iter().enumerate() {
+            let v = rows.data[k * width + i].abs();
+            if rows.remaining[k] && v > candidate[0] {
+                candidate = [v, g as f64];
             }
-            best
-        })?;
+        }
         let all = allgather(ctx, &candidate)?.value;
         let best = all
             .iter()

@@ -85,6 +85,17 @@ impl Verification {
             passed: error <= tolerance,
         }
     }
+
+    /// No check: the run skipped its compute blocks (sim skeleton execution), so its result
+    /// is not the answer. `error` is NaN.
+    pub fn skipped() -> Self {
+        Self {
+            method: "none: compute skipped (skeleton run), result unverified".into(),
+            error: f64::NAN,
+            tolerance: 0.0,
+            passed: false,
+        }
+    }
 }
 
 /// What one kernel run did.
