@@ -128,7 +128,7 @@ fn bad_input_is_a_one_line_error() {
             "--n".into(),
             "4".into(),
             "--backend".into(),
-            "sim".into(),
+            "mpi".into(),
         ],
         vec![
             "run".into(),
@@ -175,4 +175,46 @@ fn bad_input_is_a_one_line_error() {
         assert!(err.starts_with("hetscale: "), "{err}");
     }
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn sim_runs_are_deterministic_and_skeletons_unverified() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "ge",
+            "--backend",
+            "sim",
+            "--platform",
+            "sunwulf",
+            "--nodes",
+            "4",
+            "--n",
+            "40",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let out = hetscale().args(&args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let (a, b) = (run(&[]), run(&[]));
+    assert_eq!(
+        a["time_s"], b["time_s"],
+        "virtual time is bit for bit repeatable"
+    );
+    assert_eq!(a["virtual_time"], true);
+    assert_eq!(a["verification"]["passed"], true);
+    let skeleton = run(&["--skip-compute"]);
+    assert_eq!(skeleton["verification"]["passed"], false);
+    assert!(
+        skeleton["verification"]["method"]
+            .as_str()
+            .unwrap()
+            .contains("skeleton")
+    );
 }
