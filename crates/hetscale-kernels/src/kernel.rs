@@ -73,6 +73,9 @@ pub struct Verification {
     pub tolerance: f64,
     /// `error <= tolerance`.
     pub passed: bool,
+    /// No check was possible: the compute blocks were skipped (sim skeleton execution), so
+    /// the result is not the answer.
+    pub skipped: bool,
 }
 
 impl Verification {
@@ -83,18 +86,24 @@ impl Verification {
             error,
             tolerance,
             passed: error <= tolerance,
+            skipped: false,
         }
     }
 
-    /// No check: the run skipped its compute blocks (sim skeleton execution), so its result
-    /// is not the answer. `error` is NaN.
+    /// The verdict of a run whose compute blocks were skipped.
     pub fn skipped() -> Self {
         Self {
-            method: "none: compute skipped (skeleton run), result unverified".into(),
+            method: "none: compute blocks were skipped (sim skeleton execution)".into(),
             error: f64::NAN,
-            tolerance: 0.0,
+            tolerance: f64::NAN,
             passed: false,
+            skipped: true,
         }
+    }
+
+    /// `check()` unless the run skipped its compute blocks.
+    pub(crate) fn unless_skipped(skipped: bool, check: impl FnOnce() -> Self) -> Self {
+        if skipped { Self::skipped() } else { check() }
     }
 }
 
@@ -174,12 +183,14 @@ pub(crate) fn speeds(machine: &Machine) -> Vec<f64> {
 /// What [`timed_run`] hands back.
 pub(crate) struct Timed<R> {
     pub time_s: f64,
+    pub compute_skipped: bool,
     pub results: Vec<R>,
     pub trace: Trace,
 }
 
 /// Runs `program` on every node between a starting barrier and the end of the slowest node;
-/// `T` is measured on the backend's clock.
+/// `T` is measured on the backend's clock (on `sim`, the virtual duration of the run, whose
+/// clock charges the last superstep only when the run ends).
 pub(crate) fn timed_run<R, F>(backend: &Backend, machine: &Machine, program: F) -> Result<Timed<R>>
 where
     R: Send,
@@ -197,12 +208,23 @@ where
         .iter()
         .map(|r| r.0)
         .fold(f64::INFINITY, f64::min);
-    let end = output.results.iter().map(|r| r.1).fold(0.0, f64::max);
+    let end = if output.virtual_time {
+        output.elapsed_s
+    } else {
+        output.results.iter().map(|r| r.1).fold(0.0, f64::max)
+    };
     Ok(Timed {
         time_s: end - start,
+        compute_skipped: output.compute_skipped,
         results: output.results.into_iter().map(|r| r.2).collect(),
         trace: output.trace,
     })
+}
+
+/// Whether `backend` skips compute blocks (sim skeleton execution): numerical checks on
+/// values the blocks would have produced must then be skipped too.
+pub(crate) fn skeleton(backend: &Backend) -> bool {
+    matches!(backend, Backend::Sim(options) if options.skip_compute)
 }
 
 /// The one result the root returned (every other node returns `None`).

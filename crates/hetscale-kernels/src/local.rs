@@ -13,10 +13,10 @@ pub fn gemm(
     c: &mut [f64],
     accumulate: bool,
 ) {
-    debug_assert_eq!((a.len(), b.len(), c.len()), (m * k, k * n, m * n));
     if m == 0 || n == 0 {
         return;
     }
+    debug_assert_eq!((a.len(), b.len(), c.len()), (m * k, k * n, m * n));
     if k == 0 {
         if !accumulate {
             c.fill(0.0);

@@ -83,6 +83,20 @@ pub fn load_balance_efficiency(work: &[f64], speeds: &[f64]) -> f64 {
     }
 }
 
+/// Load-balance efficiency of a row split: node `j` works in proportion to `counts[j]`.
+pub fn rows_efficiency(counts: &[usize], speeds: &[f64]) -> f64 {
+    let work: Vec<f64> = counts.iter().map(|&c| c as f64).collect();
+    load_balance_efficiency(&work, speeds)
+}
+
+/// `(name, value)` detail reporting a row split's efficiency, for [`crate::KernelRun`].
+pub(crate) fn efficiency_detail(counts: &[usize], speeds: &[f64]) -> (String, String) {
+    (
+        "layout efficiency".into(),
+        format!("{:.4}", rows_efficiency(counts, speeds)),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -88,17 +88,14 @@ fn every_kernel_runs_and_verifies() {
         vec!["conv2d", "--n", "16"],
         vec!["burg", "--n", "500", "--order", "4"],
         vec!["summa", "--n", "20", "--strategy", "heho"],
+        vec!["mm", "--n", "20", "--backend", "sim"],
     ] {
         let out = hetscale()
             .arg("run")
             .args(&args)
-            .args([
-                "--platform",
-                "sunwulf",
-                "--nodes",
-                "server:1,sunfire:2",
-                "--emulate-speeds",
-            ])
+            .args(["--platform", "sunwulf", "--nodes", "server:1,sunfire:2"])
+            // Speed emulation is a threads option; sim charges each node's speed itself.
+            .args((!args.contains(&"sim")).then_some("--emulate-speeds"))
             .output()
             .unwrap();
         let text = String::from_utf8(out.stdout).unwrap();
