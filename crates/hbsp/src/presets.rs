@@ -8,6 +8,10 @@
 //! | `local` | this host: one node per core, placeholder speed and network | `hetscale probe --write-platform` measures it |
 
 use crate::platform::{BarrierCost, BarrierPoint, Network, Node, Platform};
+use hetscale_model::papers::{
+    NCUBE2_ALPHA_S, NCUBE2_BETA_S_PER_BYTE, SUNWULF_SERVER, SUNWULF_SUNBLADE, SUNWULF_SUNFIRE,
+    UCF_BARRIER_US, UCF_G_US_PER_BYTE, UCF_NODES,
+};
 
 /// Names of the presets, for listings and error messages.
 pub const NAMES: [&str; 4] = ["sunwulf", "ucf-cluster", "ncube2", "local"];
@@ -35,22 +39,19 @@ pub fn all() -> Vec<Platform> {
 /// the server with two CPUs (`--nodes server*2:1,sunblade:1` gives `C_2 = 62.05`), its MM runs
 /// use one CPU per node (`--nodes server:1,sunblade:3,sunfire:4` gives `C'_8 = 227.55`).
 pub fn sunwulf() -> Platform {
-    // JPDC 2008, Table 2: marked speed of one CPU in Mflop/s (NPB average, section 4.3).
-    const SERVER_MFLOPS: f64 = 20.88;
-    const SUNBLADE_MFLOPS: f64 = 20.29;
-    const SUNFIRE_MFLOPS: f64 = 36.45;
+    // Marked speeds per CPU (JPDC Table 2) are the model crate's published inputs.
     // JPDC 2008, section 4.2: the server has 4 CPUs, a SunBlade 1, a SunFire V210 2.
     let mut nodes = vec![
-        Node::new("sunwulf", SERVER_MFLOPS)
+        Node::new("sunwulf", SUNWULF_SERVER)
             .with_kind("server")
             .with_cpus(4),
     ];
     // JPDC 2008, section 4.2: 64 SunBlade nodes hpc-1..hpc-64, 20 SunFire V210 hpc-65..hpc-84.
     nodes.extend(
-        (1..=64).map(|i| Node::new(format!("hpc-{i}"), SUNBLADE_MFLOPS).with_kind("sunblade")),
+        (1..=64).map(|i| Node::new(format!("hpc-{i}"), SUNWULF_SUNBLADE).with_kind("sunblade")),
     );
     nodes.extend((65..=84).map(|i| {
-        Node::new(format!("hpc-{i}"), SUNFIRE_MFLOPS)
+        Node::new(format!("hpc-{i}"), SUNWULF_SUNFIRE)
             .with_kind("sunfire")
             .with_cpus(2)
     }));
@@ -82,37 +83,31 @@ pub fn sunwulf() -> Platform {
 /// `marked_speed` is the BYTEmark Integer index (times the speed of a 90 MHz Pentium), not
 /// Mflop/s: the paper ranks and balances by it (section 4.3).
 pub fn ucf_cluster() -> Platform {
-    // (name, kind, BYTEmark Integer index: W&P Table 3, r_j: W&P Table 5, CPUs: W&P Table 2)
-    let rows: [(&str, &str, f64, f64, u32); 10] = [
-        ("gromit", "ultrasparc2i", 4.89, 1.00, 1),
-        ("chromus", "microsparc2", 0.75, 4.08, 1),
+    // Names, BYTEmark Integer indices (W&P Table 3) and r_j (Table 5) are the model crate's
+    // published inputs, in Table 4's order; kinds and CPUs come from W&P Table 2.
+    let hardware: [(&str, u32); 10] = [
+        ("ultrasparc2i", 1),
+        ("microsparc2", 1),
         // aditi has 2 CPUs (Table 2); BYTEmark and HBSPlib use one (section 4.3).
-        ("aditi", "ultrasparc2", 4.45, 1.03, 2),
-        ("dcn_sgi1", "r5000", 2.80, 2.12, 1),
-        ("dcn_sgi3", "r5000", 2.79, 1.95, 1),
-        ("gradsun1", "turbosparc", 1.80, 2.00, 1),
-        ("gradsun3", "turbosparc", 1.81, 2.46, 1),
-        ("sgi1", "r5000", 2.81, 1.68, 1),
-        ("sgi3", "r5000", 2.77, 1.20, 1),
-        ("sgi7", "r5000", 3.13, 1.16, 1),
+        ("ultrasparc2", 2),
+        ("r5000", 1),
+        ("r5000", 1),
+        ("turbosparc", 1),
+        ("turbosparc", 1),
+        ("r5000", 1),
+        ("r5000", 1),
+        ("r5000", 1),
     ];
-    let nodes = rows
+    let nodes = UCF_NODES
         .iter()
-        .map(|&(name, kind, speed, r, cpus)| {
-            Node::new(name, speed)
+        .zip(hardware)
+        .map(|(node, (kind, cpus))| {
+            Node::new(node.name, node.integer_index)
                 .with_kind(kind)
-                .with_r(r)
+                .with_r(node.r)
                 .with_cpus(cpus)
         })
         .collect();
-    // W&P Table 4: L for the first p nodes of the Table 4 order, in microseconds.
-    let l_table = [
-        (2, 9_000.0),
-        (4, 15_000.0),
-        (6, 23_000.0),
-        (8, 30_000.0),
-        (10, 37_000.0),
-    ];
     Platform {
         name: "ucf-cluster".into(),
         description: "UCF SUN/SGI workstation cluster (Williams & Parsons 2001, Tables 2-5)".into(),
@@ -120,10 +115,10 @@ pub fn ucf_cluster() -> Platform {
         nodes,
         network: Network {
             // W&P section 4.4: gromit injects at 0.196 us/byte.
-            g_s_per_byte: 0.196e-6,
+            g_s_per_byte: UCF_G_US_PER_BYTE * 1e-6,
             o_s: 0.0,
             l: BarrierCost::Table(
-                l_table
+                UCF_BARRIER_US
                     .iter()
                     .map(|&(p, us)| BarrierPoint { p, l_s: us * 1e-6 })
                     .collect(),
@@ -141,9 +136,7 @@ pub fn ncube2() -> Platform {
     let nodes = (0..128)
         .map(|i| Node::new(format!("ncube-{i}"), NODE_MFLOPS).with_kind("ncube"))
         .collect();
-    // Sun & Rover 1994, section IV-B: message time alpha + beta S, alpha = 130 us, beta = 0.5 us/B.
-    const ALPHA_S: f64 = 130e-6;
-    const BETA_S_PER_BYTE: f64 = 0.5e-6;
+    // Sun & Rover 1994, section IV-B: message time alpha + beta S (the model crate's inputs).
     Platform {
         name: "ncube2".into(),
         description: "nCUBE 2 hypercube (Sun & Rover, IEEE TPDS 1994); L(p) = alpha log2 p is \
@@ -152,12 +145,12 @@ pub fn ncube2() -> Platform {
         speed_unit: "Mflop/s".into(),
         nodes,
         network: Network {
-            g_s_per_byte: BETA_S_PER_BYTE,
-            o_s: ALPHA_S,
+            g_s_per_byte: NCUBE2_BETA_S_PER_BYTE,
+            o_s: NCUBE2_ALPHA_S,
             l: BarrierCost::Formula {
                 base_s: 0.0,
                 per_node_s: 0.0,
-                per_log2_node_s: ALPHA_S,
+                per_log2_node_s: NCUBE2_ALPHA_S,
             },
         },
     }

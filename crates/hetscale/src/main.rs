@@ -24,6 +24,8 @@ enum Command {
     Study(cmd::study::Args),
     /// Export a study database as CSV, JSON or Extra-P text.
     Export(cmd::export::Args),
+    /// Williams & Parsons' scatter and broadcast experiments, actual beside predicted.
+    Collectives(cmd::collectives::Args),
     /// List, show and validate platforms (nodes, marked speeds, network).
     Platform(cmd::platform::Args),
     /// Measure g, r_j, L and o of a backend, like BSPlib's probes.
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
         Command::Run(args) => cmd::run::run(&args),
         Command::Study(args) => cmd::study::run(&args),
         Command::Export(args) => cmd::export::run(&args),
+        Command::Collectives(args) => cmd::collectives::run(&args),
         Command::Platform(args) => cmd::platform::run(&args),
         Command::Probe(args) => cmd::probe::run(&args),
     };

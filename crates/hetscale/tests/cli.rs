@@ -99,3 +99,33 @@ fn export_refuses_missing_and_foreign_files() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("use csv, json or extrap"));
 }
+
+#[test]
+fn collectives_on_sim_match_the_model_row_by_row() {
+    let out = hetscale()
+        .args(["collectives", "--json", "--p", "2,4", "--sizes", "100,200"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.len(), 2 * 2 * 7);
+    for row in &rows {
+        let (a, p) = (
+            row["actual_s"].as_f64().unwrap(),
+            row["predicted_s"].as_f64().unwrap(),
+        );
+        assert!((a - p).abs() <= 1e-12 * p, "{row}");
+        for key in ["collective", "variant", "p", "n_kb"] {
+            assert!(row.get(key).is_some());
+        }
+    }
+    let bad = hetscale()
+        .args(["collectives", "--p", "11"])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+}

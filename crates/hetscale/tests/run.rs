@@ -93,13 +93,9 @@ fn every_kernel_runs_and_verifies() {
         let out = hetscale()
             .arg("run")
             .args(&args)
-            .args([
-                "--platform",
-                "sunwulf",
-                "--nodes",
-                "server:1,sunfire:2",
-                "--emulate-speeds",
-            ])
+            .args(["--platform", "sunwulf", "--nodes", "server:1,sunfire:2"])
+            // Speed emulation is a threads option; sim charges each node's speed itself.
+            .args((!args.contains(&"sim")).then_some("--emulate-speeds"))
             .output()
             .unwrap();
         let text = String::from_utf8(out.stdout).unwrap();
@@ -176,4 +172,46 @@ fn bad_input_is_a_one_line_error() {
         assert!(err.starts_with("hetscale: "), "{err}");
     }
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn sim_runs_are_deterministic_and_skeletons_unverified() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "ge",
+            "--backend",
+            "sim",
+            "--platform",
+            "sunwulf",
+            "--nodes",
+            "4",
+            "--n",
+            "40",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let out = hetscale().args(&args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let (a, b) = (run(&[]), run(&[]));
+    assert_eq!(
+        a["time_s"], b["time_s"],
+        "virtual time is bit for bit repeatable"
+    );
+    assert_eq!(a["virtual_time"], true);
+    assert_eq!(a["verification"]["passed"], true);
+    let skeleton = run(&["--skip-compute"]);
+    assert_eq!(skeleton["verification"]["passed"], false);
+    assert!(
+        skeleton["verification"]["method"]
+            .as_str()
+            .unwrap()
+            .contains("skeleton")
+    );
 }

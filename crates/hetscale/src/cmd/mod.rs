@@ -1,5 +1,6 @@
 //! One module per subcommand: each has its clap `Args` and a `run` that wires library calls.
 
+pub mod collectives;
 pub mod export;
 pub mod paper;
 pub mod platform;

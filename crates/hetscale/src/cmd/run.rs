@@ -9,7 +9,7 @@ use hetscale_kernels::conv2d::Conv2dKernel;
 use hetscale_kernels::ge::GeKernel;
 use hetscale_kernels::mm::MmKernel;
 use hetscale_kernels::summa::{SummaKernel, parse_strategy};
-use hetscale_kernels::{Array, Kernel, KernelRun, read_npy, write_npy};
+use hetscale_kernels::{Array, Kernel, KernelRun, Verification, read_npy, write_npy};
 use serde_json::json;
 
 /// Arguments of `hetscale run`.
@@ -17,9 +17,13 @@ use serde_json::json;
 pub struct Args {
     /// Kernel: mm, ge, conv2d, summa or burg.
     pub kernel: String,
-    /// Backend: threads (sim and mpi are not built yet).
+    /// Backend: threads (real time) or sim (virtual time on the platform's HBSP^1 model).
     #[arg(long, default_value = "threads")]
     pub backend: String,
+    /// sim only: skip compute blocks and charge their declared work (skeleton execution), so
+    /// sizes beyond this machine can be simulated; the result is not verified.
+    #[arg(long)]
+    pub skip_compute: bool,
     /// Platform preset (sunwulf, ucf-cluster, ncube2, local) or TOML file.
     #[arg(long, default_value = "local")]
     pub platform: String,
@@ -70,6 +74,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let inputs = inputs(args, kernel.as_ref())?;
     let run = kernel.run(&inputs, &backend, &machine)?;
     if let Some(path) = &args.dump_result {
+        anyhow::ensure!(
+            !args.skip_compute,
+            "a skeleton run (--skip-compute) computes no result to dump"
+        );
         write_npy(path, &run.result)?;
     }
     if args.json {
@@ -93,11 +101,21 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
 
 fn backend(args: &Args) -> anyhow::Result<Backend> {
     let mut backend: Backend = args.backend.parse()?;
-    #[allow(clippy::single_match)]
     match &mut backend {
-        Backend::Threads(options) => options.emulate_speeds = args.emulate_speeds,
-        #[allow(unreachable_patterns)]
-        _ => {}
+        Backend::Threads(options) => {
+            anyhow::ensure!(!args.skip_compute, "--skip-compute needs --backend sim");
+            options.emulate_speeds = args.emulate_speeds;
+        }
+        Backend::Sim(options) => {
+            anyhow::ensure!(
+                !args.emulate_speeds,
+                "--emulate-speeds is for --backend threads; sim charges each node's speed already"
+            );
+            // hetscale's kernels declare all their work: charge exactly that, deterministically.
+            options.work = hbsp::WorkCharge::Declared;
+            options.skip_compute = args.skip_compute;
+        }
+        _ => bail!("backend {backend} cannot run kernels yet"),
     }
     Ok(backend)
 }
@@ -156,6 +174,14 @@ fn inputs(args: &Args, kernel: &dyn Kernel) -> anyhow::Result<Vec<Array>> {
     Ok(arrays)
 }
 
+fn verified_word(v: &Verification) -> &'static str {
+    match (v.passed, v.skipped) {
+        (true, _) => "yes",
+        (false, true) => "skipped (skeleton run)",
+        (false, false) => "NO",
+    }
+}
+
 fn report_json(run: &KernelRun, backend: &Backend) -> serde_json::Value {
     let details: serde_json::Map<String, serde_json::Value> = run
         .details
@@ -165,6 +191,7 @@ fn report_json(run: &KernelRun, backend: &Backend) -> serde_json::Value {
     json!({
         "kernel": run.kernel,
         "backend": backend.to_string(),
+        "virtual_time": backend.is_virtual(),
         "n": run.n,
         "p": run.p,
         "time_s": run.time_s,
@@ -200,13 +227,7 @@ fn report_text(run: &KernelRun, backend: &Backend) -> String {
         run.speed() / 1e6,
         run.cluster_speed,
         run.speed_unit,
-        if run.verification.skipped {
-            "skipped"
-        } else if run.verification.passed {
-            "yes"
-        } else {
-            "NO"
-        },
+        verified_word(&run.verification),
         run.verification.method,
         run.verification.error,
         run.verification.tolerance,

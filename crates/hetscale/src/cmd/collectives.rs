@@ -1,0 +1,121 @@
+//! `hetscale collectives`: Williams & Parsons' scatter and broadcast experiments.
+
+use anyhow::Context as _;
+use hbsp::{Backend, Platform, WorkCharge};
+use hetscale_kernels::collective_experiments::{Improvement, improvements, run_experiments};
+use std::fmt::Write as _;
+
+/// Arguments of `hetscale collectives`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Backend: sim (virtual time on the platform's model) or threads (measured here).
+    #[arg(long, default_value = "sim")]
+    pub backend: String,
+    /// Platform preset or TOML file; nodes join in the platform's order (Table 4's for ucf-cluster).
+    #[arg(long, default_value = "ucf-cluster")]
+    pub platform: String,
+    /// Numbers of nodes.
+    #[arg(long, value_delimiter = ',', default_value = "2,4,6,8,10")]
+    pub p: Vec<usize>,
+    /// Input sizes in KB of 4-byte integers.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "100,200,300,400,500,600,700,800,900,1000"
+    )]
+    pub sizes: Vec<usize>,
+    /// Runs per point (median reported); 1 suffices on sim, which is deterministic.
+    #[arg(long, default_value_t = 1)]
+    pub repetitions: usize,
+    /// Print the rows as JSON: one per (collective, variant, p, n) with actual_s and predicted_s.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `hetscale collectives`.
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let mut backend: Backend = args.backend.parse()?;
+    if let Backend::Sim(options) = &mut backend {
+        // The collectives do no declared work (w = 0 in the paper's experiments).
+        options.work = WorkCharge::Declared;
+    }
+    anyhow::ensure!(
+        args.sizes.iter().all(|&s| s > 0),
+        "--sizes must be positive KB counts"
+    );
+    let platform = Platform::load(&args.platform)?;
+    let machines = args
+        .p
+        .iter()
+        .map(|p| {
+            platform
+                .select(&p.to_string().parse()?)
+                .with_context(|| format!("--p {p}"))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let rows = run_experiments(&backend, &machines, &args.sizes, args.repetitions)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+    } else {
+        print!("{}", render(&improvements(&rows), &backend, &platform.name));
+    }
+    Ok(())
+}
+
+fn render(factors: &[Improvement], backend: &Backend, platform: &str) -> String {
+    let mut out = format!(
+        "Williams & Parsons collective experiments on {platform}, backend {backend} ({} time)\n\
+         improvement factor: actual / predicted by HBSP^1 (g max r_j h_j + L per superstep)\n",
+        if backend.is_virtual() {
+            "virtual"
+        } else {
+            "measured"
+        }
+    );
+    let mut keys: Vec<(String, &str)> = Vec::new();
+    for f in factors {
+        let key = (format!("{:?}", f.collective).to_lowercase(), f.factor);
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    for (collective, factor) in keys {
+        let _ = writeln!(out, "\n{collective} {factor}");
+        let ps: Vec<usize> = dedup(factors.iter().map(|f| f.p));
+        let _ = writeln!(
+            out,
+            "{:>8}{}",
+            "n (KB)",
+            ps.iter()
+                .map(|p| format!("{:>16}", format!("p={p}")))
+                .collect::<String>()
+        );
+        for kb in dedup(factors.iter().map(|f| f.n_kb)) {
+            let cells: String = ps
+                .iter()
+                .map(|&p| {
+                    factors
+                        .iter()
+                        .find(|f| {
+                            format!("{:?}", f.collective).to_lowercase() == collective
+                                && f.factor == factor
+                                && f.p == p
+                                && f.n_kb == kb
+                        })
+                        .map_or(format!("{:>16}", "-"), |f| {
+                            format!("{:>16}", format!("{:.3}/{:.3}", f.actual, f.predicted))
+                        })
+                })
+                .collect();
+            let _ = writeln!(out, "{kb:>8}{cells}");
+        }
+    }
+    out
+}
+
+fn dedup(values: impl Iterator<Item = usize>) -> Vec<usize> {
+    let mut v: Vec<usize> = values.collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
