@@ -81,3 +81,24 @@ fn kernels_run_verified_and_deterministic_on_sim_and_as_skeletons() {
         }
     }
 }
+
+#[test]
+fn every_kernel_verifies_on_sim_for_p_1_to_8_with_zero_shares() {
+    // machines(): p = 1..=8 with a node 1000 times slower, whose share rounds to zero rows.
+    for machine in machines() {
+        for (kernel, n, _) in kernels() {
+            let inputs = kernel.generate(n + machine.p(), 3).unwrap();
+            let run = kernel
+                .run(&inputs, &Backend::sim_declared(), &machine)
+                .unwrap();
+            assert!(
+                run.verification.passed,
+                "{} p={} {:?}",
+                kernel.name(),
+                machine.p(),
+                run.verification
+            );
+            assert!(run.time_s > 0.0);
+        }
+    }
+}
