@@ -104,7 +104,8 @@ fn check_counts(ctx: &Ctx<'_>, what: &str, counts: &[usize]) -> Result<()> {
     }
 }
 
-fn offsets(counts: &[usize]) -> Vec<usize> {
+/// Start of each node's block in a buffer laid out by `counts` (exclusive prefix sums).
+pub fn offsets(counts: &[usize]) -> Vec<usize> {
     counts
         .iter()
         .scan(0, |acc, &c| {

@@ -36,17 +36,8 @@ pub fn block_counts(n: usize, speeds: &[f64]) -> Result<Vec<usize>> {
     Ok(hetscale_model::hbsp::integer_shares(n, speeds)?)
 }
 
-/// Start of each node's block given the counts.
-pub fn offsets(counts: &[usize]) -> Vec<usize> {
-    counts
-        .iter()
-        .scan(0, |acc, &c| {
-            let start = *acc;
-            *acc += c;
-            Some(start)
-        })
-        .collect()
-}
+/// Start of each node's block given the counts (hbsp's, which lays out collectives' buffers).
+pub use hbsp::collectives::offsets;
 
 /// Owner pid of each of `n` rows under the heterogeneous cyclic distribution.
 pub fn cyclic_owners(n: usize, speeds: &[f64]) -> Result<Vec<usize>> {
