@@ -121,3 +121,11 @@ pub(crate) fn expect_arrays<'a>(
         )))
     }
 }
+
+/// The two square operands `A` and `B` of a matrix product kernel (`mm`, `summa`).
+pub(crate) fn square_operands(kernel: &str, arrays: &[Array]) -> Result<(Matrix, Matrix)> {
+    let [a, b] = expect_arrays(kernel, arrays, &["A", "B"])? else {
+        unreachable!("expect_arrays checked the count")
+    };
+    Ok((a.to_square_matrix()?, b.to_square_matrix()?))
+}

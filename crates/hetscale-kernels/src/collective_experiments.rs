@@ -9,7 +9,7 @@
 //! on the backend's clock (virtual on `sim`) from a barrier to the end of the collective's last
 //! superstep, the latest node's.
 
-use hbsp::collectives::{BroadcastAlgorithm, Collective, Root, allgather, broadcast, scatterv};
+use hbsp::collectives::{BroadcastAlgorithm, Root, allgather, broadcast, scatterv};
 use hbsp::{Backend, Ctx, HbspError, Machine};
 use serde::Serialize;
 
@@ -156,28 +156,28 @@ fn run_variant(
     };
     let cost = match (collective, variant) {
         (CollectiveKind::Scatter, _) => scatterv(ctx, root, &data, &counts)?.predicted_s,
-        (CollectiveKind::Broadcast, Variant::OnePhase) => checked(
-            broadcast(ctx, root, &data, BroadcastAlgorithm::OnePhase)?,
-            n,
-        )?,
+        (CollectiveKind::Broadcast, Variant::OnePhase) => {
+            let result = broadcast(ctx, root, &data, BroadcastAlgorithm::OnePhase)?;
+            delivered(ctx, result.value.len(), n)?;
+            result.predicted_s
+        }
         (CollectiveKind::Broadcast, _) => {
             let piece = scatterv(ctx, root, &data, &counts)?;
             let all = allgather(ctx, &piece.value)?;
-            let total: usize = all.value.iter().map(Vec::len).sum();
-            if total != n {
-                return Err(ctx.abort(format!(
-                    "two-phase broadcast delivered {total} of {n} items"
-                )));
-            }
+            delivered(ctx, all.value.iter().map(Vec::len).sum(), n)?;
             piece.predicted_s + all.predicted_s
         }
     };
     Ok(cost)
 }
 
-fn checked(result: Collective<Vec<i32>>, n: usize) -> hbsp::Result<f64> {
-    debug_assert_eq!(result.value.len(), n);
-    Ok(result.predicted_s)
+/// Ends the run if a broadcast delivered `got` items instead of `n`.
+fn delivered(ctx: &Ctx<'_>, got: usize, n: usize) -> hbsp::Result<()> {
+    if got == n {
+        Ok(())
+    } else {
+        Err(ctx.abort(format!("broadcast delivered {got} of {n} items")))
+    }
 }
 
 /// `n` items in `p` shares as even as integers allow (`c_j = 1 / p`).

@@ -7,6 +7,8 @@ use num_complex::Complex64;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use crate::array::Array;
+use crate::error::Result;
 use crate::matrix::{ComplexMatrix, Matrix};
 
 /// Which input of a problem a stream feeds.
@@ -34,6 +36,15 @@ pub(crate) fn uniform(n: usize, seed: u64, stream: Stream) -> Vec<f64> {
 /// A `rows x cols` matrix with entries uniform in `[-1, 1)`.
 pub(crate) fn matrix(rows: usize, cols: usize, seed: u64, stream: Stream) -> Matrix {
     Matrix::new(rows, cols, uniform(rows * cols, seed, stream)).expect("sizes agree")
+}
+
+/// Seeded `n x n` operands `A` and `B` of a matrix product kernel (`mm`, `summa`).
+pub(crate) fn product_operands(n: usize, seed: u64) -> Result<Vec<Array>> {
+    crate::error::check_size("N", n, 1)?;
+    Ok(vec![
+        Array::matrix("A", matrix(n, n, seed, Stream::A)),
+        Array::matrix("B", matrix(n, n, seed, Stream::B)),
+    ])
 }
 
 /// An `n x n` complex matrix with real and imaginary parts uniform in `[-1, 1)`.

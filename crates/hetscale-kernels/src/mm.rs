@@ -16,9 +16,9 @@
 use hbsp::{Backend, Ctx, Machine};
 use hetscale_model::hbsp::Traffic;
 
-use crate::array::{Array, expect_arrays};
+use crate::array::{Array, square_operands};
 use crate::error::Result;
-use crate::input::{Stream, matrix};
+use crate::input::product_operands;
 use crate::kernel::{
     Kernel, KernelRun, Overhead, Verification, barriers_s, root_result, speeds, timed_run,
 };
@@ -90,23 +90,12 @@ impl Kernel for MmKernel {
     }
 
     fn generate(&self, n: usize, seed: u64) -> Result<Vec<Array>> {
-        crate::error::check_size("N", n, 1)?;
-        Ok(vec![
-            Array::matrix("A", matrix(n, n, seed, Stream::A)),
-            Array::matrix("B", matrix(n, n, seed, Stream::B)),
-        ])
+        product_operands(n, seed)
     }
 
     fn run(&self, inputs: &[Array], backend: &Backend, machine: &Machine) -> Result<KernelRun> {
-        let [a, b] = expect_arrays("mm", inputs, &["A", "B"])? else {
-            unreachable!("expect_arrays checked the count")
-        };
-        multiply(
-            &a.to_square_matrix()?,
-            &b.to_square_matrix()?,
-            backend,
-            machine,
-        )
+        let (a, b) = square_operands("mm", inputs)?;
+        multiply(&a, &b, backend, machine)
     }
 }
 

@@ -30,9 +30,9 @@ use hbsp::{Backend, Ctx, Machine};
 use hetscale_model::hbsp::Traffic;
 pub use hetscale_model::summa::Strategy;
 
-use crate::array::{Array, expect_arrays};
+use crate::array::{Array, square_operands};
 use crate::error::{KernelError, Result, invalid};
-use crate::input::{Stream, matrix};
+use crate::input::product_operands;
 use crate::kernel::{Kernel, KernelRun, Verification, barriers_s, root_result, speeds, timed_run};
 use crate::local::gemm;
 use crate::matrix::{Matrix, put_block};
@@ -155,24 +155,12 @@ impl Kernel for SummaKernel {
     }
 
     fn generate(&self, n: usize, seed: u64) -> Result<Vec<Array>> {
-        crate::error::check_size("N", n, 1)?;
-        Ok(vec![
-            Array::matrix("A", matrix(n, n, seed, Stream::A)),
-            Array::matrix("B", matrix(n, n, seed, Stream::B)),
-        ])
+        product_operands(n, seed)
     }
 
     fn run(&self, inputs: &[Array], backend: &Backend, machine: &Machine) -> Result<KernelRun> {
-        let [a, b] = expect_arrays("summa", inputs, &["A", "B"])? else {
-            unreachable!("expect_arrays checked the count")
-        };
-        multiply(
-            &a.to_square_matrix()?,
-            &b.to_square_matrix()?,
-            self,
-            backend,
-            machine,
-        )
+        let (a, b) = square_operands("summa", inputs)?;
+        multiply(&a, &b, self, backend, machine)
     }
 }
 
