@@ -620,6 +620,7 @@ impl Machine {
     pub fn cost_model(&self) -> hetscale_model::hbsp::HbspMachine {
         let r = self.nodes.iter().map(|n| n.r).collect();
         hetscale_model::hbsp::HbspMachine::new(self.network.g_s_per_byte, r, self.l_s())
+            .and_then(|m| m.with_message_overhead(self.network.o_s))
             .expect("validated platforms have valid network parameters")
     }
 }

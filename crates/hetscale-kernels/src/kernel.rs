@@ -236,6 +236,22 @@ pub(crate) fn root_result<R>(results: Vec<Option<R>>) -> R {
         .expect("the root returns the result")
 }
 
+/// Idle time of load imbalance, s: the slowest node's compute time minus the balanced time
+/// `sum_j ops_j / C`, for `ops[j]` operations on node `j` in one superstep. Zero when the
+/// platform's speeds are not a flop rate (no seconds can be derived from them).
+pub(crate) fn imbalance_s(machine: &Machine, ops: &[f64]) -> f64 {
+    let Some(unit) = flops_per_unit(machine.speed_unit()) else {
+        return 0.0;
+    };
+    let slowest = ops
+        .iter()
+        .enumerate()
+        .map(|(j, w)| w / (machine.marked_speed(j) * unit))
+        .fold(0.0, f64::max);
+    let balanced = ops.iter().sum::<f64>() / (machine.cluster_speed() * unit);
+    (slowest - balanced).max(0.0)
+}
+
 /// Sum of the HBSP^1 costs of `supersteps` supersteps with no traffic: `supersteps L(p)`.
 pub(crate) fn barriers_s(machine: &Machine, supersteps: f64) -> f64 {
     supersteps * machine.l_s()

@@ -48,6 +48,7 @@ pub mod matrix;
 pub mod mm;
 mod npy;
 pub mod partition;
+mod registry;
 pub mod summa;
 mod verify;
 
@@ -57,6 +58,7 @@ pub use kernel::{Kernel, KernelRun, Overhead, Verification, flops_per_unit};
 pub use local::measure_dgemm_speed;
 pub use matrix::{ComplexMatrix, Matrix};
 pub use npy::{read_npy, write_npy};
+pub use registry::{KernelOptions, kernel_by_name, parse_grid};
 
 /// The kernels' names, as the command line spells them.
 pub const KERNEL_NAMES: [&str; 5] = ["mm", "ge", "conv2d", "summa", "burg"];

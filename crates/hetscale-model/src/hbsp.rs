@@ -17,6 +17,7 @@ pub struct HbspMachine {
     g: f64,
     r: Vec<f64>,
     l: f64,
+    o: f64,
 }
 
 impl HbspMachine {
@@ -26,7 +27,20 @@ impl HbspMachine {
         non_negative("g", g)?;
         all_positive("r_j", &r)?;
         non_negative("L", l)?;
-        Ok(Self { g, r, l })
+        Ok(Self { g, r, l, o: 0.0 })
+    }
+
+    /// The same machine with a per-message overhead `o` (s): a superstep whose busiest node
+    /// sends or receives `m` messages costs `o m` more. HBSP^1 itself has no `o` (it is 0 by
+    /// default); hetscale's platforms and simulator carry it, so exact costs include it.
+    pub fn with_message_overhead(mut self, o: f64) -> Result<Self> {
+        self.o = non_negative("o", o)?;
+        Ok(self)
+    }
+
+    /// Per-message overhead `o` in seconds.
+    pub fn o(&self) -> f64 {
+        self.o
     }
 
     /// Number of nodes `p`.
@@ -81,7 +95,7 @@ impl HbspMachine {
 
     /// Cost of one superstep whose communication is described by `traffic`.
     pub fn traffic_cost(&self, w: f64, traffic: &Traffic) -> Result<f64> {
-        self.superstep_cost(w, &traffic.h())
+        Ok(self.superstep_cost(w, &traffic.h())? + self.o * traffic.busiest_messages())
     }
 
     fn check_len(&self, len: usize) -> Result<()> {
@@ -114,6 +128,10 @@ pub struct Traffic {
     pub sent: Vec<f64>,
     /// Bytes each node receives.
     pub received: Vec<f64>,
+    /// Messages each node sends.
+    pub messages_sent: Vec<f64>,
+    /// Messages each node receives.
+    pub messages_received: Vec<f64>,
 }
 
 impl Traffic {
@@ -122,15 +140,29 @@ impl Traffic {
         Self {
             sent: vec![0.0; p],
             received: vec![0.0; p],
+            messages_sent: vec![0.0; p],
+            messages_received: vec![0.0; p],
         }
     }
 
-    /// Records `bytes` from `from` to `to`; a node sending to itself costs nothing.
+    /// Records one message of `bytes` from `from` to `to`; a node sending to itself costs
+    /// nothing.
     pub fn add(&mut self, from: usize, to: usize, bytes: f64) {
         if from != to {
             self.sent[from] += bytes;
             self.received[to] += bytes;
+            self.messages_sent[from] += 1.0;
+            self.messages_received[to] += 1.0;
         }
+    }
+
+    /// `max_j m_j`, with `m_j` the larger of the messages node `j` sends and receives.
+    pub fn busiest_messages(&self) -> f64 {
+        self.messages_sent
+            .iter()
+            .zip(&self.messages_received)
+            .map(|(s, r)| s.max(*r))
+            .fold(0.0, f64::max)
     }
 
     /// `h_j = max(sent_j, received_j)` per node.

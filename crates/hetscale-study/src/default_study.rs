@@ -1,47 +1,29 @@
-//! The built-in default study, as far as it can run today: GE on Sunwulf (JPDC Table 5's
-//! configurations) at target E_s = 0.3, approach 3 with the paper's measured communication
-//! model (section 4.5).
+//! The built-in default study (what `hetscale study` runs with no spec): GE at E_s = 0.3 over
+//! JPDC Table 5's configurations and MM at E_s = 0.2 over Table 7's, on the `sim` backend with
+//! the `sunwulf` preset, all three approaches. The specs are embedded TOML files
+//! (`studies/default-*.toml`), so they read like any user's spec.
 
-use crate::predicted::{Configuration, PredictedStudy, predict};
-use hetscale_model::papers::{SUNWULF_SERVER, SUNWULF_SUNBLADE, SunwulfGeOverhead};
-use hetscale_model::{Result, metrics, workload};
+use crate::error::Result;
+use crate::spec::StudySpec;
 
-/// Target speed-efficiency of the GE study (JPDC section 4.4.1).
-pub const GE_TARGET: f64 = 0.3;
+/// The embedded specs, with the name errors show for each.
+const SPECS: [(&str, &str); 2] = [
+    (
+        "default study default-ge.toml",
+        include_str!("../studies/default-ge.toml"),
+    ),
+    (
+        "default study default-mm.toml",
+        include_str!("../studies/default-mm.toml"),
+    ),
+];
 
-/// Node counts of JPDC Table 5.
-pub const GE_NODES: [usize; 5] = [2, 4, 8, 16, 32];
-
-/// JPDC Table 5's configurations: the server with 2 CPUs plus `p - 1` SunBlades.
-pub fn ge_configurations() -> Result<Vec<Configuration>> {
-    GE_NODES
+/// The default study's specs: GE, then MM.
+pub fn default_specs() -> Result<Vec<StudySpec>> {
+    SPECS
         .iter()
-        .map(|&p| {
-            let mut speeds = vec![SUNWULF_SERVER; 2];
-            speeds.extend(std::iter::repeat_n(SUNWULF_SUNBLADE, p - 1));
-            Configuration::new(
-                format!("C_{p}"),
-                p,
-                metrics::system_marked_speed(&speeds)? * 1e6,
-            )
-        })
+        .map(|(source, text)| StudySpec::from_toml_str(text, source))
         .collect()
-}
-
-/// Approach 3 for GE on Sunwulf with the section 4.5 model, from N = 10 to 100 000.
-pub fn ge_sunwulf_predicted() -> Result<PredictedStudy> {
-    let model = SunwulfGeOverhead;
-    let time = |n: f64, c: &Configuration| {
-        let p = c.nodes as f64;
-        Ok((model.compute_ms(n, p)? + model.overhead_ms(n, p)) * 1e-3)
-    };
-    predict(
-        &ge_configurations()?,
-        workload::ge,
-        time,
-        GE_TARGET,
-        (10.0, 1e5),
-    )
 }
 
 #[cfg(test)]
@@ -49,13 +31,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn predicted_sizes_are_near_the_measured_table5() {
-        // JPDC Table 5 measured N for E_s = 0.3: 310, 480, 1000, 1700, 3200.
-        let s = ge_sunwulf_predicted().unwrap();
-        let measured = [310.0, 480.0, 1000.0, 1700.0, 3200.0];
-        for (p, m) in s.points.iter().zip(measured) {
-            assert!((p.n - m).abs() / m < 0.15, "{} vs {m}", p.n);
-        }
-        assert!(s.psi.chaining_violations(1e-9).is_empty());
+    fn the_embedded_specs_are_the_papers_configurations() {
+        let specs = default_specs().unwrap();
+        let targets: Vec<(String, f64, usize)> = specs
+            .iter()
+            .map(|s| (s.kernel.clone(), s.target, s.configurations.len()))
+            .collect();
+        assert_eq!(targets, [("ge".into(), 0.3, 5), ("mm".into(), 0.2, 5)]);
     }
 }

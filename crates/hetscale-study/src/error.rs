@@ -19,6 +19,30 @@ pub enum StudyError {
     /// Statistics were asked of samples that cannot give them.
     #[error("statistics: {0}")]
     Stats(String),
+    /// A study spec is invalid.
+    #[error("{source_name}{}: {message}", at_line(*line))]
+    Spec {
+        /// The spec file (or `default`).
+        source_name: String,
+        /// The TOML line, when known.
+        line: Option<usize>,
+        /// What is wrong and what to do.
+        message: String,
+    },
+    /// A kernel refused its input or its run failed.
+    #[error(transparent)]
+    Kernel(#[from] hetscale_kernels::KernelError),
+    /// The HBSP library refused the platform or node set.
+    #[error(transparent)]
+    Hbsp(#[from] hbsp::HbspError),
+    /// A configuration of a study cannot be run as specified.
+    #[error("configuration {configuration}: {message}")]
+    Configuration {
+        /// Its label.
+        configuration: String,
+        /// What is wrong and what to do.
+        message: String,
+    },
     /// Writing an export failed.
     #[error("export: {0}")]
     Export(String),
@@ -26,3 +50,7 @@ pub enum StudyError {
 
 /// Result alias for the study crate.
 pub type Result<T> = std::result::Result<T, StudyError>;
+
+fn at_line(line: Option<usize>) -> String {
+    line.map(|l| format!(" line {l}")).unwrap_or_default()
+}

@@ -126,7 +126,7 @@ mod tests {
         let runs = runs();
         let csv = render(&runs, Format::Csv).unwrap();
         assert_eq!(csv.lines().count(), 4);
-        assert!(csv.starts_with("study,approach,kernel,"));
+        assert!(csv.starts_with("study,purpose,kernel,"));
         let back: Vec<RunRecord> =
             serde_json::from_str(&render(&runs, Format::Json).unwrap()).unwrap();
         assert_eq!(back, runs);

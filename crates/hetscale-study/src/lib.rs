@@ -19,11 +19,16 @@
 //! # Ok::<(), hetscale_model::ModelError>(())
 //! ```
 
+pub mod computed;
 pub mod default_study;
 pub mod error;
 pub mod export;
+pub mod measured;
 pub mod predicted;
+pub mod runner;
+pub mod spec;
 pub mod stats;
 pub mod store;
+pub mod study;
 
 pub use error::{Result, StudyError};

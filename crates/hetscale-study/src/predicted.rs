@@ -1,9 +1,12 @@
 //! Approach 3, predicted scalability (Sun & Rover IV-A; Chen, Sun & Wu section 4.5): solve the
 //! isospeed-e condition `W/(T C) = E_s` for `N` on every configuration with a time model.
 
+use hetscale_kernels::Kernel;
 use hetscale_model::error::positive;
 use hetscale_model::scalability::ScalabilityMatrix;
-use hetscale_model::{Result, metrics, root};
+use hetscale_model::{ModelError, Result, metrics, root};
+
+use crate::runner::ResolvedConfiguration;
 use serde::Serialize;
 
 /// One configuration of a study: a set of nodes and its marked speed.
@@ -98,6 +101,81 @@ pub fn predict(
         psi: ScalabilityMatrix::from_systems(labels, &systems)?,
         points,
     })
+}
+
+/// A kernel's time model on a configuration: `T(N) = a T_compute(N) + k T_o(N)`, where
+/// `T_compute = (1 - alpha) W / C + alpha W / C_root` and `T_o` is the kernel's HBSP^1 overhead
+/// model on the configuration's machine. `a = k = 1` is the model as derived; approach 3
+/// calibrates `a` on the base configuration, the held-out check fits both.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct KernelTimeModel {
+    /// Factor on the compute time (1: nodes compute at their marked speed).
+    pub compute_factor: f64,
+    /// Factor on the modelled overhead.
+    pub overhead_factor: f64,
+}
+
+impl Default for KernelTimeModel {
+    fn default() -> Self {
+        Self {
+            compute_factor: 1.0,
+            overhead_factor: 1.0,
+        }
+    }
+}
+
+impl KernelTimeModel {
+    /// Compute and overhead times, s, of `kernel` at size `n` on `config` (model as derived).
+    pub fn parts(
+        kernel: &dyn Kernel,
+        n: f64,
+        config: &ResolvedConfiguration,
+    ) -> crate::Result<(f64, f64)> {
+        let n = n.round().max(1.0) as usize;
+        let overhead = kernel.overhead(n, &config.machine)?;
+        let work = kernel.work(n);
+        let total =
+            overhead.predicted_time_s(work, config.configuration.marked_speed, config.root_speed);
+        Ok((total - overhead.overhead_s, overhead.overhead_s))
+    }
+
+    /// Predicted time, s.
+    pub fn time(
+        &self,
+        kernel: &dyn Kernel,
+        n: f64,
+        config: &ResolvedConfiguration,
+    ) -> crate::Result<f64> {
+        let (compute, overhead) = Self::parts(kernel, n, config)?;
+        Ok(self.compute_factor * compute + self.overhead_factor * overhead)
+    }
+
+    /// Predicts every configuration's size for `target` in `range` with this model.
+    pub fn predict(
+        &self,
+        kernel: &dyn Kernel,
+        configs: &[ResolvedConfiguration],
+        target: f64,
+        range: (f64, f64),
+    ) -> Result<PredictedStudy> {
+        let plain: Vec<Configuration> = configs.iter().map(|c| c.configuration.clone()).collect();
+        let by_label = |c: &Configuration| {
+            configs
+                .iter()
+                .find(|r| r.configuration.label == c.label)
+                .expect("configurations come from configs")
+        };
+        predict(
+            &plain,
+            |n| Ok(kernel.work(n.round().max(1.0) as usize)),
+            |n, c| {
+                self.time(kernel, n, by_label(c))
+                    .map_err(|e| ModelError::Inconsistent(e.to_string()))
+            },
+            target,
+            range,
+        )
+    }
 }
 
 #[cfg(test)]

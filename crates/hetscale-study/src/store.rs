@@ -8,16 +8,21 @@ use std::path::Path;
 use std::time::Duration;
 
 /// Schema version written into `meta`; bump on incompatible changes.
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 /// How long a writer waits for another process's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS studies (
+    name TEXT PRIMARY KEY,
+    spec TEXT NOT NULL,
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY,
     study TEXT NOT NULL,
-    approach TEXT NOT NULL,
+    purpose TEXT NOT NULL,
     kernel TEXT NOT NULL,
     backend TEXT NOT NULL,
     platform TEXT NOT NULL,
@@ -33,7 +38,7 @@ CREATE TABLE IF NOT EXISTS runs (
     host TEXT NOT NULL,
     version TEXT NOT NULL,
     recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-    UNIQUE (study, approach, configuration, n, repetition)
+    UNIQUE (study, purpose, configuration, n, repetition)
 );
 ";
 
@@ -42,8 +47,9 @@ CREATE TABLE IF NOT EXISTS runs (
 pub struct RunRecord {
     /// Study name.
     pub study: String,
-    /// Which approach took the sample (`measured`, `computed`, ...).
-    pub approach: String,
+    /// Why the run was made: `sample` (a measurement the approaches share) or
+    /// `verification` (a run with real compute whose result was checked).
+    pub purpose: String,
     /// Kernel name.
     pub kernel: String,
     /// Backend name.
@@ -79,8 +85,8 @@ pub struct RunRecord {
 pub struct RunKey<'a> {
     /// Study name.
     pub study: &'a str,
-    /// Approach.
-    pub approach: &'a str,
+    /// Purpose (`sample` or `verification`).
+    pub purpose: &'a str,
     /// Configuration label.
     pub configuration: &'a str,
     /// Problem size.
@@ -154,17 +160,71 @@ impl Store {
         }
     }
 
+    /// Registers study `name` with its canonical `spec` text, or checks that the study already
+    /// stored under that name was run with the same spec: resuming a study whose spec changed
+    /// would mix runs of two different studies.
+    pub fn register_study(&self, name: &str, spec: &str) -> Result<()> {
+        let fail = |e: rusqlite::Error| store_error(&self.path, &e);
+        let found: Option<String> = self
+            .conn
+            .query_row("SELECT spec FROM studies WHERE name = ?1", [name], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(fail)?;
+        match found {
+            Some(stored) if stored == spec => Ok(()),
+            Some(_) => Err(StudyError::Store {
+                path: self.path.clone(),
+                why: format!(
+                    "holds a study \"{name}\" run with a different spec: give the study another name or use another --db"
+                ),
+            }),
+            None => {
+                self.conn
+                    .execute(
+                        "INSERT INTO studies (name, spec) VALUES (?1, ?2)",
+                        [name, spec],
+                    )
+                    .map_err(fail)?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Names of the studies stored, in the order they were first run.
+    pub fn studies(&self) -> Result<Vec<String>> {
+        let fail = |e: rusqlite::Error| store_error(&self.path, &e);
+        let mut stmt = self
+            .conn
+            .prepare("SELECT name FROM studies ORDER BY rowid")
+            .map_err(fail)?;
+        let rows = stmt.query_map([], |r| r.get(0)).map_err(fail)?;
+        rows.collect::<rusqlite::Result<Vec<String>>>()
+            .map_err(fail)
+    }
+
+    /// The canonical spec text study `name` was registered with.
+    pub fn study_spec(&self, name: &str) -> Result<Option<String>> {
+        self.conn
+            .query_row("SELECT spec FROM studies WHERE name = ?1", [name], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(|e| store_error(&self.path, &e))
+    }
+
     /// Writes `run` unless a run with the same key exists. Returns whether it was written.
     pub fn record(&self, run: &RunRecord) -> Result<bool> {
         let written = self
             .conn
             .execute(
-                "INSERT OR IGNORE INTO runs (study, approach, kernel, backend, platform, configuration, nodes, \
+                "INSERT OR IGNORE INTO runs (study, purpose, kernel, backend, platform, configuration, nodes, \
                  marked_speed, n, repetition, time_s, work, speed_efficiency, verified, host, version) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
                 params![
                     run.study,
-                    run.approach,
+                    run.purpose,
                     run.kernel,
                     run.backend,
                     run.platform,
@@ -189,8 +249,8 @@ impl Store {
     pub fn find(&self, key: RunKey<'_>) -> Result<Option<RunRecord>> {
         self.conn
             .query_row(
-                &format!("{SELECT_RUN} WHERE study = ?1 AND approach = ?2 AND configuration = ?3 AND n = ?4 AND repetition = ?5"),
-                params![key.study, key.approach, key.configuration, key.n as i64, key.repetition],
+                &format!("{SELECT_RUN} WHERE study = ?1 AND purpose = ?2 AND configuration = ?3 AND n = ?4 AND repetition = ?5"),
+                params![key.study, key.purpose, key.configuration, key.n as i64, key.repetition],
                 row_to_run,
             )
             .optional()
@@ -211,13 +271,13 @@ impl Store {
     }
 }
 
-const SELECT_RUN: &str = "SELECT study, approach, kernel, backend, platform, configuration, nodes, marked_speed, n, \
+const SELECT_RUN: &str = "SELECT study, purpose, kernel, backend, platform, configuration, nodes, marked_speed, n, \
     repetition, time_s, work, speed_efficiency, verified, host, version FROM runs";
 
 fn row_to_run(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
     Ok(RunRecord {
         study: r.get(0)?,
-        approach: r.get(1)?,
+        purpose: r.get(1)?,
         kernel: r.get(2)?,
         backend: r.get(3)?,
         platform: r.get(4)?,
@@ -262,7 +322,7 @@ pub(crate) mod tests_support {
     pub(crate) fn sample(n: u64, repetition: u32) -> RunRecord {
         RunRecord {
             study: "s".into(),
-            approach: "measured".into(),
+            purpose: "sample".into(),
             kernel: "mm".into(),
             backend: "sim".into(),
             platform: "sunwulf".into(),
@@ -297,7 +357,7 @@ mod tests {
         assert!(store.record(&sample(100, 1)).unwrap());
         let key = RunKey {
             study: "s",
-            approach: "measured",
+            purpose: "sample",
             configuration: "C_2",
             n: 100,
             repetition: 1,
@@ -305,6 +365,18 @@ mod tests {
         assert_eq!(store.find(key).unwrap(), Some(sample(100, 1)));
         assert_eq!(store.runs(Some("s")).unwrap().len(), 2);
         assert!(store.runs(Some("other")).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_changed_spec_is_refused() {
+        let store = Store::open_in_memory().unwrap();
+        store.register_study("s", "{a}").unwrap();
+        store.register_study("s", "{a}").unwrap();
+        let err = store.register_study("s", "{b}").unwrap_err().to_string();
+        assert!(err.contains("different spec"), "{err}");
+        store.register_study("t", "{b}").unwrap();
+        assert_eq!(store.studies().unwrap(), ["s", "t"]);
+        assert_eq!(store.study_spec("t").unwrap().as_deref(), Some("{b}"));
     }
 
     #[test]

@@ -7,3 +7,4 @@ pub mod platform;
 pub mod probe;
 pub mod run;
 pub mod study;
+mod study_text;

@@ -4,12 +4,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use hbsp::{Backend, Platform};
-use hetscale_kernels::burg::BurgKernel;
-use hetscale_kernels::conv2d::Conv2dKernel;
-use hetscale_kernels::ge::GeKernel;
-use hetscale_kernels::mm::MmKernel;
-use hetscale_kernels::summa::{SummaKernel, parse_strategy};
-use hetscale_kernels::{Array, Kernel, KernelRun, Verification, read_npy, write_npy};
+use hetscale_kernels::{
+    Array, Kernel, KernelOptions, KernelRun, Verification, kernel_by_name, read_npy, write_npy,
+};
 use serde_json::json;
 
 /// Arguments of `hetscale run`.
@@ -121,33 +118,14 @@ fn backend(args: &Args) -> anyhow::Result<Backend> {
 }
 
 fn kernel(args: &Args) -> anyhow::Result<Box<dyn Kernel>> {
-    Ok(match args.kernel.as_str() {
-        "mm" => Box::new(MmKernel),
-        "ge" => Box::new(GeKernel {
-            pivoting: args.pivoting.parse()?,
-        }),
-        "conv2d" => Box::new(Conv2dKernel),
-        "summa" => Box::new(SummaKernel {
-            strategy: parse_strategy(&args.strategy)?,
-            grid: args.grid.as_deref().map(parse_grid).transpose()?,
-            nb: args.nb,
-        }),
-        "burg" => Box::new(BurgKernel { order: args.order }),
-        other => bail!(
-            "unknown kernel \"{other}\": use one of {}",
-            hetscale_kernels::KERNEL_NAMES.join(", ")
-        ),
-    })
-}
-
-fn parse_grid(text: &str) -> anyhow::Result<(usize, usize)> {
-    let parsed = text
-        .split_once(['x', 'X'])
-        .and_then(|(p, q)| Some((p.trim().parse().ok()?, q.trim().parse().ok()?)));
-    match parsed {
-        Some((p, q)) if p > 0 && q > 0 => Ok((p, q)),
-        _ => bail!("--grid {text} is not PxQ: write e.g. --grid 2x3"),
-    }
+    let options = KernelOptions {
+        pivoting: args.pivoting.clone(),
+        strategy: args.strategy.clone(),
+        grid: args.grid.clone(),
+        nb: args.nb,
+        order: args.order,
+    };
+    Ok(kernel_by_name(&args.kernel, &options)?)
 }
 
 fn inputs(args: &Args, kernel: &dyn Kernel) -> anyhow::Result<Vec<Array>> {

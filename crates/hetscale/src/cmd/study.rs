@@ -1,83 +1,131 @@
-//! `hetscale study`: with no spec, the built-in default study.
+//! `hetscale study`: run a study spec (with no spec, the built-in default study), with a
+//! progress line per configuration, every run stored as it completes.
 
-use hetscale_study::default_study;
-use hetscale_study::predicted::PredictedStudy;
-use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use hetscale_study::default_study::default_specs;
+use hetscale_study::runner::{Measurement, Observer};
+use hetscale_study::spec::{Approach, StudySpec};
+use hetscale_study::store::Store;
+use hetscale_study::study::{StudyResult, run_study};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use std::cell::RefCell;
+
+use super::study_text::render_text;
 
 /// Arguments of `hetscale study`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Study spec (TOML). Study specs arrive with the study runner; today only the built-in
-    /// default study runs.
-    pub spec: Option<std::path::PathBuf>,
-    /// Print results as JSON.
+    /// Study spec (TOML); with none, the built-in default study (GE and MM on simulated Sunwulf).
+    pub spec: Option<PathBuf>,
+    /// Database every run is written to as it completes; rerunning resumes from it.
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// Directory for the results (the database too, unless --db is given).
+    #[arg(long, default_value = "hetscale-out")]
+    pub out: PathBuf,
+    /// Print the results as JSON instead of tables.
     #[arg(long)]
     pub json: bool,
 }
 
 /// Runs `hetscale study`.
 pub fn run(args: &Args) -> anyhow::Result<()> {
-    if let Some(spec) = &args.spec {
-        anyhow::bail!(
-            "study specs are not supported yet ({}): run `hetscale study` with no spec for the built-in default study",
-            spec.display()
-        );
+    let specs = match &args.spec {
+        Some(path) => vec![StudySpec::from_file(path)?],
+        None => default_specs()?,
+    };
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create --out {}", args.out.display()))?;
+    let db = args.db.clone().unwrap_or_else(|| args.out.join("study.db"));
+    let store = Store::open(&db)?;
+    let mut results = Vec::new();
+    for spec in &specs {
+        let progress = Progress::new(spec);
+        let result = run_study(spec, &store, &progress)?;
+        progress.finish();
+        write_result(&args.out, &result)?;
+        results.push(result);
     }
-    let study = default_study::ge_sunwulf_predicted()?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&study)?);
+        println!("{}", serde_json::to_string_pretty(&results)?);
     } else {
-        print!("{}", render_text(&study));
+        for result in &results {
+            print!("{}", render_text(result));
+        }
+        println!(
+            "Runs stored in {}; results in {}",
+            db.display(),
+            args.out.display()
+        );
     }
     Ok(())
 }
 
-fn render_text(study: &PredictedStudy) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "Default study: GE on Sunwulf (JPDC Table 5 configurations), target E_s = {}\n\
-         Approach 3 (predicted) with the measured communication model of JPDC section 4.5.\n\
-         Approaches 1 (measured) and 2 (computed) need the sim backend and kernels, not built yet.\n",
-        study.target
-    );
-    let _ = writeln!(
-        out,
-        "{:<6} {:>5} {:>12} {:>9} {:>12} {:>9} {:>6}",
-        "config", "nodes", "C (Mflop/s)", "N", "W (flop)", "T (s)", "E_s"
-    );
-    for p in &study.points {
-        let c = &p.configuration;
-        let _ = writeln!(
-            out,
-            "{:<6} {:>5} {:>12.2} {:>9.1} {:>12.4e} {:>9.4} {:>6.3}",
-            c.label,
-            c.nodes,
-            c.marked_speed / 1e6,
-            p.n,
-            p.work,
-            p.time_s,
-            p.speed_efficiency
+fn write_result(out: &Path, result: &StudyResult) -> anyhow::Result<()> {
+    let name = &result.spec.name;
+    let json = out.join(format!("{name}.json"));
+    std::fs::write(&json, serde_json::to_string_pretty(result)?)
+        .with_context(|| format!("cannot write {}", json.display()))?;
+    let text = out.join(format!("{name}.txt"));
+    std::fs::write(&text, render_text(result))
+        .with_context(|| format!("cannot write {}", text.display()))?;
+    Ok(())
+}
+
+/// One progress line per approach and configuration (hidden when stderr is not a terminal).
+struct Progress {
+    bars: MultiProgress,
+    current: RefCell<Option<ProgressBar>>,
+    name: String,
+}
+
+impl Progress {
+    fn new(spec: &StudySpec) -> Self {
+        Self {
+            bars: MultiProgress::new(),
+            current: RefCell::new(None),
+            name: spec.name.clone(),
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = self.current.borrow_mut().take() {
+            bar.finish();
+        }
+    }
+}
+
+impl Observer for Progress {
+    fn configuration_started(&self, approach: Approach, label: &str, index: usize, total: usize) {
+        let bar = self.bars.add(ProgressBar::new_spinner());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {prefix} {wide_msg} [{elapsed}]")
+                .expect("a valid template"),
         );
+        bar.set_prefix(format!(
+            "{} {} {label} ({}/{total})",
+            self.name,
+            approach.name(),
+            index + 1
+        ));
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
+        *self.current.borrow_mut() = Some(bar);
     }
-    let labels = study.psi.labels();
-    let _ = writeln!(out, "\npsi(C_i, C_j) = C_j W_i / (C_i W_j):");
-    let _ = writeln!(
-        out,
-        "{:<6}{}",
-        "",
-        labels.iter().map(|l| format!("{l:>8}")).collect::<String>()
-    );
-    for (i, label) in labels.iter().enumerate() {
-        let cells: String = (0..labels.len())
-            .map(|j| {
-                study
-                    .psi
-                    .get(i, j)
-                    .map_or(format!("{:>8}", ""), |v| format!("{v:>8.3}"))
-            })
-            .collect();
-        let _ = writeln!(out, "{label:<6}{cells}");
+
+    fn measured(&self, m: &Measurement) {
+        if let Some(bar) = &*self.current.borrow() {
+            bar.set_message(format!(
+                "N = {}: E_s = {:.4}, T = {:.4} s",
+                m.n, m.speed_efficiency, m.time.median
+            ));
+        }
     }
-    out
+
+    fn configuration_finished(&self, _approach: Approach, _label: &str, outcome: &str) {
+        if let Some(bar) = self.current.borrow_mut().take() {
+            bar.finish_with_message(outcome.to_string());
+        }
+    }
 }

@@ -1,0 +1,106 @@
+//! Kernels by name: how the command line and study specs turn `"ge"` plus options into a
+//! configured [`Kernel`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::burg::BurgKernel;
+use crate::conv2d::Conv2dKernel;
+use crate::error::{Result, invalid};
+use crate::ge::GeKernel;
+use crate::mm::MmKernel;
+use crate::summa::{SummaKernel, parse_strategy};
+use crate::{KERNEL_NAMES, Kernel};
+
+/// The options of the configurable kernels; each is ignored by kernels it does not apply to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct KernelOptions {
+    /// GE pivoting: `partial` or `none` (the paper's algorithm).
+    pub pivoting: String,
+    /// SUMMA strategy: `hoho`, `heho`, `hohe1` or `hohe2`.
+    pub strategy: String,
+    /// SUMMA grid `PxQ`; near-square when absent.
+    pub grid: Option<String>,
+    /// SUMMA panel width.
+    pub nb: usize,
+    /// Burg model order.
+    pub order: usize,
+}
+
+impl Default for KernelOptions {
+    fn default() -> Self {
+        Self {
+            pivoting: "partial".into(),
+            strategy: "hoho".into(),
+            grid: None,
+            nb: 128,
+            order: 8,
+        }
+    }
+}
+
+/// The kernel called `name`, configured with `options`.
+pub fn kernel_by_name(name: &str, options: &KernelOptions) -> Result<Box<dyn Kernel>> {
+    Ok(match name {
+        "mm" => Box::new(MmKernel),
+        "ge" => Box::new(GeKernel {
+            pivoting: options.pivoting.parse()?,
+        }),
+        "conv2d" => Box::new(Conv2dKernel),
+        "summa" => Box::new(SummaKernel {
+            strategy: parse_strategy(&options.strategy)?,
+            grid: options.grid.as_deref().map(parse_grid).transpose()?,
+            nb: options.nb,
+        }),
+        "burg" => Box::new(BurgKernel {
+            order: options.order,
+        }),
+        other => {
+            return Err(invalid(format!(
+                "unknown kernel \"{other}\": use one of {}",
+                KERNEL_NAMES.join(", ")
+            )));
+        }
+    })
+}
+
+/// Parses a SUMMA grid `PxQ`, e.g. `2x3`.
+pub fn parse_grid(text: &str) -> Result<(usize, usize)> {
+    let parsed = text
+        .split_once(['x', 'X'])
+        .and_then(|(p, q)| Some((p.trim().parse().ok()?, q.trim().parse().ok()?)));
+    match parsed {
+        Some((p, q)) if p > 0 && q > 0 => Ok((p, q)),
+        _ => Err(invalid(format!(
+            "grid \"{text}\" is not PxQ: write e.g. 2x3"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_builds_and_unknown_names_are_listed() {
+        for name in KERNEL_NAMES {
+            assert_eq!(
+                kernel_by_name(name, &KernelOptions::default())
+                    .unwrap()
+                    .name(),
+                name
+            );
+        }
+        let err = kernel_by_name("fft", &KernelOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("fft") && err.contains("conv2d"), "{err}");
+    }
+
+    #[test]
+    fn grids_parse_or_say_how_to_write_them() {
+        assert_eq!(parse_grid("2x3").unwrap(), (2, 3));
+        assert!(parse_grid("0x3").is_err());
+        assert!(parse_grid("2-3").unwrap_err().to_string().contains("PxQ"));
+    }
+}

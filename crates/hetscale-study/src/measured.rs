@@ -1,0 +1,144 @@
+//! Approach 1, measured (Sun & Rover IV-A's control program): search the problem size of each
+//! configuration by running it until the measured speed-efficiency is within tolerance of
+//! the target — bracket by doubling or halving `N`, then regula falsi on integer `N`.
+
+use serde::Serialize;
+
+use crate::error::{Result, StudyError};
+use crate::runner::{Measurement, Runner};
+
+/// At most this many sizes are measured per configuration.
+const MAX_EVALUATIONS: usize = 40;
+
+/// A bracket `[below, above]` of the target: `E_s(below) < target < E_s(above)`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Bracket {
+    /// The largest size measured below the target.
+    pub below: Measurement,
+    /// The smallest size measured above the target.
+    pub above: Measurement,
+}
+
+/// Where a search stands after bracketing.
+pub enum Bracketing {
+    /// A measured size is already within tolerance.
+    Hit(Measurement),
+    /// The target lies between two measured sizes.
+    Between(Bracket),
+}
+
+/// Finds the size on configuration `index` whose measured `E_s` is within tolerance of the
+/// target, starting the bracket at `start`.
+pub fn search(runner: &Runner<'_>, index: usize, start: u64) -> Result<Measurement> {
+    match bracket(runner, index, start)? {
+        Bracketing::Hit(m) => Ok(m),
+        Bracketing::Between(b) => refine(runner, index, b),
+    }
+}
+
+/// Brackets the target on configuration `index` from `start` by doubling `N` while `E_s` is
+/// below the target, or halving it while above, within the spec's `[n_min, n_max]`.
+pub fn bracket(runner: &Runner<'_>, index: usize, start: u64) -> Result<Bracketing> {
+    let spec = runner.spec();
+    let mut current = runner.measure(index, start.clamp(spec.n_min, spec.n_max))?;
+    let mut best = current.clone();
+    let upward = current.speed_efficiency < spec.target;
+    loop {
+        if within_tolerance(runner, &current) {
+            return Ok(Bracketing::Hit(current));
+        }
+        if (current.speed_efficiency < spec.target) != upward {
+            let (below, above) = if upward {
+                (best, current)
+            } else {
+                (current, best)
+            };
+            return Ok(Bracketing::Between(Bracket { below, above }));
+        }
+        let next = if upward {
+            (current.n * 2).min(spec.n_max)
+        } else {
+            (current.n / 2).max(spec.n_min)
+        };
+        if next == current.n {
+            return Err(unreachable(runner, index, upward));
+        }
+        best = current;
+        current = runner.measure(index, next)?;
+    }
+}
+
+fn refine(runner: &Runner<'_>, index: usize, mut b: Bracket) -> Result<Measurement> {
+    let target = runner.spec().target;
+    for _ in 0..MAX_EVALUATIONS {
+        if b.above.n - b.below.n <= 1 {
+            break;
+        }
+        let m = runner.measure(index, interpolate(&b, target))?;
+        if within_tolerance(runner, &m) {
+            return Ok(m);
+        }
+        if m.speed_efficiency < target {
+            b.below = m;
+        } else {
+            b.above = m;
+        }
+    }
+    // Adjacent sizes straddle the target: the closer one is the answer at integer N.
+    let gap = |m: &Measurement| (m.speed_efficiency - target).abs();
+    Ok(if gap(&b.below) <= gap(&b.above) {
+        b.below
+    } else {
+        b.above
+    })
+}
+
+/// Regula falsi on `(N, E_s)`, kept an eighth of the bracket away from its ends so a curved
+/// `E_s(N)` cannot stall the search at one end.
+fn interpolate(b: &Bracket, target: f64) -> u64 {
+    let (lo, hi) = (b.below.n as f64, b.above.n as f64);
+    let (e_lo, e_hi) = (b.below.speed_efficiency, b.above.speed_efficiency);
+    let guess = lo + (target - e_lo) / (e_hi - e_lo) * (hi - lo);
+    let margin = (hi - lo) / 8.0;
+    let n = guess.clamp(lo + margin, hi - margin).round() as u64;
+    n.clamp(b.below.n + 1, b.above.n - 1)
+}
+
+/// Whether `m` meets the target: within the relative tolerance, or (with repeated runs) its
+/// confidence interval contains the target, so more runs could not tell them apart.
+pub fn within_tolerance(runner: &Runner<'_>, m: &Measurement) -> bool {
+    let spec = runner.spec();
+    let (lo, hi) = m.speed_efficiency_ci;
+    (m.speed_efficiency - spec.target).abs() <= spec.tolerance * spec.target
+        || (m.time.samples > 1 && lo <= spec.target && spec.target <= hi)
+}
+
+/// The error of a search that ran out of sizes: upward, the highest `E_s` reached; downward,
+/// the lowest (the target is met below `n_min`).
+fn unreachable(runner: &Runner<'_>, index: usize, upward: bool) -> StudyError {
+    let spec = runner.spec();
+    let measured = runner.measurements_of(index);
+    let by_efficiency =
+        |a: &&Measurement, b: &&Measurement| a.speed_efficiency.total_cmp(&b.speed_efficiency);
+    let extreme = if upward {
+        measured.iter().max_by(by_efficiency)
+    } else {
+        measured.iter().min_by(by_efficiency)
+    };
+    let (e, n) = extreme.map_or((f64::NAN, 0), |m| (m.speed_efficiency, m.n));
+    let message = if upward {
+        format!(
+            "no N in [{}, {}] reaches E_s = {}: the highest E_s reached is {e:.4} at N = {n}; raise n_max or lower the target",
+            spec.n_min, spec.n_max, spec.target
+        )
+    } else {
+        format!(
+            "E_s = {e:.4} at N = {n} already exceeds the target {}: lower n_min or raise the target",
+            spec.target
+        )
+    };
+    StudyError::Configuration {
+        configuration: runner.configurations()[index].configuration.label.clone(),
+        message,
+    }
+}

@@ -1,0 +1,351 @@
+//! The runner: executes a kernel at a problem size on one configuration, repeats it as the
+//! spec's statistics ask, and writes every run to the store as it completes — or, when the
+//! store already holds the run (an interrupted study being resumed), reads it instead.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use hbsp::{Backend, Machine, Platform, WorkCharge};
+use hetscale_kernels::{Kernel, KernelRun, flops_per_unit, kernel_by_name};
+use serde::Serialize;
+
+use crate::error::{Result, StudyError};
+use crate::predicted::Configuration;
+use crate::spec::{Approach, StudySpec};
+use crate::stats::{Summary, summarize};
+use crate::store::{RunKey, RunRecord, Store};
+
+/// Purpose of runs that sample `E_s(N)` (the approaches share them).
+pub const SAMPLE: &str = "sample";
+/// Purpose of the run with real compute whose result is checked.
+pub const VERIFICATION: &str = "verification";
+
+/// Progress of a study, for progress bars; every method has a silent default.
+pub trait Observer {
+    /// `approach` starts on configuration `index` of `total`.
+    fn configuration_started(
+        &self,
+        _approach: Approach,
+        _label: &str,
+        _index: usize,
+        _total: usize,
+    ) {
+    }
+    /// A size was measured (from new runs or from the store).
+    fn measured(&self, _measurement: &Measurement) {}
+    /// `approach` finished a configuration; `outcome` says what it found.
+    fn configuration_finished(&self, _approach: Approach, _label: &str, _outcome: &str) {}
+}
+
+/// An observer that shows nothing.
+pub struct Silent;
+
+impl Observer for Silent {}
+
+/// A configuration of the study, resolved on its platform.
+#[derive(Debug, Clone)]
+pub struct ResolvedConfiguration {
+    /// Label, node count and marked speed `C` in flop/s.
+    pub configuration: Configuration,
+    /// The node set as the spec wrote it.
+    pub nodes: String,
+    /// The HBSP machine it runs on.
+    pub machine: Machine,
+    /// Marked speed of the node that roots the kernels' distribution (the fastest), flop/s.
+    pub root_speed: f64,
+}
+
+/// The median run time at one size of one configuration, and the speed-efficiency it gives.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Measurement {
+    /// Configuration label.
+    pub configuration: String,
+    /// Problem size.
+    pub n: u64,
+    /// Work `W(N)`, flop.
+    pub work: f64,
+    /// Statistics of the run times, s.
+    pub time: Summary,
+    /// `E_s = W / (T C)` with the median `T`.
+    pub speed_efficiency: f64,
+    /// `E_s` at the ends of the median's 95% interval (low, high).
+    pub speed_efficiency_ci: (f64, f64),
+}
+
+/// Executes and records the runs of one study.
+pub struct Runner<'a> {
+    spec: &'a StudySpec,
+    kernel: Box<dyn Kernel>,
+    store: &'a Store,
+    observer: &'a dyn Observer,
+    backend: Backend,
+    configurations: Vec<ResolvedConfiguration>,
+    measurements: RefCell<BTreeMap<(usize, u64), Measurement>>,
+    host: String,
+}
+
+impl<'a> Runner<'a> {
+    /// Resolves the spec's kernel, backend, platform and configurations and registers the
+    /// study in the store (refusing a stored study of the same name with another spec).
+    pub fn new(spec: &'a StudySpec, store: &'a Store, observer: &'a dyn Observer) -> Result<Self> {
+        let kernel = kernel_by_name(&spec.kernel, &spec.kernel_options)?;
+        let platform = Platform::load(&spec.platform)?;
+        let configurations = spec
+            .configurations
+            .iter()
+            .map(|c| resolve(&platform, &c.label, &c.nodes))
+            .collect::<Result<Vec<_>>>()?;
+        store.register_study(&spec.name, &spec.canonical())?;
+        Ok(Self {
+            spec,
+            kernel,
+            store,
+            observer,
+            backend: backend(spec, spec.skeleton)?,
+            configurations,
+            measurements: RefCell::new(BTreeMap::new()),
+            host: host_name(),
+        })
+    }
+
+    /// The study's spec.
+    pub fn spec(&self) -> &StudySpec {
+        self.spec
+    }
+
+    /// The kernel.
+    pub fn kernel(&self) -> &dyn Kernel {
+        self.kernel.as_ref()
+    }
+
+    /// The configurations, in the spec's order.
+    pub fn configurations(&self) -> &[ResolvedConfiguration] {
+        &self.configurations
+    }
+
+    /// The observer.
+    pub fn observer(&self) -> &dyn Observer {
+        self.observer
+    }
+
+    /// Every size measured so far on configuration `index`, by size.
+    pub fn measurements_of(&self, index: usize) -> Vec<Measurement> {
+        self.measurements
+            .borrow()
+            .range((index, 0)..=(index, u64::MAX))
+            .map(|(_, m)| m.clone())
+            .collect()
+    }
+
+    /// Measures configuration `index` at size `n`: runs the repetitions the store does not hold
+    /// yet, writes each as it completes, and summarises all of them.
+    pub fn measure(&self, index: usize, n: u64) -> Result<Measurement> {
+        if let Some(m) = self.measurements.borrow().get(&(index, n)) {
+            return Ok(m.clone());
+        }
+        let config = &self.configurations[index];
+        let mut times = Vec::new();
+        let mut warmed_up = false;
+        for repetition in 0..self.spec.max_repetitions {
+            let key = self.key(config, SAMPLE, n, repetition);
+            let time = match self.store.find(key)? {
+                Some(stored) => stored.time_s,
+                None => {
+                    if !warmed_up {
+                        self.warm_up(config, n)?;
+                        warmed_up = true;
+                    }
+                    let run = self.execute(config, &self.backend, n)?;
+                    self.store
+                        .record(&self.record(config, SAMPLE, repetition, &run))?;
+                    run.time_s
+                }
+            };
+            times.push(time);
+            if self.enough(&times)? {
+                break;
+            }
+        }
+        let measurement = self.summarise(config, n, &times)?;
+        self.observer.measured(&measurement);
+        self.measurements
+            .borrow_mut()
+            .insert((index, n), measurement.clone());
+        Ok(measurement)
+    }
+
+    /// Runs configuration `index` at size `n` with real compute, checks the result against the
+    /// kernel's sequential reference and records the run; a failed check is an error.
+    pub fn verify(&self, index: usize, n: u64) -> Result<RunRecord> {
+        let config = &self.configurations[index];
+        let key = self.key(config, VERIFICATION, n, 0);
+        if let Some(stored) = self.store.find(key)? {
+            return Ok(stored);
+        }
+        let run = self.execute(config, &backend(self.spec, false)?, n)?;
+        let record = self.record(config, VERIFICATION, 0, &run);
+        self.store.record(&record)?;
+        let v = &run.verification;
+        if !v.passed {
+            return Err(StudyError::Configuration {
+                configuration: config.configuration.label.clone(),
+                message: format!(
+                    "verification failed at N = {n}: {} = {:.3e} exceeds {:.3e}",
+                    v.method, v.error, v.tolerance
+                ),
+            });
+        }
+        Ok(record)
+    }
+
+    fn key<'k>(
+        &'k self,
+        config: &'k ResolvedConfiguration,
+        purpose: &'k str,
+        n: u64,
+        repetition: u32,
+    ) -> RunKey<'k> {
+        RunKey {
+            study: &self.spec.name,
+            purpose,
+            configuration: &config.configuration.label,
+            n,
+            repetition,
+        }
+    }
+
+    fn warm_up(&self, config: &ResolvedConfiguration, n: u64) -> Result<()> {
+        for _ in 0..self.spec.warmup {
+            self.execute(config, &self.backend, n)?;
+        }
+        Ok(())
+    }
+
+    fn execute(
+        &self,
+        config: &ResolvedConfiguration,
+        backend: &Backend,
+        n: u64,
+    ) -> Result<KernelRun> {
+        let fail = |e: hetscale_kernels::KernelError| StudyError::Configuration {
+            configuration: config.configuration.label.clone(),
+            message: format!("N = {n}: {e}"),
+        };
+        let n = usize::try_from(n).map_err(|_| StudyError::Configuration {
+            configuration: config.configuration.label.clone(),
+            message: format!("N = {n} does not fit this machine's address space"),
+        })?;
+        let inputs = self.kernel.generate(n, self.spec.seed).map_err(fail)?;
+        self.kernel
+            .run(&inputs, backend, &config.machine)
+            .map_err(fail)
+    }
+
+    fn enough(&self, times: &[f64]) -> Result<bool> {
+        let runs = times.len() as u32;
+        if runs < self.spec.repetitions {
+            return Ok(false);
+        }
+        match self.spec.max_relative_ci {
+            Some(limit) if runs >= 2 => Ok(summarize(times)?.relative_ci_half_width() <= limit),
+            Some(_) => Ok(false),
+            None => Ok(true),
+        }
+    }
+
+    fn summarise(
+        &self,
+        config: &ResolvedConfiguration,
+        n: u64,
+        times: &[f64],
+    ) -> Result<Measurement> {
+        let time = summarize(times)?;
+        let work = self.kernel.work(n as usize);
+        let c = config.configuration.marked_speed;
+        let efficiency = |t: f64| work / (t * c);
+        Ok(Measurement {
+            configuration: config.configuration.label.clone(),
+            n,
+            work,
+            speed_efficiency: efficiency(time.median),
+            speed_efficiency_ci: (efficiency(time.median_ci.1), efficiency(time.median_ci.0)),
+            time,
+        })
+    }
+
+    fn record(
+        &self,
+        config: &ResolvedConfiguration,
+        purpose: &str,
+        repetition: u32,
+        run: &KernelRun,
+    ) -> RunRecord {
+        let c = &config.configuration;
+        RunRecord {
+            study: self.spec.name.clone(),
+            purpose: purpose.into(),
+            kernel: self.spec.kernel.clone(),
+            backend: self.spec.backend.clone(),
+            platform: self.spec.platform.clone(),
+            configuration: c.label.clone(),
+            nodes: c.nodes as u32,
+            marked_speed: c.marked_speed,
+            n: run.n as u64,
+            repetition,
+            time_s: run.time_s,
+            work: run.work,
+            speed_efficiency: run.work / (run.time_s * c.marked_speed),
+            verified: run.verification.passed,
+            host: self.host.clone(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+}
+
+/// Resolves one configuration on `platform`; its marked speed must be a flop rate, since
+/// `E_s = W / (T C)` divides flop by flop/s.
+pub fn resolve(platform: &Platform, label: &str, nodes: &str) -> Result<ResolvedConfiguration> {
+    let fail = |message: String| StudyError::Configuration {
+        configuration: label.into(),
+        message,
+    };
+    let machine = platform
+        .select(&nodes.parse()?)
+        .map_err(|e| fail(format!("nodes \"{nodes}\": {e}")))?;
+    let unit = flops_per_unit(machine.speed_unit()).ok_or_else(|| {
+        fail(format!(
+            "platform {} gives speeds in {}, not a flop rate: E_s = W / (T C) needs Mflop/s",
+            platform.name,
+            machine.speed_unit()
+        ))
+    })?;
+    let root_speed = machine.marked_speed(machine.ranking()[0]) * unit;
+    let configuration = Configuration::new(label, machine.p(), machine.cluster_speed() * unit)?;
+    Ok(ResolvedConfiguration {
+        configuration,
+        nodes: nodes.into(),
+        machine,
+        root_speed,
+    })
+}
+
+/// The backend of the spec; on `sim`, kernels' declared work is charged exactly, so runs are
+/// deterministic.
+fn backend(spec: &StudySpec, skeleton: bool) -> Result<Backend> {
+    let mut backend: Backend = spec.backend.parse()?;
+    if let Backend::Sim(options) = &mut backend {
+        options.work = WorkCharge::Declared;
+        options.skip_compute = skeleton;
+        options.no_trace = true;
+    }
+    Ok(backend)
+}
+
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .ok()
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "unknown".into())
+}

@@ -1,0 +1,501 @@
+//! Study specs: what to run (kernel, backend, platform, configurations) and what to find
+//! (the problem size holding a target speed-efficiency), read from TOML.
+//!
+//! ```toml
+//! name = "ge-sunwulf"
+//! kernel = "ge"                   # mm, ge, conv2d, summa, burg
+//! backend = "sim"                 # sim or threads
+//! platform = "sunwulf"            # a preset or a platform TOML file
+//! target = 0.3                    # speed-efficiency E_s to hold
+//! approaches = ["measured", "computed", "predicted"]
+//! n_min = 16
+//! n_max = 8192
+//!
+//! [kernel_options]
+//! pivoting = "none"
+//!
+//! [[configuration]]
+//! label = "C_2"
+//! nodes = "server*2:1,sunblade:1"
+//! ```
+//!
+//! Every rejection is one line naming the TOML line and the field.
+
+use hetscale_kernels::KernelOptions;
+use serde::{Deserialize, Serialize};
+use std::ops::Range;
+use toml::Spanned;
+
+use crate::error::{Result, StudyError};
+
+/// The three ways to find the problem size of each configuration (SPEC section 6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Approach {
+    /// Search N by runs until the measured E_s is within tolerance of the target.
+    Measured,
+    /// Fit E_s(N) to sampled runs and invert the fit.
+    Computed,
+    /// Solve the isospeed-e condition with the kernel's overhead model.
+    Predicted,
+}
+
+impl Approach {
+    /// All three, in the papers' order.
+    pub const ALL: [Approach; 3] = [Self::Measured, Self::Computed, Self::Predicted];
+
+    /// The lowercase name used in specs, tables and the database.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Measured => "measured",
+            Self::Computed => "computed",
+            Self::Predicted => "predicted",
+        }
+    }
+}
+
+/// A validated study spec.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StudySpec {
+    /// Study name: the key of its runs in the database.
+    pub name: String,
+    /// Kernel name.
+    pub kernel: String,
+    /// Options of the kernel.
+    pub kernel_options: KernelOptions,
+    /// Backend: `sim` or `threads`.
+    pub backend: String,
+    /// Platform preset or file.
+    pub platform: String,
+    /// sim only: skip compute blocks (skeleton execution) in every run but the verification run.
+    pub skeleton: bool,
+    /// Target speed-efficiency `E_s`.
+    pub target: f64,
+    /// Accepted relative distance of a measured `E_s` from the target.
+    pub tolerance: f64,
+    /// Approaches to run.
+    pub approaches: Vec<Approach>,
+    /// Smallest and largest problem size searched.
+    pub n_min: u64,
+    /// Largest problem size searched.
+    pub n_max: u64,
+    /// Runs per size (the median time is used).
+    pub repetitions: u32,
+    /// Unrecorded runs before the first measurement at a size.
+    pub warmup: u32,
+    /// Repeat up to this many runs while the median's 95% interval is wider than
+    /// `max_relative_ci` of the median.
+    pub max_repetitions: u32,
+    /// See `max_repetitions`; none: always exactly `repetitions` runs.
+    pub max_relative_ci: Option<f64>,
+    /// Sizes the computed approach samples per configuration (besides the bracket).
+    pub samples: u32,
+    /// Degree of the overhead polynomial `T_o(N)` of the computed approach.
+    pub overhead_degree: u32,
+    /// Seed of the generated inputs.
+    pub seed: u64,
+    /// Label of the configuration whose run at its found size computes for real and is
+    /// verified (the first one when absent).
+    pub verify: Option<String>,
+    /// The configurations, smallest first.
+    pub configurations: Vec<ConfigurationSpec>,
+}
+
+/// One configuration: a label and a node set of the platform.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigurationSpec {
+    /// How tables show it (e.g. `C_8`).
+    pub label: String,
+    /// Node set, in the syntax of `--nodes` (e.g. `server*2:1,sunblade:7`).
+    pub nodes: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSpec {
+    name: Spanned<String>,
+    kernel: Spanned<String>,
+    #[serde(default)]
+    kernel_options: KernelOptions,
+    #[serde(default = "default_backend")]
+    backend: Spanned<String>,
+    platform: Spanned<String>,
+    #[serde(default = "default_skeleton")]
+    skeleton: Spanned<bool>,
+    target: Spanned<f64>,
+    #[serde(default = "default_tolerance")]
+    tolerance: Spanned<f64>,
+    #[serde(default = "default_approaches")]
+    approaches: Spanned<Vec<Approach>>,
+    #[serde(default = "default_n_min")]
+    n_min: Spanned<u64>,
+    n_max: Spanned<u64>,
+    repetitions: Option<Spanned<u32>>,
+    warmup: Option<u32>,
+    max_repetitions: Option<Spanned<u32>>,
+    max_relative_ci: Option<Spanned<f64>>,
+    #[serde(default = "default_samples")]
+    samples: Spanned<u32>,
+    #[serde(default = "default_overhead_degree")]
+    overhead_degree: Spanned<u32>,
+    #[serde(default = "default_seed")]
+    seed: u64,
+    verify: Option<Spanned<String>>,
+    configuration: Spanned<Vec<ConfigurationSpec>>,
+}
+
+fn default_backend() -> Spanned<String> {
+    Spanned::new(0..0, "sim".into())
+}
+fn default_skeleton() -> Spanned<bool> {
+    Spanned::new(0..0, false)
+}
+fn default_tolerance() -> Spanned<f64> {
+    Spanned::new(0..0, 0.02)
+}
+fn default_approaches() -> Spanned<Vec<Approach>> {
+    Spanned::new(0..0, Approach::ALL.to_vec())
+}
+fn default_n_min() -> Spanned<u64> {
+    Spanned::new(0..0, 8)
+}
+fn default_samples() -> Spanned<u32> {
+    Spanned::new(0..0, 4)
+}
+fn default_overhead_degree() -> Spanned<u32> {
+    Spanned::new(0..0, 2)
+}
+fn default_seed() -> u64 {
+    1
+}
+
+/// Backends a study can run on in-process.
+const BACKENDS: [&str; 2] = ["sim", "threads"];
+
+impl StudySpec {
+    /// Parses and validates a spec; `source` names the text in errors (a path or `default`).
+    pub fn from_toml_str(text: &str, source: &str) -> Result<Self> {
+        let raw: RawSpec = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| line_of(text, &s));
+            spec_error(source, line, e.message().trim().replace('\n', "; "))
+        })?;
+        let at = |span: Range<usize>, message: String| {
+            let line = (span.end > 0).then(|| line_of(text, &span));
+            spec_error(source, line, message)
+        };
+        validate(raw, at)
+    }
+
+    /// Reads and validates the spec file at `path`.
+    pub fn from_file(path: &std::path::Path) -> Result<Self> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| spec_error(&shown, None, format!("cannot read the file: {e}")))?;
+        Self::from_toml_str(&text, &shown)
+    }
+
+    /// The spec as canonical JSON: what the database compares to refuse resuming a study
+    /// whose spec changed.
+    pub fn canonical(&self) -> String {
+        serde_json::to_string(self).expect("a spec serializes")
+    }
+
+    /// Whether the spec asks for `approach`.
+    pub fn wants(&self, approach: Approach) -> bool {
+        self.approaches.contains(&approach)
+    }
+
+    /// Index of the configuration whose run is verified.
+    pub fn verified_configuration(&self) -> usize {
+        self.verify
+            .as_ref()
+            .and_then(|label| self.configurations.iter().position(|c| &c.label == label))
+            .unwrap_or(0)
+    }
+}
+
+fn validate(raw: RawSpec, at: impl Fn(Range<usize>, String) -> StudyError) -> Result<StudySpec> {
+    let text_field = |field: &Spanned<String>, name: &str| {
+        if field.get_ref().trim().is_empty() {
+            Err(at(field.span(), format!("{name} is empty: give a value")))
+        } else {
+            Ok(field.get_ref().clone())
+        }
+    };
+    let name = text_field(&raw.name, "name")?;
+    let kernel = text_field(&raw.kernel, "kernel")?;
+    hetscale_kernels::kernel_by_name(&kernel, &raw.kernel_options)
+        .map_err(|e| at(raw.kernel.span(), format!("kernel: {e}")))?;
+    let backend = text_field(&raw.backend, "backend")?;
+    if !BACKENDS.contains(&backend.as_str()) {
+        return Err(at(
+            raw.backend.span(),
+            format!(
+                "backend \"{backend}\" cannot run studies: use {}",
+                BACKENDS.join(" or ")
+            ),
+        ));
+    }
+    let platform = text_field(&raw.platform, "platform")?;
+    if *raw.skeleton.get_ref() && backend != "sim" {
+        return Err(at(
+            raw.skeleton.span(),
+            "skeleton = true needs backend = \"sim\"".into(),
+        ));
+    }
+    let target = *raw.target.get_ref();
+    if !(target > 0.0 && target < 1.0) {
+        return Err(at(
+            raw.target.span(),
+            format!("target = {target}: a speed-efficiency lies in (0, 1)"),
+        ));
+    }
+    let tolerance = *raw.tolerance.get_ref();
+    if !(tolerance > 0.0 && tolerance < 0.5) {
+        return Err(at(
+            raw.tolerance.span(),
+            format!("tolerance = {tolerance}: use a relative tolerance in (0, 0.5), e.g. 0.02"),
+        ));
+    }
+    let mut approaches = raw.approaches.get_ref().clone();
+    approaches.sort();
+    approaches.dedup();
+    if approaches.is_empty() {
+        return Err(at(
+            raw.approaches.span(),
+            "approaches is empty: list measured, computed and/or predicted".into(),
+        ));
+    }
+    let (n_min, n_max) = (*raw.n_min.get_ref(), *raw.n_max.get_ref());
+    if n_min < 1 {
+        return Err(at(raw.n_min.span(), "n_min = 0: use n_min >= 1".into()));
+    }
+    if n_max < n_min.saturating_mul(2) {
+        return Err(at(
+            raw.n_max.span(),
+            format!(
+                "n_max = {n_max} leaves nothing to search above n_min = {n_min}: use n_max >= 2 n_min"
+            ),
+        ));
+    }
+    let virtual_time = backend == "sim";
+    let repetitions = positive_count(
+        raw.repetitions.as_ref(),
+        if virtual_time { 1 } else { 3 },
+        "repetitions",
+        &at,
+    )?;
+    let max_repetitions = positive_count(
+        raw.max_repetitions.as_ref(),
+        repetitions,
+        "max_repetitions",
+        &at,
+    )?;
+    if max_repetitions < repetitions {
+        let span = raw.max_repetitions.as_ref().map_or(0..0, Spanned::span);
+        return Err(at(
+            span,
+            format!("max_repetitions = {max_repetitions} is below repetitions = {repetitions}"),
+        ));
+    }
+    let max_relative_ci = match &raw.max_relative_ci {
+        Some(v) if !(*v.get_ref() > 0.0) => {
+            return Err(at(
+                v.span(),
+                format!(
+                    "max_relative_ci = {}: use a positive fraction, e.g. 0.02",
+                    v.get_ref()
+                ),
+            ));
+        }
+        other => other.as_ref().map(|v| *v.get_ref()),
+    };
+    let samples = *raw.samples.get_ref();
+    let overhead_degree = *raw.overhead_degree.get_ref();
+    if overhead_degree > 3 {
+        return Err(at(
+            raw.overhead_degree.span(),
+            format!("overhead_degree = {overhead_degree}: use 0 to 3"),
+        ));
+    }
+    let configurations = raw.configuration.get_ref().clone();
+    validate_configurations(&configurations, raw.configuration.span(), &at)?;
+    let verify = match &raw.verify {
+        Some(label) if !configurations.iter().any(|c| &c.label == label.get_ref()) => {
+            return Err(at(
+                label.span(),
+                format!(
+                    "verify = \"{}\" is not a configuration label",
+                    label.get_ref()
+                ),
+            ));
+        }
+        other => other.as_ref().map(|l| l.get_ref().clone()),
+    };
+    Ok(StudySpec {
+        name,
+        kernel,
+        kernel_options: raw.kernel_options,
+        backend,
+        platform,
+        skeleton: *raw.skeleton.get_ref(),
+        target,
+        tolerance,
+        approaches,
+        n_min,
+        n_max,
+        repetitions,
+        warmup: raw.warmup.unwrap_or(if virtual_time { 0 } else { 1 }),
+        max_repetitions,
+        max_relative_ci,
+        samples,
+        overhead_degree,
+        seed: raw.seed,
+        verify,
+        configurations,
+    })
+}
+
+fn positive_count(
+    field: Option<&Spanned<u32>>,
+    default: u32,
+    name: &str,
+    at: &impl Fn(Range<usize>, String) -> StudyError,
+) -> Result<u32> {
+    match field {
+        Some(v) if *v.get_ref() == 0 => Err(at(v.span(), format!("{name} = 0: use at least 1"))),
+        Some(v) => Ok(*v.get_ref()),
+        None => Ok(default),
+    }
+}
+
+fn validate_configurations(
+    configurations: &[ConfigurationSpec],
+    span: Range<usize>,
+    at: &impl Fn(Range<usize>, String) -> StudyError,
+) -> Result<()> {
+    if configurations.is_empty() {
+        return Err(at(span, "no [[configuration]]: give at least one".into()));
+    }
+    for (i, c) in configurations.iter().enumerate() {
+        if c.label.trim().is_empty() {
+            return Err(at(
+                span.clone(),
+                format!("configuration {}: label is empty", i + 1),
+            ));
+        }
+        if configurations[..i].iter().any(|o| o.label == c.label) {
+            return Err(at(
+                span.clone(),
+                format!(
+                    "configuration label \"{}\" appears twice: labels must differ",
+                    c.label
+                ),
+            ));
+        }
+        c.nodes.parse::<hbsp::NodeSet>().map_err(|e| {
+            at(
+                span.clone(),
+                format!("configuration \"{}\": nodes: {e}", c.label),
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// The 1-based line of `span`'s start.
+fn line_of(text: &str, span: &Range<usize>) -> usize {
+    let start = span.start.min(text.len());
+    text.as_bytes()[..start]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+fn spec_error(source: &str, line: Option<usize>, message: String) -> StudyError {
+    StudyError::Spec {
+        source_name: source.to_string(),
+        line,
+        message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VALID: &str = r#"
+name = "t"
+kernel = "mm"
+platform = "sunwulf"
+target = 0.2
+n_max = 512
+
+[[configuration]]
+label = "C'_2"
+nodes = "server:1,sunfire:1"
+
+[[configuration]]
+label = "C'_4"
+nodes = "server:1,sunblade:1,sunfire:2"
+"#;
+
+    fn error_of(text: &str) -> String {
+        StudySpec::from_toml_str(text, "t.toml")
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn a_minimal_spec_gets_the_documented_defaults() {
+        let spec = StudySpec::from_toml_str(VALID, "t.toml").unwrap();
+        assert_eq!(spec.backend, "sim");
+        assert_eq!(spec.approaches, Approach::ALL);
+        assert_eq!((spec.n_min, spec.repetitions, spec.warmup), (8, 1, 0));
+        assert_eq!(spec.configurations.len(), 2);
+        assert_eq!(spec.verified_configuration(), 0);
+    }
+
+    #[test]
+    fn threads_studies_repeat_and_warm_up_by_default() {
+        let spec =
+            StudySpec::from_toml_str(&VALID.replace("n_max", "backend = \"threads\"\nn_max"), "t")
+                .unwrap();
+        assert_eq!((spec.repetitions, spec.warmup), (3, 1));
+    }
+
+    #[test]
+    fn errors_name_the_line_and_the_field() {
+        let err = error_of(&VALID.replace("target = 0.2", "target = 1.5"));
+        assert!(
+            err.contains("t.toml line 5") && err.contains("target = 1.5"),
+            "{err}"
+        );
+        let err = error_of(&VALID.replace("kernel = \"mm\"", "kernel = \"fft\""));
+        assert!(
+            err.contains("line 3") && err.contains("unknown kernel"),
+            "{err}"
+        );
+        let err = error_of(&VALID.replace("n_max = 512", "n_max = 512\nspeed = 3"));
+        assert!(err.contains("line 7") && err.contains("speed"), "{err}");
+        let err = error_of(&VALID.replace("sunfire:1\"", "sunfire:x\""));
+        assert!(err.contains("C'_2") && err.contains("nodes"), "{err}");
+        let err = error_of(&VALID.replace("platform = \"sunwulf\"\n", ""));
+        assert!(err.contains("platform"), "{err}");
+        let err = error_of(&VALID.replace("n_max = 512", "n_max = 512\nbackend = \"mpi\""));
+        assert!(err.contains("line 7") && err.contains("mpi"), "{err}");
+        for err in [err, error_of("= broken"), error_of("")] {
+            assert_eq!(err.lines().count(), 1, "{err}");
+        }
+    }
+
+    #[test]
+    fn duplicate_labels_and_bad_verify_are_refused() {
+        let err = error_of(&VALID.replace("C'_4", "C'_2"));
+        assert!(err.contains("twice"), "{err}");
+        let err = error_of(&VALID.replace("n_max = 512", "n_max = 512\nverify = \"C_9\""));
+        assert!(err.contains("verify") && err.contains("line 7"), "{err}");
+    }
+}

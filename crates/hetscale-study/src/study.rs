@@ -1,0 +1,505 @@
+//! A whole study: the approaches the spec asks for, on every configuration, then psi, the
+//! approaches side by side, the verification run and the held-out check.
+
+use hetscale_model::fit::least_squares;
+use hetscale_model::root::solve_for_target;
+use hetscale_model::scalability::ScalabilityMatrix;
+use serde::Serialize;
+
+use crate::computed::{ComputedFit, compute};
+use crate::error::{Result, StudyError};
+use crate::measured::search;
+use crate::predicted::{KernelTimeModel, PredictedStudy};
+use crate::runner::{Measurement, Observer, ResolvedConfiguration, Runner};
+use crate::spec::{Approach, StudySpec};
+use crate::store::{RunRecord, Store};
+
+/// The size one approach found for one configuration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OperatingPoint {
+    /// Configuration label.
+    pub configuration: String,
+    /// Number of nodes.
+    pub p: usize,
+    /// Marked speed `C`, flop/s.
+    pub marked_speed: f64,
+    /// Problem size `N`.
+    pub n: f64,
+    /// Work `W(N)`, flop.
+    pub work: f64,
+    /// Time `T`, s (measured, fitted or predicted).
+    pub time_s: f64,
+    /// `E_s = W / (T C)`.
+    pub speed_efficiency: f64,
+}
+
+/// A configuration an approach could not settle, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Failure {
+    /// Configuration label.
+    pub configuration: String,
+    /// The one-line reason.
+    pub message: String,
+}
+
+/// What one approach found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ApproachResult {
+    /// Which approach.
+    pub approach: Approach,
+    /// One point per configuration it settled, in the spec's order.
+    pub points: Vec<OperatingPoint>,
+    /// The configurations it could not settle.
+    pub failures: Vec<Failure>,
+    /// `psi(C_i, C_j) = C_j W_i / (C_i W_j)` over the settled configurations.
+    pub psi: Option<ScalabilityMatrix>,
+}
+
+impl ApproachResult {
+    /// The point of configuration `label`, if settled.
+    pub fn point(&self, label: &str) -> Option<&OperatingPoint> {
+        self.points.iter().find(|p| p.configuration == label)
+    }
+}
+
+/// Approach 3's calibration on the base configuration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Calibration {
+    /// The base configuration.
+    pub configuration: String,
+    /// The size measured there.
+    pub n: u64,
+    /// The measured median time, s.
+    pub measured_time_s: f64,
+    /// The model's compute and overhead times there, s.
+    pub model_compute_s: f64,
+    /// See `model_compute_s`.
+    pub model_overhead_s: f64,
+    /// The model with its compute factor fitted to the measurement.
+    pub model: KernelTimeModel,
+}
+
+/// Held-out validation: the time model fitted on every configuration but the largest, used to
+/// predict the largest, against what was found there.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HeldOut {
+    /// The held-out (largest) configuration.
+    pub configuration: String,
+    /// The configurations fitted on.
+    pub fitted_on: Vec<String>,
+    /// The fitted model.
+    pub model: KernelTimeModel,
+    /// The size it predicts for the held-out configuration.
+    pub n_predicted: f64,
+    /// The size found there by `reference`.
+    pub n_reference: f64,
+    /// The approach that found `n_reference`.
+    pub reference: Approach,
+    /// `(n_predicted - n_reference) / n_reference`.
+    pub relative_error: f64,
+}
+
+/// One configuration's size by each approach, and how far the others are from the measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    /// Configuration label.
+    pub configuration: String,
+    /// Measured `N`.
+    pub measured: Option<f64>,
+    /// Computed `N`.
+    pub computed: Option<f64>,
+    /// Predicted `N`.
+    pub predicted: Option<f64>,
+    /// `(computed - measured) / measured`.
+    pub computed_vs_measured: Option<f64>,
+    /// `(predicted - measured) / measured`.
+    pub predicted_vs_measured: Option<f64>,
+}
+
+/// Everything a study found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StudyResult {
+    /// The spec it ran.
+    pub spec: StudySpec,
+    /// The configurations: label, node set, p, C.
+    pub configurations: Vec<ConfigurationRow>,
+    /// Approach 1.
+    pub measured: Option<ApproachResult>,
+    /// Approach 2.
+    pub computed: Option<ApproachResult>,
+    /// Approach 2's fits, per configuration.
+    pub fits: Vec<ComputedFit>,
+    /// Approach 3.
+    pub predicted: Option<ApproachResult>,
+    /// Approach 3's calibration.
+    pub calibration: Option<Calibration>,
+    /// The approaches side by side.
+    pub comparison: Vec<Comparison>,
+    /// Held-out validation, when there are at least three configurations and a reference.
+    pub held_out: Option<HeldOut>,
+    /// The verified run with real compute.
+    pub verification: Option<RunRecord>,
+    /// Every size measured, by configuration and size.
+    pub samples: Vec<Measurement>,
+}
+
+/// A configuration as the result lists it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConfigurationRow {
+    /// Label.
+    pub label: String,
+    /// Node set.
+    pub nodes: String,
+    /// Number of nodes.
+    pub p: usize,
+    /// Marked speed `C`, flop/s.
+    pub marked_speed: f64,
+}
+
+/// Runs `spec`, writing every run to `store` as it completes (and reusing the runs the store
+/// already holds for this study).
+pub fn run_study(spec: &StudySpec, store: &Store, observer: &dyn Observer) -> Result<StudyResult> {
+    let runner = Runner::new(spec, store, observer)?;
+    let measured = spec
+        .wants(Approach::Measured)
+        .then(|| run_measured(&runner));
+    let (computed, fits) = if spec.wants(Approach::Computed) {
+        let (result, fits) = run_computed(&runner, measured.as_ref());
+        (Some(result), fits)
+    } else {
+        (None, Vec::new())
+    };
+    let base = base_size(&runner, measured.as_ref(), computed.as_ref())?;
+    let verification = Some(runner.verify(
+        spec.verified_configuration(),
+        verification_size(&runner, measured.as_ref(), computed.as_ref(), base),
+    )?);
+    let (predicted, calibration) = if spec.wants(Approach::Predicted) {
+        let (result, calibration) = run_predicted(&runner, base)?;
+        (Some(result), Some(calibration))
+    } else {
+        (None, None)
+    };
+    let held_out = held_out(&runner, measured.as_ref().or(computed.as_ref()))?;
+    let comparison = compare(
+        &runner,
+        measured.as_ref(),
+        computed.as_ref(),
+        predicted.as_ref(),
+    );
+    let samples = (0..runner.configurations().len())
+        .flat_map(|i| runner.measurements_of(i))
+        .collect();
+    Ok(StudyResult {
+        spec: spec.clone(),
+        configurations: runner
+            .configurations()
+            .iter()
+            .map(|c| ConfigurationRow {
+                label: c.configuration.label.clone(),
+                nodes: c.nodes.clone(),
+                p: c.configuration.nodes,
+                marked_speed: c.configuration.marked_speed,
+            })
+            .collect(),
+        measured,
+        computed,
+        fits,
+        predicted,
+        calibration,
+        comparison,
+        held_out,
+        verification,
+        samples,
+    })
+}
+
+fn run_measured(runner: &Runner<'_>) -> ApproachResult {
+    let mut start = runner.spec().n_min;
+    let outcomes = each_configuration(runner, Approach::Measured, |index| {
+        let m = search(runner, index, start)?;
+        start = m.n;
+        Ok(point_of(runner, index, m.n as f64, m.time.median))
+    });
+    approach_result(Approach::Measured, outcomes)
+}
+
+fn run_computed(
+    runner: &Runner<'_>,
+    measured: Option<&ApproachResult>,
+) -> (ApproachResult, Vec<ComputedFit>) {
+    let mut start = runner.spec().n_min;
+    let mut fits = Vec::new();
+    let outcomes = each_configuration(runner, Approach::Computed, |index| {
+        let label = &runner.configurations()[index].configuration.label;
+        let hint = measured.and_then(|m| m.point(label)).map(|p| p.n as u64);
+        let fit = compute(runner, index, hint.unwrap_or(start))?;
+        start = fit.n.round() as u64;
+        let work = runner.kernel().work(fit.n.round() as usize);
+        let time = fit.model.time(fit.n, work);
+        let point = point_of(runner, index, fit.n, time);
+        fits.push(fit);
+        Ok(point)
+    });
+    (approach_result(Approach::Computed, outcomes), fits)
+}
+
+/// The size measured on the base configuration for approach 3's calibration: the measured or
+/// computed size there, else the uncalibrated model's.
+fn base_size(
+    runner: &Runner<'_>,
+    measured: Option<&ApproachResult>,
+    computed: Option<&ApproachResult>,
+) -> Result<u64> {
+    let base = &runner.configurations()[0];
+    let found = [measured, computed]
+        .into_iter()
+        .flatten()
+        .find_map(|r| r.point(&base.configuration.label))
+        .map(|p| p.n);
+    let n = match found {
+        Some(n) => n,
+        None => model_size(runner, &KernelTimeModel::default(), base)?,
+    };
+    Ok(n.round() as u64)
+}
+
+/// The verified run is at the size found on the verified configuration.
+fn verification_size(
+    runner: &Runner<'_>,
+    measured: Option<&ApproachResult>,
+    computed: Option<&ApproachResult>,
+    base: u64,
+) -> u64 {
+    let index = runner.spec().verified_configuration();
+    let label = &runner.configurations()[index].configuration.label;
+    [measured, computed]
+        .into_iter()
+        .flatten()
+        .find_map(|r| r.point(label))
+        .map_or(base, |p| p.n.round() as u64)
+}
+
+fn run_predicted(runner: &Runner<'_>, base_n: u64) -> Result<(ApproachResult, Calibration)> {
+    let calibration = calibrate(runner, base_n)?;
+    let outcomes = each_configuration(runner, Approach::Predicted, |index| {
+        let config = &runner.configurations()[index];
+        let n = model_size(runner, &calibration.model, config)?;
+        let time = calibration.model.time(runner.kernel(), n, config)?;
+        Ok(point_of(runner, index, n, time))
+    });
+    Ok((approach_result(Approach::Predicted, outcomes), calibration))
+}
+
+/// Fits the compute factor `a` of the kernel's model to one measurement on the base
+/// configuration: `a = (T - T_o) / T_compute` (Chen, Sun & Wu's `alpha / C_i` from a base run).
+fn calibrate(runner: &Runner<'_>, n: u64) -> Result<Calibration> {
+    let base = &runner.configurations()[0];
+    let measured = runner.measure(0, n)?;
+    let (compute, overhead) = KernelTimeModel::parts(runner.kernel(), n as f64, base)?;
+    let spare = measured.time.median - overhead;
+    if spare <= 0.0 {
+        return Err(StudyError::Configuration {
+            configuration: base.configuration.label.clone(),
+            message: format!(
+                "the kernel's overhead model ({overhead:.3e} s) exceeds the measured time ({:.3e} s) at N = {n}: the platform's g, L or o overstate this machine; probe it (hetscale probe --write-platform)",
+                measured.time.median
+            ),
+        });
+    }
+    Ok(Calibration {
+        configuration: base.configuration.label.clone(),
+        n,
+        measured_time_s: measured.time.median,
+        model_compute_s: compute,
+        model_overhead_s: overhead,
+        model: KernelTimeModel {
+            compute_factor: spare / compute,
+            overhead_factor: 1.0,
+        },
+    })
+}
+
+/// The size where `model` gives the target on `config`, searched over the spec's range.
+fn model_size(
+    runner: &Runner<'_>,
+    model: &KernelTimeModel,
+    config: &ResolvedConfiguration,
+) -> Result<f64> {
+    let spec = runner.spec();
+    let kernel = runner.kernel();
+    let efficiency = |n: f64| {
+        let work = kernel.work(n.round().max(1.0) as usize);
+        let time = model
+            .time(kernel, n, config)
+            .map_err(|e| hetscale_model::ModelError::Inconsistent(e.to_string()))?;
+        Ok(work / (time * config.configuration.marked_speed))
+    };
+    Ok(solve_for_target(
+        efficiency,
+        spec.target,
+        spec.n_min as f64,
+        spec.n_max as f64,
+        "predicted speed-efficiency",
+    )?)
+}
+
+/// Fits `T = a T_compute + k T_o` on every size measured on all configurations but the
+/// largest, predicts the largest, and compares with what `reference` found there.
+fn held_out(runner: &Runner<'_>, reference: Option<&ApproachResult>) -> Result<Option<HeldOut>> {
+    let configs = runner.configurations();
+    let Some(reference) = reference else {
+        return Ok(None);
+    };
+    let last = configs.len() - 1;
+    let Some(target_point) = reference.point(&configs[last].configuration.label) else {
+        return Ok(None);
+    };
+    if configs.len() < 3 {
+        return Ok(None);
+    }
+    let (mut compute, mut overhead, mut times) = (Vec::new(), Vec::new(), Vec::new());
+    for (index, config) in configs[..last].iter().enumerate() {
+        for m in runner.measurements_of(index) {
+            let (c, o) = KernelTimeModel::parts(runner.kernel(), m.n as f64, config)?;
+            compute.push(c);
+            overhead.push(o);
+            times.push(m.time.median);
+        }
+    }
+    let Ok((coefficients, _)) = least_squares(&[compute, overhead], &times) else {
+        return Ok(None);
+    };
+    let model = KernelTimeModel {
+        compute_factor: coefficients[0],
+        overhead_factor: coefficients[1],
+    };
+    let n_predicted = model_size(runner, &model, &configs[last])?;
+    Ok(Some(HeldOut {
+        configuration: configs[last].configuration.label.clone(),
+        fitted_on: configs[..last]
+            .iter()
+            .map(|c| c.configuration.label.clone())
+            .collect(),
+        model,
+        n_predicted,
+        n_reference: target_point.n,
+        reference: reference.approach,
+        relative_error: (n_predicted - target_point.n) / target_point.n,
+    }))
+}
+
+fn compare(
+    runner: &Runner<'_>,
+    measured: Option<&ApproachResult>,
+    computed: Option<&ApproachResult>,
+    predicted: Option<&ApproachResult>,
+) -> Vec<Comparison> {
+    let n_of =
+        |r: Option<&ApproachResult>, label: &str| r.and_then(|r| r.point(label)).map(|p| p.n);
+    let relative = |a: Option<f64>, b: Option<f64>| Some((a? - b?) / b?);
+    runner
+        .configurations()
+        .iter()
+        .map(|c| {
+            let label = &c.configuration.label;
+            let (m, co, pr) = (
+                n_of(measured, label),
+                n_of(computed, label),
+                n_of(predicted, label),
+            );
+            Comparison {
+                configuration: label.clone(),
+                measured: m,
+                computed: co,
+                predicted: pr,
+                computed_vs_measured: relative(co, m),
+                predicted_vs_measured: relative(pr, m),
+            }
+        })
+        .collect()
+}
+
+/// Runs `settle` on every configuration in order, telling the observer; a configuration that
+/// fails is recorded and the others still run.
+fn each_configuration(
+    runner: &Runner<'_>,
+    approach: Approach,
+    mut settle: impl FnMut(usize) -> Result<OperatingPoint>,
+) -> Vec<std::result::Result<OperatingPoint, Failure>> {
+    let total = runner.configurations().len();
+    (0..total)
+        .map(|index| {
+            let label = runner.configurations()[index].configuration.label.clone();
+            runner
+                .observer()
+                .configuration_started(approach, &label, index, total);
+            let outcome = settle(index);
+            let shown = match &outcome {
+                Ok(p) => format!("N = {:.0}, E_s = {:.3}", p.n, p.speed_efficiency),
+                Err(e) => e.to_string(),
+            };
+            runner
+                .observer()
+                .configuration_finished(approach, &label, &shown);
+            outcome.map_err(|e| Failure {
+                configuration: label,
+                message: e.to_string(),
+            })
+        })
+        .collect()
+}
+
+fn approach_result(
+    approach: Approach,
+    outcomes: Vec<std::result::Result<OperatingPoint, Failure>>,
+) -> ApproachResult {
+    let (mut points, mut failures) = (Vec::new(), Vec::new());
+    for outcome in outcomes {
+        match outcome {
+            Ok(p) => points.push(p),
+            Err(f) => failures.push(f),
+        }
+    }
+    let labels = points.iter().map(|p| p.configuration.clone()).collect();
+    let systems: Vec<(f64, f64)> = points.iter().map(|p| (p.marked_speed, p.work)).collect();
+    let psi = ScalabilityMatrix::from_systems(labels, &systems).ok();
+    ApproachResult {
+        approach,
+        points,
+        failures,
+        psi,
+    }
+}
+
+fn point_of(runner: &Runner<'_>, index: usize, n: f64, time_s: f64) -> OperatingPoint {
+    let c = &runner.configurations()[index].configuration;
+    let work = runner.kernel().work(n.round().max(1.0) as usize);
+    OperatingPoint {
+        configuration: c.label.clone(),
+        p: c.nodes,
+        marked_speed: c.marked_speed,
+        n,
+        work,
+        time_s,
+        speed_efficiency: work / (time_s * c.marked_speed),
+    }
+}
+
+/// The predicted study of a spec without running anything: approach 3 with the model as derived
+/// (`a = k = 1`), e.g. at 4096 nodes.
+pub fn predict_only(spec: &StudySpec) -> Result<PredictedStudy> {
+    let kernel = hetscale_kernels::kernel_by_name(&spec.kernel, &spec.kernel_options)?;
+    let platform = hbsp::Platform::load(&spec.platform)?;
+    let configs = spec
+        .configurations
+        .iter()
+        .map(|c| crate::runner::resolve(&platform, &c.label, &c.nodes))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(KernelTimeModel::default().predict(
+        kernel.as_ref(),
+        &configs,
+        spec.target,
+        (spec.n_min as f64, spec.n_max as f64),
+    )?)
+}

@@ -1,0 +1,170 @@
+//! The terminal tables of a study result.
+
+use std::fmt::Write as _;
+
+use hetscale_model::scalability::ScalabilityMatrix;
+use hetscale_study::study::{ApproachResult, StudyResult};
+
+/// The study's tables as text.
+pub fn render_text(result: &StudyResult) -> String {
+    let spec = &result.spec;
+    let mut out = format!(
+        "\nStudy {}: {} on {} ({}), target E_s = {}\n",
+        spec.name, spec.kernel, spec.backend, spec.platform, spec.target
+    );
+    for approach in [&result.measured, &result.computed, &result.predicted]
+        .into_iter()
+        .flatten()
+    {
+        approach_table(&mut out, approach);
+    }
+    comparison_table(&mut out, result);
+    fits_table(&mut out, result);
+    validation_lines(&mut out, result);
+    out
+}
+
+fn approach_table(out: &mut String, r: &ApproachResult) {
+    let _ = writeln!(out, "\nApproach {}:", r.approach.name());
+    let _ = writeln!(
+        out,
+        "{:<8} {:>4} {:>12} {:>9} {:>12} {:>10} {:>7}",
+        "config", "p", "C (Mflop/s)", "N", "W (flop)", "T (s)", "E_s"
+    );
+    for p in &r.points {
+        let _ = writeln!(
+            out,
+            "{:<8} {:>4} {:>12.2} {:>9.1} {:>12.4e} {:>10.5} {:>7.4}",
+            p.configuration,
+            p.p,
+            p.marked_speed / 1e6,
+            p.n,
+            p.work,
+            p.time_s,
+            p.speed_efficiency
+        );
+    }
+    for f in &r.failures {
+        let _ = writeln!(out, "{:<8} not settled: {}", f.configuration, f.message);
+    }
+    if let Some(psi) = &r.psi {
+        psi_matrix(out, psi);
+    }
+}
+
+fn psi_matrix(out: &mut String, psi: &ScalabilityMatrix) {
+    let labels = psi.labels();
+    let _ = writeln!(out, "psi(C_i, C_j) = C_j W_i / (C_i W_j):");
+    let header: String = labels.iter().map(|l| format!("{l:>8}")).collect();
+    let _ = writeln!(out, "{:<8}{header}", "");
+    for (i, label) in labels.iter().enumerate() {
+        let cells: String = (0..labels.len())
+            .map(|j| {
+                psi.get(i, j)
+                    .map_or(format!("{:>8}", ""), |v| format!("{v:>8.3}"))
+            })
+            .collect();
+        let _ = writeln!(out, "{label:<8}{cells}");
+    }
+}
+
+fn comparison_table(out: &mut String, result: &StudyResult) {
+    let _ = writeln!(
+        out,
+        "\nThe approaches side by side (N, and difference from measured):"
+    );
+    let _ = writeln!(
+        out,
+        "{:<8} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "config", "measured", "computed", "predicted", "comp-meas", "pred-meas"
+    );
+    let size = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.1}"));
+    let percent = |v: Option<f64>| v.map_or("-".into(), |v| format!("{:+.1}%", 100.0 * v));
+    for c in &result.comparison {
+        let _ = writeln!(
+            out,
+            "{:<8} {:>10} {:>10} {:>10} {:>10} {:>10}",
+            c.configuration,
+            size(c.measured),
+            size(c.computed),
+            size(c.predicted),
+            percent(c.computed_vs_measured),
+            percent(c.predicted_vs_measured)
+        );
+    }
+}
+
+fn fits_table(out: &mut String, result: &StudyResult) {
+    if result.fits.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\nComputed fits: T(N) = a W/C + T_o(N) and the polynomial trend line of E_s(N):"
+    );
+    let _ = writeln!(
+        out,
+        "{:<8} {:>7} {:>8} {:>9} {:>10} {:>10} {:>9}",
+        "config", "samples", "a", "R^2 T", "N (model)", "N (trend)", "R^2 E_s"
+    );
+    for f in &result.fits {
+        let trend = f.n_trend.map_or("-".into(), |n| format!("{n:.1}"));
+        let _ = writeln!(
+            out,
+            "{:<8} {:>7} {:>8.4} {:>9.6} {:>10.1} {:>10} {:>9.6}",
+            f.configuration,
+            f.samples.len(),
+            f.model.a,
+            f.model_quality.r_squared,
+            f.n,
+            trend,
+            f.trend_quality.r_squared
+        );
+    }
+}
+
+fn validation_lines(out: &mut String, result: &StudyResult) {
+    if let Some(c) = &result.calibration {
+        let _ = writeln!(
+            out,
+            "\nApproach 3 calibrated on {} at N = {}: measured T = {:.5} s, model compute {:.5} s + overhead {:.5} s, compute factor a = {:.4}",
+            c.configuration,
+            c.n,
+            c.measured_time_s,
+            c.model_compute_s,
+            c.model_overhead_s,
+            c.model.compute_factor
+        );
+    }
+    match &result.held_out {
+        Some(h) => {
+            let _ = writeln!(
+                out,
+                "Held-out validation: fitted on {} (a = {:.4}, k = {:.4}), predicted N = {:.1} on {} vs {} N = {:.1}: error {:+.1}%",
+                h.fitted_on.join(", "),
+                h.model.compute_factor,
+                h.model.overhead_factor,
+                h.n_predicted,
+                h.configuration,
+                h.reference.name(),
+                h.n_reference,
+                100.0 * h.relative_error
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "Held-out validation: needs three configurations and a measured or computed size on the largest"
+            );
+        }
+    }
+    if let Some(v) = &result.verification {
+        let _ = writeln!(
+            out,
+            "Verified run: {} at N = {} with real compute: {}",
+            v.configuration,
+            v.n,
+            if v.verified { "passed" } else { "FAILED" }
+        );
+    }
+}
