@@ -382,6 +382,37 @@ impl Platform {
         self.select(&NodeSet::All)
     }
 
+    /// A hypothetical platform with `copies` copies of every node (copy `k > 0` of node `x` is
+    /// named `x~k`, same kind, speed and `r`), for predictions beyond the machine that exists.
+    pub fn replicated(&self, copies: usize) -> Result<Self> {
+        if copies == 0 {
+            return Err(HbspError::InvalidPlatform(
+                "replicate the platform at least once (copies >= 1)".into(),
+            ));
+        }
+        if copies == 1 {
+            return Ok(self.clone());
+        }
+        let nodes = (0..copies)
+            .flat_map(|k| {
+                self.nodes.iter().map(move |n| Node {
+                    name: if k == 0 {
+                        n.name.clone()
+                    } else {
+                        format!("{}~{k}", n.name)
+                    },
+                    ..n.clone()
+                })
+            })
+            .collect();
+        Ok(Self {
+            name: format!("{} x{copies}", self.name),
+            description: format!("{} copies of {}", copies, self.name),
+            nodes,
+            ..self.clone()
+        })
+    }
+
     /// The distinct node kinds, in platform order.
     pub fn kinds(&self) -> Vec<&str> {
         let mut seen = HashSet::new();

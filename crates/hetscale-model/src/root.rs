@@ -20,8 +20,10 @@ pub fn find_root(f: impl Fn(f64) -> Result<f64>, lo: f64, hi: f64) -> Result<f64
             f64::NAN
         })
     };
+    // Relative to the bracket's magnitude: an absolute 1e-10 is below the spacing of doubles
+    // near N = 1e6, and a size model that rounds N then never converges.
     let mut convergency = SimpleConvergency {
-        eps: 1e-10,
+        eps: 1e-10 * lo.abs().max(hi.abs()).max(1.0),
         max_iter: 200,
     };
     let found = find_root_brent(lo, hi, g, &mut convergency);

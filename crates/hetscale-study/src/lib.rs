@@ -23,6 +23,7 @@ pub mod computed;
 pub mod default_study;
 pub mod error;
 pub mod export;
+pub mod marked_speed;
 pub mod measured;
 pub mod predicted;
 pub mod runner;

@@ -474,7 +474,9 @@ fn approach_result(
 
 fn point_of(runner: &Runner<'_>, index: usize, n: f64, time_s: f64) -> OperatingPoint {
     let c = &runner.configurations()[index].configuration;
-    let work = runner.kernel().work(n.round().max(1.0) as usize);
+    // Sizes are integers; roots of the model land between two of them.
+    let n = n.round().max(1.0);
+    let work = runner.kernel().work(n as usize);
     OperatingPoint {
         configuration: c.label.clone(),
         p: c.nodes,
@@ -486,20 +488,20 @@ fn point_of(runner: &Runner<'_>, index: usize, n: f64, time_s: f64) -> Operating
     }
 }
 
-/// The predicted study of a spec without running anything: approach 3 with the model as derived
-/// (`a = k = 1`), e.g. at 4096 nodes.
-pub fn predict_only(spec: &StudySpec) -> Result<PredictedStudy> {
-    let kernel = hetscale_kernels::kernel_by_name(&spec.kernel, &spec.kernel_options)?;
-    let platform = hbsp::Platform::load(&spec.platform)?;
-    let configs = spec
-        .configurations
-        .iter()
-        .map(|c| crate::runner::resolve(&platform, &c.label, &c.nodes))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(KernelTimeModel::default().predict(
-        kernel.as_ref(),
-        &configs,
-        spec.target,
-        (spec.n_min as f64, spec.n_max as f64),
-    )?)
+/// Approach 3 without running anything: the kernel's time model as derived (`a = k = 1`) on
+/// each configuration, e.g. at 4096 nodes.
+pub fn predict_configurations(
+    kernel: &dyn hetscale_kernels::Kernel,
+    configs: &[ResolvedConfiguration],
+    target: f64,
+    (n_min, n_max): (u64, u64),
+) -> Result<PredictedStudy> {
+    Ok(
+        KernelTimeModel::default().predict(
+            kernel,
+            configs,
+            target,
+            (n_min as f64, n_max as f64),
+        )?,
+    )
 }

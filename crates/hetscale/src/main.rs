@@ -16,12 +16,16 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Benchmark this machine's cores: their marked speed, and the `local` platform.
+    Bench(cmd::bench::Args),
     /// Recompute the papers' published tables from their published inputs.
     Paper(cmd::paper::Args),
     /// Run one kernel on one machine and print T, W, S, C and E_s.
     Run(cmd::run::Args),
     /// Run a scalability study (with no spec: the built-in default study).
     Study(cmd::study::Args),
+    /// Predict the problem size holding a target E_s at any scale (approach 3, no runs).
+    Predict(cmd::predict::Args),
     /// Export a study database as CSV, JSON or Extra-P text.
     Export(cmd::export::Args),
     /// Williams & Parsons' scatter and broadcast experiments, actual beside predicted.
@@ -35,9 +39,11 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
+        Command::Bench(args) => cmd::bench::run(&args),
         Command::Paper(args) => cmd::paper::run(&args),
         Command::Run(args) => cmd::run::run(&args),
         Command::Study(args) => cmd::study::run(&args),
+        Command::Predict(args) => cmd::predict::run(&args),
         Command::Export(args) => cmd::export::run(&args),
         Command::Collectives(args) => cmd::collectives::run(&args),
         Command::Platform(args) => cmd::platform::run(&args),

@@ -1,9 +1,11 @@
 //! One module per subcommand: each has its clap `Args` and a `run` that wires library calls.
 
+pub mod bench;
 pub mod collectives;
 pub mod export;
 pub mod paper;
 pub mod platform;
+pub mod predict;
 pub mod probe;
 pub mod run;
 pub mod study;

@@ -43,6 +43,17 @@ pub struct Args {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Options of the configurable kernels.
+    #[command(flatten)]
+    pub kernel_options: KernelArgs,
+    /// Stretch each node's compute blocks by C_max / C_j (threads backend).
+    #[arg(long)]
+    pub emulate_speeds: bool,
+}
+
+/// The options of the configurable kernels, shared by `run` and `predict`.
+#[derive(Debug, clap::Args)]
+pub struct KernelArgs {
     /// SUMMA strategy: hoho, heho, hohe1 or hohe2.
     #[arg(long, default_value = "hoho")]
     pub strategy: String,
@@ -58,16 +69,27 @@ pub struct Args {
     /// GE pivoting: partial or none (the paper's; generated matrices are then diagonally dominant).
     #[arg(long, default_value = "partial")]
     pub pivoting: String,
-    /// Stretch each node's compute blocks by C_max / C_j (threads backend).
-    #[arg(long)]
-    pub emulate_speeds: bool,
+}
+
+impl KernelArgs {
+    /// The kernel `name` with these options.
+    pub fn kernel(&self, name: &str) -> anyhow::Result<Box<dyn Kernel>> {
+        let options = KernelOptions {
+            pivoting: self.pivoting.clone(),
+            strategy: self.strategy.clone(),
+            grid: self.grid.clone(),
+            nb: self.nb,
+            order: self.order,
+        };
+        Ok(kernel_by_name(name, &options)?)
+    }
 }
 
 /// Runs `hetscale run`.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let backend = backend(args)?;
     let machine = Platform::load(&args.platform)?.select(&args.nodes.parse()?)?;
-    let kernel = kernel(args)?;
+    let kernel = args.kernel_options.kernel(&args.kernel)?;
     let inputs = inputs(args, kernel.as_ref())?;
     let run = kernel.run(&inputs, &backend, &machine)?;
     if let Some(path) = &args.dump_result {
@@ -115,17 +137,6 @@ fn backend(args: &Args) -> anyhow::Result<Backend> {
         _ => bail!("backend {backend} cannot run kernels yet"),
     }
     Ok(backend)
-}
-
-fn kernel(args: &Args) -> anyhow::Result<Box<dyn Kernel>> {
-    let options = KernelOptions {
-        pivoting: args.pivoting.clone(),
-        strategy: args.strategy.clone(),
-        grid: args.grid.clone(),
-        nb: args.nb,
-        order: args.order,
-    };
-    Ok(kernel_by_name(&args.kernel, &options)?)
 }
 
 fn inputs(args: &Args, kernel: &dyn Kernel) -> anyhow::Result<Vec<Array>> {

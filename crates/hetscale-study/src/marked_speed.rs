@@ -1,0 +1,251 @@
+//! Marked speed: the benchmarked sustained speed of one core of this machine.
+//!
+//! Sun, Chen & Wu (ICPP 2005 and JPDC 2008, section 4.3) run NPB kernels (LU, FT, BT, ...) on
+//! each node "and take the average speed on each node as its marked speed". hetscale's suite has
+//! the same spirit in four single-threaded kernels: dense GEMM and LU (faer), a complex FFT
+//! (rustfft) and the memory-bound STREAM triad. Each is warmed up, repeated, and summarised by
+//! its median rate; the marked speed is the mean of the four medians.
+
+use std::time::Instant;
+
+use faer::{Mat, Par};
+use num_complex::Complex64;
+use serde::Serialize;
+
+use crate::error::{Result, StudyError};
+use crate::stats::{Summary, summarize};
+
+/// Problem sizes and repetitions of the suite.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct BenchOptions {
+    /// GEMM order.
+    pub gemm_n: usize,
+    /// LU order.
+    pub lu_n: usize,
+    /// FFT length (a power of two).
+    pub fft_len: usize,
+    /// Triad vector length.
+    pub triad_len: usize,
+    /// Unrecorded runs before the timed ones.
+    pub warmup: usize,
+    /// Timed runs per kernel.
+    pub repetitions: usize,
+}
+
+impl Default for BenchOptions {
+    fn default() -> Self {
+        Self {
+            gemm_n: 512,
+            lu_n: 1024,
+            fft_len: 1 << 20,
+            // Three arrays of 8 Mi doubles (192 MiB): far beyond any cache.
+            triad_len: 1 << 23,
+            warmup: 1,
+            repetitions: 10,
+        }
+    }
+}
+
+impl BenchOptions {
+    /// Small sizes, for tests and a first look (caches flatter the triad).
+    pub fn quick() -> Self {
+        Self {
+            gemm_n: 128,
+            lu_n: 128,
+            fft_len: 1 << 12,
+            triad_len: 1 << 16,
+            warmup: 1,
+            repetitions: 3,
+        }
+    }
+}
+
+/// One kernel's rates.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KernelSpeed {
+    /// Kernel name.
+    pub name: &'static str,
+    /// What one run computes.
+    pub problem: String,
+    /// Floating-point operations per run.
+    pub flop_per_run: f64,
+    /// Statistics of the rate over the timed runs, Mflop/s.
+    pub mflops: Summary,
+}
+
+/// The suite's result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MarkedSpeedReport {
+    /// Cores of this machine (one node each on the `local` platform).
+    pub cores: usize,
+    /// Each kernel's rates.
+    pub kernels: Vec<KernelSpeed>,
+    /// Marked speed of one core: the mean of the kernels' median rates, Mflop/s.
+    pub marked_speed: f64,
+    /// The options used.
+    pub options: BenchOptions,
+}
+
+/// Runs the suite on one core.
+pub fn measure(options: &BenchOptions) -> Result<MarkedSpeedReport> {
+    check(options)?;
+    let kernels = vec![gemm(options)?, lu(options)?, fft(options)?, triad(options)?];
+    let marked_speed = kernels.iter().map(|k| k.mflops.median).sum::<f64>() / kernels.len() as f64;
+    Ok(MarkedSpeedReport {
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        kernels,
+        marked_speed,
+        options: *options,
+    })
+}
+
+fn check(options: &BenchOptions) -> Result<()> {
+    let bad = |why: String| Err(StudyError::Stats(why));
+    if options.repetitions == 0 {
+        return bad("benchmark repetitions = 0: use at least 1".into());
+    }
+    if !options.fft_len.is_power_of_two() {
+        return bad(format!(
+            "FFT length {} is not a power of two",
+            options.fft_len
+        ));
+    }
+    if [options.gemm_n, options.lu_n, options.triad_len].contains(&0) {
+        return bad("benchmark sizes must be positive".into());
+    }
+    Ok(())
+}
+
+/// Times `run` (after the warm-up) and summarises `flop / time` in Mflop/s.
+fn rates(options: &BenchOptions, flop: f64, mut run: impl FnMut()) -> Result<Summary> {
+    (0..options.warmup).for_each(|_| run());
+    let samples: Vec<f64> = (0..options.repetitions)
+        .map(|_| {
+            let start = Instant::now();
+            run();
+            flop / start.elapsed().as_secs_f64().max(1e-9) / 1e6
+        })
+        .collect();
+    summarize(&samples)
+}
+
+fn matrix(n: usize, seed: u64) -> Mat<f64> {
+    // A cheap deterministic fill with a dominant diagonal, so LU needs no large pivots.
+    Mat::from_fn(n, n, |i, j| {
+        let x = ((i * 31 + j * 17) as u64 ^ seed) % 1000;
+        x as f64 / 1000.0 + if i == j { n as f64 } else { 0.0 }
+    })
+}
+
+fn gemm(options: &BenchOptions) -> Result<KernelSpeed> {
+    let n = options.gemm_n;
+    let (a, b) = (matrix(n, 1), matrix(n, 2));
+    let mut c = Mat::<f64>::zeros(n, n);
+    let flop = 2.0 * (n as f64).powi(3);
+    let mflops = rates(options, flop, || {
+        faer::linalg::matmul::matmul(
+            c.as_mut(),
+            faer::Accum::Replace,
+            a.as_ref(),
+            b.as_ref(),
+            1.0,
+            Par::Seq,
+        );
+        std::hint::black_box(&c);
+    })?;
+    Ok(KernelSpeed {
+        name: "gemm",
+        problem: format!("C = A B, {n} x {n} doubles (faer)"),
+        flop_per_run: flop,
+        mflops,
+    })
+}
+
+fn lu(options: &BenchOptions) -> Result<KernelSpeed> {
+    let n = options.lu_n;
+    let a = matrix(n, 3);
+    let flop = 2.0 / 3.0 * (n as f64).powi(3);
+    let mflops = rates(options, flop, || {
+        std::hint::black_box(a.partial_piv_lu());
+    })?;
+    Ok(KernelSpeed {
+        name: "lu",
+        problem: format!("partial-pivoting LU, {n} x {n} doubles (faer), 2/3 n^3 flop"),
+        flop_per_run: flop,
+        mflops,
+    })
+}
+
+fn fft(options: &BenchOptions) -> Result<KernelSpeed> {
+    let len = options.fft_len;
+    let plan = rustfft::FftPlanner::<f64>::new().plan_fft_forward(len);
+    let mut data: Vec<Complex64> = (0..len)
+        .map(|i| Complex64::new((i % 7) as f64, (i % 3) as f64))
+        .collect();
+    // The conventional FFT count, 5 N log2 N.
+    let flop = 5.0 * len as f64 * (len as f64).log2();
+    let mflops = rates(options, flop, || {
+        plan.process(&mut data);
+        std::hint::black_box(&data);
+    })?;
+    Ok(KernelSpeed {
+        name: "fft",
+        problem: format!("complex FFT of {len} points (rustfft), 5 N log2 N flop"),
+        flop_per_run: flop,
+        mflops,
+    })
+}
+
+fn triad(options: &BenchOptions) -> Result<KernelSpeed> {
+    let len = options.triad_len;
+    let (b, c) = (vec![1.5f64; len], vec![2.5f64; len]);
+    let mut a = vec![0.0f64; len];
+    let flop = 2.0 * len as f64;
+    let mflops = rates(options, flop, || {
+        for ((x, y), z) in a.iter_mut().zip(&b).zip(&c) {
+            *x = y + 3.0 * z;
+        }
+        std::hint::black_box(&a);
+    })?;
+    Ok(KernelSpeed {
+        name: "triad",
+        problem: format!("STREAM triad a = b + s c on {len} doubles, 2 flop per element"),
+        flop_per_run: flop,
+        mflops,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_suite_measures_four_positive_rates_and_averages_them() {
+        let report = measure(&BenchOptions::quick()).unwrap();
+        let names: Vec<&str> = report.kernels.iter().map(|k| k.name).collect();
+        assert_eq!(names, ["gemm", "lu", "fft", "triad"]);
+        assert!(
+            report
+                .kernels
+                .iter()
+                .all(|k| k.mflops.median > 0.0 && k.mflops.samples == 3)
+        );
+        let mean = report.kernels.iter().map(|k| k.mflops.median).sum::<f64>() / 4.0;
+        assert!((report.marked_speed - mean).abs() < 1e-9 * mean);
+    }
+
+    #[test]
+    fn bad_options_are_refused() {
+        let mut options = BenchOptions::quick();
+        options.fft_len = 1000;
+        assert!(
+            measure(&options)
+                .unwrap_err()
+                .to_string()
+                .contains("power of two")
+        );
+        options = BenchOptions::quick();
+        options.repetitions = 0;
+        assert!(measure(&options).is_err());
+    }
+}

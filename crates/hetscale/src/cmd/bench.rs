@@ -1,0 +1,82 @@
+//! `hetscale bench`: the marked speed of this machine's cores, and the `local` platform with it.
+
+use std::path::PathBuf;
+
+use hbsp::Platform;
+use hetscale_study::marked_speed::{BenchOptions, MarkedSpeedReport, measure};
+
+/// Arguments of `hetscale bench`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Small sizes and 3 repetitions: seconds instead of a minute, less representative.
+    #[arg(long)]
+    pub quick: bool,
+    /// Timed runs per kernel.
+    #[arg(long)]
+    pub repetitions: Option<usize>,
+    /// Write the `local` platform (one node per core at the measured marked speed) to FILE;
+    /// fill its network with `hetscale probe --write-platform FILE`.
+    #[arg(long)]
+    pub write_platform: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `hetscale bench`.
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let mut options = if args.quick {
+        BenchOptions::quick()
+    } else {
+        BenchOptions::default()
+    };
+    if let Some(r) = args.repetitions {
+        options.repetitions = r;
+    }
+    let report = measure(&options)?;
+    if let Some(path) = &args.write_platform {
+        local_platform(&report)?.write_file(path)?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", render(&report));
+        if let Some(path) = &args.write_platform {
+            println!("wrote the local platform to {}", path.display());
+        }
+    }
+    Ok(())
+}
+
+/// The `local` preset with every core at the measured marked speed.
+fn local_platform(report: &MarkedSpeedReport) -> anyhow::Result<Platform> {
+    let mut platform = Platform::load("local")?;
+    for node in &mut platform.nodes {
+        node.marked_speed = report.marked_speed;
+    }
+    platform.description = format!(
+        "this host, one node per core at the marked speed measured by hetscale bench ({:.1} Mflop/s); network: run hetscale probe --write-platform",
+        report.marked_speed
+    );
+    platform.validate()?;
+    Ok(platform)
+}
+
+fn render(report: &MarkedSpeedReport) -> String {
+    let mut out = format!(
+        "{:<6} {:>12} {:>12} {:>10} {:>10}  {}\n",
+        "kernel", "median", "95% CI low", "high", "MAD", "problem"
+    );
+    for k in &report.kernels {
+        let s = &k.mflops;
+        out.push_str(&format!(
+            "{:<6} {:>12.1} {:>12.1} {:>10.1} {:>10.1}  {}\n",
+            k.name, s.median, s.median_ci.0, s.median_ci.1, s.mad, k.problem
+        ));
+    }
+    out.push_str(&format!(
+        "(rates in Mflop/s over {} timed runs after {} warm-up)\nmarked_speed = {:.1} Mflop/s per core (mean of the medians, as JPDC section 4.3 averages NPB kernels); {} cores\n",
+        report.options.repetitions, report.options.warmup, report.marked_speed, report.cores
+    ));
+    out
+}

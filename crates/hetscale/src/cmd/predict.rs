@@ -1,0 +1,105 @@
+//! `hetscale predict`: approach 3 at any scale, instantly — the kernel's time model on the
+//! platform's HBSP^1 parameters, solved for the target speed-efficiency on each node set.
+
+use hbsp::Platform;
+use hetscale_study::predicted::PredictedStudy;
+use hetscale_study::runner::resolve;
+use hetscale_study::study::predict_configurations;
+
+use super::run::KernelArgs;
+
+/// Arguments of `hetscale predict`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Kernel: mm, ge, conv2d, summa or burg.
+    pub kernel: String,
+    /// Platform preset (sunwulf, ucf-cluster, ncube2, local) or TOML file.
+    #[arg(long, default_value = "sunwulf")]
+    pub platform: String,
+    /// A configuration's node set; repeat for several (e.g. --nodes 64 --nodes 1024).
+    #[arg(long, required = true)]
+    pub nodes: Vec<String>,
+    /// Target speed-efficiency E_s.
+    #[arg(long)]
+    pub target: f64,
+    /// Predict on a hypothetical platform with this many copies of every node (to go beyond
+    /// the machine that exists, e.g. 4096 SunBlades).
+    #[arg(long, default_value_t = 1)]
+    pub replicate: usize,
+    /// Smallest problem size searched.
+    #[arg(long, default_value_t = 8)]
+    pub n_min: u64,
+    /// Largest problem size searched.
+    #[arg(long, default_value_t = 10_000_000)]
+    pub n_max: u64,
+    /// Options of the configurable kernels.
+    #[command(flatten)]
+    pub kernel_options: KernelArgs,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `hetscale predict`.
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        args.target > 0.0 && args.target < 1.0,
+        "--target {} is not a speed-efficiency: use a value in (0, 1)",
+        args.target
+    );
+    anyhow::ensure!(
+        args.n_min >= 1 && args.n_max > args.n_min,
+        "--n-min {} and --n-max {} give nothing to search: use 1 <= n-min < n-max",
+        args.n_min,
+        args.n_max
+    );
+    let kernel = args.kernel_options.kernel(&args.kernel)?;
+    let platform = Platform::load(&args.platform)?.replicated(args.replicate)?;
+    let configs = args
+        .nodes
+        .iter()
+        .map(|nodes| resolve(&platform, nodes, nodes))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| {
+            anyhow::anyhow!("{e} (to predict beyond the real machine, add --replicate K)")
+        })?;
+    let study = predict_configurations(
+        kernel.as_ref(),
+        &configs,
+        args.target,
+        (args.n_min, args.n_max),
+    )?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&study)?);
+    } else {
+        print!("{}", render(&args.kernel, &platform.name, &study));
+    }
+    Ok(())
+}
+
+fn render(kernel: &str, platform: &str, study: &PredictedStudy) -> String {
+    let mut out = format!(
+        "Predicted (approach 3, the kernel's HBSP^1 time model): {kernel} on {platform}, target E_s = {}\n{:<28} {:>6} {:>14} {:>10} {:>12} {:>12} {:>8}\n",
+        study.target, "nodes", "p", "C (Mflop/s)", "N", "W (flop)", "T (s)", "psi"
+    );
+    let first = study
+        .points
+        .first()
+        .map(|p| (p.configuration.marked_speed, p.work));
+    for p in &study.points {
+        let c = &p.configuration;
+        let psi = first.map_or(f64::NAN, |(c0, w0)| c.marked_speed * w0 / (c0 * p.work));
+        out.push_str(&format!(
+            "{:<28} {:>6} {:>14.2} {:>10.0} {:>12.4e} {:>12.5} {:>8.4}\n",
+            c.label,
+            c.nodes,
+            c.marked_speed / 1e6,
+            p.n,
+            p.work,
+            p.time_s,
+            psi
+        ));
+    }
+    out.push_str("psi is psi(first, this) = C' W / (C W').\n");
+    out
+}
