@@ -26,7 +26,7 @@ pub enum ModelError {
     Inconsistent(String),
     /// No problem size in the searched range reaches the target.
     #[error(
-        "no problem size in [{lo}, {hi}] reaches the target {what} {target}; the best reached is {best} at {best_at}: lower the target or widen the range"
+        "no problem size in [{lo}, {hi}] reaches the target {what} {target}; the closest reached is {best:.4} at {best_at:.1}: lower the target or widen the range"
     )]
     Unreachable {
         /// What was targeted (e.g. "speed-efficiency").

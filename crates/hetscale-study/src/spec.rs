@@ -152,7 +152,7 @@ fn default_skeleton() -> Spanned<bool> {
     Spanned::new(0..0, false)
 }
 fn default_tolerance() -> Spanned<f64> {
-    Spanned::new(0..0, 0.02)
+    Spanned::new(0..0, 0.01)
 }
 fn default_approaches() -> Spanned<Vec<Approach>> {
     Spanned::new(0..0, Approach::ALL.to_vec())

@@ -169,16 +169,23 @@ pub fn run_study(spec: &StudySpec, store: &Store, observer: &dyn Observer) -> Re
     } else {
         (None, Vec::new())
     };
-    let base = base_size(&runner, measured.as_ref(), computed.as_ref())?;
-    let verification = Some(runner.verify(
-        spec.verified_configuration(),
-        verification_size(&runner, measured.as_ref(), computed.as_ref(), base),
-    )?);
-    let (predicted, calibration) = if spec.wants(Approach::Predicted) {
-        let (result, calibration) = run_predicted(&runner, base)?;
-        (Some(result), Some(calibration))
-    } else {
-        (None, None)
+    // Without a size on the base configuration (an unreachable target), approach 3 has
+    // nothing to calibrate on and no run can be verified; the failures say why.
+    let base = base_size(&runner, measured.as_ref(), computed.as_ref());
+    let verification = match &base {
+        Ok(b) => {
+            let n = verification_size(&runner, measured.as_ref(), computed.as_ref(), *b);
+            Some(runner.verify(spec.verified_configuration(), n)?)
+        }
+        Err(_) => None,
+    };
+    let (predicted, calibration) = match (spec.wants(Approach::Predicted), base) {
+        (false, _) => (None, None),
+        (true, Ok(b)) => {
+            let (result, calibration) = run_predicted(&runner, b)?;
+            (Some(result), Some(calibration))
+        }
+        (true, Err(e)) => (Some(all_failed(&runner, Approach::Predicted, &e)), None),
     };
     let held_out = held_out(&runner, measured.as_ref().or(computed.as_ref()))?;
     let comparison = compare(
@@ -444,7 +451,10 @@ fn each_configuration(
                 .configuration_finished(approach, &label, &shown);
             outcome.map_err(|e| Failure {
                 configuration: label,
-                message: e.to_string(),
+                message: match e {
+                    StudyError::Configuration { message, .. } => message,
+                    other => other.to_string(),
+                },
             })
         })
         .collect()
@@ -470,6 +480,20 @@ fn approach_result(
         failures,
         psi,
     }
+}
+
+fn all_failed(runner: &Runner<'_>, approach: Approach, why: &StudyError) -> ApproachResult {
+    let outcomes = runner
+        .configurations()
+        .iter()
+        .map(|c| {
+            Err(Failure {
+                configuration: c.configuration.label.clone(),
+                message: format!("no base size to calibrate on: {why}"),
+            })
+        })
+        .collect();
+    approach_result(approach, outcomes)
 }
 
 fn point_of(runner: &Runner<'_>, index: usize, n: f64, time_s: f64) -> OperatingPoint {

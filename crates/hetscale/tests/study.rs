@@ -1,0 +1,297 @@
+//! `hetscale study`, `predict` and `bench` end to end: resuming after SIGKILL, unreachable
+//! targets, invalid specs.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::{Duration, Instant, SystemTime};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn hetscale() -> Command {
+    Command::cargo_bin("hetscale").expect("binary built")
+}
+
+/// A small GE study on simulated Sunwulf: a few seconds, a few dozen runs.
+const SPEC: &str = r#"
+name = "resume"
+kernel = "ge"
+platform = "sunwulf"
+skeleton = true
+target = 0.3
+n_min = 16
+n_max = 2048
+samples = 3
+
+[kernel_options]
+pivoting = "none"
+
+[[configuration]]
+label = "C_2"
+nodes = "server*2:1,sunblade:1"
+
+[[configuration]]
+label = "C_4"
+nodes = "server*2:1,sunblade:3"
+
+[[configuration]]
+label = "C_8"
+nodes = "server*2:1,sunblade:7"
+"#;
+
+/// Every stored run, without its row id and timestamp (which differ between databases).
+fn runs(db: &Path) -> BTreeSet<String> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT study, purpose, configuration, nodes, n, repetition, time_s, work, verified FROM runs")
+        .unwrap();
+    stmt.query_map([], |r| {
+        Ok(format!(
+            "{}|{}|{}|{}|{}|{}|{:e}|{:e}|{}",
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, i64>(3)?,
+            r.get::<_, i64>(4)?,
+            r.get::<_, i64>(5)?,
+            r.get::<_, f64>(6)?,
+            r.get::<_, f64>(7)?,
+            r.get::<_, bool>(8)?
+        ))
+    })
+    .unwrap()
+    .collect::<Result<_, _>>()
+    .unwrap()
+}
+
+fn run_count(db: &Path) -> usize {
+    rusqlite::Connection::open(db)
+        .and_then(|c| c.query_row("SELECT COUNT(*) FROM runs", [], |r| r.get::<_, i64>(0)))
+        .map_or(0, |n| n as usize)
+}
+
+fn study(dir: &Path, db: &str) -> std::process::Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("hetscale"));
+    cmd.args(["study", "spec.toml", "--db", db, "--out", "out"])
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    cmd
+}
+
+#[test]
+fn a_study_killed_at_a_random_point_resumes_to_exactly_the_uninterrupted_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("spec.toml"), SPEC).unwrap();
+    assert!(study(dir.path(), "whole.db").status().unwrap().success());
+    let whole = runs(&dir.path().join("whole.db"));
+    assert!(whole.len() > 10, "the study makes enough runs to interrupt");
+
+    // A pseudo-random kill point between the first and the last run.
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos() as usize;
+    let kill_after = 1 + nanos % (whole.len() - 1);
+    let db = dir.path().join("killed.db");
+    let mut child = study(dir.path(), "killed.db").spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while run_count(&db) < kill_after && Instant::now() < deadline {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let partial = runs(&db);
+    assert!(
+        partial.is_subset(&whole),
+        "a killed study stores only completed runs"
+    );
+
+    assert!(study(dir.path(), "killed.db").status().unwrap().success());
+    assert_eq!(runs(&db), whole, "killed after {kill_after} runs");
+}
+
+#[test]
+fn rerunning_a_finished_study_runs_nothing_and_reports_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("spec.toml"), SPEC).unwrap();
+    let json = |dir: &Path| {
+        let out = hetscale()
+            .args([
+                "study",
+                "spec.toml",
+                "--db",
+                "s.db",
+                "--out",
+                "out",
+                "--json",
+            ])
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let first = json(dir.path());
+    let count = run_count(&dir.path().join("s.db"));
+    assert_eq!(json(dir.path()), first);
+    assert_eq!(run_count(&dir.path().join("s.db")), count);
+    let study = &first[0];
+    for approach in ["measured", "computed", "predicted"] {
+        assert_eq!(
+            study[approach]["points"].as_array().unwrap().len(),
+            3,
+            "{approach}"
+        );
+    }
+    assert!(study["held_out"]["relative_error"].is_number());
+    assert_eq!(study["verification"]["verified"], true);
+    assert!(dir.path().join("out/resume.json").exists());
+}
+
+#[test]
+fn an_unreachable_target_reports_the_highest_speed_efficiency_reached() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = SPEC
+        .replace("target = 0.3", "target = 0.95")
+        .replace("n_max = 2048", "n_max = 64");
+    std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
+    let out = hetscale()
+        .args(["study", "spec.toml", "--out", "out"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("not settled") && text.contains("the highest E_s reached is"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_invalid_spec_is_one_line_naming_the_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = SPEC.replace("target = 0.3", "target = -0.3");
+    std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
+    let out = hetscale()
+        .args(["study", "spec.toml", "--out", "out"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("spec.toml line 6") && err.contains("target"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_changed_spec_under_the_same_name_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("spec.toml"),
+        SPEC.replace("n_max = 2048", "n_max = 256"),
+    )
+    .unwrap();
+    let first = study(dir.path(), "s.db").status().unwrap();
+    assert!(first.success());
+    std::fs::write(
+        dir.path().join("spec.toml"),
+        SPEC.replace("n_max = 2048", "n_max = 512"),
+    )
+    .unwrap();
+    let out = hetscale()
+        .args(["study", "spec.toml", "--db", "s.db", "--out", "out"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("different spec"));
+}
+
+#[test]
+fn predict_reaches_thousands_of_nodes_instantly() {
+    let out = hetscale()
+        .args([
+            "predict",
+            "mm",
+            "--platform",
+            "sunwulf",
+            "--nodes",
+            "sunblade:64",
+            "--nodes",
+            "sunblade:4096",
+            "--replicate",
+            "64",
+            "--target",
+            "0.2",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let study: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let points = study["points"].as_array().unwrap();
+    assert_eq!(points[1]["configuration"]["nodes"], 4096);
+    for p in points {
+        let e = p["speed_efficiency"].as_f64().unwrap();
+        assert!((e - 0.2).abs() < 2e-3, "{e}");
+    }
+    assert!(points[1]["n"].as_f64() > points[0]["n"].as_f64());
+    let err = hetscale()
+        .args([
+            "predict",
+            "mm",
+            "--nodes",
+            "sunblade:100",
+            "--target",
+            "0.2",
+        ])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&err.stderr).contains("--replicate"));
+}
+
+#[test]
+fn bench_writes_a_local_platform_that_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let platform = dir.path().join("local.toml");
+    let out = hetscale()
+        .args(["bench", "--quick", "--json", "--write-platform"])
+        .arg(&platform)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let speed = report["marked_speed"].as_f64().unwrap();
+    assert!(speed > 0.0);
+    let text = std::fs::read_to_string(&platform).unwrap();
+    assert!(text.contains("marked_speed"));
+    hetscale()
+        .args(["run", "mm", "--n", "32", "--nodes", "1", "--platform"])
+        .arg(&platform)
+        .assert()
+        .success();
+}
