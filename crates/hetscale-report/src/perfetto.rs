@@ -170,28 +170,30 @@ fn speed_counters(trace: &Trace, options: &TraceOptions) -> Vec<Timed> {
     out
 }
 
-/// One arrow per sender, receiver and superstep, from the middle of the sender's
-/// communication slice to the middle of the receiver's (viewers bind flow events to the
-/// slice that encloses them).
+/// One arrow per sender, receiver and superstep, from just inside the sender's communication
+/// slice to the middle of the receiver's: viewers bind a flow event to the slice enclosing it,
+/// and an arrow should not point back in time.
 fn flows(timeline: &Timeline) -> Vec<Timed> {
-    let middles: HashMap<(usize, u64), f64> = timeline
+    let slices: HashMap<(usize, u64), (f64, f64)> = timeline
         .nodes
         .iter()
         .flat_map(|node| {
             node.slices
                 .iter()
                 .filter(|s| s.activity == Activity::Communication)
-                .map(move |s| ((node.pid, s.superstep), s.start_s + s.duration_s / 2.0))
+                .map(move |s| ((node.pid, s.superstep), (s.start_s, s.duration_s)))
         })
         .collect();
     let mut out = Vec::new();
     for (id, m) in timeline.messages.iter().enumerate() {
-        let (Some(&sent), Some(&received)) = (
-            middles.get(&(m.from, m.superstep)),
-            middles.get(&(m.to, m.superstep)),
+        let (Some(&(ss, ds)), Some(&(rs, dr))) = (
+            slices.get(&(m.from, m.superstep)),
+            slices.get(&(m.to, m.superstep)),
         ) else {
             continue;
         };
+        let sent = ss + 0.01 * ds.min(dr);
+        let received = (rs + 0.5 * dr).max(sent.min(rs + dr));
         let args = json!({"bytes": m.bytes, "messages": m.messages, "superstep": m.superstep});
         out.push(Timed {
             ts: us(sent),
