@@ -52,13 +52,13 @@ pub enum ReportError {
         /// Columns of the table.
         expected: usize,
     },
-    /// Reading or writing a file failed.
-    #[error("cannot write {}: {source}", path.display())]
+    /// Writing a file failed.
+    #[error("cannot write {}: {error}; check that its directory exists and is writable", path.display())]
     Io {
         /// The file or directory.
         path: PathBuf,
-        /// Why.
-        source: std::io::Error,
+        /// Why (part of the message, not a separate source, so it is printed once).
+        error: std::io::Error,
     },
     /// The plotting library failed (a bug in a chart function, not in the data).
     #[error("drawing {chart} failed: {reason}")]
@@ -71,10 +71,10 @@ pub enum ReportError {
 }
 
 impl ReportError {
-    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    pub(crate) fn io(path: impl Into<PathBuf>, error: std::io::Error) -> Self {
         Self::Io {
             path: path.into(),
-            source,
+            error,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! (listed in [`ids`]) holding explanatory text, a figure and its table.
 
 pub mod collectives;
+pub mod run;
 pub mod summa;
 pub mod trace;
 
