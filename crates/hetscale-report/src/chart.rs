@@ -881,3 +881,114 @@ fn check_stacks(title: &str, categories: &[String], stacks: &[BarStack]) -> Resu
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn axes() -> Axes {
+        Axes::new(
+            Axis::new("problem size N").log(),
+            Axis::new("time T").unit("s"),
+        )
+    }
+
+    #[test]
+    fn line_charts_label_axes_with_units_and_name_every_series() {
+        let series = [
+            Series::line("measured", vec![(10.0, 1.0), (100.0, 3.0)]),
+            Series::dashed("predicted", vec![(10.0, 1.2), (100.0, 2.5)]),
+            Series::scatter("held out", vec![(1000.0, 9.0)]),
+            Series::line("", vec![(10.0, 2.0), (100.0, 4.0)]),
+        ];
+        let svg = line_chart("T versus N", &axes(), &series).unwrap();
+        let text = svg.as_str();
+        assert!(text.starts_with("<svg"));
+        for label in [
+            "T versus N",
+            "problem size N",
+            "time T (s)",
+            "measured",
+            "predicted",
+            "held out",
+        ] {
+            assert!(text.contains(label), "{label} missing");
+        }
+    }
+
+    #[test]
+    fn bad_points_are_refused_with_what_to_do() {
+        let zero = [Series::line("a", vec![(0.0, 1.0)])];
+        let err = line_chart("c", &axes(), &zero).unwrap_err().to_string();
+        assert!(err.contains("cannot be shown on a log axis"), "{err}");
+        let nan = [Series::line("a", vec![(1.0, f64::NAN)])];
+        assert!(
+            line_chart("c", &axes(), &nan)
+                .unwrap_err()
+                .to_string()
+                .contains("not a finite number")
+        );
+        let err = line_chart("c", &axes(), &[]).unwrap_err().to_string();
+        assert!(err.contains("has no data"), "{err}");
+    }
+
+    #[test]
+    fn a_flat_series_still_gets_a_range() {
+        let flat = [Series::line("a", vec![(1.0, 5.0), (2.0, 5.0)])];
+        let linear = Axes::new(Axis::new("x"), Axis::new("y"));
+        assert!(line_chart("c", &linear, &flat).is_ok());
+        let single = [Series::scatter("a", vec![(3.0, 3.0)])];
+        assert!(line_chart("c", &axes(), &single).is_ok());
+    }
+
+    fn psi() -> HeatMap {
+        HeatMap {
+            title: "psi".into(),
+            x: Axis::new("C'"),
+            y: Axis::new("C"),
+            column_labels: vec!["2".into(), "4".into()],
+            row_labels: vec!["2".into(), "4".into()],
+            values: vec![vec![None, Some(0.9)], vec![None, None]],
+            value_label: "psi".into(),
+            value_range: Some((0.0, 1.0)),
+        }
+    }
+
+    #[test]
+    fn heat_maps_print_their_values_and_check_their_shape() {
+        assert!(heat_map(&psi()).unwrap().as_str().contains("\n0.9\n"));
+        let mut ragged = psi();
+        ragged.values[1].pop();
+        assert!(
+            heat_map(&ragged)
+                .unwrap_err()
+                .to_string()
+                .contains("must be 2 rows of 2")
+        );
+        let mut blank = psi();
+        blank.values[0][1] = None;
+        assert!(
+            heat_map(&blank)
+                .unwrap_err()
+                .to_string()
+                .contains("has no data")
+        );
+    }
+
+    #[test]
+    fn stacked_bars_need_one_value_per_category() {
+        let stack = |values: Vec<f64>| BarStack {
+            label: "compute".into(),
+            values,
+            color: None,
+        };
+        let cats = vec!["a".to_string(), "b".to_string()];
+        let axis = Axis::new("time").unit("s");
+        assert!(stacked_bar_chart("t", "node", &cats, &[stack(vec![1.0, 2.0])], &axis).is_ok());
+        let err = stacked_bar_chart("t", "node", &cats, &[stack(vec![1.0])], &axis).unwrap_err();
+        assert!(err.to_string().contains("1 values for 2 categories"));
+        let err =
+            stacked_bar_chart("t", "node", &cats, &[stack(vec![1.0, -1.0])], &axis).unwrap_err();
+        assert!(err.to_string().contains(">= 0"));
+    }
+}

@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use hbsp::{Backend, Machine, Platform, Trace};
+use hbsp::{Backend, BarrierCost, Machine, Network, Node, Platform, Trace};
 use hetscale_kernels::Kernel;
 use hetscale_kernels::collective_experiments::{improvements, run_experiments};
 use hetscale_kernels::ge::GeKernel;
@@ -33,6 +33,21 @@ pub fn machine(p: usize) -> Machine {
         .expect("sunwulf preset")
         .select(&p.to_string().parse().expect("node count"))
         .expect("sunwulf has the nodes")
+}
+
+/// `p` nodes of speeds 10, 20, 30 and 40 Mflop/s in turn, on a gigabit-class network.
+pub fn uneven_machine(p: usize) -> Machine {
+    Platform {
+        name: "uneven".into(),
+        description: String::new(),
+        speed_unit: "Mflop/s".into(),
+        nodes: (0..p)
+            .map(|j| Node::new(format!("n{j}"), 10.0 * (1 + j % 4) as f64))
+            .collect(),
+        network: Network::new(1e-8, BarrierCost::constant(1e-4)),
+    }
+    .all()
+    .expect("a valid platform")
 }
 
 /// Gaussian elimination (N = 160) on 4 Sunwulf nodes, sim backend: supersteps, phases,
