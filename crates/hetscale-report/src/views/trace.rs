@@ -63,8 +63,13 @@ pub fn spacetime_section(trace: &Trace, options: &TraceOptions) -> Result<Sectio
         trace.platform
     );
     let svg = spacetime_chart(&title, &timeline, &shown, options.time_label(), unit, per_s)?;
+    let lines = if shown.messages {
+        "; dark lines: messages, from the start of the sender's exchange to the end of the receiver's"
+    } else {
+        ""
+    };
     let caption = format!(
-        "Each row is a node (pid 0 at the top); blue: computing, orange: communicating, grey: waiting in sync; black lines: messages, from the sender's exchange to the end of the receiver's.{}",
+        "Each row is a node (pid 0 at the top); blue: computing, orange: communicating, grey: waiting in sync{lines}.{}",
         shown.note(&timeline)
     );
     let how = match options.network {
