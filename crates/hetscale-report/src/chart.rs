@@ -107,6 +107,8 @@ pub struct Axis {
     pub scale: Scale,
     /// Fixed range; `None` fits the data.
     pub range: Option<(f64, f64)>,
+    /// Counts (supersteps, nodes): ticks between whole numbers get no label.
+    pub integers: bool,
 }
 
 impl Axis {
@@ -134,6 +136,21 @@ impl Axis {
     pub fn range(mut self, lo: f64, hi: f64) -> Self {
         self.range = Some((lo, hi));
         self
+    }
+
+    /// Marks the axis as counting whole things (supersteps, nodes).
+    pub fn integers(mut self) -> Self {
+        self.integers = true;
+        self
+    }
+
+    /// A tick label: three significant digits, none between whole numbers on a count axis.
+    fn tick(&self, v: f64) -> String {
+        if self.integers && (v - v.round()).abs() > 1e-9 {
+            String::new()
+        } else {
+            format_number(v, 3)
+        }
     }
 
     /// `label (unit)`, as printed beside the axis.
@@ -451,8 +468,8 @@ where
         .configure_mesh()
         .x_desc(axes.x.description())
         .y_desc(axes.y.description())
-        .x_label_formatter(&|v| format_number(*v, 3))
-        .y_label_formatter(&|v| format_number(*v, 3))
+        .x_label_formatter(&|v| axes.x.tick(*v))
+        .y_label_formatter(&|v| axes.y.tick(*v))
         .axis_desc_style((FONT, 15))
         .label_style((FONT, 13))
         .light_line_style(RGBColor(243, 243, 243))

@@ -94,7 +94,7 @@ fn group_axes(group: &[&ImprovementPoint], factor: &str) -> Axes {
     let x = if by_size(group) {
         Axis::new("input size n").unit("KB")
     } else {
-        Axis::new("nodes p")
+        Axis::new("nodes p").integers()
     };
     Axes::new(x, Axis::new(format!("improvement factor {factor}")))
 }

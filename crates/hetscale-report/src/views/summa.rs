@@ -44,7 +44,7 @@ pub fn summa_section(points: &[StrategyEfficiency], setting: &str) -> Result<Sec
     let (p_min, p_max) = points
         .iter()
         .fold((usize::MAX, 0), |(lo, hi), p| (lo.min(p.p), hi.max(p.p)));
-    let mut x = Axis::new("processors p");
+    let mut x = Axis::new("processors p").integers();
     if p_min > 0 && p_max >= 16 * p_min {
         x = x.log();
     }

@@ -297,7 +297,7 @@ pub fn average_speed_section(trace: &Trace, options: &TraceOptions) -> Result<Se
         .fold(0.0, f64::max)
         * 1.15;
     let axes = Axes::new(
-        Axis::new("superstep"),
+        Axis::new("superstep").integers(),
         Axis::new("achieved speed").unit(unit).range(0.0, top),
     );
     let svg = line_chart(&title, &axes, &series)?;
