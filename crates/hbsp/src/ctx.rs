@@ -144,7 +144,8 @@ impl<'a> Ctx<'a> {
                 p,
             }));
         }
-        self.recorder.sent(std::mem::size_of_val(data.as_slice()));
+        self.recorder
+            .sent(to, std::mem::size_of_val(data.as_slice()));
         let (internal, meta) = (meta.is_some(), meta.unwrap_or(0));
         let envelope = Envelope {
             source: self.pid,

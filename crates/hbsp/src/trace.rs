@@ -6,6 +6,8 @@
 //! sends); `wait_s` is the time inside `sync` (delivery and barrier). The last superstep of a
 //! node runs from its last `sync` to the end of its program.
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
 /// The trace of a whole run.
@@ -55,6 +57,20 @@ pub struct SuperstepTrace {
     pub work_ops: f64,
     /// User-named phases that ended in this superstep.
     pub phases: Vec<PhaseTrace>,
+    /// What was sent to each destination, in order of first send (self-sends included).
+    #[serde(default)]
+    pub flows: Vec<Flow>,
+}
+
+/// The traffic from one node to one destination in one superstep.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Flow {
+    /// Destination pid.
+    pub to: usize,
+    /// Payload bytes sent to it.
+    pub bytes: u64,
+    /// Messages sent to it.
+    pub messages: u64,
 }
 
 /// A user-named phase (`ctx.phase("factor", || ...)`).
@@ -84,6 +100,8 @@ pub(crate) struct Recorder {
     enabled: bool,
     node: NodeTrace,
     current: SuperstepTrace,
+    /// Index in `current.flows` of each destination's flow.
+    flow_slot: HashMap<usize, usize>,
 }
 
 impl Recorder {
@@ -97,6 +115,7 @@ impl Recorder {
                 supersteps: Vec::new(),
             },
             current: SuperstepTrace::default(),
+            flow_slot: HashMap::new(),
         }
     }
 
@@ -109,9 +128,27 @@ impl Recorder {
         self.current.start_s = now_s;
     }
 
-    pub fn sent(&mut self, bytes: usize) {
+    pub fn sent(&mut self, to: usize, bytes: usize) {
         self.current.bytes_out += bytes as u64;
         self.current.messages_out += 1;
+        if self.enabled {
+            self.flow_to(to, bytes as u64);
+        }
+    }
+
+    /// Adds one message to the flow towards `to`; an index by destination keeps all-to-all
+    /// patterns linear in the number of sends.
+    fn flow_to(&mut self, to: usize, bytes: u64) {
+        let flows = &mut self.current.flows;
+        let slot = *self.flow_slot.entry(to).or_insert_with(|| {
+            flows.push(Flow {
+                to,
+                ..Flow::default()
+            });
+            flows.len() - 1
+        });
+        flows[slot].bytes += bytes;
+        flows[slot].messages += 1;
     }
 
     pub fn received(&mut self, bytes: usize) {
@@ -135,6 +172,7 @@ impl Recorder {
 
     /// Closes the superstep that entered `sync` at `entered_s` and left at `left_s`.
     pub fn close(&mut self, entered_s: f64, left_s: f64) {
+        self.flow_slot.clear();
         let index = self.current.index;
         let start_s = self.current.start_s;
         let mut step = std::mem::replace(

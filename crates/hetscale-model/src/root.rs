@@ -5,11 +5,33 @@
 //! a wrong answer or a panic.
 
 use crate::error::{ModelError, Result, positive};
-use roots::{SimpleConvergency, find_root_brent};
+use roots::{Convergency, find_root_brent};
 use std::cell::RefCell;
 
 /// How many grid points the bracket scan evaluates between `lo` and `hi`.
 const SCAN_POINTS: usize = 64;
+
+/// Brent's stopping rule: an exact zero, or a bracket narrower than `x`. The width is relative
+/// to the bracket's magnitude: an absolute 1e-10 is below the spacing of doubles near
+/// N = 1e6, and a size model that rounds N then never converges. (`roots`'s
+/// `SimpleConvergency` uses one epsilon for both x and y, which stops early on small y.)
+struct Tolerances {
+    x: f64,
+}
+
+impl Convergency<f64> for Tolerances {
+    fn is_root_found(&mut self, y: f64) -> bool {
+        y == 0.0
+    }
+
+    fn is_converged(&mut self, x1: f64, x2: f64) -> bool {
+        (x1 - x2).abs() < self.x
+    }
+
+    fn is_iteration_limit_reached(&mut self, iter: usize) -> bool {
+        iter >= 500
+    }
+}
 
 /// Finds `x` in `[lo, hi]` with `f(x) = 0`, given that `f(lo)` and `f(hi)` differ in sign.
 pub fn find_root(f: impl Fn(f64) -> Result<f64>, lo: f64, hi: f64) -> Result<f64> {
@@ -20,11 +42,8 @@ pub fn find_root(f: impl Fn(f64) -> Result<f64>, lo: f64, hi: f64) -> Result<f64
             f64::NAN
         })
     };
-    // Relative to the bracket's magnitude: an absolute 1e-10 is below the spacing of doubles
-    // near N = 1e6, and a size model that rounds N then never converges.
-    let mut convergency = SimpleConvergency {
-        eps: 1e-10 * lo.abs().max(hi.abs()).max(1.0),
-        max_iter: 200,
+    let mut convergency = Tolerances {
+        x: 1e-12 * lo.abs().max(hi.abs()).max(1.0),
     };
     let found = find_root_brent(lo, hi, g, &mut convergency);
     if let Some(err) = failure.into_inner() {

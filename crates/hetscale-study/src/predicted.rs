@@ -201,7 +201,7 @@ mod tests {
             assert!((s.psi.get(0, j).unwrap() - 1.0).abs() < 1e-6);
         }
         for p in &s.points {
-            assert!((p.speed_efficiency - 0.4).abs() < 1e-7);
+            assert!((p.speed_efficiency - 0.4).abs() < 1e-9);
         }
     }
 

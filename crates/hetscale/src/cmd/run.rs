@@ -7,6 +7,8 @@ use hbsp::{Backend, Platform};
 use hetscale_kernels::{
     Array, Kernel, KernelOptions, KernelRun, Verification, kernel_by_name, read_npy, write_npy,
 };
+use hetscale_report::views::run::run_report;
+use hetscale_report::{TraceOptions, write_chrome_trace};
 use serde_json::json;
 
 /// Arguments of `hetscale run`.
@@ -49,6 +51,12 @@ pub struct Args {
     /// Stretch each node's compute blocks by C_max / C_j (threads backend).
     #[arg(long)]
     pub emulate_speeds: bool,
+    /// Write the run's trace as Chrome trace event JSON, for ui.perfetto.dev.
+    #[arg(long, value_name = "FILE.json")]
+    pub trace: Option<PathBuf>,
+    /// Write a report of the run (spacetime diagram, average speed, task summary) into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<PathBuf>,
 }
 
 /// The options of the configurable kernels, shared by `run` and `predict`.
@@ -87,6 +95,9 @@ impl KernelArgs {
 
 /// Runs `hetscale run`.
 pub fn run(args: &Args) -> anyhow::Result<()> {
+    if let Some(path) = &args.trace {
+        ensure_parent_exists("--trace", path)?;
+    }
     let backend = backend(args)?;
     let machine = Platform::load(&args.platform)?.select(&args.nodes.parse()?)?;
     let kernel = args.kernel_options.kernel(&args.kernel)?;
@@ -99,6 +110,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         );
         write_npy(path, &run.result)?;
     }
+    write_views(args, &run, &backend, &machine)?;
     if args.json {
         println!(
             "{}",
@@ -114,6 +126,35 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             run.verification.error,
             run.verification.tolerance
         );
+    }
+    Ok(())
+}
+
+/// Fails before the run, not after it, if an output file's directory is missing.
+fn ensure_parent_exists(flag: &str, path: &std::path::Path) -> anyhow::Result<()> {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => bail!(
+            "{flag} {}: directory {} does not exist; create it or write elsewhere",
+            path.display(),
+            dir.display()
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// Writes the Perfetto trace and the report, if asked for.
+fn write_views(
+    args: &Args,
+    run: &KernelRun,
+    backend: &Backend,
+    machine: &hbsp::Machine,
+) -> anyhow::Result<()> {
+    let options = TraceOptions::for_machine(machine, backend.is_virtual());
+    if let Some(path) = &args.trace {
+        write_chrome_trace(&run.trace, &options, path)?;
+    }
+    if let Some(dir) = &args.report {
+        run_report(run, &backend.to_string(), &options)?.write(dir)?;
     }
     Ok(())
 }

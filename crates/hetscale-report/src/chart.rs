@@ -1,0 +1,1011 @@
+//! Reusable charts, drawn with plotters as inline SVG: [`line_chart`] (lines and scatter, linear
+//! or log axes), [`heat_map`] (a labelled matrix with a colour bar) and [`stacked_bar_chart`]
+//! (horizontal bars split into parts). Every axis carries a label and a unit, every series a
+//! legend entry, so a chart reads at a glance.
+
+use plotters::coord::Shift;
+use plotters::coord::ranged1d::{AsRangedCoord, SegmentValue, ValueFormatter};
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::error::{ReportError, Result};
+use crate::numbers::format_number;
+
+/// Pixel size of a chart; the report scales it down to the page width.
+pub const CHART_SIZE: (u32, u32) = (760, 440);
+/// Font of titles and labels: a generic family, so the report needs no font files.
+pub(crate) const FONT: &str = "sans-serif";
+
+pub(crate) type Root<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+/// plotters' errors carry the backend's type; charts only need their message.
+pub(crate) type Drawn = std::result::Result<(), String>;
+
+pub(crate) fn plot_err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+/// An SVG document as text, ready to inline in HTML.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Svg(pub(crate) String);
+
+impl Svg {
+    /// The SVG markup.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Takes the markup.
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+/// An RGB colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rgb(pub u8, pub u8, pub u8);
+
+impl Rgb {
+    pub(crate) fn plotters(self) -> RGBColor {
+        RGBColor(self.0, self.1, self.2)
+    }
+
+    /// Whether dark text reads better than light text on this colour.
+    pub(crate) fn is_light(self) -> bool {
+        let luma =
+            0.299 * f64::from(self.0) + 0.587 * f64::from(self.1) + 0.114 * f64::from(self.2);
+        luma > 140.0
+    }
+}
+
+/// The Okabe–Ito palette: eight colours that colour-blind readers can tell apart.
+pub const PALETTE: [Rgb; 8] = [
+    Rgb(0, 114, 178),
+    Rgb(230, 159, 0),
+    Rgb(0, 158, 115),
+    Rgb(213, 94, 0),
+    Rgb(86, 180, 233),
+    Rgb(204, 121, 167),
+    Rgb(240, 228, 66),
+    Rgb(0, 0, 0),
+];
+
+/// The `i`-th colour of [`PALETTE`], cycling.
+pub fn palette(i: usize) -> Rgb {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// The colour of `value` on the viridis scale between `lo` and `hi` (perceptually uniform,
+/// readable in grey and by colour-blind readers).
+pub fn viridis(value: f64, lo: f64, hi: f64) -> Rgb {
+    let t = if hi > lo {
+        ((value - lo) / (hi - lo)).clamp(0.0, 1.0)
+    } else {
+        0.5
+    };
+    let c = ViridisRGB::get_color_normalized(t, 0.0, 1.0);
+    Rgb(c.0, c.1, c.2)
+}
+
+/// Linear or logarithmic axis.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Scale {
+    /// Evenly spaced values.
+    #[default]
+    Linear,
+    /// Evenly spaced powers of ten; every value must be > 0.
+    Log,
+}
+
+/// An axis: what it shows, in which unit, on which scale, over which range.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Axis {
+    /// What the axis shows, e.g. `problem size N`.
+    pub label: String,
+    /// Unit, e.g. `s`; `None` for counts and ratios.
+    pub unit: Option<String>,
+    /// Linear or log.
+    pub scale: Scale,
+    /// Fixed range; `None` fits the data.
+    pub range: Option<(f64, f64)>,
+    /// Counts (supersteps, nodes): ticks between whole numbers get no label.
+    pub integers: bool,
+}
+
+impl Axis {
+    /// A linear axis fitted to the data.
+    pub fn new(label: impl Into<String>) -> Self {
+        Self {
+            label: label.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Sets the unit.
+    pub fn unit(mut self, unit: impl Into<String>) -> Self {
+        self.unit = Some(unit.into());
+        self
+    }
+
+    /// Makes the axis logarithmic.
+    pub fn log(mut self) -> Self {
+        self.scale = Scale::Log;
+        self
+    }
+
+    /// Fixes the range.
+    pub fn range(mut self, lo: f64, hi: f64) -> Self {
+        self.range = Some((lo, hi));
+        self
+    }
+
+    /// Marks the axis as counting whole things (supersteps, nodes).
+    pub fn integers(mut self) -> Self {
+        self.integers = true;
+        self
+    }
+
+    /// A tick label: three significant digits, none between whole numbers on a count axis.
+    fn tick(&self, v: f64) -> String {
+        if self.integers && (v - v.round()).abs() > 1e-9 {
+            String::new()
+        } else {
+            format_number(v, 3)
+        }
+    }
+
+    /// `label (unit)`, as printed beside the axis.
+    pub fn description(&self) -> String {
+        match &self.unit {
+            Some(unit) => format!("{} ({unit})", self.label),
+            None => self.label.clone(),
+        }
+    }
+}
+
+/// Where the legend sits.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LegendPosition {
+    /// In a strip right of the plot, where it hides no data (default).
+    #[default]
+    Right,
+    /// Inside the plot, top right.
+    UpperRight,
+    /// Top left.
+    UpperLeft,
+    /// Bottom right.
+    LowerRight,
+    /// Bottom left.
+    LowerLeft,
+}
+
+impl LegendPosition {
+    fn plotters(self) -> SeriesLabelPosition {
+        match self {
+            Self::UpperRight | Self::Right => SeriesLabelPosition::UpperRight,
+            Self::UpperLeft => SeriesLabelPosition::UpperLeft,
+            Self::LowerRight => SeriesLabelPosition::LowerRight,
+            Self::LowerLeft => SeriesLabelPosition::LowerLeft,
+        }
+    }
+}
+
+/// The two axes of a chart and where its legend goes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Axes {
+    /// Horizontal axis.
+    pub x: Axis,
+    /// Vertical axis.
+    pub y: Axis,
+    /// Legend placement.
+    pub legend: LegendPosition,
+}
+
+impl Axes {
+    /// Axes with the legend right of the plot.
+    pub fn new(x: Axis, y: Axis) -> Self {
+        Self {
+            x,
+            y,
+            legend: LegendPosition::default(),
+        }
+    }
+
+    /// Moves the legend.
+    pub fn legend(mut self, position: LegendPosition) -> Self {
+        self.legend = position;
+        self
+    }
+}
+
+/// How a series' points are joined.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Line {
+    /// A solid line (measurements, fits).
+    #[default]
+    Solid,
+    /// A dashed line (predictions, targets, references).
+    Dashed,
+    /// No line: a scatter of markers.
+    None,
+}
+
+/// A named sequence of `(x, y)` points. A series with an empty label gets no legend entry
+/// (e.g. all but one of a group of lines of one colour).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Series {
+    /// Legend text.
+    pub label: String,
+    /// Points in drawing order.
+    pub points: Vec<(f64, f64)>,
+    /// How points are joined.
+    pub line: Line,
+    /// Whether each point gets a marker (lines of more than [`MAX_MARKED_POINTS`] get none).
+    pub markers: bool,
+    /// Colour; `None` takes the palette colour of the series' position.
+    pub color: Option<Rgb>,
+}
+
+impl Series {
+    /// A solid line with markers.
+    pub fn line(label: impl Into<String>, points: Vec<(f64, f64)>) -> Self {
+        Self {
+            label: label.into(),
+            points,
+            line: Line::Solid,
+            markers: true,
+            color: None,
+        }
+    }
+
+    /// Markers only.
+    pub fn scatter(label: impl Into<String>, points: Vec<(f64, f64)>) -> Self {
+        Self {
+            line: Line::None,
+            ..Self::line(label, points)
+        }
+    }
+
+    /// A dashed line without markers (a target or a prediction).
+    pub fn dashed(label: impl Into<String>, points: Vec<(f64, f64)>) -> Self {
+        Self {
+            line: Line::Dashed,
+            markers: false,
+            ..Self::line(label, points)
+        }
+    }
+
+    /// A horizontal reference line at `y` from `x0` to `x1` (e.g. the target `E_s`).
+    pub fn horizontal(label: impl Into<String>, y: f64, x0: f64, x1: f64) -> Self {
+        Self::dashed(label, vec![(x0, y), (x1, y)])
+    }
+
+    /// Sets the colour.
+    pub fn color(mut self, color: Rgb) -> Self {
+        self.color = Some(color);
+        self
+    }
+
+    /// Turns markers on or off.
+    pub fn markers(mut self, on: bool) -> Self {
+        self.markers = on;
+        self
+    }
+}
+
+/// A line or scatter chart of `series` on `axes`. Fails if there is no point, if a value is
+/// not finite, or if a log axis gets a value <= 0.
+pub fn line_chart(title: &str, axes: &Axes, series: &[Series]) -> Result<Svg> {
+    check_points(title, axes, series)?;
+    let x = data_range(
+        &axes.x,
+        series.iter().flat_map(|s| s.points.iter().map(|p| p.0)),
+    );
+    let y = data_range(
+        &axes.y,
+        series.iter().flat_map(|s| s.points.iter().map(|p| p.1)),
+    );
+    let (xs, ys) = (x.0..x.1, y.0..y.1);
+    let key_width = if axes.legend == LegendPosition::Right {
+        key_width(series.iter().map(|s| s.label.as_str()))
+    } else {
+        0
+    };
+    render(title, (CHART_SIZE.0 + key_width, CHART_SIZE.1), |root| {
+        let (plot, key) = root.split_horizontally(CHART_SIZE.0);
+        match (axes.x.scale, axes.y.scale) {
+            (Scale::Linear, Scale::Linear) => draw_lines(&plot, title, axes, series, xs, ys),
+            (Scale::Log, Scale::Linear) => {
+                draw_lines(&plot, title, axes, series, xs.log_scale(), ys)
+            }
+            (Scale::Linear, Scale::Log) => {
+                draw_lines(&plot, title, axes, series, xs, ys.log_scale())
+            }
+            (Scale::Log, Scale::Log) => {
+                draw_lines(&plot, title, axes, series, xs.log_scale(), ys.log_scale())
+            }
+        }?;
+        if key_width > 0 {
+            let entries: Vec<(&str, Glyph)> = series
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| !s.label.is_empty())
+                .map(|(i, s)| (s.label.as_str(), series_glyph(s, i)))
+                .collect();
+            draw_key(&key, &entries)?;
+        }
+        Ok(())
+    })
+}
+
+fn series_glyph(s: &Series, i: usize) -> Glyph {
+    let color = s.color.unwrap_or_else(|| palette(i));
+    match s.line {
+        Line::Solid => Glyph::Line(color, s.markers),
+        Line::Dashed => Glyph::Dashed(color),
+        Line::None => Glyph::Marker(color),
+    }
+}
+
+/// Width of a key strip that fits the longest label (plotters' own text-width estimate).
+fn key_width<'a>(labels: impl Iterator<Item = &'a str>) -> u32 {
+    let longest = labels.map(|l| l.chars().count()).max().unwrap_or(0) as u32;
+    (44 + 6 * longest).clamp(100, 320)
+}
+
+/// Beyond this many points a line's markers merge into a smear: the line alone reads better.
+pub const MAX_MARKED_POINTS: usize = 60;
+
+/// Draws into an SVG string of `size` pixels on a white background.
+pub(crate) fn render(
+    title: &str,
+    size: (u32, u32),
+    draw: impl FnOnce(&Root<'_>) -> Drawn,
+) -> Result<Svg> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        let failed = |reason: String| ReportError::Plot {
+            chart: title.to_owned(),
+            reason,
+        };
+        root.fill(&WHITE).map_err(plot_err).map_err(failed)?;
+        draw(&root).map_err(failed)?;
+        root.present().map_err(plot_err).map_err(failed)?;
+    }
+    Ok(Svg(svg))
+}
+
+fn check_points(title: &str, axes: &Axes, series: &[Series]) -> Result<()> {
+    if series.iter().all(|s| s.points.is_empty()) {
+        return Err(ReportError::NoData {
+            what: format!("chart \"{title}\""),
+            hint: "give at least one series with a point",
+        });
+    }
+    for s in series {
+        for &(x, y) in &s.points {
+            check_value(title, &s.label, &axes.x, x)?;
+            check_value(title, &s.label, &axes.y, y)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_value(title: &str, series: &str, axis: &Axis, v: f64) -> Result<()> {
+    if !v.is_finite() {
+        return Err(ReportError::BadValue(format!(
+            "chart \"{title}\", series \"{series}\": {} = {v} is not a finite number; drop the point",
+            axis.label
+        )));
+    }
+    if axis.scale == Scale::Log && v <= 0.0 {
+        return Err(ReportError::BadValue(format!(
+            "chart \"{title}\", series \"{series}\": {} = {v} cannot be shown on a log axis; use a linear axis or drop the point",
+            axis.label
+        )));
+    }
+    Ok(())
+}
+
+/// The axis' fixed range, or the data's with a margin so no point sits on the frame.
+pub(crate) fn data_range(axis: &Axis, values: impl Iterator<Item = f64>) -> (f64, f64) {
+    if let Some((lo, hi)) = axis.range.filter(|(lo, hi)| hi > lo) {
+        return (lo, hi);
+    }
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    if !lo.is_finite() {
+        return if axis.scale == Scale::Log {
+            (1.0, 10.0)
+        } else {
+            (0.0, 1.0)
+        };
+    }
+    match axis.scale {
+        Scale::Log => {
+            let pad = if hi > lo { (hi / lo).powf(0.05) } else { 2.0 };
+            (lo / pad, hi * pad)
+        }
+        Scale::Linear => {
+            let span = if hi > lo { hi - lo } else { lo.abs().max(1.0) };
+            (lo - 0.05 * span, hi + 0.05 * span)
+        }
+    }
+}
+
+/// Line style of a series.
+fn stroke(color: Rgb) -> ShapeStyle {
+    ShapeStyle {
+        color: color.plotters().to_rgba(),
+        filled: false,
+        stroke_width: 2,
+    }
+}
+
+fn draw_lines<X, Y>(
+    root: &Root<'_>,
+    title: &str,
+    axes: &Axes,
+    series: &[Series],
+    x: X,
+    y: Y,
+) -> Drawn
+where
+    X: AsRangedCoord<Value = f64>,
+    Y: AsRangedCoord<Value = f64>,
+    X::CoordDescType: ValueFormatter<f64>,
+    Y::CoordDescType: ValueFormatter<f64>,
+{
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, (FONT, 20))
+        .margin(14)
+        .x_label_area_size(50)
+        .y_label_area_size(80)
+        .build_cartesian_2d(x, y)
+        .map_err(plot_err)?;
+    chart
+        .configure_mesh()
+        .x_desc(axes.x.description())
+        .y_desc(axes.y.description())
+        .x_label_formatter(&|v| axes.x.tick(*v))
+        .y_label_formatter(&|v| axes.y.tick(*v))
+        .axis_desc_style((FONT, 15))
+        .label_style((FONT, 13))
+        .light_line_style(RGBColor(243, 243, 243))
+        .draw()
+        .map_err(plot_err)?;
+    for (i, s) in series.iter().enumerate() {
+        let color = s.color.unwrap_or_else(|| palette(i));
+        let style = stroke(color);
+        let fill = color.plotters().filled();
+        let points = s.points.iter().copied();
+        // With the key in its own strip, plotters' in-plot legend stays empty.
+        let named = !s.label.is_empty() && axes.legend != LegendPosition::Right;
+        match s.line {
+            Line::Solid => {
+                let anno = chart
+                    .draw_series(LineSeries::new(points.clone(), style))
+                    .map_err(plot_err)?;
+                if named {
+                    anno.label(s.label.as_str())
+                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+                }
+            }
+            Line::Dashed => {
+                let anno = chart
+                    .draw_series(DashedLineSeries::new(points.clone(), 8, 5, style))
+                    .map_err(plot_err)?;
+                if named {
+                    anno.label(s.label.as_str()).legend(move |(x, y)| {
+                        EmptyElement::at((x, y))
+                            + PathElement::new(vec![(0, 0), (8, 0)], style)
+                            + PathElement::new(vec![(12, 0), (20, 0)], style)
+                    });
+                }
+            }
+            Line::None => {
+                let anno = chart
+                    .draw_series(points.clone().map(|p| Circle::new(p, 4, fill)))
+                    .map_err(plot_err)?;
+                if named {
+                    anno.label(s.label.as_str())
+                        .legend(move |(x, y)| Circle::new((x + 10, y), 4, fill));
+                }
+            }
+        }
+        if s.markers && s.line != Line::None && s.points.len() <= MAX_MARKED_POINTS {
+            chart
+                .draw_series(points.map(|p| Circle::new(p, 3, fill)))
+                .map_err(plot_err)?;
+        }
+    }
+    if axes.legend == LegendPosition::Right {
+        return Ok(());
+    }
+    draw_legend(&mut chart, axes.legend)
+}
+
+pub(crate) fn draw_legend<'a, 'b: 'a, CT>(
+    chart: &mut ChartContext<'a, SVGBackend<'b>, CT>,
+    position: LegendPosition,
+) -> Drawn
+where
+    CT: plotters::coord::CoordTranslate,
+{
+    chart
+        .configure_series_labels()
+        .position(position.plotters())
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(180, 180, 180))
+        .label_font((FONT, 13))
+        .draw()
+        .map_err(plot_err)
+}
+
+/// A legend entry's symbol.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Glyph {
+    /// A filled square (bars, slices).
+    Box(Rgb),
+    /// A solid line, with a marker or not.
+    Line(Rgb, bool),
+    /// A dashed line.
+    Dashed(Rgb),
+    /// A marker alone.
+    Marker(Rgb),
+    /// A thin slanted line (messages).
+    Thin(Rgb),
+}
+
+/// Width of the key strip beside charts whose legend would hide data, px.
+pub(crate) const KEY_WIDTH: u32 = 150;
+
+/// A legend in its own strip beside the plot, where it hides nothing.
+pub(crate) fn draw_key(area: &Root<'_>, entries: &[(&str, Glyph)]) -> Drawn {
+    let font = (FONT, 13)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    for (i, (label, glyph)) in entries.iter().enumerate() {
+        let y = 70 + 24 * i as i32;
+        draw_glyph(area, *glyph, y).map_err(plot_err)?;
+        area.draw(&Text::new(label.to_string(), (30, y), font.clone()))
+            .map_err(plot_err)?;
+    }
+    Ok(())
+}
+
+fn draw_glyph(
+    area: &Root<'_>,
+    glyph: Glyph,
+    y: i32,
+) -> std::result::Result<(), impl std::fmt::Display> {
+    let (x0, x1) = (4, 26);
+    match glyph {
+        Glyph::Box(c) => area.draw(&Rectangle::new(
+            [(8, y - 6), (22, y + 6)],
+            c.plotters().filled(),
+        )),
+        Glyph::Line(c, marker) => {
+            area.draw(&PathElement::new(vec![(x0, y), (x1, y)], stroke(c)))?;
+            if marker {
+                area.draw(&Circle::new((15, y), 3, c.plotters().filled()))?;
+            }
+            Ok(())
+        }
+        Glyph::Dashed(c) => {
+            area.draw(&PathElement::new(vec![(x0, y), (x0 + 8, y)], stroke(c)))?;
+            area.draw(&PathElement::new(vec![(x1 - 8, y), (x1, y)], stroke(c)))
+        }
+        Glyph::Marker(c) => area.draw(&Circle::new((15, y), 4, c.plotters().filled())),
+        Glyph::Thin(c) => area.draw(&PathElement::new(
+            vec![(8, y + 6), (22, y - 6)],
+            c.plotters().stroke_width(1),
+        )),
+    }
+}
+
+/// A matrix drawn as coloured cells with their values, e.g. the psi matrix.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HeatMap {
+    /// Chart title.
+    pub title: String,
+    /// What the columns are (label and unit; scale and range are ignored).
+    pub x: Axis,
+    /// What the rows are.
+    pub y: Axis,
+    /// One label per column.
+    pub column_labels: Vec<String>,
+    /// One label per row; row 0 is drawn at the top, as in a printed matrix.
+    pub row_labels: Vec<String>,
+    /// `values[row][column]`; `None` leaves a cell blank (e.g. below the diagonal).
+    pub values: Vec<Vec<Option<f64>>>,
+    /// What the colour means, with its unit (e.g. `psi`).
+    pub value_label: String,
+    /// Values mapped to the ends of the colour scale; `None` takes the data's range (give
+    /// `Some((0.0, 1.0))` for efficiencies and psi, so colours compare across reports).
+    pub value_range: Option<(f64, f64)>,
+}
+
+/// Width of the colour bar beside a heat map, px.
+const COLOR_BAR_WIDTH: u32 = 120;
+
+/// Draws `map` with a viridis colour scale, each cell labelled with its value.
+pub fn heat_map(map: &HeatMap) -> Result<Svg> {
+    let (lo, hi) = check_heat_map(map)?;
+    render(&map.title, CHART_SIZE, |root| {
+        let (cells, bar) = root.split_horizontally(CHART_SIZE.0 - COLOR_BAR_WIDTH);
+        draw_cells(&cells, map, lo, hi)?;
+        draw_color_bar(&bar, &map.value_label, lo, hi)
+    })
+}
+
+/// Checks the matrix' shape and values; returns the range of its values.
+fn check_heat_map(map: &HeatMap) -> Result<(f64, f64)> {
+    let (rows, cols) = (map.row_labels.len(), map.column_labels.len());
+    if rows == 0 || cols == 0 {
+        return Err(ReportError::NoData {
+            what: format!("heat map \"{}\"", map.title),
+            hint: "give at least one row and one column label",
+        });
+    }
+    if map.values.len() != rows || map.values.iter().any(|r| r.len() != cols) {
+        return Err(ReportError::BadValue(format!(
+            "heat map \"{}\": values must be {rows} rows of {cols} (one per label)",
+            map.title
+        )));
+    }
+    let finite: Vec<f64> = map.values.iter().flatten().flatten().copied().collect();
+    if finite.iter().any(|v| !v.is_finite()) {
+        return Err(ReportError::BadValue(format!(
+            "heat map \"{}\" has a value that is not finite: use None for a blank cell",
+            map.title
+        )));
+    }
+    let lo = finite.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !lo.is_finite() {
+        return Err(ReportError::NoData {
+            what: format!("heat map \"{}\"", map.title),
+            hint: "give at least one value",
+        });
+    }
+    match map.value_range {
+        Some((a, b)) if a.is_finite() && b.is_finite() && b > a => Ok((a.min(lo), b.max(hi))),
+        Some((a, b)) => Err(ReportError::BadValue(format!(
+            "heat map \"{}\": value range {a}..{b} is empty; give lo < hi or None",
+            map.title
+        ))),
+        None => Ok((lo, hi)),
+    }
+}
+
+fn draw_cells(area: &Root<'_>, map: &HeatMap, lo: f64, hi: f64) -> Drawn {
+    let (rows, cols) = (map.row_labels.len(), map.column_labels.len());
+    let mut chart = ChartBuilder::on(area)
+        .caption(&map.title, (FONT, 20))
+        .margin(14)
+        .x_label_area_size(50)
+        .y_label_area_size(90)
+        .build_cartesian_2d(segments(cols), segments(rows))
+        .map_err(plot_err)?;
+    let column_label = |v: &SegmentValue<usize>| segment_label(v, &map.column_labels, false);
+    let row_label = |v: &SegmentValue<usize>| segment_label(v, &map.row_labels, true);
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_labels(cols)
+        .y_labels(rows)
+        .x_desc(map.x.description())
+        .y_desc(map.y.description())
+        .x_label_formatter(&column_label)
+        .y_label_formatter(&row_label)
+        .axis_desc_style((FONT, 15))
+        .label_style((FONT, 13))
+        .draw()
+        .map_err(plot_err)?;
+    let cell_font = |color: Rgb| {
+        let text = if color.is_light() { BLACK } else { WHITE };
+        (FONT, 13)
+            .into_font()
+            .color(&text)
+            .pos(Pos::new(HPos::Center, VPos::Center))
+    };
+    for (r, row) in map.values.iter().enumerate() {
+        let y = rows - 1 - r;
+        for (c, value) in row.iter().enumerate() {
+            let Some(v) = value else { continue };
+            let color = viridis(*v, lo, hi);
+            let corners = [
+                (SegmentValue::Exact(c), SegmentValue::Exact(y)),
+                (SegmentValue::Exact(c + 1), SegmentValue::Exact(y + 1)),
+            ];
+            let mut cell = Rectangle::new(corners, color.plotters().filled());
+            // A white seam keeps neighbouring cells of close colours apart.
+            cell.set_margin(1, 1, 1, 1);
+            chart.draw_series(std::iter::once(cell)).map_err(plot_err)?;
+            let centre = (SegmentValue::CenterOf(c), SegmentValue::CenterOf(y));
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    format_number(*v, 3),
+                    centre,
+                    cell_font(color),
+                )))
+                .map_err(plot_err)?;
+        }
+    }
+    Ok(())
+}
+
+/// `n` equal segments, indices `0..n` (plotters' integer ranges include their end).
+pub(crate) fn segments(
+    n: usize,
+) -> plotters::coord::ranged1d::SegmentedCoord<plotters::coord::types::RangedCoordusize> {
+    (0..n.saturating_sub(1)).into_segmented()
+}
+
+/// The label of a segment's centre; rows count from the top.
+fn segment_label(v: &SegmentValue<usize>, labels: &[String], from_top: bool) -> String {
+    match v {
+        SegmentValue::CenterOf(i) if *i < labels.len() => {
+            let index = if from_top { labels.len() - 1 - i } else { *i };
+            labels[index].clone()
+        }
+        _ => String::new(),
+    }
+}
+
+fn draw_color_bar(area: &Root<'_>, label: &str, lo: f64, hi: f64) -> Drawn {
+    let (lo_axis, hi_axis) = if hi > lo {
+        (lo, hi)
+    } else {
+        (lo - 0.5, hi + 0.5)
+    };
+    let mut chart = ChartBuilder::on(area)
+        .margin_top(60)
+        .margin_bottom(64)
+        .margin_right(8)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.0..1.0, lo_axis..hi_axis)
+        .map_err(plot_err)?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .disable_x_axis()
+        .y_desc(label)
+        .y_labels(6)
+        .y_label_formatter(&|v| format_number(*v, 3))
+        .axis_desc_style((FONT, 15))
+        .label_style((FONT, 12))
+        .draw()
+        .map_err(plot_err)?;
+    const STEPS: usize = 64;
+    let step = (hi_axis - lo_axis) / STEPS as f64;
+    chart
+        .draw_series((0..STEPS).map(|i| {
+            let v0 = lo_axis + i as f64 * step;
+            let color = viridis(v0 + step / 2.0, lo, hi);
+            Rectangle::new([(0.0, v0), (1.0, v0 + step)], color.plotters().filled())
+        }))
+        .map_err(plot_err)?;
+    Ok(())
+}
+
+/// One part of every bar of a [`stacked_bar_chart`] (e.g. compute time).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BarStack {
+    /// Legend text.
+    pub label: String,
+    /// One value per category, >= 0.
+    pub values: Vec<f64>,
+    /// Colour; `None` takes the palette colour of the stack's position.
+    pub color: Option<Rgb>,
+}
+
+/// Horizontal bars, one per category (first at the top), each split into `stacks`.
+pub fn stacked_bar_chart(
+    title: &str,
+    category_axis: &str,
+    categories: &[String],
+    stacks: &[BarStack],
+    value_axis: &Axis,
+) -> Result<Svg> {
+    check_stacks(title, categories, stacks)?;
+    let totals: Vec<f64> = (0..categories.len())
+        .map(|i| stacks.iter().map(|s| s.values[i]).sum())
+        .collect();
+    let max = totals.iter().copied().fold(0.0, f64::max);
+    let range = value_axis
+        .range
+        .unwrap_or((0.0, if max > 0.0 { max * 1.05 } else { 1.0 }));
+    let height = (CHART_SIZE.1)
+        .max(120 + 26 * categories.len() as u32)
+        .min(4000);
+    render(title, (CHART_SIZE.0, height), |root| {
+        let (plot, key) = root.split_horizontally(CHART_SIZE.0 - KEY_WIDTH);
+        let n = categories.len();
+        let mut chart = ChartBuilder::on(&plot)
+            .caption(title, (FONT, 20))
+            .margin(14)
+            .x_label_area_size(50)
+            .y_label_area_size(110)
+            .build_cartesian_2d(range.0..range.1, segments(n))
+            .map_err(plot_err)?;
+        let label = |v: &SegmentValue<usize>| segment_label(v, categories, true);
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(n)
+            .x_desc(value_axis.description())
+            .y_desc(category_axis)
+            .x_label_formatter(&|v| format_number(*v, 3))
+            .y_label_formatter(&label)
+            .axis_desc_style((FONT, 15))
+            .label_style((FONT, 13))
+            .light_line_style(RGBColor(243, 243, 243))
+            .draw()
+            .map_err(plot_err)?;
+        let mut offsets = vec![0.0; n];
+        let mut entries = Vec::new();
+        for (k, stack) in stacks.iter().enumerate() {
+            let color = stack.color.unwrap_or_else(|| palette(k));
+            let bars: Vec<_> = (0..n)
+                .map(|i| {
+                    let y = n - 1 - i;
+                    let (x0, x1) = (offsets[i], offsets[i] + stack.values[i]);
+                    offsets[i] = x1;
+                    let mut bar = Rectangle::new(
+                        [
+                            (x0, SegmentValue::Exact(y)),
+                            (x1, SegmentValue::Exact(y + 1)),
+                        ],
+                        color.plotters().filled(),
+                    );
+                    bar.set_margin(3, 3, 0, 0);
+                    bar
+                })
+                .collect();
+            chart.draw_series(bars).map_err(plot_err)?;
+            entries.push((stack.label.as_str(), Glyph::Box(color)));
+        }
+        draw_key(&key, &entries)
+    })
+}
+
+fn check_stacks(title: &str, categories: &[String], stacks: &[BarStack]) -> Result<()> {
+    if categories.is_empty() || stacks.is_empty() {
+        return Err(ReportError::NoData {
+            what: format!("bar chart \"{title}\""),
+            hint: "give at least one category and one stack",
+        });
+    }
+    for stack in stacks {
+        if stack.values.len() != categories.len() {
+            return Err(ReportError::BadValue(format!(
+                "bar chart \"{title}\": stack \"{}\" has {} values for {} categories; give one per category",
+                stack.label,
+                stack.values.len(),
+                categories.len()
+            )));
+        }
+        if let Some(v) = stack.values.iter().find(|v| !v.is_finite() || **v < 0.0) {
+            return Err(ReportError::BadValue(format!(
+                "bar chart \"{title}\": stack \"{}\" has value {v}; bars need finite values >= 0",
+                stack.label
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn axes() -> Axes {
+        Axes::new(
+            Axis::new("problem size N").log(),
+            Axis::new("time T").unit("s"),
+        )
+    }
+
+    #[test]
+    fn line_charts_label_axes_with_units_and_name_every_series() {
+        let series = [
+            Series::line("measured", vec![(10.0, 1.0), (100.0, 3.0)]),
+            Series::dashed("predicted", vec![(10.0, 1.2), (100.0, 2.5)]),
+            Series::scatter("held out", vec![(1000.0, 9.0)]),
+            Series::line("", vec![(10.0, 2.0), (100.0, 4.0)]),
+        ];
+        let svg = line_chart("T versus N", &axes(), &series).unwrap();
+        let text = svg.as_str();
+        assert!(text.starts_with("<svg"));
+        for label in [
+            "T versus N",
+            "problem size N",
+            "time T (s)",
+            "measured",
+            "predicted",
+            "held out",
+        ] {
+            assert!(text.contains(label), "{label} missing");
+        }
+    }
+
+    #[test]
+    fn bad_points_are_refused_with_what_to_do() {
+        let zero = [Series::line("a", vec![(0.0, 1.0)])];
+        let err = line_chart("c", &axes(), &zero).unwrap_err().to_string();
+        assert!(err.contains("cannot be shown on a log axis"), "{err}");
+        let nan = [Series::line("a", vec![(1.0, f64::NAN)])];
+        assert!(
+            line_chart("c", &axes(), &nan)
+                .unwrap_err()
+                .to_string()
+                .contains("not a finite number")
+        );
+        let err = line_chart("c", &axes(), &[]).unwrap_err().to_string();
+        assert!(err.contains("has no data"), "{err}");
+    }
+
+    #[test]
+    fn a_flat_series_still_gets_a_range() {
+        let flat = [Series::line("a", vec![(1.0, 5.0), (2.0, 5.0)])];
+        let linear = Axes::new(Axis::new("x"), Axis::new("y"));
+        assert!(line_chart("c", &linear, &flat).is_ok());
+        let single = [Series::scatter("a", vec![(3.0, 3.0)])];
+        assert!(line_chart("c", &axes(), &single).is_ok());
+    }
+
+    fn psi() -> HeatMap {
+        HeatMap {
+            title: "psi".into(),
+            x: Axis::new("C'"),
+            y: Axis::new("C"),
+            column_labels: vec!["2".into(), "4".into()],
+            row_labels: vec!["2".into(), "4".into()],
+            values: vec![vec![None, Some(0.9)], vec![None, None]],
+            value_label: "psi".into(),
+            value_range: Some((0.0, 1.0)),
+        }
+    }
+
+    #[test]
+    fn heat_maps_print_their_values_and_check_their_shape() {
+        assert!(heat_map(&psi()).unwrap().as_str().contains("\n0.9\n"));
+        let mut ragged = psi();
+        ragged.values[1].pop();
+        assert!(
+            heat_map(&ragged)
+                .unwrap_err()
+                .to_string()
+                .contains("must be 2 rows of 2")
+        );
+        let mut blank = psi();
+        blank.values[0][1] = None;
+        assert!(
+            heat_map(&blank)
+                .unwrap_err()
+                .to_string()
+                .contains("has no data")
+        );
+    }
+
+    #[test]
+    fn stacked_bars_need_one_value_per_category() {
+        let stack = |values: Vec<f64>| BarStack {
+            label: "compute".into(),
+            values,
+            color: None,
+        };
+        let cats = vec!["a".to_string(), "b".to_string()];
+        let axis = Axis::new("time").unit("s");
+        assert!(stacked_bar_chart("t", "node", &cats, &[stack(vec![1.0, 2.0])], &axis).is_ok());
+        let err = stacked_bar_chart("t", "node", &cats, &[stack(vec![1.0])], &axis).unwrap_err();
+        assert!(err.to_string().contains("1 values for 2 categories"));
+        let err =
+            stacked_bar_chart("t", "node", &cats, &[stack(vec![1.0, -1.0])], &axis).unwrap_err();
+        assert!(err.to_string().contains(">= 0"));
+    }
+}
