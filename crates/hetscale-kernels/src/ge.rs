@@ -133,8 +133,9 @@ impl Kernel for GeKernel {
     /// back-substitutes (`N^2` operations, the sequential part). Step `i`'s elimination
     /// (`1 + 2 (N - i)` per remaining row of each node, paced by the slowest node's share of
     /// the remaining rows) lands in the superstep after its broadcast. Pivots are taken in
-    /// natural order (row `i` at step `i`), as without pivoting and in skeleton runs;
-    /// partial pivoting on real data moves the pivot rows' owners, not the traffic volume.
+    /// natural order (row `i` at step `i`), as without pivoting and in skeleton runs; on
+    /// real data partial pivoting changes which node broadcasts each step and whose rows
+    /// remain, which the model cannot know (about 1% on seeded inputs).
     fn overhead(&self, n: usize, machine: &Machine) -> Result<Overhead> {
         check_size("N", n, 1)?;
         let p = machine.p();
