@@ -528,9 +528,13 @@ impl Network {
 }
 
 fn toml_error(text: &str, err: &toml::de::Error) -> HbspError {
-    let line = err
-        .span()
-        .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+    let line = err.span().map(|s| {
+        text.as_bytes()[..s.start.min(text.len())]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1
+    });
     let message = err.message().trim().replace('\n', "; ");
     HbspError::InvalidPlatform(match line {
         Some(line) => format!("line {line}: {message}"),

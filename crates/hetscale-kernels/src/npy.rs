@@ -11,6 +11,14 @@ use num_complex::Complex64;
 use crate::array::{Array, ArrayData};
 use crate::error::{KernelError, Result};
 
+/// A parser's message on one line: the npy header parser quotes the header over several.
+fn one_line(err: &impl std::fmt::Display) -> String {
+    err.to_string()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn file_error(path: &Path, message: impl Into<String>) -> KernelError {
     KernelError::File {
         path: path.display().to_string(),
@@ -23,7 +31,7 @@ pub fn read_npy(path: impl AsRef<Path>) -> Result<Array> {
     let path = path.as_ref();
     let file = File::open(path).map_err(|e| file_error(path, e.to_string()))?;
     let npy = NpyFile::new(BufReader::new(file))
-        .map_err(|e| file_error(path, format!("not a valid .npy file ({e})")))?;
+        .map_err(|e| file_error(path, format!("not a valid .npy file ({})", one_line(&e))))?;
     let shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
     let order = npy.order();
     let unsupported = || {
