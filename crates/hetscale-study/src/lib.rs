@@ -1,22 +1,31 @@
 //! # hetscale-study
 //!
 //! Scalability studies: find, per configuration, the problem size that holds a target
-//! speed-efficiency, and the isospeed-e scalability `psi` between configurations.
-//!
-//! Approach 3 (predicted) is available now: it solves the isospeed-e condition with a time model
-//! `T(N, configuration)`. Approaches 1 (measured) and 2 (computed) need runs on an HBSP backend
-//! and arrive with the simulator and kernels.
+//! speed-efficiency — measured (searched by runs), computed (fitted and inverted) and predicted
+//! (the kernel's HBSP^1 time model) — and the isospeed-e scalability `psi` between
+//! configurations, with every run stored in SQLite as it completes.
 //!
 //! ```
-//! use hetscale_study::predicted::{Configuration, predict};
+//! use hetscale_study::{runner::Silent, spec::StudySpec, store::Store, study::run_study};
 //!
-//! // A toy machine: T(N) = W / C + 0.01 p seconds for W = 2 N^3.
-//! let configs = vec![Configuration::new("2 nodes", 2, 200e6)?, Configuration::new("4 nodes", 4, 400e6)?];
-//! let work = |n: f64| hetscale_model::workload::mm(n);
-//! let time = |n: f64, c: &Configuration| Ok(work(n)? / c.marked_speed + 0.01 * c.nodes as f64);
-//! let study = predict(&configs, work, time, 0.5, (10.0, 1e5))?;
-//! assert!(study.psi.get(0, 1).unwrap() < 1.0);
-//! # Ok::<(), hetscale_model::ModelError>(())
+//! let spec = StudySpec::from_toml_str(r#"
+//!     name = "mm"
+//!     kernel = "mm"
+//!     platform = "sunwulf"
+//!     target = 0.2
+//!     n_max = 512
+//!     [[configuration]]
+//!     label = "C'_2"
+//!     nodes = "server:1,sunfire:1"
+//!     [[configuration]]
+//!     label = "C'_4"
+//!     nodes = "server:1,sunblade:1,sunfire:2"
+//! "#, "example")?;
+//! let result = run_study(&spec, &Store::open_in_memory()?, &Silent)?;
+//! let measured = result.measured.as_ref().unwrap();
+//! assert!(measured.points[1].n > measured.points[0].n);
+//! assert!(measured.psi.as_ref().unwrap().get(0, 1).unwrap() < 1.0);
+//! # Ok::<(), hetscale_study::StudyError>(())
 //! ```
 
 pub mod computed;
