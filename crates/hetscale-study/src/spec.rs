@@ -300,7 +300,7 @@ fn validate(raw: RawSpec, at: impl Fn(Range<usize>, String) -> StudyError) -> Re
         ));
     }
     let max_relative_ci = match &raw.max_relative_ci {
-        Some(v) if !(*v.get_ref() > 0.0) => {
+        Some(v) if v.get_ref().is_nan() || *v.get_ref() <= 0.0 => {
             return Err(at(
                 v.span(),
                 format!(
