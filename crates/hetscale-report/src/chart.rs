@@ -5,8 +5,10 @@
 
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{AsRangedCoord, SegmentValue, ValueFormatter};
+use plotters::element::{Drawable, PointCollection};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters_backend::{BackendCoord, DrawingErrorKind};
 
 use crate::error::{ReportError, Result};
 use crate::numbers::format_number;
@@ -229,6 +231,24 @@ pub enum Line {
     None,
 }
 
+/// The shape of a series' markers. Distinct shapes tell apart series that share a colour or
+/// sit on top of each other (e.g. the sizes three approaches found for one configuration):
+/// the hollow ones and the cross leave what lies under them visible.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Marker {
+    /// A filled disc (default).
+    #[default]
+    Circle,
+    /// A hollow circle.
+    Ring,
+    /// A hollow square.
+    Square,
+    /// A filled triangle, point up.
+    Triangle,
+    /// A diagonal cross.
+    Cross,
+}
+
 /// A named sequence of `(x, y)` points. A series with an empty label gets no legend entry
 /// (e.g. all but one of a group of lines of one colour).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -243,6 +263,8 @@ pub struct Series {
     pub markers: bool,
     /// Colour; `None` takes the palette colour of the series' position.
     pub color: Option<Rgb>,
+    /// Shape of the markers.
+    pub marker: Marker,
 }
 
 impl Series {
@@ -254,6 +276,7 @@ impl Series {
             line: Line::Solid,
             markers: true,
             color: None,
+            marker: Marker::Circle,
         }
     }
 
@@ -288,6 +311,12 @@ impl Series {
     /// Turns markers on or off.
     pub fn markers(mut self, on: bool) -> Self {
         self.markers = on;
+        self
+    }
+
+    /// Sets the markers' shape.
+    pub fn shape(mut self, marker: Marker) -> Self {
+        self.marker = marker;
         self
     }
 }
@@ -340,9 +369,9 @@ pub fn line_chart(title: &str, axes: &Axes, series: &[Series]) -> Result<Svg> {
 fn series_glyph(s: &Series, i: usize) -> Glyph {
     let color = s.color.unwrap_or_else(|| palette(i));
     match s.line {
-        Line::Solid => Glyph::Line(color, s.markers),
+        Line::Solid => Glyph::Line(color, s.markers.then_some(s.marker)),
         Line::Dashed => Glyph::Dashed(color),
-        Line::None => Glyph::Marker(color),
+        Line::None => Glyph::Marker(color, s.marker),
     }
 }
 
@@ -354,6 +383,70 @@ fn key_width<'a>(labels: impl Iterator<Item = &'a str>) -> u32 {
 
 /// Beyond this many points a line's markers merge into a smear: the line alone reads better.
 pub const MAX_MARKED_POINTS: usize = 60;
+
+/// Marker radius of a scatter series, px.
+const SCATTER_MARKER: i32 = 4;
+/// Marker radius on a line, px: smaller, so the line stays visible between markers.
+const LINE_MARKER: i32 = 3;
+
+/// A marker of `shape` centred on `at`, `r` px from its centre to its edge; hollow shapes are
+/// drawn a little larger so one drawn over a filled disc rings it. (An element of its own:
+/// plotters' boxed elements need a `'static` backend, which the SVG string backend is not.)
+fn marker_element<C>(at: C, shape: Marker, r: i32, color: Rgb) -> MarkerElement<C> {
+    MarkerElement {
+        at,
+        shape,
+        r,
+        color,
+    }
+}
+
+struct MarkerElement<C> {
+    at: C,
+    shape: Marker,
+    r: i32,
+    color: Rgb,
+}
+
+impl<'a, C> PointCollection<'a, C> for &'a MarkerElement<C> {
+    type Point = &'a C;
+    type IntoIter = std::iter::Once<&'a C>;
+    fn point_iter(self) -> std::iter::Once<&'a C> {
+        std::iter::once(&self.at)
+    }
+}
+
+impl<C, DB: DrawingBackend> Drawable<DB> for MarkerElement<C> {
+    fn draw<I: Iterator<Item = BackendCoord>>(
+        &self,
+        mut pos: I,
+        backend: &mut DB,
+        _: (u32, u32),
+    ) -> std::result::Result<(), DrawingErrorKind<DB::ErrorType>> {
+        let Some((x, y)) = pos.next() else {
+            return Ok(());
+        };
+        let fill = self.color.plotters().filled();
+        let line = stroke(self.color);
+        let (r, big) = (self.r, self.r + 2);
+        match self.shape {
+            Marker::Circle => backend.draw_circle((x, y), r as u32, &fill, true),
+            Marker::Ring => backend.draw_circle((x, y), big as u32, &line, false),
+            Marker::Square => {
+                let h = big - 1;
+                backend.draw_rect((x - h, y - h), (x + h, y + h), &line, false)
+            }
+            Marker::Triangle => {
+                let h = r + 1;
+                backend.fill_polygon([(x, y - h), (x + h, y + h - 1), (x - h, y + h - 1)], &fill)
+            }
+            Marker::Cross => {
+                backend.draw_line((x - big, y - big), (x + big, y + big), &line)?;
+                backend.draw_line((x - big, y + big), (x + big, y - big), &line)
+            }
+        }
+    }
+}
 
 /// Draws into an SVG string of `size` pixels on a white background.
 pub(crate) fn render(
@@ -478,7 +571,6 @@ where
     for (i, s) in series.iter().enumerate() {
         let color = s.color.unwrap_or_else(|| palette(i));
         let style = stroke(color);
-        let fill = color.plotters().filled();
         let points = s.points.iter().copied();
         // With the key in its own strip, plotters' in-plot legend stays empty.
         let named = !s.label.is_empty() && axes.legend != LegendPosition::Right;
@@ -505,18 +597,24 @@ where
                 }
             }
             Line::None => {
+                let shape = s.marker;
                 let anno = chart
-                    .draw_series(points.clone().map(|p| Circle::new(p, 4, fill)))
+                    .draw_series(
+                        points
+                            .clone()
+                            .map(|p| marker_element(p, shape, SCATTER_MARKER, color)),
+                    )
                     .map_err(plot_err)?;
                 if named {
-                    anno.label(s.label.as_str())
-                        .legend(move |(x, y)| Circle::new((x + 10, y), 4, fill));
+                    anno.label(s.label.as_str()).legend(move |(x, y)| {
+                        marker_element((x + 10, y), shape, SCATTER_MARKER, color)
+                    });
                 }
             }
         }
         if s.markers && s.line != Line::None && s.points.len() <= MAX_MARKED_POINTS {
             chart
-                .draw_series(points.map(|p| Circle::new(p, 3, fill)))
+                .draw_series(points.map(|p| marker_element(p, s.marker, LINE_MARKER, color)))
                 .map_err(plot_err)?;
         }
     }
@@ -549,11 +647,11 @@ pub(crate) enum Glyph {
     /// A filled square (bars, slices).
     Box(Rgb),
     /// A solid line, with a marker or not.
-    Line(Rgb, bool),
+    Line(Rgb, Option<Marker>),
     /// A dashed line.
     Dashed(Rgb),
     /// A marker alone.
-    Marker(Rgb),
+    Marker(Rgb, Marker),
     /// A thin slanted line (messages).
     Thin(Rgb),
 }
@@ -589,8 +687,8 @@ fn draw_glyph(
         )),
         Glyph::Line(c, marker) => {
             area.draw(&PathElement::new(vec![(x0, y), (x1, y)], stroke(c)))?;
-            if marker {
-                area.draw(&Circle::new((15, y), 3, c.plotters().filled()))?;
+            if let Some(shape) = marker {
+                area.draw(&marker_element((15, y), shape, LINE_MARKER, c))?;
             }
             Ok(())
         }
@@ -598,7 +696,7 @@ fn draw_glyph(
             area.draw(&PathElement::new(vec![(x0, y), (x0 + 8, y)], stroke(c)))?;
             area.draw(&PathElement::new(vec![(x1 - 8, y), (x1, y)], stroke(c)))
         }
-        Glyph::Marker(c) => area.draw(&Circle::new((15, y), 4, c.plotters().filled())),
+        Glyph::Marker(c, shape) => area.draw(&marker_element((15, y), shape, SCATTER_MARKER, c)),
         Glyph::Thin(c) => area.draw(&PathElement::new(
             vec![(8, y + 6), (22, y - 6)],
             c.plotters().stroke_width(1),

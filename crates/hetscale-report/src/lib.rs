@@ -56,8 +56,8 @@ mod timeline;
 pub mod views;
 
 pub use chart::{
-    Axes, Axis, BarStack, CHART_SIZE, HeatMap, LegendPosition, Line, PALETTE, Rgb, Scale, Series,
-    Svg, heat_map, line_chart, palette, stacked_bar_chart, viridis,
+    Axes, Axis, BarStack, CHART_SIZE, HeatMap, LegendPosition, Line, Marker, PALETTE, Rgb, Scale,
+    Series, Svg, heat_map, line_chart, palette, stacked_bar_chart, viridis,
 };
 pub use error::{ReportError, Result};
 pub use html::{Block, Figure, Report, Section, Written, escape};
