@@ -21,18 +21,20 @@
 //! order) and repeats the scalar work on every node: that redundant work is declared but is
 //! not part of `W`.
 //!
-//! Overhead model: the scatter, then per order the shift (`g max r_j 8 + L`) and the
-//! allgather of 16 bytes per node; sequential fraction `K (K + 1) / W` (the scalar work).
+//! Overhead model (exact): the scatter, then per order the shift (`g max r_j 8 + o + L`) and
+//! the allgather of 16 bytes per node, plus the idle time of integer block sizes and the
+//! redundant work; sequential fraction `K (K + 1) / W` (the Levinson steps).
 
 use hbsp::collectives::{Root, allgather, scatterv};
 use hbsp::{Backend, Ctx, Machine};
-use hetscale_model::hbsp::{self as cost, Traffic};
+use hetscale_model::hbsp::Traffic;
 
 use crate::array::{Array, expect_arrays};
+use crate::charges::{self, Charges, IDLE};
 use crate::error::{KernelError, Result, invalid};
 use crate::input::ar2_series;
 use crate::kernel::{
-    Kernel, KernelRun, Overhead, Verification, barriers_s, root_result, skeleton, speeds, timed_run,
+    Kernel, KernelRun, Overhead, Verification, root_result, skeleton, speeds, timed_run,
 };
 use crate::partition::{block_counts, efficiency_detail, offsets};
 use crate::verify::relative_max_error;
@@ -98,25 +100,48 @@ impl Kernel for BurgKernel {
             .collect())
     }
 
+    /// Replays the program's supersteps (after the starting barrier): the scatter, then per
+    /// order `m` (a) the shift of one value to the next node holding samples and (b) the
+    /// allgather of the two partial sums. Each node forms its sums (`6` per active sample)
+    /// in (b); its updates (`4` per active sample), the `2 (p - 1)` additions of the global
+    /// sum and the Levinson step (`2 m`, repeated on every node, so paced by the slowest)
+    /// land in the next order's (a), or in the program's end after order `K`. The Levinson
+    /// steps are the sequential part; the repetitions and additions are overhead.
     fn overhead(&self, n: usize, machine: &Machine) -> Result<Overhead> {
         check_order(n, self.order)?;
-        let m = machine.cost_model();
+        let p = machine.p();
         let root = machine.ranking()[0];
         let counts = block_counts(n, &speeds(machine))?;
+        let starts = offsets(&counts);
         let bytes: Vec<f64> = counts.iter().map(|&c| c as f64 * F64).collect();
-        let mut shift = Traffic::idle(machine.p());
-        let holders: Vec<usize> = (0..counts.len()).filter(|&j| counts[j] > 0).collect();
+        let mut shift = Traffic::idle(p);
+        let holders: Vec<usize> = (0..p).filter(|&j| counts[j] > 0).collect();
         for pair in holders.windows(2) {
             shift.add(pair[0], pair[1], F64);
         }
-        let per_order =
-            m.traffic_cost(0.0, &shift)? + cost::allgather_cost(&m, &vec![2.0 * F64; machine.p()])?;
-        Ok(Overhead {
-            overhead_s: cost::scatter_cost(&m, root, &bytes)?
-                + self.order as f64 * per_order
-                + barriers_s(machine, 1.0),
-            sequential_fraction: (self.order * (self.order + 1)) as f64 / work(n, self.order),
-        })
+        let sums = charges::allgather(&vec![2.0 * F64; p]);
+        // Samples i >= m of each node's block: those order m works on.
+        let active = |m: usize| -> Vec<f64> {
+            (0..p)
+                .map(|j| (starts[j] + counts[j]).saturating_sub(m.max(starts[j])) as f64)
+                .collect()
+        };
+        let update = |m: usize| -> Vec<f64> {
+            let scalar = 2.0 * (p - 1) as f64 + 2.0 * m as f64;
+            active(m).iter().map(|a| 4.0 * a + scalar).collect()
+        };
+        let mut replay = Charges::new(machine);
+        replay.superstep(IDLE, &charges::scatterv(root, &bytes))?;
+        for m in 1..=self.order {
+            let previous = if m > 1 { update(m - 1) } else { Vec::new() };
+            replay.superstep(&previous, &shift)?;
+            let partial: Vec<f64> = active(m).iter().map(|a| 6.0 * a).collect();
+            replay.superstep(&partial, &sums)?;
+        }
+        replay.end(&update(self.order), &Traffic::idle(p))?;
+        let levinson = (self.order * (self.order + 1)) as f64;
+        let w = work(n, self.order);
+        Ok(replay.overhead(w, w, levinson))
     }
 
     fn generate(&self, n: usize, seed: u64) -> Result<Vec<Array>> {

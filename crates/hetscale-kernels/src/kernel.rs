@@ -43,22 +43,35 @@ pub trait Kernel: Sync {
     fn run(&self, inputs: &[Array], backend: &Backend, machine: &Machine) -> Result<KernelRun>;
 }
 
-/// A kernel's overhead model at one problem size and machine.
+/// A kernel's time model at one problem size and machine:
+/// `T = r [(1 - alpha) W / C + alpha W / C_root] + T_o`.
+///
+/// `r W` are the operations the implementation performs for the work `W` (`r = 1` where `W`
+/// is its exact count), `alpha` the fraction of them the root does while the others wait,
+/// and `T_o` everything the balanced compute leaves out, as the implementation's supersteps
+/// cost it on the machine's HBSP^1 parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Overhead {
-    /// Predicted communication and synchronisation time `T_o`, s (HBSP^1 costs `g h + L`
-    /// summed over the supersteps the implementation makes).
+    /// Overhead time `T_o`, s: the HBSP^1 communication, per-message and barrier costs
+    /// (`g h + o m + L`) summed over the supersteps the implementation makes, plus the compute
+    /// the balanced term misses: idle time from integer shares and operations done beyond
+    /// `r W` (work repeated on every node, combining partial sums).
     pub overhead_s: f64,
-    /// Fraction `alpha` of the work done by one node while the others wait.
+    /// Fraction `alpha` of the operations done by one node (the root) while the others wait.
     pub sequential_fraction: f64,
+    /// Operations the implementation performs per unit of work `W`, `counted_ops / W`: 1
+    /// where `W` is the exact count, else the ratio of the implementation's count to the
+    /// published formula (e.g. conv2d counts its FFTs at `5 N lg N`).
+    pub ops_per_work: f64,
 }
 
 impl Overhead {
-    /// Predicted run time `T = (1 - alpha) W / C + alpha W / C_root + T_o`, with speeds in
-    /// flop/s.
+    /// Predicted run time `T = r [(1 - alpha) W / C + alpha W / C_root] + T_o`, with speeds
+    /// in flop/s.
     pub fn predicted_time_s(&self, work: f64, cluster_speed: f64, root_speed: f64) -> f64 {
         let alpha = self.sequential_fraction;
-        (1.0 - alpha) * work / cluster_speed + alpha * work / root_speed + self.overhead_s
+        self.ops_per_work * ((1.0 - alpha) * work / cluster_speed + alpha * work / root_speed)
+            + self.overhead_s
     }
 }
 
@@ -234,25 +247,4 @@ pub(crate) fn root_result<R>(results: Vec<Option<R>>) -> R {
         .flatten()
         .next()
         .expect("the root returns the result")
-}
-
-/// Idle time of load imbalance, s: the slowest node's compute time minus the balanced time
-/// `sum_j ops_j / C`, for `ops[j]` operations on node `j` in one superstep. Zero when the
-/// platform's speeds are not a flop rate (no seconds can be derived from them).
-pub(crate) fn imbalance_s(machine: &Machine, ops: &[f64]) -> f64 {
-    let Some(unit) = flops_per_unit(machine.speed_unit()) else {
-        return 0.0;
-    };
-    let slowest = ops
-        .iter()
-        .enumerate()
-        .map(|(j, w)| w / (machine.marked_speed(j) * unit))
-        .fold(0.0, f64::max);
-    let balanced = ops.iter().sum::<f64>() / (machine.cluster_speed() * unit);
-    (slowest - balanced).max(0.0)
-}
-
-/// Sum of the HBSP^1 costs of `supersteps` supersteps with no traffic: `supersteps L(p)`.
-pub(crate) fn barriers_s(machine: &Machine, supersteps: f64) -> f64 {
-    supersteps * machine.l_s()
 }

@@ -37,6 +37,7 @@
 
 pub mod array;
 pub mod burg;
+mod charges;
 pub mod collective_experiments;
 pub mod conv2d;
 mod error;

@@ -1,65 +1,159 @@
 //! Every kernel's time model (compute at marked speed plus its HBSP^1 overhead model, the
 //! basis of approach 3) against the simulator, which charges the same HBSP^1 costs per
 //! superstep: they must agree closely, or predicted sizes would drift from measured ones.
+//!
+//! Two machine families: Sunwulf selections (all `r_j = 1`, per-message overhead `o` and
+//! `L = 0.39 ms x p`), and the UCF cluster of Williams & Parsons with its unequal injection
+//! slowness `r_j` (up to 4.08), so a model that forgot `r_j` on any message would show.
 
-use hbsp::{Backend, Platform, SimOptions, WorkCharge};
-use hetscale_kernels::{KernelOptions, kernel_by_name};
+use hbsp::{Backend, BarrierCost, Machine, Network, Node, Platform, SimOptions, WorkCharge};
+use hetscale_kernels::{KernelOptions, flops_per_unit, kernel_by_name};
+use hetscale_model::papers::UCF_NODES;
 
-fn skeleton() -> Backend {
+/// The simulator charging declared work; `skip_compute` skips the compute blocks (skeleton
+/// execution: GE then pivots in natural order).
+fn sim(skip_compute: bool) -> Backend {
     Backend::Sim(SimOptions {
         work: WorkCharge::Declared,
-        skip_compute: true,
+        skip_compute,
         ..SimOptions::default()
     })
 }
 
+/// Sunwulf selections: two nodes, a mixed eight and a 16-node machine of 15 SunBlades.
+fn sunwulf() -> Vec<(String, Machine)> {
+    let platform = Platform::load("sunwulf").unwrap();
+    [
+        "server:1,sunfire:1",
+        "server:1,sunblade:3,sunfire:4",
+        "server*2:1,sunblade:15",
+    ]
+    .iter()
+    .map(|nodes| {
+        let machine = platform.select(&nodes.parse().unwrap()).unwrap();
+        (format!("sunwulf {nodes}"), machine)
+    })
+    .collect()
+}
+
+/// The first `p` UCF workstations with their published `r_j`, `g` and `L(p)`, but with the
+/// BYTEmark indices read as Mflop/s so the simulator can charge declared work, and with
+/// Sunwulf's per-message overhead so `o` meets unequal `r_j` too.
+fn ucf() -> Vec<(String, Machine)> {
+    let mut platform = Platform::load("ucf-cluster").unwrap();
+    platform.speed_unit = "Mflop/s".into();
+    platform.network.o_s = 0.08e-3;
+    [2, 4, 10]
+        .into_iter()
+        .map(|p| {
+            let mut some = platform.clone();
+            some.nodes.truncate(p);
+            assert!(some.nodes.iter().zip(UCF_NODES).all(|(n, u)| n.r == u.r));
+            (format!("ucf p = {p}"), some.all().unwrap())
+        })
+        .collect()
+}
+
+/// Four UCF workstations and a fifth node 50 times slower than the slowest of them (with
+/// chromus' `r = 4.08`): its integer share of a small problem is zero, so the models must
+/// count the empty messages the collectives still send and skip the ones they do not.
+fn ucf_with_a_straggler() -> (String, Machine) {
+    let mut platform = Platform::load("ucf-cluster").unwrap();
+    platform.speed_unit = "Mflop/s".into();
+    platform.network.o_s = 0.08e-3;
+    platform.nodes.truncate(4);
+    let straggler =
+        Node::new("straggler", UCF_NODES[1].integer_index / 50.0).with_r(UCF_NODES[1].r);
+    platform.nodes.push(straggler);
+    ("ucf p = 4 + straggler".into(), platform.all().unwrap())
+}
+
+/// Eight nodes on a slow network with nearly free barriers, where GE's broadcasts go
+/// two-phase (`BroadcastAlgorithm::Auto` picks by predicted cost); the last node's share of
+/// a small problem is zero.
+fn bandwidth_bound() -> (String, Machine) {
+    let nodes = [
+        (50.0, 1.0),
+        (40.0, 1.5),
+        (40.0, 1.0),
+        (30.0, 2.0),
+        (30.0, 1.0),
+        (20.0, 3.0),
+    ]
+    .into_iter()
+    .chain([(10.0, 1.2), (0.2, 4.0)])
+    .enumerate()
+    .map(|(i, (speed, r))| Node::new(format!("n{i}"), speed).with_r(r))
+    .collect();
+    let mut network = Network::new(1e-6, BarrierCost::constant(1e-6));
+    network.o_s = 1e-6;
+    let platform = Platform {
+        name: "bandwidth-bound".into(),
+        description: String::new(),
+        speed_unit: "Mflop/s".into(),
+        nodes,
+        network,
+    };
+    ("bandwidth-bound p = 8".into(), platform.all().unwrap())
+}
+
+fn machines() -> Vec<(String, Machine)> {
+    let mut all = sunwulf();
+    all.extend(ucf());
+    all.push(ucf_with_a_straggler());
+    all.push(bandwidth_bound());
+    all
+}
+
 /// Relative error of the model's time against the simulated time.
-fn model_error(kernel: &str, options: &KernelOptions, nodes: &str, n: usize) -> f64 {
-    let machine = Platform::load("sunwulf")
-        .unwrap()
-        .select(&nodes.parse().unwrap())
-        .unwrap();
+fn model_error(
+    kernel: &str,
+    options: &KernelOptions,
+    (name, machine): &(String, Machine),
+    n: usize,
+    backend: &Backend,
+) -> f64 {
     let k = kernel_by_name(kernel, options).unwrap();
-    let run = k
-        .run(&k.generate(n, 1).unwrap(), &skeleton(), &machine)
-        .unwrap();
-    let overhead = k.overhead(n, &machine).unwrap();
-    let root = machine.marked_speed(machine.ranking()[0]) * 1e6;
-    let model = overhead.predicted_time_s(run.work, machine.cluster_speed() * 1e6, root);
+    let run = k.run(&k.generate(n, 1).unwrap(), backend, machine).unwrap();
+    let overhead = k.overhead(n, machine).unwrap();
+    let unit = flops_per_unit(machine.speed_unit()).unwrap();
+    let root = machine.marked_speed(machine.ranking()[0]) * unit;
+    let model = overhead.predicted_time_s(run.work, machine.cluster_speed() * unit, root);
     let error = (model - run.time_s) / run.time_s;
     eprintln!(
-        "{kernel} {nodes} N = {n}: sim {:.6e} s, model {model:.6e} s, error {:+.2}%",
-        run.time_s,
-        100.0 * error
+        "{kernel} {name} N = {n}: sim {:.6e} s, model {model:.6e} s, error {error:+.1e}",
+        run.time_s
     );
     error
 }
 
-const MACHINES: [&str; 3] = [
-    "server:1,sunfire:1",
-    "server:1,sunblade:3,sunfire:4",
-    "server*2:1,sunblade:15",
-];
-
-fn check(kernel: &str, options: &KernelOptions, sizes: &[usize], bound: f64) {
-    let worst = MACHINES
+/// The largest relative error of the model against `backend` over every machine and size.
+fn worst_error(kernel: &str, options: &KernelOptions, sizes: &[usize], backend: &Backend) -> f64 {
+    let worst = machines()
         .iter()
-        .flat_map(|nodes| {
+        .flat_map(|machine| {
             sizes
                 .iter()
-                .map(move |&n| model_error(kernel, options, nodes, n).abs())
+                .map(move |&n| model_error(kernel, options, machine, n, backend).abs())
         })
         .fold(0.0, f64::max);
+    eprintln!("{kernel}: worst error {worst:.1e}");
+    worst
+}
+
+/// Asserts the model reproduces the simulator's skeleton runs on every machine and size.
+/// The models replay the programs' supersteps, so they agree up to floating-point rounding.
+fn check(kernel: &str, options: &KernelOptions, sizes: &[usize]) {
+    let worst = worst_error(kernel, options, sizes, &sim(true));
     assert!(
-        worst < bound,
-        "{kernel}: the model is {:.1}% off the simulator",
-        100.0 * worst
+        worst < 1e-9,
+        "{kernel}: the model is {worst:.1e} off the simulator"
     );
 }
 
 #[test]
 fn mm_model_matches_the_simulator() {
-    check("mm", &KernelOptions::default(), &[24, 100, 300], 1e-6);
+    check("mm", &KernelOptions::default(), &[24, 100, 300]);
 }
 
 #[test]
@@ -68,6 +162,62 @@ fn ge_model_matches_the_simulator() {
         pivoting: "none".into(),
         ..KernelOptions::default()
     };
-    check("ge", &options, &[32, 128, 400], 0.05);
-    check("ge", &KernelOptions::default(), &[32, 128], 0.05);
+    check("ge", &options, &[32, 128, 400]);
+}
+
+#[test]
+fn ge_with_partial_pivoting_model_matches_the_simulator() {
+    // Skeleton runs pivot in natural order, the order the model assumes.
+    check("ge", &KernelOptions::default(), &[32, 128]);
+}
+
+#[test]
+fn ge_with_partial_pivoting_on_real_data_stays_close() {
+    // Real pivots move the pivot rows' owners (who broadcasts, whose remaining rows shrink),
+    // which the model cannot know; on these seeded inputs that costs it about 1%.
+    let worst = worst_error("ge", &KernelOptions::default(), &[32, 128], &sim(false));
+    assert!(
+        worst < 0.02,
+        "ge: the model is {worst:.1e} off the simulator"
+    );
+}
+
+#[test]
+fn conv2d_model_matches_the_simulator() {
+    check("conv2d", &KernelOptions::default(), &[32, 128]);
+}
+
+#[test]
+fn burg_model_matches_the_simulator() {
+    check("burg", &KernelOptions::default(), &[1000, 20000]);
+}
+
+/// SUMMA with `strategy` and panel width 16, so even N = 64 pipelines several panels.
+fn summa(strategy: &str) {
+    let options = KernelOptions {
+        strategy: strategy.into(),
+        nb: 16,
+        ..KernelOptions::default()
+    };
+    check("summa", &options, &[64, 192]);
+}
+
+#[test]
+fn summa_hoho_model_matches_the_simulator() {
+    summa("hoho");
+}
+
+#[test]
+fn summa_heho_model_matches_the_simulator() {
+    summa("heho");
+}
+
+#[test]
+fn summa_hohe1_model_matches_the_simulator() {
+    summa("hohe1");
+}
+
+#[test]
+fn summa_hohe2_model_matches_the_simulator() {
+    summa("hohe2");
 }

@@ -95,6 +95,24 @@ fn geometric_sizes(lo: u64, hi: u64, count: usize) -> Vec<u64> {
     sizes
 }
 
+/// The size in `[lo, hi]` where `fit`'s model gives speed-efficiency `level` on configuration
+/// `index`, if it reaches it there.
+pub fn size_at_level(
+    runner: &Runner<'_>,
+    index: usize,
+    fit: &ComputedFit,
+    level: f64,
+    (lo, hi): (f64, f64),
+) -> Option<f64> {
+    let config = &runner.configurations()[index].configuration;
+    let kernel = runner.kernel();
+    let efficiency = |n: f64| {
+        let w = kernel.work(n.round().max(1.0) as usize);
+        Ok(w / (fit.model.time(n, w) * config.marked_speed))
+    };
+    solve_for_target(efficiency, level, lo, hi, "fitted speed-efficiency").ok()
+}
+
 fn fit(runner: &Runner<'_>, index: usize, samples: Vec<Measurement>) -> Result<ComputedFit> {
     let spec = runner.spec();
     let config = &runner.configurations()[index].configuration;

@@ -82,6 +82,7 @@ pub struct Runner<'a> {
     configurations: Vec<ResolvedConfiguration>,
     measurements: RefCell<BTreeMap<(usize, u64), Measurement>>,
     host: String,
+    replay: bool,
 }
 
 impl<'a> Runner<'a> {
@@ -105,7 +106,31 @@ impl<'a> Runner<'a> {
             configurations,
             measurements: RefCell::new(BTreeMap::new()),
             host: host_name(),
+            replay: false,
         })
+    }
+
+    /// A runner that only reads the store: a run it does not hold is an error, so a study's
+    /// result can be re-derived (for a report) without running anything.
+    pub fn replaying(
+        spec: &'a StudySpec,
+        store: &'a Store,
+        observer: &'a dyn Observer,
+    ) -> Result<Self> {
+        Ok(Self {
+            replay: true,
+            ..Self::new(spec, store, observer)?
+        })
+    }
+
+    fn missing(&self, config: &ResolvedConfiguration, n: u64) -> StudyError {
+        StudyError::Configuration {
+            configuration: config.configuration.label.clone(),
+            message: format!(
+                "study \"{}\" is incomplete (no stored run at N = {n}): finish it with hetscale study and this --db",
+                self.spec.name
+            ),
+        }
     }
 
     /// The study's spec.
@@ -150,6 +175,7 @@ impl<'a> Runner<'a> {
             let key = self.key(config, SAMPLE, n, repetition);
             let time = match self.store.find(key)? {
                 Some(stored) => stored.time_s,
+                None if self.replay => return Err(self.missing(config, n)),
                 None => {
                     if !warmed_up {
                         self.warm_up(config, n)?;
@@ -181,6 +207,9 @@ impl<'a> Runner<'a> {
         let key = self.key(config, VERIFICATION, n, 0);
         if let Some(stored) = self.store.find(key)? {
             return Ok(stored);
+        }
+        if self.replay {
+            return Err(self.missing(config, n));
         }
         let run = self.execute(config, &backend(self.spec, false)?, n)?;
         let record = self.record(config, VERIFICATION, 0, &run);

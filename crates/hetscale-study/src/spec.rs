@@ -55,7 +55,7 @@ impl Approach {
 }
 
 /// A validated study spec.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StudySpec {
     /// Study name: the key of its runs in the database.
     pub name: String,

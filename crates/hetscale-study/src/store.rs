@@ -160,6 +160,11 @@ impl Store {
         }
     }
 
+    /// The database's path as given (`:memory:` for an in-memory store).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
     /// Registers study `name` with its canonical `spec` text, or checks that the study already
     /// stored under that name was run with the same spec: resuming a study whose spec changed
     /// would mix runs of two different studies.

@@ -4,9 +4,9 @@
 use hetscale_model::fit::least_squares;
 use hetscale_model::root::solve_for_target;
 use hetscale_model::scalability::ScalabilityMatrix;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::computed::{ComputedFit, compute};
+use crate::computed::{ComputedFit, compute, size_at_level};
 use crate::error::{Result, StudyError};
 use crate::measured::search;
 use crate::predicted::{KernelTimeModel, PredictedStudy};
@@ -141,7 +141,37 @@ pub struct StudyResult {
     pub verification: Option<RunRecord>,
     /// Every size measured, by configuration and size.
     pub samples: Vec<Measurement>,
+    /// Isospeed-e contours from the computed fits: for several speed-efficiencies around the
+    /// target, the size and work each configuration needs (Sun & Rover's isospeed contours).
+    pub contours: Vec<Contour>,
 }
+
+/// The configurations' sizes holding one speed-efficiency.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Contour {
+    /// The speed-efficiency held.
+    pub level: f64,
+    /// One point per configuration whose fit reaches the level within its samples.
+    pub points: Vec<ContourPoint>,
+}
+
+/// One configuration on a contour.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContourPoint {
+    /// Configuration label.
+    pub configuration: String,
+    /// Number of nodes.
+    pub p: usize,
+    /// Marked speed `C`, flop/s.
+    pub marked_speed: f64,
+    /// Problem size.
+    pub n: f64,
+    /// Work `W(N)`, flop.
+    pub work: f64,
+}
+
+/// Contour levels as fractions of the target.
+const CONTOUR_LEVELS: [f64; 5] = [0.5, 0.75, 1.0, 1.25, 1.5];
 
 /// A configuration as the result lists it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -159,22 +189,47 @@ pub struct ConfigurationRow {
 /// Runs `spec`, writing every run to `store` as it completes (and reusing the runs the store
 /// already holds for this study).
 pub fn run_study(spec: &StudySpec, store: &Store, observer: &dyn Observer) -> Result<StudyResult> {
-    let runner = Runner::new(spec, store, observer)?;
-    let measured = spec
-        .wants(Approach::Measured)
-        .then(|| run_measured(&runner));
+    analyse(&Runner::new(spec, store, observer)?)
+}
+
+/// Every study in `store`, its result re-derived from the stored runs without running anything
+/// (an incomplete study is an error that says how to finish it).
+pub fn load_results(store: &Store) -> Result<Vec<StudyResult>> {
+    let names = store.studies()?;
+    if names.is_empty() {
+        return Err(StudyError::Store {
+            path: store.path().to_string(),
+            why: "holds no study: run hetscale study with this --db first".into(),
+        });
+    }
+    names
+        .iter()
+        .map(|name| {
+            let text = store.study_spec(name)?.unwrap_or_default();
+            let spec: StudySpec = serde_json::from_str(&text).map_err(|e| StudyError::Store {
+                path: store.path().to_string(),
+                why: format!("study \"{name}\" has an unreadable spec ({e}): was it written by another hetscale version?"),
+            })?;
+            analyse(&Runner::replaying(&spec, store, &crate::runner::Silent)?)
+        })
+        .collect()
+}
+
+fn analyse(runner: &Runner<'_>) -> Result<StudyResult> {
+    let spec = runner.spec();
+    let measured = spec.wants(Approach::Measured).then(|| run_measured(runner));
     let (computed, fits) = if spec.wants(Approach::Computed) {
-        let (result, fits) = run_computed(&runner, measured.as_ref());
+        let (result, fits) = run_computed(runner, measured.as_ref());
         (Some(result), fits)
     } else {
         (None, Vec::new())
     };
     // Without a size on the base configuration (an unreachable target), approach 3 has
     // nothing to calibrate on and no run can be verified; the failures say why.
-    let base = base_size(&runner, measured.as_ref(), computed.as_ref());
+    let base = base_size(runner, measured.as_ref(), computed.as_ref());
     let verification = match &base {
         Ok(b) => {
-            let n = verification_size(&runner, measured.as_ref(), computed.as_ref(), *b);
+            let n = verification_size(runner, measured.as_ref(), computed.as_ref(), *b);
             Some(runner.verify(spec.verified_configuration(), n)?)
         }
         Err(_) => None,
@@ -182,14 +237,14 @@ pub fn run_study(spec: &StudySpec, store: &Store, observer: &dyn Observer) -> Re
     let (predicted, calibration) = match (spec.wants(Approach::Predicted), base) {
         (false, _) => (None, None),
         (true, Ok(b)) => {
-            let (result, calibration) = run_predicted(&runner, b)?;
+            let (result, calibration) = run_predicted(runner, b)?;
             (Some(result), Some(calibration))
         }
-        (true, Err(e)) => (Some(all_failed(&runner, Approach::Predicted, &e)), None),
+        (true, Err(e)) => (Some(all_failed(runner, Approach::Predicted, &e)), None),
     };
-    let held_out = held_out(&runner, measured.as_ref().or(computed.as_ref()))?;
+    let held_out = held_out(runner, measured.as_ref().or(computed.as_ref()))?;
     let comparison = compare(
-        &runner,
+        runner,
         measured.as_ref(),
         computed.as_ref(),
         predicted.as_ref(),
@@ -197,6 +252,7 @@ pub fn run_study(spec: &StudySpec, store: &Store, observer: &dyn Observer) -> Re
     let samples = (0..runner.configurations().len())
         .flat_map(|i| runner.measurements_of(i))
         .collect();
+    let contours = contours(runner, &fits);
     Ok(StudyResult {
         spec: spec.clone(),
         configurations: runner
@@ -218,6 +274,44 @@ pub fn run_study(spec: &StudySpec, store: &Store, observer: &dyn Observer) -> Re
         held_out,
         verification,
         samples,
+        contours,
+    })
+}
+
+/// The contours at [`CONTOUR_LEVELS`] times the target, each configuration's size found on its
+/// fit within the sizes measured there (no extrapolation).
+fn contours(runner: &Runner<'_>, fits: &[ComputedFit]) -> Vec<Contour> {
+    let target = runner.spec().target;
+    CONTOUR_LEVELS
+        .iter()
+        .map(|f| f * target)
+        .filter(|level| *level < 1.0)
+        .map(|level| Contour {
+            level,
+            points: fits
+                .iter()
+                .filter_map(|fit| contour_point(runner, fit, level))
+                .collect(),
+        })
+        .filter(|c| !c.points.is_empty())
+        .collect()
+}
+
+fn contour_point(runner: &Runner<'_>, fit: &ComputedFit, level: f64) -> Option<ContourPoint> {
+    let index = runner
+        .configurations()
+        .iter()
+        .position(|c| c.configuration.label == fit.configuration)?;
+    let measured = runner.measurements_of(index);
+    let range = (measured.first()?.n as f64, measured.last()?.n as f64);
+    let n = size_at_level(runner, index, fit, level, range)?.round();
+    let c = &runner.configurations()[index].configuration;
+    Some(ContourPoint {
+        configuration: c.label.clone(),
+        p: c.nodes,
+        marked_speed: c.marked_speed,
+        n,
+        work: runner.kernel().work(n as usize),
     })
 }
 

@@ -19,8 +19,9 @@
 //!
 //! Only square problems are run (`m = n = k = N`). Work `W = 2 N^3` (`2 m n k`), counted
 //! exactly. Overhead model: the exact HBSP^1 cost of the distribution, of every ring
-//! superstep's traffic and of the gather, plus the barriers; the load imbalance of the layout
-//! is reported separately as its efficiency. No sequential part.
+//! superstep (its traffic, and its compute as the slowest node does it, so the layout's load
+//! imbalance and the pipeline's fill and drain are overhead) and of the gather. No
+//! sequential part.
 
 pub mod layout;
 
@@ -31,9 +32,10 @@ use hetscale_model::hbsp::Traffic;
 pub use hetscale_model::summa::Strategy;
 
 use crate::array::{Array, square_operands};
+use crate::charges::{Charges, IDLE};
 use crate::error::{KernelError, Result, invalid};
 use crate::input::product_operands;
-use crate::kernel::{Kernel, KernelRun, Verification, barriers_s, root_result, speeds, timed_run};
+use crate::kernel::{Kernel, KernelRun, Verification, root_result, speeds, timed_run};
 use crate::local::gemm;
 use crate::matrix::{Matrix, put_block};
 use crate::mm::check_operands;
@@ -121,37 +123,49 @@ impl Kernel for SummaKernel {
         Ok(bytes)
     }
 
+    /// Replays the program's supersteps (after the starting barrier): (1) the root sends
+    /// every logical process its blocks of `A` and `B` (two messages each, free to its own
+    /// processes); (2) each ring superstep `s` carries the panel hops of
+    /// `Schedule::sends_at` and the `C` updates of `Schedule::updates_at`, a node's
+    /// processes computing one after another (HeHo), the slowest node pacing the superstep;
+    /// (3) every process sends its block of `C` to the root; the root's assembly at the end
+    /// costs nothing. Every message carries a 3-value header. No sequential part.
     fn overhead(&self, n: usize, machine: &Machine) -> Result<crate::kernel::Overhead> {
         let layout = self.layout(n, machine)?;
         let schedule = Schedule::new(&layout, n, self.nb);
-        let m = machine.cost_model();
+        let p = machine.p();
         let root = machine.ranking()[0];
-        let mut blocks = Traffic::idle(machine.p());
+        let message = |elements: usize| (elements + HEADER) as f64 * F64;
+        let (mut blocks, mut gather) = (Traffic::idle(p), Traffic::idle(p));
         for q in 0..layout.processes() {
             let (i, j) = layout.position(q);
-            let bytes = (layout.rows(i, j).len() * layout.cols(j).len()) as f64 * F64;
-            blocks.add(root, layout.host[q], 2.0 * bytes);
+            let block = message(layout.rows(i, j).len() * layout.cols(j).len());
+            blocks.add(root, layout.host[q], block);
+            blocks.add(root, layout.host[q], block);
+            gather.add(layout.host[q], root, block);
         }
-        let mut gather = Traffic::idle(machine.p());
-        for (to, from) in blocks.received.iter().enumerate() {
-            gather.add(to, root, from / 2.0);
-        }
-        let mut total = m.traffic_cost(0.0, &blocks)? + m.traffic_cost(0.0, &gather)?;
+        let mut replay = Charges::new(machine);
+        replay.superstep(IDLE, &blocks)?;
         for s in 0..schedule.supersteps() {
-            let mut traffic = Traffic::idle(machine.p());
+            let mut traffic = Traffic::idle(p);
             for send in schedule.sends_at(&layout, s) {
                 traffic.add(
                     layout.host[send.from],
                     layout.host[send.to],
-                    send.elements as f64 * F64,
+                    message(send.elements),
                 );
             }
-            total += m.traffic_cost(0.0, &traffic)?;
+            let mut ops = vec![0.0; p];
+            for (q, width) in schedule.updates_at(&layout, s) {
+                let (i, j) = layout.position(q);
+                ops[layout.host[q]] +=
+                    2.0 * (layout.rows(i, j).len() * layout.cols(j).len() * width) as f64;
+            }
+            replay.superstep(&ops, &traffic)?;
         }
-        Ok(crate::kernel::Overhead {
-            overhead_s: total + barriers_s(machine, 1.0),
-            sequential_fraction: 0.0,
-        })
+        replay.superstep(IDLE, &gather)?;
+        let w = crate::mm::work(n);
+        Ok(replay.overhead(w, w, 0.0))
     }
 
     fn generate(&self, n: usize, seed: u64) -> Result<Vec<Array>> {
@@ -304,7 +318,26 @@ impl Schedule {
         s.saturating_sub(depth - 1)..(s + 1).min(self.panels())
     }
 
-    /// Every ring hop made at superstep `s` (for the overhead model).
+    /// The `C` updates made at superstep `s` (for the overhead model): `(process, panel
+    /// width)` for each process that holds both panels of some `t` then and owns a
+    /// non-empty block, as [`Program::step`] and [`Program::update`] do.
+    fn updates_at(&self, layout: &Layout, s: usize) -> Vec<(usize, usize)> {
+        let mut updates = Vec::new();
+        for t in self.window(s) {
+            for q in 0..layout.processes() {
+                let (i, j) = layout.position(q);
+                let due = t + self.a_distance(t, j).max(self.b_distance(t, i, j));
+                if s == due && !layout.rows(i, j).is_empty() && !layout.cols(j).is_empty() {
+                    updates.push((q, self.panel(t).len()));
+                }
+            }
+        }
+        updates
+    }
+
+    /// Every ring hop made at superstep `s` (for the overhead model), as [`Program::pass_a`]
+    /// and [`Program::pass_b`] make them: `A` rows to each overlapping process of the next
+    /// grid column, `B` down the column unless this process has no columns.
     fn sends_at(&self, layout: &Layout, s: usize) -> Vec<Send> {
         let (rows, cols) = self.grid;
         let mut sends = Vec::new();
@@ -321,7 +354,10 @@ impl Schedule {
                         });
                     }
                 }
-                if s == t + self.b_distance(t, i, j) && self.b_distance(t, i, j) + 1 < rows {
+                if s == t + self.b_distance(t, i, j)
+                    && self.b_distance(t, i, j) + 1 < rows
+                    && !layout.cols(j).is_empty()
+                {
                     let to = layout.process((i + 1) % rows, j);
                     sends.push(Send {
                         from: q,

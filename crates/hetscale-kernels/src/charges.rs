@@ -1,0 +1,169 @@
+//! The kernels' overhead models replay their node programs here, superstep by superstep,
+//! and are charged exactly what the `sim` backend charges: a superstep costs
+//! `max_j w_j + g max_j (r_j h_j) + o max_j m_j + L(p)` (`w_j = ops_j / C_j`; `h_j` and `m_j`
+//! the larger of the bytes and of the messages node `j` sends and receives, self-sends
+//! free), and the program's end costs its work and traffic but no `L`.
+//!
+//! [`Charges::overhead`] then splits the total into the compute the time model predicts from
+//! `W` and everything else, which is the overhead `T_o`: communication, barriers, idle time
+//! of integer shares, and operations done beyond `W` (repeated scalar work, partial sums).
+//!
+//! The traffic builders mirror what `hbsp::collectives` actually sends, message for message
+//! (which pieces travel even when empty, which do not), since every message costs `o`.
+
+use hbsp::Machine;
+use hetscale_model::hbsp::{self as cost, HbspMachine, Traffic};
+
+use crate::error::Result;
+use crate::kernel::{Overhead, flops_per_unit};
+
+/// No compute in a superstep.
+pub(crate) const IDLE: &[f64] = &[];
+
+/// The running HBSP^1 charges of one program on one machine.
+pub(crate) struct Charges<'m> {
+    machine: &'m Machine,
+    model: HbspMachine,
+    /// Flop/s per unit of the machine's speeds; `None` when they are not a flop rate, so no
+    /// compute time can be derived (and the simulator cannot charge declared work either).
+    flops_per_unit: Option<f64>,
+    communication_s: f64,
+    compute_s: f64,
+}
+
+impl<'m> Charges<'m> {
+    pub fn new(machine: &'m Machine) -> Self {
+        Self {
+            machine,
+            model: machine.cost_model(),
+            flops_per_unit: flops_per_unit(machine.speed_unit()),
+            communication_s: 0.0,
+            compute_s: 0.0,
+        }
+    }
+
+    /// A superstep ending in a barrier, in which node `j` computes `ops[j]` operations (none
+    /// if `ops` is empty) and `traffic` moves.
+    pub fn superstep(&mut self, ops: &[f64], traffic: &Traffic) -> Result<()> {
+        self.end(ops, traffic)?;
+        self.communication_s += self.model.l();
+        Ok(())
+    }
+
+    /// The program's last superstep: its compute and traffic, but no barrier.
+    pub fn end(&mut self, ops: &[f64], traffic: &Traffic) -> Result<()> {
+        self.communication_s += self.model.g() * self.model.h_relation(&traffic.h())?
+            + self.model.o() * traffic.busiest_messages();
+        if let Some(unit) = self.flops_per_unit {
+            self.compute_s += ops
+                .iter()
+                .enumerate()
+                .map(|(j, w)| w / (self.machine.marked_speed(j) * unit))
+                .fold(0.0, f64::max);
+        }
+        Ok(())
+    }
+
+    /// The overhead model of the replayed program for work `work` (`W`), of which the
+    /// implementation counts `counted_ops` operations, `sequential_ops` of them on the root
+    /// (the fastest node) alone. The time model charges
+    /// `(counted_ops - sequential_ops) / C + sequential_ops / C_root`; whatever the replayed
+    /// supersteps cost beyond that is overhead.
+    pub fn overhead(self, work: f64, counted_ops: f64, sequential_ops: f64) -> Overhead {
+        // A work formula that vanishes (GE's published W(2) = 0) cannot scale the counted
+        // operations: all compute time is then overhead.
+        let ops_per_work = if work > 0.0 { counted_ops / work } else { 1.0 };
+        let sequential_fraction = if counted_ops > 0.0 {
+            sequential_ops / counted_ops
+        } else {
+            0.0
+        };
+        let modelled = Overhead {
+            overhead_s: 0.0,
+            sequential_fraction,
+            ops_per_work,
+        };
+        let predicted_compute_s = match self.flops_per_unit {
+            Some(unit) if work > 0.0 => modelled.predicted_time_s(
+                work,
+                self.machine.cluster_speed() * unit,
+                self.machine.marked_speed(self.machine.ranking()[0]) * unit,
+            ),
+            _ => 0.0,
+        };
+        Overhead {
+            overhead_s: self.communication_s + self.compute_s - predicted_compute_s,
+            ..modelled
+        }
+    }
+}
+
+/// `scatterv` (and `scatter`): the root sends every other node its piece, empty ones too
+/// (they carry the total size).
+pub(crate) fn scatterv(root: usize, bytes: &[f64]) -> Traffic {
+    cost::scatter_traffic(root, bytes)
+}
+
+/// `gatherv` (and `gather`): every other node sends the root its piece, empty ones too.
+pub(crate) fn gatherv(root: usize, bytes: &[f64]) -> Traffic {
+    cost::gather_traffic(root, bytes)
+}
+
+/// `allgather`: every node sends its `bytes[j]` to every other node, empty vectors too.
+pub(crate) fn allgather(bytes: &[f64]) -> Traffic {
+    let mut t = Traffic::idle(bytes.len());
+    for (j, &b) in bytes.iter().enumerate() {
+        (0..bytes.len()).for_each(|k| t.add(j, k, b));
+    }
+    t
+}
+
+/// `alltoallv`: `bytes[i][k]` from node `i` to node `k`; empty blocks are not sent.
+pub(crate) fn alltoallv(bytes: &[Vec<f64>]) -> Traffic {
+    let mut t = Traffic::idle(bytes.len());
+    for (i, row) in bytes.iter().enumerate() {
+        for (k, &b) in row.iter().enumerate().filter(|(_, b)| **b > 0.0) {
+            t.add(i, k, b);
+        }
+    }
+    t
+}
+
+/// `broadcast` with `BroadcastAlgorithm::Auto` of `items` items of `item_bytes` bytes from
+/// `root`: the traffic of each superstep it makes (one for one-phase, two for two-phase).
+///
+/// The choice replays `hbsp::collectives::broadcast`'s exactly (its predicted costs, ties to
+/// one-phase). Its prediction for two-phase counts an (empty) second-phase message from
+/// every node to every non-root, but a node with an empty piece sends nothing and nobody
+/// sends to itself: the traffic returned is what is sent.
+pub(crate) fn broadcast(
+    machine: &Machine,
+    root: usize,
+    items: usize,
+    item_bytes: f64,
+) -> Result<Vec<Traffic>> {
+    let m = machine.cost_model();
+    let p = machine.p();
+    let counts = machine.balanced_counts(items);
+    let pieces: Vec<f64> = counts.iter().map(|&c| c as f64 * item_bytes).collect();
+    let one = cost::one_phase_broadcast_cost(&m, root, items as f64 * item_bytes)?;
+    let mut predicted_second = Traffic::idle(p);
+    for (j, &piece) in pieces.iter().enumerate() {
+        (0..p)
+            .filter(|&k| k != root)
+            .for_each(|k| predicted_second.add(j, k, piece));
+    }
+    let two = cost::scatter_cost(&m, root, &pieces)? + m.traffic_cost(0.0, &predicted_second)?;
+    if two >= one {
+        let mut t = Traffic::idle(p);
+        (0..p).for_each(|k| t.add(root, k, items as f64 * item_bytes));
+        return Ok(vec![t]);
+    }
+    let mut second = Traffic::idle(p);
+    for (j, &piece) in pieces.iter().enumerate().filter(|(j, _)| counts[*j] > 0) {
+        (0..p)
+            .filter(|&k| k != root)
+            .for_each(|k| second.add(j, k, piece));
+    }
+    Ok(vec![scatterv(root, &pieces), second])
+}

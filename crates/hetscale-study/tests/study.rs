@@ -1,0 +1,98 @@
+//! Studies on the simulator: the approaches agree, results re-derive from the store alone.
+
+use hetscale_study::runner::Silent;
+use hetscale_study::spec::StudySpec;
+use hetscale_study::store::Store;
+use hetscale_study::study::{load_results, run_study};
+
+const SPEC: &str = r#"
+name = "mm-small"
+kernel = "mm"
+platform = "sunwulf"
+target = 0.2
+n_max = 1024
+
+[[configuration]]
+label = "C'_2"
+nodes = "server:1,sunfire:1"
+
+[[configuration]]
+label = "C'_4"
+nodes = "server:1,sunblade:1,sunfire:2"
+
+[[configuration]]
+label = "C'_8"
+nodes = "server:1,sunblade:3,sunfire:4"
+"#;
+
+fn spec() -> StudySpec {
+    StudySpec::from_toml_str(SPEC, "test").unwrap()
+}
+
+#[test]
+fn measured_computed_and_predicted_sizes_agree_on_the_simulator() {
+    let store = Store::open_in_memory().unwrap();
+    let result = run_study(&spec(), &store, &Silent).unwrap();
+    for row in &result.comparison {
+        let measured = row.measured.unwrap();
+        for other in [row.computed.unwrap(), row.predicted.unwrap()] {
+            // Sizes are integers: allow one size step beside the relative agreement.
+            assert!(
+                (other - measured).abs() <= 0.05 * measured + 1.0,
+                "{}: measured {measured}, other {other}",
+                row.configuration
+            );
+        }
+    }
+    let measured = result.measured.as_ref().unwrap();
+    for p in &measured.points {
+        assert!(
+            (p.speed_efficiency - 0.2).abs() <= 0.01 * 0.2 + 0.01,
+            "{p:?}"
+        );
+    }
+    let psi = measured.psi.as_ref().unwrap();
+    assert!(psi.get(0, 1).unwrap() < 1.0 && psi.chaining_violations(1e-9).is_empty());
+    let held_out = result.held_out.as_ref().unwrap();
+    assert!(held_out.relative_error.abs() < 0.05, "{held_out:?}");
+    assert!(result.verification.as_ref().unwrap().verified);
+    assert!(
+        result
+            .contours
+            .iter()
+            .any(|c| (c.level - 0.2).abs() < 1e-12 && c.points.len() == 3)
+    );
+}
+
+#[test]
+fn results_re_derive_from_the_store_without_running() {
+    let store = Store::open_in_memory().unwrap();
+    let result = run_study(&spec(), &store, &Silent).unwrap();
+    let runs = store.runs(None).unwrap().len();
+    let loaded = load_results(&store).unwrap();
+    assert_eq!(loaded, vec![result]);
+    assert_eq!(
+        store.runs(None).unwrap().len(),
+        runs,
+        "replaying runs nothing"
+    );
+}
+
+#[test]
+fn an_empty_or_incomplete_store_says_what_to_do() {
+    let store = Store::open_in_memory().unwrap();
+    assert!(
+        load_results(&store)
+            .unwrap_err()
+            .to_string()
+            .contains("holds no study")
+    );
+    store
+        .register_study("mm-small", &spec().canonical())
+        .unwrap();
+    let err = load_results(&store).unwrap_err().to_string();
+    assert!(
+        err.contains("incomplete") && err.contains("hetscale study"),
+        "{err}"
+    );
+}
