@@ -4,6 +4,7 @@
 //! legend entry, so a chart reads at a glance.
 
 use plotters::coord::Shift;
+use plotters::coord::combinators::LogCoord;
 use plotters::coord::ranged1d::{AsRangedCoord, SegmentValue, ValueFormatter};
 use plotters::element::{Drawable, PointCollection};
 use plotters::prelude::*;
@@ -11,7 +12,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters_backend::{BackendCoord, DrawingErrorKind};
 
 use crate::error::{ReportError, Result};
-use crate::numbers::format_number;
+use crate::numbers::{format_number, scientific};
 
 /// Pixel size of a chart; the report scales it down to the page width.
 pub const CHART_SIZE: (u32, u32) = (760, 440);
@@ -146,10 +147,14 @@ impl Axis {
         self
     }
 
-    /// A tick label: three significant digits, none between whole numbers on a count axis.
+    /// A tick label: three significant digits (scientific from a million), none between whole
+    /// numbers on a count axis.
     fn tick(&self, v: f64) -> String {
         if self.integers && (v - v.round()).abs() > 1e-9 {
             String::new()
+        } else if v.abs() >= 1e6 {
+            // 1e7 reads at a glance; 10000000 needs counting.
+            scientific(v, 3)
         } else {
             format_number(v, 3)
         }
@@ -344,13 +349,13 @@ pub fn line_chart(title: &str, axes: &Axes, series: &[Series]) -> Result<Svg> {
         match (axes.x.scale, axes.y.scale) {
             (Scale::Linear, Scale::Linear) => draw_lines(&plot, title, axes, series, xs, ys),
             (Scale::Log, Scale::Linear) => {
-                draw_lines(&plot, title, axes, series, xs.log_scale(), ys)
+                draw_lines(&plot, title, axes, series, log_range(xs), ys)
             }
             (Scale::Linear, Scale::Log) => {
-                draw_lines(&plot, title, axes, series, xs, ys.log_scale())
+                draw_lines(&plot, title, axes, series, xs, log_range(ys))
             }
             (Scale::Log, Scale::Log) => {
-                draw_lines(&plot, title, axes, series, xs.log_scale(), ys.log_scale())
+                draw_lines(&plot, title, axes, series, log_range(xs), log_range(ys))
             }
         }?;
         if key_width > 0 {
@@ -364,6 +369,18 @@ pub fn line_chart(title: &str, axes: &Axes, series: &[Series]) -> Result<Svg> {
         }
         Ok(())
     })
+}
+
+/// A log coordinate whose ticks fall on powers of 2 for sizes and node counts spanning less
+/// than three decades (p = 2, 4, ..., 32 or N = 256, 512, ... all get labels; plotters' powers
+/// of 10 would label only one or two of them), and on powers of 10 otherwise.
+fn log_range(range: std::ops::Range<f64>) -> LogCoord<f64> {
+    let base = if range.start >= 1.0 && range.end < 1000.0 * range.start {
+        2.0
+    } else {
+        10.0
+    };
+    range.log_scale().base(base).into()
 }
 
 fn series_glyph(s: &Series, i: usize) -> Glyph {

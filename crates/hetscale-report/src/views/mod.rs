@@ -3,6 +3,7 @@
 
 pub mod collectives;
 pub mod run;
+pub mod study;
 pub mod summa;
 pub mod trace;
 
