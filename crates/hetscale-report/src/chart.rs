@@ -4,7 +4,7 @@
 //! legend entry, so a chart reads at a glance.
 
 use plotters::coord::Shift;
-use plotters::coord::combinators::LogCoord;
+use plotters::coord::combinators::{BindKeyPoints, LogCoord, WithKeyPoints};
 use plotters::coord::ranged1d::{AsRangedCoord, SegmentValue, ValueFormatter};
 use plotters::element::{Drawable, PointCollection};
 use plotters::prelude::*;
@@ -371,16 +371,46 @@ pub fn line_chart(title: &str, axes: &Axes, series: &[Series]) -> Result<Svg> {
     })
 }
 
-/// A log coordinate whose ticks fall on powers of 2 for sizes and node counts spanning less
-/// than three decades (p = 2, 4, ..., 32 or N = 256, 512, ... all get labels; plotters' powers
-/// of 10 would label only one or two of them), and on powers of 10 otherwise.
-fn log_range(range: std::ops::Range<f64>) -> LogCoord<f64> {
-    let base = if range.start >= 1.0 && range.end < 1000.0 * range.start {
-        2.0
-    } else {
-        10.0
+/// A log coordinate with ticks every reader can place (plotters' own labels only powers of
+/// 10 and crowds the decade above them): see [`log_ticks`].
+fn log_range(range: std::ops::Range<f64>) -> WithKeyPoints<LogCoord<f64>> {
+    let (lo, hi) = (range.start, range.end);
+    let light = log_ticks(lo, hi, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+    let coord: LogCoord<f64> = range.log_scale().into();
+    coord
+        .with_key_points(log_ticks(lo, hi, &[]))
+        .with_light_points(light)
+}
+
+/// Tick values in `[lo, hi]` on a log axis: powers of 2 for sizes and node counts spanning
+/// less than three decades (p = 2, 4, ..., 32; N = 256, 512, ...), else 1, 2, 5 times powers
+/// of 10 over at most three decades and powers of 10 beyond. `mantissas`, when given,
+/// replaces that choice (the faint grid lines use 1..9).
+fn log_ticks(lo: f64, hi: f64, mantissas: &[f64]) -> Vec<f64> {
+    if !(lo > 0.0 && hi > lo && hi.is_finite()) {
+        return Vec::new();
+    }
+    let decades = (hi / lo).log10();
+    if mantissas.is_empty() && lo >= 1.0 && decades < 3.0 {
+        let powers: Vec<f64> = (lo.log2().ceil() as i32..=hi.log2().floor() as i32)
+            .map(|k| 2f64.powi(k))
+            .collect();
+        if powers.len() >= 2 {
+            return powers;
+        }
+    }
+    let mantissas = match mantissas {
+        [] if decades <= 3.0 => &[1.0, 2.0, 5.0][..],
+        [] => &[1.0][..],
+        given => given,
     };
-    range.log_scale().base(base).into()
+    // Every decade up to 10 labels; beyond, every other one (or fewer), 1 among them.
+    let step = (decades / 10.0).ceil().max(1.0) as i32;
+    (lo.log10().floor() as i32..=hi.log10().ceil() as i32)
+        .filter(|k| k.rem_euclid(step) == 0)
+        .flat_map(|k| mantissas.iter().map(move |m| m * 10f64.powi(k)))
+        .filter(|v| (lo..=hi).contains(v))
+        .collect()
 }
 
 fn series_glyph(s: &Series, i: usize) -> Glyph {
@@ -1017,6 +1047,41 @@ fn check_stacks(title: &str, categories: &[String], stacks: &[BarStack]) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn log_ticks_label_doublings_decades_and_fractions() {
+        assert_eq!(log_ticks(1.7, 37.0, &[]), [2.0, 4.0, 8.0, 16.0, 32.0]);
+        assert_eq!(log_ticks(0.02, 1.05, &[]), [0.02, 0.05, 0.1, 0.2, 0.5, 1.0]);
+        assert_eq!(log_ticks(8e5, 4e10, &[]), [1e6, 1e7, 1e8, 1e9, 1e10]);
+        let wide = log_ticks(1e-10, 1e15, &[]);
+        assert!(wide.len() <= 13 && wide.contains(&1.0), "{wide:?}");
+        assert!(log_ticks(0.0, 1.0, &[]).is_empty());
+        assert!(log_ticks(5.0, 1.0, &[]).is_empty());
+    }
+
+    #[test]
+    fn every_marker_shape_draws_in_chart_and_legend() {
+        let series: Vec<Series> = [
+            Marker::Circle,
+            Marker::Ring,
+            Marker::Square,
+            Marker::Triangle,
+            Marker::Cross,
+        ]
+        .into_iter()
+        .enumerate()
+        .map(|(i, m)| Series::scatter(format!("{m:?}"), vec![(1.0 + i as f64, 1.0)]).shape(m))
+        .collect();
+        let svg = line_chart(
+            "markers",
+            &Axes::new(Axis::new("x"), Axis::new("y")),
+            &series,
+        )
+        .unwrap()
+        .into_string();
+        assert!(svg.contains("<circle") && svg.contains("<polygon") && svg.contains("<rect"));
+        assert!(svg.contains("Cross"), "the legend names every series");
+    }
 
     fn axes() -> Axes {
         Axes::new(

@@ -1,5 +1,6 @@
 //! Section builders for the papers' views. Each returns a [`crate::Section`] with a fixed id
-//! (listed in [`ids`]) holding explanatory text, a figure and its table.
+//! (listed in [`ids`]; a study's views are `<study>-<view>`, see [`study`]) holding
+//! explanatory text, figures and tables.
 
 pub mod collectives;
 pub mod run;
