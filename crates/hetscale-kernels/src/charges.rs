@@ -29,6 +29,8 @@ pub(crate) struct Charges<'m> {
     flops_per_unit: Option<f64>,
     communication_s: f64,
     compute_s: f64,
+    /// How many identical supersteps each charged one stands for (see [`Charges::set_weight`]).
+    weight: f64,
 }
 
 impl<'m> Charges<'m> {
@@ -39,27 +41,36 @@ impl<'m> Charges<'m> {
             flops_per_unit: flops_per_unit(machine.speed_unit()),
             communication_s: 0.0,
             compute_s: 0.0,
+            weight: 1.0,
         }
+    }
+
+    /// Charges every following superstep `weight` times: a long program replays a sample of
+    /// its steps, each standing for its neighbours, instead of all of them.
+    pub fn set_weight(&mut self, weight: f64) {
+        self.weight = weight;
     }
 
     /// A superstep ending in a barrier, in which node `j` computes `ops[j]` operations (none
     /// if `ops` is empty) and `traffic` moves.
     pub fn superstep(&mut self, ops: &[f64], traffic: &Traffic) -> Result<()> {
         self.end(ops, traffic)?;
-        self.communication_s += self.model.l();
+        self.communication_s += self.weight * self.model.l();
         Ok(())
     }
 
     /// The program's last superstep: its compute and traffic, but no barrier.
     pub fn end(&mut self, ops: &[f64], traffic: &Traffic) -> Result<()> {
-        self.communication_s += self.model.g() * self.model.h_relation(&traffic.h())?
-            + self.model.o() * traffic.busiest_messages();
+        self.communication_s += self.weight
+            * (self.model.g() * self.model.h_relation(&traffic.h())?
+                + self.model.o() * traffic.busiest_messages());
         if let Some(unit) = self.flops_per_unit {
-            self.compute_s += ops
-                .iter()
-                .enumerate()
-                .map(|(j, w)| w / (self.machine.marked_speed(j) * unit))
-                .fold(0.0, f64::max);
+            self.compute_s += self.weight
+                * ops
+                    .iter()
+                    .enumerate()
+                    .map(|(j, w)| w / (self.machine.marked_speed(j) * unit))
+                    .fold(0.0, f64::max);
         }
         Ok(())
     }
@@ -147,23 +158,35 @@ pub(crate) fn broadcast(
     let counts = machine.balanced_counts(items);
     let pieces: Vec<f64> = counts.iter().map(|&c| c as f64 * item_bytes).collect();
     let one = cost::one_phase_broadcast_cost(&m, root, items as f64 * item_bytes)?;
-    let mut predicted_second = Traffic::idle(p);
-    for (j, &piece) in pieces.iter().enumerate() {
-        (0..p)
-            .filter(|&k| k != root)
-            .for_each(|k| predicted_second.add(j, k, piece));
-    }
+    let predicted_second = second_phase(root, &pieces, |_| true);
     let two = cost::scatter_cost(&m, root, &pieces)? + m.traffic_cost(0.0, &predicted_second)?;
     if two >= one {
         let mut t = Traffic::idle(p);
         (0..p).for_each(|k| t.add(root, k, items as f64 * item_bytes));
         return Ok(vec![t]);
     }
-    let mut second = Traffic::idle(p);
-    for (j, &piece) in pieces.iter().enumerate().filter(|(j, _)| counts[*j] > 0) {
-        (0..p)
-            .filter(|&k| k != root)
-            .for_each(|k| second.add(j, k, piece));
-    }
+    let second = second_phase(root, &pieces, |j| counts[j] > 0);
     Ok(vec![scatterv(root, &pieces), second])
+}
+
+/// The second phase of a two-phase broadcast: every node `j` that `sends` passes its piece to
+/// every node but the root and itself. Built from per-node sums, in O(p) rather than one
+/// `Traffic::add` per pair, so models of thousands of nodes stay fast.
+fn second_phase(root: usize, pieces: &[f64], sends: impl Fn(usize) -> bool) -> Traffic {
+    let p = pieces.len();
+    let mut t = Traffic::idle(p);
+    let senders: Vec<usize> = (0..p).filter(|&j| sends(j)).collect();
+    let total: f64 = senders.iter().map(|&j| pieces[j]).sum();
+    let receivers = (p - 1) as f64; // every node but the root
+    for &j in &senders {
+        let others = receivers - if j == root { 0.0 } else { 1.0 };
+        t.sent[j] = pieces[j] * others;
+        t.messages_sent[j] = others;
+    }
+    for k in (0..p).filter(|&k| k != root) {
+        let own = if sends(k) { pieces[k] } else { 0.0 };
+        t.received[k] = total - own;
+        t.messages_received[k] = senders.len() as f64 - if sends(k) { 1.0 } else { 0.0 };
+    }
+    t
 }

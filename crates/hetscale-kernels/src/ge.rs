@@ -140,9 +140,10 @@ impl Kernel for GeKernel {
         check_size("N", n, 1)?;
         let p = machine.p();
         let root = machine.ranking()[0];
-        let owners = cyclic_owners(n, &speeds(machine))?;
-        let mut remaining = owned_rows(&owners, p);
-        let row_bytes: Vec<f64> = remaining
+        let stride = replay_stride(n, p);
+        let steps = EliminationSteps::new(n, &speeds(machine), stride)?;
+        let row_bytes: Vec<f64> = steps
+            .total
             .iter()
             .map(|&rows| (rows * (n + 1)) as f64 * F64)
             .collect();
@@ -150,7 +151,8 @@ impl Kernel for GeKernel {
         replay.superstep(IDLE, &charges::scatterv(root, &row_bytes))?;
         // Each step's elimination runs in the next superstep the program makes.
         let mut eliminate: Vec<f64> = Vec::new();
-        for (i, &owner) in owners.iter().enumerate().take(n - 1) {
+        for (i, owner, remaining) in steps {
+            replay.set_weight(stride.min(n - 1 - i) as f64);
             if self.pivoting == Pivoting::Partial {
                 replay.superstep(&eliminate, &charges::allgather(&vec![2.0 * F64; p]))?;
                 eliminate.clear();
@@ -159,10 +161,10 @@ impl Kernel for GeKernel {
                 replay.superstep(&eliminate, &phase)?;
                 eliminate.clear();
             }
-            remaining[owner] -= 1;
             let per_row = 1.0 + 2.0 * (n - i) as f64;
             eliminate = remaining.iter().map(|&r| r as f64 * per_row).collect();
         }
+        replay.set_weight(1.0);
         replay.superstep(&eliminate, &charges::gatherv(root, &row_bytes))?;
         let mut back_substitution = vec![0.0; p];
         back_substitution[root] = (n * n) as f64;
@@ -188,6 +190,93 @@ impl Kernel for GeKernel {
         };
         let a = a.to_square_matrix()?;
         solve(&a, &b.to_vector(1)?, self.pivoting, backend, machine)
+    }
+}
+
+/// Node-steps the GE model replays exactly; beyond, it replays every `stride`-th elimination
+/// step and charges it for the `stride` steps it stands for, so a prediction at thousands of
+/// nodes and N in the millions takes milliseconds. (The kernels' tests and the default study
+/// stay below it, where the model is exact.)
+const EXACT_REPLAY_NODE_STEPS: usize = 100_000;
+
+fn replay_stride(n: usize, p: usize) -> usize {
+    (n.saturating_mul(p))
+        .div_ceil(EXACT_REPLAY_NODE_STEPS)
+        .max(1)
+}
+
+/// The elimination steps `i < N - 1` the GE model replays, each with its pivot row's owner and
+/// the rows every node still holds after it. With stride 1 they follow the exact cyclic
+/// distribution; with a larger stride every `stride`-th step comes from the distribution's
+/// prefix property (any first `i` rows are split in proportion to speed, within one row),
+/// in O(p) per step instead of building all `N` owners.
+struct EliminationSteps {
+    n: usize,
+    stride: usize,
+    next: usize,
+    /// Rows each node holds in all.
+    total: Vec<usize>,
+    shares: Vec<f64>,
+    /// Exact owners, when the stride is 1.
+    owners: Option<Vec<usize>>,
+    remaining: Vec<usize>,
+}
+
+impl EliminationSteps {
+    fn new(n: usize, speeds: &[f64], stride: usize) -> Result<Self> {
+        let owners = (stride == 1)
+            .then(|| cyclic_owners(n, speeds))
+            .transpose()?;
+        let total = match &owners {
+            Some(owners) => owned_rows(owners, speeds.len()),
+            None => hetscale_model::hbsp::integer_shares(n, speeds)?,
+        };
+        let sum: f64 = speeds.iter().sum();
+        Ok(Self {
+            n,
+            stride,
+            next: 0,
+            remaining: total.clone(),
+            shares: speeds.iter().map(|s| s / sum).collect(),
+            total,
+            owners,
+        })
+    }
+
+    /// Rows of the first `i` each node holds, by the prefix property.
+    fn prefix(&self, i: usize) -> Vec<usize> {
+        self.shares
+            .iter()
+            .zip(&self.total)
+            .map(|(c, &t)| ((i as f64 * c).floor() as usize).min(t))
+            .collect()
+    }
+}
+
+impl Iterator for EliminationSteps {
+    type Item = (usize, usize, Vec<usize>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let i = self.next;
+        if i + 1 >= self.n {
+            return None;
+        }
+        self.next += self.stride;
+        let owner = match &self.owners {
+            Some(owners) => {
+                self.remaining[owners[i]] -= 1;
+                owners[i]
+            }
+            None => {
+                let (before, after) = (self.prefix(i), self.prefix(i + 1));
+                let owner = (0..before.len())
+                    .find(|&j| after[j] > before[j])
+                    .unwrap_or_else(|| fastest(&self.shares));
+                self.remaining = self.total.iter().zip(&after).map(|(t, a)| t - a).collect();
+                owner
+            }
+        };
+        Some((i, owner, self.remaining.clone()))
     }
 }
 
@@ -493,4 +582,9 @@ fn last_remaining(n: usize, pivots: &[usize]) -> usize {
     let mut used = vec![false; n];
     pivots.iter().for_each(|&r| used[r] = true);
     used.iter().position(|u| !u).expect("one row is left")
+}
+
+/// The index of the largest share (the fastest node), lowest on ties.
+fn fastest(shares: &[f64]) -> usize {
+    (0..shares.len()).fold(0, |best, j| if shares[j] > shares[best] { j } else { best })
 }

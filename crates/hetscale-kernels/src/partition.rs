@@ -14,6 +14,9 @@
 //!
 //! [`load_balance_efficiency`] rates any split: 1 means every node finishes at the same time.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use crate::error::{Result, invalid};
 
 /// Checks speeds: at least one, each positive and finite.
@@ -42,18 +45,44 @@ pub use hbsp::collectives::offsets;
 /// Owner pid of each of `n` rows under the heterogeneous cyclic distribution.
 pub fn cyclic_owners(n: usize, speeds: &[f64]) -> Result<Vec<usize>> {
     check_speeds(speeds)?;
+    // A min-heap of each node's finishing time with one more item, ties to the lower pid: the
+    // same order as scanning all nodes per item, in O(n log p) instead of O(n p).
+    let mut heap: BinaryHeap<Reverse<(Finish, usize)>> = speeds
+        .iter()
+        .enumerate()
+        .map(|(j, s)| Reverse((Finish(1.0 / s), j)))
+        .collect();
     let mut counts = vec![0usize; speeds.len()];
     let owners = (0..n)
         .map(|_| {
-            let next = |j: usize| (counts[j] + 1) as f64 / speeds[j];
-            let best = (0..speeds.len())
-                .min_by(|&a, &b| next(a).total_cmp(&next(b)).then(a.cmp(&b)))
-                .expect("at least one node");
+            let Reverse((_, best)) = heap.pop().expect("at least one node");
             counts[best] += 1;
+            heap.push(Reverse((
+                Finish((counts[best] + 1) as f64 / speeds[best]),
+                best,
+            )));
             best
         })
         .collect();
     Ok(owners)
+}
+
+/// A finishing time ordered by `total_cmp` (speeds are checked positive and finite).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Finish(f64);
+
+impl Eq for Finish {}
+
+impl PartialOrd for Finish {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Finish {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
 }
 
 /// `(W / C) / max_j (w_j / C_j)`: the ideal time over the slowest node's time, for work
