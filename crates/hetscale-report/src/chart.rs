@@ -4,12 +4,15 @@
 //! legend entry, so a chart reads at a glance.
 
 use plotters::coord::Shift;
+use plotters::coord::combinators::{BindKeyPoints, LogCoord, WithKeyPoints};
 use plotters::coord::ranged1d::{AsRangedCoord, SegmentValue, ValueFormatter};
+use plotters::element::{Drawable, PointCollection};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters_backend::{BackendCoord, DrawingErrorKind};
 
 use crate::error::{ReportError, Result};
-use crate::numbers::format_number;
+use crate::numbers::{format_number, scientific};
 
 /// Pixel size of a chart; the report scales it down to the page width.
 pub const CHART_SIZE: (u32, u32) = (760, 440);
@@ -144,10 +147,14 @@ impl Axis {
         self
     }
 
-    /// A tick label: three significant digits, none between whole numbers on a count axis.
+    /// A tick label: three significant digits (scientific from a million), none between whole
+    /// numbers on a count axis.
     fn tick(&self, v: f64) -> String {
         if self.integers && (v - v.round()).abs() > 1e-9 {
             String::new()
+        } else if v.abs() >= 1e6 {
+            // 1e7 reads at a glance; 10000000 needs counting.
+            scientific(v, 3)
         } else {
             format_number(v, 3)
         }
@@ -229,6 +236,24 @@ pub enum Line {
     None,
 }
 
+/// The shape of a series' markers. Distinct shapes tell apart series that share a colour or
+/// sit on top of each other (e.g. the sizes three approaches found for one configuration):
+/// the hollow ones and the cross leave what lies under them visible.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Marker {
+    /// A filled disc (default).
+    #[default]
+    Circle,
+    /// A hollow circle.
+    Ring,
+    /// A hollow square.
+    Square,
+    /// A filled triangle, point up.
+    Triangle,
+    /// A diagonal cross.
+    Cross,
+}
+
 /// A named sequence of `(x, y)` points. A series with an empty label gets no legend entry
 /// (e.g. all but one of a group of lines of one colour).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -243,6 +268,8 @@ pub struct Series {
     pub markers: bool,
     /// Colour; `None` takes the palette colour of the series' position.
     pub color: Option<Rgb>,
+    /// Shape of the markers.
+    pub marker: Marker,
 }
 
 impl Series {
@@ -254,6 +281,7 @@ impl Series {
             line: Line::Solid,
             markers: true,
             color: None,
+            marker: Marker::Circle,
         }
     }
 
@@ -290,6 +318,12 @@ impl Series {
         self.markers = on;
         self
     }
+
+    /// Sets the markers' shape.
+    pub fn shape(mut self, marker: Marker) -> Self {
+        self.marker = marker;
+        self
+    }
 }
 
 /// A line or scatter chart of `series` on `axes`. Fails if there is no point, if a value is
@@ -315,13 +349,13 @@ pub fn line_chart(title: &str, axes: &Axes, series: &[Series]) -> Result<Svg> {
         match (axes.x.scale, axes.y.scale) {
             (Scale::Linear, Scale::Linear) => draw_lines(&plot, title, axes, series, xs, ys),
             (Scale::Log, Scale::Linear) => {
-                draw_lines(&plot, title, axes, series, xs.log_scale(), ys)
+                draw_lines(&plot, title, axes, series, log_range(xs), ys)
             }
             (Scale::Linear, Scale::Log) => {
-                draw_lines(&plot, title, axes, series, xs, ys.log_scale())
+                draw_lines(&plot, title, axes, series, xs, log_range(ys))
             }
             (Scale::Log, Scale::Log) => {
-                draw_lines(&plot, title, axes, series, xs.log_scale(), ys.log_scale())
+                draw_lines(&plot, title, axes, series, log_range(xs), log_range(ys))
             }
         }?;
         if key_width > 0 {
@@ -337,12 +371,54 @@ pub fn line_chart(title: &str, axes: &Axes, series: &[Series]) -> Result<Svg> {
     })
 }
 
+/// A log coordinate with ticks every reader can place (plotters' own labels only powers of
+/// 10 and crowds the decade above them): see [`log_ticks`].
+fn log_range(range: std::ops::Range<f64>) -> WithKeyPoints<LogCoord<f64>> {
+    let (lo, hi) = (range.start, range.end);
+    let light = log_ticks(lo, hi, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+    let coord: LogCoord<f64> = range.log_scale().into();
+    coord
+        .with_key_points(log_ticks(lo, hi, &[]))
+        .with_light_points(light)
+}
+
+/// Tick values in `[lo, hi]` on a log axis: powers of 2 for sizes and node counts spanning
+/// less than three decades (p = 2, 4, ..., 32; N = 256, 512, ...), else 1, 2, 5 times powers
+/// of 10 over at most three decades and powers of 10 beyond. `mantissas`, when given,
+/// replaces that choice (the faint grid lines use 1..9).
+fn log_ticks(lo: f64, hi: f64, mantissas: &[f64]) -> Vec<f64> {
+    if !(lo > 0.0 && hi > lo && hi.is_finite()) {
+        return Vec::new();
+    }
+    let decades = (hi / lo).log10();
+    if mantissas.is_empty() && lo >= 1.0 && decades < 3.0 {
+        let powers: Vec<f64> = (lo.log2().ceil() as i32..=hi.log2().floor() as i32)
+            .map(|k| 2f64.powi(k))
+            .collect();
+        if powers.len() >= 2 {
+            return powers;
+        }
+    }
+    let mantissas = match mantissas {
+        [] if decades <= 3.0 => &[1.0, 2.0, 5.0][..],
+        [] => &[1.0][..],
+        given => given,
+    };
+    // Every decade up to 10 labels; beyond, every other one (or fewer), 1 among them.
+    let step = (decades / 10.0).ceil().max(1.0) as i32;
+    (lo.log10().floor() as i32..=hi.log10().ceil() as i32)
+        .filter(|k| k.rem_euclid(step) == 0)
+        .flat_map(|k| mantissas.iter().map(move |m| m * 10f64.powi(k)))
+        .filter(|v| (lo..=hi).contains(v))
+        .collect()
+}
+
 fn series_glyph(s: &Series, i: usize) -> Glyph {
     let color = s.color.unwrap_or_else(|| palette(i));
     match s.line {
-        Line::Solid => Glyph::Line(color, s.markers),
+        Line::Solid => Glyph::Line(color, s.markers.then_some(s.marker)),
         Line::Dashed => Glyph::Dashed(color),
-        Line::None => Glyph::Marker(color),
+        Line::None => Glyph::Marker(color, s.marker),
     }
 }
 
@@ -354,6 +430,70 @@ fn key_width<'a>(labels: impl Iterator<Item = &'a str>) -> u32 {
 
 /// Beyond this many points a line's markers merge into a smear: the line alone reads better.
 pub const MAX_MARKED_POINTS: usize = 60;
+
+/// Marker radius of a scatter series, px.
+const SCATTER_MARKER: i32 = 4;
+/// Marker radius on a line, px: smaller, so the line stays visible between markers.
+const LINE_MARKER: i32 = 3;
+
+/// A marker of `shape` centred on `at`, `r` px from its centre to its edge; hollow shapes are
+/// drawn a little larger so one drawn over a filled disc rings it. (An element of its own:
+/// plotters' boxed elements need a `'static` backend, which the SVG string backend is not.)
+fn marker_element<C>(at: C, shape: Marker, r: i32, color: Rgb) -> MarkerElement<C> {
+    MarkerElement {
+        at,
+        shape,
+        r,
+        color,
+    }
+}
+
+struct MarkerElement<C> {
+    at: C,
+    shape: Marker,
+    r: i32,
+    color: Rgb,
+}
+
+impl<'a, C> PointCollection<'a, C> for &'a MarkerElement<C> {
+    type Point = &'a C;
+    type IntoIter = std::iter::Once<&'a C>;
+    fn point_iter(self) -> std::iter::Once<&'a C> {
+        std::iter::once(&self.at)
+    }
+}
+
+impl<C, DB: DrawingBackend> Drawable<DB> for MarkerElement<C> {
+    fn draw<I: Iterator<Item = BackendCoord>>(
+        &self,
+        mut pos: I,
+        backend: &mut DB,
+        _: (u32, u32),
+    ) -> std::result::Result<(), DrawingErrorKind<DB::ErrorType>> {
+        let Some((x, y)) = pos.next() else {
+            return Ok(());
+        };
+        let fill = self.color.plotters().filled();
+        let line = stroke(self.color);
+        let (r, big) = (self.r, self.r + 2);
+        match self.shape {
+            Marker::Circle => backend.draw_circle((x, y), r as u32, &fill, true),
+            Marker::Ring => backend.draw_circle((x, y), big as u32, &line, false),
+            Marker::Square => {
+                let h = big - 1;
+                backend.draw_rect((x - h, y - h), (x + h, y + h), &line, false)
+            }
+            Marker::Triangle => {
+                let h = r + 1;
+                backend.fill_polygon([(x, y - h), (x + h, y + h - 1), (x - h, y + h - 1)], &fill)
+            }
+            Marker::Cross => {
+                backend.draw_line((x - big, y - big), (x + big, y + big), &line)?;
+                backend.draw_line((x - big, y + big), (x + big, y - big), &line)
+            }
+        }
+    }
+}
 
 /// Draws into an SVG string of `size` pixels on a white background.
 pub(crate) fn render(
@@ -478,7 +618,6 @@ where
     for (i, s) in series.iter().enumerate() {
         let color = s.color.unwrap_or_else(|| palette(i));
         let style = stroke(color);
-        let fill = color.plotters().filled();
         let points = s.points.iter().copied();
         // With the key in its own strip, plotters' in-plot legend stays empty.
         let named = !s.label.is_empty() && axes.legend != LegendPosition::Right;
@@ -505,18 +644,24 @@ where
                 }
             }
             Line::None => {
+                let shape = s.marker;
                 let anno = chart
-                    .draw_series(points.clone().map(|p| Circle::new(p, 4, fill)))
+                    .draw_series(
+                        points
+                            .clone()
+                            .map(|p| marker_element(p, shape, SCATTER_MARKER, color)),
+                    )
                     .map_err(plot_err)?;
                 if named {
-                    anno.label(s.label.as_str())
-                        .legend(move |(x, y)| Circle::new((x + 10, y), 4, fill));
+                    anno.label(s.label.as_str()).legend(move |(x, y)| {
+                        marker_element((x + 10, y), shape, SCATTER_MARKER, color)
+                    });
                 }
             }
         }
         if s.markers && s.line != Line::None && s.points.len() <= MAX_MARKED_POINTS {
             chart
-                .draw_series(points.map(|p| Circle::new(p, 3, fill)))
+                .draw_series(points.map(|p| marker_element(p, s.marker, LINE_MARKER, color)))
                 .map_err(plot_err)?;
         }
     }
@@ -549,11 +694,11 @@ pub(crate) enum Glyph {
     /// A filled square (bars, slices).
     Box(Rgb),
     /// A solid line, with a marker or not.
-    Line(Rgb, bool),
+    Line(Rgb, Option<Marker>),
     /// A dashed line.
     Dashed(Rgb),
     /// A marker alone.
-    Marker(Rgb),
+    Marker(Rgb, Marker),
     /// A thin slanted line (messages).
     Thin(Rgb),
 }
@@ -589,8 +734,8 @@ fn draw_glyph(
         )),
         Glyph::Line(c, marker) => {
             area.draw(&PathElement::new(vec![(x0, y), (x1, y)], stroke(c)))?;
-            if marker {
-                area.draw(&Circle::new((15, y), 3, c.plotters().filled()))?;
+            if let Some(shape) = marker {
+                area.draw(&marker_element((15, y), shape, LINE_MARKER, c))?;
             }
             Ok(())
         }
@@ -598,7 +743,7 @@ fn draw_glyph(
             area.draw(&PathElement::new(vec![(x0, y), (x0 + 8, y)], stroke(c)))?;
             area.draw(&PathElement::new(vec![(x1 - 8, y), (x1, y)], stroke(c)))
         }
-        Glyph::Marker(c) => area.draw(&Circle::new((15, y), 4, c.plotters().filled())),
+        Glyph::Marker(c, shape) => area.draw(&marker_element((15, y), shape, SCATTER_MARKER, c)),
         Glyph::Thin(c) => area.draw(&PathElement::new(
             vec![(8, y + 6), (22, y - 6)],
             c.plotters().stroke_width(1),
@@ -902,6 +1047,41 @@ fn check_stacks(title: &str, categories: &[String], stacks: &[BarStack]) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn log_ticks_label_doublings_decades_and_fractions() {
+        assert_eq!(log_ticks(1.7, 37.0, &[]), [2.0, 4.0, 8.0, 16.0, 32.0]);
+        assert_eq!(log_ticks(0.02, 1.05, &[]), [0.02, 0.05, 0.1, 0.2, 0.5, 1.0]);
+        assert_eq!(log_ticks(8e5, 4e10, &[]), [1e6, 1e7, 1e8, 1e9, 1e10]);
+        let wide = log_ticks(1e-10, 1e15, &[]);
+        assert!(wide.len() <= 13 && wide.contains(&1.0), "{wide:?}");
+        assert!(log_ticks(0.0, 1.0, &[]).is_empty());
+        assert!(log_ticks(5.0, 1.0, &[]).is_empty());
+    }
+
+    #[test]
+    fn every_marker_shape_draws_in_chart_and_legend() {
+        let series: Vec<Series> = [
+            Marker::Circle,
+            Marker::Ring,
+            Marker::Square,
+            Marker::Triangle,
+            Marker::Cross,
+        ]
+        .into_iter()
+        .enumerate()
+        .map(|(i, m)| Series::scatter(format!("{m:?}"), vec![(1.0 + i as f64, 1.0)]).shape(m))
+        .collect();
+        let svg = line_chart(
+            "markers",
+            &Axes::new(Axis::new("x"), Axis::new("y")),
+            &series,
+        )
+        .unwrap()
+        .into_string();
+        assert!(svg.contains("<circle") && svg.contains("<polygon") && svg.contains("<rect"));
+        assert!(svg.contains("Cross"), "the legend names every series");
+    }
 
     fn axes() -> Axes {
         Axes::new(

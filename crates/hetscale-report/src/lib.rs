@@ -40,7 +40,10 @@
 //!   axes), [`heat_map`] (a labelled matrix such as psi), [`stacked_bar_chart`].
 //! - Views after the papers' figures, in [`views`]: the spacetime diagram, average speed chart
 //!   and task summary of one run's [`hbsp::Trace`]; collective improvement factors, actual
-//!   versus predicted; SUMMA strategies' efficiency versus p.
+//!   versus predicted; SUMMA strategies' efficiency versus p; and a study's views
+//!   ([`views::study::study_report`]): E_s versus N with the fits and the target, psi matrices
+//!   and psi curves, isospeed-e contours, the three approaches side by side with the held-out
+//!   check.
 //! - [`chrome_trace`] / [`write_chrome_trace`]: a trace as Chrome trace event JSON for
 //!   ui.perfetto.dev.
 //! - [`Timeline`]: a trace laid out as compute / communication / wait slices and messages, the
@@ -56,8 +59,8 @@ mod timeline;
 pub mod views;
 
 pub use chart::{
-    Axes, Axis, BarStack, CHART_SIZE, HeatMap, LegendPosition, Line, PALETTE, Rgb, Scale, Series,
-    Svg, heat_map, line_chart, palette, stacked_bar_chart, viridis,
+    Axes, Axis, BarStack, CHART_SIZE, HeatMap, LegendPosition, Line, Marker, PALETTE, Rgb, Scale,
+    Series, Svg, heat_map, line_chart, palette, stacked_bar_chart, viridis,
 };
 pub use error::{ReportError, Result};
 pub use html::{Block, Figure, Report, Section, Written, escape};

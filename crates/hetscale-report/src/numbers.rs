@@ -26,6 +26,11 @@ pub fn format_number(value: f64, digits: usize) -> String {
     trim_zeros(&format!("{value:.decimals$}"))
 }
 
+/// `value` in scientific notation with `digits` significant digits (`1e7`, `2.5e10`).
+pub(crate) fn scientific(value: f64, digits: usize) -> String {
+    trim_mantissa(&format!("{value:.prec$e}", prec = digits.max(1) - 1))
+}
+
 /// Drops trailing zeros after a decimal point (`1.500` -> `1.5`, `2.000` -> `2`).
 fn trim_zeros(text: &str) -> String {
     if text.contains('.') {
@@ -68,6 +73,8 @@ mod tests {
         assert_eq!(format_number(3.2e-7, 3), "3.2e-7");
         assert_eq!(format_number(2.5e12, 3), "2.5e12");
         assert_eq!(format_number(f64::NAN, 3), "n/a");
+        assert_eq!(scientific(10_000_000.0, 3), "1e7");
+        assert_eq!(scientific(2.5e10, 3), "2.5e10");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 mod common;
 
+use hetscale_report::views::study::{VIEWS, study_prefixes, study_report};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -151,7 +152,48 @@ fn the_report_renders_every_view_without_errors() {
     };
     let dir = tempfile::tempdir().unwrap();
     let written = common::sample_report().write(dir.path()).unwrap();
-    let html = std::fs::read_to_string(&written.index).unwrap();
+    // One chart per view at least.
+    let views = common::VIEW_IDS.len();
+    assert_renders_cleanly(&chromium, &written.index, &common::VIEW_IDS, views);
+}
+
+#[test]
+fn the_default_study_report_renders_every_study_view_without_errors() {
+    let Some(chromium) = chromium_or_skip() else {
+        return;
+    };
+    let results = common::default_study_results();
+    let dir = tempfile::tempdir().unwrap();
+    let written = study_report(&results).unwrap().write(dir.path()).unwrap();
+    let mut ids = Vec::new();
+    for prefix in study_prefixes(&results) {
+        ids.extend(VIEWS.iter().map(|view| format!("{prefix}-{view}")));
+        ids.extend(
+            [
+                "es-vs-n-figure",
+                "psi-figure-1",
+                "psi-figure-2",
+                "psi-figure-3",
+                "psi-curves",
+                "contours-figure",
+                "approaches-figure",
+            ]
+            .map(|figure| format!("{prefix}-{figure}")),
+        );
+    }
+    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let figures = ids
+        .iter()
+        .filter(|id| !VIEWS.iter().any(|v| id.ends_with(v)))
+        .count();
+    assert_renders_cleanly(&chromium, &written.index, &ids, figures);
+}
+
+/// Renders `index` and fails on scripts or network use in the page, a console message, a
+/// missing id, fewer than `min_charts` charts or an empty one, or a problem the in-page
+/// [`CHECKER`] finds.
+fn assert_renders_cleanly(chromium: &Path, index: &Path, ids: &[&str], min_charts: usize) {
+    let html = std::fs::read_to_string(index).unwrap();
     assert!(
         !html.contains("<script"),
         "the report must not need scripts"
@@ -161,13 +203,13 @@ fn the_report_renders_every_view_without_errors() {
         "the report must not load anything from the network"
     );
 
-    let page = render(&chromium, &written.index);
+    let page = render(chromium, index);
     assert!(
         page.console.is_empty(),
         "console messages: {:#?}",
         page.console
     );
-    for id in common::VIEW_IDS {
+    for id in ids {
         assert!(
             page.dom.contains(&format!("id=\"{id}\"")),
             "view {id} is missing from the DOM"
@@ -175,8 +217,9 @@ fn the_report_renders_every_view_without_errors() {
     }
     let charts = svgs(&page.dom);
     assert!(
-        charts.len() >= common::VIEW_IDS.len(),
-        "one chart per view at least"
+        charts.len() >= min_charts,
+        "{} charts, expected {min_charts} at least",
+        charts.len()
     );
     for (i, svg) in charts.iter().enumerate() {
         let shapes = ["<rect", "<path", "<polyline", "<circle", "<line"]
@@ -186,7 +229,7 @@ fn the_report_renders_every_view_without_errors() {
         assert!(shapes >= 5 && svg.contains("<text"), "chart {i} is empty");
     }
 
-    let checked = render(&chromium, &checked_copy(&written.index, &common::VIEW_IDS));
+    let checked = render(chromium, &checked_copy(index, ids));
     assert!(
         checked.console.is_empty(),
         "problems in the browser: {:#?}",

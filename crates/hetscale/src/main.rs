@@ -24,6 +24,8 @@ enum Command {
     Run(cmd::run::Args),
     /// Run a scalability study (with no spec: the built-in default study).
     Study(cmd::study::Args),
+    /// Write the HTML report of a study database (E_s versus N, psi, contours, approaches).
+    Report(cmd::report::Args),
     /// Predict the problem size holding a target E_s at any scale (approach 3, no runs).
     Predict(cmd::predict::Args),
     /// Export a study database as CSV, JSON or Extra-P text.
@@ -43,6 +45,7 @@ fn main() -> ExitCode {
         Command::Paper(args) => cmd::paper::run(&args),
         Command::Run(args) => cmd::run::run(&args),
         Command::Study(args) => cmd::study::run(&args),
+        Command::Report(args) => cmd::report::run(&args),
         Command::Predict(args) => cmd::predict::run(&args),
         Command::Export(args) => cmd::export::run(&args),
         Command::Collectives(args) => cmd::collectives::run(&args),

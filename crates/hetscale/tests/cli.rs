@@ -50,11 +50,27 @@ fn paper_text_names_the_values_that_do_not_reproduce() {
 
 #[test]
 fn default_study_runs_and_reports_psi() {
-    let out = hetscale().args(["study", "--json"]).output().unwrap();
-    assert!(out.status.success());
-    let study: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(study["points"].as_array().unwrap().len(), 5);
-    assert_eq!(study["target"], 0.3);
+    let dir = tempfile::tempdir().unwrap();
+    let out = hetscale()
+        .args(["study", "--json", "--out", "out"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let studies: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ge = &studies[0];
+    assert_eq!(ge["spec"]["target"], 0.3);
+    assert_eq!(ge["measured"]["points"].as_array().unwrap().len(), 5);
+    assert_eq!(ge["measured"]["psi"]["labels"].as_array().unwrap().len(), 5);
+    assert_eq!(studies[1]["spec"]["target"], 0.2);
+    // With --json, stdout stays JSON and the report's path goes to stderr.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("Report: out/index.html"), "{err}");
+    assert!(dir.path().join("out/index.html").exists());
 }
 
 #[test]

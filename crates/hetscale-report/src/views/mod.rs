@@ -1,8 +1,10 @@
 //! Section builders for the papers' views. Each returns a [`crate::Section`] with a fixed id
-//! (listed in [`ids`]) holding explanatory text, a figure and its table.
+//! (listed in [`ids`]; a study's views are `<study>-<view>`, see [`study`]) holding
+//! explanatory text, figures and tables.
 
 pub mod collectives;
 pub mod run;
+pub mod study;
 pub mod summa;
 pub mod trace;
 

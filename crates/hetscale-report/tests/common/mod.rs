@@ -15,6 +15,10 @@ use hetscale_report::{
     Axes, Axis, Column, Figure, HeatMap, Report, Section, Series, Table, TraceOptions, heat_map,
     line_chart,
 };
+use hetscale_study::default_study::default_specs;
+use hetscale_study::runner::Silent;
+use hetscale_study::store::Store;
+use hetscale_study::study::{StudyResult, run_study};
 
 /// Every view id the sample report must show.
 pub const VIEW_IDS: [&str; 7] = [
@@ -183,4 +187,21 @@ pub fn sample_report() -> Report {
         report.push(section);
     }
     report
+}
+
+/// The default study's results (GE and MM on simulated Sunwulf, all three approaches), run
+/// in memory. Debug builds keep the first 3 configurations of each spec (the whole study
+/// takes ~10 s only with optimisations); 3 still give a held-out check.
+pub fn default_study_results() -> Vec<StudyResult> {
+    let store = Store::open_in_memory().expect("an in-memory store");
+    default_specs()
+        .expect("the default specs")
+        .into_iter()
+        .map(|mut spec| {
+            if cfg!(debug_assertions) {
+                spec.configurations.truncate(3);
+            }
+            run_study(&spec, &store, &Silent).expect("the default study runs")
+        })
+        .collect()
 }

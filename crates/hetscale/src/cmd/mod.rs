@@ -7,6 +7,7 @@ pub mod paper;
 pub mod platform;
 pub mod predict;
 pub mod probe;
+pub mod report;
 pub mod run;
 pub mod study;
 mod study_text;

@@ -1,5 +1,5 @@
 //! `hetscale study`: run a study spec (with no spec, the built-in default study), with a
-//! progress line per configuration, every run stored as it completes.
+//! progress line per configuration, every run stored as it completes, then write the report.
 
 use std::path::{Path, PathBuf};
 
@@ -12,6 +12,7 @@ use hetscale_study::study::{StudyResult, run_study};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use std::cell::RefCell;
 
+use super::report::write_report;
 use super::study_text::render_text;
 
 /// Arguments of `hetscale study`.
@@ -48,8 +49,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         write_result(&args.out, &result)?;
         results.push(result);
     }
+    let index = write_report(&results, &args.out)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&results)?);
+        // Standard output stays one JSON document.
+        eprintln!("Report: {}", index.display());
     } else {
         for result in &results {
             print!("{}", render_text(result));
@@ -59,6 +63,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             db.display(),
             args.out.display()
         );
+        println!("Report: {}", index.display());
     }
     Ok(())
 }

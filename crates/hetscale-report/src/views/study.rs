@@ -1,0 +1,259 @@
+//! The views of a study (`hetscale study`, `hetscale report DB`), after the papers' figures:
+//! the setup (configurations, calibration, verification), E_s versus N per configuration with
+//! the fits and the target, the psi matrix and psi curves, isospeed-e contours over (system
+//! size, work), and the three approaches side by side with the held-out check.
+//!
+//! Each study is one part of the report; its section ids are `<study>-<view>`, where
+//! `<study>` is [`study_prefixes`]' id for it and `<view>` one of [`VIEWS`].
+
+mod approaches;
+mod contours;
+mod efficiency;
+mod psi;
+mod setup;
+
+use hetscale_study::spec::Approach;
+use hetscale_study::study::{ApproachResult, StudyResult};
+
+pub use approaches::approaches_section;
+pub use contours::contours_section;
+pub use efficiency::efficiency_section;
+pub use psi::psi_section;
+pub use setup::setup_section;
+
+use crate::chart::{Axis, Marker, Rgb};
+use crate::error::{ReportError, Result};
+use crate::html::{Report, Section};
+use crate::numbers::format_number;
+
+/// The views of one study, in the order they appear; a section's id is `<study>-<view>`.
+pub const VIEWS: [&str; 5] = [SETUP, ES_VS_N, PSI, CONTOURS, APPROACHES];
+/// [`setup_section`]: configurations, calibration and verification.
+pub const SETUP: &str = "setup";
+/// [`efficiency_section`]: E_s versus N per configuration.
+pub const ES_VS_N: &str = "es-vs-n";
+/// [`psi_section`]: the psi matrices and psi curves.
+pub const PSI: &str = "psi";
+/// [`contours_section`]: isospeed-e contours.
+pub const CONTOURS: &str = "contours";
+/// [`approaches_section`]: the approaches side by side, held-out check.
+pub const APPROACHES: &str = "approaches";
+
+/// The report of `results`: one part per study, each with every view.
+pub fn study_report(results: &[StudyResult]) -> Result<Report> {
+    if results.is_empty() {
+        return Err(ReportError::NoData {
+            what: "the study report".into(),
+            hint: "run a study first (hetscale study) or give a database that holds one",
+        });
+    }
+    let names: Vec<&str> = results.iter().map(|r| r.spec.name.as_str()).collect();
+    let mut report = Report::new(match names.as_slice() {
+        [one] => format!("hetscale study {one}"),
+        _ => format!("hetscale studies: {}", names.join(", ")),
+    })
+    .intro(INTRO);
+    for (result, prefix) in results.iter().zip(study_prefixes(results)) {
+        for section in study_sections(result, &prefix)? {
+            report.push(section);
+        }
+    }
+    Ok(report)
+}
+
+const INTRO: &str = "Isospeed-efficiency scalability (Chen, Sun & Wu): the speed-efficiency E_s = W / (T C) of a run of work W in time T on a configuration of marked speed C is held at a target while the configuration grows, and psi(C, C') = C' W / (C W') says how much faster than the machine the work W' must grow to hold it (1 is ideal). Three approaches find the size N that holds the target on each configuration: measured (a search by runs), computed (a fit of T(N) = a W/C + T_o(N) to sampled runs, inverted) and predicted (the kernel's HBSP^1 overhead model, calibrated on the first configuration).
+
+Every table is also in tables/ as Markdown, CSV and JSON.";
+
+/// Every view of one study, with section ids `<prefix>-<view>`.
+pub fn study_sections(result: &StudyResult, prefix: &str) -> Result<Vec<Section>> {
+    Ok(vec![
+        setup_section(result, prefix)?,
+        efficiency_section(result, prefix)?,
+        psi_section(result, prefix)?,
+        contours_section(result, prefix)?,
+        approaches_section(result, prefix)?,
+    ])
+}
+
+/// One id per study for its sections: the study's name made a valid HTML id (lower case,
+/// `-` for anything else), made unique with `-2`, `-3`, ... when two names map to one id.
+pub fn study_prefixes(results: &[StudyResult]) -> Vec<String> {
+    let mut used: Vec<String> = Vec::new();
+    for result in results {
+        let base = id_of(&result.spec.name);
+        let mut id = base.clone();
+        let mut k = 2;
+        while used.contains(&id) {
+            id = format!("{base}-{k}");
+            k += 1;
+        }
+        used.push(id);
+    }
+    used
+}
+
+/// `name` as an id: lower-case ASCII letters and digits kept, runs of anything else as one
+/// `-`, starting with a letter.
+fn id_of(name: &str) -> String {
+    let mut id = String::new();
+    for c in name.chars() {
+        let c = c.to_ascii_lowercase();
+        if c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' {
+            id.push(c);
+        } else if !id.is_empty() && !id.ends_with('-') {
+            id.push('-');
+        }
+    }
+    let id = id.trim_end_matches('-');
+    if id.starts_with(|c: char| c.is_ascii_lowercase()) {
+        id.to_owned()
+    } else {
+        format!("study-{id}").trim_end_matches('-').to_owned()
+    }
+}
+
+/// The approaches' results that ran, in the papers' order.
+fn approaches(result: &StudyResult) -> Vec<&ApproachResult> {
+    [&result.measured, &result.computed, &result.predicted]
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// How an approach's chosen sizes are marked: hollow shapes and a cross, so the three stay
+/// visible where they coincide.
+fn approach_marker(approach: Approach) -> Marker {
+    match approach {
+        Approach::Measured => Marker::Ring,
+        Approach::Computed => Marker::Square,
+        Approach::Predicted => Marker::Cross,
+    }
+}
+
+/// A colour per approach, apart from the configurations' palette colours where both appear.
+fn approach_color(approach: Approach) -> Rgb {
+    match approach {
+        Approach::Measured => Rgb(0, 0, 0),
+        Approach::Computed => Rgb(0, 114, 178),
+        Approach::Predicted => Rgb(213, 94, 0),
+    }
+}
+
+/// Reference lines (targets, ideal scaling).
+const REFERENCE: Rgb = Rgb(120, 120, 120);
+
+/// Where configurations sit along a system-size axis: at their node count p when every
+/// configuration has its own, else at their marked speed C (e.g. one p, different nodes).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum SystemSize {
+    Nodes,
+    MarkedSpeed { unit: &'static str, per_flops: f64 },
+}
+
+impl SystemSize {
+    fn of(result: &StudyResult) -> Self {
+        let mut ps: Vec<usize> = result.configurations.iter().map(|c| c.p).collect();
+        ps.sort_unstable();
+        ps.dedup();
+        if ps.len() == result.configurations.len() {
+            Self::Nodes
+        } else {
+            let (unit, per_flops) = speed_unit(
+                result
+                    .configurations
+                    .iter()
+                    .map(|c| c.marked_speed)
+                    .fold(0.0, f64::max),
+            );
+            Self::MarkedSpeed { unit, per_flops }
+        }
+    }
+
+    /// The position of a configuration with `p` nodes and marked speed `c` (flop/s).
+    fn value(self, p: usize, c: f64) -> f64 {
+        match self {
+            Self::Nodes => p as f64,
+            Self::MarkedSpeed { per_flops, .. } => c * per_flops,
+        }
+    }
+
+    /// The axis, logarithmic when the sizes span a factor 8 or more (doublings read evenly).
+    fn axis(self, result: &StudyResult) -> Axis {
+        let axis = match self {
+            Self::Nodes => Axis::new("nodes p").integers(),
+            Self::MarkedSpeed { unit, .. } => Axis::new("marked speed C").unit(unit),
+        };
+        let values: Vec<f64> = result
+            .configurations
+            .iter()
+            .map(|c| self.value(c.p, c.marked_speed))
+            .filter(|v| *v > 0.0)
+            .collect();
+        let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = values.iter().copied().fold(0.0, f64::max);
+        if lo.is_finite() && hi >= 8.0 * lo {
+            axis.log()
+        } else {
+            axis
+        }
+    }
+
+    /// What the axis is, for captions.
+    fn name(self) -> &'static str {
+        match self {
+            Self::Nodes => "the number of nodes p",
+            Self::MarkedSpeed { .. } => "the marked speed C",
+        }
+    }
+}
+
+/// A unit that keeps speeds up to `max` flop/s readable: its name and how many of it make
+/// one flop/s.
+fn speed_unit(max: f64) -> (&'static str, f64) {
+    if max >= 1e12 {
+        ("Tflop/s", 1e-12)
+    } else if max >= 1e9 {
+        ("Gflop/s", 1e-9)
+    } else if max >= 1e6 {
+        ("Mflop/s", 1e-6)
+    } else {
+        ("flop/s", 1.0)
+    }
+}
+
+/// `+1.2%`, for relative differences in text.
+fn percent(relative: f64) -> String {
+    let sign = if relative >= 0.0 { "+" } else { "" };
+    format!("{sign}{}%", format_number(100.0 * relative, 3))
+}
+
+/// Keeps the points a chart can draw: finite, and positive on the log axes.
+fn drawable(points: Vec<(f64, f64)>, log_x: bool, log_y: bool) -> Vec<(f64, f64)> {
+    points
+        .into_iter()
+        .filter(|&(x, y)| {
+            x.is_finite() && y.is_finite() && (!log_x || x > 0.0) && (!log_y || y > 0.0)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_become_valid_ids() {
+        assert_eq!(id_of("default-ge"), "default-ge");
+        assert_eq!(id_of("My Study (v2)"), "my-study-v2");
+        assert_eq!(id_of("2024 run"), "study-2024-run");
+        assert_eq!(id_of("---"), "study");
+        assert_eq!(id_of("ÉTUDE"), "tude");
+    }
+
+    #[test]
+    fn percentages_carry_their_sign() {
+        assert_eq!(percent(0.0071), "+0.71%");
+        assert_eq!(percent(-0.25), "-25%");
+    }
+}

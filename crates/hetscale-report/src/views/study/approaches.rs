@@ -1,0 +1,197 @@
+//! The three approaches side by side (Chen, Sun & Wu's comparison of measured, computed and
+//! predicted sizes): the size each found per configuration, how far apart they are, and the
+//! held-out check of prediction.
+
+use hetscale_study::study::{HeldOut, StudyResult};
+
+use super::{
+    APPROACHES, SystemSize, approach_color, approach_marker, approaches, drawable, percent,
+};
+use crate::chart::{Axes, Axis, Marker, Rgb, Scale, Series, line_chart};
+use crate::error::Result;
+use crate::html::{Figure, Section};
+use crate::numbers::format_number;
+use crate::table::{Column, Table};
+
+/// Colour of the held-out prediction's marker.
+const HELD_OUT: Rgb = Rgb(204, 121, 167);
+
+/// N against system size per approach with the held-out prediction, the held-out check and
+/// the approaches' failures in words, and tables of the sizes and the check.
+pub fn approaches_section(result: &StudyResult, prefix: &str) -> Result<Section> {
+    let id = format!("{prefix}-{APPROACHES}");
+    let mut section = Section::new(
+        id.clone(),
+        format!("{}: the three approaches side by side", result.spec.name),
+    )
+    .text(format!(
+        "The size N holding E_s = {} on each configuration as measured (searched by runs), computed (the fit inverted) and predicted (the calibrated overhead model solved), with the computed and predicted sizes' differences from the measured one.",
+        result.spec.target
+    ))
+    .text(held_out_text(result.held_out.as_ref()));
+    if let Some(failures) = failures_text(result) {
+        section = section.text(failures);
+    }
+    let series = size_series(result);
+    if series.iter().any(|s| !s.points.is_empty()) {
+        let size = SystemSize::of(result);
+        let axes = Axes::new(size.axis(result), Axis::new("problem size N").log());
+        let title = format!(
+            "{}: N holding E_s = {}",
+            result.spec.name, result.spec.target
+        );
+        section = section.figure(Figure::new(
+            format!("{id}-figure"),
+            format!(
+                "N against {} on log axes; ring: measured, square: computed, cross: predicted{}.",
+                size.name(),
+                if result.held_out.is_some() {
+                    ", triangle: the held-out prediction for the largest configuration"
+                } else {
+                    ""
+                }
+            ),
+            line_chart(&title, &axes, &series)?,
+        ));
+    }
+    section = section.table(comparison_table(result, prefix)?);
+    if let Some(h) = &result.held_out {
+        section = section.table(held_out_table(h, prefix)?);
+    }
+    Ok(section)
+}
+
+fn held_out_text(held_out: Option<&HeldOut>) -> String {
+    match held_out {
+        Some(h) => format!(
+            "Held-out check: the time model T = a T_compute + k T_o fitted on {} alone (a = {}, k = {}) predicts N = {} on {}, where the {} approach found N = {}: an error of {}.",
+            h.fitted_on.join(", "),
+            format_number(h.model.compute_factor, 4),
+            format_number(h.model.overhead_factor, 4),
+            format_number(h.n_predicted, 5),
+            h.configuration,
+            h.reference.name(),
+            format_number(h.n_reference, 5),
+            percent(h.relative_error)
+        ),
+        None => "No held-out check: it needs at least three configurations and a measured or computed size on the largest.".into(),
+    }
+}
+
+/// The configurations an approach could not settle, and why.
+fn failures_text(result: &StudyResult) -> Option<String> {
+    let lines: Vec<String> = approaches(result)
+        .into_iter()
+        .flat_map(|a| {
+            a.failures.iter().map(move |f| {
+                format!(
+                    "The {} approach did not settle {}: {}",
+                    a.approach.name(),
+                    f.configuration,
+                    f.message
+                )
+            })
+        })
+        .collect();
+    (!lines.is_empty()).then(|| lines.join("\n\n"))
+}
+
+fn size_series(result: &StudyResult) -> Vec<Series> {
+    let size = SystemSize::of(result);
+    let log_x = size.axis(result).scale == Scale::Log;
+    let mut series: Vec<Series> = approaches(result)
+        .into_iter()
+        .map(|a| {
+            let points = a
+                .points
+                .iter()
+                .map(|p| (size.value(p.p, p.marked_speed), p.n))
+                .collect();
+            let line = if a.approach == hetscale_study::spec::Approach::Predicted {
+                Series::dashed(a.approach.name(), drawable(points, log_x, true)).markers(true)
+            } else {
+                Series::line(a.approach.name(), drawable(points, log_x, true))
+            };
+            line.color(approach_color(a.approach))
+                .shape(approach_marker(a.approach))
+        })
+        .collect();
+    if let Some(point) = held_out_point(result, size) {
+        series.push(
+            Series::scatter("held-out prediction", drawable(vec![point], log_x, true))
+                .color(HELD_OUT)
+                .shape(Marker::Triangle),
+        );
+    }
+    series
+}
+
+fn held_out_point(result: &StudyResult, size: SystemSize) -> Option<(f64, f64)> {
+    let h = result.held_out.as_ref()?;
+    let c = result
+        .configurations
+        .iter()
+        .find(|c| c.label == h.configuration)?;
+    Some((size.value(c.p, c.marked_speed), h.n_predicted))
+}
+
+fn comparison_table(result: &StudyResult, prefix: &str) -> Result<Table> {
+    let mut table = Table::new(
+        format!("{prefix}-approaches"),
+        "N per approach and the differences from measured",
+        vec![
+            Column::new("configuration"),
+            Column::new("nodes p"),
+            Column::new("N measured"),
+            Column::new("N computed"),
+            Column::new("N predicted"),
+            Column::with_unit("computed - measured", "%"),
+            Column::with_unit("predicted - measured", "%"),
+        ],
+    );
+    for c in &result.comparison {
+        let p = result
+            .configurations
+            .iter()
+            .find(|row| row.label == c.configuration)
+            .map(|row| row.p);
+        table.push_row(vec![
+            c.configuration.as_str().into(),
+            p.into(),
+            c.measured.into(),
+            c.computed.into(),
+            c.predicted.into(),
+            c.computed_vs_measured.map(|v| 100.0 * v).into(),
+            c.predicted_vs_measured.map(|v| 100.0 * v).into(),
+        ])?;
+    }
+    Ok(table)
+}
+
+fn held_out_table(h: &HeldOut, prefix: &str) -> Result<Table> {
+    let mut table = Table::new(
+        format!("{prefix}-held-out"),
+        "Held-out validation: fitted on the smaller configurations, predicting the largest",
+        vec![
+            Column::new("held out"),
+            Column::new("fitted on"),
+            Column::new("a"),
+            Column::new("k"),
+            Column::new("N predicted"),
+            Column::new("N found"),
+            Column::new("found by"),
+            Column::with_unit("error", "%"),
+        ],
+    );
+    table.push_row(vec![
+        h.configuration.as_str().into(),
+        h.fitted_on.join(", ").into(),
+        h.model.compute_factor.into(),
+        h.model.overhead_factor.into(),
+        h.n_predicted.into(),
+        h.n_reference.into(),
+        h.reference.name().into(),
+        (100.0 * h.relative_error).into(),
+    ])?;
+    Ok(table)
+}

@@ -1,0 +1,165 @@
+//! The study views on the default study and on results with parts missing.
+
+mod common;
+
+use std::sync::OnceLock;
+
+use hetscale_report::views::study::{VIEWS, study_prefixes, study_report};
+use hetscale_report::{Block, Report};
+use hetscale_study::study::StudyResult;
+
+/// The default study, run once for every test of this file.
+fn results() -> &'static [StudyResult] {
+    static RESULTS: OnceLock<Vec<StudyResult>> = OnceLock::new();
+    RESULTS.get_or_init(common::default_study_results)
+}
+
+fn text_of(report: &Report) -> String {
+    report
+        .sections
+        .iter()
+        .flat_map(|s| &s.blocks)
+        .map(|b| match b {
+            Block::Text(t) => t.clone(),
+            Block::Figure(f) => f.caption.clone(),
+            Block::Table(t) => t.title.clone(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn figures_of(report: &Report, section: &str) -> usize {
+    report
+        .sections
+        .iter()
+        .filter(|s| s.id == section)
+        .flat_map(|s| &s.blocks)
+        .filter(|b| matches!(b, Block::Figure(_)))
+        .count()
+}
+
+#[test]
+fn the_default_study_report_has_every_view_figure_and_table() {
+    let report = study_report(results()).unwrap();
+    let prefixes = study_prefixes(results());
+    assert_eq!(prefixes, ["default-ge", "default-mm"]);
+    for prefix in &prefixes {
+        for view in VIEWS {
+            let id = format!("{prefix}-{view}");
+            assert!(
+                report.sections.iter().any(|s| s.id == id),
+                "section {id} is missing"
+            );
+        }
+        assert_eq!(figures_of(&report, &format!("{prefix}-es-vs-n")), 1);
+        // A heat map per approach, then the curves.
+        assert_eq!(figures_of(&report, &format!("{prefix}-psi")), 4);
+        assert_eq!(figures_of(&report, &format!("{prefix}-contours")), 1);
+        assert_eq!(figures_of(&report, &format!("{prefix}-approaches")), 1);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    report.write(dir.path()).unwrap();
+    for prefix in &prefixes {
+        for table in [
+            "configurations",
+            "facts",
+            "fits",
+            "samples",
+            "psi",
+            "contours",
+            "approaches",
+            "held-out",
+        ] {
+            for ext in ["md", "csv", "json"] {
+                let path = dir.path().join(format!("tables/{prefix}-{table}.{ext}"));
+                assert!(path.exists(), "{} is missing", path.display());
+            }
+        }
+    }
+    let text = text_of(&report);
+    assert!(text.contains("Held-out check: the time model"), "{text}");
+    assert!(text.contains("an error of"), "{text}");
+}
+
+#[test]
+fn the_tables_hold_every_configuration_and_sample() {
+    let report = study_report(&results()[..1]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    report.write(dir.path()).unwrap();
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+    let result = &results()[0];
+    let configs = read("tables/default-ge-configurations.csv");
+    assert_eq!(configs.lines().count(), 1 + result.configurations.len());
+    assert!(configs.contains("server*2:1,sunblade:1"), "{configs}");
+    let samples = read("tables/default-ge-samples.csv");
+    assert_eq!(samples.lines().count(), 1 + result.samples.len());
+    let facts = read("tables/default-ge-facts.md");
+    assert!(facts.contains("passed"), "the verified run: {facts}");
+    assert!(facts.contains("calibrat"), "{facts}");
+}
+
+/// A result with every optional part removed: what a study whose target was unreachable on
+/// every configuration leaves.
+fn bare(result: &StudyResult) -> StudyResult {
+    let mut bare = result.clone();
+    bare.measured = None;
+    bare.computed = None;
+    bare.predicted = None;
+    bare.fits.clear();
+    bare.contours.clear();
+    bare.samples.clear();
+    bare.comparison.clear();
+    bare.calibration = None;
+    bare.held_out = None;
+    bare.verification = None;
+    bare
+}
+
+#[test]
+fn a_study_with_nothing_settled_still_reports_what_it_has() {
+    let report = study_report(&[bare(&results()[0])]).unwrap();
+    let text = text_of(&report);
+    for expected in [
+        "No size was measured",
+        "no psi to show",
+        "nothing to draw",
+        "No held-out check",
+    ] {
+        assert!(text.contains(expected), "missing \"{expected}\" in {text}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    report.write(dir.path()).unwrap();
+}
+
+#[test]
+fn without_fits_the_contour_view_draws_the_target_from_the_approaches() {
+    let mut result = results()[0].clone();
+    result.fits.clear();
+    result.contours.clear();
+    let report = study_report(&[result]).unwrap();
+    assert_eq!(figures_of(&report, "default-ge-contours"), 1);
+    assert!(text_of(&report).contains("only the target level is known"));
+}
+
+#[test]
+fn bad_numbers_are_left_out_of_the_charts_not_fatal() {
+    let mut result = results()[0].clone();
+    result.samples[0].speed_efficiency = f64::NAN;
+    result.samples[1].n = 0;
+    result.fits[0].model.a = f64::INFINITY;
+    if let Some(m) = result.measured.as_mut() {
+        m.points[0].n = -1.0;
+    }
+    let report = study_report(&[result]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    report.write(dir.path()).unwrap();
+}
+
+#[test]
+fn studies_of_one_name_get_distinct_ids_and_no_study_is_an_error() {
+    let twice = [results()[0].clone(), results()[0].clone()];
+    assert_eq!(study_prefixes(&twice), ["default-ge", "default-ge-2"]);
+    study_report(&twice).unwrap().validate().unwrap();
+    let err = study_report(&[]).unwrap_err().to_string();
+    assert!(err.contains("hetscale study"), "{err}");
+}
