@@ -104,13 +104,16 @@ fn interpolate(b: &Bracket, target: f64) -> u64 {
     n.clamp(b.below.n + 1, b.above.n - 1)
 }
 
-/// Whether `m` meets the target: within the relative tolerance, or (with repeated runs) its
-/// confidence interval contains the target, so more runs could not tell them apart.
+/// Whether `m` meets the target: within the relative tolerance, or (with repeated runs)
+/// its confidence interval contains the target while being no wider than four tolerances —
+/// then the noise, not the size, decides, and more sizes could not tell them apart. A wide
+/// interval (three noisy runs) never counts as a hit: the search goes on with the median.
 pub fn within_tolerance(runner: &Runner<'_>, m: &Measurement) -> bool {
     let spec = runner.spec();
+    let band = spec.tolerance * spec.target;
     let (lo, hi) = m.speed_efficiency_ci;
-    (m.speed_efficiency - spec.target).abs() <= spec.tolerance * spec.target
-        || (m.time.samples > 1 && lo <= spec.target && spec.target <= hi)
+    (m.speed_efficiency - spec.target).abs() <= band
+        || (m.time.samples > 1 && lo <= spec.target && spec.target <= hi && hi - lo <= 4.0 * band)
 }
 
 /// The error of a search that ran out of sizes: upward, the highest `E_s` reached; downward,

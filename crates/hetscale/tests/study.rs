@@ -295,3 +295,49 @@ fn bench_writes_a_local_platform_that_runs() {
         .assert()
         .success();
 }
+
+#[test]
+fn a_threads_study_repeats_every_size_and_stores_each_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = r#"
+name = "threads"
+kernel = "mm"
+backend = "threads"
+platform = "local"
+target = 0.02
+tolerance = 0.4
+n_min = 16
+n_max = 512
+repetitions = 3
+approaches = ["measured"]
+[[configuration]]
+label = "one"
+nodes = "1"
+[[configuration]]
+label = "two"
+nodes = "2"
+"#;
+    std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
+    assert!(study(dir.path(), "t.db").status().unwrap().success());
+    let conn = rusqlite::Connection::open(dir.path().join("t.db")).unwrap();
+    let sizes: i64 = conn
+        .query_row(
+            "SELECT COUNT(DISTINCT configuration || n) FROM runs WHERE purpose = 'sample'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let samples: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM runs WHERE purpose = 'sample'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(sizes >= 2);
+    assert_eq!(
+        samples,
+        3 * sizes,
+        "three repetitions per size, warm-up runs not stored"
+    );
+}
