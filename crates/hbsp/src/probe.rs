@@ -3,10 +3,10 @@
 //! `bompiprobe`: every figure is the time of whole supersteps, barrier included.
 //!
 //! - `g` and `r_j`: for each node `j` in turn, supersteps in which only `j` injects `h`
-//!   bytes, spread evenly over the other nodes, for several `h`. Node `j`'s superstep times are
-//!   fitted to `T_j(h) = g_j h + b` by least squares; `g = min_j g_j` (the fastest node's time
-//!   per byte) and `r_j = g_j / g`. The intercept is not used: it holds `L` plus the per-message
-//!   overhead of the `p - 1` messages.
+//!   bytes, spread over the other nodes, for several `h`. Node `j`'s superstep times are fitted
+//!   to `T_j(h) = g_j h + b` by least squares; `g = min_j g_j` (the fastest node's time per
+//!   byte) and `r_j = g_j / g`. The intercept is not used: it holds `L` plus the per-message
+//!   overhead of the messages.
 //! - `L`: empty supersteps.
 //! - `o`: node 0 sends `m` small messages to node 1, compared with one message of the same
 //!   total size; `o = (t_m - t_1) / (m - 1)`.
@@ -14,11 +14,14 @@
 //! Each estimate is repeated over independent rounds; the report gives the mean and a 95%
 //! Student-t confidence interval over rounds.
 //!
-//! A receiver's slowness also bounds a superstep (HBSP^1 counts `h_j` as the larger of bytes
-//! sent and received), so node `j`'s injection of `h` shows as `g_j h` only while every
-//! receiver's `r_k h / (p - 1)` stays below `r_j h`, that is when `p - 1 > r_max / r_min`. With
-//! fewer nodes the slow receivers raise the fast nodes' `g_j`, and at `p = 2` both nodes measure
-//! the slower one's rate.
+//! A receiver's slowness also bounds a superstep: HBSP^1 counts `h_k` as the larger of bytes
+//! sent and received, so node `j`'s injection shows as `g_j h` only while every receiver's
+//! `r_k b_k` stays below `r_j h`. A pilot sweep with an even spread (`b_k = h / (p - 1)`) comes
+//! first, then up to two more that give each receiver a share in inverse proportion to its rate
+//! in the sweep before; the measured rounds use the last sweep's shares. That hides the
+//! receivers whenever `sum_{k != j} 1 / r_k > 1 / r_j`, which holds for every node when `p >= 3`
+//! unless one node is much faster than all the others. At `p = 2` no spread helps and both
+//! nodes measure the slower one's rate.
 //!
 //! The probe declares no work (`charge_work(0)`) in its supersteps, so on the `sim` backend
 //! they cost the platform's network parameters exactly, not the host's copying time.
@@ -27,6 +30,7 @@ use hetscale_model::fit::polyfit;
 use serde::Serialize;
 
 use crate::backend::Backend;
+use crate::collectives::allgather;
 use crate::ctx::Ctx;
 use crate::error::{HbspError, Result};
 use crate::platform::{BarrierCost, BarrierPoint, Machine, Platform};
@@ -131,16 +135,44 @@ fn checked(options: &ProbeOptions) -> Result<ProbeOptions> {
 
 fn measure_rounds(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<Vec<Round>> {
     ctx.charge_work(0.0)?;
+    let rates = pilot_rates(ctx, options)?;
     (0..options.rounds)
-        .map(|_| measure_round(ctx, options))
+        .map(|_| measure_round(ctx, options, &rates))
         .collect()
 }
 
-fn measure_round(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<Round> {
+/// Every node's `g_k` from pilot sweeps, each spread by the previous one's rates (the first
+/// evenly), until they agree within 1% or after three sweeps. Each sweep can only lower the
+/// rates that slow receivers inflated, so they settle from above.
+fn pilot_rates(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<Vec<f64>> {
+    const SWEEPS: usize = 3;
+    let mut rates: Option<Vec<f64>> = None;
+    for _ in 0..SWEEPS {
+        let mine = injection_rate(ctx, options, rates.as_deref())?;
+        let next: Vec<f64> = allgather(ctx, &[mine])?
+            .value
+            .into_iter()
+            .flatten()
+            .collect();
+        // Every node gathered the same rates, so all take the same branch.
+        let settled = rates.as_ref().is_some_and(|old| {
+            old.iter()
+                .zip(&next)
+                .all(|(a, b)| (a - b).abs() <= 0.01 * a.abs().max(b.abs()))
+        });
+        rates = Some(next);
+        if settled {
+            break;
+        }
+    }
+    Ok(rates.unwrap_or_default())
+}
+
+fn measure_round(ctx: &mut Ctx<'_>, options: &ProbeOptions, rates: &[f64]) -> Result<Round> {
     let empty = (0..options.samples)
         .map(|_| time_superstep(ctx, |_| Ok(())))
         .collect::<Result<Vec<_>>>()?;
-    let g = injection_rate(ctx, options)?;
+    let g = injection_rate(ctx, options, Some(rates))?;
     let o = overhead(ctx, options)?;
     Ok(Round {
         g,
@@ -178,28 +210,31 @@ fn peers(ctx: &Ctx<'_>) -> Vec<usize> {
 }
 
 /// `g_j` of this node: every node takes its turn injecting while the others only receive,
-/// and each fits its own turn's superstep times against the bytes it injected.
-fn injection_rate(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<f64> {
+/// and each fits its own turn's superstep times against the bytes it injected. `rates` (every
+/// node's pilot `g_k`) weight the spread: see [`spread`].
+fn injection_rate(ctx: &mut Ctx<'_>, options: &ProbeOptions, rates: Option<&[f64]>) -> Result<f64> {
     let to = peers(ctx);
     let largest = options.h_bytes.last().copied().unwrap_or(0);
-    let payload = vec![0u8; largest.div_ceil(to.len())];
+    let payload = vec![0u8; largest];
     let mut slope = 0.0;
     for injector in 0..ctx.nprocs() {
         let mine = injector == ctx.pid();
         let (mut bytes, mut times) = (Vec::new(), Vec::new());
         for &h in &options.h_bytes {
-            let chunk = &payload[..h.div_ceil(to.len())];
+            let shares = spread(h, &to, rates);
             let samples = (0..options.samples)
                 .map(|_| {
                     time_superstep(ctx, |ctx| {
                         if mine {
-                            to.iter().try_for_each(|&j| ctx.send(j, 0, chunk))?;
+                            for (&j, &b) in to.iter().zip(&shares) {
+                                ctx.send(j, 0, &payload[..b])?;
+                            }
                         }
                         Ok(())
                     })
                 })
                 .collect::<Result<Vec<_>>>()?;
-            bytes.push((chunk.len() * to.len()) as f64);
+            bytes.push(shares.iter().sum::<usize>() as f64);
             times.push(median(samples));
         }
         if mine {
@@ -210,6 +245,30 @@ fn injection_rate(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<f64> {
         }
     }
     Ok(slope)
+}
+
+/// Bytes for each of `to` out of `h`: evenly, or, given pilot rates, in inverse proportion to
+/// each receiver's rate. HBSP^1 charges a receiver `r_k` times what it receives, so an even
+/// spread lets a slow receiver bound a fast injector whenever `r_k > (p - 1) r_j`; weighted,
+/// every receiver is charged about `h / sum_k (1 / r_k)`, the least any spread allows.
+fn spread(h: usize, to: &[usize], rates: Option<&[f64]>) -> Vec<usize> {
+    let weights: Option<Vec<f64>> = rates.and_then(|rates| {
+        let w: Vec<f64> = to
+            .iter()
+            .map(|&k| rates.get(k).map_or(0.0, |&g| 1.0 / g))
+            .collect();
+        w.iter().all(|w| w.is_finite() && *w > 0.0).then_some(w)
+    });
+    match weights {
+        Some(w) => {
+            let total: f64 = w.iter().sum();
+            w.iter()
+                .map(|w| (h as f64 * w / total).ceil() as usize)
+                .map(|b| b.min(h))
+                .collect()
+        }
+        None => vec![h.div_ceil(to.len()); to.len()],
+    }
 }
 
 fn overhead(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<f64> {

@@ -116,3 +116,24 @@ fn probe_on_sim_recovers_overhead_and_barrier() {
         assert_close("r", *r, 1.0);
     }
 }
+
+/// With three or four ucf nodes an even spread lets chromus (r = 4.08) bound the others'
+/// injections; the weighted sweeps must still find every node's own r_j.
+#[test]
+fn probe_on_sim_sees_past_a_slow_receiver_at_small_p() {
+    let platform = Platform::load("ucf-cluster").unwrap();
+    for p in ["3", "4"] {
+        let machine = platform.select(&p.parse().unwrap()).unwrap();
+        let nodes: Vec<f64> = machine.nodes().iter().map(|n| n.r).collect();
+        let l_s = machine.l_s();
+        let report = common::within_5s(move || {
+            probe::probe(&Backend::sim(), &machine, &ProbeOptions::quick())
+        })
+        .unwrap();
+        assert_close("g", report.g_s_per_byte, platform.network.g_s_per_byte);
+        assert_close("L", report.L_s, l_s);
+        for (measured, expected) in report.r.iter().zip(&nodes) {
+            assert_close(&format!("r at p = {p}"), *measured, *expected);
+        }
+    }
+}
