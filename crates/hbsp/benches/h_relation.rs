@@ -1,16 +1,26 @@
 //! Throughput of an h-relation on two nodes (each sends one message of the given size to
-//! the other, syncs and receives it) next to the memcpy bandwidth of the same sizes.
+//! the other, syncs and receives it) next to the memcpy bandwidth of the same sizes, measured
+//! in the same run.
 //!
 //! `cargo bench -p hbsp --bench h_relation -- --measurement-time 2 --warm-up-time 1`
 //!
 //! Throughput is bytes per node per superstep: a node's h-relation of `h` bytes against
-//! copying `h` bytes once.
+//! copying `h` bytes once. Two more cases tell where the time goes:
+//!
+//! - `p2_send_vec`: each node copies its payload into the vector it received in the previous
+//!   superstep and moves that with `send_vec`, so no superstep allocates. It is slower than
+//!   `p2`, not faster: the vector's cache lines were last written on the other core.
+//! - `p2_local_copy`: each node copies `h` bytes into a buffer of its own and syncs, with no
+//!   message: the floor of an h-relation with one copy per message on this host. Both nodes
+//!   copy at once, so it is below the one-thread `memcpy` once `h` outgrows the private cache,
+//!   and far below it when other work takes the cores (a superstep ends only when both node
+//!   threads have run).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use hbsp::{Backend, HbspError, Machine, ThreadsOptions};
+use hbsp::{Backend, Ctx, HbspError, Machine, ThreadsOptions};
 
 const SIZES: [usize; 8] = [
     1 << 10,
@@ -36,18 +46,45 @@ fn pair() -> Machine {
         .expect("local preset is valid")
 }
 
-/// Time of `iters` supersteps in which each node sends `bytes` to the other and receives.
-fn exchanges(machine: &Machine, bytes: usize, iters: u64) -> Duration {
-    let output = hbsp::run(&backend(), machine, |ctx| {
+/// How a node moves its `h` bytes in each superstep.
+#[derive(Debug, Clone, Copy)]
+enum Exchange {
+    /// `send(&payload)` (one copy), `recv` moves the vector out.
+    Send,
+    /// Copy into the last received vector and move it back with `send_vec`.
+    SendVec,
+    /// Copy into a buffer of its own; no message.
+    LocalCopy,
+}
+
+/// Time of `iters` supersteps of `exchange` with `bytes` per node, as node 0 sees it.
+fn supersteps(machine: &Machine, exchange: Exchange, bytes: usize, iters: u64) -> Duration {
+    let output = hbsp::run(&backend(), machine, |ctx: &mut Ctx<'_>| {
         let payload = vec![1u8; bytes];
+        let mut buffer = vec![0u8; bytes];
         let other = 1 - ctx.pid();
         ctx.sync()?;
         let start = Instant::now();
         for _ in 0..iters {
-            ctx.send(other, 0, &payload)?;
-            ctx.sync()?;
-            let message = ctx.recv::<u8>()?;
-            black_box(message);
+            match exchange {
+                Exchange::Send => {
+                    ctx.send(other, 0, &payload)?;
+                    ctx.sync()?;
+                    black_box(ctx.recv::<u8>()?);
+                }
+                Exchange::SendVec => {
+                    buffer.copy_from_slice(&payload);
+                    ctx.send_vec(other, 0, std::mem::take(&mut buffer))?;
+                    ctx.sync()?;
+                    buffer = ctx.recv::<u8>()?.map(|m| m.data).unwrap_or_default();
+                    black_box(&buffer);
+                }
+                Exchange::LocalCopy => {
+                    buffer.copy_from_slice(black_box(&payload));
+                    black_box(&mut buffer);
+                    ctx.sync()?;
+                }
+            }
         }
         Ok::<_, HbspError>(start.elapsed())
     })
@@ -60,9 +97,15 @@ fn h_relation(c: &mut Criterion) {
     let mut group = c.benchmark_group("h_relation");
     for bytes in SIZES {
         group.throughput(Throughput::Bytes(bytes as u64));
-        group.bench_with_input(BenchmarkId::new("p2", bytes), &bytes, |b, &bytes| {
-            b.iter_custom(|iters| exchanges(&machine, bytes, iters))
-        });
+        for (name, exchange) in [
+            ("p2", Exchange::Send),
+            ("p2_send_vec", Exchange::SendVec),
+            ("p2_local_copy", Exchange::LocalCopy),
+        ] {
+            group.bench_with_input(BenchmarkId::new(name, bytes), &bytes, |b, &bytes| {
+                b.iter_custom(|iters| supersteps(&machine, exchange, bytes, iters))
+            });
+        }
     }
     group.finish();
 }

@@ -1,21 +1,36 @@
-//! Measuring a backend's HBSP^1 parameters `g`, `L`, `o` and `r_j`, with confidence
+//! Measuring a backend's HBSP^1 parameters `g`, `r_j`, `L` and `o`, with confidence
 //! intervals, in the manner of BSPlib's `bspprobe`, LPF's `lpf_probe` and BSPonMPI's
-//! `bompiprobe`.
+//! `bompiprobe`: every figure is the time of whole supersteps, barrier included.
 //!
-//! - `g` and `L`: supersteps that realise a full h-relation (every node sends `h / (p - 1)`
-//!   bytes to every other node) for several `h` from 0 to megabytes; the per-size medians of
-//!   each round are fitted to `time = g h + L` by least squares on relative errors.
+//! - `g` and `r_j`: for each node `j` in turn, supersteps in which only `j` injects `h`
+//!   bytes, spread over the other nodes, for several `h`. Node `j`'s superstep times are fitted
+//!   to `T_j(h) = g_j h + b` by least squares; `g = min_j g_j` (the fastest node's time per
+//!   byte) and `r_j = g_j / g`. The intercept is not used: it holds `L` plus the per-message
+//!   overhead of the messages.
+//! - `L`: empty supersteps.
 //! - `o`: node 0 sends `m` small messages to node 1, compared with one message of the same
 //!   total size; `o = (t_m - t_1) / (m - 1)`.
-//! - `r_j`: each node times its own injection of one large message (its `send`);
-//!   `r_j = t_j / min_k t_k`, per round.
 //!
 //! Each estimate is repeated over independent rounds; the report gives the mean and a 95%
 //! Student-t confidence interval over rounds.
+//!
+//! A receiver's slowness also bounds a superstep: HBSP^1 counts `h_k` as the larger of bytes
+//! sent and received, so node `j`'s injection shows as `g_j h` only while every receiver's
+//! `r_k b_k` stays below `r_j h`. A pilot sweep with an even spread (`b_k = h / (p - 1)`) comes
+//! first, then up to two more that give each receiver a share in inverse proportion to its rate
+//! in the sweep before; the measured rounds use the last sweep's shares. That hides the
+//! receivers whenever `sum_{k != j} 1 / r_k > 1 / r_j`, which holds for every node when `p >= 3`
+//! unless one node is much faster than all the others. At `p = 2` no spread helps and both
+//! nodes measure the slower one's rate.
+//!
+//! The probe declares no work (`charge_work(0)`) in its supersteps, so on the `sim` backend
+//! they cost the platform's network parameters exactly, not the host's copying time.
 
+use hetscale_model::fit::polyfit;
 use serde::Serialize;
 
 use crate::backend::Backend;
+use crate::collectives::allgather;
 use crate::ctx::Ctx;
 use crate::error::{HbspError, Result};
 use crate::platform::{BarrierCost, BarrierPoint, Machine, Platform};
@@ -23,26 +38,24 @@ use crate::platform::{BarrierCost, BarrierPoint, Machine, Platform};
 /// What to measure and how often.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProbeOptions {
-    /// h-relation sizes in bytes per node (0 is added if missing).
+    /// Bytes each node injects per superstep in the `g`, `r_j` probe; at least two distinct
+    /// sizes above 0 (zeros are ignored: `L` has its own empty supersteps).
     pub h_bytes: Vec<usize>,
-    /// Supersteps timed per size and round (the median is used).
+    /// Supersteps timed per size, node and round (the median is used).
     pub samples: usize,
     /// Independent rounds, over which the confidence intervals are taken (at least 2).
     pub rounds: usize,
     /// Number of small messages for the `o` probe.
     pub small_messages: usize,
-    /// Size of the message each node injects for the `r_j` probe, bytes.
-    pub injection_bytes: usize,
 }
 
 impl Default for ProbeOptions {
     fn default() -> Self {
         Self {
-            h_bytes: vec![0, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20],
+            h_bytes: vec![4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20],
             samples: 7,
             rounds: 7,
             small_messages: 2000,
-            injection_bytes: 4 << 20,
         }
     }
 }
@@ -51,11 +64,10 @@ impl ProbeOptions {
     /// Small sizes and few repetitions, for tests and quick looks.
     pub fn quick() -> Self {
         Self {
-            h_bytes: vec![0, 16 << 10, 256 << 10, 1 << 20],
+            h_bytes: vec![16 << 10, 256 << 10, 1 << 20],
             samples: 3,
             rounds: 3,
             small_messages: 200,
-            injection_bytes: 1 << 20,
         }
     }
 }
@@ -66,7 +78,7 @@ impl ProbeOptions {
 pub struct ProbeReport {
     /// Number of nodes probed.
     pub p: usize,
-    /// `g`, seconds per byte.
+    /// `g`, seconds per byte injected by the fastest node.
     pub g_s_per_byte: f64,
     /// Confidence interval of `g`.
     pub g_s_per_byte_ci: [f64; 2],
@@ -86,14 +98,15 @@ pub struct ProbeReport {
     pub rounds: usize,
 }
 
-/// One round's estimates.
+/// One node's estimates from one round.
 #[derive(Debug, Clone, Default)]
 struct Round {
+    /// `g_j` of this node: seconds per byte it injects.
     g: f64,
+    /// Median empty superstep as this node saw it.
     l: f64,
+    /// Per-message overhead as this node saw it.
     o: f64,
-    /// This node's injection time of the large message.
-    injection_s: f64,
 }
 
 /// Measures `g`, `L`, `o` and `r_j` of `machine` on `backend`.
@@ -105,56 +118,89 @@ pub fn probe(backend: &Backend, machine: &Machine, options: &ProbeOptions) -> Re
 
 fn checked(options: &ProbeOptions) -> Result<ProbeOptions> {
     let mut options = options.clone();
-    if options.rounds < 2 || options.samples == 0 || options.small_messages < 2 {
+    options.h_bytes.retain(|&h| h > 0);
+    options.h_bytes.sort_unstable();
+    options.h_bytes.dedup();
+    if options.rounds < 2
+        || options.samples == 0
+        || options.small_messages < 2
+        || options.h_bytes.len() < 2
+    {
         return Err(HbspError::InvalidBackend(
-            "probe needs rounds >= 2, samples >= 1 and small_messages >= 2".into(),
+            "probe needs rounds >= 2, samples >= 1, small_messages >= 2 and at least two distinct sizes h_bytes > 0".into(),
         ));
-    }
-    if !options.h_bytes.contains(&0) {
-        options.h_bytes.insert(0, 0);
-    }
-    if options.h_bytes.len() < 2 {
-        options.h_bytes.push(64 << 10);
     }
     Ok(options)
 }
 
 fn measure_rounds(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<Vec<Round>> {
+    ctx.charge_work(0.0)?;
+    let rates = pilot_rates(ctx, options)?;
     (0..options.rounds)
-        .map(|_| measure_round(ctx, options))
+        .map(|_| measure_round(ctx, options, &rates))
         .collect()
 }
 
-fn measure_round(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<Round> {
-    let mut points = Vec::with_capacity(options.h_bytes.len());
-    for &h in &options.h_bytes {
-        let times = (0..options.samples)
-            .map(|_| time_superstep(ctx, |ctx| total_exchange(ctx, h)))
-            .collect::<Result<Vec<_>>>()?;
-        points.push((h as f64, median(times)));
+/// Every node's `g_k` from pilot sweeps, each spread by the previous one's rates (the first
+/// evenly), until they agree within 1% or after three sweeps. Each sweep can only lower the
+/// rates that slow receivers inflated, so they settle from above.
+fn pilot_rates(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<Vec<f64>> {
+    const SWEEPS: usize = 3;
+    let mut rates: Option<Vec<f64>> = None;
+    for _ in 0..SWEEPS {
+        let mine = injection_rate(ctx, options, rates.as_deref())?;
+        let next: Vec<f64> = allgather(ctx, &[mine])?
+            .value
+            .into_iter()
+            .flatten()
+            .collect();
+        // Every node gathered the same rates, so all take the same branch.
+        let settled = rates.as_ref().is_some_and(|old| {
+            old.iter()
+                .zip(&next)
+                .all(|(a, b)| (a - b).abs() <= 0.01 * a.abs().max(b.abs()))
+        });
+        rates = Some(next);
+        if settled {
+            break;
+        }
     }
-    let (g, l) = least_squares(&points);
+    Ok(rates.unwrap_or_default())
+}
+
+fn measure_round(ctx: &mut Ctx<'_>, options: &ProbeOptions, rates: &[f64]) -> Result<Round> {
+    let empty = (0..options.samples)
+        .map(|_| time_superstep(ctx, |_| Ok(())))
+        .collect::<Result<Vec<_>>>()?;
+    let g = injection_rate(ctx, options, Some(rates))?;
     let o = overhead(ctx, options)?;
-    let injection_s = injection_time(ctx, options)?;
     Ok(Round {
         g,
-        l,
+        l: median(empty),
         o,
-        injection_s,
     })
 }
 
-/// Time of one superstep doing `body`, as seen by node 0 between two barriers.
-fn time_superstep(ctx: &mut Ctx<'_>, body: impl FnOnce(&mut Ctx<'_>) -> Result<()>) -> Result<f64> {
+/// Ends the superstep, declaring no work for the next one: the probe's own bookkeeping must
+/// not be charged as compute on `sim`.
+fn step(ctx: &mut Ctx<'_>) -> Result<()> {
     ctx.sync()?;
+    ctx.charge_work(0.0)
+}
+
+/// Time of one superstep doing `body`, as this node sees it between two barriers. Messages
+/// it received are dropped after the clock stops.
+fn time_superstep(ctx: &mut Ctx<'_>, body: impl FnOnce(&mut Ctx<'_>) -> Result<()>) -> Result<f64> {
+    step(ctx)?;
     let start = ctx.time();
     body(ctx)?;
-    ctx.sync()?;
+    step(ctx)?;
     let elapsed = ctx.time() - start;
     ctx.recv_all::<u8>()?;
     Ok(elapsed)
 }
 
+/// The nodes a node's bytes go to: all others, or itself when it is alone.
 fn peers(ctx: &Ctx<'_>) -> Vec<usize> {
     let me = ctx.pid();
     match ctx.nprocs() {
@@ -163,16 +209,66 @@ fn peers(ctx: &Ctx<'_>) -> Vec<usize> {
     }
 }
 
-fn total_exchange(ctx: &mut Ctx<'_>, h: usize) -> Result<()> {
-    if h == 0 {
-        return Ok(());
-    }
+/// `g_j` of this node: every node takes its turn injecting while the others only receive,
+/// and each fits its own turn's superstep times against the bytes it injected. `rates` (every
+/// node's pilot `g_k`) weight the spread: see [`spread`].
+fn injection_rate(ctx: &mut Ctx<'_>, options: &ProbeOptions, rates: Option<&[f64]>) -> Result<f64> {
     let to = peers(ctx);
-    let chunk = vec![0u8; h.div_ceil(to.len())];
-    for &j in &to {
-        ctx.send(j, 0, &chunk)?;
+    let largest = options.h_bytes.last().copied().unwrap_or(0);
+    let payload = vec![0u8; largest];
+    let mut slope = 0.0;
+    for injector in 0..ctx.nprocs() {
+        let mine = injector == ctx.pid();
+        let (mut bytes, mut times) = (Vec::new(), Vec::new());
+        for &h in &options.h_bytes {
+            let shares = spread(h, &to, rates);
+            let samples = (0..options.samples)
+                .map(|_| {
+                    time_superstep(ctx, |ctx| {
+                        if mine {
+                            for (&j, &b) in to.iter().zip(&shares) {
+                                ctx.send(j, 0, &payload[..b])?;
+                            }
+                        }
+                        Ok(())
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            bytes.push(shares.iter().sum::<usize>() as f64);
+            times.push(median(samples));
+        }
+        if mine {
+            let (line, _) = polyfit(&bytes, &times, 1)?;
+            // Timer noise on a fast host can tilt a flat line below zero; no node injects
+            // in negative time.
+            slope = line.coefficients[1].max(0.0);
+        }
     }
-    Ok(())
+    Ok(slope)
+}
+
+/// Bytes for each of `to` out of `h`: evenly, or, given pilot rates, in inverse proportion to
+/// each receiver's rate. HBSP^1 charges a receiver `r_k` times what it receives, so an even
+/// spread lets a slow receiver bound a fast injector whenever `r_k > (p - 1) r_j`; weighted,
+/// every receiver is charged about `h / sum_k (1 / r_k)`, the least any spread allows.
+fn spread(h: usize, to: &[usize], rates: Option<&[f64]>) -> Vec<usize> {
+    let weights: Option<Vec<f64>> = rates.and_then(|rates| {
+        let w: Vec<f64> = to
+            .iter()
+            .map(|&k| rates.get(k).map_or(0.0, |&g| 1.0 / g))
+            .collect();
+        w.iter().all(|w| w.is_finite() && *w > 0.0).then_some(w)
+    });
+    match weights {
+        Some(w) => {
+            let total: f64 = w.iter().sum();
+            w.iter()
+                .map(|w| (h as f64 * w / total).ceil() as usize)
+                .map(|b| b.min(h))
+                .collect()
+        }
+        None => vec![h.div_ceil(to.len()); to.len()],
+    }
 }
 
 fn overhead(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<f64> {
@@ -198,23 +294,6 @@ fn overhead(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<f64> {
     Ok((median(many) - median(one)) / (m - 1) as f64)
 }
 
-/// Each node's time to inject one large message (its `send`, which on threads copies the
-/// payload out of the program), median over samples; `r_j` is the ratio to the fastest node.
-fn injection_time(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<f64> {
-    let payload = vec![0u8; options.injection_bytes];
-    let to = (ctx.pid() + 1) % ctx.nprocs();
-    let mut samples = Vec::with_capacity(options.samples);
-    for _ in 0..options.samples {
-        ctx.sync()?;
-        let start = ctx.time();
-        ctx.send(to, 0, &payload)?;
-        samples.push(ctx.time() - start);
-        ctx.sync()?;
-        ctx.recv_all::<u8>()?;
-    }
-    Ok(median(samples).max(f64::MIN_POSITIVE))
-}
-
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     let mid = values.len() / 2;
@@ -225,42 +304,35 @@ fn median(mut values: Vec<f64>) -> f64 {
     }
 }
 
-/// Slope and intercept of the line through `points` by least squares on relative errors
-/// (weights `1 / y^2`), so sizes spanning decades each count and the intercept is set by the
-/// small ones rather than extrapolated from the large ones.
-fn least_squares(points: &[(f64, f64)]) -> (f64, f64) {
-    let weight = |y: f64| if y > 0.0 { 1.0 / (y * y) } else { 1.0 };
-    let sw: f64 = points.iter().map(|p| weight(p.1)).sum();
-    let mean_x = points.iter().map(|p| weight(p.1) * p.0).sum::<f64>() / sw;
-    let mean_y = points.iter().map(|p| weight(p.1) * p.1).sum::<f64>() / sw;
-    let sxx: f64 = points
-        .iter()
-        .map(|p| weight(p.1) * (p.0 - mean_x).powi(2))
-        .sum();
-    let sxy: f64 = points
-        .iter()
-        .map(|p| weight(p.1) * (p.0 - mean_x) * (p.1 - mean_y))
-        .sum();
-    let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
-    (slope, mean_y - slope * mean_x)
-}
-
-/// Node 0's rounds give `g`, `L` and `o`; every node's own injection times give the `r_j`.
+/// Node 0's rounds give `L` and `o`; the nodes' `g_j` give `g` and the `r_j`, round by round.
 fn summarise(per_node: &[Vec<Round>]) -> ProbeReport {
     let rounds = &per_node[0];
     let column = |f: &dyn Fn(&Round) -> f64| -> Vec<f64> { rounds.iter().map(f).collect() };
-    let (g_s_per_byte, g_s_per_byte_ci) = mean_ci(&column(&|r| r.g));
     let (l_s, l_s_ci) = mean_ci(&column(&|r| r.l));
     let (o_s, o_s_ci) = mean_ci(&column(&|r| r.o));
-    let slowness: Vec<Vec<f64>> = (0..rounds.len())
+    let fastest: Vec<f64> = (0..rounds.len())
         .map(|k| {
-            let times: Vec<f64> = per_node.iter().map(|node| node[k].injection_s).collect();
-            let fastest = times.iter().copied().fold(f64::INFINITY, f64::min);
-            times.iter().map(|t| t / fastest).collect()
+            per_node
+                .iter()
+                .map(|node| node[k].g)
+                .fold(f64::INFINITY, f64::min)
         })
         .collect();
-    let (r, r_ci) = (0..per_node.len())
-        .map(|j| mean_ci(&slowness.iter().map(|round| round[j]).collect::<Vec<_>>()))
+    let (g_s_per_byte, g_s_per_byte_ci) = mean_ci(&fastest);
+    let (r, r_ci) = per_node
+        .iter()
+        .map(|node| {
+            let slowness: Vec<f64> = node
+                .iter()
+                .zip(&fastest)
+                .map(|(round, &g)| {
+                    // A backend that charges nothing for bytes (sim with g = 0, or a lone
+                    // node sending to itself there) has no fastest rate to compare with.
+                    if g > 0.0 { round.g / g } else { 1.0 }
+                })
+                .collect();
+            mean_ci(&slowness)
+        })
         .unzip();
     ProbeReport {
         p: per_node.len(),
@@ -335,18 +407,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn least_squares_recovers_a_line() {
-        let points: Vec<(f64, f64)> = (0..5)
-            .map(|i| (i as f64 * 1e3, 2e-9 * i as f64 * 1e3 + 5e-6))
-            .collect();
-        let (g, l) = least_squares(&points);
-        assert!((g - 2e-9).abs() < 1e-15 && (l - 5e-6).abs() < 1e-12);
-    }
-
-    #[test]
     fn confidence_interval_brackets_mean() {
         let (mean, [lo, hi]) = mean_ci(&[1.0, 2.0, 3.0]);
         assert_eq!(mean, 2.0);
         assert!((hi - mean - 4.303 * (1.0f64 / 3.0).sqrt()).abs() < 1e-9 && lo < mean);
+    }
+
+    #[test]
+    fn sizes_are_cleaned_and_too_few_rejected() {
+        let options = ProbeOptions {
+            h_bytes: vec![1 << 20, 0, 4096, 4096],
+            ..ProbeOptions::quick()
+        };
+        assert_eq!(checked(&options).unwrap().h_bytes, vec![4096, 1 << 20]);
+        let one_size = ProbeOptions {
+            h_bytes: vec![0, 4096, 4096],
+            ..ProbeOptions::quick()
+        };
+        assert!(checked(&one_size).is_err());
+    }
+
+    #[test]
+    fn slowness_is_relative_to_the_fastest_node_of_each_round() {
+        let round = |g| Round { g, l: 1e-5, o: 0.0 };
+        let per_node = vec![
+            vec![round(2e-9), round(4e-9)],
+            vec![round(1e-9), round(2e-9)],
+            vec![round(3e-9), round(6e-9)],
+        ];
+        let report = summarise(&per_node);
+        assert!((report.g_s_per_byte - 1.5e-9).abs() < 1e-21);
+        assert_eq!(report.r, vec![2.0, 1.0, 3.0]);
+        assert_eq!(report.r_ci[2], [3.0, 3.0]);
     }
 }

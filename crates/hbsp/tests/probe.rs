@@ -64,3 +64,76 @@ fn probe_rejects_too_few_rounds() {
     };
     assert!(probe::probe(&Backend::threads(), &machine, &options).is_err());
 }
+
+fn assert_close(what: &str, measured: f64, expected: f64) {
+    let error = (measured - expected).abs() / expected.abs();
+    assert!(
+        error <= 0.01,
+        "{what}: probed {measured:e}, platform has {expected:e}"
+    );
+}
+
+/// On `sim` a superstep costs exactly the platform's parameters, so the probe must give them
+/// back: `g` of the fastest injector, every node's own `r_j` and `L(10)` of Williams &
+/// Parsons' ten-node cluster, whose `r_j` run from 1 to 4.08.
+#[test]
+fn probe_on_sim_recovers_the_ucf_cluster() {
+    let platform = Platform::load("ucf-cluster").unwrap();
+    let machine = platform.all().unwrap();
+    let l_s = machine.l_s();
+    let report =
+        common::within_5s(move || probe::probe(&Backend::sim(), &machine, &ProbeOptions::quick()))
+            .unwrap();
+    assert_eq!(report.p, 10);
+    assert_close("g", report.g_s_per_byte, platform.network.g_s_per_byte);
+    assert_close("L", report.L_s, l_s);
+    assert!(report.o_s.abs() < 1e-12, "o = {:e}", report.o_s);
+    let distinct: std::collections::BTreeSet<u64> = platform
+        .nodes
+        .iter()
+        .map(|n| (n.r * 100.0) as u64)
+        .collect();
+    assert!(distinct.len() >= 8, "the preset's r_j should differ");
+    for (node, (r, [lo, hi])) in platform.nodes.iter().zip(report.r.iter().zip(&report.r_ci)) {
+        assert_close(&format!("r of {}", node.name), *r, node.r);
+        assert!(lo <= r && r <= hi);
+    }
+}
+
+/// Sunwulf has a per-message start-up (o = 0.08 ms) and L growing with p.
+#[test]
+fn probe_on_sim_recovers_overhead_and_barrier() {
+    let platform = Platform::load("sunwulf").unwrap();
+    let machine = platform.select(&"4".parse().unwrap()).unwrap();
+    let l_s = machine.l_s();
+    let report =
+        common::within_5s(move || probe::probe(&Backend::sim(), &machine, &ProbeOptions::quick()))
+            .unwrap();
+    assert_close("g", report.g_s_per_byte, platform.network.g_s_per_byte);
+    assert_close("L", report.L_s, l_s);
+    assert_close("o", report.o_s, platform.network.o_s);
+    for r in &report.r {
+        assert_close("r", *r, 1.0);
+    }
+}
+
+/// With three or four ucf nodes an even spread lets chromus (r = 4.08) bound the others'
+/// injections; the weighted sweeps must still find every node's own r_j.
+#[test]
+fn probe_on_sim_sees_past_a_slow_receiver_at_small_p() {
+    let platform = Platform::load("ucf-cluster").unwrap();
+    for p in ["3", "4"] {
+        let machine = platform.select(&p.parse().unwrap()).unwrap();
+        let nodes: Vec<f64> = machine.nodes().iter().map(|n| n.r).collect();
+        let l_s = machine.l_s();
+        let report = common::within_5s(move || {
+            probe::probe(&Backend::sim(), &machine, &ProbeOptions::quick())
+        })
+        .unwrap();
+        assert_close("g", report.g_s_per_byte, platform.network.g_s_per_byte);
+        assert_close("L", report.L_s, l_s);
+        for (measured, expected) in report.r.iter().zip(&nodes) {
+            assert_close(&format!("r at p = {p}"), *measured, *expected);
+        }
+    }
+}

@@ -111,3 +111,34 @@ fn probe_writes_json_and_a_platform_file() {
         .success();
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn probe_on_sim_reports_the_platforms_own_parameters() {
+    let out = hetscale()
+        .args([
+            "probe",
+            "--backend",
+            "sim",
+            "--platform",
+            "ucf-cluster",
+            "--nodes",
+            "all",
+            "--quick",
+            "--json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let close = |v: &serde_json::Value, expected: f64| {
+        (v.as_f64().unwrap() - expected).abs() <= 0.01 * expected
+    };
+    assert_eq!(report["p"], 10);
+    // Williams & Parsons: g = 0.196 us/byte (gromit), L(10) = 37 ms, chromus r = 4.08.
+    assert!(close(&report["g_s_per_byte"], 0.196e-6), "{report}");
+    assert!(close(&report["L_s"], 37e-3), "{report}");
+    assert!(close(&report["r"][1], 4.08), "{report}");
+    assert!(close(&report["r"][0], 1.0), "{report}");
+}

@@ -156,9 +156,13 @@ impl VirtualClock {
     }
 
     /// Seconds node `pid` needs for `ops` operations; an error if the platform's speeds are
-    /// not operation rates.
+    /// not operation rates, unless `ops` is 0: declaring no work (as the probe does, so that
+    /// CPU time is not charged) needs no rate.
     pub fn work_time(&self, pid: usize, ops: f64) -> Result<f64> {
         let rate = self.ops_per_s[pid];
+        if ops == 0.0 {
+            return Ok(0.0);
+        }
         if rate.is_nan() {
             return Err(HbspError::InvalidBackend(
                 "sim cannot charge declared work on this platform: its speed_unit is not a rate of operations (use flop/s, kflop/s, Mflop/s or Gflop/s)".into(),

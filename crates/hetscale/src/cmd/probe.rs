@@ -1,5 +1,6 @@
 //! `hetscale probe`: measure g, r_j, L and o of a backend.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use hbsp::probe::{ProbeOptions, ProbeReport};
@@ -46,10 +47,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         ProbeOptions::default()
     };
     let report = hbsp::probe::probe(&backend, &machine, &options)?;
+    // Written, not println!-ed: a closed pipe (`| head`) is an error to report, not a panic.
+    let mut out = std::io::stdout().lock();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print_report(&report, &machine, &backend);
+        print_report(&mut out, &report, &machine, &backend)?;
     }
     if let Some(path) = &args.write_platform {
         let mut target = if path.exists() {
@@ -60,29 +63,43 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         report.apply_to(&mut target, &machine)?;
         target.write_file(path)?;
         if !args.json {
-            println!("wrote {}", path.display());
+            writeln!(out, "wrote {}", path.display())?;
         }
     }
     Ok(())
 }
 
-fn print_report(report: &ProbeReport, machine: &hbsp::Machine, backend: &Backend) {
-    println!(
+fn print_report(
+    out: &mut impl Write,
+    report: &ProbeReport,
+    machine: &hbsp::Machine,
+    backend: &Backend,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
         "{backend} backend, {} nodes of {}, {} rounds (mean [95% confidence interval])",
         report.p,
         machine.platform(),
         report.rounds
-    );
-    let line = |name: &str, unit: &str, v: f64, ci: [f64; 2]| {
-        println!(
+    )?;
+    let rows = [
+        ("g", "s/byte", report.g_s_per_byte, report.g_s_per_byte_ci),
+        ("L", "s", report.L_s, report.L_s_ci),
+        ("o", "s", report.o_s, report.o_s_ci),
+    ];
+    for (name, unit, v, ci) in rows {
+        writeln!(
+            out,
             "{name:<2} = {v:.4e} {unit:<7} [{:.4e}, {:.4e}]",
             ci[0], ci[1]
-        );
-    };
-    line("g", "s/byte", report.g_s_per_byte, report.g_s_per_byte_ci);
-    line("L", "s", report.L_s, report.L_s_ci);
-    line("o", "s", report.o_s, report.o_s_ci);
-    for ((node, r), ci) in machine.nodes().iter().zip(&report.r).zip(&report.r_ci) {
-        println!("r  = {r:.3} [{:.3}, {:.3}] {}", ci[0], ci[1], node.name);
+        )?;
     }
+    for ((node, r), ci) in machine.nodes().iter().zip(&report.r).zip(&report.r_ci) {
+        writeln!(
+            out,
+            "r  = {r:.3} [{:.3}, {:.3}] {}",
+            ci[0], ci[1], node.name
+        )?;
+    }
+    Ok(())
 }
