@@ -11,8 +11,9 @@
 //! Two more cases tell where the time goes:
 //!
 //! - `p2_send_vec`: each node copies its payload into the vector it received in the previous
-//!   superstep and moves that with `send_vec`, so no superstep allocates. It is slower than
-//!   `p2`, not faster: the vector's cache lines were last written on the other core.
+//!   superstep and moves that with `send_vec`, so no superstep allocates. While the payload
+//!   fits in cache it is slower than `p2`, not faster: the vector's cache lines were last
+//!   written on the other core.
 //! - `p2_local_copy`: each node copies `h` bytes into a buffer of its own and syncs, with no
 //!   message: the floor of an h-relation with one copy per message on this host. Both nodes
 //!   copy at once, so it is below the one-thread `memcpy` once `h` outgrows the private cache,
