@@ -5,11 +5,15 @@
 //! `cargo bench -p hbsp --bench h_relation -- --measurement-time 2 --warm-up-time 1`
 //!
 //! Throughput is bytes per node per superstep: a node's h-relation of `h` bytes against
-//! copying `h` bytes once. Two more cases tell where the time goes:
+//! copying `h` bytes once. `p2` sends with `send` (one copy into a new vector) and drops what
+//! it receives; `p2_recycle` hands each received message back with `Ctx::recycle`, so `send`
+//! copies into memory the node filled before and nothing is allocated once the run is going.
+//! Two more cases tell where the time goes:
 //!
 //! - `p2_send_vec`: each node copies its payload into the vector it received in the previous
-//!   superstep and moves that with `send_vec`, so no superstep allocates. It is slower than
-//!   `p2`, not faster: the vector's cache lines were last written on the other core.
+//!   superstep and moves that with `send_vec`, so no superstep allocates. While the payload
+//!   fits in cache it is slower than `p2`, not faster: the vector's cache lines were last
+//!   written on the other core.
 //! - `p2_local_copy`: each node copies `h` bytes into a buffer of its own and syncs, with no
 //!   message: the floor of an h-relation with one copy per message on this host. Both nodes
 //!   copy at once, so it is below the one-thread `memcpy` once `h` outgrows the private cache,
@@ -51,11 +55,18 @@ fn pair() -> Machine {
 enum Exchange {
     /// `send(&payload)` (one copy), `recv` moves the vector out.
     Send,
+    /// As `Send`, then `recycle` the received message.
+    Recycle,
     /// Copy into the last received vector and move it back with `send_vec`.
     SendVec,
     /// Copy into a buffer of its own; no message.
     LocalCopy,
 }
+
+/// Untimed supersteps before the clock starts, so that each measurement sees the steady
+/// state (allocator and recycled vectors warm) rather than the start of a run: Criterion
+/// starts a new run for every sample, of only a few supersteps at the larger sizes.
+const WARM_UP: u64 = 3;
 
 /// Time of `iters` supersteps of `exchange` with `bytes` per node, as node 0 sees it.
 fn supersteps(machine: &Machine, exchange: Exchange, bytes: usize, iters: u64) -> Duration {
@@ -63,14 +74,25 @@ fn supersteps(machine: &Machine, exchange: Exchange, bytes: usize, iters: u64) -
         let payload = vec![1u8; bytes];
         let mut buffer = vec![0u8; bytes];
         let other = 1 - ctx.pid();
-        ctx.sync()?;
-        let start = Instant::now();
-        for _ in 0..iters {
+        let mut start = Instant::now();
+        for step in 0..WARM_UP + iters {
+            if step == WARM_UP {
+                ctx.sync()?;
+                start = Instant::now();
+            }
             match exchange {
                 Exchange::Send => {
                     ctx.send(other, 0, &payload)?;
                     ctx.sync()?;
                     black_box(ctx.recv::<u8>()?);
+                }
+                Exchange::Recycle => {
+                    ctx.send(other, 0, &payload)?;
+                    ctx.sync()?;
+                    if let Some(message) = ctx.recv::<u8>()? {
+                        black_box(&message);
+                        ctx.recycle(message);
+                    }
                 }
                 Exchange::SendVec => {
                     buffer.copy_from_slice(&payload);
@@ -99,6 +121,7 @@ fn h_relation(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(bytes as u64));
         for (name, exchange) in [
             ("p2", Exchange::Send),
+            ("p2_recycle", Exchange::Recycle),
             ("p2_send_vec", Exchange::SendVec),
             ("p2_local_copy", Exchange::LocalCopy),
         ] {

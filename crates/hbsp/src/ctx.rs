@@ -7,7 +7,7 @@ use hetscale_model::hbsp::HbspMachine;
 
 use crate::backend::{Call, Outbox, Transport};
 use crate::error::{HbspError, Result};
-use crate::message::{Envelope, Message, MessageInfo};
+use crate::message::{Envelope, Message, MessageInfo, Payload, Pool};
 use crate::platform::Machine;
 use crate::trace::{NodeTrace, Recorder};
 
@@ -23,6 +23,7 @@ pub struct Ctx<'a> {
     outbox: Outbox,
     queue: VecDeque<Envelope>,
     internal: VecDeque<Envelope>,
+    pool: Pool,
     recorder: Recorder,
     ranking: Vec<usize>,
     cost_model: HbspMachine,
@@ -46,6 +47,7 @@ impl<'a> Ctx<'a> {
             outbox: Outbox::new(machine.p()),
             queue: VecDeque::new(),
             internal: VecDeque::new(),
+            pool: Pool::default(),
             recorder,
             ranking: machine.ranking(),
             cost_model: machine.cost_model(),
@@ -118,9 +120,44 @@ impl<'a> Ctx<'a> {
     }
 
     /// Queues `data` for node `to`, delivered by the `sync` that ends this superstep
-    /// (HBSPlib `hbsp_send`). `tag` travels with it.
+    /// (HBSPlib `hbsp_send`). `tag` travels with it. `data` is copied once, into a vector
+    /// recycled by [`Ctx::recycle`] if one of the same element type fits, else a new one.
     pub fn send<T: Pod + Send>(&mut self, to: usize, tag: u32, data: &[T]) -> Result<()> {
-        self.send_vec(to, tag, data.to_vec())
+        let mut buffer = self.spare_vec::<T>(data.len());
+        buffer.extend_from_slice(data);
+        self.send_vec(to, tag, buffer)
+    }
+
+    /// Hands a received message's vector back for reuse: a later [`Ctx::send`] of the same
+    /// element type on the node that sent it copies into this memory instead of allocating,
+    /// so an exchange that recycles what it receives allocates nothing once it is going.
+    /// The vector goes home to its sender because that node last wrote it, so its memory is
+    /// still in that node's cache. A message this node sent itself stays here.
+    pub fn recycle<T: Pod + Send>(&mut self, message: Message<T>) {
+        let buffer: Box<dyn Payload> = Box::new(message.data);
+        if message.source != self.pid && message.source < self.nprocs() {
+            self.transport.give_back(message.source, buffer);
+        } else {
+            self.pool.put(buffer);
+        }
+    }
+
+    /// An empty vector with room for `len` items, from the pool when one fits.
+    fn spare_vec<T: Pod + Send>(&mut self, len: usize) -> Vec<T> {
+        if len == 0 || std::mem::size_of::<T>() == 0 {
+            return Vec::with_capacity(len);
+        }
+        if let Some(buffer) = self.pool.take(len) {
+            return buffer;
+        }
+        // A receiver may have given a vector back since the last sync: fetch it now rather
+        // than a superstep later, which would need a second buffer in rotation.
+        for buffer in self.transport.take_back() {
+            self.pool.put(buffer);
+        }
+        self.pool
+            .take(len)
+            .unwrap_or_else(|| Vec::with_capacity(len))
     }
 
     /// Like [`Ctx::send`], taking ownership of the vector so it is not copied.
@@ -172,6 +209,10 @@ impl<'a> Ctx<'a> {
             0.0
         };
         let delivered = self.transport.exchange(&mut self.outbox, call)?;
+        // Bounded by the pool, whatever other nodes recycle.
+        for buffer in self.transport.take_back() {
+            self.pool.put(buffer);
+        }
         for envelope in delivered {
             self.recorder.received(envelope.payload.bytes().len());
             if envelope.internal {

@@ -34,7 +34,7 @@
 //! | `hbsp_time` | [`Ctx::time`] |
 //! | `hbsp_nprocs` | [`Ctx::nprocs`] |
 //! | `hbsp_sync` | [`Ctx::sync`] |
-//! | `hbsp_send` | [`Ctx::send`]`(to, tag, &[T])` for any `T: bytemuck::Pod` ([`Ctx::send_vec`] moves a `Vec`) |
+//! | `hbsp_send` | [`Ctx::send`]`(to, tag, &[T])` for any `T: bytemuck::Pod` ([`Ctx::send_vec`] moves a `Vec`; [`Ctx::recycle`] hands a received vector back for `send` to reuse) |
 //! | `hbsp_get_tag` | [`Ctx::peek`]: source, tag and size of the first queued message |
 //! | `hbsp_qsize` | [`Ctx::queue_len`] (and [`Ctx::queue_bytes`]) |
 //! | `hbsp_move` | [`Ctx::recv`]`::<T>()` (and [`Ctx::recv_all`]) |

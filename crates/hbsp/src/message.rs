@@ -31,6 +31,8 @@ pub struct MessageInfo {
 /// gets the vector back without a copy.
 pub(crate) trait Payload: Send {
     fn bytes(&self) -> &[u8];
+    /// Bytes the allocation can hold.
+    fn capacity_bytes(&self) -> usize;
     fn as_any(&self) -> &dyn Any;
     fn into_any(self: Box<Self>) -> Box<dyn Any>;
 }
@@ -38,6 +40,10 @@ pub(crate) trait Payload: Send {
 impl<T: Pod + Send> Payload for Vec<T> {
     fn bytes(&self) -> &[u8] {
         bytemuck::cast_slice(self)
+    }
+
+    fn capacity_bytes(&self) -> usize {
+        self.capacity() * std::mem::size_of::<T>()
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -83,5 +89,111 @@ impl Envelope {
         } else {
             bytemuck::pod_collect_to_vec(self.payload.bytes())
         }
+    }
+}
+
+/// A node's spare vectors: messages handed back with [`crate::Ctx::recycle`], reused by later
+/// sends of the same element type so that a steady exchange allocates nothing. Allocating a
+/// fresh megabyte-sized vector every superstep costs page faults whenever the allocator has
+/// given the memory back to the system, and lands the copy in cold cache lines.
+#[derive(Default)]
+pub(crate) struct Pool {
+    /// Oldest first.
+    buffers: Vec<Box<dyn Payload>>,
+}
+
+impl Pool {
+    /// Spare vectors kept; beyond this, or [`Pool::MAX_BYTES`], the oldest go back to the
+    /// allocator, so a program that recycles more than it sends holds on to little memory.
+    pub const MAX_BUFFERS: usize = 16;
+    /// Bytes kept, unless the newest vector alone is larger.
+    pub const MAX_BYTES: usize = 64 << 20;
+
+    /// Keeps `buffer` for reuse (empty allocations are not worth keeping).
+    pub fn put(&mut self, buffer: Box<dyn Payload>) {
+        if buffer.capacity_bytes() == 0 {
+            return;
+        }
+        self.buffers.push(buffer);
+        let mut bytes: usize = self.buffers.iter().map(|b| b.capacity_bytes()).sum();
+        while self.buffers.len() > Self::MAX_BUFFERS
+            || (self.buffers.len() > 1 && bytes > Self::MAX_BYTES)
+        {
+            bytes -= self.buffers.remove(0).capacity_bytes();
+        }
+    }
+
+    /// An empty vector of `T` with room for `len` items: the smallest that fits, the most
+    /// recently returned among equals (its memory is the likeliest to be in cache).
+    pub fn take<T: Pod + Send>(&mut self, len: usize) -> Option<Vec<T>> {
+        let capacity = |b: &dyn Payload| b.as_any().downcast_ref::<Vec<T>>().map(Vec::capacity);
+        let (at, _) = self
+            .buffers
+            .iter()
+            .enumerate()
+            .rev()
+            .filter_map(|(i, b)| capacity(b.as_ref()).map(|c| (i, c)))
+            .filter(|&(_, c)| c >= len)
+            .min_by_key(|&(_, c)| c)?;
+        let buffer = self.buffers.remove(at);
+        let mut vector = *buffer.into_any().downcast::<Vec<T>>().ok()?;
+        vector.clear();
+        Some(vector)
+    }
+
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.buffers.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pool_hands_back_the_smallest_fitting_vector_of_the_right_type() {
+        let mut pool = Pool::default();
+        pool.put(Box::new(Vec::<u64>::with_capacity(100)));
+        pool.put(Box::new(Vec::<u64>::with_capacity(10)));
+        pool.put(Box::new(vec![7u32; 50]));
+        pool.put(Box::new(Vec::<u8>::new()));
+        assert_eq!(pool.len(), 3, "an empty allocation is not kept");
+        assert!(pool.take::<u64>(101).is_none());
+        let small = pool.take::<u64>(5).unwrap();
+        assert!(small.is_empty() && (10..100).contains(&small.capacity()));
+        let words = pool.take::<u32>(50).unwrap();
+        assert!(
+            words.is_empty() && words.capacity() >= 50,
+            "cleared, memory kept"
+        );
+        assert!(pool.take::<u32>(1).is_none());
+        assert!(pool.take::<u64>(100).is_some());
+        assert_eq!(pool.len(), 0);
+    }
+
+    #[test]
+    fn pool_keeps_only_the_newest_buffers() {
+        let mut pool = Pool::default();
+        for len in 1..=Pool::MAX_BUFFERS + 4 {
+            pool.put(Box::new(Vec::<u8>::with_capacity(len)));
+        }
+        assert_eq!(pool.len(), Pool::MAX_BUFFERS);
+        assert!(
+            pool.take::<u8>(1).unwrap().capacity() >= 5,
+            "the four oldest were dropped"
+        );
+    }
+
+    #[test]
+    fn pool_bounds_the_memory_it_keeps_but_keeps_the_newest() {
+        let mut pool = Pool::default();
+        let big = Pool::MAX_BYTES / 2 + 1;
+        pool.put(Box::new(Vec::<u8>::with_capacity(big)));
+        pool.put(Box::new(Vec::<u8>::with_capacity(big)));
+        assert_eq!(pool.len(), 1, "two halves and a bit exceed the bound");
+        pool.put(Box::new(Vec::<u8>::with_capacity(2 * Pool::MAX_BYTES)));
+        assert_eq!(pool.len(), 1);
+        assert!(pool.take::<u8>(Pool::MAX_BYTES + 1).is_some());
     }
 }

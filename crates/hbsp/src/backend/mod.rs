@@ -12,7 +12,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::str::FromStr;
 
 use crate::error::{HbspError, Result};
-use crate::message::Envelope;
+use crate::message::{Envelope, Payload};
 
 pub(crate) mod barrier;
 pub mod sim;
@@ -196,4 +196,8 @@ pub(crate) trait Transport {
     fn skips_compute(&self) -> bool;
     /// Called after a compute block that took `elapsed_s` of real time.
     fn after_compute(&mut self, elapsed_s: f64) -> Result<()>;
+    /// Sends a recycled vector home to node `owner`, whose later sends reuse it.
+    fn give_back(&self, owner: usize, buffer: Box<dyn Payload>);
+    /// The vectors other nodes gave back to this node since the last call.
+    fn take_back(&self) -> Vec<Box<dyn Payload>>;
 }

@@ -7,6 +7,7 @@
 //! barrier, which the receiver must reach first.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -16,7 +17,7 @@ use super::{Call, Outbox, ThreadsOptions, Transport};
 use crate::RunOutput;
 use crate::ctx::Ctx;
 use crate::error::{HbspError, Result};
-use crate::message::Envelope;
+use crate::message::{Envelope, Payload};
 use crate::platform::Machine;
 use crate::trace::{NodeTrace, Trace};
 
@@ -27,12 +28,22 @@ struct Shared<'m> {
     mail: [Vec<Mutex<Vec<Envelope>>>; 2],
     /// `calls[parity][pid]`: a node's last call other than a plain sync, for error messages.
     calls: [Vec<Mutex<Option<Call>>>; 2],
+    /// `returned[pid]`: recycled vectors on their way back to node `pid`, which sent them.
+    returned: Vec<Returned>,
     /// `C_max / C_j` per node under speed emulation, else 1.
     stretch: Vec<f64>,
     start: Instant,
     /// Present on the sim backend: time is charged, not measured.
     clock: Option<VirtualClock>,
     skip_compute: bool,
+}
+
+/// Vectors recycled by receivers, waiting for the node that sent them.
+#[derive(Default)]
+struct Returned {
+    /// Set after every deposit, so the owner's sends skip the lock when nothing came back.
+    any: AtomicBool,
+    buffers: Mutex<Vec<Box<dyn Payload>>>,
 }
 
 fn relock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -84,6 +95,7 @@ impl<'m> Shared<'m> {
             barrier: Barrier::new(p, crate::presets::cores()),
             mail: [0, 1].map(slots),
             calls: [0, 1].map(calls),
+            returned: (0..p).map(|_| Returned::default()).collect(),
             stretch,
             start: Instant::now(),
             clock,
@@ -270,6 +282,23 @@ impl Transport for ThreadTransport<'_, '_> {
 
     fn skips_compute(&self) -> bool {
         self.shared.skip_compute
+    }
+
+    fn give_back(&self, owner: usize, buffer: Box<dyn Payload>) {
+        if let Some(slot) = self.shared.returned.get(owner) {
+            relock(&slot.buffers).push(buffer);
+            slot.any.store(true, Ordering::Release);
+        }
+    }
+
+    fn take_back(&self) -> Vec<Box<dyn Payload>> {
+        let slot = &self.shared.returned[self.pid];
+        // A plain load first: every sync comes here, and a read leaves the cache line shared
+        // with the neighbouring nodes' flags instead of taking it from them.
+        if !slot.any.load(Ordering::Relaxed) || !slot.any.swap(false, Ordering::Acquire) {
+            return Vec::new();
+        }
+        std::mem::take(&mut *relock(&slot.buffers))
     }
 
     fn after_compute(&mut self, elapsed_s: f64) -> Result<()> {
