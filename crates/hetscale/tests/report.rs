@@ -10,31 +10,7 @@ fn hetscale() -> Command {
 }
 
 /// A small GE study on simulated Sunwulf (three configurations: a held-out check too).
-const SPEC: &str = r#"
-name = "small ge"
-kernel = "ge"
-platform = "sunwulf"
-skeleton = true
-target = 0.3
-n_min = 16
-n_max = 2048
-samples = 3
-
-[kernel_options]
-pivoting = "none"
-
-[[configuration]]
-label = "C_2"
-nodes = "server*2:1,sunblade:1"
-
-[[configuration]]
-label = "C_4"
-nodes = "server*2:1,sunblade:3"
-
-[[configuration]]
-label = "C_8"
-nodes = "server*2:1,sunblade:7"
-"#;
+const SPEC: &str = include_str!("specs/small-ge.toml");
 
 /// Runs `hetscale` in `dir`; returns stdout, failing with stderr if it fails.
 fn run_ok(dir: &Path, args: &[&str]) -> String {

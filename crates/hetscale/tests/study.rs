@@ -13,31 +13,7 @@ fn hetscale() -> Command {
 }
 
 /// A small GE study on simulated Sunwulf: a few seconds, a few dozen runs.
-const SPEC: &str = r#"
-name = "resume"
-kernel = "ge"
-platform = "sunwulf"
-skeleton = true
-target = 0.3
-n_min = 16
-n_max = 2048
-samples = 3
-
-[kernel_options]
-pivoting = "none"
-
-[[configuration]]
-label = "C_2"
-nodes = "server*2:1,sunblade:1"
-
-[[configuration]]
-label = "C_4"
-nodes = "server*2:1,sunblade:3"
-
-[[configuration]]
-label = "C_8"
-nodes = "server*2:1,sunblade:7"
-"#;
+const SPEC: &str = include_str!("specs/small-ge.toml");
 
 /// Every stored run, without its row id and timestamp (which differ between databases).
 fn runs(db: &Path) -> BTreeSet<String> {
@@ -153,7 +129,7 @@ fn rerunning_a_finished_study_runs_nothing_and_reports_the_same() {
     }
     assert!(study["held_out"]["relative_error"].is_number());
     assert_eq!(study["verification"]["verified"], true);
-    assert!(dir.path().join("out/resume.json").exists());
+    assert!(dir.path().join("out/small ge.json").exists());
 }
 
 #[test]
@@ -194,7 +170,7 @@ fn an_invalid_spec_is_one_line_naming_the_line_and_field() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(
-        err.contains("spec.toml line 6") && err.contains("target"),
+        err.contains("spec.toml line 7") && err.contains("target"),
         "{err}"
     );
 }

@@ -208,6 +208,16 @@ impl SystemSize {
     }
 }
 
+/// The unit that keeps every configuration's marked speed in `result` readable.
+fn marked_speed_unit(result: &StudyResult) -> (&'static str, f64) {
+    let max = result
+        .configurations
+        .iter()
+        .map(|c| c.marked_speed)
+        .fold(0.0, f64::max);
+    speed_unit(max)
+}
+
 /// A unit that keeps speeds up to `max` flop/s readable: its name and how many of it make
 /// one flop/s.
 fn speed_unit(max: f64) -> (&'static str, f64) {

@@ -5,7 +5,7 @@ use hetscale_study::study::StudyResult;
 
 use super::{
     CONTOURS, REFERENCE, SystemSize, approach_color, approach_marker, approaches, drawable,
-    speed_unit,
+    marked_speed_unit,
 };
 use crate::chart::{Axes, Axis, Scale, Series, line_chart, palette};
 use crate::error::Result;
@@ -136,12 +136,7 @@ fn ideal_line(
 }
 
 fn contour_table(result: &StudyResult, prefix: &str) -> Result<Table> {
-    let max = result
-        .configurations
-        .iter()
-        .map(|c| c.marked_speed)
-        .fold(0.0, f64::max);
-    let (unit, per_flops) = speed_unit(max);
+    let (unit, per_flops) = marked_speed_unit(result);
     let mut table = Table::new(
         format!("{prefix}-contours"),
         "Isospeed-e contours: the size and work holding each level, per configuration",

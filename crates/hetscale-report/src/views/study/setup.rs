@@ -3,7 +3,7 @@
 
 use hetscale_study::study::StudyResult;
 
-use super::{SETUP, speed_unit};
+use super::{SETUP, marked_speed_unit};
 use crate::error::Result;
 use crate::html::Section;
 use crate::table::{Cell, Column, Table};
@@ -41,12 +41,7 @@ pub fn setup_section(result: &StudyResult, prefix: &str) -> Result<Section> {
 }
 
 fn configurations_table(result: &StudyResult, prefix: &str) -> Result<Table> {
-    let max = result
-        .configurations
-        .iter()
-        .map(|c| c.marked_speed)
-        .fold(0.0, f64::max);
-    let (unit, per_flops) = speed_unit(max);
+    let (unit, per_flops) = marked_speed_unit(result);
     let mut table = Table::new(
         format!("{prefix}-configurations"),
         "Configurations: node sets of the platform and their marked speed C = sum C_i",
