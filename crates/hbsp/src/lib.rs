@@ -75,7 +75,9 @@ pub mod presets;
 pub mod probe;
 pub mod trace;
 
-pub use backend::{Backend, SimOptions, SuperstepCost, ThreadsOptions, WorkCharge};
+#[cfg(feature = "mpi")]
+pub use backend::mpi::MpiSession;
+pub use backend::{Backend, MpiOptions, SimOptions, SuperstepCost, ThreadsOptions, WorkCharge};
 pub use ctx::Ctx;
 pub use error::{HbspError, Result};
 pub use message::{Message, MessageInfo};
@@ -100,6 +102,14 @@ pub struct RunOutput<T> {
     pub costs: Vec<SuperstepCost>,
 }
 
+/// What a node's program may return: a value that can travel between processes, because on
+/// the mpi backend every node's result is sent to every rank. Implemented for every
+/// `Send + Serialize + DeserializeOwned` type (numbers, tuples, vectors, `Option`s and your
+/// `#[derive(Serialize, Deserialize)]` structs).
+pub trait NodeResult: Send + serde::Serialize + serde::de::DeserializeOwned {}
+
+impl<T: Send + serde::Serialize + serde::de::DeserializeOwned> NodeResult for T {}
+
 /// Runs `program` on every node of `machine` (HBSPlib `hbsp_begin` ... `hbsp_end`).
 ///
 /// The program gets the node's [`Ctx`] and returns a value or an error; any error type that
@@ -108,11 +118,18 @@ pub struct RunOutput<T> {
 pub fn run<T, E, F>(backend: &Backend, machine: &Machine, program: F) -> Result<RunOutput<T>>
 where
     F: Fn(&mut Ctx<'_>) -> std::result::Result<T, E> + Sync,
-    T: Send,
+    T: NodeResult,
     E: std::fmt::Display,
 {
     match backend {
         Backend::Threads(options) => backend::threads::run(options, machine, &program),
         Backend::Sim(options) => backend::threads::run_sim(options, machine, &program),
+        #[cfg(feature = "mpi")]
+        Backend::Mpi(options) => backend::mpi::run(options, machine, &program),
+        #[cfg(not(feature = "mpi"))]
+        Backend::Mpi(_) => Err(HbspError::InvalidBackend(
+            "this build has no MPI backend: rebuild with cargo feature \"mpi\" (needs OpenMPI)"
+                .into(),
+        )),
     }
 }

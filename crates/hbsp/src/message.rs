@@ -3,10 +3,10 @@
 use std::any::Any;
 
 use bytemuck::Pod;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A received message with its payload as a vector of `T`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Message<T> {
     /// Pid of the sender.
     pub source: usize,
@@ -17,7 +17,7 @@ pub struct Message<T> {
 }
 
 /// What [`crate::Ctx::peek`] tells about the first queued message (HBSPlib `get_tag`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MessageInfo {
     /// Pid of the sender.
     pub source: usize,

@@ -99,7 +99,7 @@ pub struct ProbeReport {
 }
 
 /// One node's estimates from one round.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 struct Round {
     /// `g_j` of this node: seconds per byte it injects.
     g: f64,

@@ -13,7 +13,7 @@ fn data(n: usize) -> Vec<u32> {
     (0..n as u32).map(|i| i * 7 + 1).collect()
 }
 
-fn run<T: Send + 'static>(
+fn run<T: hbsp::NodeResult + 'static>(
     m: Machine,
     program: impl Fn(&mut hbsp::Ctx<'_>) -> hbsp::Result<T> + Send + Sync + 'static,
 ) -> Vec<T> {

@@ -206,7 +206,7 @@ pub(crate) struct Timed<R> {
 /// clock charges the last superstep only when the run ends).
 pub(crate) fn timed_run<R, F>(backend: &Backend, machine: &Machine, program: F) -> Result<Timed<R>>
 where
-    R: Send,
+    R: hbsp::NodeResult,
     F: Fn(&mut Ctx<'_>) -> Result<R> + Sync,
 {
     crate::partition::check_speeds(&speeds(machine))?;

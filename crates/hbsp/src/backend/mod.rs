@@ -2,8 +2,8 @@
 //!
 //! A program is written once against [`crate::Ctx`]; the [`Backend`] passed to [`crate::run`]
 //! decides how it executes: `threads` (real time) or `sim` (virtual time on a modelled
-//! platform). The enum is `#[non_exhaustive]` so that `mpi` can be added without touching user
-//! programs. Internally each
+//! platform). `mpi` runs one node per MPI rank (cargo feature `mpi`; see [`mpi`] for the session a
+//! process needs). The enum is `#[non_exhaustive]`. Internally each
 //! backend implements the crate-private `Transport` trait that `Ctx` calls at every superstep
 //! boundary.
 
@@ -15,6 +15,8 @@ use crate::error::{HbspError, Result};
 use crate::message::{Envelope, Payload};
 
 pub(crate) mod barrier;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod sim;
 pub(crate) mod threads;
 
@@ -28,6 +30,27 @@ pub enum Backend {
     Threads(ThreadsOptions),
     /// Simulated execution: the program runs, time is charged by the HBSP^1 cost model.
     Sim(SimOptions),
+    /// Real execution on an MPI job: one rank per node, wall-clock time (cargo feature `mpi`).
+    Mpi(MpiOptions),
+}
+
+/// Options of the mpi backend.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MpiOptions {
+    /// Stretch node `j`'s [`crate::Ctx::compute`] blocks to take `C_max / C_j` times as long,
+    /// so heterogeneity-aware code can be tried on homogeneous ranks.
+    pub emulate_speeds: bool,
+    /// Record a per-superstep [`crate::Trace`] (on by default; benchmarks turn it off).
+    pub trace: bool,
+}
+
+impl Default for MpiOptions {
+    fn default() -> Self {
+        Self {
+            emulate_speeds: false,
+            trace: true,
+        }
+    }
 }
 
 /// Options of the threads backend.
@@ -68,8 +91,18 @@ impl Backend {
         })
     }
 
+    /// The mpi backend with default options.
+    pub fn mpi() -> Self {
+        Self::Mpi(MpiOptions::default())
+    }
+
     /// Names accepted by [`Backend::from_str`].
-    pub const NAMES: [&'static str; 2] = ["threads", "sim"];
+    pub const NAMES: [&'static str; 3] = ["threads", "sim", "mpi"];
+
+    /// Whether this build can run the backend (`mpi` needs the cargo feature `mpi`).
+    pub fn is_available(&self) -> bool {
+        !matches!(self, Self::Mpi(_)) || cfg!(feature = "mpi")
+    }
 
     /// Whether this backend reports virtual rather than measured time.
     pub fn is_virtual(&self) -> bool {
@@ -90,11 +123,9 @@ impl FromStr for Backend {
         match name {
             "threads" => Ok(Self::threads()),
             "sim" => Ok(Self::sim()),
-            "mpi" => Err(HbspError::InvalidBackend(
-                "backend \"mpi\" is not built yet: use --backend threads or --backend sim".into(),
-            )),
+            "mpi" => Ok(Self::mpi()),
             _ => Err(HbspError::InvalidBackend(format!(
-                "unknown backend \"{name}\": use --backend threads or --backend sim"
+                "unknown backend \"{name}\": use --backend threads, sim or mpi"
             ))),
         }
     }
@@ -105,6 +136,7 @@ impl fmt::Display for Backend {
         match self {
             Self::Threads(_) => write!(f, "threads"),
             Self::Sim(_) => write!(f, "sim"),
+            Self::Mpi(_) => write!(f, "mpi"),
         }
     }
 }

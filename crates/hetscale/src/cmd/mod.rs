@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod collectives;
 pub mod export;
+pub mod mpi;
 pub mod paper;
 pub mod platform;
 pub mod predict;

@@ -11,14 +11,21 @@ use hetscale_report::views::run::run_report;
 use hetscale_report::{TraceOptions, write_chrome_trace};
 use serde_json::json;
 
+use super::mpi::{Job, SpeedSource};
+
 /// Arguments of `hetscale run`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Kernel: mm, ge, conv2d, summa or burg.
     pub kernel: String,
-    /// Backend: threads (real time) or sim (virtual time on the platform's HBSP^1 model).
+    /// Backend: threads (real time), sim (virtual time on the platform's HBSP^1 model) or
+    /// mpi (one rank per node, under `mpirun -np P`; needs a build with feature mpi).
     #[arg(long, default_value = "threads")]
     pub backend: String,
+    /// mpi only: where the ranks' marked speeds come from: the --nodes selection (rank j =
+    /// node j), each rank's host name in --platform, or a benchmark at start-up.
+    #[arg(long, value_enum, default_value = "nodes")]
+    pub marked_speed_from: SpeedSource,
     /// sim only: skip compute blocks and charge their declared work (skeleton execution), so
     /// sizes beyond this machine can be simulated; the result is not verified.
     #[arg(long)]
@@ -99,10 +106,15 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         ensure_parent_exists("--trace", path)?;
     }
     let backend = backend(args)?;
-    let machine = Platform::load(&args.platform)?.select(&args.nodes.parse()?)?;
+    let job = Job::start(&backend)?;
+    let machine = machine(args, job.as_ref())?;
     let kernel = args.kernel_options.kernel(&args.kernel)?;
     let inputs = inputs(args, kernel.as_ref())?;
     let run = kernel.run(&inputs, &backend, &machine)?;
+    if job.as_ref().is_some_and(|job| job.rank() != 0) {
+        // Every rank holds the same run; rank 0 speaks for the job.
+        return Ok(());
+    }
     if let Some(path) = &args.dump_result {
         anyhow::ensure!(
             !args.skip_compute,
@@ -159,6 +171,21 @@ fn write_views(
     Ok(())
 }
 
+fn machine(args: &Args, job: Option<&Job>) -> anyhow::Result<hbsp::Machine> {
+    let platform = Platform::load(&args.platform)?;
+    let nodes = args.nodes.parse()?;
+    match job {
+        Some(job) => job.machine(&platform, &nodes, args.marked_speed_from),
+        None => {
+            anyhow::ensure!(
+                args.marked_speed_from == SpeedSource::Nodes,
+                "--marked-speed-from is for --backend mpi; other backends take --nodes"
+            );
+            Ok(platform.select(&nodes)?)
+        }
+    }
+}
+
 fn backend(args: &Args) -> anyhow::Result<Backend> {
     let mut backend: Backend = args.backend.parse()?;
     match &mut backend {
@@ -174,6 +201,10 @@ fn backend(args: &Args) -> anyhow::Result<Backend> {
             // hetscale's kernels declare all their work: charge exactly that, deterministically.
             options.work = hbsp::WorkCharge::Declared;
             options.skip_compute = args.skip_compute;
+        }
+        Backend::Mpi(options) => {
+            anyhow::ensure!(!args.skip_compute, "--skip-compute needs --backend sim");
+            options.emulate_speeds = args.emulate_speeds;
         }
         _ => bail!("backend {backend} cannot run kernels yet"),
     }

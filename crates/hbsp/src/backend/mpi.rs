@@ -1,0 +1,590 @@
+//! The `mpi` backend: one MPI rank per node, real time.
+//!
+//! Every process of an `mpirun -np P` job calls [`crate::run`] with the same machine of `P`
+//! nodes; rank `j` runs node `j`'s program. A superstep boundary is two collectives on
+//! `MPI_COMM_WORLD`: an `MPI_Alltoall` of (call signature, bytes) for every pair of ranks,
+//! which both checks that all nodes made the same call and sizes the payloads, then one
+//! `MPI_Alltoallv` of the messages themselves. BSP needs exactly this: every node learns what
+//! it receives at the sync, and the barrier comes with the exchange.
+//!
+//! When the program returns, the nodes' traces and results travel to every rank (one
+//! `MPI_Allgatherv`), so the [`crate::RunOutput`] is the same everywhere and equals what the
+//! threads backend returns for the same program.
+//!
+//! Failures end the job: an abort, a panic, an error returned by a node or a misuse calls
+//! `MPI_Abort` after printing one line that names the rank, so `mpirun` stops every process
+//! and exits non-zero within seconds. Only a mismatch of calls, which every rank detects at
+//! once, is returned as an error on all ranks.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::time::Duration;
+
+use mpi::collective::SystemOperation;
+use mpi::datatype::{Partition, PartitionMut};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::{Call, MpiOptions, Outbox, Transport};
+use crate::RunOutput;
+use crate::ctx::Ctx;
+use crate::error::{HbspError, Result};
+use crate::message::{Envelope, Payload};
+use crate::platform::{Machine, Node, Platform};
+use crate::trace::{NodeTrace, Trace};
+
+/// MPI for this process: `MPI_Init` when created, `MPI_Finalize` when dropped.
+///
+/// Create one at the start of `main`, before any [`crate::run`] on the mpi backend, and keep
+/// it until the end: MPI can be initialised only once per process, and OpenMPI treats a
+/// process that exits without finalising as failed. Creating it also installs a panic hook
+/// that names the rank and calls `MPI_Abort`, so a panic anywhere in the process ends the
+/// whole job instead of leaving the other ranks waiting.
+pub struct MpiSession {
+    _universe: mpi::environment::Universe,
+}
+
+impl MpiSession {
+    /// Initialises MPI.
+    pub fn init() -> Result<Self> {
+        let universe = mpi::initialize().ok_or_else(|| {
+            HbspError::InvalidBackend(
+                "MPI is already initialised in this process: create one hbsp MpiSession per process"
+                    .into(),
+            )
+        })?;
+        install_abort_on_panic();
+        Ok(Self {
+            _universe: universe,
+        })
+    }
+
+    /// This process's rank in `MPI_COMM_WORLD`.
+    pub fn rank(&self) -> usize {
+        SimpleCommunicator::world().rank() as usize
+    }
+
+    /// Number of processes in `MPI_COMM_WORLD`.
+    pub fn size(&self) -> usize {
+        SimpleCommunicator::world().size() as usize
+    }
+
+    /// Every rank's processor (host) name, by rank; a collective call.
+    pub fn host_names(&self) -> Result<Vec<String>> {
+        let name = mpi::environment::processor_name().map_err(|err| {
+            HbspError::InvalidBackend(format!("MPI processor name is not UTF-8: {err}"))
+        })?;
+        let parts = all_gather_bytes(&SimpleCommunicator::world(), name.as_bytes())?;
+        Ok(parts
+            .into_iter()
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .collect())
+    }
+
+    /// Every rank's value of `local`, by rank; a collective call.
+    pub fn all_gather_f64(&self, local: f64) -> Vec<f64> {
+        let world = SimpleCommunicator::world();
+        let mut all = vec![0.0; world.size() as usize];
+        world.all_gather_into(&local, &mut all[..]);
+        all
+    }
+
+    /// The machine of this job keyed by host name: rank `j` is the node of `platform` named
+    /// like rank `j`'s host (a collective call). Several ranks on one host get copies of its
+    /// node named `host.k`; a host the platform lacks is an error naming it.
+    pub fn machine_by_host(&self, platform: &Platform) -> Result<Machine> {
+        let hosts = self.host_names()?;
+        let nodes = hosts
+            .iter()
+            .map(|host| {
+                let short = host.split('.').next().unwrap_or(host);
+                platform
+                    .nodes
+                    .iter()
+                    .find(|n| n.name == *host || n.name == short)
+                    .cloned()
+                    .ok_or_else(|| {
+                        HbspError::InvalidNodeSet(format!(
+                            "MPI host \"{host}\" is not a node of platform \"{}\": add a [[node]] named \"{short}\", or measure speeds at start-up",
+                            platform.name
+                        ))
+                    })
+            })
+            .collect::<Result<Vec<Node>>>()?;
+        job_machine(platform, nodes)
+    }
+
+    /// The machine of this job with each rank's `marked_speed` in Mflop/s as measured on it (a
+    /// collective call: every rank passes its own measurement); the network comes from
+    /// `platform`.
+    pub fn machine_measured(&self, platform: &Platform, marked_speed: f64) -> Result<Machine> {
+        if !(marked_speed.is_finite() && marked_speed > 0.0) {
+            abort_job(&format!(
+                "measured marked_speed {marked_speed} is not a positive speed"
+            ));
+        }
+        let speeds = self.all_gather_f64(marked_speed);
+        let nodes = self
+            .host_names()?
+            .iter()
+            .zip(speeds)
+            .map(|(host, speed)| Node::new(host.split('.').next().unwrap_or(host), speed))
+            .collect();
+        let platform = Platform {
+            speed_unit: "Mflop/s".into(),
+            ..platform.clone()
+        };
+        job_machine(&platform, nodes)
+    }
+
+    /// Ends the job: prints `message` naming this rank and calls `MPI_Abort`.
+    pub fn abort(&self, message: &str) -> ! {
+        abort_job(message)
+    }
+}
+
+/// A machine of `platform`'s network over `nodes`, one per rank; repeated names get `.k`.
+fn job_machine(platform: &Platform, mut nodes: Vec<Node>) -> Result<Machine> {
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let repeated: Vec<bool> = nodes
+        .iter()
+        .map(|n| nodes.iter().filter(|m| m.name == n.name).count() > 1)
+        .collect();
+    for (node, repeated) in nodes.iter_mut().zip(repeated) {
+        if repeated {
+            let k = seen.entry(node.name.clone()).or_default();
+            node.name = format!("{}.{k}", node.name);
+            *k += 1;
+        }
+        node.kind = None;
+    }
+    let job = Platform {
+        nodes,
+        ..platform.clone()
+    };
+    job.validate()?;
+    job.all()
+}
+
+fn install_abort_on_panic() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        previous(info);
+        if mpi::environment::is_initialized() && !mpi::environment::is_finalized() {
+            abort_job("panicked (message above)");
+        }
+    }));
+}
+
+/// Prints `message` with this rank and aborts every process of the job.
+fn abort_job(message: &str) -> ! {
+    let world = SimpleCommunicator::world();
+    eprintln!(
+        "hbsp: MPI rank {} of {}: {message}; aborting the job",
+        world.rank(),
+        world.size()
+    );
+    world.abort(1)
+}
+
+/// Bytes of a message header: tag (u32), internal flag (u32), meta (u64), length (u64).
+const HEADER: usize = 24;
+
+/// Received bytes shared by the messages cut from them, so decoding copies nothing.
+struct Received {
+    buffer: Arc<Vec<u8>>,
+    range: std::ops::Range<usize>,
+}
+
+impl Payload for Received {
+    fn bytes(&self) -> &[u8] {
+        &self.buffer[self.range.clone()]
+    }
+
+    fn capacity_bytes(&self) -> usize {
+        // Not a vector `send` can reuse.
+        0
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
+}
+
+struct MpiTransport<'m> {
+    world: SimpleCommunicator,
+    pid: usize,
+    machine: &'m Machine,
+    start: f64,
+    stretch: f64,
+    superstep: u64,
+}
+
+impl MpiTransport<'_> {
+    fn p(&self) -> usize {
+        self.machine.p()
+    }
+
+    /// Lays out every message to another rank as header + payload, grouped by destination.
+    fn encode(&self, outbox: &mut Outbox) -> (Vec<u8>, Vec<i32>, Vec<Envelope>) {
+        let p = self.p();
+        let mut counts = vec![0i32; p];
+        let mut own = Vec::new();
+        let total: usize = outbox
+            .destinations
+            .iter()
+            .filter(|&&to| to != self.pid)
+            .flat_map(|&to| &outbox.by_destination[to])
+            .map(|e| HEADER + e.payload.bytes().len())
+            .sum();
+        // Never empty: OpenMPI rejects a send buffer at the address of the receive buffer, and
+        // two empty vectors share one dangling address.
+        let mut buffer = Vec::with_capacity(total.max(1));
+        let mut destinations = std::mem::take(&mut outbox.destinations);
+        destinations.sort_unstable();
+        for to in destinations {
+            let batch = std::mem::take(&mut outbox.by_destination[to]);
+            if to == self.pid {
+                own = batch;
+                continue;
+            }
+            let before = buffer.len();
+            for envelope in batch {
+                let bytes = envelope.payload.bytes();
+                buffer.extend_from_slice(&envelope.tag.to_le_bytes());
+                buffer.extend_from_slice(&u32::from(envelope.internal).to_le_bytes());
+                buffer.extend_from_slice(&envelope.meta.to_le_bytes());
+                buffer.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+                buffer.extend_from_slice(bytes);
+            }
+            counts[to] = (buffer.len() - before) as i32;
+        }
+        (buffer, counts, own)
+    }
+
+    /// The messages in `buffer` from `source`, in send order.
+    fn decode(
+        buffer: &Arc<Vec<u8>>,
+        range: std::ops::Range<usize>,
+        source: usize,
+    ) -> Vec<Envelope> {
+        let mut envelopes = Vec::new();
+        let mut at = range.start;
+        let word = |at: usize, n: usize| -> u64 {
+            let mut bytes = [0u8; 8];
+            bytes[..n].copy_from_slice(&buffer[at..at + n]);
+            u64::from_le_bytes(bytes)
+        };
+        while at < range.end {
+            let tag = word(at, 4) as u32;
+            let internal = word(at + 4, 4) != 0;
+            let meta = word(at + 8, 8);
+            let len = word(at + 16, 8) as usize;
+            let body = at + HEADER..at + HEADER + len;
+            at = body.end;
+            envelopes.push(Envelope {
+                source,
+                tag,
+                internal,
+                meta,
+                payload: Box::new(Received {
+                    buffer: Arc::clone(buffer),
+                    range: body,
+                }),
+            });
+        }
+        envelopes
+    }
+
+    /// What every rank called, gathered once a mismatch shows, for the error message.
+    fn mismatch(&self, call: &Call) -> HbspError {
+        let text = call.to_string();
+        let calls = all_gather_bytes(&self.world, text.as_bytes()).unwrap_or_default();
+        let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+        for (pid, bytes) in calls.iter().enumerate() {
+            let call = String::from_utf8_lossy(bytes).into_owned();
+            match groups.iter_mut().find(|(c, _)| *c == call) {
+                Some((_, pids)) => pids.push(pid),
+                None => groups.push((call, vec![pid])),
+            }
+        }
+        let detail: Vec<String> = groups
+            .iter()
+            .map(|(call, pids)| match pids.as_slice() {
+                [pid] => format!("node {pid} ({}) {call}", self.machine.nodes()[*pid].name),
+                _ => format!("nodes {pids:?} {call}"),
+            })
+            .collect();
+        HbspError::Mismatch {
+            superstep: self.superstep,
+            detail: detail.join("; "),
+        }
+    }
+}
+
+impl Transport for MpiTransport<'_> {
+    fn now(&self) -> f64 {
+        mpi::time() - self.start
+    }
+
+    fn exchange(&mut self, outbox: &mut Outbox, call: &Call) -> Result<Vec<Envelope>> {
+        let p = self.p();
+        let (buffer, counts, own) = self.encode(outbox);
+        if buffer.len() > i32::MAX as usize {
+            return Err(self.fail(HbspError::InvalidArgument {
+                pid: self.pid,
+                message: format!(
+                    "{} bytes sent in one superstep; MPI counts stop at 2 GiB: split the exchange over several supersteps",
+                    buffer.len()
+                ),
+            }));
+        }
+        let signature = call.signature();
+        let header: Vec<u64> = counts.iter().flat_map(|&c| [signature, c as u64]).collect();
+        let mut heard = vec![0u64; 2 * p];
+        self.world.all_to_all_into(&header[..], &mut heard[..]);
+        if heard.chunks(2).any(|pair| pair[0] != signature) {
+            return Err(self.mismatch(call));
+        }
+        let incoming: Vec<i32> = heard.chunks(2).map(|pair| pair[1] as i32).collect();
+        let received = Arc::new(exchange_bytes(&self.world, &buffer, &counts, &incoming));
+        let mut delivered = Vec::new();
+        let mut own = Some(own);
+        let mut at = 0;
+        for (source, &count) in incoming.iter().enumerate() {
+            if source == self.pid {
+                delivered.extend(own.take().unwrap_or_default());
+            }
+            let range = at..at + count as usize;
+            at = range.end;
+            delivered.extend(Self::decode(&received, range, source));
+        }
+        self.superstep += 1;
+        Ok(delivered)
+    }
+
+    fn fail(&self, cause: HbspError) -> HbspError {
+        abort_job(&cause.to_string())
+    }
+
+    fn check(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn charge(&mut self, _ops: f64) -> Result<()> {
+        Ok(())
+    }
+
+    fn skips_compute(&self) -> bool {
+        false
+    }
+
+    fn after_compute(&mut self, elapsed_s: f64) -> Result<()> {
+        if self.stretch > 1.0 {
+            std::thread::sleep(Duration::from_secs_f64(elapsed_s * (self.stretch - 1.0)));
+        }
+        Ok(())
+    }
+
+    fn give_back(&self, _owner: usize, _buffer: Box<dyn Payload>) {
+        // Another process's memory: nothing to hand back.
+    }
+
+    fn take_back(&self) -> Vec<Box<dyn Payload>> {
+        Vec::new()
+    }
+}
+
+/// Sends `counts[j]` bytes of `buffer` to rank `j` and receives `incoming[i]` from rank `i`.
+fn exchange_bytes(
+    world: &SimpleCommunicator,
+    buffer: &[u8],
+    counts: &[i32],
+    incoming: &[i32],
+) -> Vec<u8> {
+    let displacements = |counts: &[i32]| -> Vec<i32> {
+        counts
+            .iter()
+            .scan(0, |at, &c| {
+                let here = *at;
+                *at += c;
+                Some(here)
+            })
+            .collect()
+    };
+    let total: usize = incoming.iter().map(|&c| c as usize).sum();
+    let mut received = vec![0u8; total.max(1)];
+    let send = Partition::new(buffer, counts, displacements(counts));
+    let recv_displacements = displacements(incoming);
+    let mut recv = PartitionMut::new(&mut received[..], incoming, recv_displacements);
+    world.all_to_all_varcount_into(&send, &mut recv);
+    received.truncate(total);
+    received
+}
+
+/// Every rank's `local` bytes, by rank.
+fn all_gather_bytes(world: &SimpleCommunicator, local: &[u8]) -> Result<Vec<Vec<u8>>> {
+    let len = i32::try_from(local.len()).map_err(|_| {
+        HbspError::InvalidBackend(format!(
+            "{} bytes to gather from one rank; MPI counts stop at 2 GiB",
+            local.len()
+        ))
+    })?;
+    let mut lens = vec![0i32; world.size() as usize];
+    world.all_gather_into(&len, &mut lens[..]);
+    let displacements: Vec<i32> = lens
+        .iter()
+        .scan(0i64, |at, &c| {
+            let here = *at;
+            *at += i64::from(c);
+            Some(here)
+        })
+        .map(|d| i32::try_from(d).unwrap_or(i32::MAX))
+        .collect();
+    let total: usize = lens.iter().map(|&c| c as usize).sum();
+    if total > i32::MAX as usize {
+        return Err(HbspError::InvalidBackend(format!(
+            "{total} bytes to gather from all ranks; MPI counts stop at 2 GiB"
+        )));
+    }
+    let mut all = vec![0u8; total.max(1)];
+    {
+        let mut recv = PartitionMut::new(&mut all[..], &lens[..], &displacements[..]);
+        world.all_gather_varcount_into(local, &mut recv);
+    }
+    Ok(displacements
+        .iter()
+        .zip(&lens)
+        .map(|(&d, &c)| all[d as usize..(d + c) as usize].to_vec())
+        .collect())
+}
+
+/// A number equal on two ranks iff they hold the same machine (names, speeds, network).
+fn machine_fingerprint(machine: &Machine) -> u64 {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut h = DefaultHasher::new();
+    machine.platform().hash(&mut h);
+    for node in machine.nodes() {
+        node.name.hash(&mut h);
+        node.marked_speed.to_bits().hash(&mut h);
+        node.r.to_bits().hash(&mut h);
+    }
+    machine.l_s().to_bits().hash(&mut h);
+    h.finish()
+}
+
+/// Checks that this job has one rank per node and that every rank holds the same machine.
+fn check_job(world: &SimpleCommunicator, machine: &Machine) -> Result<()> {
+    let size = world.size() as usize;
+    if size != machine.p() {
+        return Err(HbspError::InvalidBackend(format!(
+            "the machine has {} nodes but the MPI job has {size} ranks: launch with mpirun -np {} or select {size} nodes",
+            machine.p(),
+            machine.p()
+        )));
+    }
+    let mine = machine_fingerprint(machine);
+    let mut all = vec![0u64; size];
+    world.all_gather_into(&mine, &mut all[..]);
+    if let Some(rank) = all.iter().position(|&f| f != mine) {
+        return Err(HbspError::InvalidBackend(format!(
+            "MPI rank {rank} runs on a different machine than rank {}: give every rank the same platform and nodes",
+            world.rank()
+        )));
+    }
+    Ok(())
+}
+
+/// Runs node `rank`'s share of `program` on this process (see the module docs).
+pub(crate) fn run<T, E, F>(
+    options: &MpiOptions,
+    machine: &Machine,
+    program: &F,
+) -> Result<RunOutput<T>>
+where
+    F: Fn(&mut Ctx<'_>) -> std::result::Result<T, E>,
+    T: Send + Serialize + DeserializeOwned,
+    E: std::fmt::Display,
+{
+    if !mpi::environment::is_initialized() || mpi::environment::is_finalized() {
+        return Err(HbspError::InvalidBackend(
+            "the mpi backend needs MPI: create an hbsp MpiSession at the start of main and keep it alive"
+                .into(),
+        ));
+    }
+    let world = SimpleCommunicator::world();
+    check_job(&world, machine)?;
+    let pid = world.rank() as usize;
+    let fastest = machine
+        .nodes()
+        .iter()
+        .map(|n| n.marked_speed)
+        .fold(0.0, f64::max);
+    let stretch = if options.emulate_speeds {
+        fastest / machine.marked_speed(pid)
+    } else {
+        1.0
+    };
+    world.barrier();
+    let transport = MpiTransport {
+        world: SimpleCommunicator::world(),
+        pid,
+        machine,
+        start: mpi::time(),
+        stretch,
+        superstep: 0,
+    };
+    let start = transport.start;
+    let mut ctx = Ctx::new(pid, machine, Box::new(transport), options.trace);
+    let name = &machine.nodes()[pid].name;
+    let value = match catch_unwind(AssertUnwindSafe(|| program(&mut ctx))) {
+        Ok(Ok(value)) => value,
+        Ok(Err(err)) => abort_job(&format!("node {pid} ({name}) failed: {err}")),
+        Err(_) => abort_job(&format!("node {pid} ({name}) panicked")),
+    };
+    let trace = ctx.finish()?;
+    let elapsed = mpi::time() - start;
+    let mut elapsed_s = 0.0;
+    world.all_reduce_into(&elapsed, &mut elapsed_s, SystemOperation::max());
+    let (results, nodes) = share_outcomes(&world, value, trace)?;
+    Ok(RunOutput {
+        results,
+        trace: Trace {
+            platform: machine.platform().to_owned(),
+            p: machine.p(),
+            nodes,
+        },
+        elapsed_s,
+        virtual_time: false,
+        compute_skipped: false,
+        costs: Vec::new(),
+    })
+}
+
+/// Every node's result and trace, on every rank.
+fn share_outcomes<T>(
+    world: &SimpleCommunicator,
+    value: T,
+    trace: NodeTrace,
+) -> Result<(Vec<T>, Vec<NodeTrace>)>
+where
+    T: Serialize + DeserializeOwned,
+{
+    let encoding = |err: postcard::Error| {
+        HbspError::InvalidBackend(format!(
+            "a node's result could not be shared between MPI ranks: {err}"
+        ))
+    };
+    let local = postcard::to_allocvec(&(value, trace)).map_err(encoding)?;
+    all_gather_bytes(world, &local)?
+        .iter()
+        .map(|bytes| postcard::from_bytes::<(T, NodeTrace)>(bytes).map_err(encoding))
+        .collect::<Result<Vec<_>>>()
+        .map(|pairs| pairs.into_iter().unzip())
+}
