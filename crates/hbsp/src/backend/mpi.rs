@@ -16,7 +16,9 @@
 //! and exits non-zero within seconds. Only a mismatch of calls, which every rank detects at
 //! once, is returned as an error on all ranks.
 
+use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -173,7 +175,16 @@ fn install_abort_on_panic() {
     std::panic::set_hook(Box::new(move |info| {
         previous(info);
         if mpi::environment::is_initialized() && !mpi::environment::is_finalized() {
-            abort_job("panicked (message above)");
+            let payload = info.payload();
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a non-string payload".into());
+            let place = info
+                .location()
+                .map_or(String::new(), |l| format!(" at {}:{}", l.file(), l.line()));
+            abort_job(&format!("panicked{place}: {message}"));
         }
     }));
 }
@@ -219,6 +230,9 @@ impl Payload for Received {
 
 struct MpiTransport<'m> {
     world: SimpleCommunicator,
+    /// An error every rank detected at once (a mismatch of calls): `run` returns it on every
+    /// rank instead of aborting the job.
+    agreed: Rc<RefCell<Option<HbspError>>>,
     pid: usize,
     machine: &'m Machine,
     start: f64,
@@ -350,7 +364,9 @@ impl Transport for MpiTransport<'_> {
         let mut heard = vec![0u64; 2 * p];
         self.world.all_to_all_into(&header[..], &mut heard[..]);
         if heard.chunks(2).any(|pair| pair[0] != signature) {
-            return Err(self.mismatch(call));
+            let mismatch = self.mismatch(call);
+            *self.agreed.borrow_mut() = Some(mismatch.clone());
+            return Err(mismatch);
         }
         let incoming: Vec<i32> = heard.chunks(2).map(|pair| pair[1] as i32).collect();
         let received = Arc::new(exchange_bytes(&self.world, &buffer, &counts, &incoming));
@@ -532,8 +548,10 @@ where
         1.0
     };
     world.barrier();
+    let agreed = Rc::new(RefCell::new(None));
     let transport = MpiTransport {
         world: SimpleCommunicator::world(),
+        agreed: Rc::clone(&agreed),
         pid,
         machine,
         start: mpi::time(),
@@ -545,10 +563,17 @@ where
     let name = &machine.nodes()[pid].name;
     let value = match catch_unwind(AssertUnwindSafe(|| program(&mut ctx))) {
         Ok(Ok(value)) => value,
-        Ok(Err(err)) => abort_job(&format!("node {pid} ({name}) failed: {err}")),
+        Ok(Err(err)) => match agreed.borrow_mut().take() {
+            Some(cause) => return Err(cause),
+            None => abort_job(&format!("node {pid} ({name}) failed: {err}")),
+        },
         Err(_) => abort_job(&format!("node {pid} ({name}) panicked")),
     };
-    let trace = ctx.finish()?;
+    let trace = match ctx.finish() {
+        Ok(trace) => trace,
+        Err(err) if agreed.borrow().is_some() => return Err(err),
+        Err(err) => abort_job(&format!("node {pid} ({name}) failed: {err}")),
+    };
     let elapsed = mpi::time() - start;
     let mut elapsed_s = 0.0;
     world.all_reduce_into(&elapsed, &mut elapsed_s, SystemOperation::max());
