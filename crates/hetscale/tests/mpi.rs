@@ -1,0 +1,206 @@
+//! `hetscale run --backend mpi` under `mpirun`: every kernel's result is bit-identical to the
+//! threads backend's for the same seed and node speeds.
+#![cfg(feature = "mpi")]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn hetscale() -> &'static str {
+    env!("CARGO_BIN_EXE_hetscale")
+}
+
+fn mpirun(ranks: usize, args: &[&str]) -> Output {
+    Command::new("mpirun")
+        .args(["--oversubscribe", "-np", &ranks.to_string(), hetscale()])
+        .args(args)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .expect("mpirun runs: install openmpi-bin")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn run_args<'a>(
+    kernel: &'a str,
+    nodes: &'a str,
+    dump: &'a Path,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = vec![
+        "run",
+        kernel,
+        "--platform",
+        "sunwulf",
+        "--nodes",
+        nodes,
+        "--n",
+        "48",
+        "--seed",
+        "7",
+        "--dump-result",
+    ];
+    args.push(dump.to_str().expect("a UTF-8 path"));
+    args.extend_from_slice(extra);
+    args
+}
+
+#[test]
+fn every_kernel_gives_the_threads_result_on_1_to_4_ranks() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("mm", 1, vec![]),
+        ("ge", 3, vec![]),
+        ("ge", 2, vec!["--pivoting", "none"]),
+        ("conv2d", 4, vec![]),
+        ("burg", 3, vec!["--order", "4"]),
+        ("summa", 4, vec!["--strategy", "hohe2", "--nb", "8"]),
+    ];
+    for (kernel, ranks, extra) in cases {
+        let nodes = ranks.to_string();
+        let on_mpi = dir.path().join(format!("{kernel}-{ranks}-mpi.npy"));
+        let on_threads = dir.path().join(format!("{kernel}-{ranks}-threads.npy"));
+        let mut args = run_args(kernel, &nodes, &on_mpi, &extra);
+        args.extend(["--backend", "mpi", "--json"]);
+        let output = mpirun(ranks, &args);
+        assert!(
+            output.status.success(),
+            "{kernel} on {ranks} ranks: {}",
+            text(&output.stderr)
+        );
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+            panic!(
+                "rank 0 alone prints one JSON object ({e}): {}",
+                text(&output.stdout)
+            )
+        });
+        assert_eq!(json["backend"], "mpi");
+        assert_eq!(json["verification"]["passed"], true, "{json}");
+        let threads = Command::new(hetscale())
+            .args(run_args(kernel, &nodes, &on_threads, &extra))
+            .output()
+            .unwrap();
+        assert!(threads.status.success(), "{}", text(&threads.stderr));
+        assert_eq!(
+            std::fs::read(&on_mpi).unwrap(),
+            std::fs::read(&on_threads).unwrap(),
+            "{kernel} on {ranks} ranks: the result differs from the threads backend's"
+        );
+    }
+}
+
+#[test]
+fn a_job_of_the_wrong_size_says_how_to_launch_it() {
+    let output = mpirun(
+        2,
+        &[
+            "run",
+            "mm",
+            "--backend",
+            "mpi",
+            "--platform",
+            "sunwulf",
+            "--nodes",
+            "3",
+            "--n",
+            "16",
+        ],
+    );
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains(
+            "the machine has 3 nodes but the MPI job has 2 ranks: launch with mpirun -np 3"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn speeds_come_from_host_names_or_a_start_up_benchmark() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = text(&Command::new("hostname").output().unwrap().stdout)
+        .trim()
+        .to_owned();
+    let short = host.split('.').next().unwrap().to_owned();
+    let platform = dir.path().join("cluster.toml");
+    std::fs::write(
+        &platform,
+        format!(
+            "name = \"cluster\"\n[network]\ng_s_per_byte = 1e-8\n\
+             L = {{ base_s = 1e-4, per_node_s = 0.0, per_log2_node_s = 0.0 }}\n\
+             [[node]]\nname = \"{short}\"\nmarked_speed = 250.0\n"
+        ),
+    )
+    .unwrap();
+    let platform = platform.to_str().unwrap();
+    let by_host = mpirun(
+        2,
+        &[
+            "run",
+            "mm",
+            "--backend",
+            "mpi",
+            "--platform",
+            platform,
+            "--marked-speed-from",
+            "host",
+            "--n",
+            "32",
+            "--json",
+        ],
+    );
+    assert!(by_host.status.success(), "{}", text(&by_host.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&by_host.stdout).unwrap();
+    assert_eq!(
+        json["cluster_speed"], 500.0,
+        "two ranks on host {short}, 250 each"
+    );
+
+    let missing = mpirun(
+        2,
+        &[
+            "run",
+            "mm",
+            "--backend",
+            "mpi",
+            "--platform",
+            "sunwulf",
+            "--marked-speed-from",
+            "host",
+            "--n",
+            "32",
+        ],
+    );
+    assert!(!missing.status.success());
+    assert!(
+        text(&missing.stderr).contains(&format!(
+            "MPI host \"{host}\" is not a node of platform \"sunwulf\""
+        )),
+        "{}",
+        text(&missing.stderr)
+    );
+
+    let measured = mpirun(
+        2,
+        &[
+            "run",
+            "mm",
+            "--backend",
+            "mpi",
+            "--platform",
+            "sunwulf",
+            "--marked-speed-from",
+            "bench",
+            "--n",
+            "32",
+            "--json",
+        ],
+    );
+    assert!(measured.status.success(), "{}", text(&measured.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&measured.stdout).unwrap();
+    let speed = json["cluster_speed"].as_f64().unwrap();
+    assert!(speed > 0.0 && json["speed_unit"] == "Mflop/s", "{json}");
+}
