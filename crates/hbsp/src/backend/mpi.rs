@@ -238,6 +238,9 @@ struct MpiTransport<'m> {
     start: f64,
     stretch: f64,
     superstep: u64,
+    /// Reused between supersteps (see `encode`).
+    send_buffer: Vec<u8>,
+    received: Arc<Vec<u8>>,
 }
 
 impl MpiTransport<'_> {
@@ -246,7 +249,7 @@ impl MpiTransport<'_> {
     }
 
     /// Lays out every message to another rank as header + payload, grouped by destination.
-    fn encode(&self, outbox: &mut Outbox) -> (Vec<u8>, Vec<i32>, Vec<Envelope>) {
+    fn encode(&mut self, outbox: &mut Outbox) -> (Vec<u8>, Vec<i32>, Vec<Envelope>) {
         let p = self.p();
         let mut counts = vec![0i32; p];
         let mut own = Vec::new();
@@ -257,9 +260,12 @@ impl MpiTransport<'_> {
             .flat_map(|&to| &outbox.by_destination[to])
             .map(|e| HEADER + e.payload.bytes().len())
             .sum();
-        // Never empty: OpenMPI rejects a send buffer at the address of the receive buffer, and
+        // Reused: a fresh megabyte every superstep costs page faults. Never without an
+        // allocation: OpenMPI rejects a send buffer at the address of the receive buffer, and
         // two empty vectors share one dangling address.
-        let mut buffer = Vec::with_capacity(total.max(1));
+        let mut buffer = std::mem::take(&mut self.send_buffer);
+        buffer.clear();
+        buffer.reserve(total.max(1));
         let mut destinations = std::mem::take(&mut outbox.destinations);
         destinations.sort_unstable();
         for to in destinations {
@@ -369,7 +375,14 @@ impl Transport for MpiTransport<'_> {
             return Err(mismatch);
         }
         let incoming: Vec<i32> = heard.chunks(2).map(|pair| pair[1] as i32).collect();
-        let received = Arc::new(exchange_bytes(&self.world, &buffer, &counts, &incoming));
+        // The last superstep's buffer, unless a message cut from it is still queued.
+        let mut into = Arc::get_mut(&mut self.received)
+            .map(std::mem::take)
+            .unwrap_or_default();
+        exchange_bytes(&self.world, &buffer, &counts, &incoming, &mut into);
+        self.send_buffer = buffer;
+        let received = Arc::new(into);
+        self.received = Arc::clone(&received);
         let mut delivered = Vec::new();
         let mut own = Some(own);
         let mut at = 0;
@@ -423,7 +436,8 @@ fn exchange_bytes(
     buffer: &[u8],
     counts: &[i32],
     incoming: &[i32],
-) -> Vec<u8> {
+    received: &mut Vec<u8>,
+) {
     let displacements = |counts: &[i32]| -> Vec<i32> {
         counts
             .iter()
@@ -435,13 +449,14 @@ fn exchange_bytes(
             .collect()
     };
     let total: usize = incoming.iter().map(|&c| c as usize).sum();
-    let mut received = vec![0u8; total.max(1)];
+    // Only grown, never cleared: MPI writes every byte that is read.
+    if received.len() < total.max(1) {
+        received.resize(total.max(1), 0);
+    }
     let send = Partition::new(buffer, counts, displacements(counts));
     let recv_displacements = displacements(incoming);
     let mut recv = PartitionMut::new(&mut received[..], incoming, recv_displacements);
     world.all_to_all_varcount_into(&send, &mut recv);
-    received.truncate(total);
-    received
 }
 
 /// Every rank's `local` bytes, by rank.
@@ -557,6 +572,8 @@ where
         start: mpi::time(),
         stretch,
         superstep: 0,
+        send_buffer: Vec::new(),
+        received: Arc::default(),
     };
     let start = transport.start;
     let mut ctx = Ctx::new(pid, machine, Box::new(transport), options.trace);
