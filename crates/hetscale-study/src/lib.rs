@@ -34,6 +34,7 @@ pub mod error;
 pub mod export;
 pub mod marked_speed;
 pub mod measured;
+pub mod mpi_launch;
 pub mod predicted;
 pub mod runner;
 pub mod spec;

@@ -6,10 +6,11 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use hbsp::{Backend, Machine, Platform, WorkCharge};
-use hetscale_kernels::{Kernel, KernelRun, flops_per_unit, kernel_by_name};
+use hetscale_kernels::{Kernel, flops_per_unit, kernel_by_name};
 use serde::Serialize;
 
 use crate::error::{Result, StudyError};
+use crate::mpi_launch::{MpiLauncher, RunOutcome};
 use crate::predicted::Configuration;
 use crate::spec::{Approach, StudySpec};
 use crate::stats::{Summary, summarize};
@@ -83,6 +84,8 @@ pub struct Runner<'a> {
     measurements: RefCell<BTreeMap<(usize, u64), Measurement>>,
     host: String,
     replay: bool,
+    /// Present on `backend = "mpi"`: every run is an MPI job.
+    launcher: Option<MpiLauncher>,
 }
 
 impl<'a> Runner<'a> {
@@ -107,6 +110,10 @@ impl<'a> Runner<'a> {
             measurements: RefCell::new(BTreeMap::new()),
             host: host_name(),
             replay: false,
+            launcher: match spec.backend.as_str() {
+                "mpi" => Some(MpiLauncher::new(spec)?),
+                _ => None,
+            },
         })
     }
 
@@ -255,7 +262,7 @@ impl<'a> Runner<'a> {
         config: &ResolvedConfiguration,
         backend: &Backend,
         n: u64,
-    ) -> Result<KernelRun> {
+    ) -> Result<RunOutcome> {
         let fail = |e: hetscale_kernels::KernelError| StudyError::Configuration {
             configuration: config.configuration.label.clone(),
             message: format!("N = {n}: {e}"),
@@ -264,10 +271,20 @@ impl<'a> Runner<'a> {
             configuration: config.configuration.label.clone(),
             message: format!("N = {n} does not fit this machine's address space"),
         })?;
+        if let Some(launcher) = &self.launcher {
+            return launcher.run(self.spec, config, n);
+        }
         let inputs = self.kernel.generate(n, self.spec.seed).map_err(fail)?;
-        self.kernel
+        let run = self
+            .kernel
             .run(&inputs, backend, &config.machine)
-            .map_err(fail)
+            .map_err(fail)?;
+        Ok(RunOutcome {
+            n: run.n,
+            time_s: run.time_s,
+            work: run.work,
+            verification: run.verification,
+        })
     }
 
     fn enough(&self, times: &[f64]) -> Result<bool> {
@@ -307,7 +324,7 @@ impl<'a> Runner<'a> {
         config: &ResolvedConfiguration,
         purpose: &str,
         repetition: u32,
-        run: &KernelRun,
+        run: &RunOutcome,
     ) -> RunRecord {
         let c = &config.configuration;
         RunRecord {

@@ -4,7 +4,7 @@
 //! ```toml
 //! name = "ge-sunwulf"
 //! kernel = "ge"                   # mm, ge, conv2d, summa, burg
-//! backend = "sim"                 # sim or threads
+//! backend = "sim"                 # sim, threads or mpi (each run an mpirun job)
 //! platform = "sunwulf"            # a preset or a platform TOML file
 //! target = 0.3                    # speed-efficiency E_s to hold
 //! approaches = ["measured", "computed", "predicted"]
@@ -17,6 +17,14 @@
 //! [[configuration]]
 //! label = "C_2"
 //! nodes = "server*2:1,sunblade:1"
+//!
+//! # backend = "mpi" only, all optional:
+//! [mpi]
+//! launcher = "mpirun"             # or another mpirun-compatible launcher
+//! launcher_args = ["--oversubscribe"]
+//! hostfile = "hosts.txt"          # passed as --hostfile
+//! hosts = "a,b"                   # passed as --host
+//! hetscale = "/opt/hetscale"      # a hetscale built with feature mpi; default: this one
 //! ```
 //!
 //! Every rejection is one line naming the TOML line and the field.
@@ -99,6 +107,38 @@ pub struct StudySpec {
     pub verify: Option<String>,
     /// The configurations, smallest first.
     pub configurations: Vec<ConfigurationSpec>,
+    /// How runs are launched on `backend = "mpi"`.
+    pub mpi: MpiLaunch,
+}
+
+/// How a study on `backend = "mpi"` launches each run: an `mpirun -np P` job of
+/// `hetscale run --backend mpi --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MpiLaunch {
+    /// The launcher (`mpirun` or a compatible one).
+    pub launcher: String,
+    /// Arguments the launcher gets before `-np`, e.g. `["--oversubscribe"]`.
+    pub launcher_args: Vec<String>,
+    /// Host file, passed as `--hostfile`.
+    pub hostfile: Option<String>,
+    /// Hosts, passed as `--host` (e.g. `a,b` or `a:2,b:2`).
+    pub hosts: Option<String>,
+    /// The hetscale executable the ranks run, built with feature `mpi`; by default the one
+    /// running the study.
+    pub hetscale: Option<String>,
+}
+
+impl Default for MpiLaunch {
+    fn default() -> Self {
+        Self {
+            launcher: "mpirun".into(),
+            launcher_args: Vec::new(),
+            hostfile: None,
+            hosts: None,
+            hetscale: None,
+        }
+    }
 }
 
 /// One configuration: a label and a node set of the platform.
@@ -143,6 +183,7 @@ struct RawSpec {
     seed: u64,
     verify: Option<Spanned<String>>,
     configuration: Spanned<Vec<ConfigurationSpec>>,
+    mpi: Option<Spanned<MpiLaunch>>,
 }
 
 fn default_backend() -> Spanned<String> {
@@ -170,8 +211,8 @@ fn default_seed() -> u64 {
     1
 }
 
-/// Backends a study can run on in-process.
-const BACKENDS: [&str; 2] = ["sim", "threads"];
+/// Backends a study can run on: in-process, or by launching `mpirun` per run.
+const BACKENDS: [&str; 3] = ["sim", "threads", "mpi"];
 
 impl StudySpec {
     /// Parses and validates a spec; `source` names the text in errors (a path or `default`).
@@ -233,7 +274,7 @@ fn validate(raw: RawSpec, at: impl Fn(Range<usize>, String) -> StudyError) -> Re
             raw.backend.span(),
             format!(
                 "backend \"{backend}\" cannot run studies: use {}",
-                BACKENDS.join(" or ")
+                BACKENDS.join(", ")
             ),
         ));
     }
@@ -333,6 +374,7 @@ fn validate(raw: RawSpec, at: impl Fn(Range<usize>, String) -> StudyError) -> Re
         }
         other => other.as_ref().map(|l| l.get_ref().clone()),
     };
+    let mpi = validate_mpi(raw.mpi, &backend, &at)?;
     Ok(StudySpec {
         name,
         kernel,
@@ -354,7 +396,31 @@ fn validate(raw: RawSpec, at: impl Fn(Range<usize>, String) -> StudyError) -> Re
         seed: raw.seed,
         verify,
         configurations,
+        mpi,
     })
+}
+
+fn validate_mpi(
+    mpi: Option<Spanned<MpiLaunch>>,
+    backend: &str,
+    at: &impl Fn(Range<usize>, String) -> StudyError,
+) -> Result<MpiLaunch> {
+    let Some(mpi) = mpi else {
+        return Ok(MpiLaunch::default());
+    };
+    if backend != "mpi" {
+        return Err(at(
+            mpi.span(),
+            "[mpi] is for backend = \"mpi\": remove it or change the backend".into(),
+        ));
+    }
+    if mpi.get_ref().launcher.trim().is_empty() {
+        return Err(at(
+            mpi.span(),
+            "[mpi] launcher is empty: give e.g. \"mpirun\"".into(),
+        ));
+    }
+    Ok(mpi.into_inner())
 }
 
 fn positive_count(

@@ -204,3 +204,85 @@ fn speeds_come_from_host_names_or_a_start_up_benchmark() {
     let speed = json["cluster_speed"].as_f64().unwrap();
     assert!(speed > 0.0 && json["speed_unit"] == "Mflop/s", "{json}");
 }
+
+#[test]
+fn a_study_on_mpi_launches_one_job_per_run_and_stores_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = r#"
+name = "mm-mpi"
+kernel = "mm"
+backend = "mpi"
+platform = "two.toml"
+target = 0.3
+tolerance = 0.4
+n_min = 16
+n_max = 512
+repetitions = 2
+warmup = 0
+approaches = ["measured"]
+[[configuration]]
+label = "one"
+nodes = "1"
+[[configuration]]
+label = "two"
+nodes = "2"
+[mpi]
+launcher_args = ["--oversubscribe"]
+"#;
+    std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
+    let platform = "name = \"two\"\n[network]\ng_s_per_byte = 1e-9\n\
+        L = { base_s = 1e-5, per_node_s = 0.0, per_log2_node_s = 0.0 }\n\
+        [[node]]\nname = \"a\"\nmarked_speed = 2000.0\n\
+        [[node]]\nname = \"b\"\nmarked_speed = 2000.0\n";
+    std::fs::write(dir.path().join("two.toml"), platform).unwrap();
+    let output = Command::new(hetscale())
+        .args([
+            "study",
+            "spec.toml",
+            "--db",
+            "s.db",
+            "--out",
+            "out",
+            "--json",
+        ])
+        .current_dir(dir.path())
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let conn = rusqlite::Connection::open(dir.path().join("s.db")).unwrap();
+    let (runs, backends, verified): (i64, String, i64) = conn
+        .query_row(
+            "SELECT COUNT(*), GROUP_CONCAT(DISTINCT backend), SUM(verified) FROM runs",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!(backends, "mpi");
+    assert!(
+        runs >= 4 && verified == runs,
+        "{runs} runs, {verified} verified"
+    );
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(json.to_string().contains("\"measured\""), "{json}");
+
+    let broken = spec.replace(
+        "launcher_args",
+        "launcher = \"no-such-mpirun\"\nlauncher_args",
+    );
+    std::fs::write(
+        dir.path().join("broken.toml"),
+        broken.replace("mm-mpi", "broken"),
+    )
+    .unwrap();
+    let output = Command::new(hetscale())
+        .args(["study", "broken.toml", "--db", "b.db", "--out", "out"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("cannot start no-such-mpirun"), "{stderr}");
+}

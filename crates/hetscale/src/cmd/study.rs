@@ -29,14 +29,48 @@ pub struct Args {
     /// Print the results as JSON instead of tables.
     #[arg(long)]
     pub json: bool,
+    /// backend = "mpi": hosts for every run's mpirun (`--host`), e.g. a,b or a:2,b:2.
+    #[arg(long)]
+    pub hosts: Option<String>,
+    /// backend = "mpi": host file for every run's mpirun (`--hostfile`).
+    #[arg(long)]
+    pub hostfile: Option<PathBuf>,
+}
+
+/// Hands `--hosts` and `--hostfile` to the spec's mpirun launches.
+fn pass_hosts(args: &Args, spec: &mut StudySpec) -> anyhow::Result<()> {
+    if args.hosts.is_none() && args.hostfile.is_none() {
+        return Ok(());
+    }
+    anyhow::ensure!(
+        spec.backend == "mpi",
+        "--hosts and --hostfile are for studies with backend = \"mpi\"; study \"{}\" runs on {}",
+        spec.name,
+        spec.backend
+    );
+    if let Some(hosts) = &args.hosts {
+        spec.mpi.hosts = Some(hosts.clone());
+    }
+    if let Some(path) = &args.hostfile {
+        anyhow::ensure!(
+            path.is_file(),
+            "--hostfile {}: no such file",
+            path.display()
+        );
+        spec.mpi.hostfile = Some(path.display().to_string());
+    }
+    Ok(())
 }
 
 /// Runs `hetscale study`.
 pub fn run(args: &Args) -> anyhow::Result<()> {
-    let specs = match &args.spec {
+    let mut specs = match &args.spec {
         Some(path) => vec![StudySpec::from_file(path)?],
         None => default_specs()?,
     };
+    for spec in &mut specs {
+        pass_hosts(args, spec)?;
+    }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create --out {}", args.out.display()))?;
     let db = args.db.clone().unwrap_or_else(|| args.out.join("study.db"));
