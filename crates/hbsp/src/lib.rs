@@ -28,7 +28,7 @@
 //!
 //! | HBSPlib (Table 1) | hbsp |
 //! |---|---|
-//! | `hbsp_begin`, `hbsp_end` | [`run`]`(&backend, &machine, program)`: starts `p` nodes, each runs `program(&mut ctx)`; returning ends the node |
+//! | `hbsp_begin`, `hbsp_end` | [`run`]`(&backend, &machine, program)`: starts `p` nodes, each runs `program(&mut ctx)`; returning ends the node (on `mpi`, each rank runs its own node; create one `MpiSession` per process first) |
 //! | `hbsp_abort` | [`Ctx::abort`]`(reason)`; a panic or an `Err` returned by a node ends the run too |
 //! | `hbsp_pid` | [`Ctx::pid`] |
 //! | `hbsp_time` | [`Ctx::time`] |
@@ -43,7 +43,7 @@
 //! | `hbsp_cluster_speed` | [`Ctx::cluster_speed`]: `C = sum_j C_j` |
 //!
 //! Beyond Table 1: [`Ctx::compute`] and [`Ctx::charge_work`] declare work (speed emulation on
-//! threads, virtual time on the future `sim` backend), [`Ctx::phase`] names a phase in the
+//! threads and mpi, virtual time on `sim`), [`Ctx::phase`] names a phase in the
 //! [`Trace`], and [`collectives`] offers scatter, gather, broadcast, reduce, allreduce,
 //! allgather and alltoall, each with its predicted HBSP^1 cost.
 //!
@@ -56,7 +56,9 @@
 //!   [`HbspError::Mismatch`] instead of hanging.
 //! - If a node aborts, panics, returns an error or misuses the API, every node's next `hbsp`
 //!   call (or its wait in `sync`) returns that error and [`run`] returns it; all threads are
-//!   joined before `run` returns.
+//!   joined before `run` returns. On `mpi` the failing rank prints the error and calls
+//!   `MPI_Abort`, which ends the whole job (a mismatch is returned on every rank instead).
+//! - A node's result is a [`NodeResult`] (serde), because on `mpi` it travels to every rank.
 //!
 //! ## Machines
 //!

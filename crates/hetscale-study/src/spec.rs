@@ -550,8 +550,13 @@ nodes = "server:1,sunblade:1,sunfire:2"
         assert!(err.contains("C'_2") && err.contains("nodes"), "{err}");
         let err = error_of(&VALID.replace("platform = \"sunwulf\"\n", ""));
         assert!(err.contains("platform"), "{err}");
-        let err = error_of(&VALID.replace("n_max = 512", "n_max = 512\nbackend = \"mpi\""));
-        assert!(err.contains("line 7") && err.contains("mpi"), "{err}");
+        let err = error_of(&VALID.replace("n_max = 512", "n_max = 512\nbackend = \"gpu\""));
+        assert!(
+            err.contains("line 7") && err.contains("sim, threads, mpi"),
+            "{err}"
+        );
+        let err = error_of(&format!("{VALID}\n[mpi]\nhosts = \"a,b\"\n"));
+        assert!(err.contains("[mpi] is for backend = \"mpi\""), "{err}");
         for err in [err, error_of("= broken"), error_of("")] {
             assert_eq!(err.lines().count(), 1, "{err}");
         }

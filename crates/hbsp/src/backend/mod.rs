@@ -187,6 +187,33 @@ impl fmt::Display for Call {
     }
 }
 
+/// The error for nodes that disagreed at the end of `superstep`, given each node's call by
+/// pid; nodes that made the same call are named together.
+pub(crate) fn mismatch(
+    machine: &crate::Machine,
+    superstep: u64,
+    calls: impl IntoIterator<Item = String>,
+) -> HbspError {
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    for (pid, call) in calls.into_iter().enumerate() {
+        match groups.iter_mut().find(|(c, _)| *c == call) {
+            Some((_, pids)) => pids.push(pid),
+            None => groups.push((call, vec![pid])),
+        }
+    }
+    let detail: Vec<String> = groups
+        .iter()
+        .map(|(call, pids)| match pids.as_slice() {
+            [pid] => format!("node {pid} ({}) {call}", machine.nodes()[*pid].name),
+            _ => format!("nodes {pids:?} {call}"),
+        })
+        .collect();
+    HbspError::Mismatch {
+        superstep,
+        detail: detail.join("; "),
+    }
+}
+
 /// Messages queued by one node during a superstep, by destination.
 pub(crate) struct Outbox {
     pub by_destination: Vec<Vec<Envelope>>,

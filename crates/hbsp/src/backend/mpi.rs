@@ -29,7 +29,7 @@ use mpi::traits::*;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::{Call, MpiOptions, Outbox, Transport};
+use super::{Call, MpiOptions, Outbox, Transport, mismatch};
 use crate::RunOutput;
 use crate::ctx::Ctx;
 use crate::error::{HbspError, Result};
@@ -326,25 +326,10 @@ impl MpiTransport<'_> {
     fn mismatch(&self, call: &Call) -> HbspError {
         let text = call.to_string();
         let calls = all_gather_bytes(&self.world, text.as_bytes()).unwrap_or_default();
-        let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-        for (pid, bytes) in calls.iter().enumerate() {
-            let call = String::from_utf8_lossy(bytes).into_owned();
-            match groups.iter_mut().find(|(c, _)| *c == call) {
-                Some((_, pids)) => pids.push(pid),
-                None => groups.push((call, vec![pid])),
-            }
-        }
-        let detail: Vec<String> = groups
+        let calls = calls
             .iter()
-            .map(|(call, pids)| match pids.as_slice() {
-                [pid] => format!("node {pid} ({}) {call}", self.machine.nodes()[*pid].name),
-                _ => format!("nodes {pids:?} {call}"),
-            })
-            .collect();
-        HbspError::Mismatch {
-            superstep: self.superstep,
-            detail: detail.join("; "),
-        }
+            .map(|b| String::from_utf8_lossy(b).into_owned());
+        mismatch(self.machine, self.superstep, calls)
     }
 }
 
@@ -373,6 +358,15 @@ impl Transport for MpiTransport<'_> {
             let mismatch = self.mismatch(call);
             *self.agreed.borrow_mut() = Some(mismatch.clone());
             return Err(mismatch);
+        }
+        let incoming_total: u64 = heard.chunks(2).map(|pair| pair[1]).sum();
+        if incoming_total > i32::MAX as u64 {
+            return Err(self.fail(HbspError::InvalidArgument {
+                pid: self.pid,
+                message: format!(
+                    "{incoming_total} bytes arrive in one superstep; MPI counts stop at 2 GiB: split the exchange over several supersteps"
+                ),
+            }));
         }
         let incoming: Vec<i32> = heard.chunks(2).map(|pair| pair[1] as i32).collect();
         // The last superstep's buffer, unless a message cut from it is still queued.

@@ -104,25 +104,10 @@ impl<'m> Shared<'m> {
     }
 
     fn mismatch(&self, parity: usize, superstep: u64) -> HbspError {
-        let mut groups: Vec<(Call, Vec<usize>)> = Vec::new();
-        for (pid, slot) in self.calls[parity].iter().enumerate() {
-            let call = relock(slot).clone().unwrap_or(Call::Sync);
-            match groups.iter_mut().find(|(c, _)| *c == call) {
-                Some((_, pids)) => pids.push(pid),
-                None => groups.push((call, vec![pid])),
-            }
-        }
-        let detail: Vec<String> = groups
+        let calls = self.calls[parity]
             .iter()
-            .map(|(call, pids)| match pids.as_slice() {
-                [pid] => format!("node {pid} ({}) {call}", self.machine.nodes()[*pid].name),
-                _ => format!("nodes {pids:?} {call}"),
-            })
-            .collect();
-        HbspError::Mismatch {
-            superstep,
-            detail: detail.join("; "),
-        }
+            .map(|slot| relock(slot).clone().unwrap_or(Call::Sync).to_string());
+        super::mismatch(self.machine, superstep, calls)
     }
 }
 
