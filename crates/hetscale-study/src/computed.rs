@@ -105,9 +105,8 @@ pub fn size_at_level(
     (lo, hi): (f64, f64),
 ) -> Option<f64> {
     let config = &runner.configurations()[index].configuration;
-    let kernel = runner.kernel();
     let efficiency = |n: f64| {
-        let w = kernel.work(n.round().max(1.0) as usize);
+        let w = runner.work(index, n);
         Ok(w / (fit.model.time(n, w) * config.marked_speed))
     };
     solve_for_target(efficiency, level, lo, hi, "fitted speed-efficiency").ok()
@@ -128,8 +127,7 @@ fn fit(runner: &Runner<'_>, index: usize, samples: Vec<Measurement>) -> Result<C
     if samples.len() < 3 {
         return Err(too_few("the overhead model"));
     }
-    let kernel = runner.kernel();
-    let work = |n: f64| Ok(kernel.work(n.round().max(1.0) as usize));
+    let work = |n: f64| Ok(runner.work(index, n));
     let points: Vec<(f64, f64)> = samples
         .iter()
         .map(|m| (m.n as f64, m.time.median))
