@@ -128,6 +128,7 @@ fn fit(runner: &Runner<'_>, index: usize, samples: Vec<Measurement>) -> Result<C
         return Err(too_few("the overhead model"));
     }
     let work = |n: f64| Ok(runner.work(index, n));
+    let degree = separable_degree(degree, &samples, |n| runner.work(index, n));
     let points: Vec<(f64, f64)> = samples
         .iter()
         .map(|m| (m.n as f64, m.time.median))
@@ -164,6 +165,25 @@ fn fit(runner: &Runner<'_>, index: usize, samples: Vec<Measurement>) -> Result<C
         trend_quality,
         n_trend,
     })
+}
+
+/// The overhead polynomial's degree, lowered below `k` when the work is exactly `c N^k` with
+/// `k <= degree` (e.g. a command's `W = 2 n^2`): an `N^k` term of `T_o` would then be the same
+/// column as `a W / C`, and the fit could not tell them apart.
+fn separable_degree(degree: usize, samples: &[Measurement], work: impl Fn(f64) -> f64) -> usize {
+    let power_of = |k: i32| {
+        let ratios: Vec<f64> = samples
+            .iter()
+            .map(|m| work(m.n as f64) / (m.n as f64).powi(k))
+            .collect();
+        let (lo, hi) = ratios.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), r| {
+            (lo.min(*r), hi.max(*r))
+        });
+        hi - lo <= 1e-9 * hi
+    };
+    (1..=degree as i32)
+        .find(|&k| power_of(k))
+        .map_or(degree, |k| (k - 1) as usize)
 }
 
 #[cfg(test)]

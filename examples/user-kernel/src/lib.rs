@@ -115,9 +115,7 @@ impl Kernel for DotKernel {
 
     fn generate(&self, n: usize, seed: u64) -> Result<Vec<Array>> {
         if n == 0 {
-            return Err(KernelError::InvalidInput(
-                "dot: N = 0: use N >= 1".into(),
-            ));
+            return Err(KernelError::InvalidInput("dot: N = 0: use N >= 1".into()));
         }
         let mut state = seed;
         let mut vector = |name: &str| {
@@ -145,7 +143,8 @@ impl Kernel for DotKernel {
         let counts = block_counts(n, &speeds(machine))?;
         let timed = timed_run(backend, machine, |ctx| node_program(ctx, &x, &y, &counts))?;
         let sum = root_result(timed.results)?;
-        let verification = Verification::unless_skipped(timed.compute_skipped, || check(&x, &y, sum));
+        let verification =
+            Verification::unless_skipped(timed.compute_skipped, || check(&x, &y, sum));
         Ok(KernelRun {
             kernel: "dot",
             n,
@@ -169,7 +168,11 @@ fn node_program(ctx: &mut Ctx<'_>, x: &[f64], y: &[f64], counts: &[usize]) -> Re
     let start: usize = counts[..me].iter().sum();
     let block = start..start + counts[me];
     let partial = ctx.compute(partial_ops(counts[me]), || {
-        x[block.clone()].iter().zip(&y[block.clone()]).map(|(a, b)| a * b).sum::<f64>()
+        x[block.clone()]
+            .iter()
+            .zip(&y[block.clone()])
+            .map(|(a, b)| a * b)
+            .sum::<f64>()
     })?;
     if me != root && counts[me] > 0 {
         ctx.send(root, 0, &[partial])?;

@@ -14,7 +14,11 @@ fn the_overhead_model_is_the_simulators_time() {
     if let Backend::Sim(options) = &mut backend {
         options.work = WorkCharge::Declared;
     }
-    for nodes in ["server:1", "server:1,sunblade:3", "server*2:1,sunblade:7,sunfire:2"] {
+    for nodes in [
+        "server:1",
+        "server:1,sunblade:3",
+        "server*2:1,sunblade:7,sunfire:2",
+    ] {
         let machine = platform.select(&nodes.parse().unwrap()).unwrap();
         for n in [5, 1000, 77_777] {
             let run = DotKernel
@@ -32,7 +36,11 @@ fn the_overhead_model_is_the_simulators_time() {
                 "{nodes}, N = {n}: model {predicted} s, sim {} s",
                 run.time_s
             );
-            assert_eq!(run.declared_ops(), DotKernel.counted_ops(n), "{nodes}, N = {n}");
+            assert_eq!(
+                run.declared_ops(),
+                DotKernel.counted_ops(n),
+                "{nodes}, N = {n}"
+            );
         }
     }
 }
@@ -49,14 +57,23 @@ fn hetscale_study_runs_the_user_kernel_with_all_three_approaches() {
         .current_dir(dir.path())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let results: Value = serde_json::from_slice(&out.stdout).unwrap();
     let result = &results[0];
     assert_eq!(result["spec"]["kernel"], "dot");
     let mut sizes = Vec::new();
     for approach in ["measured", "computed", "predicted"] {
         let points = result[approach]["points"].as_array().unwrap();
-        assert_eq!(points.len(), 3, "{approach}: {}", result[approach]["failures"]);
+        assert_eq!(
+            points.len(),
+            3,
+            "{approach}: {}",
+            result[approach]["failures"]
+        );
         for point in points {
             let e_s = point["speed_efficiency"].as_f64().unwrap();
             assert!((e_s - 0.5).abs() < 0.5 * 0.02, "{approach}: E_s = {e_s}");
@@ -77,6 +94,10 @@ fn hetscale_study_runs_the_user_kernel_with_all_three_approaches() {
         .args(["--nodes", "server:1,sunblade:2", "--n", "5000"])
         .output()
         .unwrap();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     assert!(String::from_utf8_lossy(&run.stdout).contains("verified yes"));
 }
