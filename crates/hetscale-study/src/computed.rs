@@ -167,23 +167,25 @@ fn fit(runner: &Runner<'_>, index: usize, samples: Vec<Measurement>) -> Result<C
     })
 }
 
-/// The overhead polynomial's degree, lowered below `k` when the work is exactly `c N^k` with
-/// `k <= degree` (e.g. a command's `W = 2 n^2`): an `N^k` term of `T_o` would then be the same
-/// column as `a W / C`, and the fit could not tell them apart.
+/// The overhead polynomial's degree, lowered below `k` when the work is itself a polynomial of
+/// degree `k <= degree` in `N` (a command's `W = 2 n^2`, a dot product's `2 N - 1`): `a W / C`
+/// would then be a combination of `T_o`'s columns, and the fit could not tell them apart.
 fn separable_degree(degree: usize, samples: &[Measurement], work: impl Fn(f64) -> f64) -> usize {
-    let power_of = |k: i32| {
-        let ratios: Vec<f64> = samples
-            .iter()
-            .map(|m| work(m.n as f64) / (m.n as f64).powi(k))
-            .collect();
-        let (lo, hi) = ratios.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), r| {
-            (lo.min(*r), hi.max(*r))
-        });
-        hi - lo <= 1e-9 * hi
+    let sizes: Vec<f64> = samples.iter().map(|m| m.n as f64).collect();
+    let works: Vec<f64> = sizes.iter().map(|&n| work(n)).collect();
+    let is_polynomial_of = |k: usize| {
+        // More samples than coefficients, or any k-degree fit would be exact.
+        sizes.len() > k + 1
+            && polyfit(&sizes, &works, k).is_ok_and(|(fit, _)| {
+                sizes
+                    .iter()
+                    .zip(&works)
+                    .all(|(&n, &w)| (fit.eval(n) - w).abs() <= 1e-6 * w.abs().max(1.0))
+            })
     };
-    (1..=degree as i32)
-        .find(|&k| power_of(k))
-        .map_or(degree, |k| (k - 1) as usize)
+    (1..=degree)
+        .find(|&k| is_polynomial_of(k))
+        .map_or(degree, |k| k - 1)
 }
 
 #[cfg(test)]
