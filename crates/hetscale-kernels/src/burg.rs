@@ -165,7 +165,7 @@ pub fn fit(x: &[f64], order: usize, backend: &Backend, machine: &Machine) -> Res
     let timed = timed_run(backend, machine, |ctx| {
         node_program(ctx, x, order, skeleton)
     })?;
-    let phi = root_result(timed.results);
+    let phi = root_result(timed.results)?;
     let verification = if timed.compute_skipped {
         Verification::skipped()
     } else {

@@ -165,7 +165,7 @@ pub fn convolve(
         )));
     }
     let timed = timed_run(backend, machine, |ctx| node_program(ctx, x, y, n))?;
-    let d = ComplexMatrix::new(n, n, root_result(timed.results))?;
+    let d = ComplexMatrix::new(n, n, root_result(timed.results)?)?;
     let verification = Verification::unless_skipped(timed.compute_skipped, || {
         let reference = sequential(x, y);
         Verification::new(

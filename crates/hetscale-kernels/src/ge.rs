@@ -313,7 +313,7 @@ pub fn solve(
         skeleton: skeleton(backend),
     };
     let timed = timed_run(backend, machine, |ctx| problem.node_program(ctx))?;
-    let x = root_result(timed.results);
+    let x = root_result(timed.results)?;
     let (verification, residual) = if timed.compute_skipped {
         (Verification::skipped(), f64::NAN)
     } else {

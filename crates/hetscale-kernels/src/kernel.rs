@@ -115,7 +115,7 @@ impl Verification {
     }
 
     /// `check()` unless the run skipped its compute blocks.
-    pub(crate) fn unless_skipped(skipped: bool, check: impl FnOnce() -> Self) -> Self {
+    pub fn unless_skipped(skipped: bool, check: impl FnOnce() -> Self) -> Self {
         if skipped { Self::skipped() } else { check() }
     }
 }
@@ -188,23 +188,34 @@ pub fn flops_per_unit(unit: &str) -> Option<f64> {
     }
 }
 
-/// Marked speeds of the machine's nodes, by pid.
-pub(crate) fn speeds(machine: &Machine) -> Vec<f64> {
+/// Marked speeds of the machine's nodes, by pid (in the platform's unit), e.g. to split data
+/// in proportion to them with [`crate::partition::block_counts`].
+pub fn speeds(machine: &Machine) -> Vec<f64> {
     machine.nodes().iter().map(|n| n.marked_speed).collect()
 }
 
 /// What [`timed_run`] hands back.
-pub(crate) struct Timed<R> {
+#[derive(Debug)]
+pub struct Timed<R> {
+    /// Run time `T`, s: from the starting barrier to the last node's end (virtual on `sim`).
     pub time_s: f64,
+    /// Whether the backend skipped the compute blocks (sim skeleton execution): the results
+    /// are then not the answer and must not be checked.
     pub compute_skipped: bool,
+    /// What each node's program returned, by pid.
     pub results: Vec<R>,
+    /// What each node did in each superstep.
     pub trace: Trace,
 }
 
 /// Runs `program` on every node between a starting barrier and the end of the slowest node;
 /// `T` is measured on the backend's clock (on `sim`, the virtual duration of the run, whose
 /// clock charges the last superstep only when the run ends).
-pub(crate) fn timed_run<R, F>(backend: &Backend, machine: &Machine, program: F) -> Result<Timed<R>>
+///
+/// This is how a [`Kernel::run`] times its HBSP program: the built-in kernels and user kernels
+/// alike (see the `user-kernel` example of the workspace). Non-positive marked speeds are
+/// refused before anything runs.
+pub fn timed_run<R, F>(backend: &Backend, machine: &Machine, program: F) -> Result<Timed<R>>
 where
     R: hbsp::NodeResult,
     F: Fn(&mut Ctx<'_>) -> Result<R> + Sync,
@@ -236,15 +247,16 @@ where
 
 /// Whether `backend` skips compute blocks (sim skeleton execution): numerical checks on
 /// values the blocks would have produced must then be skipped too.
-pub(crate) fn skeleton(backend: &Backend) -> bool {
+pub fn skeleton(backend: &Backend) -> bool {
     matches!(backend, Backend::Sim(options) if options.skip_compute)
 }
 
-/// The one result the root returned (every other node returns `None`).
-pub(crate) fn root_result<R>(results: Vec<Option<R>>) -> R {
-    results
-        .into_iter()
-        .flatten()
-        .next()
-        .expect("the root returns the result")
+/// The one result the root returned (every other node returns `None`); an error if no node
+/// returned one (a program that forgot to return its result on the root).
+pub fn root_result<R>(results: Vec<Option<R>>) -> Result<R> {
+    results.into_iter().flatten().next().ok_or_else(|| {
+        crate::error::invalid(
+            "no node returned the result: the root's program must return Some(result)",
+        )
+    })
 }

@@ -55,11 +55,14 @@ mod verify;
 
 pub use array::{Array, ArrayData};
 pub use error::{KernelError, Result};
-pub use kernel::{Kernel, KernelRun, Overhead, Verification, flops_per_unit};
+pub use kernel::{
+    Kernel, KernelRun, Overhead, Timed, Verification, flops_per_unit, root_result, skeleton,
+    speeds, timed_run,
+};
 pub use local::measure_dgemm_speed;
 pub use matrix::{ComplexMatrix, Matrix};
 pub use npy::{read_npy, write_npy};
-pub use registry::{KernelOptions, kernel_by_name, parse_grid};
+pub use registry::{KernelFactory, KernelOptions, KernelRegistry, kernel_by_name, parse_grid};
 
 /// The kernels' names, as the command line spells them.
 pub const KERNEL_NAMES: [&str; 5] = ["mm", "ge", "conv2d", "summa", "burg"];

@@ -120,7 +120,7 @@ pub(crate) fn check_operands(a: &Matrix, b: &Matrix) -> Result<usize> {
 pub fn multiply(a: &Matrix, b: &Matrix, backend: &Backend, machine: &Machine) -> Result<KernelRun> {
     let n = check_operands(a, b)?;
     let timed = timed_run(backend, machine, |ctx| node_program(ctx, a, b, n))?;
-    let c = Matrix::new(n, n, root_result(timed.results))?;
+    let c = Matrix::new(n, n, root_result(timed.results)?)?;
     let verification =
         Verification::unless_skipped(timed.compute_skipped, || product_check(a, b, &c, 0x5eed));
     Ok(KernelRun {

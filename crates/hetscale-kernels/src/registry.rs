@@ -1,5 +1,7 @@
 //! Kernels by name: how the command line and study specs turn `"ge"` plus options into a
-//! configured [`Kernel`].
+//! configured [`Kernel`], and how a user adds their own kernels ([`KernelRegistry`]).
+
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -39,7 +41,80 @@ impl Default for KernelOptions {
     }
 }
 
-/// The kernel called `name`, configured with `options`.
+/// Makes a configured kernel from the options a study spec or the command line gives.
+pub type KernelFactory = Arc<dyn Fn(&KernelOptions) -> Result<Box<dyn Kernel>> + Send + Sync>;
+
+/// The kernels a study spec or command line may name: the built-in ones and any a user adds.
+///
+/// ```
+/// use hetscale_kernels::{Kernel, KernelRegistry, mm::MmKernel};
+///
+/// // A user kernel is any `Kernel`; here `mm` again under another name, for brevity.
+/// let registry = KernelRegistry::builtin().with("my-mm", |_options| Ok(Box::new(MmKernel)))?;
+/// assert_eq!(registry.get("my-mm", &Default::default())?.work(10), 2000.0);
+/// assert!(registry.names().contains(&"ge".to_string()));
+/// assert!(KernelRegistry::builtin().with("ge", |_| Ok(Box::new(MmKernel))).is_err());
+/// # Ok::<(), hetscale_kernels::KernelError>(())
+/// ```
+#[derive(Clone, Default)]
+pub struct KernelRegistry {
+    added: Vec<(String, KernelFactory)>,
+}
+
+impl std::fmt::Debug for KernelRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KernelRegistry")
+            .field("names", &self.names())
+            .finish()
+    }
+}
+
+impl KernelRegistry {
+    /// The built-in kernels only ([`KERNEL_NAMES`]).
+    pub fn builtin() -> Self {
+        Self::default()
+    }
+
+    /// Adds the kernel `name`, made by `factory` from the options; `name` should be what the
+    /// kernel's [`Kernel::name`] returns. A name already taken is refused.
+    pub fn with(
+        mut self,
+        name: &str,
+        factory: impl Fn(&KernelOptions) -> Result<Box<dyn Kernel>> + Send + Sync + 'static,
+    ) -> Result<Self> {
+        if name.trim().is_empty() || self.names().iter().any(|n| n == name) {
+            return Err(invalid(format!(
+                "kernel name \"{name}\" is empty or taken ({}): register it under another name",
+                self.names().join(", ")
+            )));
+        }
+        self.added.push((name.to_string(), Arc::new(factory)));
+        Ok(self)
+    }
+
+    /// Every name this registry knows: the built-in kernels, then the added ones.
+    pub fn names(&self) -> Vec<String> {
+        KERNEL_NAMES
+            .iter()
+            .map(|n| n.to_string())
+            .chain(self.added.iter().map(|(n, _)| n.clone()))
+            .collect()
+    }
+
+    /// The kernel called `name`, configured with `options`.
+    pub fn get(&self, name: &str, options: &KernelOptions) -> Result<Box<dyn Kernel>> {
+        match self.added.iter().find(|(n, _)| n == name) {
+            Some((_, factory)) => factory(options),
+            None if KERNEL_NAMES.contains(&name) => kernel_by_name(name, options),
+            None => Err(invalid(format!(
+                "unknown kernel \"{name}\": use one of {}",
+                self.names().join(", ")
+            ))),
+        }
+    }
+}
+
+/// The built-in kernel called `name`, configured with `options`.
 pub fn kernel_by_name(name: &str, options: &KernelOptions) -> Result<Box<dyn Kernel>> {
     Ok(match name {
         "mm" => Box::new(MmKernel),

@@ -105,9 +105,8 @@ pub fn size_at_level(
     (lo, hi): (f64, f64),
 ) -> Option<f64> {
     let config = &runner.configurations()[index].configuration;
-    let kernel = runner.kernel();
     let efficiency = |n: f64| {
-        let w = kernel.work(n.round().max(1.0) as usize);
+        let w = runner.work(index, n);
         Ok(w / (fit.model.time(n, w) * config.marked_speed))
     };
     solve_for_target(efficiency, level, lo, hi, "fitted speed-efficiency").ok()
@@ -128,8 +127,8 @@ fn fit(runner: &Runner<'_>, index: usize, samples: Vec<Measurement>) -> Result<C
     if samples.len() < 3 {
         return Err(too_few("the overhead model"));
     }
-    let kernel = runner.kernel();
-    let work = |n: f64| Ok(kernel.work(n.round().max(1.0) as usize));
+    let work = |n: f64| Ok(runner.work(index, n));
+    let degree = separable_degree(degree, &samples, |n| runner.work(index, n));
     let points: Vec<(f64, f64)> = samples
         .iter()
         .map(|m| (m.n as f64, m.time.median))
@@ -166,6 +165,27 @@ fn fit(runner: &Runner<'_>, index: usize, samples: Vec<Measurement>) -> Result<C
         trend_quality,
         n_trend,
     })
+}
+
+/// The overhead polynomial's degree, lowered below `k` when the work is itself a polynomial of
+/// degree `k <= degree` in `N` (a command's `W = 2 n^2`, a dot product's `2 N - 1`): `a W / C`
+/// would then be a combination of `T_o`'s columns, and the fit could not tell them apart.
+fn separable_degree(degree: usize, samples: &[Measurement], work: impl Fn(f64) -> f64) -> usize {
+    let sizes: Vec<f64> = samples.iter().map(|m| m.n as f64).collect();
+    let works: Vec<f64> = sizes.iter().map(|&n| work(n)).collect();
+    let is_polynomial_of = |k: usize| {
+        // More samples than coefficients, or any k-degree fit would be exact.
+        sizes.len() > k + 1
+            && polyfit(&sizes, &works, k).is_ok_and(|(fit, _)| {
+                sizes
+                    .iter()
+                    .zip(&works)
+                    .all(|(&n, &w)| (fit.eval(n) - w).abs() <= 1e-6 * w.abs().max(1.0))
+            })
+    };
+    (1..=degree)
+        .find(|&k| is_polynomial_of(k))
+        .map_or(degree, |k| k - 1)
 }
 
 #[cfg(test)]

@@ -28,14 +28,18 @@
 //! # Ok::<(), hetscale_study::StudyError>(())
 //! ```
 
+pub mod command_study;
 pub mod computed;
 pub mod default_study;
 pub mod error;
 pub mod export;
+pub mod external;
+pub mod formula;
 pub mod marked_speed;
 pub mod measured;
 pub mod mpi_launch;
 pub mod predicted;
+pub mod program;
 pub mod runner;
 pub mod spec;
 pub mod stats;

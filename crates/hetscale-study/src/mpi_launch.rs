@@ -3,27 +3,16 @@
 //! time, the work and the verification. The study process itself needs no MPI.
 
 use std::path::PathBuf;
-use std::process::Command;
+use std::time::Duration;
 
 use hbsp::Platform;
 use hetscale_kernels::Verification;
 
 use crate::error::{Result, StudyError};
+use crate::external::launch;
+use crate::program::RunOutcome;
 use crate::runner::ResolvedConfiguration;
 use crate::spec::StudySpec;
-
-/// What the runner keeps of one run, wherever it ran.
-#[derive(Debug, Clone)]
-pub struct RunOutcome {
-    /// Problem size `N`.
-    pub n: usize,
-    /// Run time, s.
-    pub time_s: f64,
-    /// Work `W(N)`, flop.
-    pub work: f64,
-    /// The result's check against the kernel's sequential reference.
-    pub verification: Verification,
-}
 
 /// Launches the runs of one study as MPI jobs.
 pub struct MpiLauncher {
@@ -65,40 +54,50 @@ impl MpiLauncher {
         })
     }
 
-    /// The command of one run: configuration `config` at size `n`.
-    pub fn command(&self, spec: &StudySpec, config: &ResolvedConfiguration, n: usize) -> Command {
+    /// The command line of one run: configuration `config` at size `n`.
+    pub fn argv(&self, spec: &StudySpec, config: &ResolvedConfiguration, n: u64) -> Vec<String> {
         let mpi = &spec.mpi;
-        let mut command = Command::new(&mpi.launcher);
-        command.args(&mpi.launcher_args);
-        command.args(["-np", &config.machine.p().to_string()]);
+        let options = &spec.kernel_options;
+        let mut argv = vec![mpi.launcher.clone()];
+        argv.extend(mpi.launcher_args.iter().cloned());
+        argv.extend(["-np".into(), config.machine.p().to_string()]);
         if let Some(hostfile) = &mpi.hostfile {
-            command.args(["--hostfile", hostfile]);
+            argv.extend(["--hostfile".into(), hostfile.clone()]);
         }
         if let Some(hosts) = &mpi.hosts {
-            command.args(["--host", hosts]);
+            argv.extend(["--host".into(), hosts.clone()]);
         }
-        command.arg(&self.hetscale);
-        command.args(["run", &spec.kernel, "--backend", "mpi", "--json"]);
-        command.arg("--platform").arg(&self.platform_file);
-        command.args(["--nodes", &config.nodes]);
-        command.args(["--n", &n.to_string(), "--seed", &spec.seed.to_string()]);
-        let options = &spec.kernel_options;
-        command.args([
+        argv.push(self.hetscale.display().to_string());
+        let run = [
+            "run",
+            &spec.kernel,
+            "--backend",
+            "mpi",
+            "--json",
+            "--nodes",
+            &config.nodes,
             "--pivoting",
             &options.pivoting,
             "--strategy",
             &options.strategy,
+        ];
+        argv.extend(run.map(String::from));
+        argv.extend([
+            "--platform".into(),
+            self.platform_file.display().to_string(),
         ]);
-        command.args([
-            "--nb",
-            &options.nb.to_string(),
-            "--order",
-            &options.order.to_string(),
+        argv.extend([
+            "--n".into(),
+            n.to_string(),
+            "--seed".into(),
+            spec.seed.to_string(),
         ]);
+        argv.extend(["--nb".into(), options.nb.to_string()]);
+        argv.extend(["--order".into(), options.order.to_string()]);
         if let Some(grid) = &options.grid {
-            command.args(["--grid", grid]);
+            argv.extend(["--grid".into(), grid.clone()]);
         }
-        command
+        argv
     }
 
     /// Runs configuration `config` at size `n` and reads its report.
@@ -106,29 +105,15 @@ impl MpiLauncher {
         &self,
         spec: &StudySpec,
         config: &ResolvedConfiguration,
-        n: usize,
+        n: u64,
     ) -> Result<RunOutcome> {
         let fail = |message: String| StudyError::Configuration {
             configuration: config.configuration.label.clone(),
             message: format!("N = {n} on mpi: {message}"),
         };
-        let output = self.command(spec, config, n).output().map_err(|e| {
-            fail(format!(
-                "cannot start {} ({e}): install OpenMPI or set [mpi] launcher",
-                spec.mpi.launcher
-            ))
-        })?;
-        if !output.status.success() {
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            let last = stderr
-                .lines()
-                .rev()
-                .find(|l| l.starts_with("hetscale:") || l.starts_with("hbsp:"))
-                .or_else(|| stderr.lines().rev().find(|l| !l.trim().is_empty()))
-                .unwrap_or("no message");
-            return Err(fail(format!("the job failed ({}): {last}", output.status)));
-        }
-        parse_report(&output.stdout).map_err(fail)
+        let timeout = Duration::from_secs_f64(spec.mpi.timeout_s);
+        let output = launch(&self.argv(spec, config, n), timeout).map_err(fail)?;
+        parse_report(output.stdout.as_bytes()).map_err(fail)
     }
 }
 
@@ -149,10 +134,10 @@ fn parse_report(stdout: &[u8]) -> std::result::Result<RunOutcome, String> {
     );
     verification.passed = checked["passed"].as_bool().unwrap_or(false);
     Ok(RunOutcome {
-        n: number(&json, "n")? as usize,
+        n: number(&json, "n")? as u64,
         time_s: number(&json, "time_s")?,
         work: number(&json, "work_flop")?,
-        verification,
+        verification: Some(verification),
     })
 }
 
@@ -167,7 +152,7 @@ mod tests {
             "passed": true, "skipped": false}}"#;
         let outcome = parse_report(report).unwrap();
         assert_eq!((outcome.n, outcome.time_s, outcome.work), (64, 0.25, 1.5e5));
-        assert!(outcome.verification.passed);
+        assert!(outcome.verification.unwrap().passed);
         let missing = parse_report(br#"{"n": 64, "work_flop": 1.0, "verification": {}}"#);
         assert!(missing.unwrap_err().contains("\"error\""));
         assert!(

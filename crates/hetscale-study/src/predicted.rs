@@ -1,11 +1,11 @@
 //! Approach 3, predicted scalability (Sun & Rover IV-A; Chen, Sun & Wu section 4.5): solve the
 //! isospeed-e condition `W/(T C) = E_s` for `N` on every configuration with a time model.
 
-use hetscale_kernels::Kernel;
 use hetscale_model::error::positive;
 use hetscale_model::scalability::ScalabilityMatrix;
 use hetscale_model::{ModelError, Result, metrics, root};
 
+use crate::program::Program;
 use crate::runner::ResolvedConfiguration;
 use serde::Serialize;
 
@@ -63,14 +63,14 @@ pub struct PredictedStudy {
 /// the isospeed-e scalability between the configurations.
 pub fn predict(
     configs: &[Configuration],
-    work: impl Fn(f64) -> Result<f64>,
+    work: impl Fn(f64, &Configuration) -> Result<f64>,
     time: impl Fn(f64, &Configuration) -> Result<f64>,
     target: f64,
     range: (f64, f64),
 ) -> Result<PredictedStudy> {
     positive("target speed-efficiency", target)?;
     let efficiency = |n: f64, c: &Configuration| {
-        metrics::speed_efficiency(work(n)?, time(n, c)?, c.marked_speed)
+        metrics::speed_efficiency(work(n, c)?, time(n, c)?, c.marked_speed)
     };
     let points = configs
         .iter()
@@ -85,7 +85,7 @@ pub fn predict(
             Ok(PredictedPoint {
                 configuration: c.clone(),
                 n,
-                work: work(n)?,
+                work: work(n, c)?,
                 time_s: time(n, c)?,
                 speed_efficiency: efficiency(n, c)?,
             })
@@ -103,9 +103,10 @@ pub fn predict(
     })
 }
 
-/// A kernel's time model on a configuration: `T(N) = a T_compute(N) + k T_o(N)`, where
-/// `T_compute = (1 - alpha) W / C + alpha W / C_root` and `T_o` is the kernel's HBSP^1 overhead
-/// model on the configuration's machine. `a = k = 1` is the model as derived; approach 3
+/// A kernel's (or command's) time model on a configuration: `T(N) = a T_compute(N) + k T_o(N)`,
+/// where for a kernel `T_compute = (1 - alpha) W / C + alpha W / C_root` and `T_o` is its
+/// HBSP^1 overhead model on the configuration's machine; for a command `T_compute = W / C` and
+/// `T_o` is the spec's overhead formula ([`Program::model_parts`]). `a = k = 1` is the model as derived; approach 3
 /// calibrates `a` on the base configuration, the held-out check fits both.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct KernelTimeModel {
@@ -125,35 +126,30 @@ impl Default for KernelTimeModel {
 }
 
 impl KernelTimeModel {
-    /// Compute and overhead times, s, of `kernel` at size `n` on `config` (model as derived).
+    /// Compute and overhead times, s, of `program` at size `n` on `config` (model as derived).
     pub fn parts(
-        kernel: &dyn Kernel,
+        program: &Program,
         n: f64,
         config: &ResolvedConfiguration,
     ) -> crate::Result<(f64, f64)> {
-        let n = n.round().max(1.0) as usize;
-        let overhead = kernel.overhead(n, &config.machine)?;
-        let work = kernel.work(n);
-        let total =
-            overhead.predicted_time_s(work, config.configuration.marked_speed, config.root_speed);
-        Ok((total - overhead.overhead_s, overhead.overhead_s))
+        program.model_parts(n, config)
     }
 
     /// Predicted time, s.
     pub fn time(
         &self,
-        kernel: &dyn Kernel,
+        program: &Program,
         n: f64,
         config: &ResolvedConfiguration,
     ) -> crate::Result<f64> {
-        let (compute, overhead) = Self::parts(kernel, n, config)?;
+        let (compute, overhead) = Self::parts(program, n, config)?;
         Ok(self.compute_factor * compute + self.overhead_factor * overhead)
     }
 
     /// Predicts every configuration's size for `target` in `range` with this model.
     pub fn predict(
         &self,
-        kernel: &dyn Kernel,
+        program: &Program,
         configs: &[ResolvedConfiguration],
         target: f64,
         range: (f64, f64),
@@ -167,9 +163,9 @@ impl KernelTimeModel {
         };
         predict(
             &plain,
-            |n| Ok(kernel.work(n.round().max(1.0) as usize)),
+            |n, c| Ok(program.work(n, c.nodes)),
             |n, c| {
-                self.time(kernel, n, by_label(c))
+                self.time(program, n, by_label(c))
                     .map_err(|e| ModelError::Inconsistent(e.to_string()))
             },
             target,
@@ -191,7 +187,7 @@ mod tests {
             .collect();
         let s = predict(
             &configs,
-            workload::mm,
+            |n, _| workload::mm(n),
             |n, c| Ok(workload::mm(n)? / c.marked_speed + 0.5),
             0.4,
             (1.0, 1e5),
@@ -210,7 +206,7 @@ mod tests {
         let configs = vec![Configuration::new("a", 1, 1e6).unwrap()];
         let err = predict(
             &configs,
-            workload::mm,
+            |n, _| workload::mm(n),
             |n, c| Ok(2.0 * workload::mm(n)? / c.marked_speed),
             0.9,
             (1.0, 1e4),

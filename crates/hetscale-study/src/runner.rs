@@ -6,12 +6,13 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use hbsp::{Backend, Machine, Platform, WorkCharge};
-use hetscale_kernels::{Kernel, flops_per_unit, kernel_by_name};
+use hetscale_kernels::{KernelRegistry, flops_per_unit};
 use serde::Serialize;
 
 use crate::error::{Result, StudyError};
-use crate::mpi_launch::{MpiLauncher, RunOutcome};
+use crate::mpi_launch::MpiLauncher;
 use crate::predicted::Configuration;
+use crate::program::{Hostfiles, Program, RunOutcome};
 use crate::spec::{Approach, StudySpec};
 use crate::stats::{Summary, summarize};
 use crate::store::{RunKey, RunRecord, Store};
@@ -76,7 +77,10 @@ pub struct Measurement {
 /// Executes and records the runs of one study.
 pub struct Runner<'a> {
     spec: &'a StudySpec,
-    kernel: Box<dyn Kernel>,
+    program: Program,
+    hostfiles: Hostfiles,
+    /// The first run that failed, for a study none of whose runs completed.
+    first_failure: RefCell<Option<String>>,
     store: &'a Store,
     observer: &'a dyn Observer,
     backend: Backend,
@@ -89,10 +93,21 @@ pub struct Runner<'a> {
 }
 
 impl<'a> Runner<'a> {
-    /// Resolves the spec's kernel, backend, platform and configurations and registers the
-    /// study in the store (refusing a stored study of the same name with another spec).
+    /// Resolves the spec's kernel (a built-in one) or command, backend, platform and
+    /// configurations and registers the study in the store (refusing a stored study of the
+    /// same name with another spec).
     pub fn new(spec: &'a StudySpec, store: &'a Store, observer: &'a dyn Observer) -> Result<Self> {
-        let kernel = kernel_by_name(&spec.kernel, &spec.kernel_options)?;
+        Self::new_with(spec, &KernelRegistry::builtin(), store, observer)
+    }
+
+    /// As [`Runner::new`], the kernel looked up in `registry`.
+    pub fn new_with(
+        spec: &'a StudySpec,
+        registry: &KernelRegistry,
+        store: &'a Store,
+        observer: &'a dyn Observer,
+    ) -> Result<Self> {
+        let program = Program::of(spec, registry)?;
         let platform = Platform::load(&spec.platform)?;
         let configurations = spec
             .configurations
@@ -102,7 +117,9 @@ impl<'a> Runner<'a> {
         store.register_study(&spec.name, &spec.canonical())?;
         Ok(Self {
             spec,
-            kernel,
+            program,
+            hostfiles: Hostfiles::default(),
+            first_failure: RefCell::new(None),
             store,
             observer,
             backend: backend(spec, spec.skeleton)?,
@@ -121,12 +138,13 @@ impl<'a> Runner<'a> {
     /// result can be re-derived (for a report) without running anything.
     pub fn replaying(
         spec: &'a StudySpec,
+        registry: &KernelRegistry,
         store: &'a Store,
         observer: &'a dyn Observer,
     ) -> Result<Self> {
         Ok(Self {
             replay: true,
-            ..Self::new(spec, store, observer)?
+            ..Self::new_with(spec, registry, store, observer)?
         })
     }
 
@@ -145,9 +163,25 @@ impl<'a> Runner<'a> {
         self.spec
     }
 
-    /// The kernel.
-    pub fn kernel(&self) -> &dyn Kernel {
-        self.kernel.as_ref()
+    /// The kernel or command studied.
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// Work `W` at size `n` on configuration `index`, flop.
+    pub fn work(&self, index: usize, n: f64) -> f64 {
+        self.program
+            .work(n, self.configurations[index].configuration.nodes)
+    }
+
+    /// The first run that failed, if no run has completed: why the whole study failed.
+    pub fn failure_of_every_run(&self) -> Option<StudyError> {
+        let none_completed = self.measurements.borrow().is_empty();
+        let failure = self.first_failure.borrow().clone()?;
+        none_completed.then(|| StudyError::Configuration {
+            configuration: self.spec.name.clone(),
+            message: format!("every run failed; the first: {failure}"),
+        })
     }
 
     /// The configurations, in the spec's order.
@@ -182,15 +216,18 @@ impl<'a> Runner<'a> {
             let key = self.key(config, SAMPLE, n, repetition);
             let time = match self.store.find(key)? {
                 Some(stored) => stored.time_s,
-                None if self.replay => return Err(self.missing(config, n)),
                 None => {
+                    if let Some(error) = self.store.failure(key)? {
+                        return Err(self.failed(config, error));
+                    }
+                    if self.replay {
+                        return Err(self.missing(config, n));
+                    }
                     if !warmed_up {
                         self.warm_up(config, n)?;
                         warmed_up = true;
                     }
-                    let run = self.execute(config, &self.backend, n)?;
-                    self.store
-                        .record(&self.record(config, SAMPLE, repetition, &run))?;
+                    let run = self.execute_recorded(config, n, repetition)?;
                     run.time_s
                 }
             };
@@ -221,7 +258,9 @@ impl<'a> Runner<'a> {
         let run = self.execute(config, &backend(self.spec, false)?, n)?;
         let record = self.record(config, VERIFICATION, 0, &run);
         self.store.record(&record)?;
-        let v = &run.verification;
+        let Some(v) = &run.verification else {
+            return Ok(record);
+        };
         if !v.passed {
             return Err(StudyError::Configuration {
                 configuration: config.configuration.label.clone(),
@@ -257,34 +296,73 @@ impl<'a> Runner<'a> {
         Ok(())
     }
 
+    /// Runs one sample and stores it, completed or failed (a failure is never a measurement).
+    fn execute_recorded(
+        &self,
+        config: &ResolvedConfiguration,
+        n: u64,
+        repetition: u32,
+    ) -> Result<RunOutcome> {
+        let started = std::time::Instant::now();
+        match self.execute(config, &self.backend, n) {
+            Ok(run) => {
+                self.store
+                    .record(&self.record(config, SAMPLE, repetition, &run))?;
+                Ok(run)
+            }
+            Err(e) => {
+                let error = match e {
+                    StudyError::Configuration { message, .. } => message,
+                    other => other.to_string(),
+                };
+                let run = RunOutcome {
+                    n,
+                    time_s: started.elapsed().as_secs_f64(),
+                    work: self.work_or_zero(config, n),
+                    verification: None,
+                };
+                let record = self.record(config, SAMPLE, repetition, &run);
+                self.store.record_failure(&record, &error)?;
+                Err(self.failed(config, error))
+            }
+        }
+    }
+
+    /// The error of a failed run (`message` already names `N`), noted for the study's end.
+    fn failed(&self, config: &ResolvedConfiguration, message: String) -> StudyError {
+        let error = StudyError::Configuration {
+            configuration: config.configuration.label.clone(),
+            message,
+        };
+        self.first_failure
+            .borrow_mut()
+            .get_or_insert_with(|| error.to_string());
+        error
+    }
+
+    fn work_or_zero(&self, config: &ResolvedConfiguration, n: u64) -> f64 {
+        let work = self.program.work(n as f64, config.configuration.nodes);
+        if work.is_finite() { work } else { 0.0 }
+    }
+
     fn execute(
         &self,
         config: &ResolvedConfiguration,
         backend: &Backend,
         n: u64,
     ) -> Result<RunOutcome> {
-        let fail = |e: hetscale_kernels::KernelError| StudyError::Configuration {
-            configuration: config.configuration.label.clone(),
-            message: format!("N = {n}: {e}"),
-        };
-        let n = usize::try_from(n).map_err(|_| StudyError::Configuration {
-            configuration: config.configuration.label.clone(),
-            message: format!("N = {n} does not fit this machine's address space"),
-        })?;
         if let Some(launcher) = &self.launcher {
             return launcher.run(self.spec, config, n);
         }
-        let inputs = self.kernel.generate(n, self.spec.seed).map_err(fail)?;
-        let run = self
-            .kernel
-            .run(&inputs, backend, &config.machine)
-            .map_err(fail)?;
-        Ok(RunOutcome {
-            n: run.n,
-            time_s: run.time_s,
-            work: run.work,
-            verification: run.verification,
-        })
+        let hostfile = self.hostfiles.path_for(&self.program, config)?;
+        crate::program::execute(
+            &self.program,
+            self.spec.seed,
+            config,
+            backend,
+            n,
+            hostfile.as_deref(),
+        )
     }
 
     fn enough(&self, times: &[f64]) -> Result<bool> {
@@ -306,7 +384,7 @@ impl<'a> Runner<'a> {
         times: &[f64],
     ) -> Result<Measurement> {
         let time = summarize(times)?;
-        let work = self.kernel.work(n as usize);
+        let work = self.program.work(n as f64, config.configuration.nodes);
         let c = config.configuration.marked_speed;
         let efficiency = |t: f64| work / (t * c);
         Ok(Measurement {
@@ -336,12 +414,12 @@ impl<'a> Runner<'a> {
             configuration: c.label.clone(),
             nodes: c.nodes as u32,
             marked_speed: c.marked_speed,
-            n: run.n as u64,
+            n: run.n,
             repetition,
             time_s: run.time_s,
             work: run.work,
             speed_efficiency: run.work / (run.time_s * c.marked_speed),
-            verified: run.verification.passed,
+            verified: run.verification.as_ref().is_some_and(|v| v.passed),
             host: self.host.clone(),
             version: env!("CARGO_PKG_VERSION").into(),
         }
@@ -378,6 +456,10 @@ pub fn resolve(platform: &Platform, label: &str, nodes: &str) -> Result<Resolved
 /// The backend of the spec; on `sim`, kernels' declared work is charged exactly, so runs are
 /// deterministic.
 fn backend(spec: &StudySpec, skeleton: bool) -> Result<Backend> {
+    if spec.command.is_some() {
+        // Never used: a command runs itself.
+        return Ok(Backend::threads());
+    }
     let mut backend: Backend = spec.backend.parse()?;
     if let Backend::Sim(options) = &mut backend {
         options.work = WorkCharge::Declared;

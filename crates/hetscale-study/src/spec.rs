@@ -25,16 +25,39 @@
 //! hostfile = "hosts.txt"          # passed as --hostfile
 //! hosts = "a,b"                   # passed as --host
 //! hetscale = "/opt/hetscale"      # a hetscale built with feature mpi; default: this one
+//! timeout_s = 3600                # a run's job is killed after this long
+//! ```
+//!
+//! Instead of `kernel`, a `[command]` table studies any program (see [`crate::external`]):
+//!
+//! ```toml
+//! name = "my-solver"
+//! platform = "my-cluster.toml"    # the nodes' marked speeds: E_s = W / (T C)
+//! target = 0.5
+//! n_max = 4096
+//!
+//! [command]
+//! template = "./solver --size {n} --procs {p} --hosts {hostfile}"
+//! work = "2*n^3"                  # W in n (and p), flop
+//! overhead = "1e-3*p"             # T_o in n and p, s: approach 3 needs it
+//! time_regex = "elapsed: (\S+) s" # or time_json = "timing.total_s"; default: wall clock
+//! timeout_s = 60
+//!
+//! [[configuration]]
+//! label = "C_1"
+//! nodes = "1"
 //! ```
 //!
 //! Every rejection is one line naming the TOML line and the field.
 
-use hetscale_kernels::KernelOptions;
+use hetscale_kernels::{KernelOptions, KernelRegistry};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 use toml::Spanned;
 
 use crate::error::{Result, StudyError};
+use crate::external::CommandSpec;
+use crate::program::COMMAND_KERNEL;
 
 /// The three ways to find the problem size of each configuration (SPEC section 6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -67,8 +90,11 @@ impl Approach {
 pub struct StudySpec {
     /// Study name: the key of its runs in the database.
     pub name: String,
-    /// Kernel name.
+    /// Kernel name (`command` for a command study).
     pub kernel: String,
+    /// The external command studied instead of a kernel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<CommandSpec>,
     /// Options of the kernel.
     pub kernel_options: KernelOptions,
     /// Backend: `sim` or `threads`.
@@ -113,7 +139,7 @@ pub struct StudySpec {
 
 /// How a study on `backend = "mpi"` launches each run: an `mpirun -np P` job of
 /// `hetscale run --backend mpi --json`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MpiLaunch {
     /// The launcher (`mpirun` or a compatible one).
@@ -127,6 +153,8 @@ pub struct MpiLaunch {
     /// The hetscale executable the ranks run, built with feature `mpi`; by default the one
     /// running the study.
     pub hetscale: Option<String>,
+    /// Seconds a run may take before its job is killed and the run recorded as failed.
+    pub timeout_s: f64,
 }
 
 impl Default for MpiLaunch {
@@ -137,6 +165,7 @@ impl Default for MpiLaunch {
             hostfile: None,
             hosts: None,
             hetscale: None,
+            timeout_s: 3600.0,
         }
     }
 }
@@ -155,11 +184,11 @@ pub struct ConfigurationSpec {
 #[serde(deny_unknown_fields)]
 struct RawSpec {
     name: Spanned<String>,
-    kernel: Spanned<String>,
+    kernel: Option<Spanned<String>>,
+    command: Option<Spanned<CommandSpec>>,
     #[serde(default)]
     kernel_options: KernelOptions,
-    #[serde(default = "default_backend")]
-    backend: Spanned<String>,
+    backend: Option<Spanned<String>>,
     platform: Spanned<String>,
     #[serde(default = "default_skeleton")]
     skeleton: Spanned<bool>,
@@ -186,9 +215,6 @@ struct RawSpec {
     mpi: Option<Spanned<MpiLaunch>>,
 }
 
-fn default_backend() -> Spanned<String> {
-    Spanned::new(0..0, "sim".into())
-}
 fn default_skeleton() -> Spanned<bool> {
     Spanned::new(0..0, false)
 }
@@ -211,12 +237,20 @@ fn default_seed() -> u64 {
     1
 }
 
-/// Backends a study can run on: in-process, or by launching `mpirun` per run.
+/// Backends a study can run kernels on: in-process, or by launching `mpirun` per run.
 const BACKENDS: [&str; 3] = ["sim", "threads", "mpi"];
+/// The backend of command studies: the command runs itself.
+pub const EXTERNAL_BACKEND: &str = "external";
 
 impl StudySpec {
-    /// Parses and validates a spec; `source` names the text in errors (a path or `default`).
+    /// Parses and validates a spec with the built-in kernels; `source` names the text in
+    /// errors (a path or `default`).
     pub fn from_toml_str(text: &str, source: &str) -> Result<Self> {
+        Self::from_toml_str_with(text, source, &KernelRegistry::builtin())
+    }
+
+    /// Parses and validates a spec whose kernel may be any of `registry`'s.
+    pub fn from_toml_str_with(text: &str, source: &str, registry: &KernelRegistry) -> Result<Self> {
         let raw: RawSpec = toml::from_str(text).map_err(|e| {
             let line = e.span().map(|s| line_of(text, &s));
             spec_error(source, line, e.message().trim().replace('\n', "; "))
@@ -225,15 +259,20 @@ impl StudySpec {
             let line = (span.end > 0).then(|| line_of(text, &span));
             spec_error(source, line, message)
         };
-        validate(raw, at)
+        validate(raw, registry, at)
     }
 
-    /// Reads and validates the spec file at `path`.
+    /// Reads and validates the spec file at `path` with the built-in kernels.
     pub fn from_file(path: &std::path::Path) -> Result<Self> {
+        Self::from_file_with(path, &KernelRegistry::builtin())
+    }
+
+    /// Reads and validates the spec file at `path`; its kernel may be any of `registry`'s.
+    pub fn from_file_with(path: &std::path::Path, registry: &KernelRegistry) -> Result<Self> {
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path)
             .map_err(|e| spec_error(&shown, None, format!("cannot read the file: {e}")))?;
-        Self::from_toml_str(&text, &shown)
+        Self::from_toml_str_with(&text, &shown, registry)
     }
 
     /// The spec as canonical JSON: what the database compares to refuse resuming a study
@@ -256,7 +295,11 @@ impl StudySpec {
     }
 }
 
-fn validate(raw: RawSpec, at: impl Fn(Range<usize>, String) -> StudyError) -> Result<StudySpec> {
+fn validate(
+    raw: RawSpec,
+    registry: &KernelRegistry,
+    at: impl Fn(Range<usize>, String) -> StudyError,
+) -> Result<StudySpec> {
     let text_field = |field: &Spanned<String>, name: &str| {
         if field.get_ref().trim().is_empty() {
             Err(at(field.span(), format!("{name} is empty: give a value")))
@@ -265,19 +308,7 @@ fn validate(raw: RawSpec, at: impl Fn(Range<usize>, String) -> StudyError) -> Re
         }
     };
     let name = text_field(&raw.name, "name")?;
-    let kernel = text_field(&raw.kernel, "kernel")?;
-    hetscale_kernels::kernel_by_name(&kernel, &raw.kernel_options)
-        .map_err(|e| at(raw.kernel.span(), format!("kernel: {e}")))?;
-    let backend = text_field(&raw.backend, "backend")?;
-    if !BACKENDS.contains(&backend.as_str()) {
-        return Err(at(
-            raw.backend.span(),
-            format!(
-                "backend \"{backend}\" cannot run studies: use {}",
-                BACKENDS.join(", ")
-            ),
-        ));
-    }
+    let (kernel, backend) = program_and_backend(&raw, registry, &at)?;
     let platform = text_field(&raw.platform, "platform")?;
     if *raw.skeleton.get_ref() && backend != "sim" {
         return Err(at(
@@ -378,6 +409,7 @@ fn validate(raw: RawSpec, at: impl Fn(Range<usize>, String) -> StudyError) -> Re
     Ok(StudySpec {
         name,
         kernel,
+        command: raw.command.map(|c| c.into_inner()),
         kernel_options: raw.kernel_options,
         backend,
         platform,
@@ -414,6 +446,15 @@ fn validate_mpi(
             "[mpi] is for backend = \"mpi\": remove it or change the backend".into(),
         ));
     }
+    if !(mpi.get_ref().timeout_s > 0.0 && mpi.get_ref().timeout_s.is_finite()) {
+        return Err(at(
+            mpi.span(),
+            format!(
+                "[mpi] timeout_s = {}: give a positive number of seconds",
+                mpi.get_ref().timeout_s
+            ),
+        ));
+    }
     if mpi.get_ref().launcher.trim().is_empty() {
         return Err(at(
             mpi.span(),
@@ -421,6 +462,64 @@ fn validate_mpi(
         ));
     }
     Ok(mpi.into_inner())
+}
+
+/// The kernel's name (checked in `registry`) or, for a `[command]`, [`COMMAND_KERNEL`] (the
+/// command checked); and the backend.
+fn program_and_backend(
+    raw: &RawSpec,
+    registry: &KernelRegistry,
+    at: &impl Fn(Range<usize>, String) -> StudyError,
+) -> Result<(String, String)> {
+    let backend = raw
+        .backend
+        .as_ref()
+        .map(|b| (b.get_ref().clone(), b.span()));
+    match (&raw.kernel, &raw.command) {
+        (Some(_), Some(command)) => Err(at(
+            command.span(),
+            "give kernel or [command], not both".into(),
+        )),
+        (None, None) => Err(at(
+            0..0,
+            "missing field `kernel`: name a kernel, or give a [command] table to study any program"
+                .into(),
+        )),
+        (None, Some(command)) => {
+            command
+                .get_ref()
+                .validate()
+                .map_err(|e| at(command.span(), format!("[command] {e}")))?;
+            match backend {
+                Some((b, span)) if b != EXTERNAL_BACKEND => Err(at(
+                    span,
+                    format!(
+                        "backend \"{b}\" does not apply to a [command], which runs itself: drop backend"
+                    ),
+                )),
+                _ => Ok((COMMAND_KERNEL.into(), EXTERNAL_BACKEND.into())),
+            }
+        }
+        (Some(kernel), None) => {
+            if kernel.get_ref().trim().is_empty() {
+                return Err(at(kernel.span(), "kernel is empty: give a value".into()));
+            }
+            registry
+                .get(kernel.get_ref(), &raw.kernel_options)
+                .map_err(|e| at(kernel.span(), format!("kernel: {e}")))?;
+            let (backend, span) = backend.unwrap_or(("sim".into(), 0..0));
+            if !BACKENDS.contains(&backend.as_str()) {
+                return Err(at(
+                    span,
+                    format!(
+                        "backend \"{backend}\" cannot run studies: use {}",
+                        BACKENDS.join(", ")
+                    ),
+                ));
+            }
+            Ok((kernel.get_ref().clone(), backend))
+        }
+    }
 }
 
 fn positive_count(

@@ -7,8 +7,13 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::time::Duration;
 
-/// Schema version written into `meta`; bump on incompatible changes.
-const SCHEMA_VERSION: i64 = 2;
+/// Schema version written into `meta`; bump on incompatible changes. Version 3 added the
+/// runs' `status` (`ok` or `failed`) and `error`; a version 2 database is migrated on open.
+const SCHEMA_VERSION: i64 = 3;
+/// The version [`Store::open`] migrates from by adding the status columns.
+const MIGRATABLE_VERSION: i64 = 2;
+/// `runs.status` of a run that failed (non-zero exit, timeout, unreadable time, ...).
+const FAILED: &str = "failed";
 /// How long a writer waits for another process's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -38,8 +43,17 @@ CREATE TABLE IF NOT EXISTS runs (
     host TEXT NOT NULL,
     version TEXT NOT NULL,
     recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    status TEXT NOT NULL DEFAULT 'ok',
+    error TEXT,
     UNIQUE (study, purpose, configuration, n, repetition)
 );
+";
+
+/// Version 2 to 3: the status columns, every existing run completed.
+const MIGRATE_FROM_2: &str = "
+ALTER TABLE runs ADD COLUMN status TEXT NOT NULL DEFAULT 'ok';
+ALTER TABLE runs ADD COLUMN error TEXT;
+UPDATE meta SET value = '3' WHERE key = 'schema_version';
 ";
 
 /// One completed run, as stored.
@@ -151,6 +165,15 @@ impl Store {
                 Ok(())
             }
             Some(v) if v == SCHEMA_VERSION.to_string() => Ok(()),
+            Some(v) if v == MIGRATABLE_VERSION.to_string() => {
+                // One transaction: a failed migration leaves the version 2 database as it was.
+                self.conn
+                    .execute_batch(&format!("BEGIN IMMEDIATE; {MIGRATE_FROM_2} COMMIT;"))
+                    .map_err(|e| {
+                        let _ = self.conn.execute_batch("ROLLBACK");
+                        fail(e)
+                    })
+            }
             Some(v) => Err(StudyError::Store {
                 path: self.path.clone(),
                 why: format!(
@@ -250,11 +273,67 @@ impl Store {
         Ok(written == 1)
     }
 
-    /// The stored run with this key, if any.
+    /// Writes `run` as failed, with the one-line `error` (its `time_s` is the time until the
+    /// failure, its `speed_efficiency` 0), unless a run with the same key exists. A failed run
+    /// is never returned by [`Store::find`] or [`Store::runs`], so it never counts as a
+    /// measurement; [`Store::failure`] and [`Store::failed_runs`] return it.
+    pub fn record_failure(&self, run: &RunRecord, error: &str) -> Result<bool> {
+        let written = self.record(run)?;
+        if written {
+            self.conn
+                .execute(
+                    &format!("UPDATE runs SET status = '{FAILED}', error = ?6, speed_efficiency = 0 {KEY_MATCH}"),
+                    params![run.study, run.purpose, run.configuration, run.n as i64, run.repetition, error],
+                )
+                .map_err(|e| store_error(&self.path, &e))?;
+        }
+        Ok(written)
+    }
+
+    /// Why the run with this key failed, if it is stored as failed.
+    pub fn failure(&self, key: RunKey<'_>) -> Result<Option<String>> {
+        self.conn
+            .query_row(
+                &format!("SELECT error FROM runs {KEY_MATCH} AND status = '{FAILED}'"),
+                params![
+                    key.study,
+                    key.purpose,
+                    key.configuration,
+                    key.n as i64,
+                    key.repetition
+                ],
+                |r| r.get::<_, Option<String>>(0),
+            )
+            .optional()
+            .map(|found| found.map(Option::unwrap_or_default))
+            .map_err(|e| store_error(&self.path, &e))
+    }
+
+    /// Every failed run (of one study, if given) with its error, in insertion order.
+    pub fn failed_runs(&self, study: Option<&str>) -> Result<Vec<(RunRecord, String)>> {
+        let fail = |e: rusqlite::Error| store_error(&self.path, &e);
+        let mut stmt = self
+            .conn
+            .prepare(&format!(
+                "{SELECT_ANY_RUN}, error FROM runs WHERE status = '{FAILED}' AND (?1 IS NULL OR study = ?1) ORDER BY id"
+            ))
+            .map_err(fail)?;
+        let rows = stmt
+            .query_map(params![study], |r| {
+                Ok((
+                    row_to_run(r)?,
+                    r.get::<_, Option<String>>(16)?.unwrap_or_default(),
+                ))
+            })
+            .map_err(fail)?;
+        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(fail)
+    }
+
+    /// The completed run with this key, if any.
     pub fn find(&self, key: RunKey<'_>) -> Result<Option<RunRecord>> {
         self.conn
             .query_row(
-                &format!("{SELECT_RUN} WHERE study = ?1 AND purpose = ?2 AND configuration = ?3 AND n = ?4 AND repetition = ?5"),
+                &format!("{SELECT_RUN} AND study = ?1 AND purpose = ?2 AND configuration = ?3 AND n = ?4 AND repetition = ?5"),
                 params![key.study, key.purpose, key.configuration, key.n as i64, key.repetition],
                 row_to_run,
             )
@@ -262,13 +341,14 @@ impl Store {
             .map_err(|e| store_error(&self.path, &e))
     }
 
-    /// Every stored run (of one study, if given), in insertion order.
+    /// Every completed run (of one study, if given), in insertion order; failed runs are left
+    /// out (see [`Store::failed_runs`]).
     pub fn runs(&self, study: Option<&str>) -> Result<Vec<RunRecord>> {
         let fail = |e: rusqlite::Error| store_error(&self.path, &e);
         let mut stmt = self
             .conn
             .prepare(&format!(
-                "{SELECT_RUN} WHERE (?1 IS NULL OR study = ?1) ORDER BY id"
+                "{SELECT_RUN} AND (?1 IS NULL OR study = ?1) ORDER BY id"
             ))
             .map_err(fail)?;
         let rows = stmt.query_map(params![study], row_to_run).map_err(fail)?;
@@ -276,8 +356,14 @@ impl Store {
     }
 }
 
+const SELECT_ANY_RUN: &str = "SELECT study, purpose, kernel, backend, platform, configuration, nodes, marked_speed, n, \
+    repetition, time_s, work, speed_efficiency, verified, host, version";
+/// Completed runs only; the query goes on with `AND ...`.
 const SELECT_RUN: &str = "SELECT study, purpose, kernel, backend, platform, configuration, nodes, marked_speed, n, \
-    repetition, time_s, work, speed_efficiency, verified, host, version FROM runs";
+    repetition, time_s, work, speed_efficiency, verified, host, version FROM runs WHERE status = 'ok'";
+/// The WHERE clause of one run by its key, parameters 1 to 5.
+const KEY_MATCH: &str =
+    "WHERE study = ?1 AND purpose = ?2 AND configuration = ?3 AND n = ?4 AND repetition = ?5";
 
 fn row_to_run(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
     Ok(RunRecord {
@@ -370,6 +456,71 @@ mod tests {
         assert_eq!(store.find(key).unwrap(), Some(sample(100, 1)));
         assert_eq!(store.runs(Some("s")).unwrap().len(), 2);
         assert!(store.runs(Some("other")).unwrap().is_empty());
+    }
+
+    #[test]
+    fn failed_runs_are_kept_apart_from_measurements() {
+        let store = Store::open_in_memory().unwrap();
+        store.record(&sample(100, 0)).unwrap();
+        assert!(store.record_failure(&sample(200, 0), "timed out").unwrap());
+        let key = RunKey {
+            study: "s",
+            purpose: "sample",
+            configuration: "C_2",
+            n: 200,
+            repetition: 0,
+        };
+        assert_eq!(store.find(key).unwrap(), None);
+        assert_eq!(store.failure(key).unwrap().as_deref(), Some("timed out"));
+        assert_eq!(store.failure(RunKey { n: 100, ..key }).unwrap(), None);
+        assert_eq!(store.runs(None).unwrap(), vec![sample(100, 0)]);
+        let failed = store.failed_runs(Some("s")).unwrap();
+        assert_eq!((failed[0].0.n, failed[0].1.as_str()), (200, "timed out"));
+    }
+
+    /// The version 2 schema, as hetscale wrote it before runs had a status.
+    const SCHEMA_V2: &str = "
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO meta VALUES ('schema_version', '2');
+        CREATE TABLE studies (name TEXT PRIMARY KEY, spec TEXT NOT NULL, created_at TEXT);
+        CREATE TABLE runs (id INTEGER PRIMARY KEY, study TEXT NOT NULL, purpose TEXT NOT NULL,
+            kernel TEXT NOT NULL, backend TEXT NOT NULL, platform TEXT NOT NULL,
+            configuration TEXT NOT NULL, nodes INTEGER NOT NULL, marked_speed REAL NOT NULL,
+            n INTEGER NOT NULL, repetition INTEGER NOT NULL, time_s REAL NOT NULL,
+            work REAL NOT NULL, speed_efficiency REAL NOT NULL, verified INTEGER NOT NULL,
+            host TEXT NOT NULL, version TEXT NOT NULL, recorded_at TEXT,
+            UNIQUE (study, purpose, configuration, n, repetition));
+        INSERT INTO runs (study, purpose, kernel, backend, platform, configuration, nodes,
+            marked_speed, n, repetition, time_s, work, speed_efficiency, verified, host, version)
+            VALUES ('s', 'sample', 'mm', 'sim', 'sunwulf', 'C_2', 2, 57330000.0, 7, 0, 0.5,
+            686.0, 0.2, 1, 'h', '0.1.0');
+    ";
+
+    #[test]
+    fn a_version_2_database_is_migrated_and_older_ones_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v2.db");
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch(SCHEMA_V2)
+            .unwrap();
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.runs(None).unwrap(), vec![sample(7, 0)]);
+        assert!(store.record_failure(&sample(8, 0), "boom").unwrap());
+        drop(store);
+        let reopened = Store::open(&path).unwrap();
+        assert_eq!(reopened.failed_runs(None).unwrap().len(), 1);
+        let old = dir.path().join("v1.db");
+        Connection::open(&old)
+            .unwrap()
+            .execute_batch(&SCHEMA_V2.replace("'schema_version', '2'", "'schema_version', '1'"))
+            .unwrap();
+        let err = Store::open(&old).err().unwrap().to_string();
+        assert!(
+            err.contains("schema version 1") && err.contains("new --db"),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1);
     }
 
     #[test]

@@ -6,6 +6,8 @@ use hetscale_model::root::solve_for_target;
 use hetscale_model::scalability::ScalabilityMatrix;
 use serde::{Deserialize, Serialize};
 
+use hetscale_kernels::KernelRegistry;
+
 use crate::computed::{ComputedFit, compute, size_at_level};
 use crate::error::{Result, StudyError};
 use crate::measured::search;
@@ -189,12 +191,27 @@ pub struct ConfigurationRow {
 /// Runs `spec`, writing every run to `store` as it completes (and reusing the runs the store
 /// already holds for this study).
 pub fn run_study(spec: &StudySpec, store: &Store, observer: &dyn Observer) -> Result<StudyResult> {
-    analyse(&Runner::new(spec, store, observer)?)
+    run_study_with(spec, &KernelRegistry::builtin(), store, observer)
+}
+
+/// As [`run_study`], the spec's kernel looked up in `registry` (a user's kernels added).
+pub fn run_study_with(
+    spec: &StudySpec,
+    registry: &KernelRegistry,
+    store: &Store,
+    observer: &dyn Observer,
+) -> Result<StudyResult> {
+    analyse(&Runner::new_with(spec, registry, store, observer)?)
 }
 
 /// Every study in `store`, its result re-derived from the stored runs without running anything
 /// (an incomplete study is an error that says how to finish it).
 pub fn load_results(store: &Store) -> Result<Vec<StudyResult>> {
+    load_results_with(store, &KernelRegistry::builtin())
+}
+
+/// As [`load_results`], the studies' kernels looked up in `registry`.
+pub fn load_results_with(store: &Store, registry: &KernelRegistry) -> Result<Vec<StudyResult>> {
     let names = store.studies()?;
     if names.is_empty() {
         return Err(StudyError::Store {
@@ -210,7 +227,7 @@ pub fn load_results(store: &Store) -> Result<Vec<StudyResult>> {
                 path: store.path().to_string(),
                 why: format!("study \"{name}\" has an unreadable spec ({e}): was it written by another hetscale version?"),
             })?;
-            analyse(&Runner::replaying(&spec, store, &crate::runner::Silent)?)
+            analyse(&Runner::replaying(&spec, registry, store, &crate::runner::Silent)?)
         })
         .collect()
 }
@@ -228,6 +245,8 @@ fn analyse(runner: &Runner<'_>) -> Result<StudyResult> {
     // nothing to calibrate on and no run can be verified; the failures say why.
     let base = base_size(runner, measured.as_ref(), computed.as_ref());
     let verification = match &base {
+        // A command's output is not checked: there is no run to verify.
+        Ok(_) if runner.program().kernel().is_none() => None,
         Ok(b) => {
             let n = verification_size(runner, measured.as_ref(), computed.as_ref(), *b);
             Some(runner.verify(spec.verified_configuration(), n)?)
@@ -236,11 +255,18 @@ fn analyse(runner: &Runner<'_>) -> Result<StudyResult> {
     };
     let (predicted, calibration) = match (spec.wants(Approach::Predicted), base) {
         (false, _) => (None, None),
+        (true, _) if runner.program().unmodelled().is_some() => {
+            let why = runner.program().unmodelled().unwrap_or_default();
+            (Some(all_failed(runner, Approach::Predicted, &why)), None)
+        }
         (true, Ok(b)) => {
             let (result, calibration) = run_predicted(runner, b)?;
             (Some(result), Some(calibration))
         }
-        (true, Err(e)) => (Some(all_failed(runner, Approach::Predicted, &e)), None),
+        (true, Err(e)) => {
+            let why = format!("no base size to calibrate on: {e}");
+            (Some(all_failed(runner, Approach::Predicted, &why)), None)
+        }
     };
     let held_out = held_out(runner, measured.as_ref().or(computed.as_ref()))?;
     let comparison = compare(
@@ -252,6 +278,9 @@ fn analyse(runner: &Runner<'_>) -> Result<StudyResult> {
     let samples = (0..runner.configurations().len())
         .flat_map(|i| runner.measurements_of(i))
         .collect();
+    if let Some(error) = runner.failure_of_every_run() {
+        return Err(error);
+    }
     let contours = contours(runner, &fits);
     Ok(StudyResult {
         spec: spec.clone(),
@@ -311,7 +340,7 @@ fn contour_point(runner: &Runner<'_>, fit: &ComputedFit, level: f64) -> Option<C
         p: c.nodes,
         marked_speed: c.marked_speed,
         n,
-        work: runner.kernel().work(n as usize),
+        work: runner.work(index, n),
     })
 }
 
@@ -336,7 +365,7 @@ fn run_computed(
         let hint = measured.and_then(|m| m.point(label)).map(|p| p.n as u64);
         let fit = compute(runner, index, hint.unwrap_or(start))?;
         start = fit.n.round() as u64;
-        let work = runner.kernel().work(fit.n.round() as usize);
+        let work = runner.work(index, fit.n.round());
         let time = fit.model.time(fit.n, work);
         let point = point_of(runner, index, fit.n, time);
         fits.push(fit);
@@ -386,7 +415,7 @@ fn run_predicted(runner: &Runner<'_>, base_n: u64) -> Result<(ApproachResult, Ca
     let outcomes = each_configuration(runner, Approach::Predicted, |index| {
         let config = &runner.configurations()[index];
         let n = model_size(runner, &calibration.model, config)?;
-        let time = calibration.model.time(runner.kernel(), n, config)?;
+        let time = calibration.model.time(runner.program(), n, config)?;
         Ok(point_of(runner, index, n, time))
     });
     Ok((approach_result(Approach::Predicted, outcomes), calibration))
@@ -397,7 +426,7 @@ fn run_predicted(runner: &Runner<'_>, base_n: u64) -> Result<(ApproachResult, Ca
 fn calibrate(runner: &Runner<'_>, n: u64) -> Result<Calibration> {
     let base = &runner.configurations()[0];
     let measured = runner.measure(0, n)?;
-    let (compute, overhead) = KernelTimeModel::parts(runner.kernel(), n as f64, base)?;
+    let (compute, overhead) = KernelTimeModel::parts(runner.program(), n as f64, base)?;
     let spare = measured.time.median - overhead;
     if spare <= 0.0 {
         return Err(StudyError::Configuration {
@@ -428,11 +457,11 @@ fn model_size(
     config: &ResolvedConfiguration,
 ) -> Result<f64> {
     let spec = runner.spec();
-    let kernel = runner.kernel();
+    let program = runner.program();
     let efficiency = |n: f64| {
-        let work = kernel.work(n.round().max(1.0) as usize);
+        let work = program.work(n, config.configuration.nodes);
         let time = model
-            .time(kernel, n, config)
+            .time(program, n, config)
             .map_err(|e| hetscale_model::ModelError::Inconsistent(e.to_string()))?;
         Ok(work / (time * config.configuration.marked_speed))
     };
@@ -452,6 +481,9 @@ fn held_out(runner: &Runner<'_>, reference: Option<&ApproachResult>) -> Result<O
     let Some(reference) = reference else {
         return Ok(None);
     };
+    if runner.program().unmodelled().is_some() {
+        return Ok(None);
+    }
     let last = configs.len() - 1;
     let Some(target_point) = reference.point(&configs[last].configuration.label) else {
         return Ok(None);
@@ -462,7 +494,7 @@ fn held_out(runner: &Runner<'_>, reference: Option<&ApproachResult>) -> Result<O
     let (mut compute, mut overhead, mut times) = (Vec::new(), Vec::new(), Vec::new());
     for (index, config) in configs[..last].iter().enumerate() {
         for m in runner.measurements_of(index) {
-            let (c, o) = KernelTimeModel::parts(runner.kernel(), m.n as f64, config)?;
+            let (c, o) = KernelTimeModel::parts(runner.program(), m.n as f64, config)?;
             compute.push(c);
             overhead.push(o);
             times.push(m.time.median);
@@ -576,14 +608,14 @@ fn approach_result(
     }
 }
 
-fn all_failed(runner: &Runner<'_>, approach: Approach, why: &StudyError) -> ApproachResult {
+fn all_failed(runner: &Runner<'_>, approach: Approach, why: &str) -> ApproachResult {
     let outcomes = runner
         .configurations()
         .iter()
         .map(|c| {
             Err(Failure {
                 configuration: c.configuration.label.clone(),
-                message: format!("no base size to calibrate on: {why}"),
+                message: why.to_string(),
             })
         })
         .collect();
@@ -594,7 +626,7 @@ fn point_of(runner: &Runner<'_>, index: usize, n: f64, time_s: f64) -> Operating
     let c = &runner.configurations()[index].configuration;
     // Sizes are integers; roots of the model land between two of them.
     let n = n.round().max(1.0);
-    let work = runner.kernel().work(n as usize);
+    let work = runner.work(index, n);
     OperatingPoint {
         configuration: c.label.clone(),
         p: c.nodes,
@@ -606,20 +638,18 @@ fn point_of(runner: &Runner<'_>, index: usize, n: f64, time_s: f64) -> Operating
     }
 }
 
-/// Approach 3 without running anything: the kernel's time model as derived (`a = k = 1`) on
-/// each configuration, e.g. at 4096 nodes.
+/// Approach 3 without running anything: the kernel's (or command's) time model as derived
+/// (`a = k = 1`) on each configuration, e.g. at 4096 nodes.
 pub fn predict_configurations(
-    kernel: &dyn hetscale_kernels::Kernel,
+    program: &crate::program::Program,
     configs: &[ResolvedConfiguration],
     target: f64,
     (n_min, n_max): (u64, u64),
 ) -> Result<PredictedStudy> {
-    Ok(
-        KernelTimeModel::default().predict(
-            kernel,
-            configs,
-            target,
-            (n_min as f64, n_max as f64),
-        )?,
-    )
+    Ok(KernelTimeModel::default().predict(
+        program,
+        configs,
+        target,
+        (n_min as f64, n_max as f64),
+    )?)
 }

@@ -1,62 +1,7 @@
-//! The `hetscale` command line: argument parsing and wiring only; the logic lives in the
-//! library crates.
+//! The `hetscale` binary: the command line with the built-in kernels.
 
-mod cmd;
-
-use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
-/// Measure, compute and predict the scalability of parallel algorithms on heterogeneous clusters.
-#[derive(Debug, Parser)]
-#[command(name = "hetscale", version, about, propagate_version = true)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// Benchmark this machine's cores: their marked speed, and the `local` platform.
-    Bench(cmd::bench::Args),
-    /// Recompute the papers' published tables from their published inputs.
-    Paper(cmd::paper::Args),
-    /// Run one kernel on one machine and print T, W, S, C and E_s.
-    Run(cmd::run::Args),
-    /// Run a scalability study (with no spec: the built-in default study).
-    Study(cmd::study::Args),
-    /// Write the HTML report of a study database (E_s versus N, psi, contours, approaches).
-    Report(cmd::report::Args),
-    /// Predict the problem size holding a target E_s at any scale (approach 3, no runs).
-    Predict(cmd::predict::Args),
-    /// Export a study database as CSV, JSON or Extra-P text.
-    Export(cmd::export::Args),
-    /// Williams & Parsons' scatter and broadcast experiments, actual beside predicted.
-    Collectives(cmd::collectives::Args),
-    /// List, show and validate platforms (nodes, marked speeds, network).
-    Platform(cmd::platform::Args),
-    /// Measure g, r_j, L and o of a backend, like BSPlib's probes.
-    Probe(cmd::probe::Args),
-}
-
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let outcome = match cli.command {
-        Command::Bench(args) => cmd::bench::run(&args),
-        Command::Paper(args) => cmd::paper::run(&args),
-        Command::Run(args) => cmd::run::run(&args),
-        Command::Study(args) => cmd::study::run(&args),
-        Command::Report(args) => cmd::report::run(&args),
-        Command::Predict(args) => cmd::predict::run(&args),
-        Command::Export(args) => cmd::export::run(&args),
-        Command::Collectives(args) => cmd::collectives::run(&args),
-        Command::Platform(args) => cmd::platform::run(&args),
-        Command::Probe(args) => cmd::probe::run(&args),
-    };
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("hetscale: {err:#}");
-            ExitCode::FAILURE
-        }
-    }
+    hetscale::main_with(hetscale_kernels::KernelRegistry::builtin())
 }

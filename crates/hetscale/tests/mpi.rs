@@ -284,5 +284,8 @@ launcher_args = ["--oversubscribe"]
     assert!(!output.status.success());
     let stderr = text(&output.stderr);
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("cannot start no-such-mpirun"), "{stderr}");
+    assert!(
+        stderr.contains("cannot start \"no-such-mpirun\""),
+        "{stderr}"
+    );
 }

@@ -201,7 +201,7 @@ pub fn multiply(
     let c = Matrix::new(
         n,
         n,
-        root_result(timed.results.into_iter().map(|r| r.0).collect()),
+        root_result(timed.results.into_iter().map(|r| r.0).collect())?,
     )?;
     let verification =
         Verification::unless_skipped(timed.compute_skipped, || product_check(a, b, &c, 0x5eed));

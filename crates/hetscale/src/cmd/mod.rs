@@ -10,5 +10,6 @@ pub mod predict;
 pub mod probe;
 pub mod report;
 pub mod run;
+pub mod run_command;
 pub mod study;
 mod study_text;

@@ -2,7 +2,9 @@
 //! platform's HBSP^1 parameters, solved for the target speed-efficiency on each node set.
 
 use hbsp::Platform;
+use hetscale_kernels::KernelRegistry;
 use hetscale_study::predicted::PredictedStudy;
+use hetscale_study::program::Program;
 use hetscale_study::runner::resolve;
 use hetscale_study::study::predict_configurations;
 
@@ -41,7 +43,7 @@ pub struct Args {
 }
 
 /// Runs `hetscale predict`.
-pub fn run(args: &Args) -> anyhow::Result<()> {
+pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     anyhow::ensure!(
         args.target > 0.0 && args.target < 1.0,
         "--target {} is not a speed-efficiency: use a value in (0, 1)",
@@ -53,7 +55,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         args.n_min,
         args.n_max
     );
-    let kernel = args.kernel_options.kernel(&args.kernel)?;
+    let program = Program::Kernel(args.kernel_options.kernel(&args.kernel, registry)?);
     let platform = Platform::load(&args.platform)?.replicated(args.replicate)?;
     let configs = args
         .nodes
@@ -63,12 +65,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         .map_err(|e| {
             anyhow::anyhow!("{e} (to predict beyond the real machine, add --replicate K)")
         })?;
-    let study = predict_configurations(
-        kernel.as_ref(),
-        &configs,
-        args.target,
-        (args.n_min, args.n_max),
-    )?;
+    let study = predict_configurations(&program, &configs, args.target, (args.n_min, args.n_max))?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&study)?);
     } else {

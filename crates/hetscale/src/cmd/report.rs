@@ -4,9 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use hetscale_kernels::KernelRegistry;
 use hetscale_report::views::study::study_report;
 use hetscale_study::store::Store;
-use hetscale_study::study::{StudyResult, load_results};
+use hetscale_study::study::{StudyResult, load_results_with};
 
 /// Arguments of `hetscale report`.
 #[derive(Debug, clap::Args)]
@@ -20,7 +21,7 @@ pub struct Args {
 }
 
 /// Runs `hetscale report`.
-pub fn run(args: &Args) -> anyhow::Result<()> {
+pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     // Opening a missing path would create an empty database; say what is wrong instead.
     anyhow::ensure!(
         args.db.is_file(),
@@ -28,7 +29,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         args.db.display()
     );
     let store = Store::open(&args.db)?;
-    let results = load_results(&store)?;
+    let results = load_results_with(&store, registry)?;
     let out = match &args.out {
         Some(dir) => dir.clone(),
         None => args

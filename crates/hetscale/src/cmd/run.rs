@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use hbsp::{Backend, Platform};
 use hetscale_kernels::{
-    Array, Kernel, KernelOptions, KernelRun, Verification, kernel_by_name, read_npy, write_npy,
+    Array, Kernel, KernelOptions, KernelRegistry, KernelRun, Verification, read_npy, write_npy,
 };
 use hetscale_report::views::run::run_report;
 use hetscale_report::{TraceOptions, write_chrome_trace};
@@ -16,8 +16,12 @@ use super::mpi::{Job, SpeedSource};
 /// Arguments of `hetscale run`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Kernel: mm, ge, conv2d, summa or burg.
-    pub kernel: String,
+    /// Kernel: mm, ge, conv2d, summa, burg (or one a user binary added); not with --command.
+    #[arg(required_unless_present = "command")]
+    pub kernel: Option<String>,
+    /// Run any program once instead of a kernel (see `hetscale run --command --help`).
+    #[command(flatten)]
+    pub command: super::run_command::CommandArgs,
     /// Backend: threads (real time), sim (virtual time on the platform's HBSP^1 model) or
     /// mpi (one rank per node, under `mpirun -np P`; needs a build with feature mpi).
     #[arg(long, default_value = "threads")]
@@ -87,8 +91,8 @@ pub struct KernelArgs {
 }
 
 impl KernelArgs {
-    /// The kernel `name` with these options.
-    pub fn kernel(&self, name: &str) -> anyhow::Result<Box<dyn Kernel>> {
+    /// The kernel `name` of `registry` with these options.
+    pub fn kernel(&self, name: &str, registry: &KernelRegistry) -> anyhow::Result<Box<dyn Kernel>> {
         let options = KernelOptions {
             pivoting: self.pivoting.clone(),
             strategy: self.strategy.clone(),
@@ -96,19 +100,22 @@ impl KernelArgs {
             nb: self.nb,
             order: self.order,
         };
-        Ok(kernel_by_name(name, &options)?)
+        Ok(registry.get(name, &options)?)
     }
 }
 
 /// Runs `hetscale run`.
-pub fn run(args: &Args) -> anyhow::Result<()> {
+pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
+    let Some(kernel) = &args.kernel else {
+        return super::run_command::run(args);
+    };
     if let Some(path) = &args.trace {
         ensure_parent_exists("--trace", path)?;
     }
     let backend = backend(args)?;
     let job = Job::start(&backend)?;
     let machine = machine(args, job.as_ref())?;
-    let kernel = args.kernel_options.kernel(&args.kernel)?;
+    let kernel = args.kernel_options.kernel(kernel, registry)?;
     let inputs = inputs(args, kernel.as_ref())?;
     let run = kernel.run(&inputs, &backend, &machine)?;
     if job.as_ref().is_some_and(|job| job.rank() != 0) {

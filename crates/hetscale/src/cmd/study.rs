@@ -4,11 +4,13 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use hetscale_kernels::KernelRegistry;
+use hetscale_study::command_study::CommandStudy;
 use hetscale_study::default_study::default_specs;
 use hetscale_study::runner::{Measurement, Observer};
 use hetscale_study::spec::{Approach, StudySpec};
 use hetscale_study::store::Store;
-use hetscale_study::study::{StudyResult, run_study};
+use hetscale_study::study::{StudyResult, run_study_with};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use std::cell::RefCell;
 
@@ -19,7 +21,35 @@ use super::study_text::render_text;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Study spec (TOML); with none, the built-in default study (GE and MM on simulated Sunwulf).
+    #[arg(conflicts_with = "command")]
     pub spec: Option<PathBuf>,
+    /// A one-off study of any program (instead of a spec): the command and how to read it.
+    #[command(flatten)]
+    pub command: super::run_command::CommandArgs,
+    /// With --command: the configurations' node sets, smallest first (repeat: --nodes 1 --nodes 2).
+    #[arg(long, requires = "command")]
+    pub nodes: Vec<String>,
+    /// With --command: the platform giving the nodes' marked speeds (E_s = W / (T C)).
+    #[arg(long, default_value = "local")]
+    pub platform: String,
+    /// With --command: the target speed-efficiency E_s.
+    #[arg(long, requires = "command")]
+    pub target: Option<f64>,
+    /// With --command: smallest problem size searched.
+    #[arg(long, default_value_t = 8)]
+    pub n_min: u64,
+    /// With --command: largest problem size searched.
+    #[arg(long, requires = "command")]
+    pub n_max: Option<u64>,
+    /// With --command: runs per size (default 3, after one warm-up run).
+    #[arg(long, requires = "command")]
+    pub repetitions: Option<u32>,
+    /// With --command: unrecorded warm-up runs before each size (default 1).
+    #[arg(long, requires = "command")]
+    pub warmup: Option<u32>,
+    /// With --command: the study's name in the database.
+    #[arg(long, default_value = "command")]
+    pub name: String,
     /// Database every run is written to as it completes; rerunning resumes from it.
     #[arg(long)]
     pub db: Option<PathBuf>,
@@ -63,10 +93,11 @@ fn pass_hosts(args: &Args, spec: &mut StudySpec) -> anyhow::Result<()> {
 }
 
 /// Runs `hetscale study`.
-pub fn run(args: &Args) -> anyhow::Result<()> {
-    let mut specs = match &args.spec {
-        Some(path) => vec![StudySpec::from_file(path)?],
-        None => default_specs()?,
+pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
+    let mut specs = match (&args.spec, command_study(args)?) {
+        (_, Some(study)) => vec![study.spec()?],
+        (Some(path), None) => vec![StudySpec::from_file_with(path, registry)?],
+        (None, None) => default_specs()?,
     };
     for spec in &mut specs {
         pass_hosts(args, spec)?;
@@ -78,7 +109,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let mut results = Vec::new();
     for spec in &specs {
         let progress = Progress::new(spec);
-        let result = run_study(spec, &store, &progress)?;
+        let result = run_study_with(spec, registry, &store, &progress)?;
         progress.finish();
         write_result(&args.out, &result)?;
         results.push(result);
@@ -100,6 +131,32 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         println!("Report: {}", index.display());
     }
     Ok(())
+}
+
+/// The one-off command study the options describe, if --command was given.
+fn command_study(args: &Args) -> anyhow::Result<Option<CommandStudy>> {
+    let Some(command) = args.command.spec()? else {
+        return Ok(None);
+    };
+    anyhow::ensure!(
+        !args.nodes.is_empty(),
+        "--command needs at least one --nodes SET, e.g. --nodes 1 --nodes 2"
+    );
+    Ok(Some(CommandStudy {
+        name: args.name.clone(),
+        command,
+        platform: args.platform.clone(),
+        nodes: args.nodes.clone(),
+        target: args
+            .target
+            .context("--command needs --target E_s, e.g. --target 0.5")?,
+        n_min: args.n_min,
+        n_max: args
+            .n_max
+            .context("--command needs --n-max N, the largest size to search")?,
+        repetitions: args.repetitions,
+        warmup: args.warmup,
+    }))
 }
 
 fn write_result(out: &Path, result: &StudyResult) -> anyhow::Result<()> {

@@ -1,0 +1,67 @@
+//! A one-off study of an external command, from command-line options instead of a spec file
+//! (`hetscale study --command ...`): the spec it makes is validated like a file's.
+
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::external::CommandSpec;
+use crate::spec::StudySpec;
+
+/// What `hetscale study --command ...` gives.
+#[derive(Debug, Clone, Serialize)]
+pub struct CommandStudy {
+    /// Study name (the key of its runs in the database).
+    pub name: String,
+    /// The command, its work, overhead, time source and timeout.
+    pub command: CommandSpec,
+    /// Platform preset or file giving the nodes' marked speeds.
+    pub platform: String,
+    /// One node set per configuration, smallest first; each is its own label.
+    #[serde(skip)]
+    pub nodes: Vec<String>,
+    /// Target speed-efficiency.
+    pub target: f64,
+    /// Smallest problem size searched.
+    pub n_min: u64,
+    /// Largest problem size searched.
+    pub n_max: u64,
+    /// Runs per size (default 3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repetitions: Option<u32>,
+    /// Unrecorded runs before the first measurement at a size (default 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<u32>,
+}
+
+#[derive(Serialize)]
+struct Configuration<'a> {
+    label: &'a str,
+    nodes: &'a str,
+}
+
+impl CommandStudy {
+    /// The validated spec; errors are one line, as a spec file's.
+    pub fn spec(&self) -> Result<StudySpec> {
+        #[derive(Serialize)]
+        struct Text<'a> {
+            #[serde(flatten)]
+            study: &'a CommandStudy,
+            configuration: Vec<Configuration<'a>>,
+        }
+        let configuration = self
+            .nodes
+            .iter()
+            .map(|n| Configuration { label: n, nodes: n })
+            .collect();
+        let text = toml::to_string(&Text {
+            study: self,
+            configuration,
+        })
+        .map_err(|e| crate::StudyError::Spec {
+            source_name: "--command".into(),
+            line: None,
+            message: e.to_string(),
+        })?;
+        StudySpec::from_toml_str(&text, "hetscale study --command")
+    }
+}

@@ -1,0 +1,223 @@
+//! What a study measures: a kernel (built in or a user's, from a [`KernelRegistry`]) run as an
+//! HBSP program in-process, or any external command launched once per run.
+//!
+//! Both give the approaches what they need: the work `W(N)` (for a command, a formula in `n`
+//! and `p`) and, for approach 3, a time model `T = T_compute + T_o` (for a kernel, its HBSP^1
+//! overhead model; for a command, `W / C` plus the spec's overhead formula, if it gives one).
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+
+use hbsp::Backend;
+use hetscale_kernels::{Kernel, KernelRegistry, Verification};
+
+use crate::error::{Result, StudyError};
+use crate::external::{ExternalCommand, hostfile_text, launch, placeholder_values};
+use crate::runner::ResolvedConfiguration;
+use crate::spec::StudySpec;
+
+/// The `kernel` a command study records in the database and tables.
+pub const COMMAND_KERNEL: &str = "command";
+
+/// A kernel or an external command.
+pub enum Program {
+    /// An HBSP program run by `hbsp` on the spec's backend.
+    Kernel(Box<dyn Kernel>),
+    /// A program launched per run from the spec's `[command]`.
+    Command(Box<ExternalCommand>),
+}
+
+impl Program {
+    /// The program `spec` names, kernels looked up in `registry`.
+    pub fn of(spec: &StudySpec, registry: &KernelRegistry) -> Result<Self> {
+        match &spec.command {
+            Some(command) => {
+                let command = command.validate().map_err(|message| StudyError::Spec {
+                    source_name: spec.name.clone(),
+                    line: None,
+                    message: format!("[command] {message}"),
+                })?;
+                Ok(Self::Command(Box::new(command)))
+            }
+            None => Ok(Self::Kernel(
+                registry.get(&spec.kernel, &spec.kernel_options)?,
+            )),
+        }
+    }
+
+    /// The kernel, if the program is one.
+    pub fn kernel(&self) -> Option<&dyn Kernel> {
+        match self {
+            Self::Kernel(kernel) => Some(kernel.as_ref()),
+            Self::Command(_) => None,
+        }
+    }
+
+    /// Work `W` at size `n` on `p` nodes, flop; NaN where a command's work formula is not a
+    /// positive number (the runner refuses to run such a size, naming it).
+    pub fn work(&self, n: f64, p: usize) -> f64 {
+        match self {
+            Self::Kernel(kernel) => kernel.work(n.round().max(1.0) as usize),
+            Self::Command(command) => command
+                .work
+                .eval_positive("work", n.round().max(1.0), p as f64)
+                .unwrap_or(f64::NAN),
+        }
+    }
+
+    /// Why approach 3 cannot model this program, if it cannot.
+    pub fn unmodelled(&self) -> Option<String> {
+        match self {
+            Self::Command(command) if command.overhead.is_none() => Some(
+                "needs an overhead formula: add overhead = \"...\" (seconds, in n and p) to [command]"
+                    .into(),
+            ),
+            _ => None,
+        }
+    }
+
+    /// The time model's compute and overhead parts at size `n` on `config`, s.
+    pub fn model_parts(&self, n: f64, config: &ResolvedConfiguration) -> Result<(f64, f64)> {
+        let c = &config.configuration;
+        match self {
+            Self::Kernel(kernel) => {
+                let n = n.round().max(1.0) as usize;
+                let overhead = kernel.overhead(n, &config.machine)?;
+                let total =
+                    overhead.predicted_time_s(kernel.work(n), c.marked_speed, config.root_speed);
+                Ok((total - overhead.overhead_s, overhead.overhead_s))
+            }
+            Self::Command(command) => {
+                let fail = |message: String| StudyError::Configuration {
+                    configuration: c.label.clone(),
+                    message,
+                };
+                let formula = command
+                    .overhead
+                    .as_ref()
+                    .ok_or_else(|| fail(self.unmodelled().unwrap_or_default()))?;
+                let (n, p) = (n.round().max(1.0), c.nodes as f64);
+                let work = command.work.eval_positive("work", n, p).map_err(fail)?;
+                let overhead = formula.eval(n, p).map_err(fail)?;
+                if !(overhead.is_finite() && overhead >= 0.0) {
+                    return Err(fail(format!(
+                        "overhead \"{}\" is {overhead} s at n = {n}, p = {p}: it must be finite and not negative",
+                        formula.text()
+                    )));
+                }
+                Ok((work / c.marked_speed, overhead))
+            }
+        }
+    }
+}
+
+/// What one run gave the runner.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    /// Problem size.
+    pub n: u64,
+    /// Run time `T`, s.
+    pub time_s: f64,
+    /// Work `W`, flop.
+    pub work: f64,
+    /// A kernel's check of its result; none for a command.
+    pub verification: Option<Verification>,
+}
+
+/// Runs `program` once at size `n` on `config`: a kernel on `backend` with inputs from
+/// `seed`, or the command with its placeholders filled (`hostfile` if it uses `{hostfile}`).
+/// Every error is one line that names `N`.
+pub fn execute(
+    program: &Program,
+    seed: u64,
+    config: &ResolvedConfiguration,
+    backend: &Backend,
+    n: u64,
+    hostfile: Option<&Path>,
+) -> Result<RunOutcome> {
+    let fail = |message: String| StudyError::Configuration {
+        configuration: config.configuration.label.clone(),
+        message: format!("N = {n}: {message}"),
+    };
+    match program {
+        Program::Kernel(kernel) => {
+            let size = usize::try_from(n)
+                .map_err(|_| fail("does not fit this machine's address space".into()))?;
+            let inputs = kernel
+                .generate(size, seed)
+                .map_err(|e| fail(e.to_string()))?;
+            let run = kernel
+                .run(&inputs, backend, &config.machine)
+                .map_err(|e| fail(e.to_string()))?;
+            Ok(RunOutcome {
+                n,
+                time_s: run.time_s,
+                work: run.work,
+                verification: Some(run.verification),
+            })
+        }
+        Program::Command(command) => {
+            let p = config.configuration.nodes;
+            let work = command
+                .work
+                .eval_positive("work", n as f64, p as f64)
+                .map_err(fail)?;
+            let values = placeholder_values(n, &config.nodes, p, hostfile);
+            let argv = command.template.render(&values).map_err(fail)?;
+            let output = launch(&argv, command.timeout).map_err(fail)?;
+            let time_s = command.time.read(&output).map_err(fail)?;
+            Ok(RunOutcome {
+                n,
+                time_s,
+                work,
+                verification: None,
+            })
+        }
+    }
+}
+
+/// The hostfiles of a command study's configurations, written on first use into a directory
+/// that lives as long as the runner.
+#[derive(Default)]
+pub struct Hostfiles {
+    dir: RefCell<Option<tempfile::TempDir>>,
+}
+
+impl Hostfiles {
+    /// The hostfile of `config` if `program` is a command that uses `{hostfile}`.
+    pub fn path_for(
+        &self,
+        program: &Program,
+        config: &ResolvedConfiguration,
+    ) -> Result<Option<PathBuf>> {
+        let Program::Command(command) = program else {
+            return Ok(None);
+        };
+        if !command.template.uses("hostfile") {
+            return Ok(None);
+        }
+        let fail = |e: std::io::Error| StudyError::Configuration {
+            configuration: config.configuration.label.clone(),
+            message: format!("cannot write its hostfile in the temporary directory: {e}"),
+        };
+        let mut dir = self.dir.borrow_mut();
+        if dir.is_none() {
+            *dir = Some(
+                tempfile::Builder::new()
+                    .prefix("hetscale-hosts-")
+                    .tempdir()
+                    .map_err(fail)?,
+            );
+        }
+        let dir = dir.as_ref().expect("created above");
+        let safe: String = config
+            .configuration
+            .label
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let path = dir.path().join(format!("{safe}.hosts"));
+        std::fs::write(&path, hostfile_text(&config.machine)).map_err(fail)?;
+        Ok(Some(path))
+    }
+}

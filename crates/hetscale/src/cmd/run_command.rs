@@ -1,0 +1,119 @@
+//! `hetscale run --command ...` (one measurement of any program, to check a study's command)
+//! and the command options `hetscale study --command ...` shares.
+
+use anyhow::Context;
+use hbsp::{Backend, Platform};
+use hetscale_study::external::CommandSpec;
+use hetscale_study::program::{Hostfiles, Program, execute};
+use hetscale_study::runner::resolve;
+use serde_json::json;
+
+/// How to run any program: its command template, work and time.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CommandArgs {
+    /// Study any program instead of a kernel: a command template with placeholders {n}, {p},
+    /// {nodes} and {hostfile}, e.g. "./solver --size {n} --procs {p}" (run without a shell).
+    #[arg(long, value_name = "TEMPLATE")]
+    pub command: Option<String>,
+    /// With --command: the work W in n (and p), flop, e.g. "2*n^3".
+    #[arg(long, value_name = "FORMULA", requires = "command")]
+    pub work: Option<String>,
+    /// With --command: the overhead T_o in n and p, seconds, e.g. "1e-3*p" (approach 3 needs it).
+    #[arg(long, value_name = "FORMULA", requires = "command")]
+    pub overhead: Option<String>,
+    /// With --command: read the time (s) from the first group of this regex in the output
+    /// (default: the wall-clock time hetscale measures).
+    #[arg(long, value_name = "REGEX", requires = "command")]
+    pub time_regex: Option<String>,
+    /// With --command: read the time (s) from this field of the JSON output, e.g. "time_s".
+    #[arg(long, value_name = "PATH", requires = "command")]
+    pub time_json: Option<String>,
+    /// With --command: seconds a run may take before it is killed and counted as failed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600.0)]
+    pub timeout: f64,
+}
+
+impl CommandArgs {
+    /// The command's spec, if --command was given.
+    pub fn spec(&self) -> anyhow::Result<Option<CommandSpec>> {
+        let Some(template) = &self.command else {
+            return Ok(None);
+        };
+        let work = self.work.as_deref().context(
+            "--command needs --work FORMULA, the work in n (and p), e.g. --work \"2*n^3\"",
+        )?;
+        Ok(Some(CommandSpec {
+            overhead: self.overhead.clone(),
+            time_regex: self.time_regex.clone(),
+            time_json: self.time_json.clone(),
+            timeout_s: self.timeout,
+            ..CommandSpec::new(template, work)
+        }))
+    }
+}
+
+/// Runs `hetscale run --command ...`: one run at --n on --nodes of --platform.
+pub fn run(args: &super::run::Args) -> anyhow::Result<()> {
+    let spec = args
+        .command
+        .spec()?
+        .context("give a kernel or --command TEMPLATE")?;
+    let n = args
+        .n
+        .context("give the problem size with --n N: the command gets it as {n}")?;
+    let command = spec
+        .validate()
+        .map_err(|e| anyhow::anyhow!("--command: {e}"))?;
+    let platform = Platform::load(&args.platform)?;
+    let config = resolve(&platform, &args.nodes, &args.nodes)?;
+    let program = Program::Command(Box::new(command));
+    let hostfiles = Hostfiles::default();
+    let hostfile = hostfiles.path_for(&program, &config)?;
+    // The backend is not used: the command runs itself.
+    let outcome = execute(
+        &program,
+        args.seed,
+        &config,
+        &Backend::threads(),
+        n as u64,
+        hostfile.as_deref(),
+    )?;
+    let c = config.configuration.marked_speed;
+    let speed = outcome.work / outcome.time_s;
+    if args.json {
+        let value = json!({
+            "command": spec.template,
+            "n": n,
+            "p": config.configuration.nodes,
+            "nodes": config.nodes,
+            "platform": platform.name,
+            "time_s": outcome.time_s,
+            "work_flop": outcome.work,
+            "speed_flops": speed,
+            "cluster_speed_flops": c,
+            "speed_efficiency": speed / c,
+        });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        print!(
+            "command  {}\n\
+             p        {} (nodes \"{}\" of {})\n\
+             N        {n}\n\
+             T        {:.6} s\n\
+             W        {:.6e} flop\n\
+             S = W/T  {:.4} Mflop/s\n\
+             C        {:.4} Mflop/s\n\
+             E_s      {:.4}\n",
+            spec.template,
+            config.configuration.nodes,
+            config.nodes,
+            platform.name,
+            outcome.time_s,
+            outcome.work,
+            speed / 1e6,
+            c / 1e6,
+            speed / c,
+        );
+    }
+    Ok(())
+}

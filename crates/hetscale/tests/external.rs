@@ -1,0 +1,323 @@
+//! Studies of any program: a C program compiled here with `cc`, studied on 1 and 2 processes
+//! with all three approaches; `hetscale run --command`; failing, timing-out and badly written
+//! commands.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn hetscale() -> Command {
+    Command::cargo_bin("hetscale").expect("binary built")
+}
+
+/// A program whose time on `p` processes of 100 Mflop/s is exactly `W / (p 1e8) + 0.05 p`
+/// seconds with `W = 2 n^2`: it does its `2 n^2` flops (far faster than 100 Mflop/s), then
+/// sleeps until that time has passed (the sleep stands for the `p` processes' work and
+/// communication). So `E_s = W / (T C) = W / (W + 5e6 p^2)`, which is 0.5 at
+/// `n = sqrt(2.5e6) p`: N = 1581 on one process and 3162 on two, psi = 0.5.
+const PROGRAM: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+int main(int argc, char **argv) {
+    if (argc != 3) { fprintf(stderr, "usage: emulated N P\n"); return 2; }
+    long n = atol(argv[1]), p = atol(argv[2]);
+    if (n > 100000) { fprintf(stderr, "N = %ld is too large for this test\n", n); return 3; }
+    double start = now(), x = 1.0;
+    for (long i = 0; i < n * n; i++) x = x * 0.999999 + 1e-6;
+    double work = 2.0 * n * n, t = work / (p * 1e8) + 0.05 * p;
+    double rest = t - (now() - start);
+    if (rest > 0) {
+        struct timespec s = { (time_t)rest, (long)((rest - (time_t)rest) * 1e9) };
+        nanosleep(&s, NULL);
+    }
+    printf("checksum %g\ntime: %.9f\n{\"time_s\": %.9f}\n", x, t, t);
+    return 0;
+}
+"#;
+
+/// Two nodes of 100 Mflop/s.
+const PLATFORM: &str = r#"
+name = "two"
+[network]
+g_s_per_byte = 1e-9
+L = { base_s = 0.0 }
+[[node]]
+name = "alpha"
+marked_speed = 100.0
+[[node]]
+name = "beta"
+marked_speed = 100.0
+"#;
+
+/// Compiles the program and writes the platform into `dir`; returns the program's path.
+fn setup(dir: &Path) -> PathBuf {
+    let source = dir.join("emulated.c");
+    std::fs::write(&source, PROGRAM).unwrap();
+    let program = dir.join("emulated");
+    let status = std::process::Command::new("cc")
+        .args(["-O2", "-o"])
+        .arg(&program)
+        .arg(&source)
+        .status()
+        .expect("a C compiler `cc` (Debian: apt-get install gcc)");
+    assert!(status.success(), "cc failed");
+    std::fs::write(dir.join("two.toml"), PLATFORM).unwrap();
+    program
+}
+
+fn spec(program: &Path, extra: &str) -> String {
+    format!(
+        r#"
+name = "emulated"
+platform = "two.toml"
+target = 0.5
+tolerance = 0.02
+n_min = 64
+n_max = 8192
+repetitions = 1
+warmup = 0
+{extra}
+[command]
+template = "{} {{n}} {{p}}"
+work = "2*n^2"
+overhead = "0.05*p"
+timeout_s = 10
+
+[[configuration]]
+label = "p=1"
+nodes = "1"
+
+[[configuration]]
+label = "p=2"
+nodes = "2"
+"#,
+        program.display()
+    )
+}
+
+fn run_count(db: &Path) -> i64 {
+    rusqlite::Connection::open(db)
+        .unwrap()
+        .query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))
+        .unwrap()
+}
+
+fn n_of(result: &Value, approach: &str, index: usize) -> f64 {
+    result[approach]["points"][index]["n"].as_f64().unwrap()
+}
+
+#[test]
+fn a_c_program_is_studied_with_all_three_approaches_and_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = setup(dir.path());
+    std::fs::write(dir.path().join("spec.toml"), spec(&program, "")).unwrap();
+    let study = || {
+        let out = hetscale()
+            .args([
+                "study",
+                "spec.toml",
+                "--db",
+                "s.db",
+                "--out",
+                "out",
+                "--json",
+            ])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let results: Value = serde_json::from_slice(&out.stdout).unwrap();
+        results[0].clone()
+    };
+    let result = study();
+    // The wall clock adds the program's start-up to the modelled time: a few per cent at most.
+    for (index, exact) in [(0, 1581.0), (1, 3162.0)] {
+        for approach in ["measured", "computed", "predicted"] {
+            let n = n_of(&result, approach, index);
+            assert!(
+                (n / exact - 1.0).abs() < 0.1,
+                "{approach} N = {n} on configuration {index}, exact {exact}"
+            );
+        }
+    }
+    let psi = result["measured"]["psi"]["values"][0][1].as_f64().unwrap();
+    assert!((psi - 0.5).abs() < 0.05, "psi = {psi}");
+    let runs = run_count(&dir.path().join("s.db"));
+    assert!(runs > 10, "{runs} runs");
+    // Rerunning resumes from the database: nothing runs again, the result is the same.
+    let again = study();
+    assert_eq!(run_count(&dir.path().join("s.db")), runs);
+    assert_eq!(again["measured"], result["measured"]);
+    let report = dir.path().join("out/index.html");
+    assert!(report.is_file());
+}
+
+#[test]
+fn approach_3_without_an_overhead_formula_says_what_it_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = setup(dir.path());
+    let text = spec(&program, "approaches = [\"measured\", \"predicted\"]")
+        .replace("overhead = \"0.05*p\"\n", "")
+        .replace(
+            "timeout_s = 10",
+            "timeout_s = 10\ntime_regex = \"time: (\\\\S+)\"",
+        );
+    std::fs::write(dir.path().join("spec.toml"), text).unwrap();
+    let out = hetscale()
+        .args(["study", "spec.toml", "--out", "out", "--json"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let result = &result[0];
+    // The time read from the output is the model's exactly: N is within the 2% tolerance.
+    for (index, exact) in [(0, 1581.0), (1, 3162.0)] {
+        let n = n_of(result, "measured", index);
+        assert!((n / exact - 1.0).abs() < 0.025, "N = {n}, exact {exact}");
+    }
+    let failures = result["predicted"]["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 2);
+    assert!(
+        failures[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("needs an overhead formula"),
+        "{failures:?}"
+    );
+}
+
+#[test]
+fn run_command_prints_one_measurement() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = setup(dir.path());
+    let out = hetscale()
+        .args([
+            "run",
+            "--platform",
+            "two.toml",
+            "--nodes",
+            "2",
+            "--n",
+            "1000",
+        ])
+        .arg("--command")
+        .arg(format!("{} {{n}} {{p}}", program.display()))
+        .args(["--work", "2*n^2", "--time-json", "time_s", "--json"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // T = 2e6 / 2e8 + 0.1 = 0.11 s; E_s = 2e6 / (0.11 * 2e8).
+    assert_eq!(run["p"], 2);
+    assert!((run["time_s"].as_f64().unwrap() - 0.11).abs() < 1e-9);
+    assert_eq!(run["work_flop"].as_f64().unwrap(), 2e6);
+    let e_s = run["speed_efficiency"].as_f64().unwrap();
+    assert!((e_s - 2e6 / (0.11 * 2e8)).abs() < 1e-9, "{e_s}");
+}
+
+/// A one-line error on standard error, and a failing exit.
+fn one_line_failure(args: &[&str], dir: &Path) -> String {
+    let out = hetscale().args(args).current_dir(dir).output().unwrap();
+    assert!(!out.status.success(), "{args:?} succeeded");
+    let err = String::from_utf8_lossy(&out.stderr).trim().to_string();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    err
+}
+
+#[test]
+fn failing_commands_are_stored_as_failed_and_end_the_study_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = |command: &str, extra: &[&str]| {
+        let mut args = vec![
+            "study",
+            "--command",
+            command,
+            "--work",
+            "n^2",
+            "--nodes",
+            "1",
+        ];
+        args.extend_from_slice(&["--target", "0.5", "--n-max", "64", "--repetitions", "1"]);
+        args.extend_from_slice(&["--warmup", "0", "--db", "f.db", "--out", "out"]);
+        args.extend_from_slice(extra);
+        one_line_failure(&args, dir.path())
+    };
+    let err = study(
+        "sh -c 'echo first >&2; echo disk full >&2; exit 3' {n}",
+        &[],
+    );
+    assert!(
+        err.contains("every run failed")
+            && err.contains("N = 8")
+            && err.contains("exit status: 3")
+            && err.contains("disk full"),
+        "{err}"
+    );
+    let conn = rusqlite::Connection::open(dir.path().join("f.db")).unwrap();
+    let (status, error): (String, String) = conn
+        .query_row("SELECT status, error FROM runs", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!(status, "failed");
+    assert!(error.contains("disk full"), "{error}");
+    drop(conn);
+    // Resuming replays the stored failure instead of running again.
+    let again = study(
+        "sh -c 'echo first >&2; echo disk full >&2; exit 3' {n}",
+        &[],
+    );
+    assert_eq!(again, err);
+    let err = study("sleep 5", &["--timeout", "0.2", "--name", "slow"]);
+    assert!(err.contains("timed out after 0.200 s"), "{err}");
+    let err = study("echo {n}", &["--time-regex", "T=(\\S+)", "--name", "regex"]);
+    assert!(err.contains("no match of time_regex"), "{err}");
+}
+
+#[test]
+fn bad_templates_and_formulas_are_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |command: &str, work: &str| {
+        one_line_failure(
+            &[
+                "run",
+                "--command",
+                command,
+                "--work",
+                work,
+                "--n",
+                "10",
+                "--nodes",
+                "1",
+            ],
+            dir.path(),
+        )
+    };
+    assert!(run("prog {q}", "n").contains("unknown placeholder {q}"));
+    assert!(run("prog {n", "n").contains("unbalanced brace"));
+    assert!(run("prog {n}", "2*(n").contains("does not parse"));
+    assert!(run("prog {n}", "2*m").contains("only n"));
+    let err = run("echo {n}", "n - 100");
+    assert!(err.contains("N = 10") && err.contains("positive"), "{err}");
+}
