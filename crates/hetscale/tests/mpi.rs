@@ -289,3 +289,90 @@ launcher_args = ["--oversubscribe"]
         "{stderr}"
     );
 }
+
+/// An MPI program in C: each of the `p` ranks does its share of `W = 2 n^2` flops, the ranks
+/// sum a checksum with `MPI_Allreduce`, and rank 0 prints the time it measured with `MPI_Wtime`
+/// between two barriers. Each rank pads its share to take exactly `W / (p 1e8) + 0.05 p` s
+/// (the pad stands for the work of ranks of 100 Mflop/s and their communication), so `E_s` on
+/// nodes of 100 Mflop/s is `W / (W + 5e6 p^2)`: 0.5 at N = 1581 on one rank, 3162 on two.
+const MPI_PROGRAM: &str = r#"
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank, p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    long n = atol(argv[1]);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double start = MPI_Wtime(), x = 1.0, sum = 0.0;
+    for (long i = rank; i < n * n; i += p) x = x * 0.999999 + 1e-6;
+    double target = 2.0 * n * n / (p * 1e8) + 0.05 * p;
+    while (MPI_Wtime() - start < target) {}
+    MPI_Allreduce(&x, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) printf("{\"checksum\": %g, \"time_s\": %.9f}\n", sum, MPI_Wtime() - start);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+#[test]
+fn an_mpi_program_in_c_is_studied_on_1_and_2_ranks() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("spin.c");
+    std::fs::write(&source, MPI_PROGRAM).unwrap();
+    let program = dir.path().join("spin");
+    let compiled = Command::new("mpicc")
+        .arg("-O2")
+        .arg("-o")
+        .arg(&program)
+        .arg(&source)
+        .status()
+        .expect("mpicc runs: install libopenmpi-dev");
+    assert!(compiled.success());
+    let platform = "name = \"two\"\n[network]\ng_s_per_byte = 1e-9\nL = { base_s = 0.0 }\n\
+        [[node]]\nname = \"a\"\nmarked_speed = 100.0\n[[node]]\nname = \"b\"\nmarked_speed = 100.0\n";
+    std::fs::write(dir.path().join("two.toml"), platform).unwrap();
+    let spec = format!(
+        "name = \"spin\"\nplatform = \"two.toml\"\ntarget = 0.5\ntolerance = 0.02\n\
+         n_min = 64\nn_max = 8192\nrepetitions = 1\nwarmup = 0\n\
+         approaches = [\"measured\", \"computed\"]\n\
+         [command]\ntemplate = \"mpirun --oversubscribe -np {{p}} {} {{n}}\"\n\
+         work = \"2*n^2\"\ntime_json = \"time_s\"\ntimeout_s = 30\n\
+         [[configuration]]\nlabel = \"p=1\"\nnodes = \"1\"\n\
+         [[configuration]]\nlabel = \"p=2\"\nnodes = \"2\"\n",
+        program.display()
+    );
+    std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
+    let output = Command::new(hetscale())
+        .args([
+            "study",
+            "spec.toml",
+            "--db",
+            "s.db",
+            "--out",
+            "out",
+            "--json",
+        ])
+        .current_dir(dir.path())
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let results: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let result = &results[0];
+    for (index, exact) in [(0, 1581.0), (1, 3162.0)] {
+        for approach in ["measured", "computed"] {
+            let n = result[approach]["points"][index]["n"].as_f64().unwrap();
+            assert!(
+                (n / exact - 1.0).abs() < 0.1,
+                "{approach} N = {n} on {index}, exact {exact}"
+            );
+        }
+    }
+    let psi = result["measured"]["psi"]["values"][0][1].as_f64().unwrap();
+    assert!((psi - 0.5).abs() < 0.05, "psi = {psi}");
+}
