@@ -376,3 +376,31 @@ fn an_mpi_program_in_c_is_studied_on_1_and_2_ranks() {
     let psi = result["measured"]["psi"]["values"][0][1].as_f64().unwrap();
     assert!((psi - 0.5).abs() < 0.05, "psi = {psi}");
 }
+
+#[test]
+fn probe_measures_an_mpi_job_and_rank_0_reports() {
+    let output = mpirun(
+        2,
+        &[
+            "probe",
+            "--backend",
+            "mpi",
+            "--nodes",
+            "2",
+            "--quick",
+            "--json",
+        ],
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("one JSON report ({e}): {}", text(&output.stdout)));
+    assert!(report["g_s_per_byte"].as_f64().unwrap() > 0.0, "{report}");
+    assert!(report["L_s"].as_f64().unwrap() > 0.0, "{report}");
+    assert_eq!(report["r"].as_array().unwrap().len(), 2, "{report}");
+    let refused = Command::new(hetscale())
+        .args(["collectives", "--backend", "mpi"])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(text(&refused.stderr).contains("use --backend threads or sim"));
+}

@@ -35,6 +35,10 @@ pub struct Args {
 /// Runs `hetscale collectives`.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let mut backend: Backend = args.backend.parse()?;
+    anyhow::ensure!(
+        !matches!(backend, Backend::Mpi(_)),
+        "the collective experiments run machines of several sizes, an MPI job has one: use --backend threads or sim (or hetscale probe on mpi)"
+    );
     if let Backend::Sim(options) = &mut backend {
         // The collectives do no declared work (w = 0 in the paper's experiments).
         options.work = WorkCharge::Declared;

@@ -10,7 +10,7 @@ use hbsp::{Backend, NodeSet, Platform};
 #[derive(Debug, clap::Args)]
 #[command(about = "Measure the HBSP^1 parameters g, r_j, L(p) and o with 95% confidence intervals")]
 pub struct Args {
-    /// Backend to probe.
+    /// Backend to probe: threads, sim, or mpi (under `mpirun -np P`, one rank per node).
     #[arg(long, default_value = "threads")]
     backend: String,
     /// Nodes to probe: a count (first P nodes) or a node-set such as gromit,chromus.
@@ -46,7 +46,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     } else {
         ProbeOptions::default()
     };
+    let job = super::mpi::Job::start(&backend)?;
     let report = hbsp::probe::probe(&backend, &machine, &options)?;
+    if job.is_some_and(|job| job.rank() != 0) {
+        // Every rank holds the same report; rank 0 speaks for the job.
+        return Ok(());
+    }
     // Written, not println!-ed: a closed pipe (`| head`) is an error to report, not a panic.
     let mut out = std::io::stdout().lock();
     if args.json {
