@@ -617,7 +617,9 @@ where
             "a node's result could not be shared between MPI ranks: {err}"
         ))
     };
-    let local = postcard::to_allocvec(&(value, trace)).map_err(encoding)?;
+    // A rank that cannot encode must not leave the others waiting in the gather.
+    let local = postcard::to_allocvec(&(value, trace))
+        .unwrap_or_else(|err| abort_job(&encoding(err).to_string()));
     all_gather_bytes(world, &local)?
         .iter()
         .map(|bytes| postcard::from_bytes::<(T, NodeTrace)>(bytes).map_err(encoding))
