@@ -19,6 +19,28 @@ fn mpirun(ranks: usize, args: &[&str]) -> Output {
         .expect("mpirun runs: install openmpi-bin")
 }
 
+/// `hetscale study SPEC --db DB --out out --json` in `dir`, allowed to start mpirun as root.
+fn study(dir: &Path, spec: &str, db: &str) -> Output {
+    Command::new(hetscale())
+        .args(["study", spec, "--db", db, "--out", "out", "--json"])
+        .current_dir(dir)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .unwrap()
+}
+
+/// Writes `two.toml`: two nodes of `marked_speed` Mflop/s each.
+fn write_two_nodes(dir: &Path, marked_speed: f64) {
+    let node = |name: &str| format!("[[node]]\nname = \"{name}\"\nmarked_speed = {marked_speed}\n");
+    let platform = format!(
+        "name = \"two\"\n[network]\ng_s_per_byte = 1e-9\nL = {{ base_s = 1e-5 }}\n{}{}",
+        node("a"),
+        node("b")
+    );
+    std::fs::write(dir.join("two.toml"), platform).unwrap();
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -230,26 +252,8 @@ nodes = "2"
 launcher_args = ["--oversubscribe"]
 "#;
     std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
-    let platform = "name = \"two\"\n[network]\ng_s_per_byte = 1e-9\n\
-        L = { base_s = 1e-5, per_node_s = 0.0, per_log2_node_s = 0.0 }\n\
-        [[node]]\nname = \"a\"\nmarked_speed = 2000.0\n\
-        [[node]]\nname = \"b\"\nmarked_speed = 2000.0\n";
-    std::fs::write(dir.path().join("two.toml"), platform).unwrap();
-    let output = Command::new(hetscale())
-        .args([
-            "study",
-            "spec.toml",
-            "--db",
-            "s.db",
-            "--out",
-            "out",
-            "--json",
-        ])
-        .current_dir(dir.path())
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .output()
-        .unwrap();
+    write_two_nodes(dir.path(), 2000.0);
+    let output = study(dir.path(), "spec.toml", "s.db");
     assert!(output.status.success(), "{}", text(&output.stderr));
     let conn = rusqlite::Connection::open(dir.path().join("s.db")).unwrap();
     let (runs, backends, verified): (i64, String, i64) = conn
@@ -276,11 +280,7 @@ launcher_args = ["--oversubscribe"]
         broken.replace("mm-mpi", "broken"),
     )
     .unwrap();
-    let output = Command::new(hetscale())
-        .args(["study", "broken.toml", "--db", "b.db", "--out", "out"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let output = study(dir.path(), "broken.toml", "b.db");
     assert!(!output.status.success());
     let stderr = text(&output.stderr);
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
@@ -332,9 +332,7 @@ fn an_mpi_program_in_c_is_studied_on_1_and_2_ranks() {
         .status()
         .expect("mpicc runs: install libopenmpi-dev");
     assert!(compiled.success());
-    let platform = "name = \"two\"\n[network]\ng_s_per_byte = 1e-9\nL = { base_s = 0.0 }\n\
-        [[node]]\nname = \"a\"\nmarked_speed = 100.0\n[[node]]\nname = \"b\"\nmarked_speed = 100.0\n";
-    std::fs::write(dir.path().join("two.toml"), platform).unwrap();
+    write_two_nodes(dir.path(), 100.0);
     let spec = format!(
         "name = \"spin\"\nplatform = \"two.toml\"\ntarget = 0.5\ntolerance = 0.02\n\
          n_min = 64\nn_max = 8192\nrepetitions = 1\nwarmup = 0\n\
@@ -346,21 +344,7 @@ fn an_mpi_program_in_c_is_studied_on_1_and_2_ranks() {
         program.display()
     );
     std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
-    let output = Command::new(hetscale())
-        .args([
-            "study",
-            "spec.toml",
-            "--db",
-            "s.db",
-            "--out",
-            "out",
-            "--json",
-        ])
-        .current_dir(dir.path())
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .output()
-        .unwrap();
+    let output = study(dir.path(), "spec.toml", "s.db");
     assert!(output.status.success(), "{}", text(&output.stderr));
     let results: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let result = &results[0];
