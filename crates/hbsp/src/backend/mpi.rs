@@ -2,9 +2,10 @@
 //!
 //! Every process of an `mpirun -np P` job calls [`crate::run`] with the same machine of `P`
 //! nodes; rank `j` runs node `j`'s program. A superstep boundary is two collectives on
-//! `MPI_COMM_WORLD`: an `MPI_Alltoall` of (call signature, bytes) for every pair of ranks,
-//! which both checks that all nodes made the same call and sizes the payloads, then one
-//! `MPI_Alltoallv` of the messages themselves. BSP needs exactly this: every node learns what
+//! `MPI_COMM_WORLD`: an `MPI_Alltoall` of (call signature, bytes for the receiver, bytes sent
+//! in all) for every pair of ranks, which checks that all nodes made the same call and sizes
+//! the payloads, then one `MPI_Alltoallv` of the messages themselves, which every rank skips
+//! when nobody sends. BSP needs exactly this: every node learns what
 //! it receives at the sync, and the barrier comes with the exchange.
 //!
 //! When the program returns, the nodes' traces and results travel to every rank (one
@@ -351,15 +352,21 @@ impl Transport for MpiTransport<'_> {
             }));
         }
         let signature = call.signature();
-        let header: Vec<u64> = counts.iter().flat_map(|&c| [signature, c as u64]).collect();
-        let mut heard = vec![0u64; 2 * p];
+        // Per pair: the call's signature, the bytes for that rank, and all this rank sends,
+        // so every rank learns the same total and an empty superstep skips the Alltoallv.
+        let sent = buffer.len() as u64;
+        let header: Vec<u64> = counts
+            .iter()
+            .flat_map(|&c| [signature, c as u64, sent])
+            .collect();
+        let mut heard = vec![0u64; 3 * p];
         self.world.all_to_all_into(&header[..], &mut heard[..]);
-        if heard.chunks(2).any(|pair| pair[0] != signature) {
+        if heard.chunks(3).any(|triple| triple[0] != signature) {
             let mismatch = self.mismatch(call);
             *self.agreed.borrow_mut() = Some(mismatch.clone());
             return Err(mismatch);
         }
-        let incoming_total: u64 = heard.chunks(2).map(|pair| pair[1]).sum();
+        let incoming_total: u64 = heard.chunks(3).map(|triple| triple[1]).sum();
         if incoming_total > i32::MAX as u64 {
             return Err(self.fail(HbspError::InvalidArgument {
                 pid: self.pid,
@@ -368,12 +375,14 @@ impl Transport for MpiTransport<'_> {
                 ),
             }));
         }
-        let incoming: Vec<i32> = heard.chunks(2).map(|pair| pair[1] as i32).collect();
+        let incoming: Vec<i32> = heard.chunks(3).map(|triple| triple[1] as i32).collect();
         // The last superstep's buffer, unless a message cut from it is still queued.
         let mut into = Arc::get_mut(&mut self.received)
             .map(std::mem::take)
             .unwrap_or_default();
-        exchange_bytes(&self.world, &buffer, &counts, &incoming, &mut into);
+        if heard.chunks(3).any(|triple| triple[2] > 0) {
+            exchange_bytes(&self.world, &buffer, &counts, &incoming, &mut into);
+        }
         self.send_buffer = buffer;
         let received = Arc::new(into);
         self.received = Arc::clone(&received);
