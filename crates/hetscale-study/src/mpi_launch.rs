@@ -3,6 +3,7 @@
 //! time, the work and the verification. The study process itself needs no MPI.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use hbsp::Platform;
@@ -42,10 +43,13 @@ impl MpiLauncher {
                 ),
             })?,
         };
+        // One file per launcher: two launchers of one study must not delete each other's.
+        static LAUNCHERS: AtomicUsize = AtomicUsize::new(0);
         let platform_file = std::env::temp_dir().join(format!(
-            "hetscale-{}-{}.toml",
+            "hetscale-{}-{}-{}.toml",
             spec.name.replace(|c: char| !c.is_ascii_alphanumeric(), "_"),
-            std::process::id()
+            std::process::id(),
+            LAUNCHERS.fetch_add(1, Ordering::Relaxed)
         ));
         Platform::load(&spec.platform)?.write_file(&platform_file)?;
         Ok(Self {

@@ -102,6 +102,16 @@ nodes = "2"
     )
 }
 
+/// The JSON a successful command printed; a failure shows its standard error.
+fn json_of(out: &std::process::Output) -> Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON document on standard output")
+}
+
 fn run_count(db: &Path) -> i64 {
     rusqlite::Connection::open(db)
         .unwrap()
@@ -132,12 +142,7 @@ fn a_c_program_is_studied_with_all_three_approaches_and_resumes() {
             .current_dir(dir.path())
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let results: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let results = json_of(&out);
         results[0].clone()
     };
     let result = study();
@@ -179,12 +184,7 @@ fn approach_3_without_an_overhead_formula_says_what_it_needs() {
         .current_dir(dir.path())
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let result = json_of(&out);
     let result = &result[0];
     // The time read from the output is the model's exactly: N is within the 2% tolerance.
     for (index, exact) in [(0, 1581.0), (1, 3162.0)] {
@@ -222,12 +222,7 @@ fn run_command_prints_one_measurement() {
         .current_dir(dir.path())
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run = json_of(&out);
     // T = 2e6 / 2e8 + 0.1 = 0.11 s; E_s = 2e6 / (0.11 * 2e8).
     assert_eq!(run["p"], 2);
     assert!((run["time_s"].as_f64().unwrap() - 0.11).abs() < 1e-9);

@@ -140,6 +140,26 @@ fn a_job_of_the_wrong_size_says_how_to_launch_it() {
     );
 }
 
+/// `mpirun -np 2 hetscale run mm --backend mpi --n 32 --json` with speeds from `source`.
+fn mm_on_two_ranks(platform: &str, source: &str) -> Output {
+    mpirun(
+        2,
+        &[
+            "run",
+            "mm",
+            "--backend",
+            "mpi",
+            "--n",
+            "32",
+            "--json",
+            "--platform",
+            platform,
+            "--marked-speed-from",
+            source,
+        ],
+    )
+}
+
 #[test]
 fn speeds_come_from_host_names_or_a_start_up_benchmark() {
     let dir = tempfile::tempdir().unwrap();
@@ -158,22 +178,7 @@ fn speeds_come_from_host_names_or_a_start_up_benchmark() {
     )
     .unwrap();
     let platform = platform.to_str().unwrap();
-    let by_host = mpirun(
-        2,
-        &[
-            "run",
-            "mm",
-            "--backend",
-            "mpi",
-            "--platform",
-            platform,
-            "--marked-speed-from",
-            "host",
-            "--n",
-            "32",
-            "--json",
-        ],
-    );
+    let by_host = mm_on_two_ranks(platform, "host");
     assert!(by_host.status.success(), "{}", text(&by_host.stderr));
     let json: serde_json::Value = serde_json::from_slice(&by_host.stdout).unwrap();
     assert_eq!(
@@ -181,21 +186,7 @@ fn speeds_come_from_host_names_or_a_start_up_benchmark() {
         "two ranks on host {short}, 250 each"
     );
 
-    let missing = mpirun(
-        2,
-        &[
-            "run",
-            "mm",
-            "--backend",
-            "mpi",
-            "--platform",
-            "sunwulf",
-            "--marked-speed-from",
-            "host",
-            "--n",
-            "32",
-        ],
-    );
+    let missing = mm_on_two_ranks("sunwulf", "host");
     assert!(!missing.status.success());
     assert!(
         text(&missing.stderr).contains(&format!(
@@ -205,22 +196,7 @@ fn speeds_come_from_host_names_or_a_start_up_benchmark() {
         text(&missing.stderr)
     );
 
-    let measured = mpirun(
-        2,
-        &[
-            "run",
-            "mm",
-            "--backend",
-            "mpi",
-            "--platform",
-            "sunwulf",
-            "--marked-speed-from",
-            "bench",
-            "--n",
-            "32",
-            "--json",
-        ],
-    );
+    let measured = mm_on_two_ranks("sunwulf", "bench");
     assert!(measured.status.success(), "{}", text(&measured.stderr));
     let json: serde_json::Value = serde_json::from_slice(&measured.stdout).unwrap();
     let speed = json["cluster_speed"].as_f64().unwrap();

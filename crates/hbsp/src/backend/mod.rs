@@ -187,6 +187,16 @@ impl fmt::Display for Call {
     }
 }
 
+/// How much longer node `pid`'s compute blocks take under speed emulation: `C_max / C_j`.
+pub(crate) fn emulation_stretch(machine: &crate::Machine, pid: usize) -> f64 {
+    let fastest = machine
+        .nodes()
+        .iter()
+        .map(|n| n.marked_speed)
+        .fold(0.0, f64::max);
+    fastest / machine.marked_speed(pid)
+}
+
 /// The error for nodes that disagreed at the end of `superstep`, given each node's call by
 /// pid; nodes that made the same call are named together.
 pub(crate) fn mismatch(

@@ -555,13 +555,8 @@ where
     let world = SimpleCommunicator::world();
     check_job(&world, machine)?;
     let pid = world.rank() as usize;
-    let fastest = machine
-        .nodes()
-        .iter()
-        .map(|n| n.marked_speed)
-        .fold(0.0, f64::max);
     let stretch = if options.emulate_speeds {
-        fastest / machine.marked_speed(pid)
+        super::emulation_stretch(machine, pid)
     } else {
         1.0
     };

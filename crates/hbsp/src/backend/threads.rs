@@ -52,17 +52,10 @@ fn relock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl<'m> Shared<'m> {
     fn wall(machine: &'m Machine, options: &ThreadsOptions) -> Self {
-        let fastest = machine
-            .nodes()
-            .iter()
-            .map(|n| n.marked_speed)
-            .fold(0.0, f64::max);
-        let stretch = machine
-            .nodes()
-            .iter()
-            .map(|n| {
+        let stretch = (0..machine.p())
+            .map(|pid| {
                 if options.emulate_speeds {
-                    fastest / n.marked_speed
+                    super::emulation_stretch(machine, pid)
                 } else {
                     1.0
                 }
