@@ -217,11 +217,27 @@ fn balanced_scatter_cost_matches_paper_closed_form_bound() {
     let m = ucf.select(&hbsp::NodeSet::First(4)).unwrap();
     let (g, l) = (m.network().g_s_per_byte, m.l_s());
     let n = 250_000; // 1000 KB of 4-byte integers, the paper's largest size
-    let results = run(m, move |ctx| {
+    let results = run(m.clone(), move |ctx| {
         Ok(collectives::scatter(ctx, Root::Fastest, &data(n))?.predicted_s)
     });
+    // HBSP^1 closed form: h = max(root's bytes out, max_j r_j * bytes into j), bytes by share c_j.
     let bytes = (4 * n) as f64;
-    assert!(results[0] <= g * bytes + l && results[0] > l);
+    let root = m.ranking()[0];
+    let shares = m.shares();
+    let into = |j: usize| m.nodes()[j].r * shares[j] * bytes;
+    let h = (0..m.p())
+        .filter(|&j| j != root)
+        .map(into)
+        .fold(m.nodes()[root].r * (1.0 - shares[root]) * bytes, f64::max);
+    let closed_form = g * h + l + m.network().o_s * (m.p() - 1) as f64;
+    // Integer counts differ from c_j n by under one item per node.
+    let one_item = 4.0 * g * m.nodes().iter().map(|n| n.r).fold(0.0, f64::max);
+    assert!(
+        (results[0] - closed_form).abs() <= one_item,
+        "{} vs {closed_form}",
+        results[0]
+    );
+    assert!(closed_form < g * bytes + l, "the paper's bound g n + L");
 }
 
 fn mismatch(

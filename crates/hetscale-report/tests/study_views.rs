@@ -153,6 +153,37 @@ fn bad_numbers_are_left_out_of_the_charts_not_fatal() {
     let report = study_report(&[result]).unwrap();
     let dir = tempfile::tempdir().unwrap();
     report.write(dir.path()).unwrap();
+    // Every figure is still drawn; the bad points are missing from E_s versus N: the NaN sample,
+    // the sample at N = 0 (log axis) and the measured approach's N = -1 (its ring).
+    let good = study_report(&results()[..1]).unwrap();
+    for view in ["es-vs-n", "psi", "contours", "approaches"] {
+        let section = format!("default-ge-{view}");
+        assert_eq!(
+            figures_of(&report, &section),
+            figures_of(&good, &section),
+            "{section}"
+        );
+    }
+    let circles = |r: &Report| svg_of(r, "default-ge-es-vs-n").matches("<circle").count();
+    assert_eq!(circles(&report), circles(&good) - 3);
+    let html = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+    assert!(
+        !html.contains("NaN") && !html.contains("inf\""),
+        "bad numbers reached the SVG"
+    );
+}
+
+fn svg_of(report: &Report, section: &str) -> String {
+    report
+        .sections
+        .iter()
+        .filter(|s| s.id == section)
+        .flat_map(|s| &s.blocks)
+        .filter_map(|b| match b {
+            Block::Figure(f) => Some(f.svg.as_str().to_owned()),
+            _ => None,
+        })
+        .collect()
 }
 
 #[test]

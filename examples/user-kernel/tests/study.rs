@@ -84,8 +84,32 @@ fn hetscale_study_runs_the_user_kernel_with_all_three_approaches() {
     for n in &sizes[1..] {
         assert!((n / sizes[0] - 1.0).abs() < 0.03, "{sizes:?}");
     }
-    let psi = result["measured"]["psi"]["values"][0][2].as_f64().unwrap();
-    assert!(psi > 0.0 && psi < 1.0, "psi(C_2, C_8) = {psi}");
+    // psi(C_2, C_8) = C_8 W_2 / (C_2 W_8) at each approach's operating points, and the
+    // approaches' psi agree as their sizes do.
+    let psi_of = |approach: &str| {
+        let psi = result[approach]["psi"]["values"][0][2].as_f64().unwrap();
+        let points = &result[approach]["points"];
+        let field = |i: usize, name: &str| points[i][name].as_f64().unwrap();
+        let definition = field(2, "marked_speed") * field(0, "work")
+            / (field(0, "marked_speed") * field(2, "work"));
+        assert!(
+            (psi / definition - 1.0).abs() < 1e-9,
+            "{approach}: psi(C_2, C_8) = {psi}, C'W/(CW') = {definition}"
+        );
+        psi
+    };
+    let measured = psi_of("measured");
+    assert!(
+        measured > 0.0 && measured < 1.0,
+        "psi(C_2, C_8) = {measured}"
+    );
+    for approach in ["computed", "predicted"] {
+        let psi = psi_of(approach);
+        assert!(
+            (psi / measured - 1.0).abs() < 0.06,
+            "{approach}: psi {psi} vs measured {measured}"
+        );
+    }
     assert_eq!(result["verification"]["verified"], true);
     // The same binary has every other subcommand, the user's kernel included.
     let run = Command::cargo_bin("user-kernel")
