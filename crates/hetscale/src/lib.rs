@@ -21,6 +21,7 @@
 //! ```
 
 mod cmd;
+mod output;
 
 use clap::{Parser, Subcommand};
 use hetscale_kernels::KernelRegistry;
@@ -76,6 +77,8 @@ pub fn main_with(registry: KernelRegistry) -> ExitCode {
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of stdout went away (`| head`): it has what it wanted; end quietly.
+        Err(err) if output::is_closed_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("hetscale: {err:#}");
             ExitCode::FAILURE

@@ -145,3 +145,38 @@ fn collectives_on_sim_match_the_model_row_by_row() {
         .unwrap();
     assert!(!bad.status.success());
 }
+
+/// Runs `args` with stdout a pipe whose reader is already gone; returns status and stderr.
+fn with_closed_stdout(args: &[&str], dir: &std::path::Path) -> (Option<i32>, String) {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("hetscale"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(writer)
+        .output()
+        .unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn every_command_ends_quietly_when_stdout_is_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/specs/small-ge.toml");
+    let commands: [&[&str]; 8] = [
+        &["paper"],
+        &["paper", "--json"],
+        &["platform", "list"],
+        &["platform", "show", "sunwulf"],
+        &["collectives", "--p", "2", "--sizes", "100"],
+        &["predict", "mm", "--nodes", "sunblade:4", "--target", "0.2"],
+        &["run", "mm", "--backend", "sim", "--platform", "sunwulf", "--n", "64"],
+        &["study", spec, "--out", "out", "--db", "study.db"],
+    ];
+    for args in commands {
+        let (code, stderr) = with_closed_stdout(args, dir.path());
+        assert_eq!((code, stderr.as_str()), (Some(0), ""), "hetscale {args:?}");
+    }
+    // The study's work was done and kept although nobody read its tables.
+    assert!(dir.path().join("out/index.html").exists());
+}

@@ -1,5 +1,6 @@
 //! `hetscale bench`: the marked speed of this machine's cores, and the `local` platform with it.
 
+use crate::output::{out, outln};
 use std::path::PathBuf;
 
 use hbsp::Platform;
@@ -38,11 +39,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         local_platform(&report)?.write_file(path)?;
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", render(&report));
+        out!("{}", render(&report));
         if let Some(path) = &args.write_platform {
-            println!("wrote the local platform to {}", path.display());
+            outln!("wrote the local platform to {}", path.display());
         }
     }
     Ok(())

@@ -1,5 +1,6 @@
 //! `hetscale collectives`: Williams & Parsons' scatter and broadcast experiments.
 
+use crate::output::{out, outln};
 use anyhow::Context as _;
 use hbsp::{Backend, Platform, WorkCharge};
 use hetscale_kernels::collective_experiments::{Improvement, improvements, run_experiments};
@@ -59,9 +60,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         .collect::<anyhow::Result<Vec<_>>>()?;
     let rows = run_experiments(&backend, &machines, &args.sizes, args.repetitions)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        outln!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
-        print!("{}", render(&improvements(&rows), &backend, &platform.name));
+        out!("{}", render(&improvements(&rows), &backend, &platform.name));
     }
     Ok(())
 }

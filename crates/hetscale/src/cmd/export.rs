@@ -1,5 +1,6 @@
 //! `hetscale export`: a study database as CSV, JSON or Extra-P text.
 
+use crate::output::out;
 use hetscale_study::export::{Format, render};
 use hetscale_study::store::Store;
 use std::path::PathBuf;
@@ -34,7 +35,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         Some(path) => std::fs::write(path, text)
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display())),
         None => {
-            print!("{text}");
+            out!("{text}");
             Ok(())
         }
     }

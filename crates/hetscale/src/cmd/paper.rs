@@ -1,5 +1,6 @@
 //! `hetscale paper`: the papers' tables recomputed from their published inputs.
 
+use crate::output::{out, outln};
 use hetscale_model::papers::{self, PaperRow, PaperTable};
 use std::fmt::Write as _;
 
@@ -25,9 +26,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         );
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&tables)?);
+        outln!("{}", serde_json::to_string_pretty(&tables)?);
     } else {
-        print!("{}", render_text(&tables));
+        out!("{}", render_text(&tables));
     }
     Ok(())
 }

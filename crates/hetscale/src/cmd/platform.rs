@@ -1,5 +1,6 @@
 //! `hetscale platform`: list, show and validate platforms.
 
+use crate::output::{out, outln};
 use std::path::PathBuf;
 
 use hbsp::{Machine, NodeSet, Platform};
@@ -100,9 +101,9 @@ fn list(json: bool) -> anyhow::Result<()> {
     let presets = hbsp::presets::all();
     let summaries: Vec<Summary> = presets.iter().map(Summary::of).collect();
     if json {
-        println!("{}", serde_json::to_string_pretty(&summaries)?);
+        outln!("{}", serde_json::to_string_pretty(&summaries)?);
     } else {
-        summaries.iter().for_each(|s| println!("{}", s.line()));
+        summaries.iter().for_each(|s| outln!("{}", s.line()));
     }
     Ok(())
 }
@@ -111,9 +112,9 @@ fn show(name: &str, nodes: Option<&str>, json: bool) -> anyhow::Result<()> {
     let platform = Platform::load(name)?;
     let Some(spec) = nodes else {
         if json {
-            println!("{}", serde_json::to_string_pretty(&platform)?);
+            outln!("{}", serde_json::to_string_pretty(&platform)?);
         } else {
-            print!("{}", platform.to_toml_string()?);
+            out!("{}", platform.to_toml_string()?);
         }
         return Ok(());
     };
@@ -126,7 +127,7 @@ fn show(name: &str, nodes: Option<&str>, json: bool) -> anyhow::Result<()> {
         l_s: machine.l_s(),
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&view)?);
+        outln!("{}", serde_json::to_string_pretty(&view)?);
     } else {
         print_machine(&view);
     }
@@ -135,19 +136,24 @@ fn show(name: &str, nodes: Option<&str>, json: bool) -> anyhow::Result<()> {
 
 fn print_machine(view: &MachineView<'_>) {
     let m = view.machine;
-    println!(
+    outln!(
         "{} nodes of {}: C = {:.2} {}",
         view.p,
         m.platform(),
         view.cluster_speed,
         m.speed_unit()
     );
-    println!(
+    outln!(
         "{:>4}  {:<12} {:>4} {:>12} {:>7} {:>6}",
-        "pid", "node", "cpus", "marked_speed", "share", "r"
+        "pid",
+        "node",
+        "cpus",
+        "marked_speed",
+        "share",
+        "r"
     );
     for (pid, (node, share)) in m.nodes().iter().zip(&view.shares).enumerate() {
-        println!(
+        outln!(
             "{pid:>4}  {:<12} {:>4} {:>12.2} {:>6.1}% {:>6.2}",
             node.name,
             node.cpus_used,
@@ -157,9 +163,12 @@ fn print_machine(view: &MachineView<'_>) {
         );
     }
     let net = m.network();
-    println!(
+    outln!(
         "g = {:.4e} s/byte, L({}) = {:.4e} s, o = {:.4e} s",
-        net.g_s_per_byte, view.p, view.l_s, net.o_s
+        net.g_s_per_byte,
+        view.p,
+        view.l_s,
+        net.o_s
     );
 }
 
@@ -167,9 +176,9 @@ fn validate(file: &std::path::Path, json: bool) -> anyhow::Result<()> {
     let platform = Platform::from_file(file)?;
     let summary = Summary::of(&platform);
     if json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        outln!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
-        println!("{}: ok: {}", file.display(), summary.line());
+        outln!("{}: ok: {}", file.display(), summary.line());
     }
     Ok(())
 }

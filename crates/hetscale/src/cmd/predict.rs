@@ -1,6 +1,7 @@
 //! `hetscale predict`: approach 3 at any scale, instantly — the kernel's time model on the
 //! platform's HBSP^1 parameters, solved for the target speed-efficiency on each node set.
 
+use crate::output::{out, outln};
 use hbsp::Platform;
 use hetscale_kernels::KernelRegistry;
 use hetscale_study::predicted::PredictedStudy;
@@ -67,9 +68,9 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         })?;
     let study = predict_configurations(&program, &configs, args.target, (args.n_min, args.n_max))?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&study)?);
+        outln!("{}", serde_json::to_string_pretty(&study)?);
     } else {
-        print!("{}", render(&args.kernel, &platform.name, &study));
+        out!("{}", render(&args.kernel, &platform.name, &study));
     }
     Ok(())
 }

@@ -52,13 +52,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         // Every rank holds the same report; rank 0 speaks for the job.
         return Ok(());
     }
-    // Written, not println!-ed: a closed pipe (`| head`) is an error to report, not a panic.
-    let mut out = std::io::stdout().lock();
-    if args.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
-    } else {
-        print_report(&mut out, &report, &machine, &backend)?;
-    }
+    // The platform file first: a closed pipe (`| head`) must not cost the user the file.
     if let Some(path) = &args.write_platform {
         let mut target = if path.exists() {
             Platform::from_file(path)?
@@ -67,7 +61,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         };
         report.apply_to(&mut target, &machine)?;
         target.write_file(path)?;
-        if !args.json {
+    }
+    // Written, not printed: a closed pipe comes back as an error, which `main_with` ends quietly.
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+    } else {
+        print_report(&mut out, &report, &machine, &backend)?;
+        if let Some(path) = &args.write_platform {
             writeln!(out, "wrote {}", path.display())?;
         }
     }

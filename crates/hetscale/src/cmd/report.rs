@@ -1,6 +1,7 @@
 //! `hetscale report`: a study database's report (HTML with inline SVG, tables as
 //! Markdown/CSV/JSON), every study's result re-derived from its stored runs, nothing run.
 
+use crate::output::outln;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -38,7 +39,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
     };
     let index = write_report(&results, &out)?;
-    println!("Report: {}", index.display());
+    outln!("Report: {}", index.display());
     Ok(())
 }
 

@@ -1,5 +1,6 @@
 //! `hetscale run`: one kernel run on one machine; prints T, W, S = W/T, C and E_s.
 
+use crate::output::{out, outln};
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
@@ -131,12 +132,12 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     }
     write_views(args, &run, &backend, &machine)?;
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&report_json(&run, &backend))?
         );
     } else {
-        print!("{}", report_text(&run, &backend));
+        out!("{}", report_text(&run, &backend));
     }
     if !run.verification.passed && !run.verification.skipped {
         bail!(

@@ -1,6 +1,7 @@
 //! `hetscale run --command ...` (one measurement of any program, to check a study's command)
 //! and the command options `hetscale study --command ...` shares.
 
+use crate::output::{out, outln};
 use anyhow::Context;
 use hbsp::{Backend, Platform};
 use hetscale_study::external::CommandSpec;
@@ -93,9 +94,9 @@ pub fn run(args: &super::run::Args) -> anyhow::Result<()> {
             "cluster_speed_flops": c,
             "speed_efficiency": speed / c,
         });
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        outln!("{}", serde_json::to_string_pretty(&value)?);
     } else {
-        print!(
+        out!(
             "command  {}\n\
              p        {} (nodes \"{}\" of {})\n\
              N        {n}\n\

@@ -1,6 +1,7 @@
 //! `hetscale study`: run a study spec (with no spec, the built-in default study), with a
 //! progress line per configuration, every run stored as it completes, then write the report.
 
+use crate::output::{out, outln};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -116,19 +117,19 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     }
     let index = write_report(&results, &args.out)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&results)?);
+        outln!("{}", serde_json::to_string_pretty(&results)?);
         // Standard output stays one JSON document.
         eprintln!("Report: {}", index.display());
     } else {
         for result in &results {
-            print!("{}", render_text(result));
+            out!("{}", render_text(result));
         }
-        println!(
+        outln!(
             "Runs stored in {}; results in {}",
             db.display(),
             args.out.display()
         );
-        println!("Report: {}", index.display());
+        outln!("Report: {}", index.display());
     }
     Ok(())
 }
