@@ -148,7 +148,7 @@ fn collectives_on_sim_match_the_model_row_by_row() {
 
 /// Runs `args` with stdout a pipe whose reader is already gone; returns status and stderr.
 fn with_closed_stdout(args: &[&str], dir: &std::path::Path) -> (Option<i32>, String) {
-    let (reader, writer) = std::io::pipe().unwrap();
+    let (reader, writer) = os_pipe::pipe().unwrap();
     drop(reader);
     let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("hetscale"))
         .args(args)
