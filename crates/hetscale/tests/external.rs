@@ -316,3 +316,55 @@ fn bad_templates_and_formulas_are_one_line_errors() {
     let err = run("echo {n}", "n - 100");
     assert!(err.contains("N = 10") && err.contains("positive"), "{err}");
 }
+
+#[test]
+fn an_always_failing_command_fails_the_study_despite_the_default_warm_up() {
+    let dir = tempfile::tempdir().unwrap();
+    // No --warmup: the default warm-up run is the first to fail.
+    let study = |name: &str, command: &str, extra: &[&str]| {
+        let mut args = vec!["study", "--command", command, "--nodes", "1"];
+        args.extend_from_slice(&["--target", "0.5", "--n-max", "64", "--repetitions", "1"]);
+        args.extend_from_slice(&["--db", "f.db", "--out", "out", "--name", name]);
+        args.extend_from_slice(extra);
+        one_line_failure(&args, dir.path())
+    };
+    let failing = "sh -c 'echo disk full >&2; exit 3' {n}";
+    let exits = study("exits", failing, &["--work", "n"]);
+    assert!(
+        exits.contains("every run failed")
+            && exits.contains("N = 8")
+            && exits.contains("disk full"),
+        "{exits}"
+    );
+    let err = study("infinite", "echo {n}", &["--work", "n/0"]);
+    assert!(
+        err.contains("every run failed") && err.contains("work \"n/0\" is inf"),
+        "{err}"
+    );
+    let err = study("negative", "echo {n}", &["--work=-n"]);
+    assert!(
+        err.contains("every run failed") && err.contains("positive"),
+        "{err}"
+    );
+    let err = study(
+        "no time",
+        "echo {n}",
+        &["--work", "n", "--time-regex", "T=(\\S+)"],
+    );
+    assert!(
+        err.contains("every run failed") && err.contains("no match of time_regex"),
+        "{err}"
+    );
+    // The warm-up's failure is stored like a measured run's: resuming replays it.
+    let conn = rusqlite::Connection::open(dir.path().join("f.db")).unwrap();
+    let failed: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM runs WHERE study = 'exits' AND status = 'failed'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(failed, 1);
+    drop(conn);
+    assert_eq!(study("exits", failing, &["--work", "n"]), exits);
+}
