@@ -363,6 +363,22 @@ fn default_timeout_s() -> f64 {
     600.0
 }
 
+/// The longest a run may be given before it is killed, s (30 days): anything longer is a
+/// slip of the keyboard, and far longer would not fit a [`Duration`].
+pub const MAX_TIMEOUT_S: f64 = 30.0 * 24.0 * 3600.0;
+
+/// A run's timeout of `seconds` (a spec's `timeout_s`); the error is one line naming the field.
+pub fn timeout_of_s(seconds: f64) -> Result<Duration, String> {
+    if seconds > 0.0 && seconds <= MAX_TIMEOUT_S {
+        Ok(Duration::from_secs_f64(seconds))
+    } else {
+        Err(format!(
+            "timeout_s = {}: give a positive number of seconds up to {MAX_TIMEOUT_S} (30 days)",
+            crate::spec::shown(seconds)
+        ))
+    }
+}
+
 /// A validated [`CommandSpec`], ready to run.
 #[derive(Debug, Clone)]
 pub struct ExternalCommand {
@@ -413,18 +429,12 @@ impl CommandSpec {
             (None, Some(path)) => TimeSource::Json(path.clone()),
             (None, None) => TimeSource::Wall,
         };
-        if !(self.timeout_s.is_finite() && self.timeout_s > 0.0) {
-            return Err(format!(
-                "timeout_s = {}: give a positive number of seconds",
-                self.timeout_s
-            ));
-        }
         Ok(ExternalCommand {
             template,
             work,
             overhead,
             time,
-            timeout: Duration::from_secs_f64(self.timeout_s),
+            timeout: timeout_of_s(self.timeout_s)?,
         })
     }
 }

@@ -368,3 +368,85 @@ fn an_always_failing_command_fails_the_study_despite_the_default_warm_up() {
     drop(conn);
     assert_eq!(study("exits", failing, &["--work", "n"]), exits);
 }
+
+#[test]
+fn numbers_out_of_bounds_are_one_line_errors_naming_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = one_line_failure(
+        &[
+            "run",
+            "--command",
+            "echo {n}",
+            "--work",
+            "n",
+            "--n",
+            "5",
+            "--nodes",
+            "1",
+        ]
+        .into_iter()
+        .chain(["--timeout", "1e300"])
+        .collect::<Vec<_>>(),
+        dir.path(),
+    );
+    assert!(
+        run.contains("--timeout 1e300: give a positive number of seconds up to 2592000"),
+        "{run}"
+    );
+    let study = |flag: &str, value: &str| {
+        let mut args = vec![
+            "study",
+            "--command",
+            "echo {n}",
+            "--work",
+            "n",
+            "--nodes",
+            "1",
+        ];
+        args.extend_from_slice(&["--out", "out", flag, value]);
+        for (default, its_value) in [("--target", "0.5"), ("--n-max", "64")] {
+            if flag != default {
+                args.extend_from_slice(&[default, its_value]);
+            }
+        }
+        one_line_failure(&args, dir.path())
+    };
+    for (flag, value, says) in [
+        (
+            "--timeout",
+            "1e300",
+            "--timeout 1e300: give a positive number of seconds",
+        ),
+        (
+            "--timeout",
+            "nan",
+            "--timeout NaN: give a positive number of seconds",
+        ),
+        (
+            "--n-max",
+            "9007199254740993",
+            "--n-max 9007199254740993: use at most 2^53",
+        ),
+        (
+            "--repetitions",
+            "4294967295",
+            "--repetitions 4294967295: use 1 to 1000",
+        ),
+        (
+            "--warmup",
+            "4294967295",
+            "--warmup 4294967295: use 0 to 1000",
+        ),
+        (
+            "--target",
+            "1e300",
+            "--target 1e300: a speed-efficiency lies in (0, 1)",
+        ),
+    ] {
+        let err = study(flag, value);
+        assert!(
+            err.starts_with("hetscale: hetscale study --command: ") && err.contains(says),
+            "{flag} {value}: {err}"
+        );
+    }
+}
