@@ -1,7 +1,7 @@
 //! Launching any program as a run: a command template with placeholders, substituted without
-//! a shell, spawned in its own process group with a timeout (the whole group is killed when it
-//! expires), its output captured and its time read from the wall clock, a regular expression
-//! or a JSON field.
+//! a shell, spawned in its own process group with a timeout (the whole group is ended when it
+//! expires, or when SIGINT or SIGTERM asks hetscale to stop), the end of its output kept and
+//! its time read from the wall clock, a regular expression or a JSON field.
 //!
 //! ```
 //! use std::time::Duration;

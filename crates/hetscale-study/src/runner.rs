@@ -184,6 +184,15 @@ impl<'a> Runner<'a> {
         })
     }
 
+    /// Why the study must stop, if SIGINT or SIGTERM asked it to (see [`crate::interrupt`]).
+    pub fn interruption(&self) -> Result<Option<StudyError>> {
+        if crate::interrupt::requested().is_none() {
+            return Ok(None);
+        }
+        let stored = self.store.runs(Some(&self.spec.name))?.len();
+        Ok(Some(StudyError::Interrupted { stored }))
+    }
+
     /// The configurations, in the spec's order.
     pub fn configurations(&self) -> &[ResolvedConfiguration] {
         &self.configurations
@@ -317,6 +326,10 @@ impl<'a> Runner<'a> {
                 Ok(run)
             }
             Err(e) => {
+                if let Some(interrupted) = self.interruption()? {
+                    // Cut short, not failed: the rerun runs it again.
+                    return Err(interrupted);
+                }
                 let error = match e {
                     StudyError::Configuration { message, .. } => message,
                     other => other.to_string(),
@@ -357,6 +370,9 @@ impl<'a> Runner<'a> {
         backend: &Backend,
         n: u64,
     ) -> Result<RunOutcome> {
+        if let Some(interrupted) = self.interruption()? {
+            return Err(interrupted);
+        }
         if let Some(launcher) = &self.launcher {
             return launcher.run(self.spec, config, n);
         }

@@ -78,7 +78,10 @@ pub fn main_with(registry: KernelRegistry) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("hetscale: {err:#}");
-            ExitCode::FAILURE
+            // As a shell reports a process ended by the signal.
+            hetscale_study::interrupt::requested()
+                .and_then(|signal| u8::try_from(128 + signal).ok())
+                .map_or(ExitCode::FAILURE, ExitCode::from)
         }
     }
 }

@@ -59,6 +59,7 @@ pub fn run(args: &super::run::Args) -> anyhow::Result<()> {
         .command
         .spec()?
         .context("give a kernel or --command TEMPLATE")?;
+    hetscale_study::interrupt::catch().context("cannot catch SIGINT and SIGTERM")?;
     let n = args
         .n
         .context("give the problem size with --n N: the command gets it as {n}")?;
