@@ -291,27 +291,28 @@ fn end_with_parent(command: &mut Command) {
 /// asked to stop.
 fn wait(child: &mut Child, program: &str, timeout: Duration) -> Result<ExitStatus, String> {
     let deadline = Instant::now() + timeout;
-    loop {
-        let why = if let Some(signal) = crate::interrupt::requested() {
-            format!(
+    let why = loop {
+        if let Some(signal) = crate::interrupt::requested() {
+            break format!(
                 "interrupted by {}: \"{program}\" and its process group were ended",
                 crate::interrupt::name(signal)
-            )
-        } else {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match child.wait_timeout(left.min(INTERRUPT_POLL)) {
-                Ok(Some(status)) => return Ok(status),
-                Ok(None) if left > INTERRUPT_POLL => continue,
-                Ok(None) => format!(
+            );
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        match child.wait_timeout(left.min(INTERRUPT_POLL)) {
+            Ok(Some(status)) => return Ok(status),
+            Ok(None) if left > INTERRUPT_POLL => {}
+            Ok(None) => {
+                break format!(
                     "\"{program}\" timed out after {:.3} s (killed): raise timeout_s or lower n_max",
                     timeout.as_secs_f64()
-                ),
-                Err(e) => format!("waiting for \"{program}\" failed: {e}"),
+                );
             }
-        };
-        stop_group(child);
-        return Err(why);
-    }
+            Err(e) => break format!("waiting for \"{program}\" failed: {e}"),
+        }
+    };
+    stop_group(child);
+    Err(why)
 }
 
 /// Asks `child`'s process group to end (SIGTERM, so that e.g. `mpirun` can end its job on
