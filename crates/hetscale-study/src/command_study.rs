@@ -62,6 +62,48 @@ impl CommandStudy {
             line: None,
             message: e.to_string(),
         })?;
-        StudySpec::from_toml_str(&text, "hetscale study --command")
+        StudySpec::from_toml_str(&text, SOURCE).map_err(|e| match e {
+            // The spec is made from the options: its lines mean nothing to the user, its
+            // fields are their options.
+            crate::StudyError::Spec { message, .. } => crate::StudyError::Spec {
+                source_name: SOURCE.into(),
+                line: None,
+                message: in_options(&message).unwrap_or(message),
+            },
+            other => other,
+        })
     }
+}
+
+/// What a command study's errors name as their source.
+const SOURCE: &str = "hetscale study --command";
+
+/// The spec fields the options of `hetscale study --command` and `run --command` set.
+const OPTIONS: [(&str, &str); 12] = [
+    ("timeout_s", "--timeout"),
+    ("time_regex", "--time-regex"),
+    ("time_json", "--time-json"),
+    ("overhead", "--overhead"),
+    ("work", "--work"),
+    ("n_min", "--n-min"),
+    ("n_max", "--n-max"),
+    ("target", "--target"),
+    ("repetitions", "--repetitions"),
+    ("warmup", "--warmup"),
+    ("platform", "--platform"),
+    ("name", "--name"),
+];
+
+/// A spec error about a field the command options set, worded with the option instead:
+/// `[command] timeout_s = 1e300: ...` becomes `--timeout 1e300: ...`; none if it names none.
+pub fn in_options(message: &str) -> Option<String> {
+    let message = message.strip_prefix("[command] ").unwrap_or(message);
+    OPTIONS.iter().find_map(|(field, option)| {
+        let rest = message.strip_prefix(field)?;
+        match rest.strip_prefix(" = ") {
+            Some(value) => Some(format!("{option} {value}")),
+            None if rest.starts_with([' ', ':']) => Some(format!("{option}{rest}")),
+            None => None,
+        }
+    })
 }

@@ -43,6 +43,13 @@ pub enum StudyError {
         /// What is wrong and what to do.
         message: String,
     },
+    /// SIGINT or SIGTERM asked the study to stop: the running program's process group was
+    /// ended and the run it cut short not stored.
+    #[error("interrupted: rerun to resume ({stored} runs stored)")]
+    Interrupted {
+        /// The runs of the study the database holds.
+        stored: usize,
+    },
     /// Writing an export failed.
     #[error("export: {0}")]
     Export(String),

@@ -1,7 +1,7 @@
 //! Launching any program as a run: a command template with placeholders, substituted without
-//! a shell, spawned in its own process group with a timeout (the whole group is killed when it
-//! expires), its output captured and its time read from the wall clock, a regular expression
-//! or a JSON field.
+//! a shell, spawned in its own process group with a timeout (the whole group is ended when it
+//! expires, or when SIGINT or SIGTERM asks hetscale to stop), the end of its output kept and
+//! its time read from the wall clock, a regular expression or a JSON field.
 //!
 //! ```
 //! use std::time::Duration;
@@ -19,11 +19,14 @@
 //! The study runner uses this for external-command studies; anything else that runs one
 //! program per measurement (e.g. `mpirun ... hetscale run --json`) can use it the same way.
 
+use std::collections::VecDeque;
 use std::io::Read;
 use std::path::Path;
-use std::process::{Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
+
+use nix::sys::signal::Signal;
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
@@ -33,7 +36,8 @@ use wait_timeout::ChildExt;
 /// configuration's node set as written, and a file listing its nodes (`name slots=k`).
 pub const PLACEHOLDERS: [&str; 4] = ["n", "p", "nodes", "hostfile"];
 
-/// How long the output readers may take to see end-of-file after the process group is gone.
+/// How long the output readers may take to see end-of-file after the process group is gone;
+/// what arrived by then is kept even if a daemon the program left holds the pipes open.
 const READER_GRACE: Duration = Duration::from_secs(1);
 
 /// A command line with `{name}` placeholders, split into words like a shell would (quotes,
@@ -161,21 +165,93 @@ fn pieces(word: &str, allowed: &[&str]) -> Result<Vec<Piece>, String> {
 pub struct CommandOutput {
     /// How it exited.
     pub status: ExitStatus,
-    /// Its standard output (lossy UTF-8).
+    /// The end of its standard output (lossy UTF-8): the last [`KEPT_BYTES`].
     pub stdout: String,
-    /// Its standard error (lossy UTF-8).
+    /// The end of its standard error (lossy UTF-8): the last [`KEPT_BYTES`].
     pub stderr: String,
+    /// The last line of standard output in which [`launch_timed`]'s time source found a time,
+    /// however much was printed after it.
+    pub time_line: Option<String>,
     /// Wall-clock time from spawn to exit, s.
     pub wall_s: f64,
 }
 
-/// Runs `argv` (program and arguments, no shell) in a new process group, capturing its output;
-/// after `timeout` the whole group is killed and the launch fails. A non-zero exit is an error
-/// quoting the last line of standard error. Every error is one line.
+/// How much of the end of each output stream [`launch`] keeps: a program may print without
+/// bound (`yes`), and its time is at the end or in [`CommandOutput::time_line`].
+pub const KEPT_BYTES: usize = 1 << 20;
+
+/// Lines longer than this are kept in the tail but not searched for the time as they stream.
+const LONGEST_TIME_LINE: usize = 64 << 10;
+
+/// The most of a program's output an error message quotes.
+const QUOTED_BYTES: usize = 300;
+
+/// How often a wait looks whether SIGINT or SIGTERM asked hetscale to stop.
+const INTERRUPT_POLL: Duration = Duration::from_millis(50);
+
+/// How long a process group asked to stop (SIGTERM) may take before it is killed (SIGKILL).
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// Runs `argv` (program and arguments, no shell) in a new process group, keeping the end of
+/// its output; after `timeout`, or when SIGINT or SIGTERM asks hetscale to stop (see
+/// [`crate::interrupt`]), the whole group is ended and the launch fails. A non-zero exit is an
+/// error quoting the end of the last line of standard error. Every error is one line.
+///
+/// On Linux the program also gets SIGTERM if hetscale dies, even by SIGKILL; what the program
+/// started itself is then left to the program (`mpirun` ends its job on SIGTERM).
 pub fn launch(argv: &[String], timeout: Duration) -> Result<CommandOutput, String> {
+    launch_with(argv, timeout, None)
+}
+
+/// As [`launch`], showing `time` each line of standard output as it arrives, so that the
+/// time it reads is found however much the program prints after it.
+pub fn launch_timed(
+    argv: &[String],
+    timeout: Duration,
+    time: &TimeSource,
+) -> Result<CommandOutput, String> {
+    let watched = (!matches!(time, TimeSource::Wall)).then(|| time.clone());
+    launch_with(argv, timeout, watched)
+}
+
+fn launch_with(
+    argv: &[String],
+    timeout: Duration,
+    time: Option<TimeSource>,
+) -> Result<CommandOutput, String> {
     let (program, args) = argv
         .split_first()
         .ok_or("the command is empty: give a program and its arguments")?;
+    let start = Instant::now();
+    let mut child = spawn(program, args)?;
+    let stdout = Capture::start(child.stdout.take(), time);
+    let stderr = Capture::start(child.stderr.take(), None);
+    let status = wait(&mut child, program, timeout)?;
+    let wall_s = start.elapsed().as_secs_f64();
+    // The program may have left children in its group holding the pipes open.
+    signal_group(child.id(), Signal::SIGKILL);
+    let grace_ends = Instant::now() + READER_GRACE;
+    let (stdout, time_line) = stdout.finish(grace_ends);
+    let (stderr, _) = stderr.finish(grace_ends);
+    if !status.success() {
+        return Err(format!(
+            "\"{program}\" failed ({status}){}",
+            last_line(&stderr)
+                .map(|l| format!(": {}", quoted(l)))
+                .unwrap_or_default()
+        ));
+    }
+    Ok(CommandOutput {
+        status,
+        stdout,
+        stderr,
+        time_line,
+        wall_s,
+    })
+}
+
+/// Starts `program` in a process group of its own, its output piped.
+fn spawn(program: &str, args: &[String]) -> Result<Child, String> {
     let mut command = Command::new(program);
     command
         .args(args)
@@ -183,74 +259,78 @@ pub fn launch(argv: &[String], timeout: Duration) -> Result<CommandOutput, Strin
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
-    let start = Instant::now();
-    let mut child = command.spawn().map_err(|e| {
+    #[cfg(target_os = "linux")]
+    end_with_parent(&mut command);
+    command.spawn().map_err(|e| {
         format!("cannot start \"{program}\": {e}: check the path and that it is executable")
-    })?;
-    let stdout = read_in_background(child.stdout.take());
-    let stderr = read_in_background(child.stderr.take());
-    let waited = child.wait_timeout(timeout);
-    let wall_s = start.elapsed().as_secs_f64();
-    let status = match waited {
-        Ok(Some(status)) => status,
-        Ok(None) | Err(_) => {
-            kill_group(child.id());
-            let _ = child.wait();
-            let why = match waited {
-                Err(e) => format!("waiting for \"{program}\" failed: {e}"),
-                _ => format!(
-                    "\"{program}\" timed out after {:.3} s (killed): raise timeout_s or lower n_max",
-                    timeout.as_secs_f64()
-                ),
-            };
-            return Err(why);
-        }
-    };
-    // The program may have left children in its group holding the pipes open.
-    kill_group(child.id());
-    let output = CommandOutput {
-        status,
-        stdout: collect(stdout),
-        stderr: collect(stderr),
-        wall_s,
-    };
-    if !output.status.success() {
-        return Err(format!(
-            "\"{program}\" failed ({}){}",
-            output.status,
-            last_line(&output.stderr)
-                .map(|l| format!(": {l}"))
-                .unwrap_or_default()
-        ));
-    }
-    Ok(output)
+    })
 }
 
-fn read_in_background(pipe: Option<impl Read + Send + 'static>) -> mpsc::Receiver<Vec<u8>> {
-    let (sender, receiver) = mpsc::channel();
-    if let Some(mut pipe) = pipe {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = pipe.read_to_end(&mut bytes);
-            let _ = sender.send(bytes);
+/// Has the kernel send the program SIGTERM when hetscale dies, however it dies: a SIGKILLed
+/// hetscale cannot end the group itself, and the program must not run on with no timeout.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn end_with_parent(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    let parent = nix::unistd::getpid();
+    // SAFETY: the hook runs in the forked child before exec, where only async-signal-safe
+    // calls are allowed: it makes two system calls (prctl, getppid) and allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            nix::sys::prctl::set_pdeathsig(Signal::SIGTERM)?;
+            // hetscale died before the request took effect: nobody would send the signal.
+            if nix::unistd::getppid() != parent {
+                return Err(nix::errno::Errno::ESRCH.into());
+            }
+            Ok(())
         });
     }
-    receiver
 }
 
-fn collect(receiver: mpsc::Receiver<Vec<u8>>) -> String {
-    let bytes = receiver.recv_timeout(READER_GRACE).unwrap_or_default();
-    String::from_utf8_lossy(&bytes).into_owned()
+/// Waits for `child` to exit; ends its group and fails after `timeout` or when hetscale is
+/// asked to stop.
+fn wait(child: &mut Child, program: &str, timeout: Duration) -> Result<ExitStatus, String> {
+    let deadline = Instant::now() + timeout;
+    let why = loop {
+        if let Some(signal) = crate::interrupt::requested() {
+            break format!(
+                "interrupted by {}: \"{program}\" and its process group were ended",
+                crate::interrupt::name(signal)
+            );
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        match child.wait_timeout(left.min(INTERRUPT_POLL)) {
+            Ok(Some(status)) => return Ok(status),
+            Ok(None) if left > INTERRUPT_POLL => {}
+            Ok(None) => {
+                break format!(
+                    "\"{program}\" timed out after {:.3} s (killed): raise timeout_s or lower n_max",
+                    timeout.as_secs_f64()
+                );
+            }
+            Err(e) => break format!("waiting for \"{program}\" failed: {e}"),
+        }
+    };
+    stop_group(child);
+    Err(why)
 }
 
-/// Kills process group `pgid` (the launched program and everything it started); a group that
-/// is already gone is fine.
-fn kill_group(pgid: u32) {
+/// Asks `child`'s process group to end (SIGTERM, so that e.g. `mpirun` can end its job on
+/// other nodes), kills what is left after a grace period, and reaps the child.
+fn stop_group(child: &mut Child) {
+    signal_group(child.id(), Signal::SIGTERM);
+    let ended = matches!(child.wait_timeout(STOP_GRACE), Ok(Some(_)));
+    signal_group(child.id(), Signal::SIGKILL);
+    if !ended {
+        let _ = child.wait();
+    }
+}
+
+/// Sends `signal` to process group `pgid` (the launched program and everything it started
+/// there); a group that is already gone is fine.
+fn signal_group(pgid: u32, signal: Signal) {
     if let Ok(pgid) = i32::try_from(pgid) {
-        let _ = nix::sys::signal::killpg(
-            nix::unistd::Pid::from_raw(pgid),
-            nix::sys::signal::Signal::SIGKILL,
-        );
+        let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), signal);
     }
 }
 
@@ -258,16 +338,133 @@ fn last_line(text: &str) -> Option<&str> {
     text.lines().map(str::trim).rfind(|l| !l.is_empty())
 }
 
+/// `text`, or its last [`QUOTED_BYTES`] after an ellipsis: an error is one short line.
+fn quoted(text: &str) -> String {
+    if text.len() <= QUOTED_BYTES {
+        return text.to_string();
+    }
+    let mut start = text.len() - QUOTED_BYTES;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    format!("...{}", &text[start..])
+}
+
+/// One output stream, read on a thread of its own as it arrives.
+struct Capture {
+    kept: Arc<(Mutex<Kept>, Condvar)>,
+}
+
+/// What is kept of a stream: its last [`KEPT_BYTES`] and the last line the time source
+/// found a time in.
+#[derive(Default)]
+struct Kept {
+    tail: VecDeque<u8>,
+    line: Vec<u8>,
+    line_too_long: bool,
+    time_line: Option<String>,
+    ended: bool,
+}
+
+impl Capture {
+    fn start(pipe: Option<impl Read + Send + 'static>, time: Option<TimeSource>) -> Self {
+        let kept = Arc::new((Mutex::new(Kept::default()), Condvar::new()));
+        let Some(mut pipe) = pipe else {
+            kept.0.lock().unwrap_or_else(PoisonError::into_inner).ended = true;
+            return Self { kept };
+        };
+        let shared = Arc::clone(&kept);
+        std::thread::spawn(move || {
+            let mut chunk = vec![0; 64 << 10];
+            let (kept, ended) = &*shared;
+            loop {
+                let read = match pipe.read(&mut chunk) {
+                    Ok(0) => break,
+                    Ok(read) => read,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(_) => break,
+                };
+                let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
+                kept.push(&chunk[..read], time.as_ref());
+            }
+            let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(time) = &time {
+                // A last line with no newline.
+                kept.end_line(time);
+            }
+            kept.ended = true;
+            ended.notify_all();
+        });
+        Self { kept }
+    }
+
+    /// What arrived until the stream ended or, if something outside the program's group (a
+    /// daemon it left) holds the pipe open, until `deadline`: the tail as text and the last
+    /// line with a time.
+    fn finish(self, deadline: Instant) -> (String, Option<String>) {
+        let (kept, ended) = &*self.kept;
+        let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
+        while !kept.ended {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            kept = ended
+                .wait_timeout(kept, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        let tail = kept.tail.make_contiguous();
+        let text = String::from_utf8_lossy(tail).into_owned();
+        (text, kept.time_line.clone())
+    }
+}
+
+impl Kept {
+    fn push(&mut self, bytes: &[u8], time: Option<&TimeSource>) {
+        self.tail.extend(bytes);
+        let excess = self.tail.len().saturating_sub(KEPT_BYTES);
+        self.tail.drain(..excess);
+        let Some(time) = time else {
+            return;
+        };
+        for piece in bytes.split_inclusive(|&b| b == b'\n') {
+            let (text, complete) = match piece.strip_suffix(b"\n") {
+                Some(text) => (text, true),
+                None => (piece, false),
+            };
+            if self.line.len() + text.len() > LONGEST_TIME_LINE {
+                self.line_too_long = true;
+            } else if !self.line_too_long {
+                self.line.extend_from_slice(text);
+            }
+            if complete {
+                self.end_line(time);
+            }
+        }
+    }
+
+    fn end_line(&mut self, time: &TimeSource) {
+        let line = String::from_utf8_lossy(&self.line);
+        if !self.line_too_long && time.finds_time_in(&line) {
+            self.time_line = Some(line.into_owned());
+        }
+        self.line.clear();
+        self.line_too_long = false;
+    }
+}
+
 /// Where a run's time comes from.
 #[derive(Debug, Clone)]
 pub enum TimeSource {
     /// The wall-clock time hetscale measured from spawn to exit.
     Wall,
-    /// The first capture group of the last match of a regular expression in standard output,
-    /// in seconds.
+    /// The first capture group of the last match of a regular expression in standard output
+    /// (in one line, if more than [`KEPT_BYTES`] follow it), in seconds.
     Regex(Regex),
     /// A numeric field of the JSON standard output (the whole output, else its last line that
-    /// parses), as a dotted path such as `timing.total_s`, in seconds.
+    /// parses, else the last line that has the field), as a dotted path such as
+    /// `timing.total_s`, in seconds.
     Json(String),
 }
 
@@ -288,30 +485,40 @@ impl TimeSource {
         Ok(Self::Regex(regex))
     }
 
-    /// The run time of `output`, s: positive and finite, else a one-line error.
+    /// Whether `line` of standard output holds a time this source reads.
+    pub fn finds_time_in(&self, line: &str) -> bool {
+        match self {
+            Self::Wall => false,
+            Self::Regex(regex) => last_capture(regex, line).is_some(),
+            Self::Json(path) => json_number(line, path).is_some(),
+        }
+    }
+
+    /// The run time of `output`, s: positive and finite, else a one-line error. It is read
+    /// from the end of standard output, else from [`CommandOutput::time_line`].
     pub fn read(&self, output: &CommandOutput) -> Result<f64, String> {
         let time = match self {
             Self::Wall => output.wall_s,
             Self::Regex(regex) => {
-                let captured = regex
-                    .captures_iter(&output.stdout)
-                    .last()
-                    .and_then(|c| c.get(1))
+                let captured = last_capture(regex, &output.stdout)
+                    .or_else(|| last_capture(regex, output.time_line.as_deref()?))
                     .ok_or_else(|| {
                         format!(
                             "the output has no match of time_regex \"{}\"",
                             regex.as_str()
                         )
                     })?;
-                captured.as_str().trim().parse::<f64>().map_err(|_| {
+                captured.trim().parse::<f64>().map_err(|_| {
                     format!(
                         "time_regex \"{}\" captured \"{}\", not a number",
                         regex.as_str(),
-                        captured.as_str()
+                        quoted(captured)
                     )
                 })?
             }
-            Self::Json(path) => json_time(&output.stdout, path)?,
+            Self::Json(path) => json_time(&output.stdout, path).or_else(|error| {
+                json_number(output.time_line.as_deref().unwrap_or_default(), path).ok_or(error)
+            })?,
         };
         if time.is_finite() && time > 0.0 {
             Ok(time)
@@ -319,6 +526,26 @@ impl TimeSource {
             Err(format!("the time read is {time} s: it must be positive"))
         }
     }
+}
+
+/// The first group of `regex`'s last match in `text`.
+fn last_capture<'t>(regex: &Regex, text: &'t str) -> Option<&'t str> {
+    regex
+        .captures_iter(text)
+        .last()
+        .and_then(|c| c.get(1))
+        .map(|m| m.as_str())
+}
+
+/// The number at `path` in `text`, if it is a JSON document that has one.
+fn json_number(text: &str, path: &str) -> Option<f64> {
+    number_at(&serde_json::from_str(text.trim()).ok()?, path)
+}
+
+fn number_at(document: &serde_json::Value, path: &str) -> Option<f64> {
+    path.split('.')
+        .try_fold(document, |value, key| value.get(key))
+        .and_then(serde_json::Value::as_f64)
 }
 
 fn json_time(stdout: &str, path: &str) -> Result<f64, String> {
@@ -331,9 +558,7 @@ fn json_time(stdout: &str, path: &str) -> Result<f64, String> {
                 .find_map(|l| serde_json::from_str(l.trim()).ok())
         })
         .ok_or("the output is not JSON (nor is any of its lines): print one JSON object")?;
-    path.split('.')
-        .try_fold(&document, |value, key| value.get(key))
-        .and_then(serde_json::Value::as_f64)
+    number_at(&document, path)
         .ok_or_else(|| format!("the output's JSON has no number at \"{path}\""))
 }
 
@@ -361,6 +586,22 @@ pub struct CommandSpec {
 
 fn default_timeout_s() -> f64 {
     600.0
+}
+
+/// The longest a run may be given before it is killed, s (30 days): anything longer is a
+/// slip of the keyboard, and far longer would not fit a [`Duration`].
+pub const MAX_TIMEOUT_S: f64 = 30.0 * 24.0 * 3600.0;
+
+/// A run's timeout of `seconds` (a spec's `timeout_s`); the error is one line naming the field.
+pub fn timeout_of_s(seconds: f64) -> Result<Duration, String> {
+    if seconds > 0.0 && seconds <= MAX_TIMEOUT_S {
+        Ok(Duration::from_secs_f64(seconds))
+    } else {
+        Err(format!(
+            "timeout_s = {}: give a positive number of seconds up to {MAX_TIMEOUT_S} (30 days)",
+            crate::spec::shown(seconds)
+        ))
+    }
 }
 
 /// A validated [`CommandSpec`], ready to run.
@@ -413,18 +654,12 @@ impl CommandSpec {
             (None, Some(path)) => TimeSource::Json(path.clone()),
             (None, None) => TimeSource::Wall,
         };
-        if !(self.timeout_s.is_finite() && self.timeout_s > 0.0) {
-            return Err(format!(
-                "timeout_s = {}: give a positive number of seconds",
-                self.timeout_s
-            ));
-        }
         Ok(ExternalCommand {
             template,
             work,
             overhead,
             time,
-            timeout: Duration::from_secs_f64(self.timeout_s),
+            timeout: timeout_of_s(self.timeout_s)?,
         })
     }
 }
@@ -546,6 +781,70 @@ mod tests {
                 .contains("capture group")
         );
         assert!(TimeSource::Wall.read(&out).unwrap() > 0.0);
+    }
+
+    fn sh(script: &str) -> Vec<String> {
+        vec!["sh".to_string(), "-c".into(), script.into()]
+    }
+
+    #[test]
+    fn only_the_end_of_a_long_output_is_kept_and_errors_quote_a_few_hundred_bytes() {
+        let out = launch(
+            &sh("head -c 20000000 /dev/zero | tr '\\0' x; echo; echo end"),
+            Duration::from_secs(30),
+        )
+        .unwrap();
+        assert_eq!(out.stdout.len(), 1 << 20);
+        assert!(out.stdout.ends_with("xxx\nend\n"));
+        let err = launch(
+            &sh("head -c 5000000 /dev/zero | tr '\\0' e >&2; exit 1"),
+            Duration::from_secs(30),
+        )
+        .unwrap_err();
+        assert!(
+            err.len() < 400 && err.contains("exit status: 1") && err.ends_with("eee"),
+            "{} bytes: {}...",
+            err.len(),
+            &err[..200.min(err.len())]
+        );
+        let out = launch(&sh("printf 'T=%05000dx' 0"), Duration::from_secs(10)).unwrap();
+        let err = TimeSource::regex("T=(.*)").unwrap().read(&out).unwrap_err();
+        assert!(err.len() < 400 && err.contains("not a number"), "{err}");
+    }
+
+    #[test]
+    fn the_time_is_found_however_much_is_printed_after_it() {
+        let after = "head -c 5000000 /dev/zero | tr '\\0' x";
+        let regex = TimeSource::regex(r"time: (\S+)").unwrap();
+        let out = launch_timed(
+            &sh(&format!("echo time: 0.25; {after}")),
+            Duration::from_secs(30),
+            &regex,
+        )
+        .unwrap();
+        assert_eq!(regex.read(&out).unwrap(), 0.25);
+        let json = TimeSource::Json("run.t".into());
+        let out = launch_timed(
+            &sh(&format!("echo '{{\"run\": {{\"t\": 0.5}}}}'; {after}")),
+            Duration::from_secs(30),
+            &json,
+        )
+        .unwrap();
+        assert_eq!(json.read(&out).unwrap(), 0.5);
+    }
+
+    #[test]
+    fn output_printed_before_a_daemon_holds_the_pipes_is_read() {
+        // setsid takes the sleeper out of the program's group, so it outlives the group and
+        // keeps the pipes open past the readers' grace period.
+        let out = launch(
+            &sh("setsid sleep 3 & echo time: 0.5; printf 'no newline'"),
+            Duration::from_secs(10),
+        )
+        .unwrap();
+        assert_eq!(out.stdout, "time: 0.5\nno newline");
+        let regex = TimeSource::regex(r"time: (\S+)").unwrap();
+        assert_eq!(regex.read(&out).unwrap(), 0.5);
     }
 
     #[test]

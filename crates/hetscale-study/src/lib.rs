@@ -35,6 +35,7 @@ pub mod error;
 pub mod export;
 pub mod external;
 pub mod formula;
+pub mod interrupt;
 pub mod marked_speed;
 pub mod measured;
 pub mod mpi_launch;

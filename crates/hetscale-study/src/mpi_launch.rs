@@ -4,13 +4,12 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 use hbsp::Platform;
 use hetscale_kernels::Verification;
 
 use crate::error::{Result, StudyError};
-use crate::external::launch;
+use crate::external::{launch, timeout_of_s};
 use crate::program::RunOutcome;
 use crate::runner::ResolvedConfiguration;
 use crate::spec::StudySpec;
@@ -115,7 +114,7 @@ impl MpiLauncher {
             configuration: config.configuration.label.clone(),
             message: format!("N = {n} on mpi: {message}"),
         };
-        let timeout = Duration::from_secs_f64(spec.mpi.timeout_s);
+        let timeout = timeout_of_s(spec.mpi.timeout_s).map_err(fail)?;
         let output = launch(&self.argv(spec, config, n), timeout).map_err(fail)?;
         parse_report(output.stdout.as_bytes()).map_err(fail)
     }

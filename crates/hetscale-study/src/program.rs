@@ -12,7 +12,7 @@ use hbsp::Backend;
 use hetscale_kernels::{Kernel, KernelRegistry, Verification};
 
 use crate::error::{Result, StudyError};
-use crate::external::{ExternalCommand, hostfile_text, launch, placeholder_values};
+use crate::external::{ExternalCommand, hostfile_text, launch_timed, placeholder_values};
 use crate::runner::ResolvedConfiguration;
 use crate::spec::StudySpec;
 
@@ -164,7 +164,7 @@ pub fn execute(
                 .map_err(fail)?;
             let values = placeholder_values(n, &config.nodes, p, hostfile);
             let argv = command.template.render(&values).map_err(fail)?;
-            let output = launch(&argv, command.timeout).map_err(fail)?;
+            let output = launch_timed(&argv, command.timeout, &command.time).map_err(fail)?;
             let time_s = command.time.read(&output).map_err(fail)?;
             Ok(RunOutcome {
                 n,

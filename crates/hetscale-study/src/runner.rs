@@ -184,6 +184,15 @@ impl<'a> Runner<'a> {
         })
     }
 
+    /// Why the study must stop, if SIGINT or SIGTERM asked it to (see [`crate::interrupt`]).
+    pub fn interruption(&self) -> Result<Option<StudyError>> {
+        if crate::interrupt::requested().is_none() {
+            return Ok(None);
+        }
+        let stored = self.store.runs(Some(&self.spec.name))?.len();
+        Ok(Some(StudyError::Interrupted { stored }))
+    }
+
     /// The configurations, in the spec's order.
     pub fn configurations(&self) -> &[ResolvedConfiguration] {
         &self.configurations
@@ -223,12 +232,9 @@ impl<'a> Runner<'a> {
                     if self.replay {
                         return Err(self.missing(config, n));
                     }
-                    if !warmed_up {
-                        self.warm_up(config, n)?;
-                        warmed_up = true;
-                    }
-                    let run = self.execute_recorded(config, n, repetition)?;
-                    run.time_s
+                    let warm_up = !std::mem::replace(&mut warmed_up, true);
+                    self.execute_recorded(config, n, repetition, warm_up)?
+                        .time_s
                 }
             };
             times.push(time);
@@ -296,21 +302,34 @@ impl<'a> Runner<'a> {
         Ok(())
     }
 
-    /// Runs one sample and stores it, completed or failed (a failure is never a measurement).
+    /// Runs one sample, after the warm-up runs if `warm_up`, and stores it, completed or failed
+    /// (a failure is never a measurement). A failed warm-up is stored as the sample's failure:
+    /// the sample would have failed the same way, and a study none of whose runs completes
+    /// must say so.
     fn execute_recorded(
         &self,
         config: &ResolvedConfiguration,
         n: u64,
         repetition: u32,
+        warm_up: bool,
     ) -> Result<RunOutcome> {
         let started = std::time::Instant::now();
-        match self.execute(config, &self.backend, n) {
+        let warmed = if warm_up {
+            self.warm_up(config, n)
+        } else {
+            Ok(())
+        };
+        match warmed.and_then(|()| self.execute(config, &self.backend, n)) {
             Ok(run) => {
                 self.store
                     .record(&self.record(config, SAMPLE, repetition, &run))?;
                 Ok(run)
             }
             Err(e) => {
+                if let Some(interrupted) = self.interruption()? {
+                    // Cut short, not failed: the rerun runs it again.
+                    return Err(interrupted);
+                }
                 let error = match e {
                     StudyError::Configuration { message, .. } => message,
                     other => other.to_string(),
@@ -351,6 +370,9 @@ impl<'a> Runner<'a> {
         backend: &Backend,
         n: u64,
     ) -> Result<RunOutcome> {
+        if let Some(interrupted) = self.interruption()? {
+            return Err(interrupted);
+        }
         if let Some(launcher) = &self.launcher {
             return launcher.run(self.spec, config, n);
         }

@@ -48,7 +48,9 @@
 //! nodes = "1"
 //! ```
 //!
-//! Every rejection is one line naming the TOML line and the field.
+//! Every rejection is one line naming the TOML line and the field. Numbers are bounded:
+//! `repetitions` and `max_repetitions` 1 to 1000, `warmup` 0 to 1000, `samples` 2 to 100,
+//! `n_max` at most 2^53, `timeout_s` at most 30 days.
 
 use hetscale_kernels::{KernelOptions, KernelRegistry};
 use serde::{Deserialize, Serialize};
@@ -201,7 +203,7 @@ struct RawSpec {
     n_min: Spanned<u64>,
     n_max: Spanned<u64>,
     repetitions: Option<Spanned<u32>>,
-    warmup: Option<u32>,
+    warmup: Option<Spanned<u32>>,
     max_repetitions: Option<Spanned<u32>>,
     max_relative_ci: Option<Spanned<f64>>,
     #[serde(default = "default_samples")]
@@ -236,6 +238,14 @@ fn default_overhead_degree() -> Spanned<u32> {
 fn default_seed() -> u64 {
     1
 }
+
+/// The most runs per size a spec may ask for (repetitions, their maximum, warm-ups).
+const MAX_RUNS: u32 = 1000;
+/// The most sizes the computed approach may sample per configuration.
+const MAX_SAMPLES: u32 = 100;
+/// The largest `n_max`: sizes go through `f64` (work formulas, fits, interpolation), which
+/// holds every integer up to 2^53 exactly.
+const MAX_N: u64 = 1 << 53;
 
 /// Backends a study can run kernels on: in-process, or by launching `mpirun` per run.
 const BACKENDS: [&str; 3] = ["sim", "threads", "mpi"];
@@ -320,14 +330,20 @@ fn validate(
     if !(target > 0.0 && target < 1.0) {
         return Err(at(
             raw.target.span(),
-            format!("target = {target}: a speed-efficiency lies in (0, 1)"),
+            format!(
+                "target = {}: a speed-efficiency lies in (0, 1)",
+                shown(target)
+            ),
         ));
     }
     let tolerance = *raw.tolerance.get_ref();
     if !(tolerance > 0.0 && tolerance < 0.5) {
         return Err(at(
             raw.tolerance.span(),
-            format!("tolerance = {tolerance}: use a relative tolerance in (0, 0.5), e.g. 0.02"),
+            format!(
+                "tolerance = {}: use a relative tolerance in (0, 0.5), e.g. 0.02",
+                shown(tolerance)
+            ),
         ));
     }
     let mut approaches = raw.approaches.get_ref().clone();
@@ -343,6 +359,12 @@ fn validate(
     if n_min < 1 {
         return Err(at(raw.n_min.span(), "n_min = 0: use n_min >= 1".into()));
     }
+    if n_max > MAX_N {
+        return Err(at(
+            raw.n_max.span(),
+            format!("n_max = {n_max}: use at most 2^53 = {MAX_N}"),
+        ));
+    }
     if n_max < n_min.saturating_mul(2) {
         return Err(at(
             raw.n_max.span(),
@@ -352,16 +374,25 @@ fn validate(
         ));
     }
     let virtual_time = backend == "sim";
-    let repetitions = positive_count(
+    let repetitions = count_in(
         raw.repetitions.as_ref(),
         if virtual_time { 1 } else { 3 },
+        (1, MAX_RUNS),
         "repetitions",
         &at,
     )?;
-    let max_repetitions = positive_count(
+    let max_repetitions = count_in(
         raw.max_repetitions.as_ref(),
         repetitions,
+        (1, MAX_RUNS),
         "max_repetitions",
+        &at,
+    )?;
+    let warmup = count_in(
+        raw.warmup.as_ref(),
+        if virtual_time { 0 } else { 1 },
+        (0, MAX_RUNS),
+        "warmup",
         &at,
     )?;
     if max_repetitions < repetitions {
@@ -372,18 +403,18 @@ fn validate(
         ));
     }
     let max_relative_ci = match &raw.max_relative_ci {
-        Some(v) if v.get_ref().is_nan() || *v.get_ref() <= 0.0 => {
+        Some(v) if !(*v.get_ref() > 0.0 && *v.get_ref() <= 1.0) => {
             return Err(at(
                 v.span(),
                 format!(
-                    "max_relative_ci = {}: use a positive fraction, e.g. 0.02",
-                    v.get_ref()
+                    "max_relative_ci = {}: use a fraction in (0, 1], e.g. 0.02",
+                    shown(*v.get_ref())
                 ),
             ));
         }
         other => other.as_ref().map(|v| *v.get_ref()),
     };
-    let samples = *raw.samples.get_ref();
+    let samples = count_in(Some(&raw.samples), 0, (2, MAX_SAMPLES), "samples", &at)?;
     let overhead_degree = *raw.overhead_degree.get_ref();
     if overhead_degree > 3 {
         return Err(at(
@@ -420,7 +451,7 @@ fn validate(
         n_min,
         n_max,
         repetitions,
-        warmup: raw.warmup.unwrap_or(if virtual_time { 0 } else { 1 }),
+        warmup,
         max_repetitions,
         max_relative_ci,
         samples,
@@ -446,15 +477,8 @@ fn validate_mpi(
             "[mpi] is for backend = \"mpi\": remove it or change the backend".into(),
         ));
     }
-    if !(mpi.get_ref().timeout_s > 0.0 && mpi.get_ref().timeout_s.is_finite()) {
-        return Err(at(
-            mpi.span(),
-            format!(
-                "[mpi] timeout_s = {}: give a positive number of seconds",
-                mpi.get_ref().timeout_s
-            ),
-        ));
-    }
+    crate::external::timeout_of_s(mpi.get_ref().timeout_s)
+        .map_err(|e| at(mpi.span(), format!("[mpi] {e}")))?;
     if mpi.get_ref().launcher.trim().is_empty() {
         return Err(at(
             mpi.span(),
@@ -522,14 +546,19 @@ fn program_and_backend(
     }
 }
 
-fn positive_count(
+/// The count `field` gives, if within `lo..=hi`, else `default` when absent.
+fn count_in(
     field: Option<&Spanned<u32>>,
     default: u32,
+    (lo, hi): (u32, u32),
     name: &str,
     at: &impl Fn(Range<usize>, String) -> StudyError,
 ) -> Result<u32> {
     match field {
-        Some(v) if *v.get_ref() == 0 => Err(at(v.span(), format!("{name} = 0: use at least 1"))),
+        Some(v) if !(lo..=hi).contains(v.get_ref()) => Err(at(
+            v.span(),
+            format!("{name} = {}: use {lo} to {hi}", v.get_ref()),
+        )),
         Some(v) => Ok(*v.get_ref()),
         None => Ok(default),
     }
@@ -567,6 +596,17 @@ fn validate_configurations(
         })?;
     }
     Ok(())
+}
+
+/// `value` as an error message echoes it: short, in scientific notation when very large or
+/// very small.
+pub(crate) fn shown(value: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude >= 1e6 || (magnitude > 0.0 && magnitude < 1e-4) {
+        format!("{value:e}")
+    } else {
+        format!("{value}")
+    }
 }
 
 /// The 1-based line of `span`'s start.
@@ -659,6 +699,60 @@ nodes = "server:1,sunblade:1,sunfire:2"
         for err in [err, error_of("= broken"), error_of("")] {
             assert_eq!(err.lines().count(), 1, "{err}");
         }
+    }
+
+    #[test]
+    fn numbers_out_of_bounds_are_refused_naming_the_line_and_field() {
+        let extra =
+            |line: &str| error_of(&VALID.replace("n_max = 512", &format!("n_max = 512\n{line}")));
+        for (line, says) in [
+            ("samples = 4294967295", "samples = 4294967295: use 2 to 100"),
+            ("samples = 1", "samples = 1: use 2 to 100"),
+            (
+                "repetitions = 4294967295",
+                "repetitions = 4294967295: use 1 to 1000",
+            ),
+            (
+                "max_repetitions = 1001",
+                "max_repetitions = 1001: use 1 to 1000",
+            ),
+            ("warmup = 4294967295", "warmup = 4294967295: use 0 to 1000"),
+            (
+                "max_relative_ci = inf",
+                "max_relative_ci = inf: use a fraction in (0, 1]",
+            ),
+            (
+                "max_relative_ci = nan",
+                "max_relative_ci = NaN: use a fraction in (0, 1]",
+            ),
+        ] {
+            let err = extra(line);
+            assert!(
+                err.contains("t.toml line 7") && err.contains(says),
+                "{line}: {err}"
+            );
+            assert_eq!(err.lines().count(), 1, "{err}");
+        }
+        let err = error_of(&VALID.replace("n_max = 512", "n_max = 9007199254740993"));
+        assert!(
+            err.contains("t.toml line 6")
+                && err.contains("n_max = 9007199254740993: use at most 2^53"),
+            "{err}"
+        );
+        let mpi = VALID.replace("n_max = 512", "n_max = 512\nbackend = \"mpi\"");
+        let err = error_of(&format!("{mpi}\n[mpi]\ntimeout_s = 1e300\n"));
+        assert!(
+            err.contains("line 17") && err.contains("[mpi] timeout_s = 1e300: give a positive number of seconds up to 2592000 (30 days)"),
+            "{err}"
+        );
+        let command = "name = \"c\"\nplatform = \"local\"\ntarget = 0.5\nn_max = 64\n\
+            [command]\ntemplate = \"prog {n}\"\nwork = \"n\"\ntimeout_s = 1e300\n\
+            [[configuration]]\nlabel = \"one\"\nnodes = \"1\"\n";
+        let err = error_of(command);
+        assert!(
+            err.contains("line 5") && err.contains("[command] timeout_s = 1e300: give a positive number of seconds up to 2592000 (30 days)"),
+            "{err}"
+        );
     }
 
     #[test]

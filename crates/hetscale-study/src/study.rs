@@ -201,7 +201,13 @@ pub fn run_study_with(
     store: &Store,
     observer: &dyn Observer,
 ) -> Result<StudyResult> {
-    analyse(&Runner::new_with(spec, registry, store, observer)?)
+    let runner = Runner::new_with(spec, registry, store, observer)?;
+    let result = analyse(&runner);
+    // Whatever the approaches made of the runs that stopped, the study was interrupted.
+    match runner.interruption()? {
+        Some(interrupted) => Err(interrupted),
+        None => result,
+    }
 }
 
 /// Every study in `store`, its result re-derived from the stored runs without running anything

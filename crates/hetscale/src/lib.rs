@@ -81,7 +81,10 @@ pub fn main_with(registry: KernelRegistry) -> ExitCode {
         Err(err) if output::is_closed_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("hetscale: {err:#}");
-            ExitCode::FAILURE
+            // As a shell reports a process ended by the signal.
+            hetscale_study::interrupt::requested()
+                .and_then(|signal| u8::try_from(128 + signal).ok())
+                .map_or(ExitCode::FAILURE, ExitCode::from)
         }
     }
 }

@@ -316,3 +316,313 @@ fn bad_templates_and_formulas_are_one_line_errors() {
     let err = run("echo {n}", "n - 100");
     assert!(err.contains("N = 10") && err.contains("positive"), "{err}");
 }
+
+#[test]
+fn an_always_failing_command_fails_the_study_despite_the_default_warm_up() {
+    let dir = tempfile::tempdir().unwrap();
+    // No --warmup: the default warm-up run is the first to fail.
+    let study = |name: &str, command: &str, extra: &[&str]| {
+        let mut args = vec!["study", "--command", command, "--nodes", "1"];
+        args.extend_from_slice(&["--target", "0.5", "--n-max", "64", "--repetitions", "1"]);
+        args.extend_from_slice(&["--db", "f.db", "--out", "out", "--name", name]);
+        args.extend_from_slice(extra);
+        one_line_failure(&args, dir.path())
+    };
+    let failing = "sh -c 'echo disk full >&2; exit 3' {n}";
+    let exits = study("exits", failing, &["--work", "n"]);
+    assert!(
+        exits.contains("every run failed")
+            && exits.contains("N = 8")
+            && exits.contains("disk full"),
+        "{exits}"
+    );
+    let err = study("infinite", "echo {n}", &["--work", "n/0"]);
+    assert!(
+        err.contains("every run failed") && err.contains("work \"n/0\" is inf"),
+        "{err}"
+    );
+    let err = study("negative", "echo {n}", &["--work=-n"]);
+    assert!(
+        err.contains("every run failed") && err.contains("positive"),
+        "{err}"
+    );
+    let err = study(
+        "no time",
+        "echo {n}",
+        &["--work", "n", "--time-regex", "T=(\\S+)"],
+    );
+    assert!(
+        err.contains("every run failed") && err.contains("no match of time_regex"),
+        "{err}"
+    );
+    // The warm-up's failure is stored like a measured run's: resuming replays it.
+    let conn = rusqlite::Connection::open(dir.path().join("f.db")).unwrap();
+    let failed: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM runs WHERE study = 'exits' AND status = 'failed'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(failed, 1);
+    drop(conn);
+    assert_eq!(study("exits", failing, &["--work", "n"]), exits);
+}
+
+#[test]
+fn numbers_out_of_bounds_are_one_line_errors_naming_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = one_line_failure(
+        &[
+            "run",
+            "--command",
+            "echo {n}",
+            "--work",
+            "n",
+            "--n",
+            "5",
+            "--nodes",
+            "1",
+        ]
+        .into_iter()
+        .chain(["--timeout", "1e300"])
+        .collect::<Vec<_>>(),
+        dir.path(),
+    );
+    assert!(
+        run.contains("--timeout 1e300: give a positive number of seconds up to 2592000"),
+        "{run}"
+    );
+    let study = |flag: &str, value: &str| {
+        let mut args = vec![
+            "study",
+            "--command",
+            "echo {n}",
+            "--work",
+            "n",
+            "--nodes",
+            "1",
+        ];
+        args.extend_from_slice(&["--out", "out", flag, value]);
+        for (default, its_value) in [("--target", "0.5"), ("--n-max", "64")] {
+            if flag != default {
+                args.extend_from_slice(&[default, its_value]);
+            }
+        }
+        one_line_failure(&args, dir.path())
+    };
+    for (flag, value, says) in [
+        (
+            "--timeout",
+            "1e300",
+            "--timeout 1e300: give a positive number of seconds",
+        ),
+        (
+            "--timeout",
+            "nan",
+            "--timeout NaN: give a positive number of seconds",
+        ),
+        (
+            "--n-max",
+            "9007199254740993",
+            "--n-max 9007199254740993: use at most 2^53",
+        ),
+        (
+            "--repetitions",
+            "4294967295",
+            "--repetitions 4294967295: use 1 to 1000",
+        ),
+        (
+            "--warmup",
+            "4294967295",
+            "--warmup 4294967295: use 0 to 1000",
+        ),
+        (
+            "--target",
+            "1e300",
+            "--target 1e300: a speed-efficiency lies in (0, 1)",
+        ),
+    ] {
+        let err = study(flag, value);
+        assert!(
+            err.starts_with("hetscale: hetscale study --command: ") && err.contains(says),
+            "{flag} {value}: {err}"
+        );
+    }
+}
+
+/// The command of the interruption tests, run as `sh step.sh {n}`: each call appends its N
+/// to `calls`; from N = 32 on, while the file `block` exists, it writes its pid (its process
+/// group's, as it leads it) to `pid` and sleeps; otherwise it prints a time of 1 s.
+const STEP: &str = r#"
+echo "$1" >> calls
+if [ "$1" -ge 32 ] && [ -e block ]; then echo $$ > pid; exec sleep 1000; fi
+echo "time: 1"
+"#;
+
+/// With T = 1 s on one node of 100 Mflop/s, E_s = n / (n + 16): 0.8 at N = 64.
+const STEP_ARGS: [&str; 8] = [
+    "--command",
+    "sh step.sh {n}",
+    "--work",
+    "1e8*n/(n+16)",
+    "--time-regex",
+    "time: (\\S+)",
+    "--platform",
+    "two.toml",
+];
+
+/// A directory with the step command, its platform and the file that makes it block.
+fn blocking_step() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("step.sh"), STEP).unwrap();
+    std::fs::write(dir.path().join("two.toml"), PLATFORM).unwrap();
+    std::fs::write(dir.path().join("block"), "").unwrap();
+    dir
+}
+
+fn step_study_args() -> Vec<&'static str> {
+    let mut args = vec!["study"];
+    args.extend(STEP_ARGS);
+    args.extend(["--nodes", "1", "--target", "0.8", "--n-max", "256"]);
+    args.extend(["--db", "s.db", "--out", "out"]);
+    args
+}
+
+fn spawn_hetscale(dir: &Path, args: &[&str]) -> std::process::Child {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("hetscale"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// The process group the blocked step command leads, once it has started; dropped, it kills
+/// what is left of the group, so that a failing test leaves no sleeper behind.
+struct BlockedGroup(String);
+
+impl BlockedGroup {
+    fn of(dir: &Path) -> Self {
+        let file = dir.join("pid");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            match std::fs::read_to_string(&file) {
+                Ok(pid) if pid.ends_with('\n') => return Self(pid.trim().to_string()),
+                _ if std::time::Instant::now() > deadline => panic!("the command never blocked"),
+                _ => std::thread::sleep(std::time::Duration::from_millis(20)),
+            }
+        }
+    }
+
+    /// Whether any live (not zombie) process is in the group.
+    fn alive(&self) -> bool {
+        std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
+            let fields: Vec<&str> = stat
+                .rsplit_once(')')
+                .map_or(vec![], |(_, rest)| rest.split_whitespace().collect());
+            fields.len() > 2 && fields[2] == self.0 && fields[0] != "Z"
+        })
+    }
+}
+
+impl Drop for BlockedGroup {
+    fn drop(&mut self) {
+        if self.alive() {
+            let _ = std::process::Command::new("kill")
+                .args(["-s", "KILL", "--", &format!("-{}", self.0)])
+                .status();
+        }
+    }
+}
+
+fn send(signal: &str, pid: u32) {
+    let sent = std::process::Command::new("kill")
+        .args(["-s", signal, &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+}
+
+#[test]
+fn ctrl_c_ends_the_commands_group_stores_nothing_half_done_and_the_rerun_resumes() {
+    let dir = blocking_step();
+    let study = spawn_hetscale(dir.path(), &step_study_args());
+    let group = BlockedGroup::of(dir.path());
+    assert!(group.alive());
+    send("INT", study.id());
+    let out = study.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    // N = 8 and 16 completed (three runs each after a warm-up); N = 32 was cut short.
+    assert_eq!(
+        err.trim(),
+        "hetscale: interrupted: rerun to resume (6 runs stored)"
+    );
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(!group.alive(), "the command's group outlived hetscale");
+    let conn = rusqlite::Connection::open(dir.path().join("s.db")).unwrap();
+    let stored: (i64, i64) = conn
+        .query_row(
+            "SELECT COUNT(*), COUNT(*) FILTER (WHERE status = 'failed') FROM runs",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(stored, (6, 0), "only completed runs are stored");
+    drop(conn);
+
+    std::fs::remove_file(dir.path().join("block")).unwrap();
+    hetscale()
+        .args(step_study_args())
+        .current_dir(dir.path())
+        .assert()
+        .success();
+    let calls = std::fs::read_to_string(dir.path().join("calls")).unwrap();
+    let at = |n: &str| calls.lines().filter(|l| *l == n).count();
+    assert_eq!(
+        (at("8"), at("16")),
+        (4, 4),
+        "the rerun ran no stored run again"
+    );
+    assert!(at("64") >= 4, "the rerun finished the search: {calls}");
+}
+
+#[test]
+fn sigterm_ends_run_commands_group() {
+    let dir = blocking_step();
+    let mut args = vec!["run"];
+    args.extend(STEP_ARGS);
+    args.extend(["--nodes", "1", "--n", "64"]);
+    let run = spawn_hetscale(dir.path(), &args);
+    let group = BlockedGroup::of(dir.path());
+    send("TERM", run.id());
+    let out = run.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("interrupted by SIGTERM: \"sh\" and its process group were ended"),
+        "{err}"
+    );
+    assert_eq!(out.status.code(), Some(143), "{err}");
+    assert!(!group.alive(), "the command's group outlived hetscale");
+}
+
+/// A SIGKILLed hetscale cannot end the group itself: on Linux the kernel sends the command
+/// SIGTERM (what the command started itself is the command's to end).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_sigkilled_hetscale_leaves_no_command_running() {
+    let dir = blocking_step();
+    let mut study = spawn_hetscale(dir.path(), &step_study_args());
+    let group = BlockedGroup::of(dir.path());
+    study.kill().unwrap();
+    study.wait().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while group.alive() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(!group.alive(), "the command outlived a SIGKILLed hetscale");
+}

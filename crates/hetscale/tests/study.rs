@@ -63,12 +63,13 @@ fn a_study_killed_at_a_random_point_resumes_to_exactly_the_uninterrupted_runs() 
     let whole = runs(&dir.path().join("whole.db"));
     assert!(whole.len() > 10, "the study makes enough runs to interrupt");
 
-    // A pseudo-random kill point between the first and the last run.
+    // A pseudo-random kill point in the first half of the runs: the later runs are the
+    // slowest, so the study is surely still running when the kill lands.
     let nanos = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .unwrap()
         .subsec_nanos() as usize;
-    let kill_after = 1 + nanos % (whole.len() - 1);
+    let kill_after = 1 + nanos % (whole.len() / 2);
     let db = dir.path().join("killed.db");
     let mut child = study(dir.path(), "killed.db").spawn().unwrap();
     let deadline = Instant::now() + Duration::from_secs(120);
@@ -78,8 +79,14 @@ fn a_study_killed_at_a_random_point_resumes_to_exactly_the_uninterrupted_runs() 
         }
         std::thread::sleep(Duration::from_millis(2));
     }
+    // kill() of a child that already exited succeeds too: the status says whether it landed.
     child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        Some(9),
+        "the study ended ({status}) before the kill after {kill_after} runs"
+    );
     let partial = runs(&db);
     assert!(
         partial.is_subset(&whole),
@@ -87,7 +94,14 @@ fn a_study_killed_at_a_random_point_resumes_to_exactly_the_uninterrupted_runs() 
     );
 
     assert!(study(dir.path(), "killed.db").status().unwrap().success());
-    assert_eq!(runs(&db), whole, "killed after {kill_after} runs");
+    let resumed = runs(&db);
+    assert!(
+        partial.len() < resumed.len(),
+        "the kill landed mid-study: {} runs before the resume, {} after",
+        partial.len(),
+        resumed.len()
+    );
+    assert_eq!(resumed, whole, "killed after {kill_after} runs");
 }
 
 #[test]

@@ -4,6 +4,7 @@
 use crate::output::{out, outln};
 use anyhow::Context;
 use hbsp::{Backend, Platform};
+use hetscale_study::command_study::in_options;
 use hetscale_study::external::CommandSpec;
 use hetscale_study::program::{Hostfiles, Program, execute};
 use hetscale_study::runner::resolve;
@@ -59,12 +60,13 @@ pub fn run(args: &super::run::Args) -> anyhow::Result<()> {
         .command
         .spec()?
         .context("give a kernel or --command TEMPLATE")?;
+    hetscale_study::interrupt::catch().context("cannot catch SIGINT and SIGTERM")?;
     let n = args
         .n
         .context("give the problem size with --n N: the command gets it as {n}")?;
-    let command = spec
-        .validate()
-        .map_err(|e| anyhow::anyhow!("--command: {e}"))?;
+    let command = spec.validate().map_err(|e| {
+        anyhow::anyhow!(in_options(&e).unwrap_or_else(|| format!("--command: {e}")))
+    })?;
     let platform = Platform::load(&args.platform)?;
     let config = resolve(&platform, &args.nodes, &args.nodes)?;
     let program = Program::Command(Box::new(command));

@@ -95,6 +95,7 @@ fn pass_hosts(args: &Args, spec: &mut StudySpec) -> anyhow::Result<()> {
 
 /// Runs `hetscale study`.
 pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
+    hetscale_study::interrupt::catch().context("cannot catch SIGINT and SIGTERM")?;
     let mut specs = match (&args.spec, command_study(args)?) {
         (_, Some(study)) => vec![study.spec()?],
         (Some(path), None) => vec![StudySpec::from_file_with(path, registry)?],
