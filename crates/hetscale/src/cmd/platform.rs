@@ -1,7 +1,5 @@
 //! `hetscale platform`: list, show and validate platforms.
 
-use std::path::PathBuf;
-
 use hbsp::{Machine, NodeSet, Platform};
 use serde::Serialize;
 
@@ -32,10 +30,10 @@ enum Action {
         #[arg(long)]
         json: bool,
     },
-    /// Check a platform file; prints a summary, or the first problem and exits non-zero.
+    /// Check a preset or platform file; prints a summary, or the first problem and exits non-zero.
     Validate {
-        /// The TOML file.
-        file: PathBuf,
+        /// Preset name (sunwulf, ucf-cluster, ncube2, local) or path of a TOML file.
+        name: String,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -92,7 +90,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     match &args.action {
         Action::List { json } => list(*json),
         Action::Show { name, nodes, json } => show(name, nodes.as_deref(), *json),
-        Action::Validate { file, json } => validate(file, *json),
+        Action::Validate { name, json } => validate(name, *json),
     }
 }
 
@@ -163,13 +161,13 @@ fn print_machine(view: &MachineView<'_>) {
     );
 }
 
-fn validate(file: &std::path::Path, json: bool) -> anyhow::Result<()> {
-    let platform = Platform::from_file(file)?;
+fn validate(name: &str, json: bool) -> anyhow::Result<()> {
+    let platform = Platform::load(name)?;
     let summary = Summary::of(&platform);
     if json {
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
-        println!("{}: ok: {}", file.display(), summary.line());
+        println!("{name}: ok: {}", summary.line());
     }
     Ok(())
 }
