@@ -250,27 +250,37 @@ impl<'a> Runner<'a> {
         let config = &self.configurations[index];
         let key = self.key(config, VERIFICATION, n, 0);
         if let Some(stored) = self.store.find(key)? {
+            // Before runs had a status, a failed check was stored as a completed run.
+            if !stored.verified {
+                return Err(self.failed(
+                    config,
+                    format!("the stored verification run at N = {n} did not pass"),
+                ));
+            }
             return Ok(stored);
+        }
+        if let Some(error) = self.store.failure(key)? {
+            return Err(self.failed(config, error));
         }
         if self.replay {
             return Err(self.missing(config, n));
         }
         let run = self.execute(config, &backend(self.spec, false)?, n)?;
         let record = self.record(config, VERIFICATION, 0, &run);
-        self.store.record(&record)?;
-        let Some(v) = &run.verification else {
-            return Ok(record);
-        };
-        if !v.passed {
-            return Err(StudyError::Configuration {
-                configuration: config.configuration.label.clone(),
-                message: format!(
+        match &run.verification {
+            Some(v) if !v.passed => {
+                let error = format!(
                     "verification failed at N = {n}: {} = {:.3e} exceeds {:.3e}",
                     v.method, v.error, v.tolerance
-                ),
-            });
+                );
+                self.store.record_failure(&record, &error)?;
+                Err(self.failed(config, error))
+            }
+            _ => {
+                self.store.record(&record)?;
+                Ok(record)
+            }
         }
-        Ok(record)
     }
 
     fn key<'k>(
