@@ -107,14 +107,60 @@ impl<'a> Runner<'a> {
         store: &'a Store,
         observer: &'a dyn Observer,
     ) -> Result<Self> {
-        let program = Program::of(spec, registry)?;
         let platform = Platform::load(&spec.platform)?;
+        let runner = Self::on_platform(spec, registry, &platform, store, observer)?;
+        store.register_study(&spec.name, &spec.canonical(), &platform.to_toml_string()?)?;
+        Ok(Self {
+            launcher: match spec.backend.as_str() {
+                "mpi" => Some(MpiLauncher::new(spec)?),
+                _ => None,
+            },
+            ..runner
+        })
+    }
+
+    /// A runner that only reads the store: a run it does not hold is an error, so a study's
+    /// result can be re-derived (for a report) without running anything. The study's
+    /// configurations are resolved on the platform stored with it, so the report needs
+    /// neither the platform file nor the directory the study ran in.
+    pub fn replaying(
+        spec: &'a StudySpec,
+        registry: &KernelRegistry,
+        store: &'a Store,
+        observer: &'a dyn Observer,
+    ) -> Result<Self> {
+        let platform = match store.study_platform(&spec.name)? {
+            Some(text) => Platform::from_toml_str(&text).map_err(|e| StudyError::Store {
+                path: store.path().to_string(),
+                why: format!(
+                    "study \"{}\" has an invalid stored platform ({e}): the database was altered or damaged",
+                    spec.name
+                ),
+            })?,
+            // Stored before platforms were (schema 3): the spec's name is all there is.
+            None => Platform::load(&spec.platform)?,
+        };
+        Ok(Self {
+            replay: true,
+            ..Self::on_platform(spec, registry, &platform, store, observer)?
+        })
+    }
+
+    /// The runner of `spec` with its configurations resolved on `platform`; it launches no
+    /// MPI job.
+    fn on_platform(
+        spec: &'a StudySpec,
+        registry: &KernelRegistry,
+        platform: &Platform,
+        store: &'a Store,
+        observer: &'a dyn Observer,
+    ) -> Result<Self> {
+        let program = Program::of(spec, registry)?;
         let configurations = spec
             .configurations
             .iter()
-            .map(|c| resolve(&platform, &c.label, &c.nodes))
+            .map(|c| resolve(platform, &c.label, &c.nodes))
             .collect::<Result<Vec<_>>>()?;
-        store.register_study(&spec.name, &spec.canonical())?;
         Ok(Self {
             spec,
             program,
@@ -127,24 +173,7 @@ impl<'a> Runner<'a> {
             measurements: RefCell::new(BTreeMap::new()),
             host: host_name(),
             replay: false,
-            launcher: match spec.backend.as_str() {
-                "mpi" => Some(MpiLauncher::new(spec)?),
-                _ => None,
-            },
-        })
-    }
-
-    /// A runner that only reads the store: a run it does not hold is an error, so a study's
-    /// result can be re-derived (for a report) without running anything.
-    pub fn replaying(
-        spec: &'a StudySpec,
-        registry: &KernelRegistry,
-        store: &'a Store,
-        observer: &'a dyn Observer,
-    ) -> Result<Self> {
-        Ok(Self {
-            replay: true,
-            ..Self::new_with(spec, registry, store, observer)?
+            launcher: None,
         })
     }
 

@@ -293,6 +293,48 @@ impl StudySpec {
             .and_then(|label| self.configurations.iter().position(|c| &c.label == label))
             .unwrap_or(0)
     }
+
+    /// This spec checked as a spec file is, for one that came from elsewhere (a database):
+    /// written as the TOML a user would write and read again, so every rule of a file holds
+    /// for it. The error is the file's message, without a line.
+    pub fn validated(&self, registry: &KernelRegistry) -> std::result::Result<Self, String> {
+        let text = self.to_toml()?;
+        Self::from_toml_str_with(&text, "stored", registry).map_err(|e| match e {
+            StudyError::Spec { message, .. } => message,
+            other => other.to_string(),
+        })
+    }
+
+    /// The spec as a spec file gives it: `[[configuration]]` tables, no `kernel` beside a
+    /// `[command]`, no `[mpi]` off `backend = "mpi"`, absent options left out.
+    fn to_toml(&self) -> std::result::Result<String, String> {
+        let mut value = serde_json::to_value(self).map_err(|e| e.to_string())?;
+        if let Some(table) = value.as_object_mut() {
+            if let Some(configurations) = table.remove("configurations") {
+                table.insert("configuration".into(), configurations);
+            }
+            if self.command.is_some() {
+                table.remove("kernel");
+            }
+            if self.backend != "mpi" {
+                table.remove("mpi");
+            }
+        }
+        drop_nulls(&mut value);
+        toml::to_string(&value).map_err(|e| e.to_string())
+    }
+}
+
+/// Removes `null` members, which TOML cannot hold (an absent option is absent).
+fn drop_nulls(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(members) => {
+            members.retain(|_, v| !v.is_null());
+            members.values_mut().for_each(drop_nulls);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(drop_nulls),
+        _ => {}
+    }
 }
 
 fn validate(
@@ -659,6 +701,35 @@ nodes = "server:1,sunblade:1,sunfire:2"
         for err in [err, error_of("= broken"), error_of("")] {
             assert_eq!(err.lines().count(), 1, "{err}");
         }
+    }
+
+    #[test]
+    fn a_spec_validates_again_as_it_was_and_a_tampered_one_is_refused() {
+        let registry = KernelRegistry::builtin();
+        let spec = StudySpec::from_toml_str(
+            &VALID.replace("n_max = 512", "n_max = 512\nverify = \"C'_4\"\n[kernel_options]\ngrid = \"1x2\""),
+            "t",
+        )
+        .unwrap();
+        assert_eq!(spec.validated(&registry).unwrap(), spec);
+        let command = crate::command_study::CommandStudy {
+            name: "c".into(),
+            command: CommandSpec::new("./solver {n}", "2*n^3"),
+            platform: "sunwulf".into(),
+            nodes: vec!["1".into(), "2".into()],
+            target: 0.5,
+            n_min: 8,
+            n_max: 64,
+            repetitions: None,
+            warmup: None,
+        }
+        .spec()
+        .unwrap();
+        assert_eq!(command.validated(&registry).unwrap(), command);
+        let mut tampered = spec.clone();
+        tampered.n_max = 0;
+        let err = tampered.validated(&registry).unwrap_err();
+        assert!(err.contains("n_max = 0"), "{err}");
     }
 
     #[test]

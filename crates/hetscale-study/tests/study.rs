@@ -91,7 +91,14 @@ fn an_empty_or_incomplete_store_says_what_to_do() {
             .contains("holds no study")
     );
     store
-        .register_study("mm-small", &spec().canonical())
+        .register_study(
+            "mm-small",
+            &spec().canonical(),
+            &hbsp::Platform::load("sunwulf")
+                .unwrap()
+                .to_toml_string()
+                .unwrap(),
+        )
         .unwrap();
     let err = load_results(&store).unwrap_err().to_string();
     assert!(
@@ -183,4 +190,26 @@ fn a_verification_stored_unverified_by_an_older_hetscale_is_a_failure() {
         err.contains("verification") && err.contains("did not pass"),
         "{err}"
     );
+}
+
+#[test]
+fn a_tampered_spec_in_the_database_is_a_one_line_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.db");
+    run_study(&spec(), &Store::open(&path).unwrap(), &Silent).unwrap();
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute(
+            "UPDATE studies SET spec = replace(spec, '\"n_max\":1024', '\"n_max\":0')",
+            [],
+        )
+        .unwrap();
+    let err = load_results(&Store::open_read_only(&path).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("invalid spec") && err.contains("n_max = 0") && err.contains("altered"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
 }

@@ -101,14 +101,36 @@ fn export_refuses_missing_and_foreign_files() {
     std::fs::create_dir_all(&dir).unwrap();
     let junk = dir.join("junk.db");
     std::fs::write(&junk, "not sqlite at all, just text").unwrap();
+    let notes = dir.join("notes.db");
+    rusqlite::Connection::open(&notes)
+        .unwrap()
+        .execute_batch("CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('mine');")
+        .unwrap();
+    let empty = dir.join("empty.db");
+    std::fs::write(&empty, b"").unwrap();
     for (path, expect) in [
         (dir.join("none.db"), "no study database"),
         (junk, "not a hetscale database"),
+        (notes.clone(), "not a hetscale database (an SQLite file without hetscale's tables)"),
+        (empty.clone(), "is an empty file, not a hetscale database"),
+        (dir.join("x".repeat(300)), "File name too long"),
     ] {
         let out = hetscale().arg("export").arg(&path).output().unwrap();
-        assert!(!out.status.success());
-        assert!(String::from_utf8_lossy(&out.stderr).contains(expect));
+        assert!(!out.status.success(), "{}", path.display());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(expect), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     }
+    let tables: Vec<String> = rusqlite::Connection::open(&notes)
+        .unwrap()
+        .prepare("SELECT name FROM sqlite_master")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(tables, ["notes"], "export added nothing to another application's file");
+    assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0);
     let out = hetscale()
         .args(["export", "x.db", "--format", "xml"])
         .output()
