@@ -319,10 +319,10 @@ impl Platform {
         toml::to_string(self).map_err(|e| HbspError::InvalidPlatform(e.to_string()))
     }
 
-    /// Writes the platform as a TOML file.
+    /// Writes the platform as a TOML file, whole or not at all.
     pub fn write_file(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
-        std::fs::write(path, self.to_toml_string()?).map_err(|e| file_error(path, &e))
+        crate::file::write_atomically(path, self.to_toml_string()?).map_err(|e| file_error(path, &e))
     }
 
     /// Checks every field; the error names the node or key and the problem.

@@ -237,6 +237,30 @@ fn default_seed() -> u64 {
     1
 }
 
+/// The longest study name, in bytes: it becomes file names (`OUT/<name>.json`), which most
+/// filesystems limit to 255 bytes.
+const MAX_NAME_BYTES: usize = 200;
+
+/// Why `name` cannot name a study: it becomes the name of the study's result files, so it
+/// must stay one file name in the output directory.
+fn study_name_problem(name: &str) -> Option<String> {
+    let refuse = |what: String| {
+        Some(format!(
+            "name = {name:?} {what}: a study's name names its result files; use letters, digits, spaces, '-', '_' or '.'"
+        ))
+    };
+    if let Some(c) = name.chars().find(|c| matches!(c, '/' | '\\') || c.is_control()) {
+        return refuse(format!("contains {c:?}"));
+    }
+    if name.contains("..") {
+        return refuse("contains \"..\"".into());
+    }
+    if name.len() > MAX_NAME_BYTES {
+        return refuse(format!("is {} bytes long, over {MAX_NAME_BYTES}", name.len()));
+    }
+    None
+}
+
 /// Backends a study can run kernels on: in-process, or by launching `mpirun` per run.
 const BACKENDS: [&str; 3] = ["sim", "threads", "mpi"];
 /// The backend of command studies: the command runs itself.
@@ -284,6 +308,33 @@ impl StudySpec {
     /// Whether the spec asks for `approach`.
     pub fn wants(&self, approach: Approach) -> bool {
         self.approaches.contains(&approach)
+    }
+
+    /// The stem of the study's result files (`<stem>.json`, `<stem>.txt`): its name, which
+    /// validation keeps to one file name, with path separators and control characters
+    /// replaced by `_` and cut to [`MAX_NAME_BYTES`] (for specs built in code, which skip
+    /// validation). With an extension after it, no stem names `..` or a directory.
+    pub fn file_stem(&self) -> String {
+        let mut stem: String = self
+            .name
+            .chars()
+            .map(|c| {
+                if matches!(c, '/' | '\\') || c.is_control() {
+                    '_'
+                } else {
+                    c
+                }
+            })
+            .collect();
+        let mut end = stem.len().min(MAX_NAME_BYTES);
+        while !stem.is_char_boundary(end) {
+            end -= 1;
+        }
+        stem.truncate(end);
+        if stem.trim().is_empty() {
+            stem = "study".into();
+        }
+        stem
     }
 
     /// Index of the configuration whose run is verified.
@@ -350,6 +401,9 @@ fn validate(
         }
     };
     let name = text_field(&raw.name, "name")?;
+    if let Some(problem) = study_name_problem(&name) {
+        return Err(at(raw.name.span(), problem));
+    }
     let (kernel, backend) = program_and_backend(&raw, registry, &at)?;
     let platform = text_field(&raw.platform, "platform")?;
     if *raw.skeleton.get_ref() && backend != "sim" {
@@ -730,6 +784,42 @@ nodes = "server:1,sunblade:1,sunfire:2"
         tampered.n_max = 0;
         let err = tampered.validated(&registry).unwrap_err();
         assert!(err.contains("n_max = 0"), "{err}");
+    }
+
+    #[test]
+    fn a_name_that_would_leave_the_output_directory_is_refused() {
+        for (name, why) in [
+            ("../../victim", "contains '/'"),
+            ("/tmp/abs", "contains '/'"),
+            ("a\\\\b", "contains '\\\\'"),
+            ("..", "contains \"..\""),
+            ("tab\\there", "contains '\\t'"),
+        ] {
+            let err = error_of(&VALID.replace("name = \"t\"", &format!("name = \"{name}\"")));
+            assert!(
+                err.contains("t.toml line 2") && err.contains(why) && err.contains("result files"),
+                "{name}: {err}"
+            );
+        }
+        let long = error_of(&VALID.replace("name = \"t\"", &format!("name = \"{}\"", "x".repeat(201))));
+        assert!(long.contains("201 bytes long"), "{long}");
+        let spec = StudySpec::from_toml_str(&VALID.replace("name = \"t\"", "name = \"small ge.v2\""), "t").unwrap();
+        assert_eq!(spec.file_stem(), "small ge.v2");
+    }
+
+    #[test]
+    fn file_stems_stay_in_the_output_directory() {
+        let mut spec = StudySpec::from_toml_str(VALID, "t").unwrap();
+        for (name, stem) in [
+            ("../../victim", ".._.._victim"),
+            ("/etc/passwd", "_etc_passwd"),
+            ("", "study"),
+        ] {
+            spec.name = name.into();
+            assert_eq!(spec.file_stem(), stem, "{name}");
+        }
+        spec.name = "é".repeat(150);
+        assert!(spec.file_stem().len() <= MAX_NAME_BYTES);
     }
 
     #[test]

@@ -96,6 +96,35 @@ fn bad_input_is_a_one_line_error_and_nonzero_exit() {
 }
 
 #[test]
+fn a_study_name_that_is_a_path_is_refused_before_any_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("victim.json"), "precious").unwrap();
+    let spec = include_str!("specs/small-ge.toml");
+    for name in ["../../victim", "/tmp/hetscale-absolute-victim", "a/b"] {
+        let text = spec.replace("name = \"small ge\"", &format!("name = \"{name}\""));
+        std::fs::write(dir.path().join("spec.toml"), text).unwrap();
+        let out = hetscale()
+            .args(["study", "spec.toml", "--out", "x/y"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{name}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(
+            err.contains("spec.toml line 3") && err.contains("contains '/'"),
+            "{name}: {err}"
+        );
+        assert!(!dir.path().join("x").exists(), "{name}: nothing ran, nothing written");
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("victim.json")).unwrap(),
+        "precious"
+    );
+    assert!(!std::path::Path::new("/tmp/hetscale-absolute-victim.json").exists());
+}
+
+#[test]
 fn export_refuses_missing_and_foreign_files() {
     let dir = std::env::temp_dir().join(format!("hetscale-export-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -26,7 +26,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let store = Store::open_read_only(&args.db)?;
     let text = export(&store, args.study.as_deref(), format)?;
     match &args.output {
-        Some(path) => std::fs::write(path, text)
+        Some(path) => hbsp::file::write_atomically(path, text)
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display())),
         None => {
             print!("{text}");

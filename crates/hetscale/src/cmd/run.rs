@@ -127,7 +127,10 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             !args.skip_compute,
             "a skeleton run (--skip-compute) computes no result to dump"
         );
-        write_npy(path, &run.result)?;
+        hbsp::file::write_atomically_with(path, |temporary| {
+            write_npy(temporary, &run.result).map_err(std::io::Error::other)
+        })
+        .with_context(|| format!("cannot write {}", path.display()))?;
     }
     write_views(args, &run, &backend, &machine)?;
     if args.json {

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use hbsp::file::write_atomically;
 use hetscale_kernels::KernelRegistry;
 use hetscale_study::command_study::CommandStudy;
 use hetscale_study::default_study::default_specs;
@@ -160,12 +161,12 @@ fn command_study(args: &Args) -> anyhow::Result<Option<CommandStudy>> {
 }
 
 fn write_result(out: &Path, result: &StudyResult) -> anyhow::Result<()> {
-    let name = &result.spec.name;
-    let json = out.join(format!("{name}.json"));
-    std::fs::write(&json, serde_json::to_string_pretty(result)?)
+    let stem = result.spec.file_stem();
+    let json = out.join(format!("{stem}.json"));
+    write_atomically(&json, serde_json::to_string_pretty(result)?)
         .with_context(|| format!("cannot write {}", json.display()))?;
-    let text = out.join(format!("{name}.txt"));
-    std::fs::write(&text, render_text(result))
+    let text = out.join(format!("{stem}.txt"));
+    write_atomically(&text, render_text(result))
         .with_context(|| format!("cannot write {}", text.display()))?;
     Ok(())
 }
