@@ -35,6 +35,8 @@ pub trait Observer {
     }
     /// A size was measured (from new runs or from the store).
     fn measured(&self, _measurement: &Measurement) {}
+    /// A completed run was read from the store instead of run again (a resumed study).
+    fn run_reused(&self) {}
     /// `approach` finished a configuration; `outcome` says what it found.
     fn configuration_finished(&self, _approach: Approach, _label: &str, _outcome: &str) {}
 }
@@ -243,7 +245,7 @@ impl<'a> Runner<'a> {
         let mut warmed_up = false;
         for repetition in 0..self.spec.max_repetitions {
             let key = self.key(config, SAMPLE, n, repetition);
-            let time = match self.store.find(key)? {
+            let time = match self.stored(key)? {
                 Some(stored) => stored.time_s,
                 None => {
                     if let Some(error) = self.store.failure(key)? {
@@ -278,7 +280,7 @@ impl<'a> Runner<'a> {
     pub fn verify(&self, index: usize, n: u64) -> Result<RunRecord> {
         let config = &self.configurations[index];
         let key = self.key(config, VERIFICATION, n, 0);
-        if let Some(stored) = self.store.find(key)? {
+        if let Some(stored) = self.stored(key)? {
             // Before runs had a status, a failed check was stored as a completed run.
             if !stored.verified {
                 return Err(self.failed(
@@ -310,6 +312,15 @@ impl<'a> Runner<'a> {
                 Ok(record)
             }
         }
+    }
+
+    /// The completed run with `key` the store holds, told to the observer as reused.
+    fn stored(&self, key: RunKey<'_>) -> Result<Option<RunRecord>> {
+        let found = self.store.find(key)?;
+        if found.is_some() {
+            self.observer.run_reused();
+        }
+        Ok(found)
     }
 
     fn key<'k>(

@@ -125,6 +125,34 @@ fn a_study_name_that_is_a_path_is_refused_before_any_run() {
 }
 
 #[test]
+fn run_prints_the_paths_of_the_trace_and_report_it_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |json: bool| {
+        let mut command = hetscale();
+        command
+            .args(["run", "mm", "--backend", "sim", "--platform", "sunwulf"])
+            .args(["--nodes", "2", "--n", "16", "--trace", "t.json", "--report", "r"])
+            .current_dir(dir.path());
+        if json {
+            command.arg("--json");
+        }
+        let out = command.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (text, _) = run(false);
+    assert!(text.ends_with("Trace: t.json\nReport: r/index.html\n"), "{text}");
+    // With --json, stdout stays one JSON document and the paths go to stderr.
+    let (json, err) = run(true);
+    assert!(serde_json::from_str::<Value>(&json).is_ok(), "{json}");
+    assert!(err.contains("Trace: t.json") && err.contains("Report: r/index.html"), "{err}");
+    assert!(dir.path().join("t.json").is_file() && dir.path().join("r/index.html").is_file());
+}
+
+#[test]
 fn export_refuses_missing_and_foreign_files() {
     let dir = std::env::temp_dir().join(format!("hetscale-export-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

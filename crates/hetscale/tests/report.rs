@@ -59,6 +59,23 @@ fn study_writes_the_report_and_report_rebuilds_it_from_the_database() {
 }
 
 #[test]
+fn a_resumed_study_says_how_many_runs_it_reused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("spec.toml"), SPEC).unwrap();
+    let first = run_ok(dir.path(), &["study", "spec.toml", "--out", "out"]);
+    assert!(!first.contains("Resumed"), "{first}");
+    let stored: i64 = rusqlite::Connection::open(dir.path().join("out/study.db"))
+        .unwrap()
+        .query_row("SELECT count(*) FROM runs WHERE status = 'ok'", [], |r| r.get(0))
+        .unwrap();
+    let again = run_ok(dir.path(), &["study", "spec.toml", "--out", "out"]);
+    assert!(
+        again.contains(&format!("Resumed study \"small ge\": reused {stored} stored runs\n")),
+        "{again}"
+    );
+}
+
+#[test]
 fn a_study_that_settles_nothing_still_writes_its_report() {
     let dir = tempfile::tempdir().unwrap();
     let spec = SPEC

@@ -108,10 +108,14 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     let db = args.db.clone().unwrap_or_else(|| args.out.join("study.db"));
     let store = Store::open(&db)?;
     let mut results = Vec::new();
+    let mut resumed = Vec::new();
     for spec in &specs {
         let progress = Progress::new(spec);
         let result = run_study_with(spec, registry, &store, &progress)?;
         progress.finish();
+        if let Some(line) = progress.resumed_line() {
+            resumed.push(line);
+        }
         write_result(&args.out, &result)?;
         results.push(result);
     }
@@ -119,11 +123,13 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&results)?);
         // Standard output stays one JSON document.
+        resumed.iter().for_each(|line| eprintln!("{line}"));
         eprintln!("Report: {}", index.display());
     } else {
         for result in &results {
             print!("{}", render_text(result));
         }
+        resumed.iter().for_each(|line| println!("{line}"));
         println!(
             "Runs stored in {}; results in {}",
             db.display(),
@@ -176,6 +182,8 @@ struct Progress {
     bars: MultiProgress,
     current: RefCell<Option<ProgressBar>>,
     name: String,
+    /// Completed runs read from the database instead of run again.
+    reused: std::cell::Cell<usize>,
 }
 
 impl Progress {
@@ -184,7 +192,19 @@ impl Progress {
             bars: MultiProgress::new(),
             current: RefCell::new(None),
             name: spec.name.clone(),
+            reused: std::cell::Cell::new(0),
         }
+    }
+
+    /// What the user is told of a resumed study; none for a study that reused no run.
+    fn resumed_line(&self) -> Option<String> {
+        let reused = self.reused.get();
+        (reused > 0).then(|| {
+            format!(
+                "Resumed study \"{}\": reused {reused} stored runs",
+                self.name
+            )
+        })
     }
 
     fn finish(&self) {
@@ -218,6 +238,10 @@ impl Observer for Progress {
                 m.n, m.speed_efficiency, m.time.median
             ));
         }
+    }
+
+    fn run_reused(&self) {
+        self.reused.set(self.reused.get() + 1);
     }
 
     fn configuration_finished(&self, _approach: Approach, _label: &str, outcome: &str) {
