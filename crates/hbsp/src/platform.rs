@@ -322,7 +322,8 @@ impl Platform {
     /// Writes the platform as a TOML file, whole or not at all.
     pub fn write_file(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
-        crate::file::write_atomically(path, self.to_toml_string()?).map_err(|e| file_error(path, &e))
+        crate::file::write_atomically(path, self.to_toml_string()?)
+            .map_err(|e| file_error(path, &e))
     }
 
     /// Checks every field; the error names the node or key and the problem.
@@ -358,7 +359,9 @@ impl Platform {
                 node.kind.as_deref().unwrap_or_default()
             ));
         }
-        self.network.validate().map_err(HbspError::InvalidPlatform)?;
+        self.network
+            .validate()
+            .map_err(HbspError::InvalidPlatform)?;
         self.check_derived().map_err(HbspError::InvalidPlatform)
     }
 
@@ -790,7 +793,11 @@ mod tests {
             BarrierPoint { p: 1, l_s: 0.0 },
             BarrierPoint { p: 2, l_s: 1e306 },
         ]);
-        assert!(problem(&table).contains("L(1001) = inf"), "{}", problem(&table));
+        assert!(
+            problem(&table).contains("L(1001) = inf"),
+            "{}",
+            problem(&table)
+        );
     }
 
     #[test]

@@ -312,14 +312,21 @@ mod tests {
             "Runs of <b>x</b>",
             vec![Column::with_unit("<i>T</i>", "s & more")],
         );
-        t.push_row(vec!["<script>alert(1)</script>".into()]).unwrap();
+        t.push_row(vec!["<script>alert(1)</script>".into()])
+            .unwrap();
         t.push_row(vec!["C'_2 \"a\"".into()]).unwrap();
         let md = t.to_markdown();
         assert!(md.contains("| C'_2 \"a\" |"), "quotes stay: {md}");
         assert!(!md.contains('<') && !md.contains('>'), "{md}");
-        assert!(md.contains("| &lt;script&gt;alert(1)&lt;/script&gt; |"), "{md}");
+        assert!(
+            md.contains("| &lt;script&gt;alert(1)&lt;/script&gt; |"),
+            "{md}"
+        );
         assert!(md.contains("### Runs of &lt;b&gt;x&lt;/b&gt;"), "{md}");
-        assert!(md.contains("| &lt;i&gt;T&lt;/i&gt; (s &amp; more) |"), "{md}");
+        assert!(
+            md.contains("| &lt;i&gt;T&lt;/i&gt; (s &amp; more) |"),
+            "{md}"
+        );
     }
 
     #[test]

@@ -149,7 +149,10 @@ mod tests {
         let err = export(&store, Some("nosuch"), Format::Csv)
             .unwrap_err()
             .to_string();
-        assert!(err.contains("has no study \"nosuch\": it holds none"), "{err}");
+        assert!(
+            err.contains("has no study \"nosuch\": it holds none"),
+            "{err}"
+        );
         store.register_study("ge", "{}", "").unwrap();
         store.register_study("mm", "{}", "").unwrap();
         let err = export(&store, Some("nosuch"), Format::Json)

@@ -249,14 +249,20 @@ fn study_name_problem(name: &str) -> Option<String> {
             "name = {name:?} {what}: a study's name names its result files; use letters, digits, spaces, '-', '_' or '.'"
         ))
     };
-    if let Some(c) = name.chars().find(|c| matches!(c, '/' | '\\') || c.is_control()) {
+    if let Some(c) = name
+        .chars()
+        .find(|c| matches!(c, '/' | '\\') || c.is_control())
+    {
         return refuse(format!("contains {c:?}"));
     }
     if name.contains("..") {
         return refuse("contains \"..\"".into());
     }
     if name.len() > MAX_NAME_BYTES {
-        return refuse(format!("is {} bytes long, over {MAX_NAME_BYTES}", name.len()));
+        return refuse(format!(
+            "is {} bytes long, over {MAX_NAME_BYTES}",
+            name.len()
+        ));
     }
     None
 }
@@ -761,7 +767,10 @@ nodes = "server:1,sunblade:1,sunfire:2"
     fn a_spec_validates_again_as_it_was_and_a_tampered_one_is_refused() {
         let registry = KernelRegistry::builtin();
         let spec = StudySpec::from_toml_str(
-            &VALID.replace("n_max = 512", "n_max = 512\nverify = \"C'_4\"\n[kernel_options]\ngrid = \"1x2\""),
+            &VALID.replace(
+                "n_max = 512",
+                "n_max = 512\nverify = \"C'_4\"\n[kernel_options]\ngrid = \"1x2\"",
+            ),
             "t",
         )
         .unwrap();
@@ -801,9 +810,14 @@ nodes = "server:1,sunblade:1,sunfire:2"
                 "{name}: {err}"
             );
         }
-        let long = error_of(&VALID.replace("name = \"t\"", &format!("name = \"{}\"", "x".repeat(201))));
+        let long =
+            error_of(&VALID.replace("name = \"t\"", &format!("name = \"{}\"", "x".repeat(201))));
         assert!(long.contains("201 bytes long"), "{long}");
-        let spec = StudySpec::from_toml_str(&VALID.replace("name = \"t\"", "name = \"small ge.v2\""), "t").unwrap();
+        let spec = StudySpec::from_toml_str(
+            &VALID.replace("name = \"t\"", "name = \"small ge.v2\""),
+            "t",
+        )
+        .unwrap();
         assert_eq!(spec.file_stem(), "small ge.v2");
     }
 

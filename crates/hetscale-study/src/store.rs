@@ -574,7 +574,11 @@ impl std::fmt::Display for Tampered {
 impl std::error::Error for Tampered {}
 
 fn tampered(what: String) -> rusqlite::Error {
-    rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Null, Box::new(Tampered(what)))
+    rusqlite::Error::FromSqlConversionFailure(
+        0,
+        rusqlite::types::Type::Null,
+        Box::new(Tampered(what)),
+    )
 }
 
 /// Whether [`MIGRATIONS`] migrate `version`.
@@ -600,7 +604,9 @@ fn open_reader(path: &Path) -> rusqlite::Result<Connection> {
     let uri = format!("{}?{mode}", file_uri(path));
     Connection::open_with_flags(
         uri,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
 }
 
@@ -804,7 +810,10 @@ mod tests {
         let store = Store::open_in_memory().unwrap();
         store.register_study("s", "{a}", "").unwrap();
         store.register_study("s", "{a}", "").unwrap();
-        let err = store.register_study("s", "{b}", "").unwrap_err().to_string();
+        let err = store
+            .register_study("s", "{b}", "")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("different spec"), "{err}");
         store.register_study("t", "{b}", "").unwrap();
         assert_eq!(store.studies().unwrap(), ["s", "t"]);
@@ -898,7 +907,10 @@ mod tests {
         let empty = dir.path().join("empty.db");
         std::fs::write(&empty, b"").unwrap();
         let err = Store::open_read_only(&empty).err().unwrap().to_string();
-        assert!(err.contains("empty file") && err.contains("not a hetscale database"), "{err}");
+        assert!(
+            err.contains("empty file") && err.contains("not a hetscale database"),
+            "{err}"
+        );
         assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0);
 
         let err = Store::open_read_only(&dir.path().join("none.db"))
@@ -950,7 +962,11 @@ mod tests {
         assert_eq!(reader.runs(None).unwrap(), vec![sample(7, 0)]);
         assert!(reader.failed_runs(None).unwrap().is_empty());
         drop(reader);
-        assert_eq!(std::fs::read(&path).unwrap(), bytes, "still a version 2 file");
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            bytes,
+            "still a version 2 file"
+        );
     }
 
     #[test]
@@ -1018,7 +1034,10 @@ mod tests {
                 .runs(None)
                 .unwrap_err()
                 .to_string();
-            assert!(err.contains(expected) && err.contains("altered"), "{column}: {err}");
+            assert!(
+                err.contains(expected) && err.contains("altered"),
+                "{column}: {err}"
+            );
             assert_eq!(err.lines().count(), 1, "{err}");
         }
     }

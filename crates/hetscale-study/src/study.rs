@@ -227,7 +227,12 @@ pub fn load_results_with(store: &Store, registry: &KernelRegistry) -> Result<Vec
         .iter()
         .map(|name| {
             let spec = stored_spec(store, name, registry)?;
-            analyse(&Runner::replaying(&spec, registry, store, &crate::runner::Silent)?)
+            analyse(&Runner::replaying(
+                &spec,
+                registry,
+                store,
+                &crate::runner::Silent,
+            )?)
         })
         .collect()
 }

@@ -115,7 +115,10 @@ fn a_study_name_that_is_a_path_is_refused_before_any_run() {
             err.contains("spec.toml line 3") && err.contains("contains '/'"),
             "{name}: {err}"
         );
-        assert!(!dir.path().join("x").exists(), "{name}: nothing ran, nothing written");
+        assert!(
+            !dir.path().join("x").exists(),
+            "{name}: nothing ran, nothing written"
+        );
     }
     assert_eq!(
         std::fs::read_to_string(dir.path().join("victim.json")).unwrap(),
@@ -131,24 +134,36 @@ fn run_prints_the_paths_of_the_trace_and_report_it_wrote() {
         let mut command = hetscale();
         command
             .args(["run", "mm", "--backend", "sim", "--platform", "sunwulf"])
-            .args(["--nodes", "2", "--n", "16", "--trace", "t.json", "--report", "r"])
+            .args([
+                "--nodes", "2", "--n", "16", "--trace", "t.json", "--report", "r",
+            ])
             .current_dir(dir.path());
         if json {
             command.arg("--json");
         }
         let out = command.output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         (
             String::from_utf8(out.stdout).unwrap(),
             String::from_utf8(out.stderr).unwrap(),
         )
     };
     let (text, _) = run(false);
-    assert!(text.ends_with("Trace: t.json\nReport: r/index.html\n"), "{text}");
+    assert!(
+        text.ends_with("Trace: t.json\nReport: r/index.html\n"),
+        "{text}"
+    );
     // With --json, stdout stays one JSON document and the paths go to stderr.
     let (json, err) = run(true);
     assert!(serde_json::from_str::<Value>(&json).is_ok(), "{json}");
-    assert!(err.contains("Trace: t.json") && err.contains("Report: r/index.html"), "{err}");
+    assert!(
+        err.contains("Trace: t.json") && err.contains("Report: r/index.html"),
+        "{err}"
+    );
     assert!(dir.path().join("t.json").is_file() && dir.path().join("r/index.html").is_file());
 }
 
@@ -168,7 +183,10 @@ fn export_refuses_missing_and_foreign_files() {
     for (path, expect) in [
         (dir.join("none.db"), "no study database"),
         (junk, "not a hetscale database"),
-        (notes.clone(), "not a hetscale database (an SQLite file without hetscale's tables)"),
+        (
+            notes.clone(),
+            "not a hetscale database (an SQLite file without hetscale's tables)",
+        ),
         (empty.clone(), "is an empty file, not a hetscale database"),
         (dir.join("x".repeat(300)), "File name too long"),
     ] {
@@ -186,7 +204,11 @@ fn export_refuses_missing_and_foreign_files() {
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_eq!(tables, ["notes"], "export added nothing to another application's file");
+    assert_eq!(
+        tables,
+        ["notes"],
+        "export added nothing to another application's file"
+    );
     assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0);
     let out = hetscale()
         .args(["export", "x.db", "--format", "xml"])

@@ -66,11 +66,15 @@ fn a_resumed_study_says_how_many_runs_it_reused() {
     assert!(!first.contains("Resumed"), "{first}");
     let stored: i64 = rusqlite::Connection::open(dir.path().join("out/study.db"))
         .unwrap()
-        .query_row("SELECT count(*) FROM runs WHERE status = 'ok'", [], |r| r.get(0))
+        .query_row("SELECT count(*) FROM runs WHERE status = 'ok'", [], |r| {
+            r.get(0)
+        })
         .unwrap();
     let again = run_ok(dir.path(), &["study", "spec.toml", "--out", "out"]);
     assert!(
-        again.contains(&format!("Resumed study \"small ge\": reused {stored} stored runs\n")),
+        again.contains(&format!(
+            "Resumed study \"small ge\": reused {stored} stored runs\n"
+        )),
         "{again}"
     );
 }
@@ -140,7 +144,10 @@ fn report_and_export_read_the_database_alone_and_change_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let page = study_on_a_platform_file(dir.path());
     let db = dir.path().join("out/study.db");
-    let (files, bytes) = (listing(&dir.path().join("out")), std::fs::read(&db).unwrap());
+    let (files, bytes) = (
+        listing(&dir.path().join("out")),
+        std::fs::read(&db).unwrap(),
+    );
 
     // From another directory, where plat.toml means nothing: the stored platform is used.
     let elsewhere = tempfile::tempdir().unwrap();
@@ -153,7 +160,11 @@ fn report_and_export_read_the_database_alone_and_change_nothing() {
         .current_dir(elsewhere.path())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(
         std::fs::read_to_string(again.join("index.html")).unwrap(),
         page,
@@ -162,8 +173,16 @@ fn report_and_export_read_the_database_alone_and_change_nothing() {
     let csv = run_ok(elsewhere.path(), &["export", db.to_str().unwrap()]);
     assert!(csv.starts_with("study,purpose,kernel,"), "{csv}");
 
-    assert_eq!(listing(&dir.path().join("out")), files, "no -wal, -shm or table added");
-    assert_eq!(std::fs::read(&db).unwrap(), bytes, "the database is unchanged");
+    assert_eq!(
+        listing(&dir.path().join("out")),
+        files,
+        "no -wal, -shm or table added"
+    );
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        bytes,
+        "the database is unchanged"
+    );
 }
 
 #[test]
@@ -179,7 +198,14 @@ fn export_names_the_studies_and_refuses_tampered_runs() {
     );
     let json = run_ok(
         dir.path(),
-        &["export", "out/study.db", "--study", "small ge", "--format", "json"],
+        &[
+            "export",
+            "out/study.db",
+            "--study",
+            "small ge",
+            "--format",
+            "json",
+        ],
     );
     assert!(json.contains("\"study\": \"small ge\""), "{json}");
 
@@ -221,7 +247,14 @@ fn a_database_on_a_read_only_filesystem_can_be_exported() {
         .current_dir(dir.path())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let csv = String::from_utf8(out.stdout).unwrap();
-    assert!(csv.starts_with("study,purpose,kernel,") && csv.lines().count() > 10, "{csv}");
+    assert!(
+        csv.starts_with("study,purpose,kernel,") && csv.lines().count() > 10,
+        "{csv}"
+    );
 }
