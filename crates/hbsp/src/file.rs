@@ -7,7 +7,8 @@
 //! file as it was (or no file), never a truncated one, and no temporary file behind (but for
 //! SIGKILL, which leaves a hidden `.hetscale-*.tmp` beside the target). A symbolic link is
 //! followed, so the file it points to is replaced and the link kept; a target that is not a
-//! regular file (a terminal, `/dev/stdout`, a pipe) cannot be replaced and is written in place.
+//! regular file (a terminal, a pipe) or is under `/dev` or `/proc` (`/dev/stdout`) is a stream,
+//! written in place.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -30,7 +31,11 @@ pub fn write_atomically_with(
     path: impl AsRef<Path>,
     write: impl FnOnce(&Path) -> io::Result<()>,
 ) -> io::Result<()> {
-    let target = resolved(path.as_ref())?;
+    let path = path.as_ref();
+    if written_in_place(path) {
+        return write(path);
+    }
+    let target = resolved(path)?;
     if target.exists() && !target.is_file() {
         return write(&target);
     }
@@ -48,6 +53,13 @@ pub fn write_atomically_with(
     std::fs::File::open(temporary.path())?.sync_all()?;
     temporary.persist(&target).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// Paths that stand for a stream, not a file (`/dev/stdout`, `/proc/self/fd/1`, even when
+/// the descriptor is redirected to a regular file): replacing what they lead to would cut
+/// the stream off from what the shell opened.
+fn written_in_place(path: &Path) -> bool {
+    path.starts_with("/dev") || path.starts_with("/proc")
 }
 
 /// The file a symbolic link at `path` leads to (the link is kept, its target replaced);
