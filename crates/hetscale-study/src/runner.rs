@@ -96,8 +96,8 @@ pub struct Runner<'a> {
 
 impl<'a> Runner<'a> {
     /// Resolves the spec's kernel (a built-in one) or command, backend, platform and
-    /// configurations and registers the study in the store (refusing a stored study of the
-    /// same name with another spec).
+    /// configurations and registers the study in the store with the platform it resolved
+    /// (refusing a stored study of the same name with another spec or platform).
     pub fn new(spec: &'a StudySpec, store: &'a Store, observer: &'a dyn Observer) -> Result<Self> {
         Self::new_with(spec, &KernelRegistry::builtin(), store, observer)
     }

@@ -181,8 +181,12 @@ impl Store {
         let fail = |e: rusqlite::Error| store_error(&path, &e);
         conn.busy_timeout(BUSY_TIMEOUT).map_err(fail)?;
         let store = Self { conn, path };
-        // Checked before anything is written: another application's file stays as it was.
+        // Checked before anything is written: another application's file, or a hetscale
+        // database this version cannot migrate, stays as it was.
         let version = store.schema_version()?;
+        if let Some(v) = version.filter(|v| *v != SCHEMA_VERSION && !migratable(*v)) {
+            return Err(store.unknown_version(v));
+        }
         let fail = |e: rusqlite::Error| store_error(&store.path, &e);
         // WAL keeps completed transactions durable across a SIGKILL of the writer.
         store
@@ -196,8 +200,7 @@ impl Store {
         match version {
             None => store.create()?,
             Some(SCHEMA_VERSION) => {}
-            Some(v) if migratable(v) => store.migrate(v)?,
-            Some(v) => return Err(store.unknown_version(v)),
+            Some(v) => store.migrate(v)?,
         }
         Ok(store)
     }
@@ -521,10 +524,10 @@ fn row_to_run(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
         backend: r.get(3)?,
         platform: r.get(4)?,
         configuration: r.get(5)?,
-        nodes: count(r, 6, "nodes")?,
+        nodes: stored_integer(r, 6, "nodes")?,
         marked_speed: r.get(7)?,
-        n: count(r, 8, "n")?,
-        repetition: count(r, 9, "repetition")?,
+        n: stored_integer(r, 8, "n")?,
+        repetition: stored_integer(r, 9, "repetition")?,
         time_s: r.get(10)?,
         work: r.get(11)?,
         speed_efficiency: r.get(12)?,
@@ -538,7 +541,11 @@ fn row_to_run(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
 
 /// Integer column `index` as `T`, refusing what hetscale never writes (a negative size, a
 /// count beyond `T`, 0 nodes) instead of wrapping it.
-fn count<T: TryFrom<i64>>(r: &rusqlite::Row<'_>, index: usize, name: &str) -> rusqlite::Result<T> {
+fn stored_integer<T: TryFrom<i64>>(
+    r: &rusqlite::Row<'_>,
+    index: usize,
+    name: &str,
+) -> rusqlite::Result<T> {
     let value: i64 = r.get(index)?;
     T::try_from(value).map_err(|_| tampered(format!("a run with {name} = {value}")))
 }
