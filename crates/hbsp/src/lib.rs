@@ -70,6 +70,7 @@ pub mod backend;
 pub mod collectives;
 mod ctx;
 mod error;
+pub mod file;
 mod message;
 pub mod nodeset;
 pub mod platform;

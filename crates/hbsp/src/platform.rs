@@ -319,10 +319,11 @@ impl Platform {
         toml::to_string(self).map_err(|e| HbspError::InvalidPlatform(e.to_string()))
     }
 
-    /// Writes the platform as a TOML file.
+    /// Writes the platform as a TOML file, whole or not at all.
     pub fn write_file(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
-        std::fs::write(path, self.to_toml_string()?).map_err(|e| file_error(path, &e))
+        crate::file::write_atomically(path, self.to_toml_string()?)
+            .map_err(|e| file_error(path, &e))
     }
 
     /// Checks every field; the error names the node or key and the problem.
@@ -358,7 +359,41 @@ impl Platform {
                 node.kind.as_deref().unwrap_or_default()
             ));
         }
-        self.network.validate().map_err(HbspError::InvalidPlatform)
+        self.network
+            .validate()
+            .map_err(HbspError::InvalidPlatform)?;
+        self.check_derived().map_err(HbspError::InvalidPlatform)
+    }
+
+    /// Every field can be finite while what is computed from them is not: C = sum C_j,
+    /// the speed and injection ratios, and the network costs at the largest machine this
+    /// platform makes. An infinite C makes every share 0 and every E_s 0, silently.
+    fn check_derived(&self) -> std::result::Result<(), String> {
+        let total: f64 = self
+            .nodes
+            .iter()
+            .map(|n| n.marked_speed * f64::from(n.cpus))
+            .sum();
+        if !total.is_finite() {
+            return Err(format!(
+                "the marked speeds sum to {total} (C overflows): give them in a larger speed_unit"
+            ));
+        }
+        let speed_ratio = extreme_ratio(self.nodes.iter().map(|n| n.marked_speed));
+        if !speed_ratio.is_finite() {
+            return Err(format!(
+                "the speed ratio C_max / C_min = {speed_ratio} overflows: check the marked speeds"
+            ));
+        }
+        let r_ratio = extreme_ratio(self.nodes.iter().map(|n| n.r));
+        if !r_ratio.is_finite() {
+            return Err(format!(
+                "the injection ratio r_max / r_min = {r_ratio} overflows: check the nodes' r (1 = fastest injector)"
+            ));
+        }
+        let r_max = self.nodes.iter().map(|n| n.r).fold(0.0, f64::max);
+        let p_max = self.nodes.iter().map(|n| n.cpus as usize).sum();
+        self.network.check_derived(r_max, p_max)
     }
 
     /// The machine made of the nodes `set` selects, in platform order.
@@ -486,6 +521,13 @@ impl Node {
     }
 }
 
+/// `max / min` of positive values.
+fn extreme_ratio(values: impl Iterator<Item = f64> + Clone) -> f64 {
+    let max = values.clone().fold(0.0, f64::max);
+    let min = values.fold(f64::INFINITY, f64::min);
+    max / min
+}
+
 fn identifier_problem(word: &str) -> Option<String> {
     let separator = word
         .chars()
@@ -524,6 +566,35 @@ impl Network {
             return Err(format!("network.o_s must be >= 0, got {}", self.o_s));
         }
         self.l.validate()
+    }
+
+    /// The costs of the largest superstep any run can make must be finite: `g r_max h` and
+    /// `o m` for an `h` or `m` as large as a 64-bit count, and `L(p)` up to `p_max` nodes.
+    fn check_derived(&self, r_max: f64, p_max: usize) -> std::result::Result<(), String> {
+        const LARGEST_COUNT: f64 = u64::MAX as f64;
+        let g_h = self.g_s_per_byte * r_max * LARGEST_COUNT;
+        if !g_h.is_finite() {
+            return Err(format!(
+                "network.g_s_per_byte = {} is too large: g r_max h overflows for large h",
+                self.g_s_per_byte
+            ));
+        }
+        if !(self.o_s * LARGEST_COUNT).is_finite() {
+            return Err(format!(
+                "network.o_s = {} is too large: o m overflows for many messages",
+                self.o_s
+            ));
+        }
+        // L(p) is linear in p, or in log2 p, so its largest value is at an end of 1..=p_max.
+        for p in [1, p_max] {
+            let l = self.l.at(p);
+            if !l.is_finite() {
+                return Err(format!(
+                    "network.L: L({p}) = {l} overflows: check its terms or table"
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -657,5 +728,82 @@ impl Machine {
         hetscale_model::hbsp::HbspMachine::new(self.network.g_s_per_byte, r, self.l_s())
             .and_then(|m| m.with_message_overhead(self.network.o_s))
             .expect("validated platforms have valid network parameters")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn two_nodes(fast: f64, slow: f64) -> Platform {
+        Platform {
+            name: "two".into(),
+            description: String::new(),
+            speed_unit: default_speed_unit(),
+            nodes: vec![Node::new("fast", fast), Node::new("slow", slow)],
+            network: Network::new(1e-9, BarrierCost::constant(1e-6)),
+        }
+    }
+
+    fn problem(platform: &Platform) -> String {
+        platform.validate().unwrap_err().to_string()
+    }
+
+    #[test]
+    fn speeds_whose_sum_overflows_are_refused() {
+        let err = problem(&two_nodes(1e308, 1e308));
+        assert!(
+            err.contains("marked speeds sum to inf"),
+            "C = inf must be refused: {err}"
+        );
+        let mut many_cpus = two_nodes(1e300, 1.0);
+        many_cpus.nodes[0].cpus = u32::MAX;
+        assert!(problem(&many_cpus).contains("sum to inf"));
+    }
+
+    #[test]
+    fn a_speed_ratio_that_overflows_is_refused() {
+        let err = problem(&two_nodes(1e300, 1e-300));
+        assert!(err.contains("ratio") && err.contains("inf"), "{err}");
+        let mut r = two_nodes(1.0, 1.0);
+        r.nodes[1].r = 1e300;
+        r.nodes[0].r = 1e-300;
+        let err = problem(&r);
+        assert!(err.contains("r_max / r_min"), "{err}");
+    }
+
+    #[test]
+    fn network_costs_that_overflow_are_refused() {
+        let mut g = two_nodes(1.0, 1.0);
+        g.network.g_s_per_byte = 1e300;
+        assert!(problem(&g).contains("g r_max h"), "{}", problem(&g));
+        let mut o = two_nodes(1.0, 1.0);
+        o.network.o_s = 1e300;
+        assert!(problem(&o).contains("o m"), "{}", problem(&o));
+        let mut l = two_nodes(1.0, 1.0);
+        l.network.l = BarrierCost::Formula {
+            base_s: 0.0,
+            per_node_s: 1e308,
+            per_log2_node_s: 0.0,
+        };
+        assert!(problem(&l).contains("L(2) = inf"), "{}", problem(&l));
+        let mut table = two_nodes(1.0, 1.0);
+        table.nodes[0].cpus = 1000;
+        table.network.l = BarrierCost::Table(vec![
+            BarrierPoint { p: 1, l_s: 0.0 },
+            BarrierPoint { p: 2, l_s: 1e306 },
+        ]);
+        assert!(
+            problem(&table).contains("L(1001) = inf"),
+            "{}",
+            problem(&table)
+        );
+    }
+
+    #[test]
+    fn the_presets_pass_the_derived_checks() {
+        for platform in crate::presets::all() {
+            platform.validate().unwrap();
+        }
     }
 }

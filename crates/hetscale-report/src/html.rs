@@ -292,7 +292,7 @@ impl Report {
 }
 
 fn write_file(path: &Path, text: &str) -> Result<()> {
-    std::fs::write(path, text).map_err(|e| ReportError::io(path, e))
+    hbsp::file::write_atomically(path, text).map_err(|e| ReportError::io(path, e))
 }
 
 /// The page's style: readable type, figures scaled to the page, tables with aligned numbers.

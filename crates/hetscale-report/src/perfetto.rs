@@ -73,7 +73,7 @@ pub fn write_chrome_trace(
     let path = path.as_ref();
     let text = serde_json::to_string(&chrome_trace(trace, options)?)
         .map_err(|e| ReportError::BadValue(e.to_string()))?;
-    std::fs::write(path, text).map_err(|e| ReportError::io(path, e))
+    hbsp::file::write_atomically(path, text).map_err(|e| ReportError::io(path, e))
 }
 
 /// Process and track names, and track order by pid.

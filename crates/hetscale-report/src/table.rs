@@ -168,18 +168,20 @@ impl Table {
         Ok(())
     }
 
-    /// The table as GitHub-flavoured Markdown, with its title as a heading.
+    /// The table as GitHub-flavoured Markdown, with its title as a heading. Markdown
+    /// renderers pass HTML through, so text is HTML-escaped: a label such as `<script>`
+    /// shows as written instead of running.
     pub fn to_markdown(&self) -> String {
-        let mut out = format!("### {}\n\n", self.title);
+        let mut out = format!("### {}\n\n", escape_markdown(&self.title));
         let headers: Vec<String> = self.columns.iter().map(Column::header).collect();
-        let _ = writeln!(out, "| {} |", escape_pipes(&headers).join(" | "));
+        let _ = writeln!(out, "| {} |", markdown_cells(&headers).join(" | "));
         let rule: Vec<&str> = (0..self.columns.len())
             .map(|c| self.alignment_rule(c))
             .collect();
         let _ = writeln!(out, "|{}|", rule.join("|"));
         for row in &self.rows {
             let cells: Vec<String> = row.iter().map(Cell::display).collect();
-            let _ = writeln!(out, "| {} |", escape_pipes(&cells).join(" | "));
+            let _ = writeln!(out, "| {} |", markdown_cells(&cells).join(" | "));
         }
         out
     }
@@ -248,8 +250,20 @@ impl Table {
     }
 }
 
-fn escape_pipes(cells: &[String]) -> Vec<String> {
-    cells.iter().map(|c| c.replace('|', "\\|")).collect()
+/// Cells as Markdown table text: HTML-escaped, and `|` escaped so it does not end the cell.
+fn markdown_cells(cells: &[String]) -> Vec<String> {
+    cells
+        .iter()
+        .map(|c| escape_markdown(c).replace('|', "\\|"))
+        .collect()
+}
+
+/// Escapes the characters that start HTML in Markdown text (`&`, `<`, `>`); quotes stay, so
+/// labels such as `C'_2` read as written in the `.md` file too.
+fn escape_markdown(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 #[cfg(test)]
@@ -289,6 +303,30 @@ mod tests {
         assert!(md.contains("| node | T (s) | p |"));
         assert!(md.contains("a\\|b"));
         assert!(md.contains("0.1235"));
+    }
+
+    #[test]
+    fn markdown_cells_titles_and_headers_are_html_escaped() {
+        let mut t = Table::new(
+            "runs",
+            "Runs of <b>x</b>",
+            vec![Column::with_unit("<i>T</i>", "s & more")],
+        );
+        t.push_row(vec!["<script>alert(1)</script>".into()])
+            .unwrap();
+        t.push_row(vec!["C'_2 \"a\"".into()]).unwrap();
+        let md = t.to_markdown();
+        assert!(md.contains("| C'_2 \"a\" |"), "quotes stay: {md}");
+        assert!(!md.contains('<') && !md.contains('>'), "{md}");
+        assert!(
+            md.contains("| &lt;script&gt;alert(1)&lt;/script&gt; |"),
+            "{md}"
+        );
+        assert!(md.contains("### Runs of &lt;b&gt;x&lt;/b&gt;"), "{md}");
+        assert!(
+            md.contains("| &lt;i&gt;T&lt;/i&gt; (s &amp; more) |"),
+            "{md}"
+        );
     }
 
     #[test]

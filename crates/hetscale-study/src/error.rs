@@ -16,6 +16,14 @@ pub enum StudyError {
         /// What went wrong and what to do.
         why: String,
     },
+    /// A command that reads a study database was given a path where there is none.
+    #[error(
+        "no study database at {path}: give the database a hetscale study wrote (its --db, or OUT/study.db)"
+    )]
+    NoDatabase {
+        /// The path given.
+        path: String,
+    },
     /// Statistics were asked of samples that cannot give them.
     #[error("statistics: {0}")]
     Stats(String),

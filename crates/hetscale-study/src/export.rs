@@ -1,7 +1,7 @@
 //! Exports of stored runs: CSV, JSON and Extra-P's text input format.
 
 use crate::error::{Result, StudyError};
-use crate::store::RunRecord;
+use crate::store::{RunRecord, Store};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -29,6 +29,28 @@ impl std::str::FromStr for Format {
             ))),
         }
     }
+}
+
+/// The runs of `study` (of every study when `None`) in `format`; a study the database does
+/// not hold is an error that names the ones it does.
+pub fn export(store: &Store, study: Option<&str>, format: Format) -> Result<String> {
+    if let Some(name) = study {
+        let names = store.studies()?;
+        if !names.iter().any(|n| n == name) {
+            let held = match names.as_slice() {
+                [] => "it holds none".to_string(),
+                names => {
+                    let quoted: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+                    format!("it holds {}", quoted.join(", "))
+                }
+            };
+            return Err(StudyError::Store {
+                path: store.path().to_string(),
+                why: format!("has no study \"{name}\": {held}"),
+            });
+        }
+    }
+    render(&store.runs(study)?, format)
 }
 
 /// Renders `runs` in `format`.
@@ -119,6 +141,25 @@ mod tests {
             ),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_study_the_database_does_not_hold_is_named_with_those_it_does() {
+        let store = Store::open_in_memory().unwrap();
+        let err = export(&store, Some("nosuch"), Format::Csv)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("has no study \"nosuch\": it holds none"),
+            "{err}"
+        );
+        store.register_study("ge", "{}", "").unwrap();
+        store.register_study("mm", "{}", "").unwrap();
+        let err = export(&store, Some("nosuch"), Format::Json)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("it holds \"ge\", \"mm\""), "{err}");
+        assert_eq!(export(&store, Some("mm"), Format::Json).unwrap(), "[]");
     }
 
     #[test]

@@ -35,6 +35,8 @@ pub trait Observer {
     }
     /// A size was measured (from new runs or from the store).
     fn measured(&self, _measurement: &Measurement) {}
+    /// A completed run was read from the store instead of run again (a resumed study).
+    fn run_reused(&self) {}
     /// `approach` finished a configuration; `outcome` says what it found.
     fn configuration_finished(&self, _approach: Approach, _label: &str, _outcome: &str) {}
 }
@@ -94,8 +96,8 @@ pub struct Runner<'a> {
 
 impl<'a> Runner<'a> {
     /// Resolves the spec's kernel (a built-in one) or command, backend, platform and
-    /// configurations and registers the study in the store (refusing a stored study of the
-    /// same name with another spec).
+    /// configurations and registers the study in the store with the platform it resolved
+    /// (refusing a stored study of the same name with another spec or platform).
     pub fn new(spec: &'a StudySpec, store: &'a Store, observer: &'a dyn Observer) -> Result<Self> {
         Self::new_with(spec, &KernelRegistry::builtin(), store, observer)
     }
@@ -107,14 +109,60 @@ impl<'a> Runner<'a> {
         store: &'a Store,
         observer: &'a dyn Observer,
     ) -> Result<Self> {
-        let program = Program::of(spec, registry)?;
         let platform = Platform::load(&spec.platform)?;
+        let runner = Self::on_platform(spec, registry, &platform, store, observer)?;
+        store.register_study(&spec.name, &spec.canonical(), &platform.to_toml_string()?)?;
+        Ok(Self {
+            launcher: match spec.backend.as_str() {
+                "mpi" => Some(MpiLauncher::new(spec)?),
+                _ => None,
+            },
+            ..runner
+        })
+    }
+
+    /// A runner that only reads the store: a run it does not hold is an error, so a study's
+    /// result can be re-derived (for a report) without running anything. The study's
+    /// configurations are resolved on the platform stored with it, so the report needs
+    /// neither the platform file nor the directory the study ran in.
+    pub fn replaying(
+        spec: &'a StudySpec,
+        registry: &KernelRegistry,
+        store: &'a Store,
+        observer: &'a dyn Observer,
+    ) -> Result<Self> {
+        let platform = match store.study_platform(&spec.name)? {
+            Some(text) => Platform::from_toml_str(&text).map_err(|e| StudyError::Store {
+                path: store.path().to_string(),
+                why: format!(
+                    "study \"{}\" has an invalid stored platform ({e}): the database was altered or damaged",
+                    spec.name
+                ),
+            })?,
+            // Stored before platforms were (schema 3): the spec's name is all there is.
+            None => Platform::load(&spec.platform)?,
+        };
+        Ok(Self {
+            replay: true,
+            ..Self::on_platform(spec, registry, &platform, store, observer)?
+        })
+    }
+
+    /// The runner of `spec` with its configurations resolved on `platform`; it launches no
+    /// MPI job.
+    fn on_platform(
+        spec: &'a StudySpec,
+        registry: &KernelRegistry,
+        platform: &Platform,
+        store: &'a Store,
+        observer: &'a dyn Observer,
+    ) -> Result<Self> {
+        let program = Program::of(spec, registry)?;
         let configurations = spec
             .configurations
             .iter()
-            .map(|c| resolve(&platform, &c.label, &c.nodes))
+            .map(|c| resolve(platform, &c.label, &c.nodes))
             .collect::<Result<Vec<_>>>()?;
-        store.register_study(&spec.name, &spec.canonical())?;
         Ok(Self {
             spec,
             program,
@@ -127,24 +175,7 @@ impl<'a> Runner<'a> {
             measurements: RefCell::new(BTreeMap::new()),
             host: host_name(),
             replay: false,
-            launcher: match spec.backend.as_str() {
-                "mpi" => Some(MpiLauncher::new(spec)?),
-                _ => None,
-            },
-        })
-    }
-
-    /// A runner that only reads the store: a run it does not hold is an error, so a study's
-    /// result can be re-derived (for a report) without running anything.
-    pub fn replaying(
-        spec: &'a StudySpec,
-        registry: &KernelRegistry,
-        store: &'a Store,
-        observer: &'a dyn Observer,
-    ) -> Result<Self> {
-        Ok(Self {
-            replay: true,
-            ..Self::new_with(spec, registry, store, observer)?
+            launcher: None,
         })
     }
 
@@ -223,7 +254,7 @@ impl<'a> Runner<'a> {
         let mut warmed_up = false;
         for repetition in 0..self.spec.max_repetitions {
             let key = self.key(config, SAMPLE, n, repetition);
-            let time = match self.store.find(key)? {
+            let time = match self.stored(key)? {
                 Some(stored) => stored.time_s,
                 None => {
                     if let Some(error) = self.store.failure(key)? {
@@ -255,28 +286,47 @@ impl<'a> Runner<'a> {
     pub fn verify(&self, index: usize, n: u64) -> Result<RunRecord> {
         let config = &self.configurations[index];
         let key = self.key(config, VERIFICATION, n, 0);
-        if let Some(stored) = self.store.find(key)? {
+        if let Some(stored) = self.stored(key)? {
+            // Before runs had a status, a failed check was stored as a completed run.
+            if !stored.verified {
+                return Err(self.failed(
+                    config,
+                    format!("the stored verification run at N = {n} did not pass"),
+                ));
+            }
             return Ok(stored);
+        }
+        if let Some(error) = self.store.failure(key)? {
+            return Err(self.failed(config, error));
         }
         if self.replay {
             return Err(self.missing(config, n));
         }
         let run = self.execute(config, &backend(self.spec, false)?, n)?;
         let record = self.record(config, VERIFICATION, 0, &run);
-        self.store.record(&record)?;
-        let Some(v) = &run.verification else {
-            return Ok(record);
-        };
-        if !v.passed {
-            return Err(StudyError::Configuration {
-                configuration: config.configuration.label.clone(),
-                message: format!(
+        match &run.verification {
+            Some(v) if !v.passed => {
+                let error = format!(
                     "verification failed at N = {n}: {} = {:.3e} exceeds {:.3e}",
                     v.method, v.error, v.tolerance
-                ),
-            });
+                );
+                self.store.record_failure(&record, &error)?;
+                Err(self.failed(config, error))
+            }
+            _ => {
+                self.store.record(&record)?;
+                Ok(record)
+            }
         }
-        Ok(record)
+    }
+
+    /// The completed run with `key` the store holds, told to the observer as reused.
+    fn stored(&self, key: RunKey<'_>) -> Result<Option<RunRecord>> {
+        let found = self.store.find(key)?;
+        if found.is_some() {
+            self.observer.run_reused();
+        }
+        Ok(found)
     }
 
     fn key<'k>(

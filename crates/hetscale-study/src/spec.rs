@@ -247,6 +247,36 @@ const MAX_SAMPLES: u32 = 100;
 /// holds every integer up to 2^53 exactly.
 const MAX_N: u64 = 1 << 53;
 
+/// The longest study name, in bytes: it becomes file names (`OUT/<name>.json`), which most
+/// filesystems limit to 255 bytes.
+const MAX_NAME_BYTES: usize = 200;
+
+/// Why `name` cannot name a study: it becomes the name of the study's result files, so it
+/// must stay one file name in the output directory.
+fn study_name_problem(name: &str) -> Option<String> {
+    let refuse = |what: String| {
+        Some(format!(
+            "name = {name:?} {what}: a study's name names its result files; use letters, digits, spaces, '-', '_' or '.'"
+        ))
+    };
+    if let Some(c) = name
+        .chars()
+        .find(|c| matches!(c, '/' | '\\') || c.is_control())
+    {
+        return refuse(format!("contains {c:?}"));
+    }
+    if name.contains("..") {
+        return refuse("contains \"..\"".into());
+    }
+    if name.len() > MAX_NAME_BYTES {
+        return refuse(format!(
+            "is {} bytes long, over {MAX_NAME_BYTES}",
+            name.len()
+        ));
+    }
+    None
+}
+
 /// Backends a study can run kernels on: in-process, or by launching `mpirun` per run.
 const BACKENDS: [&str; 3] = ["sim", "threads", "mpi"];
 /// The backend of command studies: the command runs itself.
@@ -296,12 +326,81 @@ impl StudySpec {
         self.approaches.contains(&approach)
     }
 
+    /// The stem of the study's result files (`<stem>.json`, `<stem>.txt`): its name, which
+    /// validation keeps to one file name, with path separators and control characters
+    /// replaced by `_` and cut to [`MAX_NAME_BYTES`] (for specs built in code, which skip
+    /// validation). With an extension after it, no stem names `..` or a directory.
+    pub fn file_stem(&self) -> String {
+        let mut stem: String = self
+            .name
+            .chars()
+            .map(|c| {
+                if matches!(c, '/' | '\\') || c.is_control() {
+                    '_'
+                } else {
+                    c
+                }
+            })
+            .collect();
+        let mut end = stem.len().min(MAX_NAME_BYTES);
+        while !stem.is_char_boundary(end) {
+            end -= 1;
+        }
+        stem.truncate(end);
+        if stem.trim().is_empty() {
+            stem = "study".into();
+        }
+        stem
+    }
+
     /// Index of the configuration whose run is verified.
     pub fn verified_configuration(&self) -> usize {
         self.verify
             .as_ref()
             .and_then(|label| self.configurations.iter().position(|c| &c.label == label))
             .unwrap_or(0)
+    }
+
+    /// This spec checked as a spec file is, for one that came from elsewhere (a database):
+    /// written as the TOML a user would write and read again, so every rule of a file holds
+    /// for it. The error is the file's message, without a line.
+    pub fn validated(&self, registry: &KernelRegistry) -> std::result::Result<Self, String> {
+        let text = self.to_toml()?;
+        Self::from_toml_str_with(&text, "stored", registry).map_err(|e| match e {
+            StudyError::Spec { message, .. } => message,
+            other => other.to_string(),
+        })
+    }
+
+    /// The spec as a spec file gives it: `[[configuration]]` tables, no `kernel` beside a
+    /// `[command]`, no `[mpi]` off `backend = "mpi"`, absent options left out.
+    fn to_toml(&self) -> std::result::Result<String, String> {
+        let mut value = serde_json::to_value(self).map_err(|e| e.to_string())?;
+        if let Some(table) = value.as_object_mut() {
+            if let Some(configurations) = table.remove("configurations") {
+                table.insert("configuration".into(), configurations);
+            }
+            if self.command.is_some() {
+                table.remove("kernel");
+            }
+            if self.backend != "mpi" {
+                table.remove("mpi");
+            }
+        }
+        drop_nulls(&mut value);
+        toml::to_string(&value).map_err(|e| e.to_string())
+    }
+}
+
+/// Removes `null` members, which TOML cannot hold (an absent option is absent).
+fn drop_nulls(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(members) => {
+            members.retain(|_, v| !v.is_null());
+            members.values_mut().for_each(drop_nulls);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(drop_nulls),
+        _ => {}
     }
 }
 
@@ -318,6 +417,9 @@ fn validate(
         }
     };
     let name = text_field(&raw.name, "name")?;
+    if let Some(problem) = study_name_problem(&name) {
+        return Err(at(raw.name.span(), problem));
+    }
     let (kernel, backend) = program_and_backend(&raw, registry, &at)?;
     let platform = text_field(&raw.platform, "platform")?;
     if *raw.skeleton.get_ref() && backend != "sim" {
@@ -753,6 +855,79 @@ nodes = "server:1,sunblade:1,sunfire:2"
             err.contains("line 5") && err.contains("[command] timeout_s = 1e300: give a positive number of seconds up to 2592000 (30 days)"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_spec_validates_again_as_it_was_and_a_tampered_one_is_refused() {
+        let registry = KernelRegistry::builtin();
+        let spec = StudySpec::from_toml_str(
+            &VALID.replace(
+                "n_max = 512",
+                "n_max = 512\nverify = \"C'_4\"\n[kernel_options]\ngrid = \"1x2\"",
+            ),
+            "t",
+        )
+        .unwrap();
+        assert_eq!(spec.validated(&registry).unwrap(), spec);
+        let command = crate::command_study::CommandStudy {
+            name: "c".into(),
+            command: CommandSpec::new("./solver {n}", "2*n^3"),
+            platform: "sunwulf".into(),
+            nodes: vec!["1".into(), "2".into()],
+            target: 0.5,
+            n_min: 8,
+            n_max: 64,
+            repetitions: None,
+            warmup: None,
+        }
+        .spec()
+        .unwrap();
+        assert_eq!(command.validated(&registry).unwrap(), command);
+        let mut tampered = spec.clone();
+        tampered.n_max = 0;
+        let err = tampered.validated(&registry).unwrap_err();
+        assert!(err.contains("n_max = 0"), "{err}");
+    }
+
+    #[test]
+    fn a_name_that_would_leave_the_output_directory_is_refused() {
+        for (name, why) in [
+            ("../../victim", "contains '/'"),
+            ("/tmp/abs", "contains '/'"),
+            ("a\\\\b", "contains '\\\\'"),
+            ("..", "contains \"..\""),
+            ("tab\\there", "contains '\\t'"),
+        ] {
+            let err = error_of(&VALID.replace("name = \"t\"", &format!("name = \"{name}\"")));
+            assert!(
+                err.contains("t.toml line 2") && err.contains(why) && err.contains("result files"),
+                "{name}: {err}"
+            );
+        }
+        let long =
+            error_of(&VALID.replace("name = \"t\"", &format!("name = \"{}\"", "x".repeat(201))));
+        assert!(long.contains("201 bytes long"), "{long}");
+        let spec = StudySpec::from_toml_str(
+            &VALID.replace("name = \"t\"", "name = \"small ge.v2\""),
+            "t",
+        )
+        .unwrap();
+        assert_eq!(spec.file_stem(), "small ge.v2");
+    }
+
+    #[test]
+    fn file_stems_stay_in_the_output_directory() {
+        let mut spec = StudySpec::from_toml_str(VALID, "t").unwrap();
+        for (name, stem) in [
+            ("../../victim", ".._.._victim"),
+            ("/etc/passwd", "_etc_passwd"),
+            ("", "study"),
+        ] {
+            spec.name = name.into();
+            assert_eq!(spec.file_stem(), stem, "{name}");
+        }
+        spec.name = "é".repeat(150);
+        assert!(spec.file_stem().len() <= MAX_NAME_BYTES);
     }
 
     #[test]

@@ -1,28 +1,36 @@
 //! The SQLite store: every run is written as it completes, in its own transaction, so a study
 //! killed at any point keeps every completed run and a rerun repeats none of them.
+//!
+//! Reading (`hetscale export`, `hetscale report`) never changes a database: it is opened read
+//! only, an older schema is migrated in a copy in memory, and a file that is not a hetscale
+//! database is refused before anything is written to it.
 
 use crate::error::{Result, StudyError};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::time::Duration;
 
 /// Schema version written into `meta`; bump on incompatible changes. Version 3 added the
-/// runs' `status` (`ok` or `failed`) and `error`; a version 2 database is migrated on open.
-const SCHEMA_VERSION: i64 = 3;
-/// The version [`Store::open`] migrates from by adding the status columns.
-const MIGRATABLE_VERSION: i64 = 2;
+/// runs' `status` (`ok` or `failed`) and `error`; version 4 the studies' resolved `platform`.
+const SCHEMA_VERSION: i64 = 4;
+/// How each older version becomes the next: `(version, statements)`; applied in order, so
+/// any version listed here is migrated to [`SCHEMA_VERSION`].
+const MIGRATIONS: [(i64, &str); 2] = [(2, MIGRATE_FROM_2), (3, MIGRATE_FROM_3)];
 /// `runs.status` of a run that failed (non-zero exit, timeout, unreadable time, ...).
 const FAILED: &str = "failed";
 /// How long a writer waits for another process's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+/// What to do with a database hetscale cannot use.
+const USE_ANOTHER: &str = "give the database a hetscale study wrote (its --db, or OUT/study.db)";
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS studies (
     name TEXT PRIMARY KEY,
     spec TEXT NOT NULL,
-    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    platform TEXT
 );
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY,
@@ -54,6 +62,13 @@ const MIGRATE_FROM_2: &str = "
 ALTER TABLE runs ADD COLUMN status TEXT NOT NULL DEFAULT 'ok';
 ALTER TABLE runs ADD COLUMN error TEXT;
 UPDATE meta SET value = '3' WHERE key = 'schema_version';
+";
+
+/// Version 3 to 4: the platform each study resolved, unknown (NULL) for existing studies
+/// until one is resumed.
+const MIGRATE_FROM_3: &str = "
+ALTER TABLE studies ADD COLUMN platform TEXT;
+UPDATE meta SET value = '4' WHERE key = 'schema_version';
 ";
 
 /// One completed run, as stored.
@@ -116,10 +131,11 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens (creating if needed) the database at `path`.
+    /// Opens (creating if needed) the database at `path` for a study to write; an older
+    /// schema is migrated, another application's database refused.
     pub fn open(path: &Path) -> Result<Self> {
         let shown = path.display().to_string();
-        let conn = Connection::open(path).map_err(|e| store_error(&shown, &e))?;
+        let conn = Connection::open(path).map_err(|e| open_error(path, &e))?;
         Self::init(conn, shown)
     }
 
@@ -129,22 +145,92 @@ impl Store {
         Self::init(conn, ":memory:".into())
     }
 
+    /// Opens the database at `path` to read it, changing nothing: no table, journal or file
+    /// is created, so it works on a read-only filesystem. A missing, empty or foreign file
+    /// is a one-line error; an older schema is migrated in a copy in memory.
+    pub fn open_read_only(path: &Path) -> Result<Self> {
+        let shown = path.display().to_string();
+        let fail = |why: String| StudyError::Store {
+            path: shown.clone(),
+            why,
+        };
+        match std::fs::metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(StudyError::NoDatabase { path: shown });
+            }
+            Err(e) => return Err(fail(format!("cannot be read: {e}"))),
+            Ok(m) if m.is_dir() => return Err(fail(format!("is a directory: {USE_ANOTHER}"))),
+            Ok(m) if m.len() == 0 => {
+                return Err(fail(format!(
+                    "is an empty file, not a hetscale database: {USE_ANOTHER}"
+                )));
+            }
+            Ok(_) => {}
+        }
+        let conn = open_reader(path).map_err(|e| open_error(path, &e))?;
+        let store = Self { conn, path: shown };
+        match store.schema_version()? {
+            Some(SCHEMA_VERSION) => Ok(store),
+            Some(v) if migratable(v) => store.migrated_in_memory(v),
+            Some(v) => Err(store.unknown_version(v)),
+            None => Err(store.foreign()),
+        }
+    }
+
     fn init(conn: Connection, path: String) -> Result<Self> {
         let fail = |e: rusqlite::Error| store_error(&path, &e);
         conn.busy_timeout(BUSY_TIMEOUT).map_err(fail)?;
-        // WAL keeps completed transactions durable across a SIGKILL of the writer.
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(fail)?;
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(fail)?;
-        conn.execute_batch(SCHEMA).map_err(fail)?;
         let store = Self { conn, path };
-        store.check_schema_version()?;
+        // Checked before anything is written: another application's file, or a hetscale
+        // database this version cannot migrate, stays as it was.
+        let version = store.schema_version()?;
+        if let Some(v) = version.filter(|v| *v != SCHEMA_VERSION && !migratable(*v)) {
+            return Err(store.unknown_version(v));
+        }
+        let fail = |e: rusqlite::Error| store_error(&store.path, &e);
+        // WAL keeps completed transactions durable across a SIGKILL of the writer.
+        store
+            .conn
+            .pragma_update(None, "journal_mode", "WAL")
+            .map_err(fail)?;
+        store
+            .conn
+            .pragma_update(None, "synchronous", "NORMAL")
+            .map_err(fail)?;
+        match version {
+            None => store.create()?,
+            Some(SCHEMA_VERSION) => {}
+            Some(v) => store.migrate(v)?,
+        }
         Ok(store)
     }
 
-    fn check_schema_version(&self) -> Result<()> {
+    /// The schema version in `meta`; none for a database without tables (a new one). Tables
+    /// without hetscale's `meta` make another application's database.
+    fn schema_version(&self) -> Result<Option<i64>> {
         let fail = |e: rusqlite::Error| store_error(&self.path, &e);
+        let tables: i64 = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(fail)?;
+        if tables == 0 {
+            return Ok(None);
+        }
+        let has_meta: bool = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(fail)?;
+        if !has_meta {
+            return Err(self.foreign());
+        }
         let found: Option<String> = self
             .conn
             .query_row(
@@ -154,32 +240,70 @@ impl Store {
             )
             .optional()
             .map_err(fail)?;
-        match found {
-            None => {
-                self.conn
-                    .execute(
-                        "INSERT INTO meta (key, value) VALUES ('schema_version', ?1)",
-                        [SCHEMA_VERSION.to_string()],
-                    )
-                    .map_err(fail)?;
-                Ok(())
-            }
-            Some(v) if v == SCHEMA_VERSION.to_string() => Ok(()),
-            Some(v) if v == MIGRATABLE_VERSION.to_string() => {
-                // One transaction: a failed migration leaves the version 2 database as it was.
-                self.conn
-                    .execute_batch(&format!("BEGIN IMMEDIATE; {MIGRATE_FROM_2} COMMIT;"))
-                    .map_err(|e| {
-                        let _ = self.conn.execute_batch("ROLLBACK");
-                        fail(e)
-                    })
-            }
-            Some(v) => Err(StudyError::Store {
-                path: self.path.clone(),
-                why: format!(
-                    "schema version {v}, this hetscale writes {SCHEMA_VERSION}: use a new --db file"
-                ),
-            }),
+        match found.map(|v| v.parse::<i64>()) {
+            Some(Ok(v)) => Ok(Some(v)),
+            _ => Err(self.foreign()),
+        }
+    }
+
+    /// Creates the tables of a new database, in one transaction (a second study creating the
+    /// same file at the same time finds them made).
+    fn create(&self) -> Result<()> {
+        self.in_transaction(&format!(
+            "{SCHEMA} INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}');"
+        ))
+    }
+
+    /// Migrates from `version` to [`SCHEMA_VERSION`] in one transaction: a failed migration
+    /// leaves the database as it was.
+    fn migrate(&self, version: i64) -> Result<()> {
+        let steps: String = MIGRATIONS
+            .iter()
+            .filter(|(from, _)| *from >= version)
+            .map(|(_, sql)| *sql)
+            .collect();
+        self.in_transaction(&steps)
+    }
+
+    fn in_transaction(&self, statements: &str) -> Result<()> {
+        self.conn
+            .execute_batch(&format!("BEGIN IMMEDIATE; {statements} COMMIT;"))
+            .map_err(|e| {
+                let _ = self.conn.execute_batch("ROLLBACK");
+                store_error(&self.path, &e)
+            })
+    }
+
+    /// A copy of this (read-only) database in memory, migrated from `version`.
+    fn migrated_in_memory(self, version: i64) -> Result<Self> {
+        let fail = |e: rusqlite::Error| store_error(&self.path, &e);
+        let mut memory = Connection::open_in_memory().map_err(fail)?;
+        rusqlite::backup::Backup::new(&self.conn, &mut memory)
+            .and_then(|b| b.run_to_completion(256, Duration::ZERO, None))
+            .map_err(fail)?;
+        let copy = Self {
+            conn: memory,
+            path: self.path,
+        };
+        copy.migrate(version)?;
+        Ok(copy)
+    }
+
+    fn foreign(&self) -> StudyError {
+        StudyError::Store {
+            path: self.path.clone(),
+            why: format!(
+                "is not a hetscale database (an SQLite file without hetscale's tables): {USE_ANOTHER}"
+            ),
+        }
+    }
+
+    fn unknown_version(&self, version: i64) -> StudyError {
+        StudyError::Store {
+            path: self.path.clone(),
+            why: format!(
+                "schema version {version}, this hetscale writes {SCHEMA_VERSION}: use a new --db file"
+            ),
         }
     }
 
@@ -188,36 +312,63 @@ impl Store {
         &self.path
     }
 
-    /// Registers study `name` with its canonical `spec` text, or checks that the study already
-    /// stored under that name was run with the same spec: resuming a study whose spec changed
-    /// would mix runs of two different studies.
-    pub fn register_study(&self, name: &str, spec: &str) -> Result<()> {
+    /// Registers study `name` with its canonical `spec` text and the `platform` (TOML) it
+    /// resolved, or checks that the study already stored under that name was run with the
+    /// same spec on the same platform: resuming a study whose spec or platform changed would
+    /// mix runs of two different studies. A study stored before platforms were (schema 3)
+    /// gets this one.
+    pub fn register_study(&self, name: &str, spec: &str, platform: &str) -> Result<()> {
         let fail = |e: rusqlite::Error| store_error(&self.path, &e);
-        let found: Option<String> = self
+        let refuse = |what: &str| StudyError::Store {
+            path: self.path.clone(),
+            why: format!(
+                "holds a study \"{name}\" run with a different {what}: give the study another name or use another --db"
+            ),
+        };
+        let found: Option<(String, Option<String>)> = self
             .conn
-            .query_row("SELECT spec FROM studies WHERE name = ?1", [name], |r| {
-                r.get(0)
-            })
+            .query_row(
+                "SELECT spec, platform FROM studies WHERE name = ?1",
+                [name],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .optional()
             .map_err(fail)?;
         match found {
-            Some(stored) if stored == spec => Ok(()),
-            Some(_) => Err(StudyError::Store {
-                path: self.path.clone(),
-                why: format!(
-                    "holds a study \"{name}\" run with a different spec: give the study another name or use another --db"
-                ),
-            }),
-            None => {
-                self.conn
-                    .execute(
-                        "INSERT INTO studies (name, spec) VALUES (?1, ?2)",
-                        [name, spec],
-                    )
-                    .map_err(fail)?;
-                Ok(())
-            }
+            Some((stored, _)) if stored != spec => Err(refuse("spec")),
+            Some((_, Some(stored))) if stored != platform => Err(refuse("platform")),
+            Some((_, Some(_))) => Ok(()),
+            Some((_, None)) => self
+                .conn
+                .execute(
+                    "UPDATE studies SET platform = ?2 WHERE name = ?1",
+                    [name, platform],
+                )
+                .map(|_| ())
+                .map_err(fail),
+            None => self
+                .conn
+                .execute(
+                    "INSERT INTO studies (name, spec, platform) VALUES (?1, ?2, ?3)",
+                    [name, spec, platform],
+                )
+                .map(|_| ())
+                .map_err(fail),
         }
+    }
+
+    /// The platform (TOML) study `name` resolved when it ran; none for a study stored before
+    /// platforms were.
+    pub fn study_platform(&self, name: &str) -> Result<Option<String>> {
+        self.conn
+            .query_row(
+                "SELECT platform FROM studies WHERE name = ?1",
+                [name],
+                |r| r.get(0),
+            )
+            .optional()
+            .map(Option::flatten)
+            .map_err(|e| store_error(&self.path, &e))
     }
 
     /// Names of the studies stored, in the order they were first run.
@@ -366,37 +517,175 @@ const KEY_MATCH: &str =
     "WHERE study = ?1 AND purpose = ?2 AND configuration = ?3 AND n = ?4 AND repetition = ?5";
 
 fn row_to_run(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
-    Ok(RunRecord {
+    let run = RunRecord {
         study: r.get(0)?,
         purpose: r.get(1)?,
         kernel: r.get(2)?,
         backend: r.get(3)?,
         platform: r.get(4)?,
         configuration: r.get(5)?,
-        nodes: r.get(6)?,
+        nodes: stored_integer(r, 6, "nodes")?,
         marked_speed: r.get(7)?,
-        n: r.get::<_, i64>(8)? as u64,
-        repetition: r.get(9)?,
+        n: stored_integer(r, 8, "n")?,
+        repetition: stored_integer(r, 9, "repetition")?,
         time_s: r.get(10)?,
         work: r.get(11)?,
         speed_efficiency: r.get(12)?,
         verified: r.get(13)?,
         host: r.get(14)?,
         version: r.get(15)?,
-    })
+    };
+    check_stored(&run)?;
+    Ok(run)
+}
+
+/// Integer column `index` as `T`, refusing what hetscale never writes (a negative size, a
+/// count beyond `T`, 0 nodes) instead of wrapping it.
+fn stored_integer<T: TryFrom<i64>>(
+    r: &rusqlite::Row<'_>,
+    index: usize,
+    name: &str,
+) -> rusqlite::Result<T> {
+    let value: i64 = r.get(index)?;
+    T::try_from(value).map_err(|_| tampered(format!("a run with {name} = {value}")))
+}
+
+/// Refuses stored quantities no run can have; they would turn into wrong results, not errors.
+fn check_stored(run: &RunRecord) -> rusqlite::Result<()> {
+    if run.nodes == 0 {
+        return Err(tampered("a run with nodes = 0".into()));
+    }
+    let bad = [
+        ("time_s", run.time_s, run.time_s >= 0.0),
+        ("marked_speed", run.marked_speed, run.marked_speed > 0.0),
+        ("work", run.work, run.work >= 0.0),
+    ]
+    .into_iter()
+    .find(|(_, value, ok)| !(*ok && value.is_finite()));
+    match bad {
+        Some((name, value, _)) => Err(tampered(format!("a run with {name} = {value}"))),
+        None => Ok(()),
+    }
+}
+
+/// What a database holds that hetscale never writes.
+#[derive(Debug)]
+struct Tampered(String);
+
+impl std::fmt::Display for Tampered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Tampered {}
+
+fn tampered(what: String) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(
+        0,
+        rusqlite::types::Type::Null,
+        Box::new(Tampered(what)),
+    )
+}
+
+/// Whether [`MIGRATIONS`] migrate `version`.
+fn migratable(version: i64) -> bool {
+    MIGRATIONS.iter().any(|(from, _)| *from == version)
+}
+
+/// A read-only connection that writes nothing beside the database either. A database
+/// nobody has open has no `-wal` file: it is read as immutable, which creates no `-wal` or
+/// `-shm` (so a read-only filesystem works too). One with a `-wal` (or a rollback journal)
+/// is being written or was not closed: it is read through SQLite's locks and journal.
+fn open_reader(path: &Path) -> rusqlite::Result<Connection> {
+    let beside = |suffix: &str| {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        std::path::PathBuf::from(name).exists()
+    };
+    let mode = if beside("-wal") || beside("-journal") {
+        "mode=ro"
+    } else {
+        "immutable=1"
+    };
+    let uri = format!("{}?{mode}", file_uri(path));
+    Connection::open_with_flags(
+        uri,
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+}
+
+/// `path` as an SQLite `file:` URI with an empty authority, every byte outside the
+/// unreserved set percent-encoded (so `?`, `#` and `%` in names stay part of the path).
+fn file_uri(path: &Path) -> String {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut uri = String::from("file://");
+    for &byte in absolute.as_os_str().as_encoded_bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
+            uri.push(char::from(byte));
+        } else {
+            uri.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    uri
+}
+
+/// The error of a database SQLite could not open, with the operating system's reason
+/// (a missing directory, a name too long, no permission) where it has one.
+fn open_error(path: &Path, e: &rusqlite::Error) -> StudyError {
+    let shown = path.display().to_string();
+    if e.sqlite_error_code() != Some(rusqlite::ErrorCode::CannotOpen) {
+        return store_error(&shown, e);
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let why = match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => format!("is a directory: {USE_ANOTHER}"),
+        Ok(_) => match std::fs::OpenOptions::new().read(true).open(path) {
+            Err(io) => format!("cannot be opened: {io}"),
+            Ok(_) => "cannot be opened: check that it and its directory are writable".into(),
+        },
+        Err(io) if io.kind() == std::io::ErrorKind::NotFound => match std::fs::metadata(dir) {
+            Err(io) if io.kind() == std::io::ErrorKind::NotFound => format!(
+                "cannot be opened: directory {} does not exist; create it or use another --db",
+                dir.display()
+            ),
+            Err(io) => format!("cannot be opened: {}: {io}", dir.display()),
+            Ok(_) => format!(
+                "cannot be opened: check that directory {} is writable",
+                dir.display()
+            ),
+        },
+        Err(io) => format!("cannot be opened: {io}"),
+    };
+    StudyError::Store { path: shown, why }
 }
 
 /// One line that says what went wrong with the database and what to do.
 fn store_error(path: &str, e: &rusqlite::Error) -> StudyError {
     use rusqlite::ErrorCode::{CannotOpen, DatabaseBusy, DatabaseLocked, NotADatabase, ReadOnly};
-    let why = match e.sqlite_error_code() {
-        Some(DatabaseBusy | DatabaseLocked) => {
-            "is locked by another process (another study still running?): wait for it or use another --db".to_string()
+    let altered = "which hetscale never writes: the database was altered or damaged; rerun the study with a new --db";
+    let why = match e {
+        rusqlite::Error::FromSqlConversionFailure(_, _, what) => format!("holds {what}, {altered}"),
+        rusqlite::Error::InvalidColumnType(_, name, kind) => {
+            format!("holds a run whose {name} is {kind}, {altered}")
         }
-        Some(NotADatabase) => "is not a hetscale database (corrupt or another kind of file): use another --db path".to_string(),
-        Some(CannotOpen) => "cannot be opened: check that its directory exists and is writable".to_string(),
-        Some(ReadOnly) => "is read-only: use a writable --db path".to_string(),
-        _ => e.to_string(),
+        rusqlite::Error::IntegralValueOutOfRange(_, value) => {
+            format!("holds the out-of-range value {value}, {altered}")
+        }
+        _ => match e.sqlite_error_code() {
+            Some(DatabaseBusy | DatabaseLocked) => {
+                "is locked by another process (another study still running?): wait for it or use another --db".to_string()
+            }
+            Some(NotADatabase) => "is not a hetscale database (corrupt or another kind of file): use another --db path".to_string(),
+            Some(CannotOpen) => "cannot be opened: check that its directory exists and is writable".to_string(),
+            Some(ReadOnly) => "is read-only: use a writable --db path".to_string(),
+            _ => e.to_string(),
+        },
     };
     StudyError::Store {
         path: path.to_string(),
@@ -526,11 +815,14 @@ mod tests {
     #[test]
     fn a_changed_spec_is_refused() {
         let store = Store::open_in_memory().unwrap();
-        store.register_study("s", "{a}").unwrap();
-        store.register_study("s", "{a}").unwrap();
-        let err = store.register_study("s", "{b}").unwrap_err().to_string();
+        store.register_study("s", "{a}", "").unwrap();
+        store.register_study("s", "{a}", "").unwrap();
+        let err = store
+            .register_study("s", "{b}", "")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("different spec"), "{err}");
-        store.register_study("t", "{b}").unwrap();
+        store.register_study("t", "{b}", "").unwrap();
         assert_eq!(store.studies().unwrap(), ["s", "t"]);
         assert_eq!(store.study_spec("t").unwrap().as_deref(), Some("{b}"));
     }
@@ -577,5 +869,193 @@ mod tests {
         let err = other.record(&sample(1, 0)).unwrap_err().to_string();
         assert!(err.contains("locked"), "{err}");
         drop(store);
+    }
+
+    /// Another application's SQLite database.
+    fn foreign_database(path: &Path) {
+        Connection::open(path)
+            .unwrap()
+            .execute_batch("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT);")
+            .unwrap();
+    }
+
+    fn tables_of(path: &Path) -> Vec<String> {
+        let conn = Connection::open(path).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            .unwrap();
+        stmt.query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    }
+
+    fn files_in(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn reading_refuses_foreign_and_empty_files_and_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let foreign = dir.path().join("notes.db");
+        foreign_database(&foreign);
+        let before = std::fs::read(&foreign).unwrap();
+        let err = Store::open_read_only(&foreign).err().unwrap().to_string();
+        assert!(err.contains("not a hetscale database"), "{err}");
+        assert_eq!(err.lines().count(), 1);
+        assert_eq!(std::fs::read(&foreign).unwrap(), before);
+        assert_eq!(tables_of(&foreign), ["notes"]);
+
+        let empty = dir.path().join("empty.db");
+        std::fs::write(&empty, b"").unwrap();
+        let err = Store::open_read_only(&empty).err().unwrap().to_string();
+        assert!(
+            err.contains("empty file") && err.contains("not a hetscale database"),
+            "{err}"
+        );
+        assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0);
+
+        let err = Store::open_read_only(&dir.path().join("none.db"))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.starts_with("no study database at "), "{err}");
+        assert_eq!(files_in(dir.path()), ["empty.db", "notes.db"]);
+    }
+
+    #[test]
+    fn writing_refuses_another_applications_database() {
+        let dir = tempfile::tempdir().unwrap();
+        let foreign = dir.path().join("notes.db");
+        foreign_database(&foreign);
+        let err = Store::open(&foreign).err().unwrap().to_string();
+        assert!(err.contains("not a hetscale database"), "{err}");
+        assert_eq!(tables_of(&foreign), ["notes"], "no hetscale table added");
+    }
+
+    #[test]
+    fn reading_a_database_leaves_its_directory_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("study.db");
+        let store = Store::open(&path).unwrap();
+        store.register_study("s", "{a}", "name = \"p\"").unwrap();
+        store.record(&sample(7, 0)).unwrap();
+        drop(store);
+        let files = files_in(dir.path());
+        let bytes = std::fs::read(&path).unwrap();
+        let reader = Store::open_read_only(&path).unwrap();
+        assert_eq!(reader.runs(None).unwrap(), vec![sample(7, 0)]);
+        assert_eq!(reader.studies().unwrap(), ["s"]);
+        drop(reader);
+        assert_eq!(files_in(dir.path()), files, "no -wal or -shm left behind");
+        assert_eq!(std::fs::read(&path).unwrap(), bytes);
+    }
+
+    #[test]
+    fn an_older_database_is_read_without_migrating_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v2.db");
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch(SCHEMA_V2)
+            .unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let reader = Store::open_read_only(&path).unwrap();
+        assert_eq!(reader.runs(None).unwrap(), vec![sample(7, 0)]);
+        assert!(reader.failed_runs(None).unwrap().is_empty());
+        drop(reader);
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            bytes,
+            "still a version 2 file"
+        );
+    }
+
+    #[test]
+    fn the_platform_is_stored_with_the_study_and_a_changed_one_refused() {
+        let store = Store::open_in_memory().unwrap();
+        store.register_study("s", "{a}", "name = \"p\"").unwrap();
+        assert_eq!(
+            store.study_platform("s").unwrap().as_deref(),
+            Some("name = \"p\"")
+        );
+        store.register_study("s", "{a}", "name = \"p\"").unwrap();
+        let err = store
+            .register_study("s", "{a}", "name = \"q\"")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("different platform"), "{err}");
+    }
+
+    #[test]
+    fn a_version_3_study_gets_its_platform_when_resumed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v3.db");
+        let store = Store::open(&path).unwrap();
+        store.register_study("s", "{a}", "name = \"p\"").unwrap();
+        // What version 3 wrote: studies without their platform.
+        store
+            .conn
+            .execute_batch(
+                "ALTER TABLE studies DROP COLUMN platform; UPDATE meta SET value = '3' WHERE key = 'schema_version';",
+            )
+            .unwrap();
+        drop(store);
+        let reader = Store::open_read_only(&path).unwrap();
+        assert_eq!(reader.study_platform("s").unwrap(), None);
+        drop(reader);
+        let store = Store::open(&path).unwrap();
+        store.register_study("s", "{a}", "name = \"p\"").unwrap();
+        assert_eq!(
+            store.study_platform("s").unwrap().as_deref(),
+            Some("name = \"p\"")
+        );
+    }
+
+    #[test]
+    fn a_tampered_run_is_a_one_line_error() {
+        for (column, value, expected) in [
+            ("n", "-5", "n = -5"),
+            ("repetition", "-1", "repetition = -1"),
+            ("nodes", "0", "nodes = 0"),
+            ("time_s", "-1.0", "time_s = -1"),
+            ("marked_speed", "0.0", "marked_speed = 0"),
+            ("n", "'many'", "n is"),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("s.db");
+            let store = Store::open(&path).unwrap();
+            store.record(&sample(7, 0)).unwrap();
+            store
+                .conn
+                .execute(&format!("UPDATE runs SET {column} = {value}"), [])
+                .unwrap();
+            drop(store);
+            let err = Store::open_read_only(&path)
+                .unwrap()
+                .runs(None)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(expected) && err.contains("altered"),
+                "{column}: {err}"
+            );
+            assert_eq!(err.lines().count(), 1, "{err}");
+        }
+    }
+
+    #[test]
+    fn a_name_too_long_for_the_filesystem_is_reported_as_such() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(format!("{}.db", "x".repeat(300)));
+        let err = Store::open(&path).err().unwrap().to_string();
+        assert!(err.contains("File name too long"), "{err}");
+        let err = Store::open_read_only(&path).err().unwrap().to_string();
+        assert!(err.contains("File name too long"), "{err}");
     }
 }

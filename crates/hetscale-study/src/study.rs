@@ -225,17 +225,40 @@ pub fn load_results_with(store: &Store, registry: &KernelRegistry) -> Result<Vec
             why: "holds no study: run hetscale study with this --db first".into(),
         });
     }
+    // Every run is read (and checked) once, so a tampered one is named as such instead of
+    // showing up as a missing run.
+    store.runs(None)?;
+    store.failed_runs(None)?;
     names
         .iter()
         .map(|name| {
-            let text = store.study_spec(name)?.unwrap_or_default();
-            let spec: StudySpec = serde_json::from_str(&text).map_err(|e| StudyError::Store {
-                path: store.path().to_string(),
-                why: format!("study \"{name}\" has an unreadable spec ({e}): was it written by another hetscale version?"),
-            })?;
-            analyse(&Runner::replaying(&spec, registry, store, &crate::runner::Silent)?)
+            let spec = stored_spec(store, name, registry)?;
+            analyse(&Runner::replaying(
+                &spec,
+                registry,
+                store,
+                &crate::runner::Silent,
+            )?)
         })
         .collect()
+}
+
+/// The spec study `name` was stored with, checked as a spec file is: a database altered by
+/// hand must not reach the approaches with, say, `n_max = 0`.
+fn stored_spec(store: &Store, name: &str, registry: &KernelRegistry) -> Result<StudySpec> {
+    let fail = |why: String| StudyError::Store {
+        path: store.path().to_string(),
+        why,
+    };
+    let text = store.study_spec(name)?.unwrap_or_default();
+    let spec: StudySpec = serde_json::from_str(&text).map_err(|e| {
+        fail(format!("study \"{name}\" has an unreadable spec ({e}): was it written by another hetscale version?"))
+    })?;
+    spec.validated(registry).map_err(|e| {
+        fail(format!(
+            "study \"{name}\" has an invalid spec ({e}): the database was altered or damaged; rerun the study with a new --db"
+        ))
+    })
 }
 
 fn analyse(runner: &Runner<'_>) -> Result<StudyResult> {

@@ -1,9 +1,12 @@
 //! Studies on the simulator: the approaches agree, results re-derive from the store alone.
 
+use hbsp::{Backend, Machine};
+use hetscale_kernels::mm::MmKernel;
+use hetscale_kernels::{Array, Kernel, KernelRegistry, KernelRun, Overhead, Verification};
 use hetscale_study::runner::Silent;
 use hetscale_study::spec::StudySpec;
 use hetscale_study::store::Store;
-use hetscale_study::study::{load_results, run_study};
+use hetscale_study::study::{load_results, load_results_with, run_study, run_study_with};
 
 const SPEC: &str = r#"
 name = "mm-small"
@@ -88,11 +91,125 @@ fn an_empty_or_incomplete_store_says_what_to_do() {
             .contains("holds no study")
     );
     store
-        .register_study("mm-small", &spec().canonical())
+        .register_study(
+            "mm-small",
+            &spec().canonical(),
+            &hbsp::Platform::load("sunwulf")
+                .unwrap()
+                .to_toml_string()
+                .unwrap(),
+        )
         .unwrap();
     let err = load_results(&store).unwrap_err().to_string();
     assert!(
         err.contains("incomplete") && err.contains("hetscale study"),
         "{err}"
     );
+}
+
+/// `mm` whose every checked result is wrong: its verification fails.
+struct WrongMm;
+
+impl Kernel for WrongMm {
+    fn name(&self) -> &'static str {
+        "mm-wrong"
+    }
+    fn work(&self, n: usize) -> f64 {
+        MmKernel.work(n)
+    }
+    fn counted_ops(&self, n: usize) -> f64 {
+        MmKernel.counted_ops(n)
+    }
+    fn memory_per_node(&self, n: usize, machine: &Machine) -> hetscale_kernels::Result<Vec<f64>> {
+        MmKernel.memory_per_node(n, machine)
+    }
+    fn overhead(&self, n: usize, machine: &Machine) -> hetscale_kernels::Result<Overhead> {
+        MmKernel.overhead(n, machine)
+    }
+    fn generate(&self, n: usize, seed: u64) -> hetscale_kernels::Result<Vec<Array>> {
+        MmKernel.generate(n, seed)
+    }
+    fn run(
+        &self,
+        inputs: &[Array],
+        backend: &Backend,
+        machine: &Machine,
+    ) -> hetscale_kernels::Result<KernelRun> {
+        let mut run = MmKernel.run(inputs, backend, machine)?;
+        if !run.verification.skipped {
+            run.verification = Verification::new("max error", 1.0, 1e-9);
+        }
+        Ok(run)
+    }
+}
+
+#[test]
+fn a_failed_verification_stays_failed_when_the_study_resumes() {
+    let registry = KernelRegistry::builtin()
+        .with("mm-wrong", |_| Ok(Box::new(WrongMm)))
+        .unwrap();
+    let text = SPEC.replace("kernel = \"mm\"", "kernel = \"mm-wrong\"");
+    let spec = StudySpec::from_toml_str_with(&text, "test", &registry).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.db");
+    for attempt in ["first run", "resumed run"] {
+        let store = Store::open(&path).unwrap();
+        let Err(err) = run_study_with(&spec, &registry, &store, &Silent) else {
+            panic!("the {attempt} succeeded");
+        };
+        let err = err.to_string();
+        assert!(
+            err.contains("verification failed at N = ") && err.contains("max error = 1.000e0"),
+            "{attempt}: {err}"
+        );
+    }
+    let store = Store::open(&path).unwrap();
+    let err = load_results_with(&store, &registry)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("verification failed"), "report: {err}");
+}
+
+#[test]
+fn a_verification_stored_unverified_by_an_older_hetscale_is_a_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.db");
+    run_study(&spec(), &Store::open(&path).unwrap(), &Silent).unwrap();
+    // Before runs had a status, a failed verification was stored as completed, unverified.
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute(
+            "UPDATE runs SET verified = 0 WHERE purpose = 'verification'",
+            [],
+        )
+        .unwrap();
+    let err = run_study(&spec(), &Store::open(&path).unwrap(), &Silent)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("verification") && err.contains("did not pass"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_tampered_spec_in_the_database_is_a_one_line_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.db");
+    run_study(&spec(), &Store::open(&path).unwrap(), &Silent).unwrap();
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute(
+            "UPDATE studies SET spec = replace(spec, '\"n_max\":1024', '\"n_max\":0')",
+            [],
+        )
+        .unwrap();
+    let err = load_results(&Store::open_read_only(&path).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("invalid spec") && err.contains("n_max = 0") && err.contains("altered"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
 }

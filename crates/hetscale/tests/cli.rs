@@ -96,19 +96,120 @@ fn bad_input_is_a_one_line_error_and_nonzero_exit() {
 }
 
 #[test]
+fn a_study_name_that_is_a_path_is_refused_before_any_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("victim.json"), "precious").unwrap();
+    let spec = include_str!("specs/small-ge.toml");
+    for name in ["../../victim", "/tmp/hetscale-absolute-victim", "a/b"] {
+        let text = spec.replace("name = \"small ge\"", &format!("name = \"{name}\""));
+        std::fs::write(dir.path().join("spec.toml"), text).unwrap();
+        let out = hetscale()
+            .args(["study", "spec.toml", "--out", "x/y"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{name}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(
+            err.contains("spec.toml line 3") && err.contains("contains '/'"),
+            "{name}: {err}"
+        );
+        assert!(
+            !dir.path().join("x").exists(),
+            "{name}: nothing ran, nothing written"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("victim.json")).unwrap(),
+        "precious"
+    );
+    assert!(!std::path::Path::new("/tmp/hetscale-absolute-victim.json").exists());
+}
+
+#[test]
+fn run_prints_the_paths_of_the_trace_and_report_it_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |json: bool| {
+        let mut command = hetscale();
+        command
+            .args(["run", "mm", "--backend", "sim", "--platform", "sunwulf"])
+            .args([
+                "--nodes", "2", "--n", "16", "--trace", "t.json", "--report", "r",
+            ])
+            .current_dir(dir.path());
+        if json {
+            command.arg("--json");
+        }
+        let out = command.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (text, _) = run(false);
+    assert!(
+        text.ends_with("Trace: t.json\nReport: r/index.html\n"),
+        "{text}"
+    );
+    // With --json, stdout stays one JSON document and the paths go to stderr.
+    let (json, err) = run(true);
+    assert!(serde_json::from_str::<Value>(&json).is_ok(), "{json}");
+    assert!(
+        err.contains("Trace: t.json") && err.contains("Report: r/index.html"),
+        "{err}"
+    );
+    assert!(dir.path().join("t.json").is_file() && dir.path().join("r/index.html").is_file());
+}
+
+#[test]
 fn export_refuses_missing_and_foreign_files() {
     let dir = std::env::temp_dir().join(format!("hetscale-export-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let junk = dir.join("junk.db");
     std::fs::write(&junk, "not sqlite at all, just text").unwrap();
+    let notes = dir.join("notes.db");
+    rusqlite::Connection::open(&notes)
+        .unwrap()
+        .execute_batch("CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('mine');")
+        .unwrap();
+    let empty = dir.join("empty.db");
+    std::fs::write(&empty, b"").unwrap();
     for (path, expect) in [
         (dir.join("none.db"), "no study database"),
         (junk, "not a hetscale database"),
+        (
+            notes.clone(),
+            "not a hetscale database (an SQLite file without hetscale's tables)",
+        ),
+        (empty.clone(), "is an empty file, not a hetscale database"),
+        (dir.join("x".repeat(300)), "File name too long"),
     ] {
         let out = hetscale().arg("export").arg(&path).output().unwrap();
-        assert!(!out.status.success());
-        assert!(String::from_utf8_lossy(&out.stderr).contains(expect));
+        assert!(!out.status.success(), "{}", path.display());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(expect), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     }
+    let tables: Vec<String> = rusqlite::Connection::open(&notes)
+        .unwrap()
+        .prepare("SELECT name FROM sqlite_master")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        tables,
+        ["notes"],
+        "export added nothing to another application's file"
+    );
+    assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0);
     let out = hetscale()
         .args(["export", "x.db", "--format", "xml"])
         .output()
@@ -156,7 +257,10 @@ fn with_closed_stdout(args: &[&str], dir: &std::path::Path) -> (Option<i32>, Str
         .stdout(writer)
         .output()
         .unwrap();
-    (out.status.code(), String::from_utf8_lossy(&out.stderr).into())
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
 }
 
 #[test]
@@ -170,7 +274,16 @@ fn every_command_ends_quietly_when_stdout_is_closed() {
         &["platform", "show", "sunwulf"],
         &["collectives", "--p", "2", "--sizes", "100"],
         &["predict", "mm", "--nodes", "sunblade:4", "--target", "0.2"],
-        &["run", "mm", "--backend", "sim", "--platform", "sunwulf", "--n", "64"],
+        &[
+            "run",
+            "mm",
+            "--backend",
+            "sim",
+            "--platform",
+            "sunwulf",
+            "--n",
+            "64",
+        ],
         &["study", spec, "--out", "out", "--db", "study.db"],
     ];
     for args in commands {

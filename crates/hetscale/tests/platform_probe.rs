@@ -80,6 +80,34 @@ fn validate_reports_the_field() {
 }
 
 #[test]
+fn validate_accepts_presets_and_refuses_an_overflowing_c() {
+    let out = hetscale()
+        .args(["platform", "validate", "sunwulf"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.starts_with("sunwulf: ok: sunwulf"), "{text}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("huge.toml");
+    std::fs::write(&file, "name = \"huge\"\n[network]\ng_s_per_byte = 1e-9\nL = { base_s = 0 }\n[[node]]\nname = \"a\"\nmarked_speed = 1e308\n[[node]]\nname = \"b\"\nmarked_speed = 1e308\n").unwrap();
+    let out = hetscale()
+        .args(["platform", "validate"])
+        .arg(&file)
+        .assert()
+        .failure()
+        .get_output()
+        .stderr
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert_eq!(text.trim_end().lines().count(), 1, "{text}");
+    assert!(text.contains("marked speeds sum to inf"), "{text}");
+}
+
+#[test]
 fn probe_writes_json_and_a_platform_file() {
     let dir = std::env::temp_dir().join(format!("hetscale-probe-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

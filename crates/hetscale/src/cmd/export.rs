@@ -1,7 +1,7 @@
 //! `hetscale export`: a study database as CSV, JSON or Extra-P text.
 
 use crate::output::out;
-use hetscale_study::export::{Format, render};
+use hetscale_study::export::{Format, export};
 use hetscale_study::store::Store;
 use std::path::PathBuf;
 
@@ -24,15 +24,10 @@ pub struct Args {
 /// Runs `hetscale export`.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let format: Format = args.format.parse()?;
-    anyhow::ensure!(
-        args.db.is_file(),
-        "no study database at {}: give the --db file a study wrote",
-        args.db.display()
-    );
-    let runs = Store::open(&args.db)?.runs(args.study.as_deref())?;
-    let text = render(&runs, format)?;
+    let store = Store::open_read_only(&args.db)?;
+    let text = export(&store, args.study.as_deref(), format)?;
     match &args.output {
-        Some(path) => std::fs::write(path, text)
+        Some(path) => hbsp::file::write_atomically(path, text)
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display())),
         None => {
             out!("{text}");

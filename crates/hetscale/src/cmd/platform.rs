@@ -1,8 +1,6 @@
 //! `hetscale platform`: list, show and validate platforms.
 
 use crate::output::{out, outln};
-use std::path::PathBuf;
-
 use hbsp::{Machine, NodeSet, Platform};
 use serde::Serialize;
 
@@ -33,10 +31,10 @@ enum Action {
         #[arg(long)]
         json: bool,
     },
-    /// Check a platform file; prints a summary, or the first problem and exits non-zero.
+    /// Check a preset or platform file; prints a summary, or the first problem and exits non-zero.
     Validate {
-        /// The TOML file.
-        file: PathBuf,
+        /// Preset name (sunwulf, ucf-cluster, ncube2, local) or path of a TOML file.
+        name: String,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -93,7 +91,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     match &args.action {
         Action::List { json } => list(*json),
         Action::Show { name, nodes, json } => show(name, nodes.as_deref(), *json),
-        Action::Validate { file, json } => validate(file, *json),
+        Action::Validate { name, json } => validate(name, *json),
     }
 }
 
@@ -172,13 +170,13 @@ fn print_machine(view: &MachineView<'_>) {
     );
 }
 
-fn validate(file: &std::path::Path, json: bool) -> anyhow::Result<()> {
-    let platform = Platform::from_file(file)?;
+fn validate(name: &str, json: bool) -> anyhow::Result<()> {
+    let platform = Platform::load(name)?;
     let summary = Summary::of(&platform);
     if json {
         outln!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
-        outln!("{}: ok: {}", file.display(), summary.line());
+        outln!("{name}: ok: {}", summary.line());
     }
     Ok(())
 }

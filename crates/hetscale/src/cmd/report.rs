@@ -23,13 +23,7 @@ pub struct Args {
 
 /// Runs `hetscale report`.
 pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
-    // Opening a missing path would create an empty database; say what is wrong instead.
-    anyhow::ensure!(
-        args.db.is_file(),
-        "no study database at {}: give the --db file (or OUT/study.db) a hetscale study wrote",
-        args.db.display()
-    );
-    let store = Store::open(&args.db)?;
+    let store = Store::open_read_only(&args.db)?;
     let results = load_results_with(&store, registry)?;
     let out = match &args.out {
         Some(dir) => dir.clone(),

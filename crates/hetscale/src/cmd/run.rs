@@ -128,16 +128,22 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             !args.skip_compute,
             "a skeleton run (--skip-compute) computes no result to dump"
         );
-        write_npy(path, &run.result)?;
+        hbsp::file::write_atomically_with(path, |temporary| {
+            write_npy(temporary, &run.result).map_err(std::io::Error::other)
+        })
+        .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    write_views(args, &run, &backend, &machine)?;
+    let written = write_views(args, &run, &backend, &machine)?;
     if args.json {
         outln!(
             "{}",
             serde_json::to_string_pretty(&report_json(&run, &backend))?
         );
+        // Standard output stays one JSON document.
+        written.iter().for_each(|line| eprintln!("{line}"));
     } else {
         out!("{}", report_text(&run, &backend));
+        written.iter().for_each(|line| outln!("{line}"));
     }
     if !run.verification.passed && !run.verification.skipped {
         bail!(
@@ -162,21 +168,25 @@ fn ensure_parent_exists(flag: &str, path: &std::path::Path) -> anyhow::Result<()
     }
 }
 
-/// Writes the Perfetto trace and the report, if asked for.
+/// Writes the Perfetto trace and the report, if asked for; returns a line per file written
+/// for the user (`Trace: PATH`, `Report: DIR/index.html`).
 fn write_views(
     args: &Args,
     run: &KernelRun,
     backend: &Backend,
     machine: &hbsp::Machine,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Vec<String>> {
     let options = TraceOptions::for_machine(machine, backend.is_virtual());
+    let mut written = Vec::new();
     if let Some(path) = &args.trace {
         write_chrome_trace(&run.trace, &options, path)?;
+        written.push(format!("Trace: {}", path.display()));
     }
     if let Some(dir) = &args.report {
-        run_report(run, &backend.to_string(), &options)?.write(dir)?;
+        let report = run_report(run, &backend.to_string(), &options)?.write(dir)?;
+        written.push(format!("Report: {}", report.index.display()));
     }
-    Ok(())
+    Ok(written)
 }
 
 fn machine(args: &Args, job: Option<&Job>) -> anyhow::Result<hbsp::Machine> {

@@ -5,6 +5,7 @@ use crate::output::{out, outln};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use hbsp::file::write_atomically;
 use hetscale_kernels::KernelRegistry;
 use hetscale_study::command_study::CommandStudy;
 use hetscale_study::default_study::default_specs;
@@ -109,10 +110,14 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     let db = args.db.clone().unwrap_or_else(|| args.out.join("study.db"));
     let store = Store::open(&db)?;
     let mut results = Vec::new();
+    let mut resumed = Vec::new();
     for spec in &specs {
         let progress = Progress::new(spec);
         let result = run_study_with(spec, registry, &store, &progress)?;
         progress.finish();
+        if let Some(line) = progress.resumed_line() {
+            resumed.push(line);
+        }
         write_result(&args.out, &result)?;
         results.push(result);
     }
@@ -120,11 +125,13 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&results)?);
         // Standard output stays one JSON document.
+        resumed.iter().for_each(|line| eprintln!("{line}"));
         eprintln!("Report: {}", index.display());
     } else {
         for result in &results {
             out!("{}", render_text(result));
         }
+        resumed.iter().for_each(|line| outln!("{line}"));
         outln!(
             "Runs stored in {}; results in {}",
             db.display(),
@@ -162,12 +169,12 @@ fn command_study(args: &Args) -> anyhow::Result<Option<CommandStudy>> {
 }
 
 fn write_result(out: &Path, result: &StudyResult) -> anyhow::Result<()> {
-    let name = &result.spec.name;
-    let json = out.join(format!("{name}.json"));
-    std::fs::write(&json, serde_json::to_string_pretty(result)?)
+    let stem = result.spec.file_stem();
+    let json = out.join(format!("{stem}.json"));
+    write_atomically(&json, serde_json::to_string_pretty(result)?)
         .with_context(|| format!("cannot write {}", json.display()))?;
-    let text = out.join(format!("{name}.txt"));
-    std::fs::write(&text, render_text(result))
+    let text = out.join(format!("{stem}.txt"));
+    write_atomically(&text, render_text(result))
         .with_context(|| format!("cannot write {}", text.display()))?;
     Ok(())
 }
@@ -177,6 +184,8 @@ struct Progress {
     bars: MultiProgress,
     current: RefCell<Option<ProgressBar>>,
     name: String,
+    /// Completed runs read from the database instead of run again.
+    reused: std::cell::Cell<usize>,
 }
 
 impl Progress {
@@ -185,7 +194,19 @@ impl Progress {
             bars: MultiProgress::new(),
             current: RefCell::new(None),
             name: spec.name.clone(),
+            reused: std::cell::Cell::new(0),
         }
+    }
+
+    /// What the user is told of a resumed study; none for a study that reused no run.
+    fn resumed_line(&self) -> Option<String> {
+        let reused = self.reused.get();
+        (reused > 0).then(|| {
+            format!(
+                "Resumed study \"{}\": reused {reused} stored runs",
+                self.name
+            )
+        })
     }
 
     fn finish(&self) {
@@ -219,6 +240,10 @@ impl Observer for Progress {
                 m.n, m.speed_efficiency, m.time.median
             ));
         }
+    }
+
+    fn run_reused(&self) {
+        self.reused.set(self.reused.get() + 1);
     }
 
     fn configuration_finished(&self, _approach: Approach, _label: &str, outcome: &str) {
