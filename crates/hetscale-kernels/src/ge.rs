@@ -39,6 +39,7 @@ use crate::kernel::{
 };
 use crate::matrix::Matrix;
 use crate::partition::{cyclic_owners, efficiency_detail};
+use crate::verify::max_or_nan;
 
 const F64: f64 = 8.0;
 
@@ -342,16 +343,18 @@ pub fn solve(
 /// backward-stable solver keeps near `eps`; also returns `||A x - b||`.
 pub(crate) fn residual_check(a: &Matrix, b: &[f64], x: &[f64]) -> (Verification, f64) {
     let n = a.rows();
-    let inf = |v: &[f64]| v.iter().fold(0.0f64, |m, e| m.max(e.abs()));
+    let inf = |v: &[f64]| max_or_nan(v.iter().map(|e| e.abs()));
     let residual: Vec<f64> = (0..n)
         .map(|i| a.row(i).iter().zip(x).map(|(a, x)| a * x).sum::<f64>() - b[i])
         .collect();
-    let norm_a = (0..n)
-        .map(|i| a.row(i).iter().map(|e| e.abs()).sum::<f64>())
-        .fold(0.0, f64::max);
+    let norm_a = max_or_nan((0..n).map(|i| a.row(i).iter().map(|e| e.abs()).sum::<f64>()));
     let r = inf(&residual);
     let denominator = norm_a * inf(x) + inf(b);
-    let error = if denominator > 0.0 {
+    // An infinite or NaN denominator (x or A not finite) must fail the check, not divide the
+    // residual down to 0.
+    let error = if !denominator.is_finite() {
+        f64::NAN
+    } else if denominator > 0.0 {
         r / denominator
     } else {
         r
@@ -459,13 +462,17 @@ impl Problem<'_> {
         if self.skeleton {
             return Ok(i);
         }
+        // Every node's rows being NaN in this column leaves no candidate at all.
         let best = all
             .iter()
             .filter(|c| c[1] >= 0.0)
             .max_by(|x, y| x[0].total_cmp(&y[0]).then(y[1].total_cmp(&x[1])))
-            .expect("some node has a remaining row");
+            .ok_or_else(|| not_finite(i))?;
         if best[0] == 0.0 {
             return Err(singular(i));
+        }
+        if !best[0].is_finite() {
+            return Err(not_finite(i));
         }
         Ok(best[1] as usize)
     }
@@ -493,6 +500,9 @@ impl Problem<'_> {
         let pivot = broadcast(ctx, Root::Pid(owner), &segment, BroadcastAlgorithm::Auto)?.value;
         if pivot[0] == 0.0 && !self.skeleton {
             return Err(singular(i));
+        }
+        if !pivot[0].is_finite() && !self.skeleton {
+            return Err(not_finite(i));
         }
         Ok(pivot)
     }
@@ -559,6 +569,12 @@ impl Problem<'_> {
     }
 }
 
+fn not_finite(column: usize) -> KernelError {
+    KernelError::Numerical(format!(
+        "no finite pivot in column {column}: the elimination overflowed to Inf or NaN; scale the matrix so its entries are far below 1e300"
+    ))
+}
+
 fn singular(column: usize) -> KernelError {
     KernelError::Numerical(format!(
         "the matrix is singular: no non-zero pivot in column {column}{}",
@@ -587,4 +603,30 @@ fn last_remaining(n: usize, pivots: &[usize]) -> usize {
 /// The index of the largest share (the fastest node), lowest on ties.
 fn fastest(shares: &[f64]) -> usize {
     (0..shares.len()).fold(0, |best, j| if shares[j] > shares[best] { j } else { best })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_residual_check_fails_a_solution_with_nan_inf_or_one_wrong_element() {
+        // A x = b with A = [[2, 1, 0], [1, 3, 1], [0, 1, 4]], x = (1, -1, 2).
+        let a = Matrix::new(3, 3, vec![2.0, 1.0, 0.0, 1.0, 3.0, 1.0, 0.0, 1.0, 4.0]).unwrap();
+        let x = [1.0, -1.0, 2.0];
+        let b = [1.0, 0.0, 7.0];
+        let (check, residual) = residual_check(&a, &b, &x);
+        assert!(check.passed && residual == 0.0, "{check:?}");
+        for (value, what) in [
+            (f64::NAN, "NaN"),
+            (f64::INFINITY, "Inf"),
+            (-1.5, "one wrong element"),
+        ] {
+            let mut wrong = x;
+            wrong[1] = value;
+            let (check, _) = residual_check(&a, &b, &wrong);
+            assert!(!check.passed, "{what}: {check:?}");
+            assert!(!(check.error <= check.tolerance), "{what}: {check:?}");
+        }
+    }
 }
