@@ -13,18 +13,19 @@
 //! - [`Pivoting::None`]: the paper's algorithm; row `i` is the pivot of step `i`. One
 //!   superstep per step. Seeded inputs are made diagonally dominant so it is stable.
 //!
-//! Work: `W(N) = 2/3 N^3 - 1/2 N^2 - 19/6 N + 3` as published (JPDC 4.1.1). This
-//! implementation performs exactly `2/3 N^3 + 3/2 N^2 - 7/6 N` flops ([`counted_ops`]): step
-//! `i` costs `1 + 2 (N - i)` per remaining row (one division for the multiplier, a multiply
-//! and a subtraction for each of the columns `i+1..N-1` and `b`), back substitution `N^2`.
-//! The published formula is smaller by `2 N^2 + 2 N - 3` (it gives `W(2) = 0`), under 1% of
-//! `W` for `N >= 300`. Pivot searches are comparisons and are not counted.
+//! Work: `W(N) = 2/3 N^3 - 1/2 N^2 - 19/6 N + 3` as published (JPDC 4.1.1), and a run
+//! declares exactly that. The implementation performs `2/3 N^3 + 3/2 N^2 - 7/6 N` flops
+//! ([`flops`]): step `i` costs `1 + 2 (N - i)` per remaining row (one division for the
+//! multiplier, a multiply and a subtraction for each of the columns `i+1..N-1` and `b`), back
+//! substitution `N^2`. The published formula is smaller by `2 N^2 + 2 N - 3` (it gives
+//! `W(2) = 0`), under 1% of `W` for `N >= 300`, so each compute block declares its flops
+//! times `W(N) / flops(N)` ([`work_per_flop`]): one `W`, declared and reported alike, and
+//! `E_s` on the simulator never exceeds 1. Pivot searches are comparisons and are not counted.
 //!
 //! Overhead model (JPDC 4.5 on HBSP^1, exact): scatter of the rows + per step (allgather of
 //! the candidates with pivoting, broadcast of `N + 1 - i` values from the row's owner) +
 //! gather, each superstep with its barrier, plus the idle time of each step's uneven
-//! remaining rows; `r = counted_ops / W` and sequential fraction `N^2 / counted_ops` (back
-//! substitution on the root).
+//! remaining rows; sequential fraction `N^2 / flops` (back substitution on the root).
 
 use hbsp::collectives::{BroadcastAlgorithm, Root, allgather, broadcast, gatherv, scatterv};
 use hbsp::{Backend, Ctx, Machine};
@@ -92,9 +93,15 @@ pub fn work(n: usize) -> f64 {
 }
 
 /// Flops this implementation performs: `2/3 N^3 + 3/2 N^2 - 7/6 N`.
-pub fn counted_ops(n: usize) -> f64 {
+pub fn flops(n: usize) -> f64 {
     let n = n as f64;
     (4.0 * n.powi(3) + 9.0 * n * n - 7.0 * n) / 6.0
+}
+
+/// Work each flop of the implementation declares, `W(N) / flops(N)`, so the blocks of a run
+/// declare exactly `W(N)` between them (0 for `N <= 2`, where the published `W` vanishes).
+pub fn work_per_flop(n: usize) -> f64 {
+    if n == 0 { 0.0 } else { work(n) / flops(n) }
 }
 
 impl Kernel for GeKernel {
@@ -107,7 +114,7 @@ impl Kernel for GeKernel {
     }
 
     fn counted_ops(&self, n: usize) -> f64 {
-        counted_ops(n)
+        work(n)
     }
 
     fn memory_per_node(&self, n: usize, machine: &Machine) -> Result<Vec<f64>> {
@@ -162,15 +169,15 @@ impl Kernel for GeKernel {
                 replay.superstep(&eliminate, &phase)?;
                 eliminate.clear();
             }
-            let per_row = 1.0 + 2.0 * (n - i) as f64;
+            let per_row = (1.0 + 2.0 * (n - i) as f64) * work_per_flop(n);
             eliminate = remaining.iter().map(|&r| r as f64 * per_row).collect();
         }
         replay.set_weight(1.0);
         replay.superstep(&eliminate, &charges::gatherv(root, &row_bytes))?;
         let mut back_substitution = vec![0.0; p];
-        back_substitution[root] = (n * n) as f64;
+        back_substitution[root] = (n * n) as f64 * work_per_flop(n);
         replay.end(&back_substitution, &Traffic::idle(p))?;
-        Ok(replay.overhead(work(n), counted_ops(n), (n * n) as f64))
+        Ok(replay.overhead(work(n), work(n), back_substitution[root]))
     }
 
     fn generate(&self, n: usize, seed: u64) -> Result<Vec<Array>> {
@@ -516,7 +523,7 @@ impl Problem<'_> {
     ) -> Result<()> {
         let width = self.width();
         let remaining = rows.remaining.iter().filter(|&&r| r).count();
-        let ops = remaining as f64 * (1.0 + 2.0 * (self.n - i) as f64);
+        let ops = remaining as f64 * (1.0 + 2.0 * (self.n - i) as f64) * work_per_flop(self.n);
         ctx.compute(ops, || {
             for (row, _) in rows
                 .data
@@ -554,7 +561,7 @@ impl Problem<'_> {
             return Err(singular(n - 1));
         }
         let mut x = vec![0.0; n];
-        ctx.compute((n * n) as f64, || {
+        ctx.compute((n * n) as f64 * work_per_flop(n), || {
             for s in (0..n).rev() {
                 let row = &packed[position[pivots[s]] * width..][..width];
                 let dot: f64 = row[s + 1..n]

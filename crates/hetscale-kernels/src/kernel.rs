@@ -22,9 +22,11 @@ pub trait Kernel: Sync {
     /// `S = W / T` and `E_s = W / (T C)`.
     fn work(&self, n: usize) -> f64;
 
-    /// The exact number of floating-point operations this implementation's sequential
-    /// algorithm performs (what a one-node run declares to `ctx.compute`); equals
-    /// [`Kernel::work`] where the paper's formula is an exact count.
+    /// The operations a one-node run declares to `ctx.compute` in all. Every built-in kernel
+    /// declares exactly [`Kernel::work`] (one `W`, declared and reported alike, so the `sim`
+    /// backend's `E_s` never exceeds 1): where the implementation's own flop count differs
+    /// from the published formula (`ge`, `conv2d`), each block declares its flops times
+    /// `W / flops`. A kernel that declares more than `W` (repeated work) returns its count.
     fn counted_ops(&self, n: usize) -> f64;
 
     /// Bytes of kernel data each node holds at its peak, by pid (the root's input and result
@@ -59,9 +61,8 @@ pub struct Overhead {
     pub overhead_s: f64,
     /// Fraction `alpha` of the operations done by one node (the root) while the others wait.
     pub sequential_fraction: f64,
-    /// Operations the implementation performs per unit of work `W`, `counted_ops / W`: 1
-    /// where `W` is the exact count, else the ratio of the implementation's count to the
-    /// published formula (e.g. conv2d counts its FFTs at `5 N lg N`).
+    /// Operations the implementation declares per unit of work `W`, `counted_ops / W`: 1 for
+    /// the built-in kernels, which declare exactly `W`.
     pub ops_per_work: f64,
 }
 
