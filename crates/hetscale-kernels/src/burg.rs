@@ -88,6 +88,16 @@ impl Kernel for BurgKernel {
         work(n, self.order)
     }
 
+    /// The series `x`.
+    fn input_bytes(&self, n: usize) -> f64 {
+        n as f64 * F64
+    }
+
+    /// Sequential Burg's forward and backward errors.
+    fn verification_bytes(&self, n: usize) -> f64 {
+        2.0 * n as f64 * F64
+    }
+
     fn memory_per_node(&self, n: usize, machine: &Machine) -> Result<Vec<f64>> {
         let root = machine.ranking()[0];
         Ok(block_counts(n, &speeds(machine))?
@@ -146,6 +156,7 @@ impl Kernel for BurgKernel {
 
     fn generate(&self, n: usize, seed: u64) -> Result<Vec<Array>> {
         check_order(n, self.order)?;
+        crate::memory::check_inputs_fit(self, n)?;
         Ok(vec![Array::vector("x", ar2_series(n, seed))])
     }
 

@@ -52,7 +52,7 @@ pub fn work(n: usize) -> f64 {
 
 /// Flops this implementation performs: `30 N^2 lg N + 8 N^2`.
 pub fn flops(n: usize) -> f64 {
-    6.0 * n as f64 * fft_ops(n) + 8.0 * (n * n) as f64
+    6.0 * n as f64 * fft_ops(n) + 8.0 * (n as f64).powi(2)
 }
 
 /// Work each flop of the implementation declares, `W(N) / flops(N)`, so the blocks of a run
@@ -79,6 +79,20 @@ impl Kernel for Conv2dKernel {
         work(n)
     }
 
+    /// `X` and `Y`.
+    fn input_bytes(&self, n: usize) -> f64 {
+        2.0 * (n as f64).powi(2) * C128
+    }
+
+    /// The sequential convolution: a transformed copy of each image, their product and its
+    /// transpose.
+    fn verification_bytes(&self, n: usize) -> f64 {
+        5.0 * (n as f64).powi(2) * C128
+    }
+
+    /// A node's rows of both images at the transpose's peak: the rows, the blocks it sends,
+    /// the messages and the blocks it receives (about ten rows' worth per row it owns); the
+    /// root also holds its copies of `X` and `Y`, the packed images it scatters and `D`.
     fn memory_per_node(&self, n: usize, machine: &Machine) -> Result<Vec<f64>> {
         let counts = block_counts(n, &speeds(machine))?;
         let root = machine.ranking()[0];
@@ -87,8 +101,8 @@ impl Kernel for Conv2dKernel {
             .iter()
             .enumerate()
             .map(|(j, &rows)| {
-                let own = 4.0 * rows as f64 * nf;
-                let root_copy = if j == root { 3.0 * nf * nf } else { 0.0 };
+                let own = 10.0 * rows as f64 * nf;
+                let root_copy = if j == root { 5.0 * nf * nf } else { 0.0 };
                 (own + root_copy) * C128
             })
             .collect())
@@ -105,21 +119,9 @@ impl Kernel for Conv2dKernel {
         check_size("N", n, 1)?;
         let root = machine.ranking()[0];
         let counts = block_counts(n, &speeds(machine))?;
-        let rows_bytes: Vec<f64> = counts.iter().map(|&r| (r * n) as f64 * C128).collect();
+        let rows_bytes: Vec<f64> = counts.iter().map(|&r| r as f64 * n as f64 * C128).collect();
         let two_images: Vec<f64> = rows_bytes.iter().map(|b| 2.0 * b).collect();
-        let transpose = |images: f64| {
-            charges::alltoallv(
-                &counts
-                    .iter()
-                    .map(|&ri| {
-                        counts
-                            .iter()
-                            .map(|&rk| images * (ri * rk) as f64 * C128)
-                            .collect()
-                    })
-                    .collect::<Vec<_>>(),
-            )
-        };
+        let transpose = |images: f64| charges::block_transpose(&counts, images * C128);
         // Work per node, by the number of length-N transforms and point-wise products.
         let ops = |ffts: f64, pointwise: f64| -> Vec<f64> {
             counts
@@ -137,6 +139,7 @@ impl Kernel for Conv2dKernel {
 
     fn generate(&self, n: usize, seed: u64) -> Result<Vec<Array>> {
         check_size("N", n, 1)?;
+        crate::memory::check_inputs_fit(self, n)?;
         Ok(vec![
             Array::complex_matrix("X", complex_matrix(n, seed, Stream::A)),
             Array::complex_matrix("Y", complex_matrix(n, seed, Stream::B)),

@@ -117,19 +117,39 @@ impl Kernel for GeKernel {
         work(n)
     }
 
+    /// `A` and `b`.
+    fn input_bytes(&self, n: usize) -> f64 {
+        let n = n as f64;
+        (n * n + n) * F64
+    }
+
+    /// The residual: vectors of length `N`.
+    fn verification_bytes(&self, n: usize) -> f64 {
+        2.0 * n as f64 * F64
+    }
+
+    /// A node's rows of `[A | b]` and the pivot row, plus its trace (a few supersteps per
+    /// elimination step, which on many nodes outweighs small matrices); the root also
+    /// holds its copy of `A` and `b`, the packed rows it scatters, the gathered rows and `x`.
+    /// Row counts are the cyclic distribution's totals, which the speeds' integer shares give
+    /// within one row (the owners of all `N` rows are not built: `N` may be absurd here).
     fn memory_per_node(&self, n: usize, machine: &Machine) -> Result<Vec<f64>> {
-        let owners = cyclic_owners(n, &speeds(machine))?;
+        // Up to three supersteps per step, and a flow to every node in the allgather and
+        // in a two-phase broadcast (measured: 2.6 kB per node and step at p = 64).
+        let trace_bytes_per_step = 3.0 * 256.0 + 2.0 * 24.0 * machine.p() as f64;
+        let shares = hetscale_model::hbsp::integer_shares(n, &speeds(machine))?;
         let root = machine.ranking()[0];
-        let width = (n + 1) as f64;
-        Ok((0..machine.p())
-            .map(|j| {
-                let rows = owners.iter().filter(|&&o| o == j).count() as f64;
+        let (nf, width) = (n as f64, n as f64 + 1.0);
+        Ok(shares
+            .iter()
+            .enumerate()
+            .map(|(j, &rows)| {
                 let root_copy = if j == root {
-                    2.0 * n as f64 * width + n as f64
+                    nf * width + 2.0 * nf * width + nf
                 } else {
                     0.0
                 };
-                (rows * width + width + root_copy) * F64
+                ((rows as f64 + 1.0) * width + width + root_copy) * F64 + nf * trace_bytes_per_step
             })
             .collect())
     }
@@ -153,7 +173,7 @@ impl Kernel for GeKernel {
         let row_bytes: Vec<f64> = steps
             .total
             .iter()
-            .map(|&rows| (rows * (n + 1)) as f64 * F64)
+            .map(|&rows| rows as f64 * (n as f64 + 1.0) * F64)
             .collect();
         let mut replay = Charges::new(machine);
         replay.superstep(IDLE, &charges::scatterv(root, &row_bytes))?;
@@ -175,13 +195,14 @@ impl Kernel for GeKernel {
         replay.set_weight(1.0);
         replay.superstep(&eliminate, &charges::gatherv(root, &row_bytes))?;
         let mut back_substitution = vec![0.0; p];
-        back_substitution[root] = (n * n) as f64 * work_per_flop(n);
+        back_substitution[root] = (n as f64).powi(2) * work_per_flop(n);
         replay.end(&back_substitution, &Traffic::idle(p))?;
         Ok(replay.overhead(work(n), work(n), back_substitution[root]))
     }
 
     fn generate(&self, n: usize, seed: u64) -> Result<Vec<Array>> {
         check_size("N", n, 1)?;
+        crate::memory::check_inputs_fit(self, n)?;
         let mut a = matrix(n, n, seed, Stream::A);
         if self.pivoting == Pivoting::None {
             make_diagonally_dominant(&mut a);

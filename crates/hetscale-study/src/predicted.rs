@@ -72,7 +72,7 @@ pub fn predict(
     let efficiency = |n: f64, c: &Configuration| {
         metrics::speed_efficiency(work(n, c)?, time(n, c)?, c.marked_speed)
     };
-    let points = configs
+    let mut points = configs
         .iter()
         .map(|c| {
             let n = root::solve_for_target(
@@ -127,11 +127,26 @@ impl Default for KernelTimeModel {
 
 impl KernelTimeModel {
     /// Compute and overhead times, s, of `program` at size `n` on `config` (model as derived).
+    /// A kernel's overhead model that would not fit in memory at this size is refused before
+    /// it runs.
     pub fn parts(
         program: &Program,
         n: f64,
         config: &ResolvedConfiguration,
     ) -> crate::Result<(f64, f64)> {
+        if let Some(kernel) = program.kernel() {
+            let size = n.round().max(1.0) as usize;
+            hetscale_kernels::memory::check_fits(
+                &format!(
+                    "the {} model on {} ({} nodes) at N = {size}",
+                    kernel.name(),
+                    config.configuration.label,
+                    config.configuration.nodes
+                ),
+                kernel.overhead_bytes(size, &config.machine)?,
+                "use fewer nodes or a smaller n_max (--n-max)",
+            )?;
+        }
         program.model_parts(n, config)
     }
 
@@ -172,6 +187,23 @@ impl KernelTimeModel {
             range,
         )
     }
+}
+
+/// Bytes a prediction holds per node of its machines beyond the kernel's model: the
+/// platform's node, the selected machine's and the configuration's (about 400 measured for
+/// 850,000 nodes; rounded up).
+const BYTES_PER_NODE: f64 = 1024.0;
+
+/// Refuses, before a platform of `nodes` nodes is replicated `copies` times, a machine whose
+/// nodes alone would not fit in memory (or whose node count overflows).
+pub fn check_replication_fits(nodes: usize, copies: usize) -> crate::Result<()> {
+    let total = nodes as f64 * copies as f64;
+    hetscale_kernels::memory::check_fits(
+        &format!("a platform of {nodes} nodes replicated {copies} times ({total:.3e} nodes)"),
+        total * BYTES_PER_NODE,
+        "use a smaller --replicate",
+    )?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -87,7 +87,7 @@ impl Layout {
         let mut area = vec![0.0; p];
         for q in 0..self.processes() {
             let (i, j) = self.position(q);
-            area[self.host[q]] += (self.rows(i, j).len() * self.cols(j).len()) as f64;
+            area[self.host[q]] += self.rows(i, j).len() as f64 * self.cols(j).len() as f64;
         }
         area
     }
@@ -134,7 +134,7 @@ pub fn partition(
 }
 
 fn check_grid(strategy: Strategy, (rows, cols): (usize, usize), processes: usize) -> Result<()> {
-    if rows * cols == processes && rows > 0 {
+    if rows.checked_mul(cols) == Some(processes) && rows > 0 {
         return Ok(());
     }
     let what = if strategy == Strategy::HeHo {
@@ -400,6 +400,12 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("choose P x Q = 6, e.g. 2x3"), "{err}");
+        // P Q overflowing usize is a grid that does not fit, not a wrapped product.
+        let huge = 1usize << 33;
+        let err = partition(Strategy::HoHo, 8, &[1.0; 6], Some((huge, huge)))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("choose P x Q = 6"), "{err}");
         assert_eq!(default_grid(7), (1, 7));
         assert_eq!(default_grid(12), (3, 4));
     }

@@ -3,7 +3,8 @@
 
 use hbsp::Platform;
 use hetscale_kernels::KernelRegistry;
-use hetscale_study::predicted::PredictedStudy;
+use hetscale_kernels::MAX_N;
+use hetscale_study::predicted::{PredictedStudy, check_replication_fits};
 use hetscale_study::program::Program;
 use hetscale_study::runner::resolve;
 use hetscale_study::study::predict_configurations;
@@ -55,8 +56,15 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         args.n_min,
         args.n_max
     );
+    anyhow::ensure!(
+        args.n_max <= MAX_N,
+        "--n-max {} is beyond the largest problem size the models take exactly, {MAX_N} (2^53): use a smaller --n-max",
+        args.n_max
+    );
     let program = Program::Kernel(args.kernel_options.kernel(&args.kernel, registry)?);
-    let platform = Platform::load(&args.platform)?.replicated(args.replicate)?;
+    let platform = Platform::load(&args.platform)?;
+    check_replication_fits(platform.nodes.len(), args.replicate)?;
+    let platform = platform.replicated(args.replicate)?;
     let configs = args
         .nodes
         .iter()
