@@ -48,9 +48,16 @@ pub struct BurgKernel {
     pub order: usize,
 }
 
+/// The model order when none is given: 4, below the smallest size a study or `hetscale
+/// predict` searches by default (`n_min = 8`), so both work out of the box (an order of 8
+/// fitted no series they tried), and above the order 2 of the seeded series.
+pub const DEFAULT_ORDER: usize = 4;
+
 impl Default for BurgKernel {
     fn default() -> Self {
-        Self { order: 8 }
+        Self {
+            order: DEFAULT_ORDER,
+        }
     }
 }
 

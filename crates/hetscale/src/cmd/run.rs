@@ -84,7 +84,7 @@ pub struct KernelArgs {
     #[arg(long, default_value_t = 128)]
     pub nb: usize,
     /// Burg model order K.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = hetscale_kernels::burg::DEFAULT_ORDER)]
     pub order: usize,
     /// GE pivoting: partial or none (the paper's; generated matrices are then diagonally dominant).
     #[arg(long, default_value = "partial")]
