@@ -108,7 +108,8 @@ pub fn check_run_fits(
 /// "`what` would need about X of memory but Y are available: `advice`".
 pub fn check_fits(what: &str, needed: f64, advice: &str) -> Result<()> {
     match available_memory() {
-        Some(available) if !(needed <= available) => Err(invalid(format!(
+        // A NaN estimate is refused too: nothing is known to fit.
+        Some(available) if needed > available || needed.is_nan() => Err(invalid(format!(
             "{what} would need about {} of memory but {} are available: {advice}",
             human_bytes(needed),
             human_bytes(available)

@@ -55,12 +55,10 @@ fn psi_is_printed_between_consecutive_configurations_and_from_the_first() {
     let psi = |i: usize, j: usize| study["psi"]["values"][i][j - i].as_f64().unwrap();
     assert_eq!(points[0]["psi_from_previous"], Value::Null);
     assert_eq!(points[0]["psi_from_first"], 1.0);
-    for j in 1..3 {
-        assert_eq!(
-            points[j]["psi_from_previous"].as_f64().unwrap(),
-            psi(j - 1, j)
-        );
-        assert_eq!(points[j]["psi_from_first"].as_f64().unwrap(), psi(0, j));
+    assert_eq!(points.len(), 3);
+    for (j, point) in points.iter().enumerate().skip(1) {
+        assert_eq!(point["psi_from_previous"].as_f64().unwrap(), psi(j - 1, j));
+        assert_eq!(point["psi_from_first"].as_f64().unwrap(), psi(0, j));
     }
     let (consecutive, from_first) = (psi(1, 2), psi(0, 2));
     assert!(
