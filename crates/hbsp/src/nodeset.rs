@@ -54,7 +54,7 @@ impl FromStr for NodeSet {
     fn from_str(text: &str) -> Result<Self> {
         let text = text.trim();
         if text.is_empty() {
-            return Err(invalid(format!("empty node-set: {SYNTAX}")));
+            return Err(invalid(format!("the node-set is empty: {SYNTAX}")));
         }
         if text == "all" {
             return Ok(Self::All);

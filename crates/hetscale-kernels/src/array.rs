@@ -75,28 +75,63 @@ impl Array {
         ))
     }
 
-    /// The array as a non-empty square `float64` matrix.
+    /// Refuses NaN and infinite elements: the kernels compute with finite numbers only, and a
+    /// non-finite input would only show as a failed check after the whole run.
+    fn check_finite(&self) -> Result<()> {
+        let first_bad = match &self.data {
+            ArrayData::Real(v) => v.iter().position(|x| !x.is_finite()),
+            ArrayData::Complex(v) => v.iter().position(|z| !z.is_finite()),
+        };
+        match first_bad {
+            None => Ok(()),
+            Some(flat) => Err(invalid(format!(
+                "{} holds a NaN or infinite value at index {}: give finite numbers",
+                self.name,
+                self.index_of(flat)
+            ))),
+        }
+    }
+
+    /// The row-major `flat` position as numpy writes an index, e.g. `(2, 3)`.
+    fn index_of(&self, mut flat: usize) -> String {
+        let mut index = vec![0; self.shape.len()];
+        for (i, &extent) in self.shape.iter().enumerate().rev() {
+            index[i] = flat % extent.max(1);
+            flat /= extent.max(1);
+        }
+        let parts: Vec<String> = index.iter().map(ToString::to_string).collect();
+        format!("({})", parts.join(", "))
+    }
+
+    /// The array as a non-empty square `float64` matrix of finite numbers.
     pub fn to_square_matrix(&self) -> Result<Matrix> {
         match (&self.data, self.shape.as_slice()) {
-            (ArrayData::Real(data), &[r, c]) if r == c && r > 0 => Matrix::new(r, c, data.clone()),
+            (ArrayData::Real(data), &[r, c]) if r == c && r > 0 => {
+                self.check_finite()?;
+                Matrix::new(r, c, data.clone())
+            }
             _ => Err(self.wrong("a float64 array of shape (N, N) with N >= 1")),
         }
     }
 
-    /// The array as a non-empty square `complex128` matrix.
+    /// The array as a non-empty square `complex128` matrix of finite numbers.
     pub fn to_square_complex_matrix(&self) -> Result<ComplexMatrix> {
         match (&self.data, self.shape.as_slice()) {
             (ArrayData::Complex(data), &[r, c]) if r == c && r > 0 => {
+                self.check_finite()?;
                 Matrix::new(r, c, data.clone())
             }
             _ => Err(self.wrong("a complex128 array of shape (N, N) with N >= 1")),
         }
     }
 
-    /// The array as a `float64` vector of length at least `min_len`.
+    /// The array as a `float64` vector of finite numbers, of length at least `min_len`.
     pub fn to_vector(&self, min_len: usize) -> Result<Vec<f64>> {
         match (&self.data, self.shape.as_slice()) {
-            (ArrayData::Real(data), &[n]) if n >= min_len => Ok(data.clone()),
+            (ArrayData::Real(data), &[n]) if n >= min_len => {
+                self.check_finite()?;
+                Ok(data.clone())
+            }
             _ => Err(self.wrong(&format!(
                 "a float64 array of shape (N,) with N >= {min_len}"
             ))),

@@ -48,9 +48,16 @@ pub struct BurgKernel {
     pub order: usize,
 }
 
+/// The model order when none is given: 4, below the smallest size a study or `hetscale
+/// predict` searches by default (`n_min = 8`), so both work out of the box (an order of 8
+/// fitted no series they tried), and above the order 2 of the seeded series.
+pub const DEFAULT_ORDER: usize = 4;
+
 impl Default for BurgKernel {
     fn default() -> Self {
-        Self { order: 8 }
+        Self {
+            order: DEFAULT_ORDER,
+        }
     }
 }
 
@@ -86,6 +93,16 @@ impl Kernel for BurgKernel {
 
     fn counted_ops(&self, n: usize) -> f64 {
         work(n, self.order)
+    }
+
+    /// The series `x`.
+    fn input_bytes(&self, n: usize) -> f64 {
+        n as f64 * F64
+    }
+
+    /// Sequential Burg's forward and backward errors.
+    fn verification_bytes(&self, n: usize) -> f64 {
+        2.0 * n as f64 * F64
     }
 
     fn memory_per_node(&self, n: usize, machine: &Machine) -> Result<Vec<f64>> {
@@ -146,6 +163,7 @@ impl Kernel for BurgKernel {
 
     fn generate(&self, n: usize, seed: u64) -> Result<Vec<Array>> {
         check_order(n, self.order)?;
+        crate::memory::check_inputs_fit(self, n)?;
         Ok(vec![Array::vector("x", ar2_series(n, seed))])
     }
 

@@ -129,13 +129,20 @@ pub(crate) fn allgather(bytes: &[f64]) -> Traffic {
     t
 }
 
-/// `alltoallv`: `bytes[i][k]` from node `i` to node `k`; empty blocks are not sent.
-pub(crate) fn alltoallv(bytes: &[Vec<f64>]) -> Traffic {
-    let mut t = Traffic::idle(bytes.len());
-    for (i, row) in bytes.iter().enumerate() {
-        for (k, &b) in row.iter().enumerate().filter(|(_, b)| **b > 0.0) {
-            t.add(i, k, b);
-        }
+/// The `alltoallv` of a transpose of row blocks: node `i`, holding `counts[i]` rows, sends
+/// each other node `k` the `counts[i] x counts[k]` block of its columns, `bytes` per element;
+/// empty blocks are not sent (as `hbsp::collectives::alltoallv` does). Built from per-node
+/// sums, in O(p) rather than from a `p x p` matrix, so models of many nodes fit in memory.
+pub(crate) fn block_transpose(counts: &[usize], bytes: f64) -> Traffic {
+    let total: f64 = counts.iter().map(|&c| c as f64).sum();
+    let holders = counts.iter().filter(|&&c| c > 0).count() as f64;
+    let mut t = Traffic::idle(counts.len());
+    for (i, &rows) in counts.iter().enumerate().filter(|(_, c)| **c > 0) {
+        let rows = rows as f64;
+        t.sent[i] = bytes * rows * (total - rows);
+        t.received[i] = t.sent[i];
+        t.messages_sent[i] = holders - 1.0;
+        t.messages_received[i] = holders - 1.0;
     }
     t
 }

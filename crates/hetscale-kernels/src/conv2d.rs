@@ -8,16 +8,18 @@
 //! nodes inverse-transform the rows and scale by `1 / N^2`, and the root gathers `D`.
 //! `D[u][v] = sum_{x,y} X[x][y] Y[(u - x) mod N][(v - y) mod N]`.
 //!
-//! Work: `W(N) = 66 N^2 lg N + 21 N^2 + 84 N lg N` as published. This implementation declares
-//! `30 N^2 lg N + 8 N^2` ([`counted_ops`]): six sets of `N` length-`N` FFTs at the
-//! conventional `5 N lg N` flops each (the FFTW benchmark convention; rustfft's actual count
-//! depends on `N`'s factors), `6 N^2` for the complex point-wise product and `2 N^2` for the
-//! scaling. Transposes move data and declare no operations.
+//! Work: `W(N) = 66 N^2 lg N + 21 N^2 + 84 N lg N` as published, and a run declares exactly
+//! that. The implementation performs `30 N^2 lg N + 8 N^2` flops ([`flops`]): six sets of `N`
+//! length-`N` FFTs at the conventional `5 N lg N` flops each (the FFTW benchmark convention;
+//! rustfft's actual count depends on `N`'s factors), `6 N^2` for the complex point-wise
+//! product and `2 N^2` for the scaling. The published `W` counts the same operations about
+//! twice as heavily, so each compute block declares its flops times `W(N) / flops(N)`
+//! ([`work_per_flop`]): one `W`, declared and reported alike, so the simulator charges a
+//! one-node run `W / C` and `E_s` never exceeds 1. Transposes move data and declare no
+//! operations.
 //!
 //! Overhead model (exact): scatter of both images, two all-to-alls, gather, each superstep
-//! with its barrier, plus the idle time of integer row counts; the compute term is scaled by
-//! `r = counted_ops / W`, since the published `W` counts the transforms at about twice the
-//! conventional `5 N lg N`; no sequential part.
+//! with its barrier, plus the idle time of integer row counts; no sequential part.
 
 use std::sync::Arc;
 
@@ -48,9 +50,15 @@ pub fn work(n: usize) -> f64 {
     66.0 * n * n * lg + 21.0 * n * n + 84.0 * n * lg
 }
 
-/// Operations this implementation declares: `30 N^2 lg N + 8 N^2`.
-pub fn counted_ops(n: usize) -> f64 {
-    6.0 * n as f64 * fft_ops(n) + 8.0 * (n * n) as f64
+/// Flops this implementation performs: `30 N^2 lg N + 8 N^2`.
+pub fn flops(n: usize) -> f64 {
+    6.0 * n as f64 * fft_ops(n) + 8.0 * (n as f64).powi(2)
+}
+
+/// Work each flop of the implementation declares, `W(N) / flops(N)`, so the blocks of a run
+/// declare exactly `W(N)` between them.
+pub fn work_per_flop(n: usize) -> f64 {
+    work(n) / flops(n)
 }
 
 /// Nominal operations of one length-`n` complex FFT, `5 n lg n`.
@@ -68,9 +76,23 @@ impl Kernel for Conv2dKernel {
     }
 
     fn counted_ops(&self, n: usize) -> f64 {
-        counted_ops(n)
+        work(n)
     }
 
+    /// `X` and `Y`.
+    fn input_bytes(&self, n: usize) -> f64 {
+        2.0 * (n as f64).powi(2) * C128
+    }
+
+    /// The sequential convolution: a transformed copy of each image, their product and its
+    /// transpose.
+    fn verification_bytes(&self, n: usize) -> f64 {
+        5.0 * (n as f64).powi(2) * C128
+    }
+
+    /// A node's rows of both images at the transpose's peak: the rows, the blocks it sends,
+    /// the messages and the blocks it receives (about ten rows' worth per row it owns); the
+    /// root also holds its copies of `X` and `Y`, the packed images it scatters and `D`.
     fn memory_per_node(&self, n: usize, machine: &Machine) -> Result<Vec<f64>> {
         let counts = block_counts(n, &speeds(machine))?;
         let root = machine.ranking()[0];
@@ -79,8 +101,8 @@ impl Kernel for Conv2dKernel {
             .iter()
             .enumerate()
             .map(|(j, &rows)| {
-                let own = 4.0 * rows as f64 * nf;
-                let root_copy = if j == root { 3.0 * nf * nf } else { 0.0 };
+                let own = 10.0 * rows as f64 * nf;
+                let root_copy = if j == root { 5.0 * nf * nf } else { 0.0 };
                 (own + root_copy) * C128
             })
             .collect())
@@ -91,33 +113,20 @@ impl Kernel for Conv2dKernel {
     /// both images by all-to-all; (3) they transform the columns, multiply, inverse-transform
     /// the columns and transpose the product back; (4) they inverse-transform the rows,
     /// scale and send them to the root; the root's assembly at the end costs nothing. Each
-    /// superstep's compute is paced by the node slowest on its integer share of rows. The
-    /// operations are the implementation's count (`r = counted_ops / W`, about `30 / 66`);
-    /// no sequential part.
+    /// superstep's compute is paced by the node slowest on its integer share of rows, each
+    /// flop declaring [`work_per_flop`]; no sequential part.
     fn overhead(&self, n: usize, machine: &Machine) -> Result<Overhead> {
         check_size("N", n, 1)?;
         let root = machine.ranking()[0];
         let counts = block_counts(n, &speeds(machine))?;
-        let rows_bytes: Vec<f64> = counts.iter().map(|&r| (r * n) as f64 * C128).collect();
+        let rows_bytes: Vec<f64> = counts.iter().map(|&r| r as f64 * n as f64 * C128).collect();
         let two_images: Vec<f64> = rows_bytes.iter().map(|b| 2.0 * b).collect();
-        let transpose = |images: f64| {
-            charges::alltoallv(
-                &counts
-                    .iter()
-                    .map(|&ri| {
-                        counts
-                            .iter()
-                            .map(|&rk| images * (ri * rk) as f64 * C128)
-                            .collect()
-                    })
-                    .collect::<Vec<_>>(),
-            )
-        };
-        // Operations per node, by the number of length-N transforms and point-wise products.
+        let transpose = |images: f64| charges::block_transpose(&counts, images * C128);
+        // Work per node, by the number of length-N transforms and point-wise products.
         let ops = |ffts: f64, pointwise: f64| -> Vec<f64> {
             counts
                 .iter()
-                .map(|&r| r as f64 * (ffts * fft_ops(n) + pointwise * n as f64))
+                .map(|&r| r as f64 * (ffts * fft_ops(n) + pointwise * n as f64) * work_per_flop(n))
                 .collect()
         };
         let mut replay = Charges::new(machine);
@@ -125,11 +134,12 @@ impl Kernel for Conv2dKernel {
         replay.superstep(&ops(2.0, 0.0), &transpose(2.0))?;
         replay.superstep(&ops(3.0, 6.0), &transpose(1.0))?;
         replay.superstep(&ops(1.0, 2.0), &charges::gatherv(root, &rows_bytes))?;
-        Ok(replay.overhead(work(n), counted_ops(n), 0.0))
+        Ok(replay.overhead(work(n), work(n), 0.0))
     }
 
     fn generate(&self, n: usize, seed: u64) -> Result<Vec<Array>> {
         check_size("N", n, 1)?;
+        crate::memory::check_inputs_fit(self, n)?;
         Ok(vec![
             Array::complex_matrix("X", complex_matrix(n, seed, Stream::A)),
             Array::complex_matrix("Y", complex_matrix(n, seed, Stream::B)),
@@ -234,6 +244,8 @@ struct Plan {
     counts: Vec<usize>,
     forward: Arc<dyn Fft<f64>>,
     inverse: Arc<dyn Fft<f64>>,
+    /// See [`work_per_flop`].
+    work_per_flop: f64,
 }
 
 impl Plan {
@@ -241,7 +253,7 @@ impl Plan {
         self.counts[pid]
     }
 
-    /// Applies `fft` to each length-`n` row of `data` and declares the work.
+    /// Applies `fft` to each length-`n` row of `data` and declares its work.
     fn transform_rows(
         &self,
         ctx: &mut Ctx<'_>,
@@ -249,7 +261,7 @@ impl Plan {
         data: &mut [Complex64],
     ) -> Result<()> {
         let ffts = data.len() / self.n.max(1);
-        ctx.compute(ffts as f64 * fft_ops(self.n), || {
+        ctx.compute(ffts as f64 * fft_ops(self.n) * self.work_per_flop, || {
             if !data.is_empty() {
                 fft.process(data);
             }
@@ -313,6 +325,7 @@ fn node_program(
         counts: ctx.balanced_counts(n),
         forward: planner.plan_fft_forward(n),
         inverse: planner.plan_fft_inverse(n),
+        work_per_flop: work_per_flop(n),
     };
     let root = Root::Fastest;
     let packed = if ctx.pid() == ctx.rank(1)? {
@@ -331,7 +344,7 @@ fn node_program(
     plan.transform_rows(ctx, &plan.forward, &mut columns)?;
     let half = columns.len() / 2;
     let (xs, ys) = columns.split_at_mut(half);
-    ctx.compute(6.0 * half as f64, || {
+    ctx.compute(6.0 * half as f64 * plan.work_per_flop, || {
         xs.iter_mut().zip(ys.iter()).for_each(|(a, b)| *a *= b)
     })?;
     let mut product = columns[..half].to_vec();
@@ -339,7 +352,7 @@ fn node_program(
     let mut d = plan.transpose(ctx, &product, 1)?;
     plan.transform_rows(ctx, &plan.inverse, &mut d)?;
     let scale = 1.0 / (n * n) as f64;
-    ctx.compute(2.0 * d.len() as f64, || {
+    ctx.compute(2.0 * d.len() as f64 * plan.work_per_flop, || {
         d.iter_mut().for_each(|z| *z *= scale)
     })?;
     let elements: Vec<usize> = plan.counts.iter().map(|r| r * n).collect();

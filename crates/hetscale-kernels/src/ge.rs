@@ -13,18 +13,19 @@
 //! - [`Pivoting::None`]: the paper's algorithm; row `i` is the pivot of step `i`. One
 //!   superstep per step. Seeded inputs are made diagonally dominant so it is stable.
 //!
-//! Work: `W(N) = 2/3 N^3 - 1/2 N^2 - 19/6 N + 3` as published (JPDC 4.1.1). This
-//! implementation performs exactly `2/3 N^3 + 3/2 N^2 - 7/6 N` flops ([`counted_ops`]): step
-//! `i` costs `1 + 2 (N - i)` per remaining row (one division for the multiplier, a multiply
-//! and a subtraction for each of the columns `i+1..N-1` and `b`), back substitution `N^2`.
-//! The published formula is smaller by `2 N^2 + 2 N - 3` (it gives `W(2) = 0`), under 1% of
-//! `W` for `N >= 300`. Pivot searches are comparisons and are not counted.
+//! Work: `W(N) = 2/3 N^3 - 1/2 N^2 - 19/6 N + 3` as published (JPDC 4.1.1), and a run
+//! declares exactly that. The implementation performs `2/3 N^3 + 3/2 N^2 - 7/6 N` flops
+//! ([`flops`]): step `i` costs `1 + 2 (N - i)` per remaining row (one division for the
+//! multiplier, a multiply and a subtraction for each of the columns `i+1..N-1` and `b`), back
+//! substitution `N^2`. The published formula is smaller by `2 N^2 + 2 N - 3` (it gives
+//! `W(2) = 0`), under 1% of `W` for `N >= 300`, so each compute block declares its flops
+//! times `W(N) / flops(N)` ([`work_per_flop`]): one `W`, declared and reported alike, and
+//! `E_s` on the simulator never exceeds 1. Pivot searches are comparisons and are not counted.
 //!
 //! Overhead model (JPDC 4.5 on HBSP^1, exact): scatter of the rows + per step (allgather of
 //! the candidates with pivoting, broadcast of `N + 1 - i` values from the row's owner) +
 //! gather, each superstep with its barrier, plus the idle time of each step's uneven
-//! remaining rows; `r = counted_ops / W` and sequential fraction `N^2 / counted_ops` (back
-//! substitution on the root).
+//! remaining rows; sequential fraction `N^2 / flops` (back substitution on the root).
 
 use hbsp::collectives::{BroadcastAlgorithm, Root, allgather, broadcast, gatherv, scatterv};
 use hbsp::{Backend, Ctx, Machine};
@@ -39,6 +40,7 @@ use crate::kernel::{
 };
 use crate::matrix::Matrix;
 use crate::partition::{cyclic_owners, efficiency_detail};
+use crate::verify::max_or_nan;
 
 const F64: f64 = 8.0;
 
@@ -91,9 +93,15 @@ pub fn work(n: usize) -> f64 {
 }
 
 /// Flops this implementation performs: `2/3 N^3 + 3/2 N^2 - 7/6 N`.
-pub fn counted_ops(n: usize) -> f64 {
+pub fn flops(n: usize) -> f64 {
     let n = n as f64;
     (4.0 * n.powi(3) + 9.0 * n * n - 7.0 * n) / 6.0
+}
+
+/// Work each flop of the implementation declares, `W(N) / flops(N)`, so the blocks of a run
+/// declare exactly `W(N)` between them (0 for `N <= 2`, where the published `W` vanishes).
+pub fn work_per_flop(n: usize) -> f64 {
+    if n == 0 { 0.0 } else { work(n) / flops(n) }
 }
 
 impl Kernel for GeKernel {
@@ -106,22 +114,42 @@ impl Kernel for GeKernel {
     }
 
     fn counted_ops(&self, n: usize) -> f64 {
-        counted_ops(n)
+        work(n)
     }
 
+    /// `A` and `b`.
+    fn input_bytes(&self, n: usize) -> f64 {
+        let n = n as f64;
+        (n * n + n) * F64
+    }
+
+    /// The residual: vectors of length `N`.
+    fn verification_bytes(&self, n: usize) -> f64 {
+        2.0 * n as f64 * F64
+    }
+
+    /// A node's rows of `[A | b]` and the pivot row, plus its trace (a few supersteps per
+    /// elimination step, which on many nodes outweighs small matrices); the root also
+    /// holds its copy of `A` and `b`, the packed rows it scatters, the gathered rows and `x`.
+    /// Row counts are the cyclic distribution's totals, which the speeds' integer shares give
+    /// within one row (the owners of all `N` rows are not built: `N` may be absurd here).
     fn memory_per_node(&self, n: usize, machine: &Machine) -> Result<Vec<f64>> {
-        let owners = cyclic_owners(n, &speeds(machine))?;
+        // Up to three supersteps per step, and a flow to every node in the allgather and
+        // in a two-phase broadcast (measured: 2.6 kB per node and step at p = 64).
+        let trace_bytes_per_step = 3.0 * 256.0 + 2.0 * 24.0 * machine.p() as f64;
+        let shares = hetscale_model::hbsp::integer_shares(n, &speeds(machine))?;
         let root = machine.ranking()[0];
-        let width = (n + 1) as f64;
-        Ok((0..machine.p())
-            .map(|j| {
-                let rows = owners.iter().filter(|&&o| o == j).count() as f64;
+        let (nf, width) = (n as f64, n as f64 + 1.0);
+        Ok(shares
+            .iter()
+            .enumerate()
+            .map(|(j, &rows)| {
                 let root_copy = if j == root {
-                    2.0 * n as f64 * width + n as f64
+                    nf * width + 2.0 * nf * width + nf
                 } else {
                     0.0
                 };
-                (rows * width + width + root_copy) * F64
+                ((rows as f64 + 1.0) * width + width + root_copy) * F64 + nf * trace_bytes_per_step
             })
             .collect())
     }
@@ -145,7 +173,7 @@ impl Kernel for GeKernel {
         let row_bytes: Vec<f64> = steps
             .total
             .iter()
-            .map(|&rows| (rows * (n + 1)) as f64 * F64)
+            .map(|&rows| rows as f64 * (n as f64 + 1.0) * F64)
             .collect();
         let mut replay = Charges::new(machine);
         replay.superstep(IDLE, &charges::scatterv(root, &row_bytes))?;
@@ -161,19 +189,20 @@ impl Kernel for GeKernel {
                 replay.superstep(&eliminate, &phase)?;
                 eliminate.clear();
             }
-            let per_row = 1.0 + 2.0 * (n - i) as f64;
+            let per_row = (1.0 + 2.0 * (n - i) as f64) * work_per_flop(n);
             eliminate = remaining.iter().map(|&r| r as f64 * per_row).collect();
         }
         replay.set_weight(1.0);
         replay.superstep(&eliminate, &charges::gatherv(root, &row_bytes))?;
         let mut back_substitution = vec![0.0; p];
-        back_substitution[root] = (n * n) as f64;
+        back_substitution[root] = (n as f64).powi(2) * work_per_flop(n);
         replay.end(&back_substitution, &Traffic::idle(p))?;
-        Ok(replay.overhead(work(n), counted_ops(n), (n * n) as f64))
+        Ok(replay.overhead(work(n), work(n), back_substitution[root]))
     }
 
     fn generate(&self, n: usize, seed: u64) -> Result<Vec<Array>> {
         check_size("N", n, 1)?;
+        crate::memory::check_inputs_fit(self, n)?;
         let mut a = matrix(n, n, seed, Stream::A);
         if self.pivoting == Pivoting::None {
             make_diagonally_dominant(&mut a);
@@ -342,16 +371,18 @@ pub fn solve(
 /// backward-stable solver keeps near `eps`; also returns `||A x - b||`.
 pub(crate) fn residual_check(a: &Matrix, b: &[f64], x: &[f64]) -> (Verification, f64) {
     let n = a.rows();
-    let inf = |v: &[f64]| v.iter().fold(0.0f64, |m, e| m.max(e.abs()));
+    let inf = |v: &[f64]| max_or_nan(v.iter().map(|e| e.abs()));
     let residual: Vec<f64> = (0..n)
         .map(|i| a.row(i).iter().zip(x).map(|(a, x)| a * x).sum::<f64>() - b[i])
         .collect();
-    let norm_a = (0..n)
-        .map(|i| a.row(i).iter().map(|e| e.abs()).sum::<f64>())
-        .fold(0.0, f64::max);
+    let norm_a = max_or_nan((0..n).map(|i| a.row(i).iter().map(|e| e.abs()).sum::<f64>()));
     let r = inf(&residual);
     let denominator = norm_a * inf(x) + inf(b);
-    let error = if denominator > 0.0 {
+    // An infinite or NaN denominator (x or A not finite) must fail the check, not divide the
+    // residual down to 0.
+    let error = if !denominator.is_finite() {
+        f64::NAN
+    } else if denominator > 0.0 {
         r / denominator
     } else {
         r
@@ -459,13 +490,17 @@ impl Problem<'_> {
         if self.skeleton {
             return Ok(i);
         }
+        // Every node's rows being NaN in this column leaves no candidate at all.
         let best = all
             .iter()
             .filter(|c| c[1] >= 0.0)
             .max_by(|x, y| x[0].total_cmp(&y[0]).then(y[1].total_cmp(&x[1])))
-            .expect("some node has a remaining row");
+            .ok_or_else(|| not_finite(i))?;
         if best[0] == 0.0 {
             return Err(singular(i));
+        }
+        if !best[0].is_finite() {
+            return Err(not_finite(i));
         }
         Ok(best[1] as usize)
     }
@@ -494,6 +529,9 @@ impl Problem<'_> {
         if pivot[0] == 0.0 && !self.skeleton {
             return Err(singular(i));
         }
+        if !pivot[0].is_finite() && !self.skeleton {
+            return Err(not_finite(i));
+        }
         Ok(pivot)
     }
 
@@ -506,7 +544,7 @@ impl Problem<'_> {
     ) -> Result<()> {
         let width = self.width();
         let remaining = rows.remaining.iter().filter(|&&r| r).count();
-        let ops = remaining as f64 * (1.0 + 2.0 * (self.n - i) as f64);
+        let ops = remaining as f64 * (1.0 + 2.0 * (self.n - i) as f64) * work_per_flop(self.n);
         ctx.compute(ops, || {
             for (row, _) in rows
                 .data
@@ -544,7 +582,7 @@ impl Problem<'_> {
             return Err(singular(n - 1));
         }
         let mut x = vec![0.0; n];
-        ctx.compute((n * n) as f64, || {
+        ctx.compute((n * n) as f64 * work_per_flop(n), || {
             for s in (0..n).rev() {
                 let row = &packed[position[pivots[s]] * width..][..width];
                 let dot: f64 = row[s + 1..n]
@@ -557,6 +595,12 @@ impl Problem<'_> {
         })?;
         Ok(x)
     }
+}
+
+fn not_finite(column: usize) -> KernelError {
+    KernelError::Numerical(format!(
+        "no finite pivot in column {column}: the elimination overflowed to Inf or NaN; scale the matrix so its entries are far below 1e300"
+    ))
 }
 
 fn singular(column: usize) -> KernelError {
@@ -587,4 +631,33 @@ fn last_remaining(n: usize, pivots: &[usize]) -> usize {
 /// The index of the largest share (the fastest node), lowest on ties.
 fn fastest(shares: &[f64]) -> usize {
     (0..shares.len()).fold(0, |best, j| if shares[j] > shares[best] { j } else { best })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_residual_check_fails_a_solution_with_nan_inf_or_one_wrong_element() {
+        // A x = b with A = [[2, 1, 0], [1, 3, 1], [0, 1, 4]], x = (1, -1, 2).
+        let a = Matrix::new(3, 3, vec![2.0, 1.0, 0.0, 1.0, 3.0, 1.0, 0.0, 1.0, 4.0]).unwrap();
+        let x = [1.0, -1.0, 2.0];
+        let b = [1.0, 0.0, 7.0];
+        let (check, residual) = residual_check(&a, &b, &x);
+        assert!(check.passed && residual == 0.0, "{check:?}");
+        for (value, what) in [
+            (f64::NAN, "NaN"),
+            (f64::INFINITY, "Inf"),
+            (-1.5, "one wrong element"),
+        ] {
+            let mut wrong = x;
+            wrong[1] = value;
+            let (check, _) = residual_check(&a, &b, &wrong);
+            assert!(!check.passed, "{what}: {check:?}");
+            assert!(
+                check.error.is_nan() || check.error > check.tolerance,
+                "{what}: {check:?}"
+            );
+        }
+    }
 }

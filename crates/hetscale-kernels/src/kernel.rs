@@ -22,18 +22,45 @@ pub trait Kernel: Sync {
     /// `S = W / T` and `E_s = W / (T C)`.
     fn work(&self, n: usize) -> f64;
 
-    /// The exact number of floating-point operations this implementation's sequential
-    /// algorithm performs (what a one-node run declares to `ctx.compute`); equals
-    /// [`Kernel::work`] where the paper's formula is an exact count.
+    /// The operations a one-node run declares to `ctx.compute` in all. Every built-in kernel
+    /// declares exactly [`Kernel::work`] (one `W`, declared and reported alike, so the `sim`
+    /// backend's `E_s` never exceeds 1): where the implementation's own flop count differs
+    /// from the published formula (`ge`, `conv2d`), each block declares its flops times
+    /// `W / flops`. A kernel that declares more than `W` (repeated work) returns its count.
     fn counted_ops(&self, n: usize) -> f64;
 
     /// Bytes of kernel data each node holds at its peak, by pid (the root's input and result
     /// copies included).
     fn memory_per_node(&self, n: usize, machine: &Machine) -> Result<Vec<f64>>;
 
+    /// Bytes of the input arrays [`Kernel::generate`] makes at size `n`, which the caller
+    /// holds while the kernel runs (default 0: not known). With
+    /// [`Kernel::memory_per_node`] and [`Kernel::verification_bytes`] it lets
+    /// [`crate::memory::check_run_fits`] refuse a run that cannot fit before anything is
+    /// allocated.
+    fn input_bytes(&self, n: usize) -> f64 {
+        let _ = n;
+        0.0
+    }
+
+    /// Bytes the check of a result against its sequential reference takes beyond the result
+    /// (default 0).
+    fn verification_bytes(&self, n: usize) -> f64 {
+        let _ = n;
+        0.0
+    }
+
     /// Overhead model for prediction (approach 3): communication and synchronisation time
     /// `T_o(N, p, platform)` on the machine's HBSP^1 parameters, and the sequential fraction.
     fn overhead(&self, n: usize, machine: &Machine) -> Result<Overhead>;
+
+    /// Bytes [`Kernel::overhead`] takes at its peak at size `n` on `machine`, so a prediction
+    /// at an absurd size or node count is refused before it runs (default: a few vectors per
+    /// node, what replaying supersteps on per-node traffic takes).
+    fn overhead_bytes(&self, n: usize, machine: &Machine) -> Result<f64> {
+        let _ = n;
+        Ok(OVERHEAD_BYTES_PER_NODE * machine.p() as f64)
+    }
 
     /// A seeded input of problem size `n` (the same seed gives the same arrays everywhere).
     fn generate(&self, n: usize, seed: u64) -> Result<Vec<Array>>;
@@ -42,6 +69,10 @@ pub trait Kernel: Sync {
     /// verifies the result against a sequential reference and reports.
     fn run(&self, inputs: &[Array], backend: &Backend, machine: &Machine) -> Result<KernelRun>;
 }
+
+/// Bytes per node an overhead model replaying supersteps takes: a few per-node vectors of the
+/// traffic and the compute of a superstep.
+pub const OVERHEAD_BYTES_PER_NODE: f64 = 256.0;
 
 /// A kernel's time model at one problem size and machine:
 /// `T = r [(1 - alpha) W / C + alpha W / C_root] + T_o`.
@@ -59,9 +90,8 @@ pub struct Overhead {
     pub overhead_s: f64,
     /// Fraction `alpha` of the operations done by one node (the root) while the others wait.
     pub sequential_fraction: f64,
-    /// Operations the implementation performs per unit of work `W`, `counted_ops / W`: 1
-    /// where `W` is the exact count, else the ratio of the implementation's count to the
-    /// published formula (e.g. conv2d counts its FFTs at `5 N lg N`).
+    /// Operations the implementation declares per unit of work `W`, `counted_ops / W`: 1 for
+    /// the built-in kernels, which declare exactly `W`.
     pub ops_per_work: f64,
 }
 

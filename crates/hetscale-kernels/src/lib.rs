@@ -46,6 +46,7 @@ mod input;
 pub mod kernel;
 pub mod local;
 pub mod matrix;
+pub mod memory;
 pub mod mm;
 mod npy;
 pub mod partition;
@@ -63,6 +64,10 @@ pub use local::measure_dgemm_speed;
 pub use matrix::{ComplexMatrix, Matrix};
 pub use npy::{read_npy, write_npy};
 pub use registry::{KernelFactory, KernelOptions, KernelRegistry, kernel_by_name, parse_grid};
+
+/// The largest problem size `N` the kernels' models take: sizes are `f64` in the models and
+/// the root finding, which represent every integer exactly up to `2^53`.
+pub const MAX_N: u64 = 1 << 53;
 
 /// The kernels' names, as the command line spells them.
 pub const KERNEL_NAMES: [&str; 5] = ["mm", "ge", "conv2d", "summa", "burg"];

@@ -33,6 +33,11 @@ const F64: f64 = 8.0;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct MmKernel;
 
+/// `N^2` without overflowing (models and estimates run at any `N`).
+fn square(n: usize) -> f64 {
+    (n as f64).powi(2)
+}
+
 /// `W(N) = 2 N^3` (JPDC 4.1.2).
 pub fn work(n: usize) -> f64 {
     2.0 * (n as f64).powi(3)
@@ -49,6 +54,16 @@ impl Kernel for MmKernel {
 
     fn counted_ops(&self, n: usize) -> f64 {
         work(n)
+    }
+
+    /// `A` and `B`.
+    fn input_bytes(&self, n: usize) -> f64 {
+        2.0 * square(n) * F64
+    }
+
+    /// Freivalds' check: a handful of vectors of length `N`.
+    fn verification_bytes(&self, n: usize) -> f64 {
+        8.0 * n as f64 * F64
     }
 
     fn memory_per_node(&self, n: usize, machine: &Machine) -> Result<Vec<f64>> {
@@ -81,12 +96,12 @@ impl Kernel for MmKernel {
         let (mut distribute, mut collect) =
             (Traffic::idle(machine.p()), Traffic::idle(machine.p()));
         for (j, &rows) in counts.iter().enumerate().filter(|(_, r)| **r > 0) {
-            let piece = (rows * n) as f64 * F64;
+            let piece = rows as f64 * n as f64 * F64;
             distribute.add(root, j, piece);
-            distribute.add(root, j, (n * n) as f64 * F64);
+            distribute.add(root, j, square(n) * F64);
             collect.add(j, root, piece);
         }
-        let ops: Vec<f64> = counts.iter().map(|&r| 2.0 * (r * n * n) as f64).collect();
+        let ops: Vec<f64> = counts.iter().map(|&r| 2.0 * r as f64 * square(n)).collect();
         let mut replay = Charges::new(machine);
         replay.superstep(IDLE, &distribute)?;
         replay.superstep(&ops, &collect)?;
@@ -94,6 +109,7 @@ impl Kernel for MmKernel {
     }
 
     fn generate(&self, n: usize, seed: u64) -> Result<Vec<Array>> {
+        crate::memory::check_inputs_fit(self, n)?;
         product_operands(n, seed)
     }
 
@@ -166,7 +182,7 @@ fn node_program(ctx: &mut Ctx<'_>, a: &Matrix, b: &Matrix, n: usize) -> Result<O
         }
         ctx.sync()
     })?;
-    let ops = 2.0 * (rows * n * n) as f64;
+    let ops = 2.0 * rows as f64 * square(n);
     if me != root {
         let mut received = ctx.recv_all::<f64>()?.into_iter();
         let (a_rows, b_full) = match (received.next(), received.next()) {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::burg::BurgKernel;
+use crate::burg::{self, BurgKernel};
 use crate::conv2d::Conv2dKernel;
 use crate::error::{Result, invalid};
 use crate::ge::GeKernel;
@@ -36,7 +36,7 @@ impl Default for KernelOptions {
             strategy: "hoho".into(),
             grid: None,
             nb: 128,
-            order: 8,
+            order: burg::DEFAULT_ORDER,
         }
     }
 }

@@ -43,8 +43,11 @@ fn matches_direct_circular_convolution_for_every_p_and_awkward_n() {
             assert!(err < 1e-11, "p = {} n = {n}: {err}", machine.p());
             assert!(run.verification.passed);
             assert!(
-                (declared(&run) - conv2d::counted_ops(n)).abs()
-                    < 1e-6 * conv2d::counted_ops(n).max(1.0)
+                (declared(&run) - conv2d::work(n)).abs() <= 1e-12 * conv2d::work(n),
+                "p = {} n = {n}: declared {} is not W = {}",
+                machine.p(),
+                declared(&run),
+                conv2d::work(n)
             );
         }
     }
@@ -53,7 +56,7 @@ fn matches_direct_circular_convolution_for_every_p_and_awkward_n() {
 #[test]
 fn work_is_the_published_formula() {
     assert_eq!(conv2d::work(145).round(), 10_492_177.0); // JPDC Table 10
-    assert_eq!(conv2d::counted_ops(8), 30.0 * 64.0 * 3.0 + 8.0 * 64.0);
+    assert_eq!(conv2d::flops(8), 30.0 * 64.0 * 3.0 + 8.0 * 64.0);
 }
 
 #[test]

@@ -51,7 +51,12 @@ fn both_variants_match_the_naive_solver_for_every_p_and_awkward_n() {
                 let what = format!("{pivoting:?} p = {} n = {n}", machine.p());
                 assert!(max_abs_diff(real(&run.result), &expected) < 1e-10, "{what}");
                 assert!(run.verification.passed, "{what}: {:?}", run.verification);
-                assert_eq!(declared(&run), ge::counted_ops(n), "{what}");
+                let w = ge::work(n);
+                assert!(
+                    (declared(&run) - w).abs() <= 1e-12 * w,
+                    "{what}: declared {}",
+                    declared(&run)
+                );
             }
         }
     }
@@ -127,12 +132,48 @@ fn work_is_the_published_formula_and_the_count_is_exact() {
             .map(|i| (n - 1 - i) * (1 + 2 * (n - i)))
             .sum::<usize>()
             + n * n;
-        assert_eq!(ge::counted_ops(n).round() as usize, by_hand, "n = {n}");
+        assert_eq!(ge::flops(n).round() as usize, by_hand, "n = {n}");
     }
     let over = GeKernel::default()
         .overhead(50, &machine(&[2.0, 1.0]))
         .unwrap();
     assert!(
         over.overhead_s > 0.0 && over.sequential_fraction > 0.0 && over.sequential_fraction < 0.1
+    );
+}
+
+#[test]
+fn nan_and_overflow_are_one_line_errors_not_panics() {
+    // A NaN column: no node has a candidate pivot at step 0 (this used to panic).
+    let n = 5;
+    let mut nan_column: Vec<f64> = (0..n * n).map(|k| 1.0 + (k % 3) as f64).collect();
+    (0..n).for_each(|i| nan_column[i * n] = f64::NAN);
+    let nan_column = Matrix::new(n, n, nan_column).unwrap();
+    // Finite entries near f64::MAX: the first elimination step overflows to Inf.
+    let mut huge = vec![1e308; n * n];
+    (0..n).for_each(|i| huge[i * n + i] = -1e308);
+    let huge = Matrix::new(n, n, huge).unwrap();
+    let b = vec![1.0; n];
+    for machine in machines() {
+        for (a, what) in [(&nan_column, "NaN column"), (&huge, "overflow")] {
+            let err = ge::solve(a, &b, Pivoting::Partial, &threads(), &machine)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("no finite pivot") && !err.contains('\n'),
+                "{what}, p = {}: {err}",
+                machine.p()
+            );
+        }
+    }
+    // Through the kernel's input arrays, a NaN is refused before anything runs.
+    let inputs = [Array::matrix("A", nan_column), Array::vector("b", b)];
+    let err = GeKernel::default()
+        .run(&inputs, &threads(), &machines()[1])
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "A holds a NaN or infinite value at index (0, 0): give finite numbers"
     );
 }

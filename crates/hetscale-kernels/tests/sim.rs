@@ -102,3 +102,50 @@ fn every_kernel_verifies_on_sim_for_p_1_to_8_with_zero_shares() {
         }
     }
 }
+
+#[test]
+fn every_kernel_declares_w_so_e_s_is_at_most_1_on_sim() {
+    // One W per kernel: what a run declares is what E_s = W / (T C) divides by, so the
+    // simulator, which charges declared work at marked speed plus communication, can never
+    // give E_s > 1 (conv2d used to declare 30 N^2 lg N of its 66 N^2 lg N: E_s = 2.2).
+    let platform = hbsp::Platform::load("sunwulf").unwrap();
+    for nodes in ["server:1", "sunfire:1", "server:1,sunblade:2,sunfire:1"] {
+        let machine = platform.select(&nodes.parse().unwrap()).unwrap();
+        for (kernel, _, _) in kernels() {
+            for n in [7, 16, 45] {
+                let inputs = kernel.generate(n, 2).unwrap();
+                let run = kernel
+                    .run(&inputs, &Backend::sim_declared(), &machine)
+                    .unwrap();
+                let what = format!("{} {:?} on {nodes}, N = {n}", kernel.name(), run.details);
+                let e_s = run.speed_efficiency().unwrap();
+                assert!(e_s <= 1.0, "{what}: E_s = {e_s}");
+                assert_eq!(run.work, kernel.work(n), "{what}");
+                if machine.p() == 1 {
+                    let declared = declared(&run);
+                    assert!(
+                        (declared - run.work).abs() <= 1e-12 * run.work,
+                        "{what}: declared {declared}, W = {}",
+                        run.work
+                    );
+                    assert_eq!(kernel.counted_ops(n), kernel.work(n), "{what}");
+                }
+            }
+        }
+    }
+    // The case: conv2d at N = 512 on Sunwulf's server alone.
+    let server = platform.select(&"server:1".parse().unwrap()).unwrap();
+    let kernel = Conv2dKernel;
+    let run = kernel
+        .run(
+            &kernel.generate(512, 1).unwrap(),
+            &Backend::sim_declared(),
+            &server,
+        )
+        .unwrap();
+    let e_s = run.speed_efficiency().unwrap();
+    assert!(
+        e_s <= 1.0 && e_s > 0.9,
+        "conv2d N = 512 on one node: E_s = {e_s}"
+    );
+}

@@ -46,6 +46,11 @@ pub struct PredictedPoint {
     pub time_s: f64,
     /// `E_s = W / (T C)` at that point (the target, up to root-finding tolerance).
     pub speed_efficiency: f64,
+    /// `psi(first, this) = C W_first / (C_first W)`, from the first configuration (1 there).
+    pub psi_from_first: f64,
+    /// `psi(previous, this)`, between consecutive configurations as the papers tabulate it
+    /// (the matrix's super-diagonal); `None` on the first.
+    pub psi_from_previous: Option<f64>,
 }
 
 /// A predicted study: one point per configuration and the scalability matrix between them.
@@ -72,7 +77,7 @@ pub fn predict(
     let efficiency = |n: f64, c: &Configuration| {
         metrics::speed_efficiency(work(n, c)?, time(n, c)?, c.marked_speed)
     };
-    let points = configs
+    let mut points = configs
         .iter()
         .map(|c| {
             let n = root::solve_for_target(
@@ -88,6 +93,8 @@ pub fn predict(
                 work: work(n, c)?,
                 time_s: time(n, c)?,
                 speed_efficiency: efficiency(n, c)?,
+                psi_from_first: f64::NAN,
+                psi_from_previous: None,
             })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -96,9 +103,14 @@ pub fn predict(
         .iter()
         .map(|p| (p.configuration.marked_speed, p.work))
         .collect();
+    let psi = ScalabilityMatrix::from_systems(labels, &systems)?;
+    for (j, point) in points.iter_mut().enumerate() {
+        point.psi_from_first = psi.get(0, j).unwrap_or(f64::NAN);
+        point.psi_from_previous = j.checked_sub(1).and_then(|i| psi.get(i, j));
+    }
     Ok(PredictedStudy {
         target,
-        psi: ScalabilityMatrix::from_systems(labels, &systems)?,
+        psi,
         points,
     })
 }
@@ -127,11 +139,26 @@ impl Default for KernelTimeModel {
 
 impl KernelTimeModel {
     /// Compute and overhead times, s, of `program` at size `n` on `config` (model as derived).
+    /// A kernel's overhead model that would not fit in memory at this size is refused before
+    /// it runs.
     pub fn parts(
         program: &Program,
         n: f64,
         config: &ResolvedConfiguration,
     ) -> crate::Result<(f64, f64)> {
+        if let Some(kernel) = program.kernel() {
+            let size = n.round().max(1.0) as usize;
+            hetscale_kernels::memory::check_fits(
+                &format!(
+                    "the {} model on {} ({} nodes) at N = {size}",
+                    kernel.name(),
+                    config.configuration.label,
+                    config.configuration.nodes
+                ),
+                kernel.overhead_bytes(size, &config.machine)?,
+                "use fewer nodes or a smaller n_max (--n-max)",
+            )?;
+        }
         program.model_parts(n, config)
     }
 
@@ -174,6 +201,23 @@ impl KernelTimeModel {
     }
 }
 
+/// Bytes a prediction holds per node of its machines beyond the kernel's model: the
+/// platform's node, the selected machine's and the configuration's (about 400 measured for
+/// 850,000 nodes; rounded up).
+const BYTES_PER_NODE: f64 = 1024.0;
+
+/// Refuses, before a platform of `nodes` nodes is replicated `copies` times, a machine whose
+/// nodes alone would not fit in memory (or whose node count overflows).
+pub fn check_replication_fits(nodes: usize, copies: usize) -> crate::Result<()> {
+    let total = nodes as f64 * copies as f64;
+    hetscale_kernels::memory::check_fits(
+        &format!("a platform of {nodes} nodes replicated {copies} times ({total:.3e} nodes)"),
+        total * BYTES_PER_NODE,
+        "use a smaller --replicate",
+    )?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,9 +240,40 @@ mod tests {
         for j in 1..3 {
             assert!((s.psi.get(0, j).unwrap() - 1.0).abs() < 1e-6);
         }
+        assert_eq!(s.points[0].psi_from_previous, None);
+        assert_eq!(s.points[2].psi_from_previous, s.psi.get(1, 2));
+        assert_eq!(s.points[2].psi_from_first, s.psi.get(0, 2).unwrap());
         for p in &s.points {
             assert!((p.speed_efficiency - 0.4).abs() < 1e-9);
         }
+    }
+
+    #[test]
+    fn each_point_carries_psi_from_the_first_and_from_the_previous_configuration() {
+        // An overhead growing with p: psi falls from one configuration to the next, so
+        // psi(first, this) and psi(previous, this) differ from the third configuration on.
+        let configs: Vec<Configuration> = (1..=3)
+            .map(|k| Configuration::new(format!("C_{k}"), k, 100e6 * k as f64).unwrap())
+            .collect();
+        let s = predict(
+            &configs,
+            |n, _| workload::mm(n),
+            |n, c| Ok(workload::mm(n)? / c.marked_speed + 0.01 * (c.nodes * c.nodes) as f64),
+            0.5,
+            (1.0, 1e5),
+        )
+        .unwrap();
+        let (p01, p12, p02) = (
+            s.psi.get(0, 1).unwrap(),
+            s.psi.get(1, 2).unwrap(),
+            s.psi.get(0, 2).unwrap(),
+        );
+        assert!(p12 < 1.0 && (p02 - p12).abs() > 0.05, "{p01} {p12} {p02}");
+        let from_first: Vec<f64> = s.points.iter().map(|p| p.psi_from_first).collect();
+        let from_previous: Vec<Option<f64>> =
+            s.points.iter().map(|p| p.psi_from_previous).collect();
+        assert_eq!(from_first, vec![1.0, p01, p02]);
+        assert_eq!(from_previous, vec![None, Some(p01), Some(p12)]);
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use hbsp::{Backend, Machine, Platform, WorkCharge};
+use hetscale_kernels::memory::check_run_fits;
 use hetscale_kernels::{KernelRegistry, flops_per_unit};
 use serde::Serialize;
 
@@ -425,6 +426,16 @@ impl<'a> Runner<'a> {
         }
         if let Some(launcher) = &self.launcher {
             return launcher.run(self.spec, config, n);
+        }
+        if let Some(kernel) = self.program.kernel() {
+            // Refused before the inputs are generated, not killed by the system halfway.
+            let size = usize::try_from(n).unwrap_or(usize::MAX);
+            check_run_fits(kernel, size, &config.machine, backend).map_err(|e| {
+                StudyError::Configuration {
+                    configuration: config.configuration.label.clone(),
+                    message: format!("N = {n}: {e}"),
+                }
+            })?;
         }
         let hostfile = self.hostfiles.path_for(&self.program, config)?;
         crate::program::execute(

@@ -675,6 +675,15 @@ fn validate_configurations(
         return Err(at(span, "no [[configuration]]: give at least one".into()));
     }
     for (i, c) in configurations.iter().enumerate() {
+        // The node-set first: `study --command --nodes ""` makes both empty, and the empty
+        // node-set is what the user wrote.
+        c.nodes.parse::<hbsp::NodeSet>().map_err(|e| {
+            let which = match c.label.trim() {
+                "" => (i + 1).to_string(),
+                label => format!("\"{label}\""),
+            };
+            at(span.clone(), format!("configuration {which}: nodes: {e}"))
+        })?;
         if c.label.trim().is_empty() {
             return Err(at(
                 span.clone(),
@@ -690,12 +699,6 @@ fn validate_configurations(
                 ),
             ));
         }
-        c.nodes.parse::<hbsp::NodeSet>().map_err(|e| {
-            at(
-                span.clone(),
-                format!("configuration \"{}\": nodes: {e}", c.label),
-            )
-        })?;
     }
     Ok(())
 }
@@ -936,5 +939,23 @@ nodes = "server:1,sunblade:1,sunfire:2"
         assert!(err.contains("twice"), "{err}");
         let err = error_of(&VALID.replace("n_max = 512", "n_max = 512\nverify = \"C_9\""));
         assert!(err.contains("verify") && err.contains("line 7"), "{err}");
+    }
+
+    #[test]
+    fn an_empty_node_set_is_named_before_an_empty_label() {
+        // `hetscale study --command --nodes ""` labels each configuration by its node-set.
+        let err = error_of(&VALID.replace(
+            "label = \"C'_2\"\nnodes = \"server:1,sunfire:1\"",
+            "label = \"\"\nnodes = \"\"",
+        ));
+        assert!(
+            err.contains("configuration 1: nodes: the node-set is empty: write a count (4)"),
+            "{err}"
+        );
+        let err = error_of(&VALID.replace("server:1,sunfire:1", " "));
+        assert!(
+            err.contains("configuration \"C'_2\": nodes: the node-set is empty"),
+            "{err}"
+        );
     }
 }

@@ -69,47 +69,65 @@ fn run_args<'a>(
     args
 }
 
+/// Heterogeneous Sunwulf node sets of 2 and 4 nodes (server, SunBlades, a SunFire), so rows,
+/// blocks and HeHo's processes are split unevenly and every kernel sends messages.
+fn nodes_for(ranks: usize) -> &'static str {
+    match ranks {
+        2 => "server:1,sunfire:1",
+        4 => "server:1,sunblade:2,sunfire:1",
+        _ => unreachable!("the cases run on 2 and 4 ranks"),
+    }
+}
+
 #[test]
-fn every_kernel_gives_the_threads_result_on_1_to_4_ranks() {
+fn every_kernel_and_summa_strategy_gives_the_threads_result_on_2_and_4_ranks() {
     let dir = tempfile::tempdir().unwrap();
-    let cases = [
-        ("mm", 1, vec![]),
-        ("ge", 3, vec![]),
-        ("ge", 2, vec!["--pivoting", "none"]),
-        ("conv2d", 4, vec![]),
-        ("burg", 3, vec!["--order", "4"]),
-        ("summa", 4, vec!["--strategy", "hohe2", "--nb", "8"]),
+    let kernels: [(&str, Vec<&str>); 9] = [
+        ("mm", vec![]),
+        ("ge", vec![]),
+        ("ge", vec!["--pivoting", "none"]),
+        ("conv2d", vec![]),
+        ("burg", vec![]),
+        ("summa", vec!["--strategy", "hoho", "--nb", "8"]),
+        ("summa", vec!["--strategy", "heho", "--nb", "8"]),
+        ("summa", vec!["--strategy", "hohe1", "--nb", "8"]),
+        ("summa", vec!["--strategy", "hohe2", "--nb", "8"]),
     ];
-    for (kernel, ranks, extra) in cases {
-        let nodes = ranks.to_string();
-        let on_mpi = dir.path().join(format!("{kernel}-{ranks}-mpi.npy"));
-        let on_threads = dir.path().join(format!("{kernel}-{ranks}-threads.npy"));
-        let mut args = run_args(kernel, &nodes, &on_mpi, &extra);
-        args.extend(["--backend", "mpi", "--json"]);
-        let output = mpirun(ranks, &args);
-        assert!(
-            output.status.success(),
-            "{kernel} on {ranks} ranks: {}",
-            text(&output.stderr)
-        );
-        let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-            panic!(
-                "rank 0 alone prints one JSON object ({e}): {}",
-                text(&output.stdout)
-            )
-        });
-        assert_eq!(json["backend"], "mpi");
-        assert_eq!(json["verification"]["passed"], true, "{json}");
-        let threads = Command::new(hetscale())
-            .args(run_args(kernel, &nodes, &on_threads, &extra))
-            .output()
-            .unwrap();
-        assert!(threads.status.success(), "{}", text(&threads.stderr));
-        assert_eq!(
-            std::fs::read(&on_mpi).unwrap(),
-            std::fs::read(&on_threads).unwrap(),
-            "{kernel} on {ranks} ranks: the result differs from the threads backend's"
-        );
+    for (case, (kernel, extra)) in kernels.iter().enumerate() {
+        for ranks in [2, 4] {
+            let what = format!("{kernel} {extra:?} on {ranks} ranks");
+            let nodes = nodes_for(ranks);
+            let on_mpi = dir.path().join(format!("{case}-{ranks}-mpi.npy"));
+            let on_threads = dir.path().join(format!("{case}-{ranks}-threads.npy"));
+            let mut args = run_args(kernel, nodes, &on_mpi, extra);
+            args.extend(["--backend", "mpi", "--json"]);
+            let output = mpirun(ranks, &args);
+            assert!(output.status.success(), "{what}: {}", text(&output.stderr));
+            let json: serde_json::Value =
+                serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+                    panic!(
+                        "{what}: rank 0 alone prints one JSON object ({e}): {}",
+                        text(&output.stdout)
+                    )
+                });
+            assert_eq!(json["backend"], "mpi", "{what}");
+            assert_eq!(json["p"], ranks, "{what}");
+            assert_eq!(json["verification"]["passed"], true, "{what}: {json}");
+            let threads = Command::new(hetscale())
+                .args(run_args(kernel, nodes, &on_threads, extra))
+                .output()
+                .unwrap();
+            assert!(
+                threads.status.success(),
+                "{what}: {}",
+                text(&threads.stderr)
+            );
+            assert_eq!(
+                std::fs::read(&on_mpi).unwrap(),
+                std::fs::read(&on_threads).unwrap(),
+                "{what}: the result differs from the threads backend's"
+            );
+        }
     }
 }
 

@@ -115,6 +115,17 @@ fn bad_input_is_a_one_line_error() {
     let vector = dir.join("v.npy");
     hetscale_kernels::write_npy(&vector, &hetscale_kernels::Array::vector("v", vec![1.0; 4]))
         .unwrap();
+    let nan_matrix = dir.join("nan.npy");
+    let mut a = hetscale_kernels::Matrix::new(4, 4, vec![1.0; 16]).unwrap();
+    a.as_mut_slice()[6] = f64::NAN;
+    hetscale_kernels::write_npy(&nan_matrix, &hetscale_kernels::Array::matrix("A", a)).unwrap();
+    let skewed = dir.join("skewed.toml");
+    std::fs::write(
+        &skewed,
+        "name = \"skewed\"\n[network]\ng_s_per_byte = 1e-9\nL = { base_s = 1e-5 }\n\
+         [[node]]\nname = \"fast\"\nmarked_speed = 1e9\n[[node]]\nname = \"slow\"\nmarked_speed = 1.0\n",
+    )
+    .unwrap();
     let cases: Vec<Vec<String>> = vec![
         vec!["run".into(), "mm".into()],
         vec!["run".into(), "mm".into(), "--n".into(), "0".into()],
@@ -162,6 +173,26 @@ fn bad_input_is_a_one_line_error() {
             "conv2d".into(),
             "--input".into(),
             "/nonexistent.npy,/x.npy".into(),
+        ],
+        // A NaN in an input is refused, not run to a "verified" result.
+        vec![
+            "run".into(),
+            "ge".into(),
+            "--pivoting".into(),
+            "none".into(),
+            "--input".into(),
+            format!("{},{}", nan_matrix.display(), vector.display()),
+        ],
+        // A 1e9-fold speed ratio asked HeHo for a billion processes (an 8 GB allocation).
+        vec![
+            "run".into(),
+            "summa".into(),
+            "--strategy".into(),
+            "heho".into(),
+            "--platform".into(),
+            skewed.display().to_string(),
+            "--n".into(),
+            "16".into(),
         ],
     ];
     for args in cases {
@@ -213,5 +244,74 @@ fn sim_runs_are_deterministic_and_skeletons_unverified() {
             .as_str()
             .unwrap()
             .contains("skeleton")
+    );
+}
+
+#[test]
+fn sizes_beyond_memory_are_refused_before_anything_is_allocated() {
+    // These aborted on allocation (exit 134) or on "capacity overflow" (conv2d).
+    for (kernel, n) in [
+        ("mm", "1000000000"),
+        ("ge", "1000000000"),
+        ("conv2d", "1000000000"),
+        ("summa", "1000000000"),
+        ("burg", "100000000000000"),
+    ] {
+        for backend in ["threads", "sim"] {
+            let out = hetscale()
+                .args(["run", kernel, "--n", n, "--backend", backend])
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(1), "{kernel} {backend}");
+            let err = String::from_utf8(out.stderr).unwrap();
+            assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+            assert!(
+                err.starts_with(&format!(
+                    "hetscale: {kernel} at N = {n} on 2 nodes would need about "
+                )) && err.contains("use a smaller N or fewer nodes"),
+                "{err}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_kernel_with_command_is_refused() {
+    // --command used to be ignored when a kernel was named.
+    let out = hetscale()
+        .args([
+            "run",
+            "mm",
+            "--n",
+            "4",
+            "--command",
+            "echo {n}",
+            "--work",
+            "n",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("cannot be used with '--command"), "{err}");
+}
+
+#[test]
+fn a_study_refuses_runs_that_cannot_fit_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = "name = \"huge\"\nkernel = \"mm\"\nbackend = \"sim\"\nplatform = \"sunwulf\"\n\
+                target = 0.3\napproaches = [\"measured\"]\nn_min = 1000000\nn_max = 4000000\n\
+                [[configuration]]\nlabel = \"one\"\nnodes = \"server:1\"\n";
+    std::fs::write(dir.path().join("huge.toml"), spec).unwrap();
+    let out = hetscale()
+        .args(["study", "huge.toml", "--db", "s.db", "--out", "out"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("N = 1000000: mm at N = 1000000 on 1 nodes would need about"),
+        "{err}"
     );
 }

@@ -87,7 +87,7 @@ impl Layout {
         let mut area = vec![0.0; p];
         for q in 0..self.processes() {
             let (i, j) = self.position(q);
-            area[self.host[q]] += (self.rows(i, j).len() * self.cols(j).len()) as f64;
+            area[self.host[q]] += self.rows(i, j).len() as f64 * self.cols(j).len() as f64;
         }
         area
     }
@@ -134,7 +134,7 @@ pub fn partition(
 }
 
 fn check_grid(strategy: Strategy, (rows, cols): (usize, usize), processes: usize) -> Result<()> {
-    if rows * cols == processes && rows > 0 {
+    if rows.checked_mul(cols) == Some(processes) && rows > 0 {
         return Ok(());
     }
     let what = if strategy == Strategy::HeHo {
@@ -149,7 +149,26 @@ fn check_grid(strategy: Strategy, (rows, cols): (usize, usize), processes: usize
     )))
 }
 
+/// The most logical processes a HeHo layout may have beyond one per node. Each superstep of
+/// the pipeline visits every process once per panel in flight, so the bookkeeping grows as
+/// processes times grid side, and `g_l = round(C_l / C_min)` grows without bound with the
+/// speed ratio (a 1e9-fold ratio asked for a billion processes and an 8 GB allocation).
+pub const MAX_HEHO_PROCESSES: usize = 16_384;
+
+/// `g_l = round(C_l / C_min)` per node, refused when their sum exceeds
+/// [`MAX_HEHO_PROCESSES`] (or `p`, on a machine of more nodes than that).
 fn heho_processes(speeds: &[f64]) -> Result<Vec<usize>> {
+    let slowest = speeds.iter().copied().fold(f64::INFINITY, f64::min);
+    // Summed in floating point: the counts themselves may not fit a usize.
+    let total: f64 = speeds.iter().map(|s| (s / slowest).round().max(1.0)).sum();
+    let limit = MAX_HEHO_PROCESSES.max(speeds.len());
+    if total > limit as f64 {
+        let fastest = speeds.iter().copied().fold(0.0, f64::max);
+        return Err(invalid(format!(
+            "HeHo would run {total:.3e} logical processes (g_l = round(C_l / C_min), the speeds differ {:.3e}-fold), more than {limit}: use strategy hohe1 or hohe2, or leave the slowest nodes out",
+            fastest / slowest
+        )));
+    }
     Ok(Processors::new(speeds.to_vec())?.heho_processes())
 }
 
@@ -346,11 +365,47 @@ mod tests {
     }
 
     #[test]
+    fn heho_refuses_a_process_count_the_speed_ratio_blows_up() {
+        // 1e9-fold: a billion logical processes (this aborted allocating 8 GB).
+        let err = partition(Strategy::HeHo, 64, &[1e9, 1.0], None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("HeHo would run 1.000e9 logical processes")
+                && err.contains("use strategy hohe1 or hohe2")
+                && !err.contains('\n'),
+            "{err}"
+        );
+        assert!(partition(Strategy::HeHo, 64, &[f64::MAX, 1e-300], None).is_err());
+        // Right at the limit it still runs; other strategies never multiply processes.
+        let at_limit = [(MAX_HEHO_PROCESSES - 1) as f64, 1.0];
+        assert_eq!(
+            partition(Strategy::HeHo, 8, &at_limit, None)
+                .unwrap()
+                .processes(),
+            MAX_HEHO_PROCESSES
+        );
+        assert!(partition(Strategy::HeHo, 8, &[MAX_HEHO_PROCESSES as f64, 1.0], None).is_err());
+        assert_eq!(
+            partition(Strategy::HoHe2, 64, &[1e9, 1.0], None)
+                .unwrap()
+                .processes(),
+            2
+        );
+    }
+
+    #[test]
     fn bad_grids_say_what_fits() {
         let err = partition(Strategy::HoHo, 8, &[1.0; 6], Some((2, 2)))
             .unwrap_err()
             .to_string();
         assert!(err.contains("choose P x Q = 6, e.g. 2x3"), "{err}");
+        // P Q overflowing usize is a grid that does not fit, not a wrapped product.
+        let huge = 1usize << 33;
+        let err = partition(Strategy::HoHo, 8, &[1.0; 6], Some((huge, huge)))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("choose P x Q = 6"), "{err}");
         assert_eq!(default_grid(7), (1, 7));
         assert_eq!(default_grid(12), (3, 4));
     }

@@ -107,20 +107,47 @@ impl Kernel for SummaKernel {
         crate::mm::work(n)
     }
 
+    /// `A` and `B`.
+    fn input_bytes(&self, n: usize) -> f64 {
+        2.0 * (n as f64).powi(2) * F64
+    }
+
+    /// Freivalds' check, as `mm`'s.
+    fn verification_bytes(&self, n: usize) -> f64 {
+        crate::mm::MmKernel.verification_bytes(n)
+    }
+
+    /// Each logical process's blocks of `A`, `B` and `C` and the panels in flight (at most
+    /// `max(P, Q)` of width at most `nb`); the root also holds its copies of `A` and `B`, the
+    /// blocks of `C` it receives and `C`.
     fn memory_per_node(&self, n: usize, machine: &Machine) -> Result<Vec<f64>> {
         let layout = self.layout(n, machine)?;
-        let schedule = Schedule::new(&layout, n, self.nb);
         let root = machine.ranking()[0];
+        let widest_panel = self.nb.min(n) as f64;
         let mut bytes = vec![0.0; machine.p()];
         for q in 0..layout.processes() {
             let (i, j) = layout.position(q);
             let (rows, cols) = (layout.rows(i, j).len() as f64, layout.cols(j).len() as f64);
-            let panels_in_flight =
-                (layout.grid.0.max(layout.grid.1)) as f64 * schedule.max_width() as f64;
+            let panels_in_flight = (layout.grid.0.max(layout.grid.1)) as f64 * widest_panel;
             bytes[layout.host[q]] += (3.0 * rows * cols + panels_in_flight * (rows + cols)) * F64;
         }
-        bytes[root] += 3.0 * (n * n) as f64 * F64;
+        bytes[root] += 4.0 * (n as f64).powi(2) * F64;
         Ok(bytes)
+    }
+
+    /// The layout, the schedule (panel bounds, and for each panel the grid row of its `B` in
+    /// every grid column: `O(N / nb)` entries per grid column, which an absurd `N` makes
+    /// absurd) and one ring superstep's hops.
+    fn overhead_bytes(&self, n: usize, machine: &Machine) -> Result<f64> {
+        let layout = self.layout(n, machine)?;
+        let (rows, cols) = layout.grid;
+        let processes = layout.processes() as f64;
+        let panels = (n / self.nb) as f64 + 1.0 + processes + cols as f64;
+        let schedule = panels * (cols as f64 + 2.0) * 8.0;
+        let hops = processes * rows.max(cols) as f64 * 2.0 * std::mem::size_of::<Send>() as f64;
+        Ok(schedule
+            + hops
+            + crate::kernel::OVERHEAD_BYTES_PER_NODE * (processes + machine.p() as f64))
     }
 
     /// Replays the program's supersteps (after the starting barrier): (1) the root sends
@@ -158,8 +185,10 @@ impl Kernel for SummaKernel {
             let mut ops = vec![0.0; p];
             for (q, width) in schedule.updates_at(&layout, s) {
                 let (i, j) = layout.position(q);
-                ops[layout.host[q]] +=
-                    2.0 * (layout.rows(i, j).len() * layout.cols(j).len() * width) as f64;
+                ops[layout.host[q]] += 2.0
+                    * layout.rows(i, j).len() as f64
+                    * layout.cols(j).len() as f64
+                    * width as f64;
             }
             replay.superstep(&ops, &traffic)?;
         }
@@ -169,6 +198,7 @@ impl Kernel for SummaKernel {
     }
 
     fn generate(&self, n: usize, seed: u64) -> Result<Vec<Array>> {
+        crate::memory::check_inputs_fit(self, n)?;
         product_operands(n, seed)
     }
 
@@ -289,13 +319,6 @@ impl Schedule {
 
     fn panel(&self, t: usize) -> std::ops::Range<usize> {
         self.bounds[t]..self.bounds[t + 1]
-    }
-
-    fn max_width(&self) -> usize {
-        (0..self.panels())
-            .map(|t| self.panel(t).len())
-            .max()
-            .unwrap_or(0)
     }
 
     fn supersteps(&self) -> usize {

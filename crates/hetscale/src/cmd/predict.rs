@@ -4,7 +4,8 @@
 use crate::output::{out, outln};
 use hbsp::Platform;
 use hetscale_kernels::KernelRegistry;
-use hetscale_study::predicted::PredictedStudy;
+use hetscale_kernels::MAX_N;
+use hetscale_study::predicted::{PredictedStudy, check_replication_fits};
 use hetscale_study::program::Program;
 use hetscale_study::runner::resolve;
 use hetscale_study::study::predict_configurations;
@@ -56,8 +57,15 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         args.n_min,
         args.n_max
     );
+    anyhow::ensure!(
+        args.n_max <= MAX_N,
+        "--n-max {} is beyond the largest problem size the models take exactly, {MAX_N} (2^53): use a smaller --n-max",
+        args.n_max
+    );
     let program = Program::Kernel(args.kernel_options.kernel(&args.kernel, registry)?);
-    let platform = Platform::load(&args.platform)?.replicated(args.replicate)?;
+    let platform = Platform::load(&args.platform)?;
+    check_replication_fits(platform.nodes.len(), args.replicate)?;
+    let platform = platform.replicated(args.replicate)?;
     let configs = args
         .nodes
         .iter()
@@ -77,27 +85,36 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
 
 fn render(kernel: &str, platform: &str, study: &PredictedStudy) -> String {
     let mut out = format!(
-        "Predicted (approach 3, the kernel's HBSP^1 time model): {kernel} on {platform}, target E_s = {}\n{:<28} {:>6} {:>14} {:>10} {:>12} {:>12} {:>8}\n",
-        study.target, "nodes", "p", "C (Mflop/s)", "N", "W (flop)", "T (s)", "psi"
+        "Predicted (approach 3, the kernel's HBSP^1 time model): {kernel} on {platform}, target E_s = {}\n{:<28} {:>6} {:>14} {:>10} {:>12} {:>12} {:>14} {:>13}\n",
+        study.target,
+        "nodes",
+        "p",
+        "C (Mflop/s)",
+        "N",
+        "W (flop)",
+        "T (s)",
+        "psi(prev,this)",
+        "psi(1st,this)"
     );
-    let first = study
-        .points
-        .first()
-        .map(|p| (p.configuration.marked_speed, p.work));
     for p in &study.points {
         let c = &p.configuration;
-        let psi = first.map_or(f64::NAN, |(c0, w0)| c.marked_speed * w0 / (c0 * p.work));
+        let previous = p
+            .psi_from_previous
+            .map_or("-".to_string(), |psi| format!("{psi:.4}"));
         out.push_str(&format!(
-            "{:<28} {:>6} {:>14.2} {:>10.0} {:>12.4e} {:>12.5} {:>8.4}\n",
+            "{:<28} {:>6} {:>14.2} {:>10.0} {:>12.4e} {:>12.5} {:>14} {:>13.4}\n",
             c.label,
             c.nodes,
             c.marked_speed / 1e6,
             p.n,
             p.work,
             p.time_s,
-            psi
+            previous,
+            p.psi_from_first
         ));
     }
-    out.push_str("psi is psi(first, this) = C' W / (C W').\n");
+    out.push_str(
+        "psi(a, b) = C_b W_a / (C_a W_b): psi(prev,this) between consecutive configurations (the papers' tables), psi(1st,this) from the first.\n",
+    );
     out
 }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use hbsp::{Backend, Platform};
+use hetscale_kernels::memory::check_run_fits;
 use hetscale_kernels::{
     Array, Kernel, KernelOptions, KernelRegistry, KernelRun, Verification, read_npy, write_npy,
 };
@@ -18,7 +19,7 @@ use super::mpi::{Job, SpeedSource};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Kernel: mm, ge, conv2d, summa, burg (or one a user binary added); not with --command.
-    #[arg(required_unless_present = "command")]
+    #[arg(required_unless_present = "command", conflicts_with = "command")]
     pub kernel: Option<String>,
     /// Run any program once instead of a kernel (see `hetscale run --command --help`).
     #[command(flatten)]
@@ -84,7 +85,7 @@ pub struct KernelArgs {
     #[arg(long, default_value_t = 128)]
     pub nb: usize,
     /// Burg model order K.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = hetscale_kernels::burg::DEFAULT_ORDER)]
     pub order: usize,
     /// GE pivoting: partial or none (the paper's; generated matrices are then diagonally dominant).
     #[arg(long, default_value = "partial")]
@@ -117,7 +118,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     let job = Job::start(&backend)?;
     let machine = machine(args, job.as_ref())?;
     let kernel = args.kernel_options.kernel(kernel, registry)?;
-    let inputs = inputs(args, kernel.as_ref())?;
+    let inputs = inputs(args, kernel.as_ref(), &machine, &backend)?;
     let run = kernel.run(&inputs, &backend, &machine)?;
     if job.as_ref().is_some_and(|job| job.rank() != 0) {
         // Every rank holds the same run; rank 0 speaks for the job.
@@ -229,11 +230,19 @@ fn backend(args: &Args) -> anyhow::Result<Backend> {
     Ok(backend)
 }
 
-fn inputs(args: &Args, kernel: &dyn Kernel) -> anyhow::Result<Vec<Array>> {
+/// The generated or read inputs, once the run is known to fit in memory (refused before
+/// anything is generated; read files are checked before the run multiplies them).
+fn inputs(
+    args: &Args,
+    kernel: &dyn Kernel,
+    machine: &hbsp::Machine,
+    backend: &Backend,
+) -> anyhow::Result<Vec<Array>> {
     if args.input.is_empty() {
         let n = args
             .n
             .context("give the problem size with --n N, or input files with --input")?;
+        check_run_fits(kernel, n, machine, backend)?;
         return Ok(kernel.generate(n, args.seed)?);
     }
     let arrays = args
@@ -249,6 +258,9 @@ fn inputs(args: &Args, kernel: &dyn Kernel) -> anyhow::Result<Vec<Array>> {
                 first.shape
             );
         }
+    }
+    if let Some(&n) = arrays.first().and_then(|a| a.shape.first()) {
+        check_run_fits(kernel, n, machine, backend)?;
     }
     Ok(arrays)
 }

@@ -1,0 +1,132 @@
+//! `hetscale predict` end to end: defaults that work for every kernel, both psi columns, and
+//! one-line refusals of what cannot fit in memory.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn hetscale() -> Command {
+    Command::cargo_bin("hetscale").expect("binary built")
+}
+
+/// `hetscale predict ARGS`: stdout on success, stderr otherwise.
+fn predict(args: &[&str]) -> (bool, String, String) {
+    let out = hetscale().arg("predict").args(args).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn burg_predicts_with_its_defaults() {
+    // Burg's default order used to equal the default n_min (8), so nothing could be searched.
+    let (ok, stdout, stderr) =
+        predict(&["burg", "--nodes", "2", "--nodes", "4", "--target", "0.3"]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("burg on sunwulf"), "{stdout}");
+    assert_eq!(
+        stdout
+            .lines()
+            .filter(|l| l.starts_with('2') || l.starts_with('4'))
+            .count(),
+        2,
+        "{stdout}"
+    );
+}
+
+#[test]
+fn psi_is_printed_between_consecutive_configurations_and_from_the_first() {
+    let args = [
+        "mm",
+        "--nodes",
+        "sunblade:2",
+        "--nodes",
+        "sunblade:8",
+        "--nodes",
+        "sunblade:32",
+        "--target",
+        "0.2",
+    ];
+    let (ok, stdout, stderr) = predict(&[&args[..], &["--json"]].concat());
+    assert!(ok, "{stderr}");
+    let study: Value = serde_json::from_str(&stdout).unwrap();
+    let points = study["points"].as_array().unwrap();
+    let psi = |i: usize, j: usize| study["psi"]["values"][i][j - i].as_f64().unwrap();
+    assert_eq!(points[0]["psi_from_previous"], Value::Null);
+    assert_eq!(points[0]["psi_from_first"], 1.0);
+    assert_eq!(points.len(), 3);
+    for (j, point) in points.iter().enumerate().skip(1) {
+        assert_eq!(point["psi_from_previous"].as_f64().unwrap(), psi(j - 1, j));
+        assert_eq!(point["psi_from_first"].as_f64().unwrap(), psi(0, j));
+    }
+    let (consecutive, from_first) = (psi(1, 2), psi(0, 2));
+    assert!(
+        (consecutive - from_first).abs() > 1e-3,
+        "{consecutive} {from_first}"
+    );
+
+    let (ok, text, stderr) = predict(&args);
+    assert!(ok, "{stderr}");
+    let header = text.lines().nth(1).unwrap();
+    assert!(
+        header.contains("psi(prev,this)") && header.contains("psi(1st,this)"),
+        "{text}"
+    );
+    let last: Vec<&str> = text.lines().nth(4).unwrap().split_whitespace().collect();
+    assert_eq!(last[0], "sunblade:32", "{text}");
+    assert_eq!(last[last.len() - 2], format!("{consecutive:.4}"), "{text}");
+    assert_eq!(last[last.len() - 1], format!("{from_first:.4}"), "{text}");
+}
+
+#[test]
+fn what_cannot_fit_in_memory_is_refused_in_one_line() {
+    let cases: [(&[&str], &str); 3] = [
+        // 85 nodes x 1e9: the replicated platform alone would take tens of TB.
+        (
+            &[
+                "mm",
+                "--nodes",
+                "all",
+                "--target",
+                "0.3",
+                "--replicate",
+                "1000000000",
+            ],
+            "use a smaller --replicate",
+        ),
+        (
+            &[
+                "mm",
+                "--nodes",
+                "2",
+                "--target",
+                "0.3",
+                "--n-max",
+                "18446744073709551615",
+            ],
+            "use a smaller --n-max",
+        ),
+        // SUMMA's model lists every panel, N / nb of them: refused at the first size tried.
+        (
+            &[
+                "summa",
+                "--nodes",
+                "4",
+                "--target",
+                "0.3",
+                "--n-min",
+                "1000000000000000",
+                "--n-max",
+                "9000000000000000",
+            ],
+            "use fewer nodes or a smaller n_max (--n-max)",
+        ),
+    ];
+    for (args, advice) in cases {
+        let (ok, _, stderr) = predict(args);
+        assert!(!ok, "{args:?}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(advice), "{args:?}: {stderr}");
+    }
+}
