@@ -11,11 +11,11 @@ fn hetscale() -> Command {
     Command::cargo_bin("hetscale").expect("binary built")
 }
 
-/// A program whose time on `p` processes of 100 Mflop/s is exactly `W / (p 1e8) + 0.05 p`
+/// A program whose time on `p` processes of 100 Mflop/s is exactly `W / (p 1e8) + 0.1 p`
 /// seconds with `W = 2 n^2`: it does its `2 n^2` flops (far faster than 100 Mflop/s), then
 /// sleeps until that time has passed (the sleep stands for the `p` processes' work and
-/// communication). So `E_s = W / (T C) = W / (W + 5e6 p^2)`, which is 0.5 at
-/// `n = sqrt(2.5e6) p`: N = 1581 on one process and 3162 on two, psi = 0.5.
+/// communication). So `E_s = W / (T C) = W / (W + 1e7 p^2)`, which is 0.5 at
+/// `n = sqrt(5e6) p`: N = 2236 on one process and 4472 on two, psi = 0.5.
 const PROGRAM: &str = r#"
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +31,7 @@ int main(int argc, char **argv) {
     if (n > 100000) { fprintf(stderr, "N = %ld is too large for this test\n", n); return 3; }
     double start = now(), x = 1.0;
     for (long i = 0; i < n * n; i++) x = x * 0.999999 + 1e-6;
-    double work = 2.0 * n * n, t = work / (p * 1e8) + 0.05 * p;
+    double work = 2.0 * n * n, t = work / (p * 1e8) + 0.1 * p;
     double rest = t - (now() - start);
     if (rest > 0) {
         struct timespec s = { (time_t)rest, (long)((rest - (time_t)rest) * 1e9) };
@@ -87,7 +87,7 @@ warmup = 0
 [command]
 template = "{} {{n}} {{p}}"
 work = "2*n^2"
-overhead = "0.05*p"
+overhead = "0.1*p"
 timeout_s = 10
 
 [[configuration]]
@@ -147,7 +147,7 @@ fn a_c_program_is_studied_with_all_three_approaches_and_resumes() {
     };
     let result = study();
     // The wall clock adds the program's start-up to the modelled time: a few per cent at most.
-    for (index, exact) in [(0, 1581.0), (1, 3162.0)] {
+    for (index, exact) in [(0, 2236.0), (1, 4472.0)] {
         for approach in ["measured", "computed", "predicted"] {
             let n = n_of(&result, approach, index);
             assert!(
@@ -173,7 +173,7 @@ fn approach_3_without_an_overhead_formula_says_what_it_needs() {
     let dir = tempfile::tempdir().unwrap();
     let program = setup(dir.path());
     let text = spec(&program, "approaches = [\"measured\", \"predicted\"]")
-        .replace("overhead = \"0.05*p\"\n", "")
+        .replace("overhead = \"0.1*p\"\n", "")
         .replace(
             "timeout_s = 10",
             "timeout_s = 10\ntime_regex = \"time: (\\\\S+)\"",
@@ -187,7 +187,7 @@ fn approach_3_without_an_overhead_formula_says_what_it_needs() {
     let result = json_of(&out);
     let result = &result[0];
     // The time read from the output is the model's exactly: N is within the 2% tolerance.
-    for (index, exact) in [(0, 1581.0), (1, 3162.0)] {
+    for (index, exact) in [(0, 2236.0), (1, 4472.0)] {
         let n = n_of(result, "measured", index);
         assert!((n / exact - 1.0).abs() < 0.025, "N = {n}, exact {exact}");
     }
@@ -223,12 +223,12 @@ fn run_command_prints_one_measurement() {
         .output()
         .unwrap();
     let run = json_of(&out);
-    // T = 2e6 / 2e8 + 0.1 = 0.11 s; E_s = 2e6 / (0.11 * 2e8).
+    // T = 2e6 / 2e8 + 0.1 * 2 = 0.21 s; E_s = 2e6 / (0.21 * 2e8).
     assert_eq!(run["p"], 2);
-    assert!((run["time_s"].as_f64().unwrap() - 0.11).abs() < 1e-9);
+    assert!((run["time_s"].as_f64().unwrap() - 0.21).abs() < 1e-9);
     assert_eq!(run["work_flop"].as_f64().unwrap(), 2e6);
     let e_s = run["speed_efficiency"].as_f64().unwrap();
-    assert!((e_s - 2e6 / (0.11 * 2e8)).abs() < 1e-9, "{e_s}");
+    assert!((e_s - 2e6 / (0.21 * 2e8)).abs() < 1e-9, "{e_s}");
 }
 
 /// A one-line error on standard error, and a failing exit.
