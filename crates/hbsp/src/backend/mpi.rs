@@ -18,6 +18,7 @@
 //! once, is returned as an error on all ranks.
 
 use std::cell::RefCell;
+use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -193,11 +194,14 @@ fn install_abort_on_panic() {
 /// Prints `message` with this rank and aborts every process of the job.
 fn abort_job(message: &str) -> ! {
     let world = SimpleCommunicator::world();
-    eprintln!(
-        "hbsp: MPI rank {} of {}: {message}; aborting the job",
+    let line = format!(
+        "hbsp: MPI rank {} of {}: {message}; aborting the job\n",
         world.rank(),
         world.size()
     );
+    // One write: `eprintln!` writes its pieces one by one, and mpirun forwards each as it comes,
+    // so its abort banner could land in the middle of the line.
+    let _ = std::io::stderr().write_all(line.as_bytes());
     world.abort(1)
 }
 
