@@ -170,19 +170,24 @@ fn a_failed_verification_stays_failed_when_the_study_resumes() {
     assert!(err.contains("verification failed"), "report: {err}");
 }
 
-#[test]
-fn a_verification_stored_unverified_by_an_older_hetscale_is_a_failure() {
+/// The database of a completed study, then changed by `sql` (as another program, or an older
+/// hetscale, could have); the directory lives as long as the returned guard.
+fn stored_study_altered_by(sql: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.db");
     run_study(&spec(), &Store::open(&path).unwrap(), &Silent).unwrap();
-    // Before runs had a status, a failed verification was stored as completed, unverified.
     rusqlite::Connection::open(&path)
         .unwrap()
-        .execute(
-            "UPDATE runs SET verified = 0 WHERE purpose = 'verification'",
-            [],
-        )
+        .execute(sql, [])
         .unwrap();
+    (dir, path)
+}
+
+#[test]
+fn a_verification_stored_unverified_by_an_older_hetscale_is_a_failure() {
+    // Before runs had a status, a failed verification was stored as completed, unverified.
+    let (_dir, path) =
+        stored_study_altered_by("UPDATE runs SET verified = 0 WHERE purpose = 'verification'");
     let err = run_study(&spec(), &Store::open(&path).unwrap(), &Silent)
         .unwrap_err()
         .to_string();
@@ -194,16 +199,9 @@ fn a_verification_stored_unverified_by_an_older_hetscale_is_a_failure() {
 
 #[test]
 fn a_tampered_spec_in_the_database_is_a_one_line_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("s.db");
-    run_study(&spec(), &Store::open(&path).unwrap(), &Silent).unwrap();
-    rusqlite::Connection::open(&path)
-        .unwrap()
-        .execute(
-            "UPDATE studies SET spec = replace(spec, '\"n_max\":1024', '\"n_max\":0')",
-            [],
-        )
-        .unwrap();
+    let (_dir, path) = stored_study_altered_by(
+        "UPDATE studies SET spec = replace(spec, '\"n_max\":1024', '\"n_max\":0')",
+    );
     let err = load_results(&Store::open_read_only(&path).unwrap())
         .unwrap_err()
         .to_string();
