@@ -52,7 +52,7 @@
 //! `repetitions` and `max_repetitions` 1 to 1000, `warmup` 0 to 1000, `samples` 2 to 100,
 //! `n_max` at most 2^53, `timeout_s` at most 30 days.
 
-use hetscale_kernels::{KernelOptions, KernelRegistry};
+use hetscale_kernels::{KernelOptions, KernelRegistry, MAX_N};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 use toml::Spanned;
@@ -243,9 +243,6 @@ fn default_seed() -> u64 {
 const MAX_RUNS: u32 = 1000;
 /// The most sizes the computed approach may sample per configuration.
 const MAX_SAMPLES: u32 = 100;
-/// The largest `n_max`: sizes go through `f64` (work formulas, fits, interpolation), which
-/// holds every integer up to 2^53 exactly.
-const MAX_N: u64 = 1 << 53;
 
 /// The longest study name, in bytes: it becomes file names (`OUT/<name>.json`), which most
 /// filesystems limit to 255 bytes.
