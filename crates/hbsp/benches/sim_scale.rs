@@ -19,6 +19,7 @@ fn main() {
             .map(|j| Node::new(format!("n{j}"), 100.0 + j as f64))
             .collect(),
         network: Network::new(1e-9, BarrierCost::constant(1e-5)),
+        machine: None,
     };
     let machine = platform.all().expect("valid platform");
     let options = SimOptions {

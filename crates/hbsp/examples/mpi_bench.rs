@@ -76,6 +76,7 @@ fn machine(speeds: &[f64]) -> Machine {
         speed_unit: "Mflop/s".into(),
         nodes,
         network: Network::new(1e-9, BarrierCost::constant(1e-5)),
+        machine: None,
     }
     .all()
     .expect("a valid machine")

@@ -59,6 +59,7 @@ fn machine(p: usize) -> Machine {
         speed_unit: "Mflop/s".into(),
         nodes,
         network: Network::new(1e-8, hbsp::BarrierCost::constant(1e-4)),
+        machine: None,
     };
     platform.all().expect("a valid machine")
 }

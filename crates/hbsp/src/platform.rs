@@ -34,6 +34,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{HbspError, Result};
+use crate::machine_model::MachineModel;
 use crate::nodeset::NodeSet;
 
 /// A machine room: named nodes with their marked speeds and the network that joins them.
@@ -51,8 +52,13 @@ pub struct Platform {
     /// The nodes, in the order that gives them their pids.
     #[serde(rename = "node", default)]
     pub nodes: Vec<Node>,
-    /// The interconnect.
+    /// The interconnect, as HBSP^1 sees it (what predictions use).
     pub network: Network,
+    /// What the machine has beyond HBSP^1 (achieved rates, start-up costs, measured
+    /// collectives, links and switch); `sim` charges it when present. See
+    /// [`crate::machine_model`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<MachineModel>,
 }
 
 fn default_speed_unit() -> String {
@@ -362,6 +368,9 @@ impl Platform {
         self.network
             .validate()
             .map_err(HbspError::InvalidPlatform)?;
+        if let Some(model) = &self.machine {
+            model.validate().map_err(HbspError::InvalidPlatform)?;
+        }
         self.check_derived().map_err(HbspError::InvalidPlatform)
     }
 
@@ -409,6 +418,8 @@ impl Platform {
             speed_unit: self.speed_unit.clone(),
             nodes,
             network: self.network.clone(),
+            model: self.machine.clone(),
+            workload: None,
         })
     }
 
@@ -627,6 +638,11 @@ pub struct Machine {
     speed_unit: String,
     nodes: Vec<MachineNode>,
     network: Network,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<MachineModel>,
+    /// The kernel this machine runs, which picks the machine model's compute rate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    workload: Option<String>,
 }
 
 /// A node as used by a run.
@@ -680,6 +696,32 @@ impl Machine {
     /// The network parameters.
     pub fn network(&self) -> &Network {
         &self.network
+    }
+
+    /// The machine model `sim` charges, if the platform has one.
+    pub fn model(&self) -> Option<&MachineModel> {
+        self.model.as_ref()
+    }
+
+    /// This machine without its machine model: pure HBSP^1 on `sim`.
+    pub fn without_model(&self) -> Self {
+        Self {
+            model: None,
+            ..self.clone()
+        }
+    }
+
+    /// The kernel this machine runs (see [`Machine::for_workload`]).
+    pub fn workload(&self) -> Option<&str> {
+        self.workload.as_deref()
+    }
+
+    /// This machine running `kernel`: `sim` charges the machine model's rate for it.
+    pub fn for_workload(&self, kernel: &str) -> Self {
+        Self {
+            workload: Some(kernel.to_owned()),
+            ..self.clone()
+        }
     }
 
     /// Marked speed `C_j` of node `pid` in this run.
@@ -742,6 +784,7 @@ mod tests {
             speed_unit: default_speed_unit(),
             nodes: vec![Node::new("fast", fast), Node::new("slow", slow)],
             network: Network::new(1e-9, BarrierCost::constant(1e-6)),
+            machine: None,
         }
     }
 

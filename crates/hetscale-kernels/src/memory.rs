@@ -162,6 +162,7 @@ mod tests {
                 .map(|i| Node::new(format!("n{i}"), 1.0 + i as f64))
                 .collect(),
             network: Network::new(1e-9, BarrierCost::constant(1e-5)),
+            machine: None,
         }
         .all()
         .unwrap()

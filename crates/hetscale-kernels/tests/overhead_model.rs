@@ -93,6 +93,7 @@ fn bandwidth_bound() -> (String, Machine) {
         speed_unit: "Mflop/s".into(),
         nodes,
         network,
+        machine: None,
     };
     ("bandwidth-bound p = 8".into(), platform.all().unwrap())
 }

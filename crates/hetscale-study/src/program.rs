@@ -147,7 +147,11 @@ pub fn execute(
                 .generate(size, seed)
                 .map_err(|e| fail(e.to_string()))?;
             let run = kernel
-                .run(&inputs, backend, &config.machine)
+                .run(
+                    &inputs,
+                    backend,
+                    &config.machine.for_workload(kernel.name()),
+                )
                 .map_err(|e| fail(e.to_string()))?;
             Ok(RunOutcome {
                 n,

@@ -8,13 +8,19 @@
 //! barrier. Messages a node sends to itself cross no network and are not counted. The end of
 //! the program costs the last superstep's work and traffic but no barrier. With all work
 //! declared, a run's virtual time depends only on the program, its inputs and the platform.
+//!
+//! A platform with a machine model ([`crate::machine_model`]) is charged by that model
+//! instead: achieved rates per kernel and node kind, measured collectives, link rate and
+//! latency, switch contention, start-up costs and jitter.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
+use super::Call;
 use crate::error::{HbspError, Result};
+use crate::machine_model::{ComputeRate, MachineModel};
 use crate::platform::Machine;
 
 /// How a node's compute time `w_j` in a superstep is found.
@@ -58,8 +64,12 @@ pub struct SuperstepCost {
     pub communication_s: f64,
     /// `o max_j m_j`, s.
     pub overhead_s: f64,
-    /// `L(p)`, s (0 for the end of the program).
+    /// `L(p)`, s (0 for the end of the program and for a measured collective).
     pub barrier_s: f64,
+    /// Fixed costs of the machine model: its `superstep_s`, and at the end of the program
+    /// the kernel's `run_overhead_s`, s.
+    #[serde(default)]
+    pub fixed_s: f64,
     /// `max_j r_j h_j`, bytes.
     pub h_bytes: f64,
     /// `max_j m_j`, messages.
@@ -69,7 +79,7 @@ pub struct SuperstepCost {
 impl SuperstepCost {
     /// Total virtual time of the superstep, s.
     pub fn total_s(&self) -> f64 {
-        self.compute_s + self.communication_s + self.overhead_s + self.barrier_s
+        self.compute_s + self.communication_s + self.overhead_s + self.barrier_s + self.fixed_s
     }
 }
 
@@ -107,6 +117,8 @@ pub(crate) struct VirtualClock {
     g: f64,
     o: f64,
     l: f64,
+    /// The machine model, with the compute rate and jitter factor of each node.
+    model: Option<ModelCharges>,
     work: WorkCharge,
     tally: [Tally; 2],
     /// Virtual time at which the current superstep began, as `f64` bits.
@@ -138,6 +150,7 @@ impl VirtualClock {
             g: network.g_s_per_byte,
             o: network.o_s,
             l: machine.l_s(),
+            model: machine.model().map(|m| ModelCharges::new(m, machine)),
             work: options.work,
             tally: [Tally::new(machine.p()), Tally::new(machine.p())],
             now_bits: AtomicU64::new(0f64.to_bits()),
@@ -168,12 +181,19 @@ impl VirtualClock {
                 "sim cannot charge declared work on this platform: its speed_unit is not a rate of operations (use flop/s, kflop/s, Mflop/s or Gflop/s)".into(),
             ));
         }
-        Ok(ops / rate)
+        Ok(match &self.model {
+            Some(m) => m.rates[pid].block_time(ops, rate) * m.jitter[pid],
+            None => ops / rate,
+        })
     }
 
     /// Node time for `cpu_s` seconds of host CPU time on node `pid`.
     pub fn cpu_time(&self, pid: usize, cpu_s: f64) -> f64 {
-        cpu_s * self.cpu_scale[pid]
+        let slowdown = self
+            .model
+            .as_ref()
+            .map_or(1.0, |m| m.jitter[pid] / m.rates[pid].rate_fraction);
+        cpu_s * self.cpu_scale[pid] * slowdown
     }
 
     /// Records node `pid`'s compute time and the messages it sent this superstep
@@ -195,26 +215,14 @@ impl VirtualClock {
         }
     }
 
-    /// Run by the last node to reach the barrier ending superstep `index`: charges the
-    /// superstep and resets this parity's tally.
-    pub fn close_superstep(&self, parity: usize, index: u64, with_barrier: bool) {
-        let t = &self.tally[parity];
-        let take = |v: &AtomicU64| v.swap(0, Ordering::Relaxed);
-        let mut cost = SuperstepCost {
-            index,
-            barrier_s: if with_barrier { self.l } else { 0.0 },
-            ..Default::default()
+    /// Run by the last node to reach the barrier ending superstep `index` (ended by `call`):
+    /// charges the superstep and resets this parity's tally.
+    pub fn close_superstep(&self, parity: usize, index: u64, call: &Call) {
+        let traffic = self.take_traffic(parity);
+        let cost = match &self.model {
+            Some(model) => model.charge(index, call, &traffic, self),
+            None => self.hbsp_charge(index, *call != Call::End, &traffic),
         };
-        for j in 0..self.r.len() {
-            let work = f64::from_bits(take(&t.work_s[j]));
-            let h = take(&t.bytes_out[j]).max(take(&t.bytes_in[j])) as f64;
-            let m = take(&t.messages_out[j]).max(take(&t.messages_in[j]));
-            cost.compute_s = cost.compute_s.max(work);
-            cost.h_bytes = cost.h_bytes.max(self.r[j] * h);
-            cost.messages = cost.messages.max(m);
-        }
-        cost.communication_s = self.g * cost.h_bytes;
-        cost.overhead_s = self.o * cost.messages as f64;
         let next = self.superstep_start() + cost.total_s();
         self.now_bits.store(next.to_bits(), Ordering::Release);
         self.costs
@@ -223,12 +231,142 @@ impl VirtualClock {
             .push(cost);
     }
 
+    fn take_traffic(&self, parity: usize) -> Vec<NodeTraffic> {
+        let t = &self.tally[parity];
+        let take = |v: &AtomicU64| v.swap(0, Ordering::Relaxed);
+        (0..self.r.len())
+            .map(|j| NodeTraffic {
+                work_s: f64::from_bits(take(&t.work_s[j])),
+                bytes_out: take(&t.bytes_out[j]),
+                bytes_in: take(&t.bytes_in[j]),
+                messages_out: take(&t.messages_out[j]),
+                messages_in: take(&t.messages_in[j]),
+            })
+            .collect()
+    }
+
+    /// `max_j w_j + g max_j (r_j h_j) + o max_j m_j + L(p)`.
+    fn hbsp_charge(
+        &self,
+        index: u64,
+        with_barrier: bool,
+        traffic: &[NodeTraffic],
+    ) -> SuperstepCost {
+        let mut cost = SuperstepCost {
+            index,
+            barrier_s: if with_barrier { self.l } else { 0.0 },
+            ..Default::default()
+        };
+        for (node, r) in traffic.iter().zip(&self.r) {
+            cost.compute_s = cost.compute_s.max(node.work_s);
+            cost.h_bytes = cost.h_bytes.max(r * node.h() as f64);
+            cost.messages = cost.messages.max(node.m());
+        }
+        cost.communication_s = self.g * cost.h_bytes;
+        cost.overhead_s = self.o * cost.messages as f64;
+        cost
+    }
+
     /// The per-superstep costs charged so far, in order.
     pub fn costs(&self) -> Vec<SuperstepCost> {
         self.costs
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
+    }
+}
+
+/// What one node did in a superstep.
+struct NodeTraffic {
+    work_s: f64,
+    bytes_out: u64,
+    bytes_in: u64,
+    messages_out: u64,
+    messages_in: u64,
+}
+
+impl NodeTraffic {
+    fn h(&self) -> u64 {
+        self.bytes_out.max(self.bytes_in)
+    }
+
+    fn m(&self) -> u64 {
+        self.messages_out.max(self.messages_in)
+    }
+}
+
+/// A machine model resolved for one machine and workload.
+struct ModelCharges {
+    model: MachineModel,
+    rates: Vec<ComputeRate>,
+    jitter: Vec<f64>,
+    run_overhead_s: f64,
+}
+
+impl ModelCharges {
+    fn new(model: &MachineModel, machine: &Machine) -> Self {
+        let rates: Vec<ComputeRate> = machine
+            .nodes()
+            .iter()
+            .map(|n| model.rate(machine.workload(), n.kind.as_deref()))
+            .collect();
+        // A run pays its start-up once; with kinds differing, the largest is the one waited for.
+        let run_overhead_s = rates.iter().map(|r| r.run_overhead_s).fold(0.0, f64::max);
+        Self {
+            jitter: (0..machine.p()).map(|j| model.jitter_factor(j)).collect(),
+            model: model.clone(),
+            rates,
+            run_overhead_s,
+        }
+    }
+
+    /// The superstep's cost on the machine model (see [`crate::machine_model`]).
+    fn charge(
+        &self,
+        index: u64,
+        call: &Call,
+        traffic: &[NodeTraffic],
+        clock: &VirtualClock,
+    ) -> SuperstepCost {
+        let m = &self.model;
+        let p = traffic.len();
+        let mut cost = SuperstepCost {
+            index,
+            ..Default::default()
+        };
+        for node in traffic {
+            cost.compute_s = cost.compute_s.max(node.work_s);
+            cost.messages = cost.messages.max(node.m());
+        }
+        let measured = match call {
+            Call::Collective { name, .. } => m.collective(name),
+            _ => None,
+        };
+        if let Some(collective) = measured {
+            let payload = traffic.iter().map(|n| n.bytes_in).max().unwrap_or(0) as f64;
+            cost.h_bytes = payload;
+            cost.communication_s = collective.at(p, payload);
+        } else {
+            let mut busiest: f64 = 0.0;
+            for (node, r) in traffic.iter().zip(&clock.r) {
+                let port = r * node.h() as f64 / m.link_bytes_per_s;
+                busiest = busiest.max(port + m.latency_s * node.m() as f64);
+                cost.h_bytes = cost.h_bytes.max(r * node.h() as f64);
+            }
+            if m.backplane_bytes_per_s > 0.0 {
+                let total: u64 = traffic.iter().map(|n| n.bytes_out).sum();
+                busiest = busiest.max(total as f64 / m.backplane_bytes_per_s);
+            }
+            cost.communication_s = busiest;
+            if *call != Call::End {
+                cost.barrier_s = clock.l;
+            }
+        }
+        cost.fixed_s = match call {
+            Call::End => self.run_overhead_s,
+            _ => m.superstep_s,
+        };
+        cost
     }
 }
 

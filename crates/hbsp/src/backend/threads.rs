@@ -216,7 +216,7 @@ impl Transport for ThreadTransport<'_, '_> {
         let superstep = self.superstep;
         let close = || {
             if let Some(clock) = &shared.clock {
-                clock.close_superstep(parity, superstep, *call != Call::End);
+                clock.close_superstep(parity, superstep, call);
             }
         };
         if shared.barrier.wait_then(call.signature(), close)? == Arrival::Disagreed {

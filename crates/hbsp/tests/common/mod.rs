@@ -24,6 +24,7 @@ pub fn platform(speeds: &[f64]) -> Platform {
             .map(|(j, &s)| Node::new(format!("n{j}"), s).with_r(1.0 + j as f64 / 10.0))
             .collect(),
         network: Network::new(1e-9, BarrierCost::constant(1e-5)),
+        machine: None,
     }
 }
 

@@ -16,6 +16,7 @@ pub fn machine(speeds: &[f64]) -> Machine {
             .map(|(i, &s)| Node::new(format!("n{i}"), s))
             .collect(),
         network: Network::new(1e-9, BarrierCost::constant(1e-5)),
+        machine: None,
     }
     .all()
     .unwrap()

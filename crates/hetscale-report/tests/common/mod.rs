@@ -49,6 +49,7 @@ pub fn uneven_machine(p: usize) -> Machine {
             .map(|j| Node::new(format!("n{j}"), 10.0 * (1 + j % 4) as f64))
             .collect(),
         network: Network::new(1e-8, BarrierCost::constant(1e-4)),
+        machine: None,
     }
     .all()
     .expect("a valid platform")

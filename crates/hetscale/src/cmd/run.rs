@@ -119,7 +119,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     let machine = machine(args, job.as_ref())?;
     let kernel = args.kernel_options.kernel(kernel, registry)?;
     let inputs = inputs(args, kernel.as_ref(), &machine, &backend)?;
-    let run = kernel.run(&inputs, &backend, &machine)?;
+    let run = kernel.run(&inputs, &backend, &machine.for_workload(kernel.name()))?;
     if job.as_ref().is_some_and(|job| job.rank() != 0) {
         // Every rank holds the same run; rank 0 speaks for the job.
         return Ok(());

@@ -1,0 +1,406 @@
+//! The machine model: what a real machine has beyond HBSP^1, charged by the `sim` backend.
+//!
+//! HBSP^1 (`network` of the platform: `g`, `r_j`, `L(p)`, `o`) is the *prediction* model. A
+//! real machine also computes below its marked speed, and by how much depends on the code and
+//! on how much work a node gets (Sun & Rover's average unit speed); it pays start-up costs;
+//! its collectives have costs of their own (JPDC section 4.5 measured `T_broadcast` as such);
+//! its links have a rate and a latency, and a shared switch slows senders down when many send
+//! at once. A platform's optional `[machine]` table describes these; `sim` then charges them
+//! instead of pure HBSP^1, so that a prediction checked against `sim` makes a real error.
+//!
+//! ```toml
+//! [machine]
+//! link_bytes_per_s = 12.5e6      # per port, full duplex: 100 Mbit/s Ethernet
+//! latency_s = 0.08e-3            # per message
+//! backplane_bytes_per_s = 0.0    # shared switch capacity (0: no contention)
+//! superstep_s = 0.0              # fixed cost of every superstep, on top of L(p)
+//! jitter = 0.0                   # sd of a seeded, per-node log-normal speed factor
+//! seed = 1
+//!
+//! [[machine.collective]]         # a measured collective: replaces its superstep's
+//! name = "broadcast"             # communication and barrier
+//! base_s = 0.12e-3
+//! per_node_s = 0.23e-3
+//!
+//! [[machine.compute]]            # achieved rate r(w) = f C_j w / (w + w_1/2) for a block
+//! kernel = "mm"                  # of w operations; "*" matches any kernel
+//! kind = "*"                     # node kind, or "*"
+//! rate_fraction = 0.21           # f = r_inf / marked speed
+//! half_work = 0.0                # w_1/2, operations (Hockney's n_1/2)
+//! run_overhead_s = 0.0           # fixed cost per run
+//! ```
+//!
+//! Superstep cost on `sim` with a machine model:
+//! `max_j c_j + comm + barrier + superstep_s`, where `c_j = jitter_j sum_blocks (w + w_1/2) /
+//! (f C_j)`; for a measured collective `comm = base + per_node p + per_log2_node log2 p +
+//! S (per_byte + per_log2_node_byte ceil(log2 p))` with `S` the largest number of bytes a node
+//! receives, and no barrier; otherwise `comm = max(max_j (r_j h_j / link + latency m_j),
+//! sum_j bytes_j / backplane)` and `barrier = L(p)`. The end of a run adds `run_overhead_s`.
+
+use serde::{Deserialize, Serialize};
+
+/// The machine model of a platform (`[machine]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineModel {
+    /// Bytes per second one port moves in each direction.
+    pub link_bytes_per_s: f64,
+    /// Seconds per message (software and wire start-up).
+    #[serde(default)]
+    pub latency_s: f64,
+    /// Bytes per second the switch moves in total; 0 means it never limits (no contention).
+    #[serde(default)]
+    pub backplane_bytes_per_s: f64,
+    /// Fixed seconds added to every superstep that ends in a barrier.
+    #[serde(default)]
+    pub superstep_s: f64,
+    /// Standard deviation of `ln` of each node's speed factor (0: no jitter).
+    #[serde(default)]
+    pub jitter: f64,
+    /// Seed of the jitter.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Collectives with measured costs.
+    #[serde(default, rename = "collective", skip_serializing_if = "Vec::is_empty")]
+    pub collectives: Vec<CollectiveCost>,
+    /// Achieved compute rates, per kernel and node kind.
+    #[serde(default, rename = "compute", skip_serializing_if = "Vec::is_empty")]
+    pub compute: Vec<ComputeRate>,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+/// The measured cost of one collective, in seconds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CollectiveCost {
+    /// Name of the collective (`broadcast`, `scatter`, `gather`, `allgather`, `reduce`,
+    /// `allreduce`, `alltoall`); its supersteps are charged by this formula.
+    pub name: String,
+    /// Constant term, s.
+    #[serde(default)]
+    pub base_s: f64,
+    /// Term linear in `p`, s per node.
+    #[serde(default)]
+    pub per_node_s: f64,
+    /// Term in `log2 p`, s.
+    #[serde(default)]
+    pub per_log2_node_s: f64,
+    /// Seconds per byte of the payload `S`.
+    #[serde(default)]
+    pub per_byte_s: f64,
+    /// Seconds per byte and tree level (`S ceil(log2 p)`: a binomial tree).
+    #[serde(default)]
+    pub per_log2_node_byte_s: f64,
+}
+
+/// The achieved compute rate of one kernel on one node kind.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComputeRate {
+    /// Kernel name, or `*` for every kernel.
+    #[serde(default = "any")]
+    pub kernel: String,
+    /// Node kind, or `*` for every kind.
+    #[serde(default = "any")]
+    pub kind: String,
+    /// `f = r_inf / C_j`: the asymptotic rate as a fraction of the marked speed.
+    #[serde(default = "unit")]
+    pub rate_fraction: f64,
+    /// `w_1/2`: the block of work, in operations, that runs at half the asymptotic rate.
+    #[serde(default)]
+    pub half_work: f64,
+    /// Seconds every run of this kernel pays once (start-up and wind-down).
+    #[serde(default)]
+    pub run_overhead_s: f64,
+}
+
+fn any() -> String {
+    "*".to_owned()
+}
+
+fn unit() -> f64 {
+    1.0
+}
+
+impl Default for ComputeRate {
+    fn default() -> Self {
+        Self {
+            kernel: any(),
+            kind: any(),
+            rate_fraction: 1.0,
+            half_work: 0.0,
+            run_overhead_s: 0.0,
+        }
+    }
+}
+
+impl CollectiveCost {
+    /// Cost of one superstep of this collective on `p` nodes moving a payload of `bytes`.
+    pub fn at(&self, p: usize, bytes: f64) -> f64 {
+        let levels = (p.max(1) as f64).log2();
+        self.base_s
+            + self.per_node_s * p as f64
+            + self.per_log2_node_s * levels
+            + bytes * (self.per_byte_s + self.per_log2_node_byte_s * levels.ceil())
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let at = format!("machine.collective \"{}\"", self.name);
+        if self.name.trim().is_empty() {
+            return Err("machine.collective: name is empty: write name = \"broadcast\"".into());
+        }
+        non_negative(
+            &at,
+            &[
+                ("base_s", self.base_s),
+                ("per_node_s", self.per_node_s),
+                ("per_log2_node_s", self.per_log2_node_s),
+                ("per_byte_s", self.per_byte_s),
+                ("per_log2_node_byte_s", self.per_log2_node_byte_s),
+            ],
+        )
+    }
+}
+
+impl ComputeRate {
+    /// Seconds a node of marked speed `ops_per_s` needs for a block of `ops` operations.
+    pub fn block_time(&self, ops: f64, ops_per_s: f64) -> f64 {
+        if ops == 0.0 {
+            return 0.0;
+        }
+        (ops + self.half_work) / (self.rate_fraction * ops_per_s)
+    }
+
+    fn matches(&self, kernel: Option<&str>, kind: Option<&str>) -> bool {
+        let fits = |pattern: &str, value: Option<&str>| pattern == "*" || Some(pattern) == value;
+        fits(&self.kernel, kernel) && fits(&self.kind, kind)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let at = format!(
+            "machine.compute (kernel \"{}\", kind \"{}\")",
+            self.kernel, self.kind
+        );
+        if !(self.rate_fraction.is_finite() && self.rate_fraction > 0.0) {
+            return Err(format!(
+                "{at}: rate_fraction must be > 0 (1 = the marked speed), got {}",
+                self.rate_fraction
+            ));
+        }
+        non_negative(
+            &at,
+            &[
+                ("half_work", self.half_work),
+                ("run_overhead_s", self.run_overhead_s),
+            ],
+        )
+    }
+}
+
+impl MachineModel {
+    /// A model with this link and nothing else: no latency, contention, start-up or jitter,
+    /// every node at its marked speed.
+    pub fn with_link(link_bytes_per_s: f64) -> Self {
+        Self {
+            link_bytes_per_s,
+            latency_s: 0.0,
+            backplane_bytes_per_s: 0.0,
+            superstep_s: 0.0,
+            jitter: 0.0,
+            seed: default_seed(),
+            collectives: Vec::new(),
+            compute: Vec::new(),
+        }
+    }
+
+    /// The rate of `kernel` on nodes of `kind`: the most specific entry (kernel and kind
+    /// named beat a `*`; the kernel counts more than the kind), else the marked speed.
+    pub fn rate(&self, kernel: Option<&str>, kind: Option<&str>) -> ComputeRate {
+        self.compute
+            .iter()
+            .filter(|c| c.matches(kernel, kind))
+            .max_by_key(|c| 2 * usize::from(c.kernel != "*") + usize::from(c.kind != "*"))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The measured cost of the collective `name`, if the model has one.
+    pub fn collective(&self, name: &str) -> Option<&CollectiveCost> {
+        self.collectives.iter().find(|c| c.name == name)
+    }
+
+    /// Node `pid`'s seeded speed factor: 1 without jitter, else log-normal with median 1.
+    pub fn jitter_factor(&self, pid: usize) -> f64 {
+        if self.jitter == 0.0 {
+            return 1.0;
+        }
+        (self.jitter * standard_normal(self.seed, pid as u64)).exp()
+    }
+
+    /// Checks every field; the error names the key.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.link_bytes_per_s.is_finite() && self.link_bytes_per_s > 0.0) {
+            return Err(format!(
+                "machine.link_bytes_per_s must be > 0 (100 Mbit/s Ethernet is 12.5e6), got {}",
+                self.link_bytes_per_s
+            ));
+        }
+        non_negative(
+            "machine",
+            &[
+                ("latency_s", self.latency_s),
+                ("backplane_bytes_per_s", self.backplane_bytes_per_s),
+                ("superstep_s", self.superstep_s),
+                ("jitter", self.jitter),
+            ],
+        )?;
+        if self.jitter > 1.0 {
+            return Err(format!(
+                "machine.jitter = {} would vary speeds by more than e: give the sd of ln(speed), e.g. 0.05",
+                self.jitter
+            ));
+        }
+        for (i, c) in self.collectives.iter().enumerate() {
+            c.validate()?;
+            if self.collectives[..i].iter().any(|d| d.name == c.name) {
+                return Err(format!(
+                    "machine.collective \"{}\" is listed twice: keep one",
+                    c.name
+                ));
+            }
+        }
+        for (i, c) in self.compute.iter().enumerate() {
+            c.validate()?;
+            if self.compute[..i]
+                .iter()
+                .any(|d| d.kernel == c.kernel && d.kind == c.kind)
+            {
+                return Err(format!(
+                    "machine.compute for kernel \"{}\" and kind \"{}\" is listed twice: keep one",
+                    c.kernel, c.kind
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn non_negative(at: &str, fields: &[(&str, f64)]) -> Result<(), String> {
+    match fields.iter().find(|(_, v)| !(v.is_finite() && *v >= 0.0)) {
+        Some((key, v)) => Err(format!("{at}: {key} must be >= 0, got {v}")),
+        None => Ok(()),
+    }
+}
+
+/// A standard normal deviate that depends only on `(seed, index)` (SplitMix64, Box-Muller),
+/// so a node's jitter is the same in every run and on every host.
+fn standard_normal(seed: u64, index: u64) -> f64 {
+    let mut state = seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let u1 = next().max(f64::MIN_POSITIVE);
+    let u2 = next();
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model() -> MachineModel {
+        MachineModel::with_link(12.5e6)
+    }
+
+    #[test]
+    fn the_most_specific_rate_wins() {
+        let mut m = model();
+        let entry = |kernel: &str, kind: &str, f: f64| ComputeRate {
+            kernel: kernel.into(),
+            kind: kind.into(),
+            rate_fraction: f,
+            ..ComputeRate::default()
+        };
+        m.compute = vec![
+            entry("*", "*", 0.9),
+            entry("mm", "*", 0.5),
+            entry("*", "sunblade", 0.7),
+            entry("mm", "sunblade", 0.3),
+        ];
+        assert_eq!(m.rate(Some("mm"), Some("sunblade")).rate_fraction, 0.3);
+        assert_eq!(m.rate(Some("mm"), Some("server")).rate_fraction, 0.5);
+        assert_eq!(m.rate(Some("ge"), Some("sunblade")).rate_fraction, 0.7);
+        assert_eq!(m.rate(None, None).rate_fraction, 0.9);
+        assert_eq!(model().rate(Some("ge"), None).rate_fraction, 1.0);
+    }
+
+    #[test]
+    fn hockney_blocks_run_at_half_rate_at_the_half_work() {
+        let rate = ComputeRate {
+            rate_fraction: 0.5,
+            half_work: 1e6,
+            ..ComputeRate::default()
+        };
+        // 1e6 ops at f C = 0.5e6 op/s would take 2 s; at half that rate, 4 s.
+        assert_eq!(rate.block_time(1e6, 1e6), 4.0);
+        assert_eq!(rate.block_time(0.0, 1e6), 0.0);
+    }
+
+    #[test]
+    fn a_measured_collective_has_its_tree_and_linear_terms() {
+        let c = CollectiveCost {
+            name: "broadcast".into(),
+            base_s: 0.12e-3,
+            per_node_s: 0.23e-3,
+            per_log2_node_s: 0.0,
+            per_byte_s: 0.0,
+            per_log2_node_byte_s: 1e-7,
+        };
+        // JPDC 4.5 at p = 32, plus 1000 B over ceil(log2 32) = 5 levels.
+        let expected = 0.12e-3 + 32.0 * 0.23e-3 + 1000.0 * 5.0 * 1e-7;
+        assert!((c.at(32, 1000.0) - expected).abs() < 1e-15);
+        // ceil(log2 3) = 2 levels.
+        assert!((c.at(3, 10.0) - (0.12e-3 + 3.0 * 0.23e-3 + 2e-6)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn jitter_is_seeded_and_has_median_one() {
+        let mut m = model();
+        assert_eq!(m.jitter_factor(3), 1.0);
+        m.jitter = 0.1;
+        assert_eq!(m.jitter_factor(3), m.jitter_factor(3));
+        let mut logs: Vec<f64> = (0..4001).map(|j| m.jitter_factor(j).ln()).collect();
+        logs.sort_by(f64::total_cmp);
+        assert!(logs[2000].abs() < 0.01, "median of ln = {}", logs[2000]);
+        let sd = (logs.iter().map(|x| x * x).sum::<f64>() / logs.len() as f64).sqrt();
+        assert!((sd - 0.1).abs() < 0.01, "sd = {sd}");
+        m.seed = 2;
+        assert_ne!(m.jitter_factor(3), model().jitter_factor(3));
+    }
+
+    #[test]
+    fn bad_fields_are_named() {
+        let mut m = model();
+        m.link_bytes_per_s = 0.0;
+        assert!(m.validate().unwrap_err().contains("link_bytes_per_s"));
+        let mut m = model();
+        m.latency_s = f64::NAN;
+        assert!(m.validate().unwrap_err().contains("latency_s"));
+        let mut m = model();
+        m.compute = vec![ComputeRate {
+            rate_fraction: -1.0,
+            ..ComputeRate::default()
+        }];
+        assert!(m.validate().unwrap_err().contains("rate_fraction"));
+        let mut m = model();
+        m.compute = vec![ComputeRate::default(), ComputeRate::default()];
+        assert!(m.validate().unwrap_err().contains("listed twice"));
+    }
+}

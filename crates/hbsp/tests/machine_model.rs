@@ -1,0 +1,175 @@
+//! `sim` on a platform with a machine model, against the model's closed forms
+//! (see `hbsp::machine_model`).
+
+mod common;
+
+use hbsp::collectives::{self, BroadcastAlgorithm, Root};
+use hbsp::machine_model::{CollectiveCost, ComputeRate, MachineModel};
+use hbsp::{Backend, HbspError, Machine, Platform};
+
+const LINK: f64 = 1e6;
+const LATENCY: f64 = 1e-4;
+const L: f64 = 1e-5;
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
+}
+
+/// Nodes of 4 and 1 Mflop/s, kinds `fast` and `slow`, with `model`.
+fn platform(model: MachineModel) -> Platform {
+    let mut platform = common::platform(&[4.0, 1.0]);
+    platform.nodes[0].kind = Some("fast".into());
+    platform.nodes[1].kind = Some("slow".into());
+    platform.machine = Some(model);
+    platform
+}
+
+fn model() -> MachineModel {
+    MachineModel {
+        latency_s: LATENCY,
+        ..MachineModel::with_link(LINK)
+    }
+}
+
+fn machine(model: MachineModel, kernel: &str) -> Machine {
+    platform(model).all().unwrap().for_workload(kernel)
+}
+
+/// One superstep: node `j` computes `ops[j]` and node 0 sends `bytes` to node 1.
+fn one_superstep(m: &Machine, ops: [f64; 2], bytes: usize) -> f64 {
+    hbsp::run(&Backend::sim_declared(), m, |ctx| {
+        ctx.charge_work(ops[ctx.pid()])?;
+        if ctx.pid() == 0 && bytes > 0 {
+            ctx.send(1, 0, &vec![0u8; bytes])?;
+        }
+        ctx.sync()
+    })
+    .unwrap()
+    .elapsed_s
+}
+
+#[test]
+fn compute_runs_at_the_hockney_rate_of_the_kernel_and_kind() {
+    let mut m = model();
+    m.compute = vec![
+        ComputeRate {
+            kernel: "mm".into(),
+            rate_fraction: 0.5,
+            half_work: 1e5,
+            ..ComputeRate::default()
+        },
+        ComputeRate {
+            kernel: "mm".into(),
+            kind: "slow".into(),
+            rate_fraction: 0.25,
+            ..ComputeRate::default()
+        },
+    ];
+    let fast: f64 = (1e6 + 1e5) / (0.5 * 4e6);
+    let slow = 1e5 / (0.25 * 1e6);
+    let t = one_superstep(&machine(m.clone(), "mm"), [1e6, 1e5], 0);
+    assert!(close(t, fast.max(slow) + L), "{t}");
+    // Another kernel has no entry: marked speed.
+    let t = one_superstep(&machine(m, "ge"), [1e6, 1e5], 0);
+    assert!(close(t, 1e6 / 4e6 + L), "{t}");
+}
+
+#[test]
+fn a_message_costs_the_link_and_the_latency_not_g() {
+    let t = one_superstep(&machine(model(), "mm"), [0.0, 0.0], 50_000);
+    // Node 1 (r = 1.1) receives 50 kB: r h / link + one message's latency.
+    let expected = 1.1 * 50_000.0 / LINK + LATENCY + L;
+    assert!(close(t, expected), "{t} vs {expected}");
+    let hbsp = one_superstep(&machine(model(), "mm").without_model(), [0.0, 0.0], 50_000);
+    assert!(close(hbsp, 1e-9 * 1.1 * 50_000.0 + L), "{hbsp}");
+}
+
+#[test]
+fn a_shared_backplane_slows_concurrent_senders() {
+    let mut m = model();
+    m.latency_s = 0.0;
+    m.backplane_bytes_per_s = 1.5e6;
+    let machine = platform(m).all().unwrap();
+    let t = hbsp::run(&Backend::sim_declared(), &machine, |ctx| {
+        ctx.send(1 - ctx.pid(), 0, &vec![0u8; 30_000])?;
+        ctx.sync()
+    })
+    .unwrap()
+    .elapsed_s;
+    // Ports alone: 1.1 x 30 kB / 1 MB/s = 33 ms; the switch moves 60 kB at 1.5 MB/s: 40 ms.
+    assert!(close(t, 60_000.0 / 1.5e6 + L), "{t}");
+}
+
+#[test]
+fn a_measured_broadcast_replaces_its_communication_and_barrier() {
+    let mut m = model();
+    let broadcast = CollectiveCost {
+        name: "broadcast".into(),
+        base_s: 0.12e-3,
+        per_node_s: 0.23e-3,
+        per_log2_node_byte_s: 1e-7,
+        ..CollectiveCost::default()
+    };
+    m.collectives = vec![broadcast.clone()];
+    let machine = platform(m).all().unwrap();
+    let t = hbsp::run(&Backend::sim_declared(), &machine, |ctx| {
+        let data = vec![1.0f64; 1000];
+        collectives::broadcast(ctx, Root::Pid(0), &data, BroadcastAlgorithm::OnePhase)?;
+        Ok::<_, HbspError>(())
+    })
+    .unwrap()
+    .elapsed_s;
+    let expected = broadcast.at(2, 8000.0);
+    assert!(close(t, expected), "{t} vs {expected}");
+}
+
+#[test]
+fn a_run_pays_its_kernels_start_up_once_and_supersteps_their_fixed_cost() {
+    let mut m = model();
+    m.superstep_s = 2e-3;
+    m.compute = vec![ComputeRate {
+        kernel: "ge".into(),
+        run_overhead_s: 0.5,
+        ..ComputeRate::default()
+    }];
+    let machine = machine(m, "ge");
+    let t = hbsp::run(&Backend::sim_declared(), &machine, |ctx| {
+        (0..3).try_for_each(|_| ctx.sync())
+    })
+    .unwrap()
+    .elapsed_s;
+    assert!(close(t, 3.0 * (L + 2e-3) + 0.5), "{t}");
+}
+
+#[test]
+fn jitter_is_deterministic_and_moves_compute_only() {
+    let mut m = model();
+    m.jitter = 0.2;
+    let a = one_superstep(&machine(m.clone(), "mm"), [1e6, 0.0], 0);
+    let b = one_superstep(&machine(m.clone(), "mm"), [1e6, 0.0], 0);
+    assert_eq!(a, b);
+    let expected = 0.25 * m.jitter_factor(0) + L;
+    assert!(close(a, expected), "{a} vs {expected}");
+    assert!((a - (0.25 + L)).abs() > 1e-6, "jitter 0.2 changed nothing");
+}
+
+#[test]
+fn a_machine_model_round_trips_through_toml() {
+    let mut m = model();
+    m.collectives = vec![CollectiveCost {
+        name: "broadcast".into(),
+        base_s: 1e-4,
+        ..CollectiveCost::default()
+    }];
+    m.compute = vec![ComputeRate {
+        kernel: "mm".into(),
+        rate_fraction: 0.3,
+        ..ComputeRate::default()
+    }];
+    let p = platform(m);
+    let text = p.to_toml_string().unwrap();
+    assert_eq!(Platform::from_toml_str(&text).unwrap(), p);
+    let bad = text.replace("rate_fraction = 0.3", "rate_fraction = 0.0");
+    let err = Platform::from_toml_str(&bad).unwrap_err().to_string();
+    assert!(err.contains("rate_fraction must be > 0"), "{err}");
+}
