@@ -1,0 +1,352 @@
+//! Calibration: fitting a platform's machine model to measured runs (`hetscale calibrate`).
+//!
+//! For one kernel, the simulated time of a run on a platform's machine model is
+//! `T = A / f + B + s`: `A` the compute time at the marked speed (with the model's `w_1/2`),
+//! `f` the achieved fraction of the marked speed, `B` everything else the model charges
+//! (messages, measured collectives, barriers) and `s` the kernel's start-up per run.
+//! Each measured run is simulated twice, at `f = 1` and at `f = 1/2`, which gives its `A` and
+//! `B` exactly; `1/f` and `s` then come from a linear least-squares fit of the measured
+//! times, weighted by `1/T` so that each run counts by its relative error, with 95%
+//! intervals. Parameters not free keep the platform's values. A run used here is a
+//! calibration run: it must never be the one a prediction is checked against.
+//!
+//! ```no_run
+//! use hetscale_kernels::KernelRegistry;
+//! use hetscale_study::calibrate::{calibrate, FreeParameter};
+//! use hetscale_study::measurements::MeasuredRun;
+//!
+//! let platform = hbsp::Platform::load("sunwulf")?;
+//! let runs = vec![MeasuredRun {
+//!     configuration: "C'_2".into(),
+//!     nodes: "server:1,sunfire:1".into(),
+//!     kernel: "mm".into(),
+//!     n: 165,
+//!     time_s: 0.78,
+//! }];
+//! let fit = calibrate(&platform, &KernelRegistry::default(), &Default::default(), &runs,
+//!     &[FreeParameter::RateFraction])?;
+//! println!("f = {:.3}", fit.kernels[0].rate_fraction.estimate);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::BTreeMap;
+
+use hbsp::machine_model::{ComputeRate, MachineModel};
+use hbsp::{Backend, Platform, SimOptions, WorkCharge};
+use hetscale_kernels::{KernelOptions, KernelRegistry};
+use hetscale_model::fit::{LinearFit, fit_linear};
+use serde::Serialize;
+
+use crate::error::{Result, StudyError};
+use crate::measurements::MeasuredRun;
+
+/// A parameter of the machine model that calibration may fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FreeParameter {
+    /// `rate_fraction`: the kernel's achieved rate over the marked speed.
+    RateFraction,
+    /// `run_overhead_s`: the kernel's start-up per run.
+    RunOverhead,
+}
+
+impl FreeParameter {
+    /// The name used in platform files and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::RateFraction => "rate_fraction",
+            Self::RunOverhead => "run_overhead_s",
+        }
+    }
+
+    /// Parses `rate_fraction` or `run_overhead_s`.
+    pub fn parse(name: &str) -> Result<Self> {
+        match name.trim() {
+            "rate_fraction" | "rate" => Ok(Self::RateFraction),
+            "run_overhead_s" | "run_overhead" => Ok(Self::RunOverhead),
+            other => Err(StudyError::Calibration(format!(
+                "unknown parameter \"{other}\": fit rate_fraction and/or run_overhead_s"
+            ))),
+        }
+    }
+}
+
+/// A fitted value with its 95% interval (none when the runs leave no degree of freedom).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Estimate {
+    /// The value written to the platform.
+    pub estimate: f64,
+    /// 95% confidence interval.
+    pub ci95: Option<(f64, f64)>,
+    /// Whether it was fitted (false: kept from the platform).
+    pub fitted: bool,
+}
+
+/// One run, measured beside the calibrated model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Residual {
+    /// The run's configuration label.
+    pub configuration: String,
+    /// Problem size.
+    pub n: u64,
+    /// Measured time, s.
+    pub measured_s: f64,
+    /// Time of the calibrated model on `sim`, s.
+    pub model_s: f64,
+    /// `(model - measured) / measured`.
+    pub rel_err: f64,
+}
+
+/// The calibration of one kernel.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KernelCalibration {
+    /// Kernel name.
+    pub kernel: String,
+    /// `f`.
+    pub rate_fraction: Estimate,
+    /// `s`, seconds.
+    pub run_overhead_s: Estimate,
+    /// One per run.
+    pub residuals: Vec<Residual>,
+}
+
+/// A calibrated platform and how it was found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Calibration {
+    /// One per kernel of the runs, in name order.
+    pub kernels: Vec<KernelCalibration>,
+    /// The platform with the fitted values in its machine model.
+    #[serde(skip)]
+    pub platform: Platform,
+}
+
+/// What the machine model charges one run, split as `A / f + B + s`.
+#[derive(Debug, Clone, Copy)]
+struct RunParts {
+    compute_s: f64,
+    rest_s: f64,
+}
+
+/// Fits the `free` parameters of each kernel's compute rate in `platform`'s machine model
+/// to `runs` (see the module docs).
+pub fn calibrate(
+    platform: &Platform,
+    registry: &KernelRegistry,
+    options: &KernelOptions,
+    runs: &[MeasuredRun],
+    free: &[FreeParameter],
+) -> Result<Calibration> {
+    if runs.is_empty() {
+        return Err(StudyError::Calibration(
+            "no runs to calibrate on: give at least one measured run".into(),
+        ));
+    }
+    if free.is_empty() {
+        return Err(StudyError::Calibration(
+            "no parameter to fit: free rate_fraction and/or run_overhead_s".into(),
+        ));
+    }
+    let mut by_kernel: BTreeMap<&str, Vec<&MeasuredRun>> = BTreeMap::new();
+    for run in runs {
+        by_kernel.entry(run.kernel.as_str()).or_default().push(run);
+    }
+    let mut calibrated = platform.clone();
+    let mut kernels = Vec::new();
+    for (kernel, runs) in by_kernel {
+        let fit = calibrate_kernel(&calibrated, registry, options, kernel, &runs, free)?;
+        calibrated = with_rate(&calibrated, kernel, |rate| {
+            rate.rate_fraction = fit.rate_fraction.estimate;
+            rate.run_overhead_s = fit.run_overhead_s.estimate;
+        });
+        kernels.push(fit);
+    }
+    calibrated.validate()?;
+    Ok(Calibration {
+        kernels,
+        platform: calibrated,
+    })
+}
+
+fn calibrate_kernel(
+    platform: &Platform,
+    registry: &KernelRegistry,
+    options: &KernelOptions,
+    kernel: &str,
+    runs: &[&MeasuredRun],
+    free: &[FreeParameter],
+) -> Result<KernelCalibration> {
+    let current = current_rate(platform, kernel);
+    let parts = runs
+        .iter()
+        .map(|run| run_parts(platform, registry, options, run))
+        .collect::<Result<Vec<_>>>()?;
+    let fits_rate = free.contains(&FreeParameter::RateFraction);
+    let fits_overhead = free.contains(&FreeParameter::RunOverhead);
+    let (mut names, mut columns) = (Vec::new(), Vec::new());
+    if fits_rate {
+        names.push("1/rate_fraction");
+        columns.push(parts.iter().map(|p| p.compute_s).collect());
+    }
+    if fits_overhead {
+        names.push("run_overhead_s");
+        columns.push(vec![1.0; runs.len()]);
+    }
+    let y: Vec<f64> = runs
+        .iter()
+        .zip(&parts)
+        .map(|(run, p)| {
+            let mut known = p.rest_s;
+            if !fits_rate {
+                known += p.compute_s / current.rate_fraction;
+            }
+            if !fits_overhead {
+                known += current.run_overhead_s;
+            }
+            run.time_s - known
+        })
+        .collect();
+    let weights: Vec<f64> = runs.iter().map(|r| 1.0 / r.time_s).collect();
+    let fit = fit_linear(&names, &columns, &y, Some(&weights))
+        .map_err(|e| StudyError::Calibration(format!("kernel {kernel}: {e}")))?;
+    let rate_fraction = if fits_rate {
+        rate_estimate(kernel, &fit)?
+    } else {
+        kept(current.rate_fraction)
+    };
+    let run_overhead_s = if fits_overhead {
+        let p = &fit.parameters[usize::from(fits_rate)];
+        Estimate {
+            estimate: p.estimate.max(0.0),
+            ci95: p.ci95,
+            fitted: true,
+        }
+    } else {
+        kept(current.run_overhead_s)
+    };
+    let residuals = runs
+        .iter()
+        .zip(&parts)
+        .map(|(run, p)| {
+            let model_s =
+                p.compute_s / rate_fraction.estimate + p.rest_s + run_overhead_s.estimate;
+            Residual {
+                configuration: run.configuration.clone(),
+                n: run.n,
+                measured_s: run.time_s,
+                model_s,
+                rel_err: (model_s - run.time_s) / run.time_s,
+            }
+        })
+        .collect();
+    Ok(KernelCalibration {
+        kernel: kernel.to_owned(),
+        rate_fraction,
+        run_overhead_s,
+        residuals,
+    })
+}
+
+fn kept(value: f64) -> Estimate {
+    Estimate {
+        estimate: value,
+        ci95: None,
+        fitted: false,
+    }
+}
+
+/// `f = 1 / theta`; its interval is the inverted interval of `theta` when that stays positive.
+fn rate_estimate(kernel: &str, fit: &LinearFit) -> Result<Estimate> {
+    let theta = &fit.parameters[0];
+    if !(theta.estimate > 0.0) {
+        return Err(StudyError::Calibration(format!(
+            "kernel {kernel}: the runs leave no time for computing (1/rate_fraction = {:.3}): \
+             the machine model's communication or run_overhead_s already exceeds them; \
+             check the platform's network and the runs' node-sets",
+            theta.estimate
+        )));
+    }
+    let ci95 = theta
+        .ci95
+        .map(|(lo, hi)| (1.0 / hi, if lo > 0.0 { 1.0 / lo } else { f64::INFINITY }));
+    Ok(Estimate {
+        estimate: 1.0 / theta.estimate,
+        ci95,
+        fitted: true,
+    })
+}
+
+fn current_rate(platform: &Platform, kernel: &str) -> ComputeRate {
+    platform
+        .machine
+        .as_ref()
+        .map(|m| m.rate(Some(kernel), None))
+        .unwrap_or_default()
+}
+
+/// `platform` with its (kernel, any kind) compute entry changed by `change`; the entry starts
+/// from the rate the kernel has now.
+pub fn with_rate(platform: &Platform, kernel: &str, change: impl FnOnce(&mut ComputeRate)) -> Platform {
+    let mut out = platform.clone();
+    let model = out
+        .machine
+        .get_or_insert_with(|| MachineModel::with_link(1.0 / platform.network.g_s_per_byte.max(1e-300)));
+    let mut rate = model.rate(Some(kernel), None);
+    rate.kernel = kernel.to_owned();
+    rate.kind = "*".to_owned();
+    change(&mut rate);
+    model.compute.retain(|c| !(c.kernel == kernel && c.kind == "*"));
+    model.compute.push(rate);
+    out
+}
+
+/// Simulates `run` at `f = 1` and `f = 1/2` (no start-up) and splits its time.
+fn run_parts(
+    platform: &Platform,
+    registry: &KernelRegistry,
+    options: &KernelOptions,
+    run: &MeasuredRun,
+) -> Result<RunParts> {
+    let at = |fraction: f64| {
+        let platform = with_rate(platform, &run.kernel, |rate| {
+            rate.rate_fraction = fraction;
+            rate.run_overhead_s = 0.0;
+        });
+        simulate(&platform, registry, options, run)
+    };
+    let full = at(1.0)?;
+    let half = at(0.5)?;
+    Ok(RunParts {
+        compute_s: half - full,
+        rest_s: 2.0 * full - half,
+    })
+}
+
+/// The time of `run` on `platform`'s simulated machine (skeleton: compute is charged, not run).
+pub fn simulate(
+    platform: &Platform,
+    registry: &KernelRegistry,
+    options: &KernelOptions,
+    run: &MeasuredRun,
+) -> Result<f64> {
+    let fail = |message: String| StudyError::Configuration {
+        configuration: run.configuration.clone(),
+        message: format!("N = {}: {message}", run.n),
+    };
+    let machine = platform
+        .select(&run.nodes.parse()?)
+        .map_err(|e| fail(format!("nodes \"{}\": {e}", run.nodes)))?
+        .for_workload(&run.kernel);
+    let kernel = registry.get(&run.kernel, options)?;
+    let n = usize::try_from(run.n).map_err(|_| fail("too large for this machine".into()))?;
+    let inputs = kernel.generate(n, 1).map_err(|e| fail(e.to_string()))?;
+    let backend = Backend::Sim(SimOptions {
+        work: WorkCharge::Declared,
+        skip_compute: true,
+        no_trace: true,
+        ..SimOptions::default()
+    });
+    let out = kernel
+        .run(&inputs, &backend, &machine)
+        .map_err(|e| fail(e.to_string()))?;
+    Ok(out.time_s)
+}
