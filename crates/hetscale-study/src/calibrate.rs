@@ -112,7 +112,7 @@ pub struct KernelCalibration {
 
 /// A calibrated platform and how it was found.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Calibration {
+pub struct PlatformCalibration {
     /// One per kernel of the runs, in name order.
     pub kernels: Vec<KernelCalibration>,
     /// The platform with the fitted values in its machine model.
@@ -135,7 +135,7 @@ pub fn calibrate(
     options: &KernelOptions,
     runs: &[MeasuredRun],
     free: &[FreeParameter],
-) -> Result<Calibration> {
+) -> Result<PlatformCalibration> {
     if runs.is_empty() {
         return Err(StudyError::Calibration(
             "no runs to calibrate on: give at least one measured run".into(),
@@ -161,7 +161,7 @@ pub fn calibrate(
         kernels.push(fit);
     }
     calibrated.validate()?;
-    Ok(Calibration {
+    Ok(PlatformCalibration {
         kernels,
         platform: calibrated,
     })

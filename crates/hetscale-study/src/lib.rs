@@ -28,6 +28,7 @@
 //! # Ok::<(), hetscale_study::StudyError>(())
 //! ```
 
+pub mod calibrate;
 pub mod command_study;
 pub mod computed;
 pub mod default_study;
@@ -38,9 +39,11 @@ pub mod formula;
 pub mod interrupt;
 pub mod marked_speed;
 pub mod measured;
+pub mod measurements;
 pub mod mpi_launch;
 pub mod predicted;
 pub mod program;
+pub mod reproduce;
 pub mod runner;
 pub mod spec;
 pub mod stats;

@@ -57,6 +57,10 @@ enum Command {
     Platform(cmd::platform::Args),
     /// Measure g, r_j, L and o of a backend, like BSPlib's probes.
     Probe(cmd::probe::Args),
+    /// Fit a platform's machine model (compute rate, start-up) to measured runs.
+    Calibrate(cmd::calibrate::Args),
+    /// The papers' experiments: calibrate on the base configuration, predict the others.
+    Reproduce(cmd::reproduce::Args),
 }
 
 /// Runs the `hetscale` command line on this process's arguments, with the kernels of
@@ -74,6 +78,8 @@ pub fn main_with(registry: KernelRegistry) -> ExitCode {
         Command::Collectives(args) => cmd::collectives::run(&args),
         Command::Platform(args) => cmd::platform::run(&args),
         Command::Probe(args) => cmd::probe::run(&args),
+        Command::Calibrate(args) => cmd::calibrate::run(&args, &registry),
+        Command::Reproduce(args) => cmd::reproduce::run(&args, &registry),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

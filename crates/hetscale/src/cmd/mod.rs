@@ -5,6 +5,8 @@ pub mod collectives;
 pub mod export;
 pub mod mpi;
 pub mod paper;
+pub mod reproduce;
+pub mod calibrate;
 pub mod platform;
 pub mod predict;
 pub mod probe;

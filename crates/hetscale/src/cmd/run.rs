@@ -95,14 +95,18 @@ pub struct KernelArgs {
 impl KernelArgs {
     /// The kernel `name` of `registry` with these options.
     pub fn kernel(&self, name: &str, registry: &KernelRegistry) -> anyhow::Result<Box<dyn Kernel>> {
-        let options = KernelOptions {
+        Ok(registry.get(name, &self.options())?)
+    }
+
+    /// These options as the kernels take them.
+    pub fn options(&self) -> KernelOptions {
+        KernelOptions {
             pivoting: self.pivoting.clone(),
             strategy: self.strategy.clone(),
             grid: self.grid.clone(),
             nb: self.nb,
             order: self.order,
-        };
-        Ok(registry.get(name, &options)?)
+        }
     }
 }
 

@@ -112,7 +112,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     let mut results = Vec::new();
     let mut resumed = Vec::new();
     for spec in &specs {
-        let progress = Progress::new(spec);
+        let progress = Progress::new(&spec.name);
         let result = run_study_with(spec, registry, &store, &progress)?;
         progress.finish();
         if let Some(line) = progress.resumed_line() {
@@ -180,7 +180,7 @@ fn write_result(out: &Path, result: &StudyResult) -> anyhow::Result<()> {
 }
 
 /// One progress line per approach and configuration (hidden when stderr is not a terminal).
-struct Progress {
+pub(crate) struct Progress {
     bars: MultiProgress,
     current: RefCell<Option<ProgressBar>>,
     name: String,
@@ -189,11 +189,11 @@ struct Progress {
 }
 
 impl Progress {
-    fn new(spec: &StudySpec) -> Self {
+    pub(crate) fn new(name: &str) -> Self {
         Self {
             bars: MultiProgress::new(),
             current: RefCell::new(None),
-            name: spec.name.clone(),
+            name: name.to_owned(),
             reused: std::cell::Cell::new(0),
         }
     }
@@ -209,7 +209,7 @@ impl Progress {
         })
     }
 
-    fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if let Some(bar) = self.current.borrow_mut().take() {
             bar.finish();
         }

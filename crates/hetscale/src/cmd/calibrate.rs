@@ -1,0 +1,87 @@
+//! `hetscale calibrate`: fit a platform's machine model to measured runs.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use hbsp::Platform;
+use hetscale_kernels::KernelRegistry;
+use hetscale_study::calibrate::{FreeParameter, PlatformCalibration, calibrate};
+use hetscale_study::measurements::read_runs;
+
+use super::run::KernelArgs;
+use crate::output::{out, outln};
+
+/// Arguments of `hetscale calibrate`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// CSV of measured runs: configuration,nodes,kernel,n,time_s.
+    #[arg(long, value_name = "FILE.csv")]
+    pub runs: PathBuf,
+    /// The platform to calibrate (preset or TOML file): its nodes and machine facts.
+    #[arg(long, default_value = "sunwulf")]
+    pub platform: String,
+    /// Parameters to fit, comma-separated: rate_fraction, run_overhead_s.
+    #[arg(long, default_value = "rate_fraction,run_overhead_s", value_delimiter = ',')]
+    pub fit: Vec<String>,
+    /// Write the calibrated platform here (for `study` and `predict`).
+    #[arg(long, value_name = "FILE.toml")]
+    pub write_platform: Option<PathBuf>,
+    /// Print the fit as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Options of the configurable kernels.
+    #[command(flatten)]
+    pub kernel_options: KernelArgs,
+}
+
+/// Runs `hetscale calibrate`.
+pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
+    let platform = Platform::load(&args.platform)?;
+    let runs = read_runs(&args.runs)?;
+    let free = args
+        .fit
+        .iter()
+        .map(|name| FreeParameter::parse(name))
+        .collect::<Result<Vec<_>, _>>()?;
+    let options = args.kernel_options.options();
+    let fit = calibrate(&platform, registry, &options, &runs, &free)?;
+    if let Some(path) = &args.write_platform {
+        fit.platform
+            .write_file(path)
+            .with_context(|| format!("cannot write --write-platform {}", path.display()))?;
+    }
+    if args.json {
+        outln!("{}", serde_json::to_string_pretty(&fit)?);
+    } else {
+        out!("{}", render_text(&fit));
+        if let Some(path) = &args.write_platform {
+            outln!("Calibrated platform written to {}", path.display());
+        }
+    }
+    Ok(())
+}
+
+fn render_text(fit: &PlatformCalibration) -> String {
+    let mut s = String::new();
+    for k in &fit.kernels {
+        let _ = writeln!(s, "kernel {} ({} runs)", k.kernel, k.residuals.len());
+        for (name, e) in [("rate_fraction", &k.rate_fraction), ("run_overhead_s", &k.run_overhead_s)] {
+            let ci = match (e.fitted, e.ci95) {
+                (false, _) => "kept from the platform".to_string(),
+                (true, Some((a, b))) => format!("95% CI [{a:.4}, {b:.4}]"),
+                (true, None) => "exact (as many runs as parameters: no interval)".to_string(),
+            };
+            let _ = writeln!(s, "  {name:<15} {:>10.4}  {ci}", e.estimate);
+        }
+        let _ = writeln!(s, "  {:<10} {:>8} {:>12} {:>12} {:>8}", "config", "n", "measured_s", "model_s", "error");
+        for r in &k.residuals {
+            let _ = writeln!(
+                s,
+                "  {:<10} {:>8} {:>12.4} {:>12.4} {:>+7.1}%",
+                r.configuration, r.n, r.measured_s, r.model_s, 100.0 * r.rel_err
+            );
+        }
+    }
+    s
+}

@@ -1,0 +1,101 @@
+//! `hetscale reproduce`: the papers' experiments, calibrated on their base configuration and
+//! checked on the others.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use hetscale_kernels::KernelRegistry;
+use hetscale_study::reproduce::{EXPERIMENTS, Experiment, Reproduction, reproduce};
+use hetscale_study::store::Store;
+
+use crate::output::{out, outln};
+
+/// Arguments of `hetscale reproduce`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Only this experiment (jpdc-ge, jpdc-mm, jpdc-conv2d).
+    #[arg(long, value_name = "ID")]
+    pub only: Option<String>,
+    /// Print one JSON array of values (one object per published value and approach).
+    #[arg(long)]
+    pub json: bool,
+    /// Directory for the calibrated platforms and the study database.
+    #[arg(long, default_value = "hetscale-reproduce")]
+    pub out: PathBuf,
+}
+
+/// Runs `hetscale reproduce`.
+pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
+    hetscale_study::interrupt::catch().context("cannot catch SIGINT and SIGTERM")?;
+    let ids: Vec<&str> = match &args.only {
+        Some(id) => vec![id.as_str()],
+        None => EXPERIMENTS.to_vec(),
+    };
+    let experiments = ids
+        .iter()
+        .map(|id| Experiment::named(id))
+        .collect::<Result<Vec<_>, _>>()?;
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create --out {}", args.out.display()))?;
+    let store = Store::open(&args.out.join("reproduce.db"))?;
+    let mut done = Vec::new();
+    for experiment in &experiments {
+        let progress = super::study::Progress::new(&experiment.id);
+        let result = reproduce(experiment, registry, &store, &progress, &args.out);
+        progress.finish();
+        done.push(result?);
+    }
+    if args.json {
+        let values: Vec<_> = done.iter().flat_map(|r| r.values.iter()).collect();
+        outln!("{}", serde_json::to_string_pretty(&values)?);
+    } else {
+        done.iter().for_each(|r| out!("{}", render_text(r)));
+        outln!("Calibrated platforms and runs in {}", args.out.display());
+    }
+    Ok(())
+}
+
+fn render_text(r: &Reproduction) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "== {}: target E_s = {}", r.id, r.target);
+    if let Some(why) = &r.assumption {
+        let _ = writeln!(s, "   assumed: {why}");
+    }
+    for k in &r.calibration.kernels {
+        let ci = |c: Option<(f64, f64)>| {
+            c.map_or("exact fit (as many runs as parameters)".to_string(), |(a, b)| {
+                format!("95% CI [{a:.4}, {b:.4}]")
+            })
+        };
+        let _ = writeln!(
+            s,
+            "   calibrated on the base configuration ({} runs): rate_fraction = {:.4} ({}), run_overhead_s = {:.4} ({})",
+            k.residuals.len(),
+            k.rate_fraction.estimate,
+            if k.rate_fraction.fitted { ci(k.rate_fraction.ci95) } else { "kept".into() },
+            k.run_overhead_s.estimate,
+            if k.run_overhead_s.fitted { ci(k.run_overhead_s.ci95) } else { "kept".into() },
+        );
+    }
+    let _ = writeln!(
+        s,
+        "   {:<6} {:<18} {:<10} {:<12} {:>12} {:>12} {:>8}",
+        "table", "item", "approach", "role", "published", "hetscale", "error"
+    );
+    for v in &r.values {
+        let tool = v.tool.map_or("-".to_string(), |t| format!("{t:.4}"));
+        let err = v.rel_err.map_or("-".to_string(), |e| format!("{:+.1}%", 100.0 * e));
+        let _ = writeln!(
+            s,
+            "   {:<6} {:<18} {:<10} {:<12} {:>12.4} {:>12} {:>8}",
+            v.table, v.item, v.approach, v.role, v.published, tool, err
+        );
+    }
+    for (quantity, approach) in [("N", "measured"), ("N", "computed"), ("N", "predicted"), ("psi", "measured"), ("psi", "predicted"), ("T", "measured")] {
+        if let Some(m) = r.median_error(quantity, approach) {
+            let _ = writeln!(s, "   median |error| of {quantity} ({approach}, validation rows): {:.1}%", 100.0 * m);
+        }
+    }
+    s
+}
