@@ -61,6 +61,26 @@ pub enum StudyError {
     /// Writing an export failed.
     #[error("export: {0}")]
     Export(String),
+    /// A CSV of measured runs or of a paper's published values is invalid.
+    #[error("{source_name}{}{}: {message}", at_line(*line), in_field(field.as_deref()))]
+    Csv {
+        /// The file (or the embedded data's name).
+        source_name: String,
+        /// The line of the offending row or header, when there is one.
+        line: Option<usize>,
+        /// The column of the offending value, when there is one.
+        field: Option<String>,
+        /// What is wrong and what to do.
+        message: String,
+    },
+    /// No published data are embedded for this paper.
+    #[error("no published data for paper \"{id}\": known papers are {}; give one of them", known.join(", "))]
+    UnknownPaper {
+        /// The paper id asked for.
+        id: String,
+        /// The ids with data.
+        known: Vec<String>,
+    },
 }
 
 /// Result alias for the study crate.
@@ -68,4 +88,8 @@ pub type Result<T> = std::result::Result<T, StudyError>;
 
 fn at_line(line: Option<usize>) -> String {
     line.map(|l| format!(" line {l}")).unwrap_or_default()
+}
+
+fn in_field(field: Option<&str>) -> String {
+    field.map(|f| format!(", field {f}")).unwrap_or_default()
 }

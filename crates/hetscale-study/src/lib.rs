@@ -38,6 +38,7 @@ pub mod formula;
 pub mod interrupt;
 pub mod marked_speed;
 pub mod measured;
+pub mod measurements;
 pub mod mpi_launch;
 pub mod predicted;
 pub mod program;
