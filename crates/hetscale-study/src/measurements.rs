@@ -29,11 +29,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, StudyError};
 
-/// The papers whose published values are embedded, by id.
-pub const PAPERS: [&str; 1] = ["jpdc"];
+/// The papers whose published values are embedded, by id, with their CSV (`papers/README.md`
+/// describes the columns and sources).
+const EMBEDDED: [(&str, &str); 1] = [
+    // Chen, Sun & Wu, JPDC 2008, section 4.
+    ("jpdc", include_str!("../papers/jpdc.csv")),
+];
 
-/// Chen, Sun & Wu, JPDC 2008, section 4 (see `papers/README.md`).
-const JPDC_CSV: &str = include_str!("../papers/jpdc.csv");
+/// The ids of the papers whose published values [`published`] has.
+pub fn papers() -> Vec<&'static str> {
+    EMBEDDED.iter().map(|&(id, _)| id).collect()
+}
 
 /// The columns of a runs CSV, as [`read_runs`] takes them.
 pub const RUN_COLUMNS: [&str; 5] = ["configuration", "nodes", "kernel", "n", "time_s"];
@@ -145,7 +151,10 @@ impl FromStr for Quantity {
             .find(|q| q.as_str() == text)
             .ok_or_else(|| {
                 let known: Vec<&str> = Self::ALL.iter().map(|q| q.as_str()).collect();
-                format!("\"{text}\" is no quantity; write one of {}", known.join(", "))
+                format!(
+                    "\"{text}\" is no quantity; write one of {}",
+                    known.join(", ")
+                )
             })
     }
 }
@@ -195,22 +204,23 @@ pub struct MeasuredRun {
     pub time_s: f64,
 }
 
-/// The published values of paper `paper` (one of [`PAPERS`]).
+/// The published values of paper `paper` (one of [`papers`]).
 pub fn published(paper: &str) -> Result<Vec<PublishedValue>> {
-    match paper.trim() {
-        "jpdc" => parse_published(JPDC_CSV, "papers/jpdc.csv"),
-        other => Err(StudyError::UnknownPaper {
-            id: other.to_owned(),
-            known: PAPERS.iter().map(|&p| p.to_owned()).collect(),
-        }),
-    }
+    let paper = paper.trim();
+    let (id, text) = EMBEDDED
+        .iter()
+        .find(|&&(id, _)| id == paper)
+        .ok_or_else(|| StudyError::UnknownPaper {
+            id: paper.to_owned(),
+            known: papers().into_iter().map(str::to_owned).collect(),
+        })?;
+    parse_published(text, &format!("papers/{id}.csv"))
 }
 
 /// Published values from CSV text with the [`PUBLISHED_COLUMNS`]; `source_name` names it in
 /// errors.
 pub fn parse_published(text: &str, source_name: &str) -> Result<Vec<PublishedValue>> {
-    let records: Vec<(Row, PublishedRecord)> =
-        read_records(text, source_name, &PUBLISHED_LAYOUT)?;
+    let records: Vec<(Row, PublishedRecord)> = read_records(text, source_name, &PUBLISHED_LAYOUT)?;
     records
         .into_iter()
         .map(|(row, record)| row.published_value(record))
@@ -231,15 +241,21 @@ pub fn read_runs(path: &Path) -> Result<Vec<MeasuredRun>> {
             "cannot read it ({e}); give the path of a CSV file of runs"
         ))
     })?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| file_error("not UTF-8 text; save it as UTF-8 CSV".into()))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        StudyError::Csv {
+            source_name: source_name.clone(),
+            line: Some(valid.iter().filter(|&&b| b == b'\n').count() + 1),
+            field: None,
+            message: "not UTF-8 text; save it as UTF-8 CSV".into(),
+        }
+    })?;
     parse_runs(&text, &source_name)
 }
 
 /// Measured runs from CSV text with the [`RUN_COLUMNS`]; `source_name` names it in errors.
 pub fn parse_runs(text: &str, source_name: &str) -> Result<Vec<MeasuredRun>> {
-    let records: Vec<(Row, RunRecord)> =
-        read_records(text, source_name, &RUN_LAYOUT)?;
+    let records: Vec<(Row, RunRecord)> = read_records(text, source_name, &RUN_LAYOUT)?;
     records
         .into_iter()
         .map(|(row, record)| row.measured_run(record))
@@ -327,9 +343,10 @@ fn read_records<R: DeserializeOwned>(
         source_name: source_name.to_owned(),
         line: None,
     };
+    let mut lines = LineCounter::new(text);
     let headers = reader
         .headers()
-        .map_err(|e| file.malformed(&e, text))?
+        .map_err(|e| file.malformed(&e, &mut lines))?
         .clone();
     if headers.iter().all(str::is_empty) {
         return Err(file.error(
@@ -342,15 +359,15 @@ fn read_records<R: DeserializeOwned>(
         ));
     }
     let header = Row {
-        line: headers.position().map(|p| line_at(text, p)),
+        line: headers.position().map(|p| lines.line_of(p)),
         ..file.clone()
     };
     header.check_header(&headers, layout.columns)?;
     let mut records = Vec::new();
     for result in reader.records() {
-        let record = result.map_err(|e| file.malformed(&e, text))?;
+        let record = result.map_err(|e| file.malformed(&e, &mut lines))?;
         let row = Row {
-            line: record.position().map(|p| line_at(text, p)),
+            line: record.position().map(|p| lines.line_of(p)),
             ..file.clone()
         };
         let fields = record
@@ -359,34 +376,58 @@ fn read_records<R: DeserializeOwned>(
         records.push((row, fields));
     }
     if records.is_empty() {
-        return Err(file.error(None, format!("no rows after the header; {}", layout.example)));
+        return Err(file.error(
+            None,
+            format!("no rows after the header; {}", layout.example),
+        ));
     }
     Ok(records)
 }
 
-/// The line of `text` a record read from `position` starts on.
+/// Line numbers of the records a csv reader returns, in order.
 ///
 /// The csv crate's own line count leaves out blank and comment lines, and its byte position
 /// is where it started reading, before the blank and comment lines it skipped: so skip them
-/// here and count the newlines before the record's first byte.
-fn line_at(text: &str, position: &csv::Position) -> usize {
-    let bytes = text.as_bytes();
-    let mut at = usize::try_from(position.byte()).map_or(bytes.len(), |b| b.min(bytes.len()));
-    loop {
-        while at < bytes.len() && matches!(bytes[at], b'\r' | b'\n') {
-            at += 1;
-        }
-        let starts_line = at == 0 || bytes[at - 1] == b'\n';
-        if at < bytes.len() && bytes[at] == b'#' && starts_line {
-            at = bytes[at..]
-                .iter()
-                .position(|&b| b == b'\n')
-                .map_or(bytes.len(), |end| at + end);
-        } else {
-            break;
+/// here and count the newlines before the record's first byte, from the previous record on
+/// (positions only grow, so a long file is counted once).
+struct LineCounter<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    line: usize,
+}
+
+impl<'a> LineCounter<'a> {
+    fn new(text: &'a str) -> Self {
+        Self {
+            bytes: text.as_bytes(),
+            at: 0,
+            line: 1,
         }
     }
-    bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1
+
+    fn line_of(&mut self, position: &csv::Position) -> usize {
+        let bytes = self.bytes;
+        let mut start =
+            usize::try_from(position.byte()).map_or(bytes.len(), |b| b.min(bytes.len()));
+        loop {
+            while start < bytes.len() && matches!(bytes[start], b'\r' | b'\n') {
+                start += 1;
+            }
+            let starts_line = start == 0 || bytes[start - 1] == b'\n';
+            if start < bytes.len() && bytes[start] == b'#' && starts_line {
+                start = bytes[start..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(bytes.len(), |end| start + end);
+            } else {
+                break;
+            }
+        }
+        let from = self.at.min(start);
+        self.line += bytes[from..start].iter().filter(|&&b| b == b'\n').count();
+        self.at = start;
+        self.line
+    }
 }
 
 /// Where a value comes from: the file and, for a row or the header, its line.
@@ -407,9 +448,9 @@ impl Row {
     }
 
     /// The csv crate's own complaint (ragged row, bad UTF-8), at its line.
-    fn malformed(&self, error: &csv::Error, text: &str) -> StudyError {
-        let at = |pos: Option<&csv::Position>| Row {
-            line: pos.map(|p| line_at(text, p)),
+    fn malformed(&self, error: &csv::Error, lines: &mut LineCounter) -> StudyError {
+        let mut at = |pos: Option<&csv::Position>| Row {
+            line: pos.map(|p| lines.line_of(p)),
             ..self.clone()
         };
         match error.kind() {
@@ -417,12 +458,15 @@ impl Row {
                 pos,
                 expected_len,
                 len,
-            } => at(pos.as_ref()).error(
-                None,
-                format!(
-                    "{len} fields where the header has {expected_len}; quote a field that holds commas, e.g. \"server:1,sunfire:1\""
-                ),
-            ),
+            } => {
+                let fields = if *len == 1 { "field" } else { "fields" };
+                at(pos.as_ref()).error(
+                    None,
+                    format!(
+                        "{len} {fields} where the header has {expected_len}; quote a field that holds commas, e.g. \"server:1,sunfire:1\""
+                    ),
+                )
+            }
             csv::ErrorKind::Utf8 { pos, .. } => {
                 at(pos.as_ref()).error(None, "not UTF-8 text; save it as UTF-8 CSV".into())
             }
@@ -486,7 +530,13 @@ impl Row {
             record.configuration,
             "the configuration's label, e.g. C_2",
         )?;
-        self.check_pairing("configuration", &configuration, quantity, "configuration", "C_2>C_4")?;
+        self.check_pairing(
+            "configuration",
+            &configuration,
+            quantity,
+            "configuration",
+            "C_2>C_4",
+        )?;
         let nodes = self.text(
             "nodes",
             record.nodes,
@@ -560,26 +610,23 @@ impl Row {
 
     fn size(&self, field: &str, text: &str) -> Result<u64> {
         let max = hetscale_kernels::MAX_N;
-        let fail = |message: String| Err(self.error(Some(field), message));
-        match text.parse::<u64>() {
-            Ok(0) => fail("0 is no problem size; give a whole number from 1, e.g. 310".into()),
-            Ok(n) if n <= max => Ok(n),
-            // All digits but no u64, or above MAX_N: a size the models cannot represent.
-            Ok(_) => fail(format!(
-                "{text} is above the largest problem size, {max} (2^53); give a smaller n"
-            )),
-            Err(_) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
-                fail(format!(
-                    "{text} is above the largest problem size, {max} (2^53); give a smaller n"
-                ))
+        let digits_only = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+        let message = match text.parse::<u64>() {
+            Ok(0) => "0 is no problem size; give a whole number from 1, e.g. 310".to_owned(),
+            Ok(n) if n <= max => return Ok(n),
+            // Above MAX_N, or all digits but beyond u64: a size the models cannot represent.
+            Ok(_) => {
+                format!("{text} is above the largest problem size, {max} (2^53); give a smaller n")
             }
-            Err(_) if text.is_empty() => {
-                fail("empty; give a problem size from 1, e.g. 310".into())
+            Err(_) if digits_only => {
+                format!("{text} is above the largest problem size, {max} (2^53); give a smaller n")
             }
-            Err(_) => fail(format!(
-                "\"{text}\" is not a whole number; give a problem size from 1, e.g. 310"
-            )),
-        }
+            Err(_) if text.is_empty() => "empty; give a problem size from 1, e.g. 310".to_owned(),
+            Err(_) => {
+                format!("\"{text}\" is not a whole number; give a problem size from 1, e.g. 310")
+            }
+        };
+        Err(self.error(Some(field), message))
     }
 
     /// `n` where the quantity belongs to a size, and nothing where it does not.
@@ -606,10 +653,7 @@ impl Row {
         }
         let target = self.positive("target_e_s", text, TARGET)?;
         if target > 1.0 {
-            return Err(self.error(
-                Some("target_e_s"),
-                format!("{text} is above 1; {TARGET}"),
-            ));
+            return Err(self.error(Some("target_e_s"), format!("{text} is above 1; {TARGET}")));
         }
         Ok(Some(target))
     }
@@ -633,9 +677,9 @@ impl Row {
                 "\"{text}\" is not FROM>TO; {quantity} rows name two {what}s as FROM>TO, e.g. {example}"
             ),
             (false, 1) => return Ok(()),
-            (false, _) => format!(
-                "\"{text}\" names more than one {what}; only psi and psi_predicted rows do"
-            ),
+            (false, _) => {
+                format!("\"{text}\" names more than one {what}; only psi and psi_predicted rows do")
+            }
         };
         Err(self.error(Some(field), message))
     }
