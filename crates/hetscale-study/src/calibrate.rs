@@ -227,8 +227,7 @@ fn calibrate_kernel(
         .iter()
         .zip(&parts)
         .map(|(run, p)| {
-            let model_s =
-                p.compute_s / rate_fraction.estimate + p.rest_s + run_overhead_s.estimate;
+            let model_s = p.compute_s / rate_fraction.estimate + p.rest_s + run_overhead_s.estimate;
             Residual {
                 configuration: run.configuration.clone(),
                 n: run.n,
@@ -285,16 +284,22 @@ fn current_rate(platform: &Platform, kernel: &str) -> ComputeRate {
 
 /// `platform` with its (kernel, any kind) compute entry changed by `change`; the entry starts
 /// from the rate the kernel has now.
-pub fn with_rate(platform: &Platform, kernel: &str, change: impl FnOnce(&mut ComputeRate)) -> Platform {
+pub fn with_rate(
+    platform: &Platform,
+    kernel: &str,
+    change: impl FnOnce(&mut ComputeRate),
+) -> Platform {
     let mut out = platform.clone();
-    let model = out
-        .machine
-        .get_or_insert_with(|| MachineModel::with_link(1.0 / platform.network.g_s_per_byte.max(1e-300)));
+    let model = out.machine.get_or_insert_with(|| {
+        MachineModel::with_link(1.0 / platform.network.g_s_per_byte.max(1e-300))
+    });
     let mut rate = model.rate(Some(kernel), None);
     rate.kernel = kernel.to_owned();
     rate.kind = "*".to_owned();
     change(&mut rate);
-    model.compute.retain(|c| !(c.kernel == kernel && c.kind == "*"));
+    model
+        .compute
+        .retain(|c| !(c.kernel == kernel && c.kind == "*"));
     model.compute.push(rate);
     out
 }

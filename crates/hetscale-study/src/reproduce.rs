@@ -141,7 +141,10 @@ impl Experiment {
             .filter(|v| v.experiment == experiment)
             .collect();
         let mut configurations: Vec<(String, String)> = Vec::new();
-        for v in values.iter().filter(|v| v.quantity == Quantity::ProblemSize) {
+        for v in values
+            .iter()
+            .filter(|v| v.quantity == Quantity::ProblemSize)
+        {
             configurations.push((v.configuration.clone(), v.nodes.clone()));
         }
         Ok(Self {
@@ -196,7 +199,12 @@ impl Experiment {
     }
 
     /// `T = W(N) / (E_s C)` for a row at size `v.n`.
-    fn implied_time(&self, platform: &Platform, v: &PublishedValue, e_s: f64) -> Result<Option<f64>> {
+    fn implied_time(
+        &self,
+        platform: &Platform,
+        v: &PublishedValue,
+        e_s: f64,
+    ) -> Result<Option<f64>> {
         let Some(n) = v.n else { return Ok(None) };
         let c = crate::runner::resolve(platform, &v.configuration, &v.nodes)?
             .configuration
@@ -276,7 +284,14 @@ fn role(experiment: &Experiment, configuration: &str) -> String {
     }
 }
 
-fn row(experiment: &Experiment, v: &PublishedValue, item: String, tool: Option<f64>, approach: &str, role: String) -> ReproducedValue {
+fn row(
+    experiment: &Experiment,
+    v: &PublishedValue,
+    item: String,
+    tool: Option<f64>,
+    approach: &str,
+    role: String,
+) -> ReproducedValue {
     ReproducedValue {
         paper: v.paper.clone(),
         table: v.table.clone(),
@@ -314,17 +329,35 @@ fn size_and_psi_rows(experiment: &Experiment, study: &StudyResult) -> Vec<Reprod
                 Quantity::ProblemSize => {
                     let tool = result.point(&v.configuration).map(|p| p.n);
                     let role = role(experiment, &v.configuration);
-                    rows.push(row(experiment, v, v.configuration.clone(), tool, name, role));
+                    rows.push(row(
+                        experiment,
+                        v,
+                        v.configuration.clone(),
+                        tool,
+                        name,
+                        role,
+                    ));
                 }
                 Quantity::Psi => {
-                    let Some((from, to)) = v.configuration.split_once('>') else { continue };
+                    let Some((from, to)) = v.configuration.split_once('>') else {
+                        continue;
+                    };
                     let tool = match (result.point(from), result.point(to)) {
-                        (Some(a), Some(b)) => Some(b.marked_speed * a.work / (a.marked_speed * b.work)),
+                        (Some(a), Some(b)) => {
+                            Some(b.marked_speed * a.work / (a.marked_speed * b.work))
+                        }
                         _ => None,
                     };
                     // A psi from the base to another configuration still depends on a
                     // validation size.
-                    rows.push(row(experiment, v, format!("psi({from},{to})"), tool, name, "validation".into()));
+                    rows.push(row(
+                        experiment,
+                        v,
+                        format!("psi({from},{to})"),
+                        tool,
+                        name,
+                        "validation".into(),
+                    ));
                 }
                 _ => {}
             }
@@ -333,9 +366,17 @@ fn size_and_psi_rows(experiment: &Experiment, study: &StudyResult) -> Vec<Reprod
     rows
 }
 
-fn time_rows(experiment: &Experiment, platform: &Platform, registry: &KernelRegistry) -> Result<Vec<ReproducedValue>> {
+fn time_rows(
+    experiment: &Experiment,
+    platform: &Platform,
+    registry: &KernelRegistry,
+) -> Result<Vec<ReproducedValue>> {
     let mut rows = Vec::new();
-    for v in experiment.values.iter().filter(|v| v.quantity == Quantity::Time) {
+    for v in experiment
+        .values
+        .iter()
+        .filter(|v| v.quantity == Quantity::Time)
+    {
         let Some(n) = v.n else { continue };
         let run = MeasuredRun {
             configuration: v.configuration.clone(),
@@ -346,7 +387,14 @@ fn time_rows(experiment: &Experiment, platform: &Platform, registry: &KernelRegi
         };
         let tool = simulate(platform, registry, &experiment.options, &run)?;
         let role = role(experiment, &v.configuration);
-        rows.push(row(experiment, v, format!("{} N={n}", v.configuration), Some(tool), "measured", role));
+        rows.push(row(
+            experiment,
+            v,
+            format!("{} N={n}", v.configuration),
+            Some(tool),
+            "measured",
+            role,
+        ));
     }
     Ok(rows)
 }

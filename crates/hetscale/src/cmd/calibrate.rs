@@ -22,7 +22,11 @@ pub struct Args {
     #[arg(long, default_value = "sunwulf")]
     pub platform: String,
     /// Parameters to fit, comma-separated: rate_fraction, run_overhead_s.
-    #[arg(long, default_value = "rate_fraction,run_overhead_s", value_delimiter = ',')]
+    #[arg(
+        long,
+        default_value = "rate_fraction,run_overhead_s",
+        value_delimiter = ','
+    )]
     pub fit: Vec<String>,
     /// Write the calibrated platform here (for `study` and `predict`).
     #[arg(long, value_name = "FILE.toml")]
@@ -66,7 +70,10 @@ fn render_text(fit: &PlatformCalibration) -> String {
     let mut s = String::new();
     for k in &fit.kernels {
         let _ = writeln!(s, "kernel {} ({} runs)", k.kernel, k.residuals.len());
-        for (name, e) in [("rate_fraction", &k.rate_fraction), ("run_overhead_s", &k.run_overhead_s)] {
+        for (name, e) in [
+            ("rate_fraction", &k.rate_fraction),
+            ("run_overhead_s", &k.run_overhead_s),
+        ] {
             let ci = match (e.fitted, e.ci95) {
                 (false, _) => "kept from the platform".to_string(),
                 (true, Some((a, b))) => format!("95% CI [{a:.4}, {b:.4}]"),
@@ -74,12 +81,20 @@ fn render_text(fit: &PlatformCalibration) -> String {
             };
             let _ = writeln!(s, "  {name:<15} {:>10.4}  {ci}", e.estimate);
         }
-        let _ = writeln!(s, "  {:<10} {:>8} {:>12} {:>12} {:>8}", "config", "n", "measured_s", "model_s", "error");
+        let _ = writeln!(
+            s,
+            "  {:<10} {:>8} {:>12} {:>12} {:>8}",
+            "config", "n", "measured_s", "model_s", "error"
+        );
         for r in &k.residuals {
             let _ = writeln!(
                 s,
                 "  {:<10} {:>8} {:>12.4} {:>12.4} {:>+7.1}%",
-                r.configuration, r.n, r.measured_s, r.model_s, 100.0 * r.rel_err
+                r.configuration,
+                r.n,
+                r.measured_s,
+                r.model_s,
+                100.0 * r.rel_err
             );
         }
     }

@@ -64,18 +64,27 @@ fn render_text(r: &Reproduction) -> String {
     }
     for k in &r.calibration.kernels {
         let ci = |c: Option<(f64, f64)>| {
-            c.map_or("exact fit (as many runs as parameters)".to_string(), |(a, b)| {
-                format!("95% CI [{a:.4}, {b:.4}]")
-            })
+            c.map_or(
+                "exact fit (as many runs as parameters)".to_string(),
+                |(a, b)| format!("95% CI [{a:.4}, {b:.4}]"),
+            )
         };
         let _ = writeln!(
             s,
             "   calibrated on the base configuration ({} runs): rate_fraction = {:.4} ({}), run_overhead_s = {:.4} ({})",
             k.residuals.len(),
             k.rate_fraction.estimate,
-            if k.rate_fraction.fitted { ci(k.rate_fraction.ci95) } else { "kept".into() },
+            if k.rate_fraction.fitted {
+                ci(k.rate_fraction.ci95)
+            } else {
+                "kept".into()
+            },
             k.run_overhead_s.estimate,
-            if k.run_overhead_s.fitted { ci(k.run_overhead_s.ci95) } else { "kept".into() },
+            if k.run_overhead_s.fitted {
+                ci(k.run_overhead_s.ci95)
+            } else {
+                "kept".into()
+            },
         );
     }
     let _ = writeln!(
@@ -85,16 +94,29 @@ fn render_text(r: &Reproduction) -> String {
     );
     for v in &r.values {
         let tool = v.tool.map_or("-".to_string(), |t| format!("{t:.4}"));
-        let err = v.rel_err.map_or("-".to_string(), |e| format!("{:+.1}%", 100.0 * e));
+        let err = v
+            .rel_err
+            .map_or("-".to_string(), |e| format!("{:+.1}%", 100.0 * e));
         let _ = writeln!(
             s,
             "   {:<6} {:<18} {:<10} {:<12} {:>12.4} {:>12} {:>8}",
             v.table, v.item, v.approach, v.role, v.published, tool, err
         );
     }
-    for (quantity, approach) in [("N", "measured"), ("N", "computed"), ("N", "predicted"), ("psi", "measured"), ("psi", "predicted"), ("T", "measured")] {
+    for (quantity, approach) in [
+        ("N", "measured"),
+        ("N", "computed"),
+        ("N", "predicted"),
+        ("psi", "measured"),
+        ("psi", "predicted"),
+        ("T", "measured"),
+    ] {
         if let Some(m) = r.median_error(quantity, approach) {
-            let _ = writeln!(s, "   median |error| of {quantity} ({approach}, validation rows): {:.1}%", 100.0 * m);
+            let _ = writeln!(
+                s,
+                "   median |error| of {quantity} ({approach}, validation rows): {:.1}%",
+                100.0 * m
+            );
         }
     }
     s

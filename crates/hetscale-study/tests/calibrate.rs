@@ -1,0 +1,166 @@
+//! `calibrate` and `reproduce`: parameters recovered from the simulator's own runs, and
+//! validation rows that never reach a fit.
+
+use hbsp::Platform;
+use hetscale_kernels::{KernelOptions, KernelRegistry};
+use hetscale_study::calibrate::{FreeParameter, calibrate, simulate, with_rate};
+use hetscale_study::measurements::{MeasuredRun, Quantity};
+use hetscale_study::reproduce::Experiment;
+
+const BOTH: [FreeParameter; 2] = [FreeParameter::RateFraction, FreeParameter::RunOverhead];
+
+fn truth() -> Platform {
+    with_rate(&Platform::load("sunwulf").unwrap(), "mm", |rate| {
+        rate.rate_fraction = 0.4;
+        rate.run_overhead_s = 0.3;
+    })
+}
+
+fn run(nodes: &str, n: u64) -> MeasuredRun {
+    MeasuredRun {
+        configuration: nodes.into(),
+        nodes: nodes.into(),
+        kernel: "mm".into(),
+        n,
+        time_s: f64::NAN,
+    }
+}
+
+/// The runs `truth` simulates, each time multiplied by `1 + noise_k`.
+fn simulated_runs(noise: &[f64]) -> Vec<MeasuredRun> {
+    let registry = KernelRegistry::builtin();
+    let sizes = [
+        ("server:1,sunfire:1", 48),
+        ("server:1,sunfire:1", 96),
+        ("server:1,sunblade:1,sunfire:2", 64),
+        ("server:1,sunblade:1,sunfire:2", 128),
+        ("server:1,sunfire:1", 160),
+        ("server:1,sunblade:1,sunfire:2", 200),
+    ];
+    sizes
+        .iter()
+        .zip(noise)
+        .map(|(&(nodes, n), e)| {
+            let mut r = run(nodes, n);
+            r.time_s =
+                simulate(&truth(), &registry, &KernelOptions::default(), &r).unwrap() * (1.0 + e);
+            r
+        })
+        .collect()
+}
+
+#[test]
+fn calibrate_recovers_the_simulators_own_parameters() {
+    let registry = KernelRegistry::builtin();
+    let start = Platform::load("sunwulf").unwrap();
+    let exact = calibrate(
+        &start,
+        &registry,
+        &KernelOptions::default(),
+        &simulated_runs(&[0.0; 6]),
+        &BOTH,
+    )
+    .unwrap();
+    let k = &exact.kernels[0];
+    assert!(
+        (k.rate_fraction.estimate - 0.4).abs() < 1e-9,
+        "{:?}",
+        k.rate_fraction
+    );
+    assert!(
+        (k.run_overhead_s.estimate - 0.3).abs() < 1e-9,
+        "{:?}",
+        k.run_overhead_s
+    );
+    assert!(k.residuals.iter().all(|r| r.rel_err.abs() < 1e-9));
+    // With 3% noise the truth lies within the 95% intervals.
+    let noise = [0.03, -0.02, 0.01, -0.03, 0.02, -0.01];
+    let noisy = calibrate(
+        &start,
+        &registry,
+        &KernelOptions::default(),
+        &simulated_runs(&noise),
+        &BOTH,
+    )
+    .unwrap();
+    let k = &noisy.kernels[0];
+    let (lo, hi) = k.rate_fraction.ci95.unwrap();
+    assert!(lo < 0.4 && 0.4 < hi, "rate_fraction CI [{lo}, {hi}]");
+    let (lo, hi) = k.run_overhead_s.ci95.unwrap();
+    assert!(lo < 0.3 && 0.3 < hi, "run_overhead_s CI [{lo}, {hi}]");
+    assert!(
+        (k.rate_fraction.estimate - 0.4).abs() > 1e-6,
+        "noise must move the estimate"
+    );
+    // The platform written carries the fit.
+    let rate = noisy
+        .platform
+        .machine
+        .as_ref()
+        .unwrap()
+        .rate(Some("mm"), Some("sunblade"));
+    assert_eq!(rate.rate_fraction, k.rate_fraction.estimate);
+}
+
+#[test]
+fn too_few_runs_for_the_free_parameters_is_one_line_naming_what_to_do() {
+    let registry = KernelRegistry::builtin();
+    let start = Platform::load("sunwulf").unwrap();
+    let one = simulated_runs(&[0.0]);
+    let err = calibrate(&start, &registry, &KernelOptions::default(), &one, &BOTH)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("at least 2 runs") && !err.contains('\n'),
+        "{err}"
+    );
+    // One run still fixes the rate alone.
+    let fit = calibrate(
+        &start,
+        &registry,
+        &KernelOptions::default(),
+        &one,
+        &[FreeParameter::RateFraction],
+    )
+    .unwrap();
+    assert!(fit.kernels[0].rate_fraction.ci95.is_none());
+    assert!(!fit.kernels[0].run_overhead_s.fitted);
+}
+
+#[test]
+fn validation_rows_never_reach_the_calibration() {
+    let platform = Platform::load("sunwulf").unwrap();
+    for id in hetscale_study::reproduce::EXPERIMENTS {
+        let experiment = Experiment::named(id).unwrap();
+        let base = experiment.base().to_owned();
+        let runs = experiment.calibration_runs(&platform).unwrap();
+        assert!(!runs.is_empty(), "{id}: nothing to calibrate on");
+        assert!(
+            runs.iter().all(|r| r.configuration == base),
+            "{id}: {runs:?}"
+        );
+        let mut altered = experiment.clone();
+        for v in altered
+            .values
+            .iter_mut()
+            .filter(|v| v.configuration != base)
+        {
+            v.value *= 1.5;
+        }
+        assert_eq!(altered.calibration_runs(&platform).unwrap(), runs, "{id}");
+        // And the configurations studied are the same: the tool's values cannot move.
+        assert_eq!(altered.configurations, experiment.configurations);
+        // Changing a base row does move the calibration.
+        let mut base_changed = experiment.clone();
+        base_changed
+            .values
+            .iter_mut()
+            .filter(|v| v.configuration == base && v.quantity == Quantity::ProblemSize)
+            .for_each(|v| v.value += 10.0);
+        assert_ne!(
+            base_changed.calibration_runs(&platform).unwrap(),
+            runs,
+            "{id}"
+        );
+    }
+}
