@@ -256,7 +256,7 @@ fn kept(value: f64) -> Estimate {
 /// `f = 1 / theta`; its interval is the inverted interval of `theta` when that stays positive.
 fn rate_estimate(kernel: &str, fit: &LinearFit) -> Result<Estimate> {
     let theta = &fit.parameters[0];
-    if !(theta.estimate > 0.0) {
+    if theta.estimate.is_nan() || theta.estimate <= 0.0 {
         return Err(StudyError::Calibration(format!(
             "kernel {kernel}: the runs leave no time for computing (1/rate_fraction = {:.3}): \
              the machine model's communication or run_overhead_s already exceeds them; \
