@@ -1,10 +1,13 @@
-//! Least-squares fits: the papers' polynomial trend lines and the overhead model
-//! `T(N) = a W(N) / C + T_o(N)` with `T_o` a polynomial in `N`.
+//! Least-squares fits: the papers' polynomial trend lines, the overhead model
+//! `T(N) = a W(N) / C + T_o(N)` with `T_o` a polynomial in `N`, and [`fit_linear`], the
+//! weighted linear fit with standard errors and 95% intervals that calibrating a machine model
+//! needs.
 
 use crate::error::{ModelError, Result};
-use faer::Mat;
 use faer::linalg::solvers::SolveLstsq;
+use faer::{Mat, MatRef};
 use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// How well a fit explains its samples.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -76,6 +79,273 @@ fn quality(y: &[f64], predicted: &[f64]) -> FitQuality {
         rmse: (ss_res / n).sqrt(),
         samples: y.len(),
     }
+}
+
+/// One coefficient of a [`LinearFit`], with its uncertainty.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Parameter {
+    /// The name the caller gave its column.
+    pub name: String,
+    /// The least-squares estimate.
+    pub estimate: f64,
+    /// Standard error of the estimate; `None` when the runs determine the fit exactly
+    /// (as many runs as parameters), which leaves nothing to estimate the noise from.
+    pub std_error: Option<f64>,
+    /// 95% confidence interval (Student t at the fit's degrees of freedom); `None` exactly
+    /// when `std_error` is.
+    pub ci95: Option<(f64, f64)>,
+}
+
+/// A weighted linear least-squares fit `y ~ sum_j b_j x_j` (see [`fit_linear`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LinearFit {
+    /// One per column, in the columns' order.
+    pub parameters: Vec<Parameter>,
+    /// `y_i - fitted_i` per run, in `y`'s unit (not weighted).
+    pub residuals: Vec<f64>,
+    /// The model's value per run.
+    pub fitted: Vec<f64>,
+    /// Degrees of freedom: runs minus parameters.
+    pub dof: usize,
+    /// `R^2` and RMSE of the unweighted residuals, in `y`'s unit.
+    pub quality: FitQuality,
+}
+
+/// Below this, a column's part outside the span of the columns before it, relative to its
+/// norm, is rounding: the column repeats them and its coefficient is not identified.
+const DEPENDENT: f64 = 1e-9;
+
+/// A column counts among those another one repeats when its share of it is above this.
+const PARTNER: f64 = 1e-6;
+
+/// Fits `y_i ~ sum_j b_j columns[j][i]` by weighted least squares, minimising
+/// `sum_i (w_i (y_i - fitted_i))^2`: a weight multiplies its run's residual, so `w_i = 1 / y_i`
+/// fits relative errors. Standard errors are the square roots of the diagonal of
+/// `s^2 (X^T W X)^{-1}` with `W = diag(w_i^2)` and `s^2 = SSR_w / (m - k)` (`m` runs, `k`
+/// parameters); the 95% intervals use Student's t at `m - k` degrees of freedom. With
+/// `m == k` the estimates are exact and `std_error` and `ci95` are `None`.
+///
+/// Runs are counted from 1 in messages. Refused, one line each, naming the parameter: fewer
+/// runs than parameters, a column that is zero in every run, a column that is a linear
+/// combination of earlier ones (the later one is named), non-finite values, and weights that
+/// are not positive and finite.
+pub fn fit_linear(
+    names: &[&str],
+    columns: &[Vec<f64>],
+    y: &[f64],
+    weights: Option<&[f64]>,
+) -> Result<LinearFit> {
+    check_linear_inputs(names, columns, y, weights)?;
+    let (m, k) = (y.len(), columns.len());
+    let weight = |i: usize| weights.map_or(1.0, |w| w[i]);
+    let design = ScaledDesign::new(names, columns, y, &weight)?;
+    let (x, y_scale) = (&design.x, design.y_scale);
+    let qr = x.qr();
+    check_identified(names, x.as_ref(), qr.thin_R())?;
+    let solution = qr.solve_lstsq(&design.y);
+    let unscale: Vec<f64> = design.column_scale.iter().map(|s| y_scale / s).collect();
+    let estimates: Vec<f64> = (0..k).map(|j| solution[(j, 0)] * unscale[j]).collect();
+    let fitted: Vec<f64> = (0..m)
+        .map(|i| (0..k).map(|j| estimates[j] * columns[j][i]).sum())
+        .collect();
+    let residuals: Vec<f64> = y.iter().zip(&fitted).map(|(y, f)| y - f).collect();
+    if estimates.iter().chain(&fitted).any(|v| !v.is_finite()) {
+        return Err(ModelError::Inconsistent(
+            "the linear fit overflowed: rescale the runs' values (e.g. to seconds and Mflop)"
+                .into(),
+        ));
+    }
+    let dof = m - k;
+    let scaled_ssr: f64 = (0..m)
+        .map(|i| (weight(i) * residuals[i] / y_scale).powi(2))
+        .sum();
+    let spreads = standard_errors(qr.thin_R(), scaled_ssr, dof)?;
+    let parameters = names
+        .iter()
+        .zip(&estimates)
+        .enumerate()
+        .map(|(j, (name, &estimate))| {
+            let uncertainty = spreads.as_ref().map(|(t, se)| (t, se[j] * unscale[j]));
+            Parameter {
+                name: (*name).to_owned(),
+                estimate,
+                std_error: uncertainty.map(|(_, se)| se),
+                ci95: uncertainty.map(|(t, se)| (estimate - t * se, estimate + t * se)),
+            }
+        })
+        .collect();
+    Ok(LinearFit {
+        parameters,
+        quality: quality(y, &fitted),
+        residuals,
+        fitted,
+        dof,
+    })
+}
+
+/// The weighted rows of a linear fit, each column and `y` scaled to unit max: `N^3` beside 1
+/// stays well conditioned, and squares of huge values do not overflow.
+struct ScaledDesign {
+    x: Mat<f64>,
+    y: Mat<f64>,
+    column_scale: Vec<f64>,
+    y_scale: f64,
+}
+
+impl ScaledDesign {
+    fn new(
+        names: &[&str],
+        columns: &[Vec<f64>],
+        y: &[f64],
+        weight: &dyn Fn(usize) -> f64,
+    ) -> Result<Self> {
+        let weighted: Vec<Vec<f64>> = columns
+            .iter()
+            .map(|c| c.iter().enumerate().map(|(i, x)| weight(i) * x).collect())
+            .collect();
+        let column_scale: Vec<f64> = weighted.iter().map(|c| max_abs(c)).collect();
+        if let Some(j) = column_scale.iter().position(|&s| s == 0.0) {
+            return Err(not_identified(
+                names[j],
+                "it multiplies 0 in every run; add runs in which it matters or fix it",
+            ));
+        }
+        let weighted_y: Vec<f64> = y.iter().enumerate().map(|(i, v)| weight(i) * v).collect();
+        let y_scale = Some(max_abs(&weighted_y))
+            .filter(|&s| s > 0.0)
+            .unwrap_or(1.0);
+        Ok(Self {
+            x: Mat::from_fn(y.len(), columns.len(), |i, j| {
+                weighted[j][i] / column_scale[j]
+            }),
+            y: Mat::from_fn(y.len(), 1, |i, _| weighted_y[i] / y_scale),
+            column_scale,
+            y_scale,
+        })
+    }
+}
+
+fn max_abs(values: &[f64]) -> f64 {
+    values.iter().fold(0.0, |a: f64, v| a.max(v.abs()))
+}
+
+fn not_identified(name: &str, why: &str) -> ModelError {
+    ModelError::Inconsistent(format!(
+        "parameter \"{name}\" is not identified by these runs: {why}"
+    ))
+}
+
+/// Shapes, counts and finiteness, each refusal naming what to fix.
+fn check_linear_inputs(
+    names: &[&str],
+    columns: &[Vec<f64>],
+    y: &[f64],
+    weights: Option<&[f64]>,
+) -> Result<()> {
+    let refuse = |message: String| Err(ModelError::Inconsistent(message));
+    let (m, k) = (y.len(), columns.len());
+    if k == 0 {
+        return refuse("nothing to fit: give at least one parameter".into());
+    }
+    if names.len() != k {
+        return refuse(format!(
+            "{} parameter names for {k} columns: name every column",
+            names.len()
+        ));
+    }
+    if m < k {
+        return refuse(format!(
+            "calibrating {k} parameters needs at least {k} runs, got {m}: add runs at other sizes or fix a parameter"
+        ));
+    }
+    for (name, column) in names.iter().zip(columns) {
+        if column.len() != m {
+            return refuse(format!(
+                "parameter \"{name}\" has {} values for {m} runs: give one value per run",
+                column.len()
+            ));
+        }
+        if let Some(i) = column.iter().position(|v| !v.is_finite()) {
+            return refuse(format!(
+                "parameter \"{name}\" multiplies {} in run {}: every value must be finite",
+                column[i],
+                i + 1
+            ));
+        }
+    }
+    if let Some(i) = y.iter().position(|v| !v.is_finite()) {
+        return refuse(format!(
+            "the measured value of run {} is {}: every value must be finite",
+            i + 1,
+            y[i]
+        ));
+    }
+    match weights {
+        Some(w) if w.len() != m => refuse(format!(
+            "{} weights for {m} runs: give one weight per run",
+            w.len()
+        )),
+        Some(w) => match w.iter().position(|v| !(v.is_finite() && *v > 0.0)) {
+            Some(i) => refuse(format!(
+                "the weight of run {} is {}: weights must be positive and finite",
+                i + 1,
+                w[i]
+            )),
+            None => Ok(()),
+        },
+        None => Ok(()),
+    }
+}
+
+/// Refuses the first column (in order) whose part outside the span of the columns before it
+/// is rounding, naming the earlier columns it repeats. `r` is the `R` of `x = QR`; `|r_jj|`
+/// is the norm of column `j`'s part orthogonal to columns `0..j`.
+fn check_identified(names: &[&str], x: MatRef<'_, f64>, r: MatRef<'_, f64>) -> Result<()> {
+    let norms: Vec<f64> = (0..x.ncols()).map(|j| x.col(j).norm_l2()).collect();
+    let Some(j) = (0..x.ncols()).find(|&j| r[(j, j)].abs() <= DEPENDENT * norms[j]) else {
+        return Ok(());
+    };
+    // Column j = sum_i c_i column i over i < j, with R[..j, ..j] c = R[..j, j].
+    let mut c = r.get(..j, j..j + 1).to_owned();
+    r.get(..j, ..j).solve_upper_triangular_in_place(c.as_mut());
+    let mut partners: Vec<String> = (0..j)
+        .filter(|&i| c[(i, 0)].abs() * norms[i] > PARTNER * norms[j])
+        .map(|i| format!("\"{}\"", names[i]))
+        .collect();
+    if partners.is_empty() {
+        partners = names[..j].iter().map(|n| format!("\"{n}\"")).collect();
+    }
+    Err(not_identified(
+        names[j],
+        &format!(
+            "its column is a linear combination of those of {}; add runs that vary them independently or fix one of them",
+            partners.join(", ")
+        ),
+    ))
+}
+
+/// The Student t quantile for 95% and the standard error of each scaled coefficient,
+/// `s sqrt(diag((R^T R)^{-1}))`; `None` without degrees of freedom.
+fn standard_errors(
+    r: MatRef<'_, f64>,
+    scaled_ssr: f64,
+    dof: usize,
+) -> Result<Option<(f64, Vec<f64>)>> {
+    if dof == 0 {
+        return Ok(None);
+    }
+    let t = StudentsT::new(0.0, 1.0, dof as f64)
+        .map_err(|e| ModelError::Fit {
+            what: "confidence intervals",
+            why: e.to_string(),
+        })?
+        .inverse_cdf(0.975);
+    let s = (scaled_ssr / dof as f64).sqrt();
+    let k = r.ncols();
+    let mut r_inverse = Mat::<f64>::identity(k, k);
+    r.solve_upper_triangular_in_place(r_inverse.as_mut());
+    let se = (0..k).map(|j| s * r_inverse.row(j).norm_l2()).collect();
+    Ok(Some((t, se)))
 }
 
 /// A polynomial `c_0 + c_1 x + ... + c_d x^d`.
