@@ -9,9 +9,18 @@
 //! - [`Pivoting::Partial`] (the default): before each broadcast the nodes allgather their
 //!   largest `|a_ji|` among their remaining rows; the largest overall (ties to the lower row)
 //!   is the pivot. Rows are not moved: the pivot order is recorded and back substitution
-//!   follows it, so the cyclic distribution is kept. Two supersteps per step.
-//! - [`Pivoting::None`]: the paper's algorithm; row `i` is the pivot of step `i`. One
-//!   superstep per step. Seeded inputs are made diagonally dominant so it is stable.
+//!   follows it, so the cyclic distribution is kept. Two supersteps per step (the allgather;
+//!   the broadcast of columns `i..=N`, in which the previous step's elimination runs).
+//! - [`Pivoting::None`]: the paper's program; row `i` is the pivot of step `i`. Seeded inputs
+//!   are made diagonally dominant so it is stable. The paper's code is not published, but
+//!   its overhead is: JPDC 4.5 charges `T_o = N (2 T_broadcast + T_barrier)`, two broadcasts
+//!   and a barrier per elimination step, and its step (2.2) is "Synchronize all processes".
+//!   So each step broadcasts the pivot row's `A` part (columns `i..N-1`) from its owner, then
+//!   its `b` value as a second broadcast, eliminates, and ends with a plain barrier
+//!   (`ctx.sync()`): three supersteps per step when the broadcasts are one-phase. A program
+//!   with one broadcast per step would be faster than the machine the paper measured, and its
+//!   `T_o` would not be the one the paper fitted. The values and the arithmetic are those of
+//!   one broadcast of columns `i..=N`, so the result is the same bit for bit.
 //!
 //! Work: `W(N) = 2/3 N^3 - 1/2 N^2 - 19/6 N + 3` as published (JPDC 4.1.1), and a run
 //! declares exactly that. The implementation performs `2/3 N^3 + 3/2 N^2 - 7/6 N` flops
@@ -22,10 +31,11 @@
 //! times `W(N) / flops(N)` ([`work_per_flop`]): one `W`, declared and reported alike, and
 //! `E_s` on the simulator never exceeds 1. Pivot searches are comparisons and are not counted.
 //!
-//! Overhead model (JPDC 4.5 on HBSP^1, exact): scatter of the rows + per step (allgather of
-//! the candidates with pivoting, broadcast of `N + 1 - i` values from the row's owner) +
-//! gather, each superstep with its barrier, plus the idle time of each step's uneven
-//! remaining rows; sequential fraction `N^2 / flops` (back substitution on the root).
+//! Overhead model (JPDC 4.5 on HBSP^1, exact): scatter of the rows + per step (with pivoting,
+//! the allgather of the candidates and the broadcast of `N + 1 - i` values from the row's
+//! owner; without, the broadcasts of `N - i` and of 1 value and the barrier ending the
+//! elimination) + gather, each superstep with its barrier, plus the idle time of each step's
+//! uneven remaining rows; sequential fraction `N^2 / flops` (back substitution on the root).
 
 use hbsp::collectives::{BroadcastAlgorithm, Root, allgather, broadcast, gatherv, scatterv};
 use hbsp::{Backend, Ctx, Machine};
@@ -134,9 +144,15 @@ impl Kernel for GeKernel {
     /// Row counts are the cyclic distribution's totals, which the speeds' integer shares give
     /// within one row (the owners of all `N` rows are not built: `N` may be absurd here).
     fn memory_per_node(&self, n: usize, machine: &Machine) -> Result<Vec<f64>> {
-        // Up to three supersteps per step, and a flow to every node in the allgather and
-        // in a two-phase broadcast (measured: 2.6 kB per node and step at p = 64).
-        let trace_bytes_per_step = 3.0 * 256.0 + 2.0 * 24.0 * machine.p() as f64;
+        // Up to three supersteps per step with pivoting and five without (two broadcasts,
+        // each two-phase at worst, and the barrier), and a flow to every node in the
+        // allgather or the second broadcast and in a two-phase broadcast (measured: 2.6 kB
+        // per node and step at p = 64).
+        let supersteps_per_step = match self.pivoting {
+            Pivoting::Partial => 3.0,
+            Pivoting::None => 5.0,
+        };
+        let trace_bytes_per_step = supersteps_per_step * 256.0 + 2.0 * 24.0 * machine.p() as f64;
         let shares = hetscale_model::hbsp::integer_shares(n, &speeds(machine))?;
         let root = machine.ranking()[0];
         let (nf, width) = (n as f64, n as f64 + 1.0);
@@ -156,11 +172,13 @@ impl Kernel for GeKernel {
 
     /// Replays the program's supersteps (after the starting barrier): the scatter of the
     /// rows; per step `i`, with pivoting an allgather of every node's 2-value candidate,
-    /// then the broadcast of the pivot row's `N + 1 - i` values (one or two supersteps, as
-    /// `BroadcastAlgorithm::Auto` picks them); the gather; and the end, in which the root
-    /// back-substitutes (`N^2` operations, the sequential part). Step `i`'s elimination
-    /// (`1 + 2 (N - i)` per remaining row of each node, paced by the slowest node's share of
-    /// the remaining rows) lands in the superstep after its broadcast. Pivots are taken in
+    /// then the broadcast of the pivot row's `N + 1 - i` values, and without pivoting the
+    /// broadcasts of its `N - i` values of `A` and of its `b` value (each one or two
+    /// supersteps, as `BroadcastAlgorithm::Auto` picks them); the gather; and the end, in
+    /// which the root back-substitutes (`N^2` operations, the sequential part). Step `i`'s
+    /// elimination (`1 + 2 (N - i)` per remaining row of each node, paced by the slowest
+    /// node's share of the remaining rows) lands in the superstep after its broadcast, which
+    /// without pivoting is the step's closing barrier. Pivots are taken in
     /// natural order (row `i` at step `i`), as without pivoting and in skeleton runs; on
     /// real data partial pivoting changes which node broadcasts each step and whose rows
     /// remain, which the model cannot know (about 1% on seeded inputs).
@@ -185,12 +203,18 @@ impl Kernel for GeKernel {
                 replay.superstep(&eliminate, &charges::allgather(&vec![2.0 * F64; p]))?;
                 eliminate.clear();
             }
-            for phase in charges::broadcast(machine, owner, n + 1 - i, F64)? {
-                replay.superstep(&eliminate, &phase)?;
-                eliminate.clear();
+            for items in self.pivot_broadcasts(n, i) {
+                for phase in charges::broadcast(machine, owner, items, F64)? {
+                    replay.superstep(&eliminate, &phase)?;
+                    eliminate.clear();
+                }
             }
             let per_row = (1.0 + 2.0 * (n - i) as f64) * work_per_flop(n);
             eliminate = remaining.iter().map(|&r| r as f64 * per_row).collect();
+            if self.pivoting == Pivoting::None {
+                replay.superstep(&eliminate, &Traffic::idle(p))?;
+                eliminate.clear();
+            }
         }
         replay.set_weight(1.0);
         replay.superstep(&eliminate, &charges::gatherv(root, &row_bytes))?;
@@ -219,6 +243,17 @@ impl Kernel for GeKernel {
         };
         let a = a.to_square_matrix()?;
         solve(&a, &b.to_vector(1)?, self.pivoting, backend, machine)
+    }
+}
+
+impl GeKernel {
+    /// Values each broadcast of step `i`'s pivot row carries: columns `i..=N` at once with
+    /// pivoting; the paper's two broadcasts, `A`'s columns `i..N-1` then `b`, without.
+    fn pivot_broadcasts(self, n: usize, i: usize) -> Vec<usize> {
+        match self.pivoting {
+            Pivoting::Partial => vec![n + 1 - i],
+            Pivoting::None => vec![n - i, 1],
+        }
     }
 }
 
@@ -448,6 +483,9 @@ impl Problem<'_> {
                 let pivot = self.broadcast_pivot(ctx, &mut rows, pivot_row, i)?;
                 pivots.push(pivot_row);
                 self.eliminate(ctx, &mut rows, &pivot, i)?;
+                if self.pivoting == Pivoting::None {
+                    ctx.sync()?;
+                }
             }
             Ok::<_, KernelError>(())
         })?;
@@ -505,7 +543,8 @@ impl Problem<'_> {
         Ok(best[1] as usize)
     }
 
-    /// The pivot row's columns `i..=N`, from its owner to every node.
+    /// The pivot row's columns `i..=N`, from its owner to every node: in one broadcast with
+    /// pivoting, in the paper's two (`A`'s part, then `b`) without.
     fn broadcast_pivot(
         &self,
         ctx: &mut Ctx<'_>,
@@ -525,7 +564,16 @@ impl Problem<'_> {
         } else {
             Vec::new()
         };
-        let pivot = broadcast(ctx, Root::Pid(owner), &segment, BroadcastAlgorithm::Auto)?.value;
+        let root = Root::Pid(owner);
+        let pivot = match self.pivoting {
+            Pivoting::Partial => broadcast(ctx, root, &segment, BroadcastAlgorithm::Auto)?.value,
+            Pivoting::None => {
+                let (a_part, b) = segment.split_at(segment.len().saturating_sub(1));
+                let mut pivot = broadcast(ctx, root, a_part, BroadcastAlgorithm::Auto)?.value;
+                pivot.extend(broadcast(ctx, root, b, BroadcastAlgorithm::Auto)?.value);
+                pivot
+            }
+        };
         if pivot[0] == 0.0 && !self.skeleton {
             return Err(singular(i));
         }

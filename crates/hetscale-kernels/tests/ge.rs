@@ -177,3 +177,64 @@ fn nan_and_overflow_are_one_line_errors_not_panics() {
         "A holds a NaN or infinite value at index (0, 0): give finite numbers"
     );
 }
+
+/// What one node sent in one superstep of a run's trace: (payload bytes, messages).
+fn sent(run: &hetscale_kernels::KernelRun, pid: usize, superstep: usize) -> (u64, u64) {
+    let s = &run.trace.nodes[pid].supersteps[superstep];
+    (s.bytes_out, s.messages_out)
+}
+
+#[test]
+fn without_pivoting_each_step_is_two_broadcasts_and_a_barrier_as_jpdc_counts_it() {
+    // JPDC 4.5: T_o = N (2 T_broadcast + T_barrier). On this machine every broadcast is
+    // one-phase (g n p < L), so step i is three supersteps: the pivot row's A part
+    // (N - i values), its b value, then the elimination ended by a plain barrier.
+    let (n, speeds) = (12, [2.0, 1.0, 3.0]);
+    let machine = machine(&speeds);
+    let kernel = GeKernel {
+        pivoting: Pivoting::None,
+    };
+    let run = kernel
+        .run(
+            &kernel.generate(n, 5).unwrap(),
+            &hbsp::Backend::sim_declared(),
+            &machine,
+        )
+        .unwrap();
+    assert!(run.verification.passed, "{:?}", run.verification);
+    let owners = hetscale_kernels::partition::cyclic_owners(n, &speeds).unwrap();
+    let others = (speeds.len() - 1) as u64;
+    let first = (0..run.trace.supersteps())
+        .find(|&s| sent(&run, owners[0], s) == (n as u64 * 8 * others, others))
+        .expect("step 0 broadcasts row 0's A part");
+    for (i, &owner) in owners.iter().enumerate().take(n - 1) {
+        let s = first + 3 * i;
+        let a_part = (n - i) as u64 * 8 * others;
+        assert_eq!(sent(&run, owner, s), (a_part, others), "step {i}: A part");
+        assert_eq!(
+            sent(&run, owner, s + 1),
+            (8 * others, others),
+            "step {i}: b"
+        );
+        let eliminated: f64 = run
+            .trace
+            .nodes
+            .iter()
+            .map(|t| t.supersteps[s + 2].work_ops)
+            .sum();
+        let per_row = (1.0 + 2.0 * (n - i) as f64) * ge::work_per_flop(n);
+        assert!(
+            (eliminated - (n - 1 - i) as f64 * per_row).abs() <= 1e-9 * eliminated,
+            "step {i}: the elimination ends with its own barrier, got {eliminated} ops"
+        );
+        for pid in 0..speeds.len() {
+            assert_eq!(
+                sent(&run, pid, s + 2),
+                (0, 0),
+                "step {i}: the barrier moves nothing"
+            );
+        }
+    }
+    // After the last step only the gather and the root's back substitution remain.
+    assert_eq!(run.trace.supersteps(), first + 3 * (n - 1) + 2);
+}

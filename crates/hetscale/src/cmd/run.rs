@@ -139,11 +139,12 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         .with_context(|| format!("cannot write {}", path.display()))?;
     }
     let written = write_views(args, &run, &backend, &machine)?;
+    let warnings = warnings(&run);
+    warnings.iter().for_each(|w| eprintln!("warning: {w}"));
     if args.json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&report_json(&run, &backend))?
-        );
+        let mut report = report_json(&run, &backend);
+        report["warnings"] = json!(warnings);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
         // Standard output stays one JSON document.
         written.iter().for_each(|line| eprintln!("{line}"));
     } else {
@@ -267,6 +268,20 @@ fn inputs(
         check_run_fits(kernel, n, machine, backend)?;
     }
     Ok(arrays)
+}
+
+/// What the user should know about a run that succeeded: an `E_s` above 1 means the code ran
+/// faster than the marked speeds allow, which no correct marked speed permits.
+fn warnings(run: &KernelRun) -> Vec<String> {
+    run.speed_efficiency()
+        .filter(|&e| e > 1.0)
+        .map(|e| {
+            format!(
+                "E_s = {e:.4} > 1: this run went faster than the marked speed allows, so the marked speeds are wrong for this code; re-measure them with hetscale bench, or give the platform's real speeds"
+            )
+        })
+        .into_iter()
+        .collect()
 }
 
 fn verified_word(v: &Verification) -> &'static str {

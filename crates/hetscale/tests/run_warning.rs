@@ -1,0 +1,99 @@
+//! `hetscale run` warns when a run's speed-efficiency exceeds 1: no code runs faster than the
+//! marked speed of its machine, so the marked speeds are wrong for this code.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// Two nodes marked at 0.001 Mflop/s: any real run of a few thousand flops beats that by
+/// orders of magnitude.
+const UNDERMARKED: &str = r#"
+name = "undermarked"
+speed_unit = "Mflop/s"
+[network]
+g_s_per_byte = 1e-9
+L = { base_s = 1e-6 }
+[[node]]
+name = "a"
+marked_speed = 0.001
+[[node]]
+name = "b"
+marked_speed = 0.001
+"#;
+
+/// `hetscale run ge --n 30` on the undermarked platform with `backend`, plus `extra` flags.
+fn run_ge(backend: &str, extra: &[&str]) -> std::process::Output {
+    let dir = tempfile::tempdir().unwrap();
+    let platform = dir.path().join("undermarked.toml");
+    std::fs::write(&platform, UNDERMARKED).unwrap();
+    let out = Command::cargo_bin("hetscale")
+        .unwrap()
+        .args(["run", "ge", "--n", "30", "--backend", backend, "--platform"])
+        .arg(&platform)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn warning_lines(stderr: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn a_run_faster_than_the_marked_speed_warns_once_on_stderr() {
+    let out = run_ge("threads", &[]);
+    let warnings = warning_lines(&out.stderr);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let e_s: f64 = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("E_s"))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("an E_s line");
+    assert!(e_s > 1.0, "{stdout}");
+    assert_eq!(
+        warnings[0],
+        format!(
+            "warning: E_s = {e_s:.4} > 1: this run went faster than the marked speed allows, so the marked speeds are wrong for this code; re-measure them with hetscale bench, or give the platform's real speeds"
+        )
+    );
+    assert!(!stdout.contains("warning"), "{stdout}");
+}
+
+#[test]
+fn json_carries_the_warning_and_keeps_stdout_one_document() {
+    let out = run_ge("threads", &["--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let e_s = report["speed_efficiency"].as_f64().unwrap();
+    assert!(e_s > 1.0, "{report}");
+    let warnings = report["warnings"].as_array().expect("a warnings array");
+    assert_eq!(warnings.len(), 1, "{report}");
+    let warning = warnings[0].as_str().unwrap();
+    assert!(
+        warning.starts_with(&format!("E_s = {e_s:.4} > 1: ")),
+        "{warning}"
+    );
+    assert_eq!(
+        warning_lines(&out.stderr),
+        vec![format!("warning: {warning}")]
+    );
+}
+
+#[test]
+fn a_run_within_the_marked_speed_has_no_warning() {
+    // On sim the declared work is charged at the marked speed, so E_s <= 1.
+    let out = run_ge("sim", &["--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["speed_efficiency"].as_f64().unwrap() <= 1.0);
+    assert_eq!(report["warnings"], serde_json::json!([]), "{report}");
+    assert!(warning_lines(&out.stderr).is_empty());
+}
