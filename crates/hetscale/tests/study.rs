@@ -227,8 +227,10 @@ fn predict_reaches_thousands_of_nodes_instantly() {
             "sunblade:4096",
             "--replicate",
             "64",
+            // Sunwulf's 100 Mbit/s links cap MM near 0.08 at 4096 SunBlades (one-phase
+            // broadcast of B): ask for what that machine can give.
             "--target",
-            "0.2",
+            "0.05",
             "--json",
         ])
         .output()
@@ -243,7 +245,7 @@ fn predict_reaches_thousands_of_nodes_instantly() {
     assert_eq!(points[1]["configuration"]["nodes"], 4096);
     for p in points {
         let e = p["speed_efficiency"].as_f64().unwrap();
-        assert!((e - 0.2).abs() < 2e-3, "{e}");
+        assert!((e - 0.05).abs() < 5e-4, "{e}");
     }
     assert!(points[1]["n"].as_f64() > points[0]["n"].as_f64());
     let err = hetscale()
