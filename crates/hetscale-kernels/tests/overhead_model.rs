@@ -31,7 +31,10 @@ fn sunwulf() -> Vec<(String, Machine)> {
     .iter()
     .map(|nodes| {
         // The HBSP^1 closed forms hold on sim without the machine model.
-        let machine = platform.select(&nodes.parse().unwrap()).unwrap().without_model();
+        let machine = platform
+            .select(&nodes.parse().unwrap())
+            .unwrap()
+            .without_model();
         (format!("sunwulf {nodes}"), machine)
     })
     .collect()

@@ -258,7 +258,7 @@ pub fn reproduce(
         calibrate(&platform, registry, &experiment.options, &runs, &both)?
     } else {
         // One run identifies one parameter, the rate; the start-up is the machine's.
-        let start_up = machine_start_up(registry)?;
+        let start_up = machine_start_up(registry, &experiment.platform)?;
         let platform = with_rate(&platform, &experiment.kernel, |rate| {
             rate.run_overhead_s = start_up;
         });
@@ -290,9 +290,9 @@ const MIN_RUNS_FOR_START_UP: usize = 3;
 /// the same way, with process 0 reading the marked-speed file (section 4.1.2), so the MM and
 /// conv2d experiments, whose base has one published size, take it as a machine fact. Only
 /// base rows are used: no validation row of any experiment.
-pub fn machine_start_up(registry: &KernelRegistry) -> Result<f64> {
+pub fn machine_start_up(registry: &KernelRegistry, platform: &str) -> Result<f64> {
     let ge = Experiment::named("jpdc-ge")?;
-    let platform = Platform::load(&ge.platform)?;
+    let platform = Platform::load(platform)?;
     let runs = ge.calibration_runs(&platform)?;
     let both = [FreeParameter::RateFraction, FreeParameter::RunOverhead];
     let fit = calibrate(&platform, registry, &ge.options, &runs, &both)?;

@@ -20,6 +20,9 @@ pub struct Args {
     /// Print one JSON array of values (one object per published value and approach).
     #[arg(long)]
     pub json: bool,
+    /// The machine facts to start from (preset or platform file; default: the paper's machine).
+    #[arg(long)]
+    pub platform: Option<String>,
     /// Directory for the calibrated platforms and the study database.
     #[arg(long, default_value = "hetscale-reproduce")]
     pub out: PathBuf,
@@ -34,8 +37,14 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     };
     let experiments = ids
         .iter()
-        .map(|id| Experiment::named(id))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|id| {
+            let mut experiment = Experiment::named(id)?;
+            if let Some(platform) = &args.platform {
+                experiment.platform = platform.clone();
+            }
+            Ok(experiment)
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create --out {}", args.out.display()))?;
     let store = Store::open(&args.out.join("reproduce.db"))?;
@@ -56,7 +65,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn render_text(r: &Reproduction) -> String {
+pub(crate) fn render_text(r: &Reproduction) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "== {}: target E_s = {}", r.id, r.target);
     if let Some(why) = &r.assumption {

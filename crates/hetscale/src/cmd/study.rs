@@ -8,7 +8,7 @@ use anyhow::Context;
 use hbsp::file::write_atomically;
 use hetscale_kernels::KernelRegistry;
 use hetscale_study::command_study::CommandStudy;
-use hetscale_study::default_study::default_specs;
+use hetscale_study::reproduce::{EXPERIMENTS, Experiment, reproduce};
 use hetscale_study::runner::{Measurement, Observer};
 use hetscale_study::spec::{Approach, StudySpec};
 use hetscale_study::store::Store;
@@ -100,7 +100,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     let mut specs = match (&args.spec, command_study(args)?) {
         (_, Some(study)) => vec![study.spec()?],
         (Some(path), None) => vec![StudySpec::from_file_with(path, registry)?],
-        (None, None) => default_specs()?,
+        (None, None) => return run_default(args, registry),
     };
     for spec in &mut specs {
         pass_hosts(args, spec)?;
@@ -132,6 +132,47 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             out!("{}", render_text(result));
         }
         resumed.iter().for_each(|line| outln!("{line}"));
+        outln!(
+            "Runs stored in {}; results in {}",
+            db.display(),
+            args.out.display()
+        );
+        outln!("Report: {}", index.display());
+    }
+    Ok(())
+}
+
+/// The default study: the JPDC reproduction (GE, MM and conv2d on simulated Sunwulf,
+/// calibrated on each experiment's base configuration), with the published values beside.
+fn run_default(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create --out {}", args.out.display()))?;
+    let db = args.db.clone().unwrap_or_else(|| args.out.join("study.db"));
+    let store = Store::open(&db)?;
+    let mut reproductions = Vec::new();
+    for id in EXPERIMENTS {
+        let experiment = Experiment::named(id)?;
+        let progress = Progress::new(id);
+        let reproduction = reproduce(&experiment, registry, &store, &progress, &args.out);
+        progress.finish();
+        let reproduction = reproduction?;
+        write_result(&args.out, &reproduction.study)?;
+        reproductions.push(reproduction);
+    }
+    let values: Vec<_> = reproductions.iter().flat_map(|r| r.values.iter()).collect();
+    let published = args.out.join("published-beside.json");
+    write_atomically(&published, serde_json::to_string_pretty(&values)?)
+        .with_context(|| format!("cannot write {}", published.display()))?;
+    let results: Vec<StudyResult> = reproductions.iter().map(|r| r.study.clone()).collect();
+    let index = write_report(&results, &args.out)?;
+    if args.json {
+        outln!("{}", serde_json::to_string_pretty(&results)?);
+        eprintln!("Report: {}", index.display());
+    } else {
+        for r in &reproductions {
+            out!("{}", render_text(&r.study));
+            out!("{}", super::reproduce::render_text(r));
+        }
         outln!(
             "Runs stored in {}; results in {}",
             db.display(),
