@@ -131,6 +131,7 @@ pub fn scatter<T: Pod + Send>(
         name: "scatter",
         root: Some(root),
         shape: vec![],
+        phase: 0,
     };
     if ctx.pid() == root {
         let counts = ctx.balanced_counts(data.len());
@@ -164,6 +165,7 @@ pub fn scatterv<T: Pod + Send>(
         name: "scatterv",
         root: Some(root),
         shape: counts.to_vec(),
+        phase: 0,
     };
     if ctx.pid() == root {
         let total: usize = counts.iter().sum();
@@ -276,6 +278,7 @@ fn gather_counts<T: Pod + Send>(
         name,
         root: Some(root),
         shape: counts.to_vec(),
+        phase: 0,
     };
     if ctx.pid() != root {
         ctx.send_internal(root, 0, 0, data.to_vec())?;
@@ -326,6 +329,7 @@ pub fn broadcast<T: Pod + Send>(
         name: "broadcast",
         root: Some(root),
         shape: vec![algorithm as usize],
+        phase: 0,
     };
     let (tag, n, piece) = if ctx.pid() == root {
         let chosen = choose_broadcast::<T>(ctx, root, data.len(), algorithm)?;
@@ -431,7 +435,7 @@ fn broadcast_second_phase<T: Pod + Send>(
             ctx.send_internal(to, TWO_PHASE, 0, piece.clone())?;
         }
     }
-    ctx.sync_as(call)?;
+    ctx.sync_as(&call.next_phase())?;
     if me == root {
         return Ok(data.to_vec());
     }
@@ -453,6 +457,7 @@ pub fn reduce<T: Pod + Send>(
         name: "reduce",
         root: Some(root),
         shape: vec![data.len()],
+        phase: 0,
     };
     if ctx.pid() != root {
         ctx.send_internal(root, 0, 0, data.to_vec())?;
@@ -506,6 +511,7 @@ pub fn allreduce<T: Pod + Send>(
         name: "allreduce",
         root: None,
         shape: vec![data.len()],
+        phase: 0,
     };
     let counts = ctx.balanced_counts(data.len());
     let starts = offsets(&counts);
@@ -519,7 +525,7 @@ pub fn allreduce<T: Pod + Send>(
     for to in (0..ctx.nprocs()).filter(|&to| to != me && !reduced.is_empty()) {
         ctx.send_internal(to, 0, 0, reduced.clone())?;
     }
-    ctx.sync_as(&call)?;
+    ctx.sync_as(&call.next_phase())?;
     let value = assemble(ctx, me, &reduced)?;
     let predicted_s = model::allreduce_cost(ctx.cost_model(), &byte_counts::<T>(&counts))?;
     Ok(Collective { value, predicted_s })
@@ -533,6 +539,7 @@ pub fn allgather<T: Pod + Send>(ctx: &mut Ctx<'_>, data: &[T]) -> Result<Collect
         name: "allgather",
         root: None,
         shape: vec![],
+        phase: 0,
     };
     let me = ctx.pid();
     for to in (0..ctx.nprocs()).filter(|&to| to != me) {
@@ -598,6 +605,7 @@ fn exchange_blocks<T: Pod + Send>(
         name,
         root: None,
         shape: counts.concat(),
+        phase: 0,
     };
     for (to, block) in blocks
         .iter()

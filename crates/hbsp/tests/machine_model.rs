@@ -173,3 +173,25 @@ fn a_machine_model_round_trips_through_toml() {
     let err = Platform::from_toml_str(&bad).unwrap_err().to_string();
     assert!(err.contains("rate_fraction must be > 0"), "{err}");
 }
+
+#[test]
+fn a_measured_collective_of_two_supersteps_is_charged_once() {
+    let mut m = model();
+    let broadcast = CollectiveCost {
+        name: "broadcast".into(),
+        base_s: 1e-3,
+        per_node_s: 1e-4,
+        ..CollectiveCost::default()
+    };
+    m.collectives = vec![broadcast.clone()];
+    let machine = platform(m).all().unwrap();
+    let t = hbsp::run(&Backend::sim_declared(), &machine, |ctx| {
+        let data = vec![1.0f64; 1000];
+        collectives::broadcast(ctx, Root::Pid(0), &data, BroadcastAlgorithm::TwoPhase)?;
+        Ok::<_, HbspError>(())
+    })
+    .unwrap()
+    .elapsed_s;
+    assert!(close(t, broadcast.at(2, 8000.0)), "{t}");
+    assert!(close(t, 1e-3 + 2e-4), "{t}");
+}

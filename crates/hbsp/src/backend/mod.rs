@@ -153,10 +153,30 @@ pub(crate) enum Call {
         name: &'static str,
         root: Option<usize>,
         shape: Vec<usize>,
+        /// Superstep of the collective, from 0: a measured cost is charged on phase 0 only.
+        phase: u8,
     },
 }
 
 impl Call {
+    /// The same collective's next superstep (a plain sync stays one).
+    pub fn next_phase(&self) -> Self {
+        match self {
+            Self::Collective {
+                name,
+                root,
+                shape,
+                phase,
+            } => Self::Collective {
+                name,
+                root: *root,
+                shape: shape.clone(),
+                phase: phase + 1,
+            },
+            other => other.clone(),
+        }
+    }
+
     /// A number equal on two nodes iff their calls agree (up to hash collisions).
     pub fn signature(&self) -> u64 {
         match self {
@@ -176,7 +196,9 @@ impl fmt::Display for Call {
         match self {
             Self::Sync => write!(f, "called sync"),
             Self::End => write!(f, "returned from its program"),
-            Self::Collective { name, root, shape } => {
+            Self::Collective {
+                name, root, shape, ..
+            } => {
                 write!(f, "called {name}(")?;
                 if let Some(root) = root {
                     write!(f, "root {root}, ")?;

@@ -338,11 +338,13 @@ impl ModelCharges {
             cost.compute_s = cost.compute_s.max(node.work_s);
             cost.messages = cost.messages.max(node.m());
         }
-        let measured = match call {
-            Call::Collective { name, .. } => m.collective(name),
-            _ => None,
+        let (measured, phase) = match call {
+            Call::Collective { name, phase, .. } => (m.collective(name), *phase),
+            _ => (None, 0),
         };
-        if let Some(collective) = measured {
+        if measured.is_some() && phase > 0 {
+            // The measured cost of the whole collective was charged on its first superstep.
+        } else if let Some(collective) = measured {
             let payload = traffic.iter().map(|n| n.bytes_in).max().unwrap_or(0) as f64;
             cost.h_bytes = payload;
             cost.communication_s = collective.at(p, payload);
