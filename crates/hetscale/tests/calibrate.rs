@@ -1,0 +1,79 @@
+//! `hetscale calibrate` and `hetscale reproduce` as a user runs them.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn hetscale() -> Command {
+    Command::cargo_bin("hetscale").expect("binary built")
+}
+
+const RUNS: &str = "configuration,nodes,kernel,n,time_s\n\
+    C'_2,\"server:1,sunfire:1\",mm,96,0.25\n\
+    C'_2,\"server:1,sunfire:1\",mm,128,0.45\n\
+    C'_4,\"server:1,sunblade:1,sunfire:2\",mm,160,0.5\n";
+
+#[test]
+fn calibrate_fits_writes_a_platform_and_predict_takes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("runs.csv"), RUNS).unwrap();
+    let out = hetscale()
+        .args(["calibrate", "--runs", "runs.csv", "--write-platform", "fit.toml", "--json"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let fit: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mm = &fit["kernels"][0];
+    assert_eq!(mm["kernel"], "mm");
+    let f = mm["rate_fraction"]["estimate"].as_f64().unwrap();
+    assert!(f > 0.0 && f < 1.0, "{f}");
+    assert_eq!(mm["residuals"].as_array().unwrap().len(), 3);
+    let (lo, hi) = (
+        mm["rate_fraction"]["ci95"][0].as_f64().unwrap(),
+        mm["rate_fraction"]["ci95"][1].as_f64().unwrap(),
+    );
+    assert!(lo < f && f < hi, "[{lo}, {hi}] around {f}");
+    let predict = hetscale()
+        .args(["predict", "mm", "--platform", "fit.toml", "--nodes", "server:1,sunfire:1", "--target", "0.1"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(predict.status.success(), "{}", String::from_utf8_lossy(&predict.stderr));
+}
+
+#[test]
+fn a_bad_runs_file_is_one_line_naming_file_line_and_field_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = RUNS.replace("0.45", "abc");
+    std::fs::write(dir.path().join("runs.csv"), bad).unwrap();
+    let out = hetscale()
+        .args(["calibrate", "--runs", "runs.csv", "--write-platform", "fit.toml"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("runs.csv line 3, field time_s"), "{err}");
+    assert!(!dir.path().join("fit.toml").exists());
+    // One run cannot fix two parameters.
+    let one: String = RUNS.lines().take(2).map(|l| format!("{l}\n")).collect();
+    std::fs::write(dir.path().join("runs.csv"), one).unwrap();
+    let out = hetscale()
+        .args(["calibrate", "--runs", "runs.csv", "--write-platform", "fit.toml"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("at least 2 runs"), "{err}");
+    assert!(!dir.path().join("fit.toml").exists());
+}
+
+#[test]
+fn reproduce_rejects_an_unknown_experiment_in_one_line() {
+    let out = hetscale().args(["reproduce", "--only", "jpdc-nope"]).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("jpdc-ge, jpdc-mm, jpdc-conv2d"), "{err}");
+}
