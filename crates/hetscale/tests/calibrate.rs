@@ -17,11 +17,22 @@ fn calibrate_fits_writes_a_platform_and_predict_takes_it() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("runs.csv"), RUNS).unwrap();
     let out = hetscale()
-        .args(["calibrate", "--runs", "runs.csv", "--write-platform", "fit.toml", "--json"])
+        .args([
+            "calibrate",
+            "--runs",
+            "runs.csv",
+            "--write-platform",
+            "fit.toml",
+            "--json",
+        ])
         .current_dir(dir.path())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let fit: Value = serde_json::from_slice(&out.stdout).unwrap();
     let mm = &fit["kernels"][0];
     assert_eq!(mm["kernel"], "mm");
@@ -34,11 +45,24 @@ fn calibrate_fits_writes_a_platform_and_predict_takes_it() {
     );
     assert!(lo < f && f < hi, "[{lo}, {hi}] around {f}");
     let predict = hetscale()
-        .args(["predict", "mm", "--platform", "fit.toml", "--nodes", "server:1,sunfire:1", "--target", "0.1"])
+        .args([
+            "predict",
+            "mm",
+            "--platform",
+            "fit.toml",
+            "--nodes",
+            "server:1,sunfire:1",
+            "--target",
+            "0.1",
+        ])
         .current_dir(dir.path())
         .output()
         .unwrap();
-    assert!(predict.status.success(), "{}", String::from_utf8_lossy(&predict.stderr));
+    assert!(
+        predict.status.success(),
+        "{}",
+        String::from_utf8_lossy(&predict.stderr)
+    );
 }
 
 #[test]
@@ -47,7 +71,13 @@ fn a_bad_runs_file_is_one_line_naming_file_line_and_field_and_writes_nothing() {
     let bad = RUNS.replace("0.45", "abc");
     std::fs::write(dir.path().join("runs.csv"), bad).unwrap();
     let out = hetscale()
-        .args(["calibrate", "--runs", "runs.csv", "--write-platform", "fit.toml"])
+        .args([
+            "calibrate",
+            "--runs",
+            "runs.csv",
+            "--write-platform",
+            "fit.toml",
+        ])
         .current_dir(dir.path())
         .output()
         .unwrap();
@@ -60,18 +90,30 @@ fn a_bad_runs_file_is_one_line_naming_file_line_and_field_and_writes_nothing() {
     let one: String = RUNS.lines().take(2).map(|l| format!("{l}\n")).collect();
     std::fs::write(dir.path().join("runs.csv"), one).unwrap();
     let out = hetscale()
-        .args(["calibrate", "--runs", "runs.csv", "--write-platform", "fit.toml"])
+        .args([
+            "calibrate",
+            "--runs",
+            "runs.csv",
+            "--write-platform",
+            "fit.toml",
+        ])
         .current_dir(dir.path())
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains("at least 2 runs"), "{err}");
+    assert!(
+        !out.status.success() && err.contains("at least 2 runs"),
+        "{err}"
+    );
     assert!(!dir.path().join("fit.toml").exists());
 }
 
 #[test]
 fn reproduce_rejects_an_unknown_experiment_in_one_line() {
-    let out = hetscale().args(["reproduce", "--only", "jpdc-nope"]).output().unwrap();
+    let out = hetscale()
+        .args(["reproduce", "--only", "jpdc-nope"])
+        .output()
+        .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
