@@ -283,16 +283,17 @@ fn current_rate(platform: &Platform, kernel: &str) -> ComputeRate {
 }
 
 /// `platform` with its (kernel, any kind) compute entry changed by `change`; the entry starts
-/// from the rate the kernel has now.
+/// from the rate the kernel has now. A platform without a machine model gets the one its
+/// HBSP^1 network implies.
 pub fn with_rate(
     platform: &Platform,
     kernel: &str,
     change: impl FnOnce(&mut ComputeRate),
 ) -> Platform {
     let mut out = platform.clone();
-    let model = out.machine.get_or_insert_with(|| {
-        MachineModel::with_link(1.0 / platform.network.g_s_per_byte.max(1e-300))
-    });
+    let model = out
+        .machine
+        .get_or_insert_with(|| MachineModel::from_network(&platform.network));
     let mut rate = model.rate(Some(kernel), None);
     rate.kernel = kernel.to_owned();
     rate.kind = "*".to_owned();

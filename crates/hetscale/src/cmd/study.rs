@@ -132,14 +132,18 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             out!("{}", render_text(result));
         }
         resumed.iter().for_each(|line| outln!("{line}"));
-        outln!(
-            "Runs stored in {}; results in {}",
-            db.display(),
-            args.out.display()
-        );
-        outln!("Report: {}", index.display());
+        print_locations(&db, &args.out, &index);
     }
     Ok(())
+}
+
+fn print_locations(db: &Path, out: &Path, index: &Path) {
+    outln!(
+        "Runs stored in {}; results in {}",
+        db.display(),
+        out.display()
+    );
+    outln!("Report: {}", index.display());
 }
 
 /// The default study: the JPDC reproduction (GE, MM and conv2d on simulated Sunwulf,
@@ -173,12 +177,7 @@ fn run_default(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             out!("{}", render_text(&r.study));
             out!("{}", super::reproduce::render_text(r));
         }
-        outln!(
-            "Runs stored in {}; results in {}",
-            db.display(),
-            args.out.display()
-        );
-        outln!("Report: {}", index.display());
+        print_locations(&db, &args.out, &index);
     }
     Ok(())
 }
