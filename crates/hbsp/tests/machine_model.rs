@@ -195,3 +195,26 @@ fn a_measured_collective_of_two_supersteps_is_charged_once() {
     assert!(close(t, broadcast.at(2, 8000.0)), "{t}");
     assert!(close(t, 1e-3 + 2e-4), "{t}");
 }
+
+/// The HBSP^1 `network` of the `sunwulf` preset is what `probe` measures on its simulated
+/// machine model, so predictions (approach 3) use the probed g, L and o.
+#[test]
+fn probing_simulated_sunwulf_finds_its_hbsp_network() {
+    let platform = Platform::load("sunwulf").unwrap();
+    let machine = platform
+        .select(&"server:1,sunblade:3".parse().unwrap())
+        .unwrap();
+    let report = hbsp::probe::probe(
+        &Backend::sim(),
+        &machine,
+        &hbsp::probe::ProbeOptions::quick(),
+    )
+    .unwrap();
+    let near = |a: f64, b: f64| (a - b).abs() <= 1e-3 * b;
+    assert!(
+        near(report.g_s_per_byte, platform.network.g_s_per_byte),
+        "{report:?}"
+    );
+    assert!(near(report.L_s, platform.network.l.at(4)), "{report:?}");
+    assert!(near(report.o_s, platform.network.o_s), "{report:?}");
+}
