@@ -245,7 +245,11 @@ pub fn load_results_with(store: &Store, registry: &KernelRegistry) -> Result<Vec
 
 /// The spec study `name` was stored with, checked as a spec file is: a database altered by
 /// hand must not reach the approaches with, say, `n_max = 0`.
-fn stored_spec(store: &Store, name: &str, registry: &KernelRegistry) -> Result<StudySpec> {
+pub(crate) fn stored_spec(
+    store: &Store,
+    name: &str,
+    registry: &KernelRegistry,
+) -> Result<StudySpec> {
     let fail = |why: String| StudyError::Store {
         path: store.path().to_string(),
         why,

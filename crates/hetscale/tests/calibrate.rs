@@ -119,3 +119,40 @@ fn reproduce_rejects_an_unknown_experiment_in_one_line() {
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     assert!(err.contains("jpdc-ge, jpdc-mm, jpdc-conv2d"), "{err}");
 }
+
+#[test]
+fn calibrating_on_a_study_database_recovers_the_simulated_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("spec.toml"),
+        include_str!("specs/small-ge.toml"),
+    )
+    .unwrap();
+    let study = hetscale()
+        .args(["study", "spec.toml", "--out", "out"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        study.status.success(),
+        "{}",
+        String::from_utf8_lossy(&study.stderr)
+    );
+    let out = hetscale()
+        .args(["calibrate", "--db", "out/study.db", "--json"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fit: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ge = &fit["kernels"][0];
+    // The preset computes at its marked speed with no start-up: the fit finds exactly that.
+    let f = ge["rate_fraction"]["estimate"].as_f64().unwrap();
+    let s = ge["run_overhead_s"]["estimate"].as_f64().unwrap();
+    assert!((f - 1.0).abs() < 1e-6 && s.abs() < 1e-6, "f = {f}, s = {s}");
+    assert!(ge["residuals"].as_array().unwrap().len() > 10);
+}

@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use hbsp::Platform;
 use hetscale_kernels::KernelRegistry;
-use hetscale_study::calibrate::{FreeParameter, PlatformCalibration, calibrate};
+use hetscale_study::calibrate::{FreeParameter, PlatformCalibration, calibrate, stored_runs};
 use hetscale_study::measurements::read_runs;
+use hetscale_study::store::Store;
 
 use super::run::KernelArgs;
 use crate::output::{out, outln};
@@ -16,11 +17,20 @@ use crate::output::{out, outln};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// CSV of measured runs: configuration,nodes,kernel,n,time_s.
-    #[arg(long, value_name = "FILE.csv")]
-    pub runs: PathBuf,
-    /// The platform to calibrate (preset or TOML file): its nodes and machine facts.
-    #[arg(long, default_value = "sunwulf")]
-    pub platform: String,
+    #[arg(
+        long,
+        value_name = "FILE.csv",
+        required_unless_present = "db",
+        conflicts_with = "db"
+    )]
+    pub runs: Option<PathBuf>,
+    /// A study database: its runs, on the platform and with the kernel options stored with them.
+    #[arg(long, value_name = "FILE.db")]
+    pub db: Option<PathBuf>,
+    /// The platform to calibrate (preset or TOML file): its nodes and machine facts
+    /// (with --runs; default sunwulf).
+    #[arg(long, conflicts_with = "db")]
+    pub platform: Option<String>,
     /// Parameters to fit, comma-separated: rate_fraction, run_overhead_s.
     #[arg(
         long,
@@ -41,14 +51,23 @@ pub struct Args {
 
 /// Runs `hetscale calibrate`.
 pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
-    let platform = Platform::load(&args.platform)?;
-    let runs = read_runs(&args.runs)?;
+    let (platform, runs, options) = match (&args.db, &args.runs) {
+        (Some(db), _) => {
+            let stored = stored_runs(&Store::open_read_only(db)?, registry)?;
+            (stored.platform, stored.runs, stored.options)
+        }
+        (None, Some(csv)) => (
+            Platform::load(args.platform.as_deref().unwrap_or("sunwulf"))?,
+            read_runs(csv)?,
+            args.kernel_options.options(),
+        ),
+        (None, None) => anyhow::bail!("give the runs: --runs FILE.csv or --db FILE.db"),
+    };
     let free = args
         .fit
         .iter()
         .map(|name| FreeParameter::parse(name))
         .collect::<Result<Vec<_>, _>>()?;
-    let options = args.kernel_options.options();
     let fit = calibrate(&platform, registry, &options, &runs, &free)?;
     if let Some(path) = &args.write_platform {
         fit.platform
