@@ -70,7 +70,22 @@ fn default_study_runs_and_reports_psi() {
     // With --json, stdout stays JSON and the report's path goes to stderr.
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("Report: out/index.html"), "{err}");
-    assert!(dir.path().join("out/index.html").exists());
+    let index = std::fs::read_to_string(dir.path().join("out/index.html")).unwrap();
+    // The default study is the JPDC reproduction: the published values sit beside.
+    assert!(
+        index.contains("id=\"published-beside\""),
+        "no published-beside section"
+    );
+    assert_eq!(studies.as_array().unwrap().len(), 3, "GE, MM and conv2d");
+    let beside = std::fs::read_to_string(dir.path().join("out/published-beside.json")).unwrap();
+    let values: Value = serde_json::from_str(&beside).unwrap();
+    let roles: Vec<&str> = values
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v["role"].as_str())
+        .collect();
+    assert!(roles.contains(&"calibration") && roles.contains(&"validation"));
 }
 
 #[test]
