@@ -135,10 +135,10 @@ impl Experiment {
                 )));
             }
         };
-        let experiment = kernel;
+        // The CSV names each experiment after its kernel.
         let values: Vec<PublishedValue> = published("jpdc")?
             .into_iter()
-            .filter(|v| v.experiment == experiment)
+            .filter(|v| v.experiment == kernel)
             .collect();
         let mut configurations: Vec<(String, String)> = Vec::new();
         for v in values
@@ -308,7 +308,6 @@ fn role(experiment: &Experiment, configuration: &str) -> String {
 }
 
 fn row(
-    experiment: &Experiment,
     v: &PublishedValue,
     item: String,
     tool: Option<f64>,
@@ -327,14 +326,6 @@ fn row(
         role,
         rel_err: tool.map(|t| (t - v.value) / v.value),
     }
-    .with_paper(&experiment.paper)
-}
-
-impl ReproducedValue {
-    fn with_paper(mut self, paper: &str) -> Self {
-        self.paper = paper.to_owned();
-        self
-    }
 }
 
 fn size_and_psi_rows(experiment: &Experiment, study: &StudyResult) -> Vec<ReproducedValue> {
@@ -352,14 +343,7 @@ fn size_and_psi_rows(experiment: &Experiment, study: &StudyResult) -> Vec<Reprod
                 Quantity::ProblemSize => {
                     let tool = result.point(&v.configuration).map(|p| p.n);
                     let role = role(experiment, &v.configuration);
-                    rows.push(row(
-                        experiment,
-                        v,
-                        v.configuration.clone(),
-                        tool,
-                        name,
-                        role,
-                    ));
+                    rows.push(row(v, v.configuration.clone(), tool, name, role));
                 }
                 Quantity::Psi => {
                     let Some((from, to)) = v.configuration.split_once('>') else {
@@ -374,7 +358,6 @@ fn size_and_psi_rows(experiment: &Experiment, study: &StudyResult) -> Vec<Reprod
                     // A psi from the base to another configuration still depends on a
                     // validation size.
                     rows.push(row(
-                        experiment,
                         v,
                         format!("psi({from},{to})"),
                         tool,
@@ -411,7 +394,6 @@ fn time_rows(
         let tool = simulate(platform, registry, &experiment.options, &run)?;
         let role = role(experiment, &v.configuration);
         rows.push(row(
-            experiment,
             v,
             format!("{} N={n}", v.configuration),
             Some(tool),
