@@ -86,6 +86,29 @@ fn default_study_runs_and_reports_psi() {
         .filter_map(|v| v["role"].as_str())
         .collect();
     assert!(roles.contains(&"calibration") && roles.contains(&"validation"));
+    // `hetscale reproduce --json`'s row shape.
+    let keys = [
+        "paper",
+        "table",
+        "item",
+        "quantity",
+        "unit",
+        "published",
+        "tool",
+        "approach",
+        "role",
+        "rel_err",
+    ];
+    let first = values[0].as_object().unwrap();
+    assert_eq!(first.len(), keys.len(), "{first:?}");
+    assert!(keys.iter().all(|k| first.contains_key(*k)), "{first:?}");
+    let psi = values
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["quantity"] == "psi")
+        .unwrap();
+    assert_eq!(psi["item"], "psi(C_2,C_4)");
 }
 
 #[test]
