@@ -2,10 +2,12 @@
 //! checked on the others.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use hetscale_kernels::KernelRegistry;
+use hetscale_report::views::reproduction::reproduction_section;
+use hetscale_report::views::study::study_report;
 use hetscale_study::reproduce::{EXPERIMENTS, Experiment, Reproduction, reproduce};
 use hetscale_study::store::Store;
 
@@ -55,14 +57,28 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         progress.finish();
         done.push(result?);
     }
+    let index = write_report(&done, &args.out)?;
     if args.json {
         let values: Vec<_> = done.iter().flat_map(|r| r.values.iter()).collect();
         outln!("{}", serde_json::to_string_pretty(&values)?);
+        eprintln!("Report: {}", index.display());
     } else {
         done.iter().for_each(|r| out!("{}", render_text(r)));
         outln!("Calibrated platforms and runs in {}", args.out.display());
+        outln!("Report: {}", index.display());
     }
     Ok(())
+}
+
+/// The studies' report with the published values beside, written into `dir`.
+pub(crate) fn write_report(done: &[Reproduction], dir: &Path) -> anyhow::Result<PathBuf> {
+    let results: Vec<_> = done.iter().map(|r| r.study.clone()).collect();
+    let mut report = study_report(&results)?;
+    report.push(reproduction_section(done)?);
+    Ok(report
+        .write(dir)
+        .with_context(|| format!("cannot write the report into {}", dir.display()))?
+        .index)
 }
 
 pub(crate) fn render_text(r: &Reproduction) -> String {

@@ -7,8 +7,6 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use hbsp::file::write_atomically;
 use hetscale_kernels::KernelRegistry;
-use hetscale_report::views::reproduction::reproduction_section;
-use hetscale_report::views::study::study_report;
 use hetscale_study::command_study::CommandStudy;
 use hetscale_study::reproduce::{EXPERIMENTS, Experiment, reproduce};
 use hetscale_study::runner::{Measurement, Observer};
@@ -170,12 +168,7 @@ fn run_default(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     write_atomically(&published, serde_json::to_string_pretty(&values)?)
         .with_context(|| format!("cannot write {}", published.display()))?;
     let results: Vec<StudyResult> = reproductions.iter().map(|r| r.study.clone()).collect();
-    let mut report = study_report(&results)?;
-    report.push(reproduction_section(&reproductions)?);
-    let index = report
-        .write(&args.out)
-        .with_context(|| format!("cannot write the report into {}", args.out.display()))?
-        .index;
+    let index = super::reproduce::write_report(&reproductions, &args.out)?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&results)?);
         eprintln!("Report: {}", index.display());
