@@ -22,7 +22,8 @@ use super::study_text::render_text;
 /// Arguments of `hetscale study`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Study spec (TOML); with none, the built-in default study (GE and MM on simulated Sunwulf).
+    /// Study spec (TOML); with none, the built-in default study: the JPDC reproduction (GE, MM
+    /// and conv2d on simulated Sunwulf, calibrated on their base configurations).
     #[arg(conflicts_with = "command")]
     pub spec: Option<PathBuf>,
     /// A one-off study of any program (instead of a spec): the command and how to read it.
