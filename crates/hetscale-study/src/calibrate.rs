@@ -33,6 +33,7 @@ use std::collections::BTreeMap;
 
 use hbsp::machine_model::{ComputeRate, MachineModel};
 use hbsp::{Backend, Platform, SimOptions, WorkCharge};
+use hetscale_kernels::memory::check_run_fits;
 use hetscale_kernels::{KernelOptions, KernelRegistry};
 use hetscale_model::fit::{LinearFit, fit_linear};
 use serde::Serialize;
@@ -214,10 +215,11 @@ fn calibrate_kernel(
         kept(current.rate_fraction)
     };
     let run_overhead_s = if fits_overhead {
+        // A start-up cannot be negative: estimate and interval are cut at 0 alike.
         let p = &fit.parameters[usize::from(fits_rate)];
         Estimate {
             estimate: p.estimate.max(0.0),
-            ci95: p.ci95,
+            ci95: p.ci95.map(|(lo, hi)| (lo.max(0.0), hi.max(0.0))),
             fitted: true,
         }
     } else {
@@ -344,13 +346,14 @@ pub fn simulate(
         .for_workload(&run.kernel);
     let kernel = registry.get(&run.kernel, options)?;
     let n = usize::try_from(run.n).map_err(|_| fail("too large for this machine".into()))?;
-    let inputs = kernel.generate(n, 1).map_err(|e| fail(e.to_string()))?;
     let backend = Backend::Sim(SimOptions {
         work: WorkCharge::Declared,
         skip_compute: true,
         no_trace: true,
         ..SimOptions::default()
     });
+    check_run_fits(kernel.as_ref(), n, &machine, &backend).map_err(|e| fail(e.to_string()))?;
+    let inputs = kernel.generate(n, 1).map_err(|e| fail(e.to_string()))?;
     let out = kernel
         .run(&inputs, &backend, &machine)
         .map_err(|e| fail(e.to_string()))?;

@@ -95,18 +95,13 @@ pub struct Reproduction {
 impl Reproduction {
     /// Median |rel err| of the validation rows of `quantity` by `approach`.
     pub fn median_error(&self, quantity: &str, approach: &str) -> Option<f64> {
-        let mut errors: Vec<f64> = self
+        let errors: Vec<f64> = self
             .values
             .iter()
             .filter(|v| v.role == "validation" && v.quantity == quantity && v.approach == approach)
             .filter_map(|v| v.rel_err.map(f64::abs))
             .collect();
-        errors.sort_by(f64::total_cmp);
-        match errors.len() {
-            0 => None,
-            k if k % 2 == 1 => Some(errors[k / 2]),
-            k => Some((errors[k / 2 - 1] + errors[k / 2]) / 2.0),
-        }
+        crate::stats::summarize(&errors).ok().map(|s| s.median)
     }
 }
 

@@ -7,6 +7,11 @@ fn hetscale() -> Command {
     Command::cargo_bin("hetscale").expect("binary built")
 }
 
+/// `hetscale ARGS` run in `dir`.
+fn hetscale_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    hetscale().args(args).current_dir(dir).output().unwrap()
+}
+
 const RUNS: &str = "configuration,nodes,kernel,n,time_s\n\
     C'_2,\"server:1,sunfire:1\",mm,96,0.25\n\
     C'_2,\"server:1,sunfire:1\",mm,128,0.45\n\
@@ -16,18 +21,17 @@ const RUNS: &str = "configuration,nodes,kernel,n,time_s\n\
 fn calibrate_fits_writes_a_platform_and_predict_takes_it() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("runs.csv"), RUNS).unwrap();
-    let out = hetscale()
-        .args([
+    let out = hetscale_in(
+        dir.path(),
+        &[
             "calibrate",
             "--runs",
             "runs.csv",
             "--write-platform",
             "fit.toml",
             "--json",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+        ],
+    );
     assert!(
         out.status.success(),
         "{}",
@@ -44,8 +48,9 @@ fn calibrate_fits_writes_a_platform_and_predict_takes_it() {
         mm["rate_fraction"]["ci95"][1].as_f64().unwrap(),
     );
     assert!(lo < f && f < hi, "[{lo}, {hi}] around {f}");
-    let predict = hetscale()
-        .args([
+    let predict = hetscale_in(
+        dir.path(),
+        &[
             "predict",
             "mm",
             "--platform",
@@ -54,10 +59,8 @@ fn calibrate_fits_writes_a_platform_and_predict_takes_it() {
             "server:1,sunfire:1",
             "--target",
             "0.1",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+        ],
+    );
     assert!(
         predict.status.success(),
         "{}",
@@ -70,17 +73,16 @@ fn a_bad_runs_file_is_one_line_naming_file_line_and_field_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let bad = RUNS.replace("0.45", "abc");
     std::fs::write(dir.path().join("runs.csv"), bad).unwrap();
-    let out = hetscale()
-        .args([
+    let out = hetscale_in(
+        dir.path(),
+        &[
             "calibrate",
             "--runs",
             "runs.csv",
             "--write-platform",
             "fit.toml",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+        ],
+    );
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
@@ -89,17 +91,16 @@ fn a_bad_runs_file_is_one_line_naming_file_line_and_field_and_writes_nothing() {
     // One run cannot fix two parameters.
     let one: String = RUNS.lines().take(2).map(|l| format!("{l}\n")).collect();
     std::fs::write(dir.path().join("runs.csv"), one).unwrap();
-    let out = hetscale()
-        .args([
+    let out = hetscale_in(
+        dir.path(),
+        &[
             "calibrate",
             "--runs",
             "runs.csv",
             "--write-platform",
             "fit.toml",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+        ],
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success() && err.contains("at least 2 runs"),
@@ -128,21 +129,13 @@ fn calibrating_on_a_study_database_recovers_the_simulated_machine() {
         include_str!("specs/small-ge.toml"),
     )
     .unwrap();
-    let study = hetscale()
-        .args(["study", "spec.toml", "--out", "out"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let study = hetscale_in(dir.path(), &["study", "spec.toml", "--out", "out"]);
     assert!(
         study.status.success(),
         "{}",
         String::from_utf8_lossy(&study.stderr)
     );
-    let out = hetscale()
-        .args(["calibrate", "--db", "out/study.db", "--json"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let out = hetscale_in(dir.path(), &["calibrate", "--db", "out/study.db", "--json"]);
     assert!(
         out.status.success(),
         "{}",
