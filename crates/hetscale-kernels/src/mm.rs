@@ -1,30 +1,31 @@
 //! `mm`: dense matrix multiplication `C = A B` with the row-based heterogeneous block
 //! distribution of JPDC section 4.1.2.
 //!
-//! The root (the fastest node) sends each node its block of `N C_j / C` rows of `A`
-//! (largest remainder, so a slow node may get none) and all of `B` in one superstep (the
-//! paper's scatter and broadcast), every node multiplies its rows with faer, and the root
-//! gathers `C`. There is no communication during the computation.
+//! Process 0 (here the fastest node) scatters blocks of `N C_j / C` rows of `A` (largest
+//! remainder, so a slow node may get none) with `scatterv`, distributes all of `B` with one
+//! `broadcast`, every node multiplies its rows with faer, and process 0 collects `C` with
+//! `gatherv`. There is no communication during the computation.
 //!
 //! - Work: `W(N) = 2 N^3` (every multiply-add counted as two operations); the implementation
 //!   declares exactly `2 n_j N^2` on node `j`.
-//! - Memory: node `j` holds `n_j N` of `A`, all of `B` and `n_j N` of `C`; the root holds the
-//!   full `A`, `B` and `C` and multiplies in place.
-//! - Overhead model: the exact HBSP^1 cost of the distribution superstep (the root injects
-//!   every other node's rows and `B`) and of the compute-and-gather superstep, with the idle
-//!   time of integer row counts; no sequential part.
+//! - Memory: node `j` holds `n_j N` of `A`, all of `B` and `n_j N` of `C`; the root also
+//!   holds the full `A`, `B` and `C`, and its own copy of `B` from the broadcast.
+//! - Overhead model: the exact HBSP^1 cost of the scatter, of the broadcast (one or two
+//!   supersteps, as `BroadcastAlgorithm::Auto` chooses on the machine) and of the
+//!   compute-and-gather superstep, with the idle time of integer row counts; no sequential
+//!   part.
 
+use hbsp::collectives::{BroadcastAlgorithm, Root, broadcast, gatherv, scatterv};
 use hbsp::{Backend, Ctx, Machine};
-use hetscale_model::hbsp::Traffic;
 
 use crate::array::{Array, square_operands};
-use crate::charges::{Charges, IDLE};
-use crate::error::Result;
+use crate::charges::{self, Charges, IDLE};
+use crate::error::{KernelError, Result};
 use crate::input::product_operands;
 use crate::kernel::{Kernel, KernelRun, Overhead, Verification, root_result, speeds, timed_run};
 use crate::local::gemm;
 use crate::matrix::Matrix;
-use crate::partition::{block_counts, efficiency_detail, offsets};
+use crate::partition::{block_counts, efficiency_detail};
 use crate::verify::product_check;
 
 const F64: f64 = 8.0;
@@ -74,37 +75,32 @@ impl Kernel for MmKernel {
             .iter()
             .enumerate()
             .map(|(j, &rows)| {
-                // The root works in place in its full A, B and C.
-                let elements = if j == root {
-                    3.0 * nf * nf
-                } else {
-                    2.0 * rows as f64 * nf + nf * nf
-                };
-                elements * F64
+                let own = 2.0 * rows as f64 * nf + nf * nf;
+                // The root also keeps the full A, B and the assembled C.
+                let full = if j == root { 3.0 * nf * nf } else { 0.0 };
+                (own + full) * F64
             })
             .collect())
     }
 
-    /// Replays the program's supersteps (after the starting barrier): (1) the root sends
-    /// every other node with rows its rows of `A` and all of `B`, two messages each; (2)
-    /// every node multiplies its rows and sends them to the root (a node's integer row count
-    /// makes its time differ from the balanced `W / C`); the root's unpacking at the end
-    /// costs nothing. No sequential part.
+    /// Replays the program's supersteps (after the starting barrier): (1) the scatter of
+    /// `A`'s rows, (2) the broadcast of `B` (one or two supersteps), (3) every node
+    /// multiplies its rows and the gather brings them to the root (a node's integer row
+    /// count makes its time differ from the balanced `W / C`). No sequential part.
     fn overhead(&self, n: usize, machine: &Machine) -> Result<Overhead> {
         let root = machine.ranking()[0];
         let counts = block_counts(n, &speeds(machine))?;
-        let (mut distribute, mut collect) =
-            (Traffic::idle(machine.p()), Traffic::idle(machine.p()));
-        for (j, &rows) in counts.iter().enumerate().filter(|(_, r)| **r > 0) {
-            let piece = rows as f64 * n as f64 * F64;
-            distribute.add(root, j, piece);
-            distribute.add(root, j, square(n) * F64);
-            collect.add(j, root, piece);
-        }
+        let pieces: Vec<f64> = counts.iter().map(|&r| (r * n) as f64 * F64).collect();
         let ops: Vec<f64> = counts.iter().map(|&r| 2.0 * r as f64 * square(n)).collect();
         let mut replay = Charges::new(machine);
-        replay.superstep(IDLE, &distribute)?;
-        replay.superstep(&ops, &collect)?;
+        replay.superstep(IDLE, &charges::scatterv(root, &pieces))?;
+        let b_items = n
+            .checked_mul(n)
+            .ok_or_else(|| crate::error::invalid(format!("mm: N = {n} is too large to model")))?;
+        for phase in charges::broadcast(machine, root, b_items, F64)? {
+            replay.superstep(IDLE, &phase)?;
+        }
+        replay.superstep(&ops, &charges::gatherv(root, &pieces))?;
         Ok(replay.overhead(work(n), work(n), 0.0))
     }
 
@@ -157,70 +153,27 @@ pub fn multiply(a: &Matrix, b: &Matrix, backend: &Backend, machine: &Machine) ->
     })
 }
 
-const TAG_A: u32 = 0;
-const TAG_B: u32 = 1;
-const TAG_C: u32 = 2;
-
-/// One node's part. Messages are moved, not copied, wherever the API allows: the root
-/// multiplies straight from its input and into the full `C`, so the only copies are the
-/// pieces it sends (the scatter and broadcast of JPDC 4.1.2, in one superstep).
+/// One node's part, as JPDC 4.1.2 describes it: process 0 (here the fastest node)
+/// scatters the rows of `A`, distributes `B` to every node with one broadcast, every node
+/// multiplies its rows, and process 0 collects `C` with a gather. As MPI codes do, the
+/// program calls collectives, so a machine model with measured collectives (section 4.5's
+/// `T_broadcast`, `T_send`, `T_recv`) charges them as the paper's machine ran them.
 fn node_program(ctx: &mut Ctx<'_>, a: &Matrix, b: &Matrix, n: usize) -> Result<Option<Vec<f64>>> {
     let root = ctx.rank(1)?;
-    let counts = ctx.balanced_counts(n);
-    let starts = offsets(&counts);
-    let (me, rows) = (ctx.pid(), counts[ctx.pid()]);
-    ctx.phase("distribute", |ctx| {
-        if me == root {
-            for j in (0..ctx.nprocs()).filter(|&j| j != root && counts[j] > 0) {
-                ctx.send(
-                    j,
-                    TAG_A,
-                    &a.as_slice()[starts[j] * n..(starts[j] + counts[j]) * n],
-                )?;
-                ctx.send(j, TAG_B, b.as_slice())?;
-            }
-        }
-        ctx.sync()
+    let rows = ctx.balanced_counts(n);
+    let elements: Vec<usize> = rows.iter().map(|&r| r * n).collect();
+    let (a_rows, b_full) = ctx.phase("distribute", |ctx| {
+        let a_rows = scatterv(ctx, Root::Pid(root), a.as_slice(), &elements)?.value;
+        let b_full = broadcast(ctx, Root::Pid(root), b.as_slice(), BroadcastAlgorithm::Auto)?;
+        Ok::<_, KernelError>((a_rows, b_full.value))
     })?;
-    let ops = 2.0 * rows as f64 * square(n);
-    if me != root {
-        let mut received = ctx.recv_all::<f64>()?.into_iter();
-        let (a_rows, b_full) = match (received.next(), received.next()) {
-            (Some(a), Some(b)) if a.tag == TAG_A && b.tag == TAG_B => (a.data, b.data),
-            _ if rows == 0 => (Vec::new(), Vec::new()),
-            _ => {
-                return Err(crate::error::invalid(
-                    "mm: the rows of A or B did not arrive",
-                ));
-            }
-        };
-        let mut c_rows = vec![0.0; rows * n];
-        ctx.compute(ops, || {
-            gemm((rows, n, n), &a_rows, &b_full, &mut c_rows, false)
-        })?;
-        ctx.phase("collect", |ctx| {
-            if rows > 0 {
-                ctx.send_vec(root, TAG_C, c_rows)?;
-            }
-            ctx.sync()
-        })?;
-        return Ok(None);
-    }
-    let mut c = vec![0.0; n * n];
-    let own = starts[root] * n..(starts[root] + rows) * n;
-    ctx.compute(ops, || {
-        gemm(
-            (rows, n, n),
-            &a.as_slice()[own.clone()],
-            b.as_slice(),
-            &mut c[own.clone()],
-            false,
-        )
+    let mine = rows[ctx.pid()];
+    let mut c_rows = vec![0.0; mine * n];
+    ctx.compute(2.0 * mine as f64 * square(n), || {
+        gemm((mine, n, n), &a_rows, &b_full, &mut c_rows, false)
     })?;
-    ctx.phase("collect", |ctx| ctx.sync())?;
-    for message in ctx.recv_all::<f64>()? {
-        let at = starts[message.source] * n;
-        c[at..at + message.data.len()].copy_from_slice(&message.data);
-    }
-    Ok(Some(c))
+    let c = ctx.phase("collect", |ctx| {
+        gatherv(ctx, Root::Pid(root), &c_rows, &elements)
+    })?;
+    Ok(c.value)
 }
