@@ -16,6 +16,8 @@
 //! superstep_s = 0.0              # fixed cost of every superstep, on top of L(p)
 //! jitter = 0.0                   # sd of a seeded, per-node log-normal speed factor
 //! seed = 1
+//! topology = "switched"          # or "hypercube", "torus": derives collectives' costs
+//! barrier = "hbsp"               # or "none": supersteps end without a barrier cost
 //!
 //! [[machine.collective]]         # a measured collective: replaces its superstep's
 //! name = "broadcast"             # communication and barrier
@@ -35,7 +37,21 @@
 //! (f C_j)`; for a measured collective `comm = base + per_node p + per_log2_node log2 p +
 //! S (per_byte + per_log2_node_byte ceil(log2 p))` with `S` the largest number of bytes a node
 //! receives, and no barrier; otherwise `comm = max(max_j (r_j h_j / link + latency m_j),
-//! sum_j bytes_j / backplane)` and `barrier = L(p)`. The end of a run adds `run_overhead_s`.
+//! sum_j bytes_j / backplane)` and `barrier = L(p)` (0 with `barrier = "none"`, for
+//! message-passing codes whose nodes wait only for their own messages). The end of a run
+//! adds `run_overhead_s`.
+//!
+//! On a `hypercube` or `torus` a collective without a measured cost is charged as a library
+//! on that machine runs it, in `s` neighbour steps of `latency + bytes / link` each: `s =
+//! ceil(log2 p)` on a hypercube, the diameter `floor(rows/2) + floor(cols/2)` on a torus as
+//! square as `p` allows (the MasPar MP-1's 32 x 32 for 1K processors, 32 x 64 for 2K). A
+//! collective whose messages carry the same data (a one-phase broadcast, a reduce, an
+//! allreduce) moves `S = h / m` bytes (the busiest node's bytes over its messages) at every
+//! step: `s (latency + S / link)`; one whose messages carry different data (scatter, gather,
+//! allgather, alltoall, the second phase of a broadcast) moves the busiest node's `h` bytes
+//! once in all: `s latency + h / link`. The first phase of a two-phase broadcast looks like
+//! a one-phase broadcast of a piece, so it is charged as one; the error is a factor of at
+//! most 2 on that phase's bytes, none on its latencies.
 
 use serde::{Deserialize, Serialize};
 
@@ -60,6 +76,12 @@ pub struct MachineModel {
     /// Seed of the jitter.
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// How the nodes are wired.
+    #[serde(default)]
+    pub topology: Topology,
+    /// What ends a superstep.
+    #[serde(default)]
+    pub barrier: Barrier,
     /// Collectives with measured costs.
     #[serde(default, rename = "collective", skip_serializing_if = "Vec::is_empty")]
     pub collectives: Vec<CollectiveCost>,
@@ -70,6 +92,64 @@ pub struct MachineModel {
 
 fn default_seed() -> u64 {
     1
+}
+
+/// How the nodes are wired; on a hypercube or a torus it derives the cost of collectives that
+/// have no measured cost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Topology {
+    /// One switch, every pair one hop (Sunwulf, the UCF cluster): a collective costs what its
+    /// messages cost.
+    #[default]
+    Switched,
+    /// A hypercube (the nCUBE 2): collectives take `ceil(log2 p)` neighbour steps.
+    Hypercube,
+    /// A 2-D toroidal mesh as square as `p` allows (the MasPar MP-1): collectives take its
+    /// diameter in neighbour steps.
+    Torus,
+}
+
+impl Topology {
+    /// Neighbour steps a collective takes on `p` nodes; `None` on a switch.
+    pub fn collective_steps(self, p: usize) -> Option<f64> {
+        match self {
+            Self::Switched => None,
+            Self::Hypercube => Some((p.max(1) as f64).log2().ceil()),
+            Self::Torus => {
+                let (rows, cols) = torus_shape(p);
+                Some((rows / 2 + cols / 2) as f64)
+            }
+        }
+    }
+}
+
+/// `rows x cols = p` with `rows <= cols` as close as can be: 32 x 32 for 1024, 32 x 64 for
+/// 2048 (the MasPar shapes of Sun & Rover, section IV-D).
+pub fn torus_shape(p: usize) -> (usize, usize) {
+    let p = p.max(1);
+    let rows = (1..=p.isqrt()).rev().find(|r| p % r == 0).unwrap_or(1);
+    (rows, p / rows)
+}
+
+/// What a superstep ends with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Barrier {
+    /// The platform's HBSP^1 barrier `L(p)`.
+    #[default]
+    Hbsp,
+    /// Nothing: a message-passing code's nodes wait only for their own messages.
+    None,
+}
+
+/// Whether every message of this superstep of collective `name` carries the same data.
+fn carries_same_data(name: &str, phase: u8) -> bool {
+    match name {
+        "broadcast" => phase == 0,
+        "reduce" | "allreduce" => true,
+        _ => false,
+    }
 }
 
 /// The measured cost of one collective, in seconds.
@@ -211,6 +291,8 @@ impl MachineModel {
             superstep_s: 0.0,
             jitter: 0.0,
             seed: default_seed(),
+            topology: Topology::Switched,
+            barrier: Barrier::Hbsp,
             collectives: Vec::new(),
             compute: Vec::new(),
         }
@@ -239,6 +321,26 @@ impl MachineModel {
             .max_by_key(|c| 2 * usize::from(c.kernel != "*") + usize::from(c.kind != "*"))
             .cloned()
             .unwrap_or_default()
+    }
+
+    /// The cost of superstep `phase` of collective `name` derived from the topology (see the
+    /// module docs), for a busiest node moving `h_bytes` in `messages` messages; `None` on a
+    /// switch.
+    pub fn derived_collective(
+        &self,
+        name: &str,
+        phase: u8,
+        p: usize,
+        h_bytes: f64,
+        messages: u64,
+    ) -> Option<f64> {
+        let steps = self.topology.collective_steps(p)?;
+        Some(if carries_same_data(name, phase) {
+            let piece = h_bytes / messages.max(1) as f64;
+            steps * (self.latency_s + piece / self.link_bytes_per_s)
+        } else {
+            steps * self.latency_s + h_bytes / self.link_bytes_per_s
+        })
     }
 
     /// The measured cost of the collective `name`, if the model has one.
@@ -382,6 +484,33 @@ mod tests {
         assert!((c.at(32, 1000.0) - expected).abs() < 1e-15);
         // ceil(log2 3) = 2 levels.
         assert!((c.at(3, 10.0) - (0.12e-3 + 3.0 * 0.23e-3 + 2e-6)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn torus_shapes_are_the_maspar_ones() {
+        assert_eq!(torus_shape(1024), (32, 32));
+        assert_eq!(torus_shape(2048), (32, 64));
+        assert_eq!(torus_shape(8192), (64, 128));
+        assert_eq!(torus_shape(12), (3, 4));
+        assert_eq!(torus_shape(7), (1, 7));
+        assert_eq!(Topology::Torus.collective_steps(2048), Some(48.0));
+        assert_eq!(Topology::Hypercube.collective_steps(100), Some(7.0));
+        assert_eq!(Topology::Hypercube.collective_steps(1), Some(0.0));
+        assert_eq!(Topology::Switched.collective_steps(64), None);
+    }
+
+    #[test]
+    fn topology_collectives_move_same_data_per_step_and_different_data_once() {
+        let mut m = MachineModel::with_link(2e6);
+        m.latency_s = 130e-6;
+        assert_eq!(m.derived_collective("broadcast", 0, 64, 63.0 * 8.0, 63), None);
+        m.topology = Topology::Hypercube;
+        // A one-phase broadcast of 8 B: 6 steps of alpha + 8 beta (Sun & Rover's eq. 10).
+        let tree = m.derived_collective("broadcast", 0, 64, 63.0 * 8.0, 63).unwrap();
+        assert!((tree - 6.0 * (130e-6 + 8.0 * 0.5e-6)).abs() < 1e-15);
+        // An allgather of 16 B a node: 6 latencies and the 63 x 16 B each node receives.
+        let all = m.derived_collective("allgather", 0, 64, 63.0 * 16.0, 63).unwrap();
+        assert!((all - (6.0 * 130e-6 + 63.0 * 16.0 * 0.5e-6)).abs() < 1e-15);
     }
 
     #[test]

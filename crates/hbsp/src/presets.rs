@@ -7,7 +7,7 @@
 //! | `ncube2` | 128-node nCUBE 2 hypercube | Sun & Rover, IEEE TPDS 1994, section IV |
 //! | `local` | this host: one node per core, placeholder speed and network | `hetscale probe --write-platform` measures it |
 
-use crate::machine_model::{CollectiveCost, MachineModel};
+use crate::machine_model::{Barrier, CollectiveCost, MachineModel, Topology};
 use crate::platform::{BarrierCost, BarrierPoint, Network, Node, Platform};
 use hetscale_model::papers::{
     NCUBE2_ALPHA_S, NCUBE2_BETA_S_PER_BYTE, SUNWULF_SERVER, SUNWULF_SUNBLADE, SUNWULF_SUNFIRE,
@@ -197,7 +197,22 @@ pub fn ncube2() -> Platform {
                 per_log2_node_s: NCUBE2_ALPHA_S,
             },
         },
-        machine: None,
+        machine: Some(ncube2_machine_model()),
+    }
+}
+
+/// The nCUBE 2 as Sun & Rover describe it: a hypercube whose neighbour transfers cost
+/// `alpha + beta S`, collectives in `log2 p` such steps, and message-passing codes that wait
+/// only for their messages (no barrier). Nodes compute at the marked speed `r_inf` with no
+/// half-performance work: the average unit speed curve depends on the code, and `hetscale
+/// calibrate --fit half_work` fits it from one-node runs (as Sun & Rover's approach 3 does).
+fn ncube2_machine_model() -> MachineModel {
+    MachineModel {
+        // Sun & Rover 1994, section IV-B: alpha = 130 us, beta = 0.5 us/B, measured.
+        latency_s: NCUBE2_ALPHA_S,
+        topology: Topology::Hypercube,
+        barrier: Barrier::None,
+        ..MachineModel::with_link(1.0 / NCUBE2_BETA_S_PER_BYTE)
     }
 }
 

@@ -4,7 +4,7 @@
 mod common;
 
 use hbsp::collectives::{self, BroadcastAlgorithm, Root};
-use hbsp::machine_model::{CollectiveCost, ComputeRate, MachineModel};
+use hbsp::machine_model::{Barrier, CollectiveCost, ComputeRate, MachineModel, Topology};
 use hbsp::{Backend, HbspError, Machine, Platform};
 
 const LINK: f64 = 1e6;
@@ -124,6 +124,45 @@ fn a_measured_broadcast_replaces_its_communication_and_barrier() {
 }
 
 #[test]
+fn a_hypercube_charges_collectives_in_log2_p_steps_and_supersteps_without_a_barrier() {
+    let mut m = model();
+    m.topology = Topology::Hypercube;
+    m.barrier = Barrier::None;
+    let mut platform = common::platform(&[1.0; 8]);
+    platform.machine = Some(m);
+    let machine = platform.all().unwrap();
+    let sim = Backend::sim_declared();
+    let broadcast = hbsp::run(&sim, &machine, |ctx| {
+        collectives::broadcast(ctx, Root::Pid(0), &[1.0f64], BroadcastAlgorithm::OnePhase)
+            .map(|c| c.value)
+    })
+    .unwrap()
+    .elapsed_s;
+    // 3 dimensions, each one neighbour transfer alpha + beta S of the 8 B.
+    assert!(close(broadcast, 3.0 * (LATENCY + 8.0 / LINK)), "{broadcast}");
+    let allgather = hbsp::run(&sim, &machine, |ctx| {
+        collectives::allgather(ctx, &[1.0f64, 2.0]).map(|c| c.value)
+    })
+    .unwrap()
+    .elapsed_s;
+    // 3 latencies, and the 7 x 16 B every node receives.
+    assert!(
+        close(allgather, 3.0 * LATENCY + 7.0 * 16.0 / LINK),
+        "{allgather}"
+    );
+    let shift = hbsp::run(&sim, &machine, |ctx| {
+        if ctx.pid() == 0 {
+            ctx.send(1, 0, &[0u8; 8])?;
+        }
+        ctx.sync()
+    })
+    .unwrap()
+    .elapsed_s;
+    // Node 1 (r = 1.1) receives 8 B in one message, and no L follows.
+    assert!(close(shift, 1.1 * 8.0 / LINK + LATENCY), "{shift}");
+}
+
+#[test]
 fn a_run_pays_its_kernels_start_up_once_and_supersteps_their_fixed_cost() {
     let mut m = model();
     m.superstep_s = 2e-3;
@@ -166,8 +205,11 @@ fn a_machine_model_round_trips_through_toml() {
         rate_fraction: 0.3,
         ..ComputeRate::default()
     }];
+    m.topology = Topology::Torus;
+    m.barrier = Barrier::None;
     let p = platform(m);
     let text = p.to_toml_string().unwrap();
+    assert!(text.contains("topology = \"torus\""), "{text}");
     assert_eq!(Platform::from_toml_str(&text).unwrap(), p);
     let bad = text.replace("rate_fraction = 0.3", "rate_fraction = 0.0");
     let err = Platform::from_toml_str(&bad).unwrap_err().to_string();

@@ -1,13 +1,16 @@
 //! Calibration: fitting a platform's machine model to measured runs (`hetscale calibrate`).
 //!
 //! For one kernel, the simulated time of a run on a platform's machine model is
-//! `T = A / f + B + s`: `A` the compute time at the marked speed (with the model's `w_1/2`),
-//! `f` the achieved fraction of the marked speed, `B` everything else the model charges
-//! (messages, measured collectives, barriers) and `s` the kernel's start-up per run.
-//! Each measured run is simulated twice, at `f = 1` and at `f = 1/2`, which gives its `A` and
-//! `B` exactly; `1/f` and `s` then come from a linear least-squares fit of the measured
-//! times, weighted by `1/T` so that each run counts by its relative error, with 95%
-//! intervals. Parameters not free keep the platform's values. A run used here is a
+//! `T = (A + K w_1/2) / f + B + s`: `A` the compute time at the marked speed, `w_1/2` the
+//! half-performance work of each compute block (Sun & Rover's average unit speed grows with
+//! the work: `r(w) = r_inf w / (w + w_1/2)`), `K` the seconds each operation of `w_1/2`
+//! adds on the slowest path, `f = r_inf / C_j` the achieved fraction of the marked speed, `B`
+//! everything else the model charges (messages, collectives, barriers) and `s` the kernel's
+//! start-up per run. Each measured run is simulated at `f = 1` and at `f = 1/2` (and, when
+//! `w_1/2` is free, once more with a reference `w_1/2`), which gives its `A`, `K` and `B`
+//! (exactly while the slowest node stays the slowest); `1/f`, `w_1/2 / f` and `s` then come
+//! from a linear least-squares fit of the measured times, weighted by `1/T` so that each run
+//! counts by its relative error, with 95% intervals. Parameters not free keep the platform's values. A run used here is a
 //! calibration run: it must never be the one a prediction is checked against.
 //!
 //! ```no_run
@@ -35,7 +38,7 @@ use hbsp::machine_model::{ComputeRate, MachineModel};
 use hbsp::{Backend, Platform, SimOptions, WorkCharge};
 use hetscale_kernels::memory::check_run_fits;
 use hetscale_kernels::{KernelOptions, KernelRegistry};
-use hetscale_model::fit::{LinearFit, fit_linear};
+use hetscale_model::fit::{Parameter, fit_linear};
 use serde::Serialize;
 
 use crate::error::{Result, StudyError};
@@ -49,6 +52,8 @@ pub enum FreeParameter {
     RateFraction,
     /// `run_overhead_s`: the kernel's start-up per run.
     RunOverhead,
+    /// `half_work`: the block of work that runs at half the asymptotic rate.
+    HalfWork,
 }
 
 impl FreeParameter {
@@ -57,16 +62,18 @@ impl FreeParameter {
         match self {
             Self::RateFraction => "rate_fraction",
             Self::RunOverhead => "run_overhead_s",
+            Self::HalfWork => "half_work",
         }
     }
 
-    /// Parses `rate_fraction` or `run_overhead_s`.
+    /// Parses `rate_fraction`, `run_overhead_s` or `half_work`.
     pub fn parse(name: &str) -> Result<Self> {
         match name.trim() {
             "rate_fraction" | "rate" => Ok(Self::RateFraction),
             "run_overhead_s" | "run_overhead" => Ok(Self::RunOverhead),
+            "half_work" => Ok(Self::HalfWork),
             other => Err(StudyError::Calibration(format!(
-                "unknown parameter \"{other}\": fit rate_fraction and/or run_overhead_s"
+                "unknown parameter \"{other}\": fit rate_fraction, run_overhead_s and/or half_work"
             ))),
         }
     }
@@ -107,6 +114,8 @@ pub struct KernelCalibration {
     pub rate_fraction: Estimate,
     /// `s`, seconds.
     pub run_overhead_s: Estimate,
+    /// `w_1/2`, operations.
+    pub half_work: Estimate,
     /// One per run.
     pub residuals: Vec<Residual>,
 }
@@ -121,10 +130,14 @@ pub struct PlatformCalibration {
     pub platform: Platform,
 }
 
-/// What the machine model charges one run, split as `A / f + B + s`.
+/// What the machine model charges one run, split as `(A + K w_1/2) / f + B + s`.
 #[derive(Debug, Clone, Copy)]
 struct RunParts {
+    /// `A`, s (with the platform's `w_1/2` when it is not free).
     compute_s: f64,
+    /// `K`, s per operation of `w_1/2` (0 when `w_1/2` is not free).
+    per_half_work_s: f64,
+    /// `B`, s.
     rest_s: f64,
 }
 
@@ -144,7 +157,7 @@ pub fn calibrate(
     }
     if free.is_empty() {
         return Err(StudyError::Calibration(
-            "no parameter to fit: free rate_fraction and/or run_overhead_s".into(),
+            "no parameter to fit: free rate_fraction, run_overhead_s and/or half_work".into(),
         ));
     }
     let mut by_kernel: BTreeMap<&str, Vec<&MeasuredRun>> = BTreeMap::new();
@@ -158,6 +171,7 @@ pub fn calibrate(
         calibrated = with_rate(&calibrated, kernel, |rate| {
             rate.rate_fraction = fit.rate_fraction.estimate;
             rate.run_overhead_s = fit.run_overhead_s.estimate;
+            rate.half_work = fit.half_work.estimate;
         });
         kernels.push(fit);
     }
@@ -177,59 +191,45 @@ fn calibrate_kernel(
     free: &[FreeParameter],
 ) -> Result<KernelCalibration> {
     let current = current_rate(platform, kernel);
+    let fits = |p: FreeParameter| free.contains(&p);
     let parts = runs
         .iter()
-        .map(|run| run_parts(platform, registry, options, run))
+        .map(|run| run_parts(platform, registry, options, run, fits(FreeParameter::HalfWork)))
         .collect::<Result<Vec<_>>>()?;
-    let fits_rate = free.contains(&FreeParameter::RateFraction);
-    let fits_overhead = free.contains(&FreeParameter::RunOverhead);
-    let (mut names, mut columns) = (Vec::new(), Vec::new());
-    if fits_rate {
-        names.push("1/rate_fraction");
-        columns.push(parts.iter().map(|p| p.compute_s).collect());
-    }
-    if fits_overhead {
-        names.push("run_overhead_s");
-        columns.push(vec![1.0; runs.len()]);
-    }
+    let columns = design(&parts, free);
+    let names: Vec<&str> = columns.iter().map(|(name, _)| *name).collect();
+    let columns: Vec<Vec<f64>> = columns.into_iter().map(|(_, c)| c).collect();
     let y: Vec<f64> = runs
         .iter()
         .zip(&parts)
-        .map(|(run, p)| {
-            let mut known = p.rest_s;
-            if !fits_rate {
-                known += p.compute_s / current.rate_fraction;
-            }
-            if !fits_overhead {
-                known += current.run_overhead_s;
-            }
-            run.time_s - known
-        })
+        .map(|(run, p)| run.time_s - known_part(p, &current, free))
         .collect();
     let weights: Vec<f64> = runs.iter().map(|r| 1.0 / r.time_s).collect();
     let fit = fit_linear(&names, &columns, &y, Some(&weights))
         .map_err(|e| StudyError::Calibration(format!("kernel {kernel}: {e}")))?;
-    let rate_fraction = if fits_rate {
-        rate_estimate(kernel, &fit)?
-    } else {
-        kept(current.rate_fraction)
+    let parameter = |name: &str| fit.parameters.iter().find(|p| p.name == name);
+    let rate_fraction = match parameter("1/rate_fraction") {
+        Some(theta) => rate_estimate(kernel, theta)?,
+        None => kept(current.rate_fraction),
     };
-    let run_overhead_s = if fits_overhead {
-        // A start-up cannot be negative: estimate and interval are cut at 0 alike.
-        let p = &fit.parameters[usize::from(fits_rate)];
-        Estimate {
-            estimate: p.estimate.max(0.0),
-            ci95: p.ci95.map(|(lo, hi)| (lo.max(0.0), hi.max(0.0))),
-            fitted: true,
+    let run_overhead_s = match parameter("run_overhead_s") {
+        Some(p) => cut_at_zero(p.estimate, p.ci95),
+        None => kept(current.run_overhead_s),
+    };
+    let half_work = match parameter("half_work/rate_fraction") {
+        // w_1/2 = theta f; its interval is theta's scaled by f.
+        Some(p) => {
+            let f = rate_fraction.estimate;
+            cut_at_zero(p.estimate * f, p.ci95.map(|(lo, hi)| (lo * f, hi * f)))
         }
-    } else {
-        kept(current.run_overhead_s)
+        None => kept(current.half_work),
     };
     let residuals = runs
         .iter()
         .zip(&parts)
         .map(|(run, p)| {
-            let model_s = p.compute_s / rate_fraction.estimate + p.rest_s + run_overhead_s.estimate;
+            let compute = p.compute_s + p.per_half_work_s * half_work.estimate;
+            let model_s = compute / rate_fraction.estimate + p.rest_s + run_overhead_s.estimate;
             Residual {
                 configuration: run.configuration.clone(),
                 n: run.n,
@@ -243,8 +243,51 @@ fn calibrate_kernel(
         kernel: kernel.to_owned(),
         rate_fraction,
         run_overhead_s,
+        half_work,
         residuals,
     })
+}
+
+/// The fit's columns, one per free parameter: `1/f` multiplies `A`, `w_1/2 / f` multiplies
+/// `K`, `s` multiplies 1. Without `1/f` free, the other two are divided by the platform's `f`
+/// in [`known_part`]'s stead.
+fn design(parts: &[RunParts], free: &[FreeParameter]) -> Vec<(&'static str, Vec<f64>)> {
+    let mut columns = Vec::new();
+    if free.contains(&FreeParameter::RateFraction) {
+        columns.push(("1/rate_fraction", parts.iter().map(|p| p.compute_s).collect()));
+    }
+    if free.contains(&FreeParameter::HalfWork) {
+        columns.push((
+            "half_work/rate_fraction",
+            parts.iter().map(|p| p.per_half_work_s).collect(),
+        ));
+    }
+    if free.contains(&FreeParameter::RunOverhead) {
+        columns.push(("run_overhead_s", vec![1.0; parts.len()]));
+    }
+    columns
+}
+
+/// The part of a run's time that no free parameter explains.
+fn known_part(p: &RunParts, current: &ComputeRate, free: &[FreeParameter]) -> f64 {
+    let mut known = p.rest_s;
+    if !free.contains(&FreeParameter::RateFraction) {
+        known += p.compute_s / current.rate_fraction;
+    }
+    if !free.contains(&FreeParameter::RunOverhead) {
+        known += current.run_overhead_s;
+    }
+    known
+}
+
+/// A start-up or a half-performance work cannot be negative: estimate and interval are cut
+/// at 0 alike.
+fn cut_at_zero(estimate: f64, ci95: Option<(f64, f64)>) -> Estimate {
+    Estimate {
+        estimate: estimate.max(0.0),
+        ci95: ci95.map(|(lo, hi)| (lo.max(0.0), hi.max(0.0))),
+        fitted: true,
+    }
 }
 
 fn kept(value: f64) -> Estimate {
@@ -256,8 +299,7 @@ fn kept(value: f64) -> Estimate {
 }
 
 /// `f = 1 / theta`; its interval is the inverted interval of `theta` when that stays positive.
-fn rate_estimate(kernel: &str, fit: &LinearFit) -> Result<Estimate> {
-    let theta = &fit.parameters[0];
+fn rate_estimate(kernel: &str, theta: &Parameter) -> Result<Estimate> {
     if theta.estimate.is_nan() || theta.estimate <= 0.0 {
         return Err(StudyError::Calibration(format!(
             "kernel {kernel}: the runs leave no time for computing (1/rate_fraction = {:.3}): \
@@ -307,24 +349,40 @@ pub fn with_rate(
     out
 }
 
-/// Simulates `run` at `f = 1` and `f = 1/2` (no start-up) and splits its time.
+/// A reference `w_1/2` for measuring `K`, operations: large enough to stand well above
+/// rounding, small enough not to change which node is the slowest.
+const REFERENCE_HALF_WORK: f64 = 1e3;
+
+/// Simulates `run` at `f = 1` and `f = 1/2` (no start-up; with `w_1/2 = 0` when it is free,
+/// and once more at the reference `w_1/2`) and splits its time.
 fn run_parts(
     platform: &Platform,
     registry: &KernelRegistry,
     options: &KernelOptions,
     run: &MeasuredRun,
+    free_half_work: bool,
 ) -> Result<RunParts> {
-    let at = |fraction: f64| {
+    let at = |fraction: f64, half_work: Option<f64>| {
         let platform = with_rate(platform, &run.kernel, |rate| {
             rate.rate_fraction = fraction;
             rate.run_overhead_s = 0.0;
+            if let Some(w) = half_work {
+                rate.half_work = w;
+            }
         });
         simulate(&platform, registry, options, run)
     };
-    let full = at(1.0)?;
-    let half = at(0.5)?;
+    let base_half_work = free_half_work.then_some(0.0);
+    let full = at(1.0, base_half_work)?;
+    let half = at(0.5, base_half_work)?;
+    let per_half_work_s = if free_half_work {
+        (at(1.0, Some(REFERENCE_HALF_WORK))? - full) / REFERENCE_HALF_WORK
+    } else {
+        0.0
+    };
     Ok(RunParts {
         compute_s: half - full,
+        per_half_work_s,
         rest_s: 2.0 * full - half,
     })
 }

@@ -31,9 +31,11 @@ use crate::error::{Result, StudyError};
 
 /// The papers whose published values are embedded, by id, with their CSV (`papers/README.md`
 /// describes the columns and sources).
-const EMBEDDED: [(&str, &str); 1] = [
+const EMBEDDED: [(&str, &str); 2] = [
     // Chen, Sun & Wu, JPDC 2008, section 4.
     ("jpdc", include_str!("../papers/jpdc.csv")),
+    // Sun & Rover, IEEE TPDS 1994, section IV-B.
+    ("tpds", include_str!("../papers/tpds.csv")),
 ];
 
 /// The ids of the papers whose published values [`published`] has.
@@ -87,11 +89,15 @@ pub enum Quantity {
     /// `W`: the work at a problem size, as the paper prints it (a cross-check of its `N`).
     #[serde(rename = "W")]
     Work,
+    /// `T_iso`: the execution time at the target speed-efficiency, at a problem size the
+    /// paper does not give (Sun & Rover's Table II), seconds.
+    #[serde(rename = "T_iso")]
+    IsospeedTime,
 }
 
 impl Quantity {
     /// Every quantity, in the order error messages list them.
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 9] = [
         Self::Time,
         Self::ProblemSize,
         Self::SpeedEfficiency,
@@ -100,6 +106,7 @@ impl Quantity {
         Self::PredictedPsi,
         Self::MarkedSpeed,
         Self::Work,
+        Self::IsospeedTime,
     ];
 
     /// The CSV's spelling.
@@ -113,13 +120,14 @@ impl Quantity {
             Self::PredictedPsi => "psi_predicted",
             Self::MarkedSpeed => "C",
             Self::Work => "W",
+            Self::IsospeedTime => "T_iso",
         }
     }
 
     /// The unit its values are written in (`1` for a pure number).
     pub fn unit(self) -> &'static str {
         match self {
-            Self::Time => "s",
+            Self::Time | Self::IsospeedTime => "s",
             Self::MarkedSpeed => "Mflop/s",
             _ => "1",
         }

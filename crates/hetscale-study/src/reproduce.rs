@@ -24,7 +24,10 @@ use crate::store::Store;
 use crate::study::{StudyResult, run_study_with};
 
 /// The experiments `hetscale reproduce` knows, by id.
-pub const EXPERIMENTS: [&str; 3] = ["jpdc-ge", "jpdc-mm", "jpdc-conv2d"];
+pub const EXPERIMENTS: [&str; 4] = ["jpdc-ge", "jpdc-mm", "jpdc-conv2d", "tpds-burg"];
+
+/// The experiments of the default study: the JPDC reproduction.
+pub const DEFAULT_STUDY: [&str; 3] = ["jpdc-ge", "jpdc-mm", "jpdc-conv2d"];
 
 /// One published experiment.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,6 +48,13 @@ pub struct Experiment {
     pub platform: String,
     /// Configurations `(label, nodes)` in the paper's order; the first is the base.
     pub configurations: Vec<(String, String)>,
+    /// The machine model's parameters the base configuration's rows fit.
+    pub free: Vec<FreeParameter>,
+    /// Whether the kernel takes the machine's start-up per run from the GE experiment's base
+    /// (see [`machine_start_up`]) instead of fitting its own.
+    pub shares_start_up: bool,
+    /// Largest problem size the study searches.
+    pub n_max: u64,
     /// The published rows of the experiment.
     pub values: Vec<PublishedValue>,
 }
@@ -108,12 +118,23 @@ impl Reproduction {
 impl Experiment {
     /// The experiment `id` (see [`EXPERIMENTS`]).
     pub fn named(id: &str) -> Result<Self> {
+        match id {
+            "jpdc-ge" | "jpdc-mm" | "jpdc-conv2d" => Self::jpdc(id),
+            "tpds-burg" => Self::tpds_burg(),
+            other => Err(StudyError::Calibration(format!(
+                "unknown experiment \"{other}\": use one of {}",
+                EXPERIMENTS.join(", ")
+            ))),
+        }
+    }
+
+    fn jpdc(id: &str) -> Result<Self> {
         let (kernel, target, assumption, pivoting) = match id {
             // JPDC section 4.4.1: E_s = 0.3; the paper's GE takes row i as pivot i.
             "jpdc-ge" => ("ge", 0.3, None, "none"),
             // JPDC section 4.4.2 and Table 8: E_s = 0.2 ("the speed-efficiency ... 0.2").
             "jpdc-mm" => ("mm", 0.2, None, "partial"),
-            "jpdc-conv2d" => (
+            _ => (
                 "conv2d",
                 0.2,
                 Some(
@@ -123,38 +144,70 @@ impl Experiment {
                 ),
                 "partial",
             ),
-            other => {
-                return Err(StudyError::Calibration(format!(
-                    "unknown experiment \"{other}\": use one of {}",
-                    EXPERIMENTS.join(", ")
-                )));
-            }
         };
-        // The CSV names each experiment after its kernel.
-        let values: Vec<PublishedValue> = published("jpdc")?
+        // Only GE's base publishes several runs: enough to fit a start-up beside the rate.
+        let (free, shares_start_up) = if kernel == "ge" {
+            (vec![FreeParameter::RateFraction, FreeParameter::RunOverhead], false)
+        } else {
+            (vec![FreeParameter::RateFraction], true)
+        };
+        Self::from_paper(id, "jpdc", kernel, target, "sunwulf")
+            .map(|e| Self {
+                assumption,
+                options: KernelOptions {
+                    pivoting: pivoting.into(),
+                    ..KernelOptions::default()
+                },
+                free,
+                shares_start_up,
+                n_max: 16384,
+                ..e
+            })
+    }
+
+    /// Sun & Rover's Burg on the nCUBE 2 (TPDS 1994, section IV-B): isospeed at half the
+    /// asymptotic 1.7 Mflop/s, which is the preset's marked speed, so `E_s = 0.5`. Only the
+    /// average unit speed curve is fitted, on the one-node time of Table II, as their
+    /// approach 3 uses "only the single node execution information"; `r_inf`, `alpha` and
+    /// `beta` are the paper's.
+    fn tpds_burg() -> Result<Self> {
+        Self::from_paper("tpds-burg", "tpds", "burg", 0.5, "ncube2").map(|e| Self {
+            free: vec![FreeParameter::HalfWork],
+            shares_start_up: false,
+            // At 128 nodes the isospeed needs millions of samples.
+            n_max: 1 << 24,
+            ..e
+        })
+    }
+
+    /// The experiment's published rows (the CSV names each experiment after its kernel) and
+    /// its configurations, in the paper's order.
+    fn from_paper(id: &str, paper: &str, kernel: &str, target: f64, platform: &str) -> Result<Self> {
+        let values: Vec<PublishedValue> = published(paper)?
             .into_iter()
             .filter(|v| v.experiment == kernel)
             .collect();
         let mut configurations: Vec<(String, String)> = Vec::new();
-        for v in values
-            .iter()
-            .filter(|v| v.quantity == Quantity::ProblemSize)
-        {
-            configurations.push((v.configuration.clone(), v.nodes.clone()));
+        for v in values.iter().filter(|v| {
+            matches!(v.quantity, Quantity::ProblemSize | Quantity::IsospeedTime)
+        }) {
+            if !configurations.iter().any(|(label, _)| *label == v.configuration) {
+                configurations.push((v.configuration.clone(), v.nodes.clone()));
+            }
         }
         Ok(Self {
             id: id.to_owned(),
-            paper: "jpdc".into(),
+            paper: paper.into(),
             kernel: kernel.into(),
-            options: KernelOptions {
-                pivoting: pivoting.into(),
-                ..KernelOptions::default()
-            },
+            options: KernelOptions::default(),
             target,
-            assumption,
-            platform: "sunwulf".into(),
+            assumption: None,
+            platform: platform.into(),
             configurations,
             values,
+            free: vec![FreeParameter::RateFraction],
+            shares_start_up: false,
+            n_max: 16384,
         })
     }
 
@@ -164,19 +217,34 @@ impl Experiment {
     }
 
     /// The runs calibration may use: the base configuration's published times, and the
-    /// times its published speed-efficiencies and target size imply (`T = W / (E_s C)`).
-    pub fn calibration_runs(&self, platform: &Platform) -> Result<Vec<MeasuredRun>> {
+    /// times its published speed-efficiencies and target size imply (`T = W / (E_s C)`); a
+    /// time at the target speed whose size is not published (`T_iso`) is placed at the size
+    /// whose work `E_s C T` is closest.
+    pub fn calibration_runs(
+        &self,
+        platform: &Platform,
+        registry: &KernelRegistry,
+    ) -> Result<Vec<MeasuredRun>> {
         let base = self.base();
+        let work = |n: u64| kernel_work(registry, &self.options, &self.kernel, n as f64);
         let mut runs = Vec::new();
         for v in self.values.iter().filter(|v| v.configuration == base) {
+            let at = |n: u64| {
+                let mut at = v.clone();
+                at.n = Some(n);
+                at
+            };
             let (n, time_s) = match v.quantity {
                 Quantity::Time => (v.n, Some(v.value)),
-                Quantity::SpeedEfficiency => (v.n, self.implied_time(platform, v, v.value)?),
+                Quantity::SpeedEfficiency => (v.n, self.implied_time(platform, v, v.value, &work)?),
                 Quantity::ProblemSize => {
                     let n = v.value.round() as u64;
-                    let mut at = v.clone();
-                    at.n = Some(n);
-                    (Some(n), self.implied_time(platform, &at, self.target)?)
+                    (Some(n), self.implied_time(platform, &at(n), self.target, &work)?)
+                }
+                Quantity::IsospeedTime => {
+                    let c = self.marked_speed(platform, v)?;
+                    let n = size_of_work(self.target * c * v.value, &work)?;
+                    (Some(n), self.implied_time(platform, &at(n), self.target, &work)?)
                 }
                 _ => (None, None),
             };
@@ -193,18 +261,25 @@ impl Experiment {
         Ok(runs)
     }
 
+    /// The marked speed of a row's configuration, flop/s.
+    fn marked_speed(&self, platform: &Platform, v: &PublishedValue) -> Result<f64> {
+        Ok(
+            crate::runner::resolve(platform, &v.configuration, &v.nodes)?
+                .configuration
+                .marked_speed,
+        )
+    }
+
     /// `T = W(N) / (E_s C)` for a row at size `v.n`.
     fn implied_time(
         &self,
         platform: &Platform,
         v: &PublishedValue,
         e_s: f64,
+        work: &dyn Fn(u64) -> Result<f64>,
     ) -> Result<Option<f64>> {
         let Some(n) = v.n else { return Ok(None) };
-        let c = crate::runner::resolve(platform, &v.configuration, &v.nodes)?
-            .configuration
-            .marked_speed;
-        Ok(Some(kernel_work(&self.kernel, n as f64)? / (e_s * c)))
+        Ok(Some(work(n)? / (e_s * self.marked_speed(platform, v)?)))
     }
 
     fn spec(&self, platform_file: &Path) -> Result<StudySpec> {
@@ -212,11 +287,12 @@ impl Experiment {
             "name = \"{id}\"\nkernel = \"{kernel}\"\nbackend = \"sim\"\nplatform = \"{platform}\"\n\
              skeleton = true\ntarget = {target}\ntolerance = 0.01\n\
              approaches = [\"measured\", \"computed\", \"predicted\"]\n\
-             n_min = 16\nn_max = 16384\nsamples = 4\n\n[kernel_options]\npivoting = \"{pivoting}\"\n",
+             n_min = 16\nn_max = {n_max}\nsamples = 4\n\n[kernel_options]\npivoting = \"{pivoting}\"\n",
             id = self.id,
             kernel = self.kernel,
             platform = platform_file.display(),
             target = self.target,
+            n_max = self.n_max,
             pivoting = self.options.pivoting,
         );
         for (label, nodes) in &self.configurations {
@@ -228,13 +304,36 @@ impl Experiment {
     }
 }
 
-/// The published work formula of `kernel` at size `n`.
-fn kernel_work(kernel: &str, n: f64) -> Result<f64> {
+/// The work of `kernel` at size `n`: the paper's formula for the JPDC kernels, else the
+/// kernel's own count.
+fn kernel_work(
+    registry: &KernelRegistry,
+    options: &KernelOptions,
+    kernel: &str,
+    n: f64,
+) -> Result<f64> {
     Ok(match kernel {
         "ge" => workload::ge(n)?,
         "mm" => workload::mm(n)?,
-        _ => workload::conv2d(n)?,
+        "conv2d" => workload::conv2d(n)?,
+        other => registry.get(other, options)?.work(n as usize),
     })
+}
+
+/// The smallest size whose work is closest to `target` (work grows with the size).
+fn size_of_work(target: f64, work: &dyn Fn(u64) -> Result<f64>) -> Result<u64> {
+    let mut high = 2u64;
+    while work(high)? < target {
+        high = high.checked_mul(2).ok_or_else(|| {
+            StudyError::Calibration(format!("no problem size does {target:.3e} operations"))
+        })?;
+    }
+    let mut low = 1u64;
+    while high - low > 1 {
+        let mid = low + (high - low) / 2;
+        if work(mid)? < target { low = mid } else { high = mid }
+    }
+    Ok(if target - work(low)? <= work(high)? - target { low } else { high })
 }
 
 /// Reproduces `experiment`: calibrates on its base configuration, writes the calibrated
@@ -246,20 +345,21 @@ pub fn reproduce(
     observer: &dyn Observer,
     out: &Path,
 ) -> Result<Reproduction> {
-    let platform = Platform::load(&experiment.platform)?;
-    let runs = experiment.calibration_runs(&platform)?;
-    let calibration = if runs.len() >= MIN_RUNS_FOR_START_UP {
-        let both = [FreeParameter::RateFraction, FreeParameter::RunOverhead];
-        calibrate(&platform, registry, &experiment.options, &runs, &both)?
-    } else {
-        // One run identifies one parameter, the rate; the start-up is the machine's.
+    let mut platform = Platform::load(&experiment.platform)?;
+    let runs = experiment.calibration_runs(&platform, registry)?;
+    if experiment.shares_start_up {
         let start_up = machine_start_up(registry, &experiment.platform)?;
-        let platform = with_rate(&platform, &experiment.kernel, |rate| {
+        platform = with_rate(&platform, &experiment.kernel, |rate| {
             rate.run_overhead_s = start_up;
         });
-        let rate = [FreeParameter::RateFraction];
-        calibrate(&platform, registry, &experiment.options, &runs, &rate)?
-    };
+    }
+    let calibration = calibrate(
+        &platform,
+        registry,
+        &experiment.options,
+        &runs,
+        &experiment.free,
+    )?;
     let platform_file = out.join(format!("{}.platform.toml", experiment.id));
     calibration.platform.write_file(&platform_file)?;
     let spec = experiment.spec(&platform_file)?;
@@ -276,10 +376,6 @@ pub fn reproduce(
     })
 }
 
-/// Base runs needed to fit the start-up beside the rate (two parameters, one degree of
-/// freedom left for an interval).
-const MIN_RUNS_FOR_START_UP: usize = 3;
-
 /// Sunwulf's start-up per run, calibrated on the GE experiment's base configuration (JPDC
 /// Table 3 and section 4.4.1: the only base with several runs). Every JPDC program starts
 /// the same way, with process 0 reading the marked-speed file (section 4.1.2), so the MM and
@@ -288,9 +384,8 @@ const MIN_RUNS_FOR_START_UP: usize = 3;
 pub fn machine_start_up(registry: &KernelRegistry, platform: &str) -> Result<f64> {
     let ge = Experiment::named("jpdc-ge")?;
     let platform = Platform::load(platform)?;
-    let runs = ge.calibration_runs(&platform)?;
-    let both = [FreeParameter::RateFraction, FreeParameter::RunOverhead];
-    let fit = calibrate(&platform, registry, &ge.options, &runs, &both)?;
+    let runs = ge.calibration_runs(&platform, registry)?;
+    let fit = calibrate(&platform, registry, &ge.options, &runs, &ge.free)?;
     Ok(fit.kernels[0].run_overhead_s.estimate)
 }
 
@@ -337,6 +432,11 @@ fn size_and_psi_rows(experiment: &Experiment, study: &StudyResult) -> Vec<Reprod
             match v.quantity {
                 Quantity::ProblemSize => {
                     let tool = result.point(&v.configuration).map(|p| p.n);
+                    let role = role(experiment, &v.configuration);
+                    rows.push(row(v, v.configuration.clone(), tool, name, role));
+                }
+                Quantity::IsospeedTime => {
+                    let tool = result.point(&v.configuration).map(|p| p.time_s);
                     let role = role(experiment, &v.configuration);
                     rows.push(row(v, v.configuration.clone(), tool, name, role));
                 }

@@ -129,11 +129,12 @@ fn too_few_runs_for_the_free_parameters_is_one_line_naming_what_to_do() {
 
 #[test]
 fn validation_rows_never_reach_the_calibration() {
-    let platform = Platform::load("sunwulf").unwrap();
+    let registry = KernelRegistry::default();
     for id in hetscale_study::reproduce::EXPERIMENTS {
         let experiment = Experiment::named(id).unwrap();
+        let platform = Platform::load(&experiment.platform).unwrap();
         let base = experiment.base().to_owned();
-        let runs = experiment.calibration_runs(&platform).unwrap();
+        let runs = experiment.calibration_runs(&platform, &registry).unwrap();
         assert!(!runs.is_empty(), "{id}: nothing to calibrate on");
         assert!(
             runs.iter().all(|r| r.configuration == base),
@@ -147,7 +148,7 @@ fn validation_rows_never_reach_the_calibration() {
         {
             v.value *= 1.5;
         }
-        assert_eq!(altered.calibration_runs(&platform).unwrap(), runs, "{id}");
+        assert_eq!(altered.calibration_runs(&platform, &registry).unwrap(), runs, "{id}");
         // And the configurations studied are the same: the tool's values cannot move.
         assert_eq!(altered.configurations, experiment.configurations);
         // Changing a base row does move the calibration.
@@ -155,10 +156,13 @@ fn validation_rows_never_reach_the_calibration() {
         base_changed
             .values
             .iter_mut()
-            .filter(|v| v.configuration == base && v.quantity == Quantity::ProblemSize)
-            .for_each(|v| v.value += 10.0);
+            .filter(|v| {
+                v.configuration == base
+                    && matches!(v.quantity, Quantity::ProblemSize | Quantity::IsospeedTime)
+            })
+            .for_each(|v| v.value *= 1.5);
         assert_ne!(
-            base_changed.calibration_runs(&platform).unwrap(),
+            base_changed.calibration_runs(&platform, &registry).unwrap(),
             runs,
             "{id}"
         );

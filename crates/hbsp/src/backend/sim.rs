@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Call;
 use crate::error::{HbspError, Result};
-use crate::machine_model::{ComputeRate, MachineModel};
+use crate::machine_model::{Barrier, ComputeRate, MachineModel};
 use crate::platform::Machine;
 
 /// How a node's compute time `w_j` in a superstep is found.
@@ -342,12 +342,25 @@ impl ModelCharges {
             Call::Collective { name, phase, .. } => (m.collective(name), *phase),
             _ => (None, 0),
         };
+        let derived = match call {
+            Call::Collective { name, phase, .. } if measured.is_none() => {
+                let busiest = traffic.iter().max_by_key(|n| n.h());
+                busiest.and_then(|n| {
+                    m.derived_collective(name, *phase, p, n.h() as f64, n.m())
+                        .map(|s| (s, n.h() as f64))
+                })
+            }
+            _ => None,
+        };
         if measured.is_some() && phase > 0 {
             // The measured cost of the whole collective was charged on its first superstep.
         } else if let Some(collective) = measured {
             let payload = traffic.iter().map(|n| n.bytes_in).max().unwrap_or(0) as f64;
             cost.h_bytes = payload;
             cost.communication_s = collective.at(p, payload);
+        } else if let Some((communication_s, h_bytes)) = derived {
+            cost.h_bytes = h_bytes;
+            cost.communication_s = communication_s;
         } else {
             let mut busiest: f64 = 0.0;
             for (node, r) in traffic.iter().zip(&clock.r) {
@@ -360,7 +373,7 @@ impl ModelCharges {
                 busiest = busiest.max(total as f64 / m.backplane_bytes_per_s);
             }
             cost.communication_s = busiest;
-            if *call != Call::End {
+            if *call != Call::End && m.barrier == Barrier::Hbsp {
                 cost.barrier_s = clock.l;
             }
         }

@@ -31,7 +31,7 @@ pub struct Args {
     /// (with --runs; default sunwulf).
     #[arg(long, conflicts_with = "db")]
     pub platform: Option<String>,
-    /// Parameters to fit, comma-separated: rate_fraction, run_overhead_s.
+    /// Parameters to fit, comma-separated: rate_fraction, run_overhead_s, half_work.
     #[arg(
         long,
         default_value = "rate_fraction,run_overhead_s",
@@ -92,6 +92,7 @@ fn render_text(fit: &PlatformCalibration) -> String {
         for (name, e) in [
             ("rate_fraction", &k.rate_fraction),
             ("run_overhead_s", &k.run_overhead_s),
+            ("half_work", &k.half_work),
         ] {
             let ci = match (e.fitted, e.ci95) {
                 (false, _) => "kept from the platform".to_string(),

@@ -8,6 +8,7 @@ use anyhow::Context as _;
 use hetscale_kernels::KernelRegistry;
 use hetscale_report::views::reproduction::reproduction_section;
 use hetscale_report::views::study::study_report;
+use hetscale_study::calibrate::Estimate;
 use hetscale_study::reproduce::{EXPERIMENTS, Experiment, Reproduction, reproduce};
 use hetscale_study::store::Store;
 
@@ -88,28 +89,21 @@ pub(crate) fn render_text(r: &Reproduction) -> String {
         let _ = writeln!(s, "   assumed: {why}");
     }
     for k in &r.calibration.kernels {
-        let ci = |c: Option<(f64, f64)>| {
-            c.map_or(
-                "exact fit (as many runs as parameters)".to_string(),
-                |(a, b)| format!("95% CI [{a:.4}, {b:.4}]"),
-            )
+        let describe = |name: &str, e: &Estimate| {
+            let how = match (e.fitted, e.ci95) {
+                (false, _) => "kept".to_string(),
+                (true, None) => "exact fit (as many runs as parameters)".to_string(),
+                (true, Some((a, b))) => format!("95% CI [{a:.4}, {b:.4}]"),
+            };
+            format!("{name} = {:.4} ({how})", e.estimate)
         };
         let _ = writeln!(
             s,
-            "   calibrated on the base configuration ({} runs): rate_fraction = {:.4} ({}), run_overhead_s = {:.4} ({})",
+            "   calibrated on the base configuration ({} runs): {}, {}, {}",
             k.residuals.len(),
-            k.rate_fraction.estimate,
-            if k.rate_fraction.fitted {
-                ci(k.rate_fraction.ci95)
-            } else {
-                "kept".into()
-            },
-            k.run_overhead_s.estimate,
-            if k.run_overhead_s.fitted {
-                ci(k.run_overhead_s.ci95)
-            } else {
-                "kept".into()
-            },
+            describe("rate_fraction", &k.rate_fraction),
+            describe("run_overhead_s", &k.run_overhead_s),
+            describe("half_work", &k.half_work),
         );
     }
     let _ = writeln!(

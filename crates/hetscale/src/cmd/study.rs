@@ -8,7 +8,7 @@ use anyhow::Context;
 use hbsp::file::write_atomically;
 use hetscale_kernels::KernelRegistry;
 use hetscale_study::command_study::CommandStudy;
-use hetscale_study::reproduce::{EXPERIMENTS, Experiment, reproduce};
+use hetscale_study::reproduce::{DEFAULT_STUDY, Experiment, reproduce};
 use hetscale_study::runner::{Measurement, Observer};
 use hetscale_study::spec::{Approach, StudySpec};
 use hetscale_study::store::Store;
@@ -155,7 +155,7 @@ fn run_default(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     let db = args.db.clone().unwrap_or_else(|| args.out.join("study.db"));
     let store = Store::open(&db)?;
     let mut reproductions = Vec::new();
-    for id in EXPERIMENTS {
+    for id in DEFAULT_STUDY {
         let experiment = Experiment::named(id)?;
         let progress = Progress::new(id);
         let reproduction = reproduce(&experiment, registry, &store, &progress, &args.out);
