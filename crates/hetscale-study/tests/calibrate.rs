@@ -168,3 +168,31 @@ fn validation_rows_never_reach_the_calibration() {
         );
     }
 }
+
+#[test]
+fn calibrate_recovers_an_average_unit_speed_curve() {
+    let registry = KernelRegistry::builtin();
+    let ncube = Platform::load("ncube2").unwrap();
+    let truth = with_rate(&ncube, "burg", |rate| {
+        rate.rate_fraction = 0.8;
+        rate.half_work = 400.0;
+    });
+    let runs: Vec<MeasuredRun> = [("ncube:1", 200), ("ncube:1", 2000), ("ncube:4", 800)]
+        .into_iter()
+        .map(|(nodes, n)| {
+            let mut r = run(nodes, n);
+            r.kernel = "burg".into();
+            r.time_s = simulate(&truth, &registry, &KernelOptions::default(), &r).unwrap();
+            r
+        })
+        .collect();
+    let free = [FreeParameter::RateFraction, FreeParameter::HalfWork];
+    let fit = calibrate(&ncube, &registry, &KernelOptions::default(), &runs, &free).unwrap();
+    let k = &fit.kernels[0];
+    assert!((k.rate_fraction.estimate - 0.8).abs() < 1e-6, "{k:?}");
+    assert!((k.half_work.estimate - 400.0).abs() < 1e-3, "{k:?}");
+    assert!(!k.run_overhead_s.fitted);
+    // A small one-node run is slower per operation than a large one: mu(W) grows with W.
+    let (small, large) = (&runs[0], &runs[1]);
+    assert!(small.time_s / 200.0 > large.time_s / 2000.0);
+}

@@ -294,12 +294,37 @@ fn targets_are_the_ones_the_papers_state() {
 
 #[test]
 fn an_unknown_paper_names_the_known_ones() {
-    assert_eq!(papers(), ["jpdc"]);
+    assert_eq!(papers(), ["jpdc", "tpds"]);
     let err = published("icpp").unwrap_err().to_string();
     assert_eq!(
         err,
-        "no published data for paper \"icpp\": known papers are jpdc; give one of them"
+        "no published data for paper \"icpp\": known papers are jpdc, tpds; give one of them"
     );
+}
+
+#[test]
+fn the_tpds_data_hold_table_v_and_the_isospeed_times_on_the_ncube() {
+    let tpds = published("tpds").expect("the embedded TPDS data parse");
+    let ncube = Platform::load("ncube2").unwrap();
+    let times: Vec<&PublishedValue> = tpds
+        .iter()
+        .filter(|v| v.quantity == Quantity::IsospeedTime)
+        .collect();
+    assert_eq!(times.len(), 8);
+    assert!(times.iter().all(|v| v.n.is_none() && v.target_e_s == Some(0.5)));
+    let psi = tpds.iter().filter(|v| v.quantity == Quantity::Psi).count();
+    assert_eq!(psi, 28, "Table V has 8 * 7 / 2 pairs");
+    // Scalability chains: psi(1, 4) ~ psi(1, 2) psi(2, 4) (Sun & Rover's eq. after Table II),
+    // within the rounding of three printed digits and measurement.
+    let value = |c: &str| tpds.iter().find(|v| v.configuration == c).unwrap().value;
+    assert!((value("1>4") - value("1>2") * value("2>4")).abs() < 0.01);
+    // Every label is its system size on the ncube2 preset.
+    for v in &tpds {
+        for (label, nodes) in v.configuration.split('>').zip(v.nodes.split('>')) {
+            let machine = ncube.select(&nodes.parse::<NodeSet>().unwrap()).unwrap();
+            assert_eq!(machine.p().to_string(), label, "{}", v.source);
+        }
+    }
 }
 
 #[test]
