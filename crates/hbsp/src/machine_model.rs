@@ -503,13 +503,20 @@ mod tests {
     fn topology_collectives_move_same_data_per_step_and_different_data_once() {
         let mut m = MachineModel::with_link(2e6);
         m.latency_s = 130e-6;
-        assert_eq!(m.derived_collective("broadcast", 0, 64, 63.0 * 8.0, 63), None);
+        assert_eq!(
+            m.derived_collective("broadcast", 0, 64, 63.0 * 8.0, 63),
+            None
+        );
         m.topology = Topology::Hypercube;
         // A one-phase broadcast of 8 B: 6 steps of alpha + 8 beta (Sun & Rover's eq. 10).
-        let tree = m.derived_collective("broadcast", 0, 64, 63.0 * 8.0, 63).unwrap();
+        let tree = m
+            .derived_collective("broadcast", 0, 64, 63.0 * 8.0, 63)
+            .unwrap();
         assert!((tree - 6.0 * (130e-6 + 8.0 * 0.5e-6)).abs() < 1e-15);
         // An allgather of 16 B a node: 6 latencies and the 63 x 16 B each node receives.
-        let all = m.derived_collective("allgather", 0, 64, 63.0 * 16.0, 63).unwrap();
+        let all = m
+            .derived_collective("allgather", 0, 64, 63.0 * 16.0, 63)
+            .unwrap();
         assert!((all - (6.0 * 130e-6 + 63.0 * 16.0 * 0.5e-6)).abs() < 1e-15);
     }
 

@@ -139,7 +139,10 @@ fn a_hypercube_charges_collectives_in_log2_p_steps_and_supersteps_without_a_barr
     .unwrap()
     .elapsed_s;
     // 3 dimensions, each one neighbour transfer alpha + beta S of the 8 B.
-    assert!(close(broadcast, 3.0 * (LATENCY + 8.0 / LINK)), "{broadcast}");
+    assert!(
+        close(broadcast, 3.0 * (LATENCY + 8.0 / LINK)),
+        "{broadcast}"
+    );
     let allgather = hbsp::run(&sim, &machine, |ctx| {
         collectives::allgather(ctx, &[1.0f64, 2.0]).map(|c| c.value)
     })

@@ -194,7 +194,15 @@ fn calibrate_kernel(
     let fits = |p: FreeParameter| free.contains(&p);
     let parts = runs
         .iter()
-        .map(|run| run_parts(platform, registry, options, run, fits(FreeParameter::HalfWork)))
+        .map(|run| {
+            run_parts(
+                platform,
+                registry,
+                options,
+                run,
+                fits(FreeParameter::HalfWork),
+            )
+        })
         .collect::<Result<Vec<_>>>()?;
     let columns = design(&parts, free);
     let names: Vec<&str> = columns.iter().map(|(name, _)| *name).collect();
@@ -254,7 +262,10 @@ fn calibrate_kernel(
 fn design(parts: &[RunParts], free: &[FreeParameter]) -> Vec<(&'static str, Vec<f64>)> {
     let mut columns = Vec::new();
     if free.contains(&FreeParameter::RateFraction) {
-        columns.push(("1/rate_fraction", parts.iter().map(|p| p.compute_s).collect()));
+        columns.push((
+            "1/rate_fraction",
+            parts.iter().map(|p| p.compute_s).collect(),
+        ));
     }
     if free.contains(&FreeParameter::HalfWork) {
         columns.push((

@@ -147,22 +147,24 @@ impl Experiment {
         };
         // Only GE's base publishes several runs: enough to fit a start-up beside the rate.
         let (free, shares_start_up) = if kernel == "ge" {
-            (vec![FreeParameter::RateFraction, FreeParameter::RunOverhead], false)
+            (
+                vec![FreeParameter::RateFraction, FreeParameter::RunOverhead],
+                false,
+            )
         } else {
             (vec![FreeParameter::RateFraction], true)
         };
-        Self::from_paper(id, "jpdc", kernel, target, "sunwulf")
-            .map(|e| Self {
-                assumption,
-                options: KernelOptions {
-                    pivoting: pivoting.into(),
-                    ..KernelOptions::default()
-                },
-                free,
-                shares_start_up,
-                n_max: 16384,
-                ..e
-            })
+        Self::from_paper(id, "jpdc", kernel, target, "sunwulf").map(|e| Self {
+            assumption,
+            options: KernelOptions {
+                pivoting: pivoting.into(),
+                ..KernelOptions::default()
+            },
+            free,
+            shares_start_up,
+            n_max: 16384,
+            ..e
+        })
     }
 
     /// Sun & Rover's Burg on the nCUBE 2 (TPDS 1994, section IV-B): isospeed at half the
@@ -182,16 +184,26 @@ impl Experiment {
 
     /// The experiment's published rows (the CSV names each experiment after its kernel) and
     /// its configurations, in the paper's order.
-    fn from_paper(id: &str, paper: &str, kernel: &str, target: f64, platform: &str) -> Result<Self> {
+    fn from_paper(
+        id: &str,
+        paper: &str,
+        kernel: &str,
+        target: f64,
+        platform: &str,
+    ) -> Result<Self> {
         let values: Vec<PublishedValue> = published(paper)?
             .into_iter()
             .filter(|v| v.experiment == kernel)
             .collect();
         let mut configurations: Vec<(String, String)> = Vec::new();
-        for v in values.iter().filter(|v| {
-            matches!(v.quantity, Quantity::ProblemSize | Quantity::IsospeedTime)
-        }) {
-            if !configurations.iter().any(|(label, _)| *label == v.configuration) {
+        for v in values
+            .iter()
+            .filter(|v| matches!(v.quantity, Quantity::ProblemSize | Quantity::IsospeedTime))
+        {
+            if !configurations
+                .iter()
+                .any(|(label, _)| *label == v.configuration)
+            {
                 configurations.push((v.configuration.clone(), v.nodes.clone()));
             }
         }
@@ -239,12 +251,18 @@ impl Experiment {
                 Quantity::SpeedEfficiency => (v.n, self.implied_time(platform, v, v.value, &work)?),
                 Quantity::ProblemSize => {
                     let n = v.value.round() as u64;
-                    (Some(n), self.implied_time(platform, &at(n), self.target, &work)?)
+                    (
+                        Some(n),
+                        self.implied_time(platform, &at(n), self.target, &work)?,
+                    )
                 }
                 Quantity::IsospeedTime => {
                     let c = self.marked_speed(platform, v)?;
                     let n = size_of_work(self.target * c * v.value, &work)?;
-                    (Some(n), self.implied_time(platform, &at(n), self.target, &work)?)
+                    (
+                        Some(n),
+                        self.implied_time(platform, &at(n), self.target, &work)?,
+                    )
                 }
                 _ => (None, None),
             };
@@ -331,9 +349,17 @@ fn size_of_work(target: f64, work: &dyn Fn(u64) -> Result<f64>) -> Result<u64> {
     let mut low = 1u64;
     while high - low > 1 {
         let mid = low + (high - low) / 2;
-        if work(mid)? < target { low = mid } else { high = mid }
+        if work(mid)? < target {
+            low = mid
+        } else {
+            high = mid
+        }
     }
-    Ok(if target - work(low)? <= work(high)? - target { low } else { high })
+    Ok(if target - work(low)? <= work(high)? - target {
+        low
+    } else {
+        high
+    })
 }
 
 /// Reproduces `experiment`: calibrates on its base configuration, writes the calibrated

@@ -148,7 +148,11 @@ fn validation_rows_never_reach_the_calibration() {
         {
             v.value *= 1.5;
         }
-        assert_eq!(altered.calibration_runs(&platform, &registry).unwrap(), runs, "{id}");
+        assert_eq!(
+            altered.calibration_runs(&platform, &registry).unwrap(),
+            runs,
+            "{id}"
+        );
         // And the configurations studied are the same: the tool's values cannot move.
         assert_eq!(altered.configurations, experiment.configurations);
         // Changing a base row does move the calibration.

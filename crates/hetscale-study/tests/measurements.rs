@@ -311,7 +311,11 @@ fn the_tpds_data_hold_table_v_and_the_isospeed_times_on_the_ncube() {
         .filter(|v| v.quantity == Quantity::IsospeedTime)
         .collect();
     assert_eq!(times.len(), 8);
-    assert!(times.iter().all(|v| v.n.is_none() && v.target_e_s == Some(0.5)));
+    assert!(
+        times
+            .iter()
+            .all(|v| v.n.is_none() && v.target_e_s == Some(0.5))
+    );
     let psi = tpds.iter().filter(|v| v.quantity == Quantity::Psi).count();
     assert_eq!(psi, 28, "Table V has 8 * 7 / 2 pairs");
     // Scalability chains: psi(1, 4) ~ psi(1, 2) psi(2, 4) (Sun & Rover's eq. after Table II),
@@ -596,7 +600,7 @@ fn bad_published_rows_give_one_line_naming_file_line_and_field() {
     let cases = [
         (
             "jpdc,3,Table 3,ge,C_2,2,ge,Tms,100,0.26,s,",
-            "my.csv line 3, field quantity: \"Tms\" is no quantity; write one of T, N, E_s, psi, N_predicted, psi_predicted, C, W",
+            "my.csv line 3, field quantity: \"Tms\" is no quantity; write one of T, N, E_s, psi, N_predicted, psi_predicted, C, W, T_iso",
         ),
         (
             "jpdc,3,Table 3,ge,C_2,2,ge,T,100,260.77,ms,",
@@ -671,7 +675,8 @@ fn quantities_spell_as_the_csv_writes_them() {
             "N_predicted",
             "psi_predicted",
             "C",
-            "W"
+            "W",
+            "T_iso"
         ]
     );
     for q in Quantity::ALL {
