@@ -118,14 +118,20 @@ pub fn predict(
 /// A kernel's (or command's) time model on a configuration: `T(N) = a T_compute(N) + k T_o(N)`,
 /// where for a kernel `T_compute = (1 - alpha) W / C + alpha W / C_root` and `T_o` is its
 /// HBSP^1 overhead model on the configuration's machine; for a command `T_compute = W / C` and
-/// `T_o` is the spec's overhead formula ([`Program::model_parts`]). `a = k = 1` is the model as derived; approach 3
-/// calibrates `a` on the base configuration, the held-out check fits both.
+/// `T_o` is the spec's overhead formula ([`Program::model_parts`]). The time is
+/// `a T_compute + k T_o + b`. `a = k = 1, b = 0` is the model as derived; approach 3
+/// calibrates `a` and `b` on the base configuration (`b`: the fixed cost a node's average
+/// unit speed curve implies, Sun & Rover's `mu(W)` in Hockney form `t(w) = (w + w_1/2) /
+/// r_inf`, plus start-up), the held-out check fits `a` and `k`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct KernelTimeModel {
     /// Factor on the compute time (1: nodes compute at their marked speed).
     pub compute_factor: f64,
     /// Factor on the modelled overhead.
     pub overhead_factor: f64,
+    /// Fixed seconds per run.
+    #[serde(default)]
+    pub fixed_s: f64,
 }
 
 impl Default for KernelTimeModel {
@@ -133,6 +139,7 @@ impl Default for KernelTimeModel {
         Self {
             compute_factor: 1.0,
             overhead_factor: 1.0,
+            fixed_s: 0.0,
         }
     }
 }
@@ -170,7 +177,7 @@ impl KernelTimeModel {
         config: &ResolvedConfiguration,
     ) -> crate::Result<f64> {
         let (compute, overhead) = Self::parts(program, n, config)?;
-        Ok(self.compute_factor * compute + self.overhead_factor * overhead)
+        Ok(self.compute_factor * compute + self.overhead_factor * overhead + self.fixed_s)
     }
 
     /// Predicts every configuration's size for `target` in `range` with this model.

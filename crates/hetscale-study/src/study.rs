@@ -454,8 +454,11 @@ fn run_predicted(runner: &Runner<'_>, base_n: u64) -> Result<(ApproachResult, Ca
     Ok((approach_result(Approach::Predicted, outcomes), calibration))
 }
 
-/// Fits the compute factor `a` of the kernel's model to one measurement on the base
-/// configuration: `a = (T - T_o) / T_compute` (Chen, Sun & Wu's `alpha / C_i` from a base run).
+/// Fits the kernel's model to the base configuration's measurements (Chen, Sun & Wu's
+/// `alpha / C_i` from a base run; Sun & Rover's approach 3 from "only the single node
+/// execution information"): with two sizes or more measured there, `T - T_o = a T_compute +
+/// b` (the average unit speed curve in Hockney form, and start-up); with one, or when that
+/// fit gives a negative `b`, `a = (T - T_o) / T_compute` at `n` alone.
 fn calibrate(runner: &Runner<'_>, n: u64) -> Result<Calibration> {
     let base = &runner.configurations()[0];
     let measured = runner.measure(0, n)?;
@@ -470,16 +473,42 @@ fn calibrate(runner: &Runner<'_>, n: u64) -> Result<Calibration> {
             ),
         });
     }
+    let model = base_curve(runner)?.unwrap_or(KernelTimeModel {
+        compute_factor: spare / compute,
+        ..KernelTimeModel::default()
+    });
     Ok(Calibration {
         configuration: base.configuration.label.clone(),
         n,
         measured_time_s: measured.time.median,
         model_compute_s: compute,
         model_overhead_s: overhead,
-        model: KernelTimeModel {
-            compute_factor: spare / compute,
-            overhead_factor: 1.0,
-        },
+        model,
+    })
+}
+
+/// `T - T_o = a T_compute + b` over every size measured on the base configuration, if there
+/// are two or more and the fit is physical (`a > 0`, `b >= 0`).
+fn base_curve(runner: &Runner<'_>) -> Result<Option<KernelTimeModel>> {
+    let base = &runner.configurations()[0];
+    let measurements = runner.measurements_of(0);
+    if measurements.len() < 2 {
+        return Ok(None);
+    }
+    let (mut compute, mut spare) = (Vec::new(), Vec::new());
+    for m in &measurements {
+        let (c, o) = KernelTimeModel::parts(runner.program(), m.n as f64, base)?;
+        compute.push(c);
+        spare.push(m.time.median - o);
+    }
+    let ones = vec![1.0; compute.len()];
+    Ok(match least_squares(&[compute, ones], &spare) {
+        Ok((c, _)) if c[0] > 0.0 && c[1] >= 0.0 => Some(KernelTimeModel {
+            compute_factor: c[0],
+            fixed_s: c[1],
+            ..KernelTimeModel::default()
+        }),
+        _ => None,
     })
 }
 
@@ -539,6 +568,7 @@ fn held_out(runner: &Runner<'_>, reference: Option<&ApproachResult>) -> Result<O
     let model = KernelTimeModel {
         compute_factor: coefficients[0],
         overhead_factor: coefficients[1],
+        ..KernelTimeModel::default()
     };
     let n_predicted = model_size(runner, &model, &configs[last])?;
     Ok(Some(HeldOut {
