@@ -5,6 +5,7 @@
 //! | `sunwulf` | Sunwulf compute farm, IIT: 1 server, 64 SunBlade, 20 SunFire V210 | Chen, Sun & Wu, JPDC 2008, sections 4.2-4.5, Table 2 |
 //! | `ucf-cluster` | 10 SUN/SGI workstations, UCF (speeds are BYTEmark Integer indices) | Williams & Parsons 2001, Tables 3-5, section 4.4 |
 //! | `ncube2` | 128-node nCUBE 2 hypercube | Sun & Rover, IEEE TPDS 1994, section IV |
+//! | `maspar` | 8192-processor MasPar MP-1, 2-D toroidal mesh | Sun & Rover, IEEE TPDS 1994, sections IV and IV-D |
 //! | `local` | this host: one node per core, placeholder speed and network | `hetscale probe --write-platform` measures it |
 
 use crate::machine_model::{Barrier, CollectiveCost, MachineModel, Topology};
@@ -15,7 +16,7 @@ use hetscale_model::papers::{
 };
 
 /// Names of the presets, for listings and error messages.
-pub const NAMES: [&str; 4] = ["sunwulf", "ucf-cluster", "ncube2", "local"];
+pub const NAMES: [&str; 5] = ["sunwulf", "ucf-cluster", "ncube2", "maspar", "local"];
 
 /// The preset called `name`, if there is one.
 pub fn preset(name: &str) -> Option<Platform> {
@@ -23,6 +24,7 @@ pub fn preset(name: &str) -> Option<Platform> {
         "sunwulf" => Some(sunwulf()),
         "ucf-cluster" => Some(ucf_cluster()),
         "ncube2" => Some(ncube2()),
+        "maspar" => Some(maspar()),
         "local" => Some(local(cores())),
         _ => None,
     }
@@ -215,6 +217,45 @@ fn ncube2_machine_model() -> MachineModel {
         ..MachineModel::with_link(1.0 / NCUBE2_BETA_S_PER_BYTE)
     }
 }
+
+/// The MasPar MP-1 of Sun & Rover: 8192 processing elements on a 2-D toroidal mesh.
+pub fn maspar() -> Platform {
+    // Sun & Rover 1994, section IV-D: Burg on the MasPar reaches an asymptotic average unit
+    // speed of 41 KFLOPS, used here as the marked speed (as the ncube2 preset uses Burg's).
+    const PE_MFLOPS: f64 = 0.041;
+    // Section IV-D: the study's machine sizes run to 8192 processors.
+    let nodes = (0..8192)
+        .map(|i| Node::new(format!("pe-{i}"), PE_MFLOPS).with_kind("pe"))
+        .collect();
+    Platform {
+        name: "maspar".into(),
+        description: "MasPar MP-1 SIMD array on a 2-D torus (Sun & Rover, IEEE TPDS 1994); a \
+                      transfer costs the mesh's 30-clock overhead; lock-step, so no barrier"
+            .into(),
+        speed_unit: "Mflop/s".into(),
+        nodes,
+        network: Network {
+            g_s_per_byte: MASPAR_BYTE_S,
+            o_s: MASPAR_TRANSFER_S,
+            l: BarrierCost::constant(0.0),
+        },
+        machine: Some(MachineModel {
+            latency_s: MASPAR_TRANSFER_S,
+            topology: Topology::Torus,
+            barrier: Barrier::None,
+            ..MachineModel::with_link(1.0 / MASPAR_BYTE_S)
+        }),
+    }
+}
+
+/// Sun & Rover 1994, section IV: "the mesh network overhead is approximately 12-30 clocks" at
+/// the 12.5 MHz clock; the upper figure, as their computation-to-communication ratio "180
+/// clock cycles / 30 clock cycles" takes it.
+const MASPAR_TRANSFER_S: f64 = 30.0 / 12.5e6;
+
+/// Seconds per byte on a mesh link: the paper gives no rate, only the per-transfer overhead;
+/// one clock per byte keeps the words Burg moves within that overhead.
+const MASPAR_BYTE_S: f64 = 1.0 / 12.5e6;
 
 /// Number of cores of this host (1 if unknown).
 pub fn cores() -> usize {

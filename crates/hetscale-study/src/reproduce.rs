@@ -24,7 +24,13 @@ use crate::store::Store;
 use crate::study::{StudyResult, run_study_with};
 
 /// The experiments `hetscale reproduce` knows, by id.
-pub const EXPERIMENTS: [&str; 4] = ["jpdc-ge", "jpdc-mm", "jpdc-conv2d", "tpds-burg"];
+pub const EXPERIMENTS: [&str; 5] = [
+    "jpdc-ge",
+    "jpdc-mm",
+    "jpdc-conv2d",
+    "tpds-burg",
+    "tpds-burg-maspar",
+];
 
 /// The experiments of the default study: the JPDC reproduction.
 pub const DEFAULT_STUDY: [&str; 3] = ["jpdc-ge", "jpdc-mm", "jpdc-conv2d"];
@@ -120,7 +126,8 @@ impl Experiment {
     pub fn named(id: &str) -> Result<Self> {
         match id {
             "jpdc-ge" | "jpdc-mm" | "jpdc-conv2d" => Self::jpdc(id),
-            "tpds-burg" => Self::tpds_burg(),
+            "tpds-burg" => Self::tpds_burg("tpds-burg", "burg-ncube", "ncube2"),
+            "tpds-burg-maspar" => Self::tpds_burg("tpds-burg-maspar", "burg-maspar", "maspar"),
             other => Err(StudyError::Calibration(format!(
                 "unknown experiment \"{other}\": use one of {}",
                 EXPERIMENTS.join(", ")
@@ -154,7 +161,7 @@ impl Experiment {
         } else {
             (vec![FreeParameter::RateFraction], true)
         };
-        Self::from_paper(id, "jpdc", kernel, target, "sunwulf").map(|e| Self {
+        Self::from_paper(id, "jpdc", kernel, kernel, target, "sunwulf").map(|e| Self {
             assumption,
             options: KernelOptions {
                 pivoting: pivoting.into(),
@@ -167,13 +174,14 @@ impl Experiment {
         })
     }
 
-    /// Sun & Rover's Burg on the nCUBE 2 (TPDS 1994, section IV-B): isospeed at half the
-    /// asymptotic 1.7 Mflop/s, which is the preset's marked speed, so `E_s = 0.5`. Only the
-    /// average unit speed curve is fitted, on the one-node time of Table II, as their
-    /// approach 3 uses "only the single node execution information"; `r_inf`, `alpha` and
-    /// `beta` are the paper's.
-    fn tpds_burg() -> Result<Self> {
-        Self::from_paper("tpds-burg", "tpds", "burg", 0.5, "ncube2").map(|e| Self {
+    /// Sun & Rover's Burg on the nCUBE 2 (TPDS 1994, section IV-B) or the MasPar MP-1
+    /// (section IV-D): isospeed at half the asymptotic speed (1.7 Mflop/s, 41 Kflop/s), which
+    /// is the preset's marked speed, so `E_s = 0.5`. Only the average unit speed curve is
+    /// fitted, on the smallest system's time at the isospeed (Table II, Table IX), as their
+    /// approach 3 uses "only the single node execution information"; `r_inf` and the
+    /// network are the paper's.
+    fn tpds_burg(id: &str, experiment: &str, platform: &str) -> Result<Self> {
+        Self::from_paper(id, "tpds", experiment, "burg", 0.5, platform).map(|e| Self {
             free: vec![FreeParameter::HalfWork],
             shares_start_up: false,
             // At 128 nodes the isospeed needs millions of samples.
@@ -182,18 +190,19 @@ impl Experiment {
         })
     }
 
-    /// The experiment's published rows (the CSV names each experiment after its kernel) and
-    /// its configurations, in the paper's order.
+    /// The published rows of the CSV's `experiment` and its configurations, in the paper's
+    /// order.
     fn from_paper(
         id: &str,
         paper: &str,
+        experiment: &str,
         kernel: &str,
         target: f64,
         platform: &str,
     ) -> Result<Self> {
         let values: Vec<PublishedValue> = published(paper)?
             .into_iter()
-            .filter(|v| v.experiment == kernel)
+            .filter(|v| v.experiment == experiment)
             .collect();
         let mut configurations: Vec<(String, String)> = Vec::new();
         for v in values

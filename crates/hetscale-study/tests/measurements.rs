@@ -303,30 +303,52 @@ fn an_unknown_paper_names_the_known_ones() {
 }
 
 #[test]
-fn the_tpds_data_hold_table_v_and_the_isospeed_times_on_the_ncube() {
+fn the_tpds_data_hold_tables_ii_v_viii_ix_on_the_ncube_and_the_maspar() {
     let tpds = published("tpds").expect("the embedded TPDS data parse");
-    let ncube = Platform::load("ncube2").unwrap();
-    let times: Vec<&PublishedValue> = tpds
-        .iter()
-        .filter(|v| v.quantity == Quantity::IsospeedTime)
-        .collect();
-    assert_eq!(times.len(), 8);
-    assert!(
-        times
-            .iter()
-            .all(|v| v.n.is_none() && v.target_e_s == Some(0.5))
+    let count = |experiment: &str, q: Quantity| {
+        tpds.iter()
+            .filter(|v| v.experiment == experiment && v.quantity == q)
+            .count()
+    };
+    assert_eq!(count("burg-ncube", Quantity::IsospeedTime), 8, "Table II");
+    assert_eq!(
+        count("burg-ncube", Quantity::Psi),
+        28,
+        "Table V: 8 * 7 / 2 pairs"
     );
-    let psi = tpds.iter().filter(|v| v.quantity == Quantity::Psi).count();
-    assert_eq!(psi, 28, "Table V has 8 * 7 / 2 pairs");
-    // Scalability chains: psi(1, 4) ~ psi(1, 2) psi(2, 4) (Sun & Rover's eq. after Table II),
-    // within the rounding of three printed digits and measurement.
+    assert_eq!(
+        count("burg-ncube", Quantity::ProblemSize),
+        2,
+        "section IV-C"
+    );
+    assert_eq!(count("burg-maspar", Quantity::IsospeedTime), 4, "Table IX");
+    assert_eq!(count("burg-maspar", Quantity::Psi), 6, "Table VIII");
+    assert!(tpds.iter().all(|v| v.target_e_s == Some(0.5)));
+    assert!(
+        tpds.iter()
+            .filter(|v| v.quantity == Quantity::IsospeedTime)
+            .all(|v| v.n.is_none())
+    );
+    // Scalability chains: psi(1, 4) ~ psi(1, 2) psi(2, 4) (Sun & Rover, after Table II),
+    // within three printed digits and measurement.
     let value = |c: &str| tpds.iter().find(|v| v.configuration == c).unwrap().value;
     assert!((value("1>4") - value("1>2") * value("2>4")).abs() < 0.01);
-    // Every label is its system size on the ncube2 preset.
+    // Every label is its system size on its preset (`2K` is 2048 processors).
+    let ncube = Platform::load("ncube2").unwrap();
+    let maspar = Platform::load("maspar").unwrap();
     for v in &tpds {
+        let platform = if v.experiment == "burg-ncube" {
+            &ncube
+        } else {
+            &maspar
+        };
         for (label, nodes) in v.configuration.split('>').zip(v.nodes.split('>')) {
-            let machine = ncube.select(&nodes.parse::<NodeSet>().unwrap()).unwrap();
-            assert_eq!(machine.p().to_string(), label, "{}", v.source);
+            let machine = platform.select(&nodes.parse::<NodeSet>().unwrap()).unwrap();
+            let p = match label.strip_suffix('K') {
+                Some(k) => k.parse::<usize>().unwrap() * 1024,
+                None => label.parse().unwrap(),
+            };
+            assert_eq!(machine.p(), p, "{}", v.source);
         }
     }
 }
