@@ -14,7 +14,8 @@ use crate::error::{KernelError, Result};
 
 /// A configured parallel algorithm.
 pub trait Kernel: Sync {
-    /// Short name, as the command line spells it (`mm`, `ge`, `conv2d`, `summa`, `burg`).
+    /// Short name, as the command line spells it (`mm`, `ge`, `conv2d`, `summa`, `burg`,
+    /// `slalom`).
     fn name(&self) -> &'static str;
 
     /// Work `W(N)`: the operation count of the conventional sequential algorithm as the
