@@ -314,7 +314,12 @@ pub fn size_only_n(inputs: &[Array]) -> Option<usize> {
 
 /// The inputs of a run of `kernel` at size `n` on `backend`: [`Kernel::skeleton_inputs`] when
 /// the backend skips the compute blocks, else [`Kernel::generate`]'s.
-pub fn inputs_for(kernel: &dyn Kernel, n: usize, seed: u64, backend: &Backend) -> Result<Vec<Array>> {
+pub fn inputs_for(
+    kernel: &dyn Kernel,
+    n: usize,
+    seed: u64,
+    backend: &Backend,
+) -> Result<Vec<Array>> {
     if skeleton(backend) {
         kernel.skeleton_inputs(n, seed)
     } else {

@@ -297,7 +297,12 @@ impl Kernel for SlalomKernel {
         let [rho, emittance] = expect_arrays("slalom", inputs, &["rho", "E"])? else {
             unreachable!("expect_arrays checked the count")
         };
-        solve(&rho.to_vector(2)?, &emittance.to_vector(2)?, backend, machine)
+        solve(
+            &rho.to_vector(2)?,
+            &emittance.to_vector(2)?,
+            backend,
+            machine,
+        )
     }
 }
 
@@ -362,7 +367,10 @@ pub fn solve(
         result: Array::vector("x", x),
         verification,
         details: vec![
-            ("patches per face".into(), format!("{:?}", patches_per_face(n)?)),
+            (
+                "patches per face".into(),
+                format!("{:?}", patches_per_face(n)?),
+            ),
             efficiency_detail(&owned, &speeds(machine)),
             ("radiated power".into(), format!("{power:.6e}")),
         ],
@@ -475,7 +483,11 @@ mod tests {
             assert_eq!(patches.len(), n);
             let area: f64 = patches.iter().map(|p| p.area).sum();
             let box_area = 2.0 * (BOX[0] * BOX[1] + BOX[0] * BOX[2] + BOX[1] * BOX[2]);
-            let faces_used = patches_per_face(n).unwrap().iter().filter(|&&c| c > 0).count();
+            let faces_used = patches_per_face(n)
+                .unwrap()
+                .iter()
+                .filter(|&&c| c > 0)
+                .count();
             if faces_used == 6 {
                 assert!((area - box_area).abs() < 1e-9 * box_area, "n = {n}: {area}");
             }

@@ -111,17 +111,23 @@ fn traffic_per_order_is_independent_of_n_as_in_sun_and_rover_eq_10() {
     // that grows with N (the scatter from a root used to send N (1 - C_root / C) values).
     for machine in machines() {
         let p = machine.p() as u64;
-        for (backend, name) in [(threads(), "threads"), (hbsp::Backend::sim_declared(), "sim")] {
+        for (backend, name) in [
+            (threads(), "threads"),
+            (hbsp::Backend::sim_declared(), "sim"),
+        ] {
             for n in [200, 5000] {
                 let kernel = BurgKernel { order: 3 };
                 let run = kernel
                     .run(&kernel.generate(n, 5).unwrap(), &backend, &machine)
                     .unwrap();
-                let holders = hetscale_kernels::partition::block_counts(n, &hetscale_kernels::speeds(&machine))
-                    .unwrap()
-                    .iter()
-                    .filter(|&&c| c > 0)
-                    .count() as u64;
+                let holders = hetscale_kernels::partition::block_counts(
+                    n,
+                    &hetscale_kernels::speeds(&machine),
+                )
+                .unwrap()
+                .iter()
+                .filter(|&&c| c > 0)
+                .count() as u64;
                 let per_order = 8 * (holders - 1) + 16 * p * (p - 1);
                 assert_eq!(bytes_sent(&run), 3 * per_order, "{name} p = {p} n = {n}");
                 assert!(run.verification.passed, "{name} p = {p} n = {n}");
@@ -129,4 +135,3 @@ fn traffic_per_order_is_independent_of_n_as_in_sun_and_rover_eq_10() {
         }
     }
 }
-

@@ -20,7 +20,10 @@ fn verifies_on_threads_and_sim_for_p_1_to_8_and_declares_exactly_w() {
             assert_eq!(run.work, slalom::work(n).unwrap(), "{what}");
             // Nothing is repeated: setup rows, elimination and the answer are each done once.
             let declared = declared(&run);
-            assert!((declared - run.work).abs() <= 1e-12 * run.work, "{what}: {declared}");
+            assert!(
+                (declared - run.work).abs() <= 1e-12 * run.work,
+                "{what}: {declared}"
+            );
         }
     }
 }

@@ -71,18 +71,35 @@ fn hohe1_passes_a_column_one_message_after_another_as_statement_2_has_it() {
     let machine = six();
     let summa = kernel(Strategy::HoHe1);
     let layout = partition(Strategy::HoHe1, 24, &speeds(&machine), summa.grid).unwrap();
-    assert!(!layout.is_true_grid(), "the test needs rows cut differently");
+    assert!(
+        !layout.is_true_grid(),
+        "the test needs rows cut differently"
+    );
     let column_of: Vec<usize> = (0..machine.p())
-        .map(|pid| layout.position(layout.host.iter().position(|&h| h == pid).unwrap()).1)
+        .map(|pid| {
+            layout
+                .position(layout.host.iter().position(|&h| h == pid).unwrap())
+                .1
+        })
         .collect();
     let inputs = summa.generate(24, 1).unwrap();
-    let run = summa.run(&inputs, &Backend::sim_declared(), &machine).unwrap();
+    let run = summa
+        .run(&inputs, &Backend::sim_declared(), &machine)
+        .unwrap();
     assert!(run.verification.passed);
     let hops = hops(&run, &column_of, 2);
-    let most = hops.iter().flat_map(|(a, _)| a.iter().copied()).max().unwrap();
-    assert_eq!(most, 1, "one A message per grid column pair and superstep: {hops:?}");
+    let most = hops
+        .iter()
+        .flat_map(|(a, _)| a.iter().copied())
+        .max()
+        .unwrap();
+    assert_eq!(
+        most, 1,
+        "one A message per grid column pair and superstep: {hops:?}"
+    );
     assert!(
-        hops.iter().all(|(a, b)| a.iter().sum::<u64>() == 0 || *b == 0),
+        hops.iter()
+            .all(|(a, b)| a.iter().sum::<u64>() == 0 || *b == 0),
         "A and B passes in different supersteps (eq. 4): {hops:?}"
     );
     // Some hop of a column needed several messages, so several supersteps.
@@ -98,19 +115,31 @@ fn every_strategy_passes_a_then_b_in_separate_supersteps() {
         let summa = kernel(strategy);
         let layout = partition(strategy, 24, &speeds(&machine), summa.grid).unwrap();
         let column_of: Vec<usize> = (0..machine.p())
-            .map(|pid| layout.position(layout.host.iter().position(|&h| h == pid).unwrap()).1)
+            .map(|pid| {
+                layout
+                    .position(layout.host.iter().position(|&h| h == pid).unwrap())
+                    .1
+            })
             .collect();
         let run = summa
-            .run(&summa.generate(24, 1).unwrap(), &Backend::sim_declared(), &machine)
+            .run(
+                &summa.generate(24, 1).unwrap(),
+                &Backend::sim_declared(),
+                &machine,
+            )
             .unwrap();
         let hops = hops(&run, &column_of, 2);
         assert!(hops.iter().any(|(a, _)| a.iter().sum::<u64>() > 0));
         assert!(
-            hops.iter().all(|(a, b)| a.iter().sum::<u64>() == 0 || *b == 0),
+            hops.iter()
+                .all(|(a, b)| a.iter().sum::<u64>() == 0 || *b == 0),
             "{strategy:?}: {hops:?}"
         );
         // A true grid passes every row's A message at once: one superstep per hop.
-        assert!(hops.iter().any(|(a, _)| a.iter().sum::<u64>() == 3), "{hops:?}");
+        assert!(
+            hops.iter().any(|(a, _)| a.iter().sum::<u64>() == 3),
+            "{hops:?}"
+        );
     }
 }
 
@@ -138,7 +167,9 @@ fn a_skeleton_runs_on_the_size_alone_as_on_the_matrices() {
 
 #[test]
 fn a_skeleton_of_n_16000_on_256_nodes_is_estimated_under_a_gib() {
-    let speeds: Vec<f64> = (0..256).map(|j| if j % 2 == 0 { 4.0 } else { 1.0 }).collect();
+    let speeds: Vec<f64> = (0..256)
+        .map(|j| if j % 2 == 0 { 4.0 } else { 1.0 })
+        .collect();
     let machine = machine(&speeds);
     let summa = SummaKernel {
         strategy: Strategy::HoHe2,
@@ -148,5 +179,8 @@ fn a_skeleton_of_n_16000_on_256_nodes_is_estimated_under_a_gib() {
     let bytes = run_memory(&summa, 16_000, &machine, &skeleton()).unwrap();
     assert!(bytes < f64::from(1u32 << 30), "{bytes:e} bytes");
     let computing = run_memory(&summa, 16_000, &machine, &Backend::sim_declared()).unwrap();
-    assert!(computing > 4.0 * 16_000f64.powi(2) * 8.0, "{computing:e} bytes");
+    assert!(
+        computing > 4.0 * 16_000f64.powi(2) * 8.0,
+        "{computing:e} bytes"
+    );
 }

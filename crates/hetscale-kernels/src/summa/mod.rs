@@ -219,7 +219,11 @@ impl Kernel for SummaKernel {
                     * width as f64;
             }
             for (slot, traffic) in traffic.iter().enumerate() {
-                let compute = if slot == schedule.b_slot() { &ops[..] } else { IDLE };
+                let compute = if slot == schedule.b_slot() {
+                    &ops[..]
+                } else {
+                    IDLE
+                };
                 replay.superstep(compute, traffic)?;
             }
         }
@@ -720,7 +724,9 @@ impl Program<'_> {
     fn pass_a(&self, ctx: &mut Ctx<'_>, proc: &Process, t: usize, slot: usize) -> Result<()> {
         let width = self.schedule.panel(t).len();
         let panel = proc.a_panels.get(&t).map_or(&[][..], Vec::as_slice);
-        let targets = a_targets(self.layout, proc.i, proc.j).into_iter().enumerate();
+        let targets = a_targets(self.layout, proc.i, proc.j)
+            .into_iter()
+            .enumerate();
         for (k, (to, first, count)) in targets {
             if self.schedule.a_first_slot[proc.q] + k != slot {
                 continue;
