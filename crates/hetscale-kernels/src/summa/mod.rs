@@ -429,6 +429,18 @@ impl Schedule {
         (i + self.grid.0 - self.b_row[t][j]) % self.grid.0
     }
 
+    /// For each grid column, the panels whose `A` reaches it at ring step `s`: panel `t` is
+    /// `s - t` hops from its owner column then. Found from the window alone, not by asking
+    /// every process about every panel (HeHo runs thousands of processes on a node).
+    fn a_due(&self, s: usize) -> Vec<Vec<usize>> {
+        let cols = self.grid.1;
+        let mut due = vec![Vec::new(); cols];
+        for t in self.window(s).filter(|&t| s - t < cols) {
+            due[(self.a_column[t] + s - t) % cols].push(t);
+        }
+        due
+    }
+
     /// Panels that may be moving or due at superstep `s`.
     fn window(&self, s: usize) -> std::ops::Range<usize> {
         let depth = self.grid.0.max(self.grid.1);
@@ -567,9 +579,10 @@ impl Program<'_> {
         let start = ctx.time();
         ctx.phase("multiply", |ctx| {
             for s in 0..self.schedule.ring_steps() {
+                let a_due = self.schedule.a_due(s);
                 for slot in 0..=self.schedule.b_slot() {
                     for proc in procs.iter_mut() {
-                        self.step(ctx, proc, s, slot)?;
+                        self.step(ctx, proc, s, slot, &a_due[proc.j])?;
                     }
                     ctx.sync()?;
                     self.receive(ctx, &mut procs)?;
@@ -637,11 +650,13 @@ impl Program<'_> {
                 message.data[2] as usize,
             );
             let body = &message.data[HEADER..];
-            let proc = procs.iter_mut().find(|p| p.q == q).ok_or_else(|| {
+            // A node's processes are in ascending order (HeHo runs thousands on one node).
+            let at = procs.binary_search_by_key(&q, |p| p.q).map_err(|_| {
                 invalid(format!(
                     "a SUMMA message for process {q} reached a node that does not run it"
                 ))
             })?;
+            let proc = &mut procs[at];
             let width = self.schedule.panel(t).len();
             match message.tag {
                 BLOCK_A => proc.a = body.to_vec(),
@@ -668,26 +683,34 @@ impl Program<'_> {
     }
 
     /// Superstep `slot` of ring step `s` of one process: in the `A` pass take own `A`
-    /// panels and pass `A` panels on (the messages due in this slot); in the `B` pass take
-    /// own `B` panels, pass them on and update `C`.
-    fn step(&self, ctx: &mut Ctx<'_>, proc: &mut Process, s: usize, slot: usize) -> Result<()> {
+    /// panels and pass on the `A` panels `a_due` (the messages due in this slot); in the `B`
+    /// pass take own `B` panels, pass them on and update `C`.
+    fn step(
+        &self,
+        ctx: &mut Ctx<'_>,
+        proc: &mut Process,
+        s: usize,
+        slot: usize,
+        a_due: &[usize],
+    ) -> Result<()> {
         let (rows, cols) = self.layout.grid;
         let real = self.operands.is_some();
+        if slot < self.schedule.b_slot() {
+            for &t in a_due {
+                let da = self.schedule.a_distance(t, proc.j);
+                if slot == 0 && da == 0 && real {
+                    let panel = self.own_a_panel(proc, t);
+                    proc.a_panels.insert(t, panel);
+                }
+                if da + 1 < cols {
+                    self.pass_a(ctx, proc, t, slot)?;
+                }
+            }
+            return Ok(());
+        }
         for t in self.schedule.window(s) {
             let da = self.schedule.a_distance(t, proc.j);
             let db = self.schedule.b_distance(t, proc.i, proc.j);
-            if slot < self.schedule.b_slot() {
-                if s == t + da {
-                    if slot == 0 && da == 0 && real {
-                        let panel = self.own_a_panel(proc, t);
-                        proc.a_panels.insert(t, panel);
-                    }
-                    if da + 1 < cols {
-                        self.pass_a(ctx, proc, t, slot)?;
-                    }
-                }
-                continue;
-            }
             if s == t + db {
                 if db == 0 && real {
                     let panel = self.own_b_panel(proc, t);
