@@ -7,7 +7,7 @@ use hetscale_model::hbsp::HbspMachine;
 
 use crate::backend::{Call, Outbox, Transport};
 use crate::error::{HbspError, Result};
-use crate::message::{Envelope, Message, MessageInfo, Payload, Pool};
+use crate::message::{Envelope, MAX_ZEROS, Message, MessageInfo, Payload, Pool, Zeros};
 use crate::platform::Machine;
 use crate::trace::{NodeTrace, Recorder};
 
@@ -165,12 +165,36 @@ impl<'a> Ctx<'a> {
         self.post(to, tag, None, data)
     }
 
+    /// Queues a message of `bytes` zero bytes for node `to` without building it: a program
+    /// whose receivers never read the values (a sim skeleton run) sends the size of its data
+    /// this way, in no memory. Every backend counts, charges and delivers it like a message
+    /// of `bytes` bytes; received, it reads as zeros (or is dropped unread with
+    /// [`Ctx::discard_all`]).
+    pub fn send_zeros(&mut self, to: usize, tag: u32, bytes: usize) -> Result<()> {
+        if bytes > MAX_ZEROS {
+            return Err(self.misuse(format!(
+                "a message of {bytes} zero bytes is longer than the {MAX_ZEROS} bytes send_zeros takes: send less"
+            )));
+        }
+        self.post_payload(to, tag, None, Box::new(Zeros(bytes)))
+    }
+
     fn post<T: Pod + Send>(
         &mut self,
         to: usize,
         tag: u32,
         meta: Option<u64>,
         data: Vec<T>,
+    ) -> Result<()> {
+        self.post_payload(to, tag, meta, Box::new(data))
+    }
+
+    fn post_payload(
+        &mut self,
+        to: usize,
+        tag: u32,
+        meta: Option<u64>,
+        payload: Box<dyn Payload>,
     ) -> Result<()> {
         self.transport.check()?;
         let p = self.nprocs();
@@ -181,15 +205,14 @@ impl<'a> Ctx<'a> {
                 p,
             }));
         }
-        self.recorder
-            .sent(to, std::mem::size_of_val(data.as_slice()));
+        self.recorder.sent(to, payload.bytes().len());
         let (internal, meta) = (meta.is_some(), meta.unwrap_or(0));
         let envelope = Envelope {
             source: self.pid,
             tag,
             internal,
             meta,
-            payload: Box::new(data),
+            payload,
         };
         self.outbox.push(to, envelope);
         Ok(())
@@ -265,6 +288,13 @@ impl<'a> Ctx<'a> {
             messages.push(message);
         }
         Ok(messages)
+    }
+
+    /// Removes every queued message without reading it (no payload is copied) and returns
+    /// what each was: how a program that never reads the values (a sim skeleton run) takes
+    /// its messages.
+    pub fn discard_all(&mut self) -> Vec<MessageInfo> {
+        self.queue.drain(..).map(|e| e.info()).collect()
     }
 
     fn check_payload<T: Pod>(&self, envelope: &Envelope) -> Result<()> {

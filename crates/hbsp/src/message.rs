@@ -55,6 +55,54 @@ impl<T: Pod + Send> Payload for Vec<T> {
     }
 }
 
+/// A payload of `len` zero bytes that owns no memory: a view of a region of zeros shared by
+/// every such payload, so a program can send the size of its data without building it (see
+/// [`crate::Ctx::send_zeros`]). Backends count, charge and deliver it like any payload of
+/// `len` bytes.
+pub(crate) struct Zeros(pub usize);
+
+impl Payload for Zeros {
+    fn bytes(&self) -> &[u8] {
+        &zero_region(self.0)[..self.0]
+    }
+
+    /// Nothing to reuse: the region is shared.
+    fn capacity_bytes(&self) -> usize {
+        0
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+}
+
+/// The smallest zero region: above glibc's largest mmap threshold (32 MiB), so the region
+/// always comes straight from `mmap` and `calloc` does not write it.
+const MIN_ZERO_REGION: usize = 64 << 20;
+
+/// At least `len` zero bytes, shared by every [`Zeros`] payload and never written: the
+/// operating system maps its pages on first read (to its shared zero page), so it takes
+/// address space, not memory. A longer message replaces it with a region twice as long; the
+/// old one stays mapped (a reader may still hold it), at most as large as the new one.
+fn zero_region(len: usize) -> &'static [u8] {
+    static REGION: std::sync::Mutex<&'static [u8]> = std::sync::Mutex::new(&[]);
+    let mut region = REGION
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if region.len() < len {
+        let size = len.max(MIN_ZERO_REGION).next_power_of_two();
+        *region = vec![0u8; size].leak();
+    }
+    *region
+}
+
+/// The longest [`Zeros`] payload: a zero region must fit the address space.
+pub(crate) const MAX_ZEROS: usize = 1 << 40;
+
 /// A message in flight.
 pub(crate) struct Envelope {
     pub source: usize,
@@ -150,6 +198,17 @@ impl Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zeros_are_as_long_as_asked_share_one_region_and_are_never_pooled() {
+        let (short, long) = (Zeros(10), Zeros(MIN_ZERO_REGION + 1));
+        assert_eq!(short.bytes(), &[0u8; 10]);
+        assert_eq!(long.bytes().len(), MIN_ZERO_REGION + 1);
+        assert_eq!(Zeros(3).bytes().as_ptr(), Zeros(5).bytes().as_ptr());
+        let mut pool = Pool::default();
+        pool.put(Box::new(short));
+        assert_eq!(pool.len(), 0);
+    }
 
     #[test]
     fn pool_hands_back_the_smallest_fitting_vector_of_the_right_type() {

@@ -1,15 +1,18 @@
 //! `burg`: Burg's method fitting an autoregressive model of order `K` to a series of length
-//! `N`, with block decomposition and one global sum per order (Sun & Rover, IEEE TPDS 1994,
-//! section IV-B).
+//! `N`, with block decomposition and one global sum per order, as Sun & Rover ran it on the
+//! nCUBE 2 (IEEE TPDS 1994, section IV-B).
 //!
-//! The root (the fastest node) scatters the series in blocks of `N C_j / C` samples. For each
-//! order `m = 1..K` the nodes (1) shift: each sends the last element of its backward error to
-//! the next node that holds samples (one superstep), (2) form local sums of `f(i) b(i-1)` and
-//! `f(i)^2 + b(i-1)^2` over their active samples `i >= m`, (3) add them up with one global sum
-//! (an allgather of the two partial sums, added in pid order so every node gets the same
-//! bits; one superstep), and (4) update their errors with the reflection coefficient
-//! `k_m = -2 sum f b / sum (f^2 + b^2)`. The Levinson recursion
-//! `a_j <- a_j + k_m a_{m-j}`, `a_m = k_m` runs on every node.
+//! The series is already distributed: node `j` holds its own block of `N C_j / C` samples
+//! (the program reads its slice of the input, as a node that generated or loaded its block
+//! would), so nothing is scattered from a root and communication per order does not depend
+//! on `N`. For each order `m = 1..K` the nodes (1) shift: each sends the last element of its
+//! backward error to the next node that holds samples (one superstep), (2) form local sums
+//! of `f(i) b(i-1)` and `f(i)^2 + b(i-1)^2` over their active samples `i >= m`, (3) add them
+//! up with one global sum (an allgather of the two partial sums, added in pid order so every
+//! node gets the same bits; one superstep), and (4) update their errors with the reflection
+//! coefficient `k_m = -2 sum f b / sum (f^2 + b^2)`. The Levinson recursion
+//! `a_j <- a_j + k_m a_{m-j}`, `a_m = k_m` runs on every node, so every node ends with the
+//! model and nothing is gathered.
 //!
 //! The result is the predictor `phi`: `x[t] = phi_1 x[t-1] + ... + phi_K x[t-K] + e[t]`
 //! (`phi = -a`, the convention of Numerical Recipes' `memcof`).
@@ -19,18 +22,31 @@
 //! (updates of `f` and `b`), so `W(N, K) = sum_m [10 (N - m) + 2 m] = 10 K N - 4 K (K + 1)`,
 //! linear in `N` per order. A parallel run also adds the `p` partial sums (`2 (p - 1)` per
 //! order) and repeats the scalar work on every node: that redundant work is declared but is
-//! not part of `W`.
+//! not part of `W` (Sun & Rover leave redundant work out of `W` too, section IV-A).
 //!
-//! Overhead model (exact): the scatter, then per order the shift (`g max r_j 8 + o + L`) and
-//! the allgather of 16 bytes per node, plus the idle time of integer block sizes and the
-//! redundant work; sequential fraction `K (K + 1) / W` (the Levinson steps).
+//! Against the paper: Sun & Rover state no closed form for Burg's `W`, only that work and
+//! time are linear in `N` (section IV); `10 K N - 4 K (K + 1)` is this implementation's exact
+//! count. Their eq. 10 charges per order a shift of 4 bytes (`alpha + 4 beta`) and a global
+//! sum of 8 bytes in `log2 p` hypercube steps (`log N' (alpha + 8 beta)`), single-precision
+//! values; here the values are `f64`, so the shift moves 8 bytes and the global sum 16 bytes
+//! per node, and the global sum is one HBSP^1 allgather superstep (whatever the platform's
+//! network charges for it) rather than `log2 p` pairwise exchanges.
+//!
+//! Overhead model (exact, the closed form the simulator's times match): with
+//! `cost(t) = g max_j r_j h_j(t) + o max_j m_j(t) + L`,
+//! `T_o = K [cost(shift) + cost(allgather of 16 bytes per node)] + idle + redundant`, where
+//! the shift moves 8 bytes between consecutive holders, `idle` is what the integer block
+//! sizes and the shrinking active ranges leave the faster nodes waiting per superstep, and
+//! `redundant` the repeated scalar work paced by the slowest node; neither term depends on
+//! `N` beyond the rounding of the blocks. Sequential fraction `K (K + 1) / W` (the Levinson
+//! steps).
 
-use hbsp::collectives::{Root, allgather, scatterv};
+use hbsp::collectives::allgather;
 use hbsp::{Backend, Ctx, Machine};
 use hetscale_model::hbsp::Traffic;
 
 use crate::array::{Array, expect_arrays};
-use crate::charges::{self, Charges, IDLE};
+use crate::charges::{self, Charges};
 use crate::error::{KernelError, Result, invalid};
 use crate::input::ar2_series;
 use crate::kernel::{
@@ -106,19 +122,13 @@ impl Kernel for BurgKernel {
     }
 
     fn memory_per_node(&self, n: usize, machine: &Machine) -> Result<Vec<f64>> {
-        let root = machine.ranking()[0];
         Ok(block_counts(n, &speeds(machine))?
             .iter()
-            .enumerate()
-            .map(|(j, &c)| {
-                let root_copy = if j == root { n as f64 } else { 0.0 };
-                (2.0 * c as f64 + 2.0 * self.order as f64 + root_copy) * F64
-            })
+            .map(|&c| (2.0 * c as f64 + 2.0 * self.order as f64) * F64)
             .collect())
     }
 
-    /// Replays the program's supersteps (after the starting barrier): the scatter, then per
-    /// order `m` (a) the shift of one value to the next node holding samples and (b) the
+    /// Replays the program's supersteps (after the starting barrier): per order `m` (a) the shift of one value to the next node holding samples and (b) the
     /// allgather of the two partial sums. Each node forms its sums (`6` per active sample)
     /// in (b); its updates (`4` per active sample), the `2 (p - 1)` additions of the global
     /// sum and the Levinson step (`2 m`, repeated on every node, so paced by the slowest)
@@ -127,10 +137,8 @@ impl Kernel for BurgKernel {
     fn overhead(&self, n: usize, machine: &Machine) -> Result<Overhead> {
         check_order(n, self.order)?;
         let p = machine.p();
-        let root = machine.ranking()[0];
         let counts = block_counts(n, &speeds(machine))?;
         let starts = offsets(&counts);
-        let bytes: Vec<f64> = counts.iter().map(|&c| c as f64 * F64).collect();
         let mut shift = Traffic::idle(p);
         let holders: Vec<usize> = (0..p).filter(|&j| counts[j] > 0).collect();
         for pair in holders.windows(2) {
@@ -148,7 +156,6 @@ impl Kernel for BurgKernel {
             active(m).iter().map(|a| 4.0 * a + scalar).collect()
         };
         let mut replay = Charges::new(machine);
-        replay.superstep(IDLE, &charges::scatterv(root, &bytes))?;
         for m in 1..=self.order {
             let previous = if m > 1 { update(m - 1) } else { Vec::new() };
             replay.superstep(&previous, &shift)?;
@@ -315,14 +322,13 @@ fn node_program(
     let (me, p) = (ctx.pid(), ctx.nprocs());
     let is_root = me == ctx.rank(1)?;
     let counts = ctx.balanced_counts(x.len());
-    let series = if is_root { x } else { &[][..] };
-    let local = ctx.phase("distribute", |ctx| {
-        scatterv(ctx, Root::Fastest, series, &counts)
-    })?;
+    let start = offsets(&counts)[me];
+    // The node's own block: the series is distributed before the program starts.
+    let own = x[start..start + counts[me]].to_vec();
     let mut block = Block {
-        start: offsets(&counts)[me],
-        f: local.value.clone(),
-        b: local.value,
+        start,
+        f: own.clone(),
+        b: own,
         before: 0.0,
     };
     let next_holder = (me + 1..p).find(|&j| counts[j] > 0);

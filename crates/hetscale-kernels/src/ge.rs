@@ -171,57 +171,22 @@ impl Kernel for GeKernel {
     }
 
     /// Replays the program's supersteps (after the starting barrier): the scatter of the
-    /// rows; per step `i`, with pivoting an allgather of every node's 2-value candidate,
-    /// then the broadcast of the pivot row's `N + 1 - i` values, and without pivoting the
-    /// broadcasts of its `N - i` values of `A` and of its `b` value (each one or two
-    /// supersteps, as `BroadcastAlgorithm::Auto` picks them); the gather; and the end, in
-    /// which the root back-substitutes (`N^2` operations, the sequential part). Step `i`'s
-    /// elimination (`1 + 2 (N - i)` per remaining row of each node, paced by the slowest
-    /// node's share of the remaining rows) lands in the superstep after its broadcast, which
-    /// without pivoting is the step's closing barrier. Pivots are taken in
-    /// natural order (row `i` at step `i`), as without pivoting and in skeleton runs; on
-    /// real data partial pivoting changes which node broadcasts each step and whose rows
-    /// remain, which the model cannot know (about 1% on seeded inputs).
+    /// rows, then the solve as [`SolveModel::replay`] does it (back substitution on the root
+    /// is the sequential part). On real data partial pivoting changes which node broadcasts
+    /// each step and whose rows remain, which the model cannot know (about 1% on seeded
+    /// inputs).
     fn overhead(&self, n: usize, machine: &Machine) -> Result<Overhead> {
         check_size("N", n, 1)?;
-        let p = machine.p();
         let root = machine.ranking()[0];
-        let stride = replay_stride(n, p);
-        let steps = EliminationSteps::new(n, &speeds(machine), stride)?;
-        let row_bytes: Vec<f64> = steps
-            .total
-            .iter()
-            .map(|&rows| rows as f64 * (n as f64 + 1.0) * F64)
-            .collect();
+        let solve = SolveModel {
+            n,
+            pivoting: self.pivoting,
+            work_per_flop: work_per_flop(n),
+        };
         let mut replay = Charges::new(machine);
-        replay.superstep(IDLE, &charges::scatterv(root, &row_bytes))?;
-        // Each step's elimination runs in the next superstep the program makes.
-        let mut eliminate: Vec<f64> = Vec::new();
-        for (i, owner, remaining) in steps {
-            replay.set_weight(stride.min(n - 1 - i) as f64);
-            if self.pivoting == Pivoting::Partial {
-                replay.superstep(&eliminate, &charges::allgather(&vec![2.0 * F64; p]))?;
-                eliminate.clear();
-            }
-            for items in self.pivot_broadcasts(n, i) {
-                for phase in charges::broadcast(machine, owner, items, F64)? {
-                    replay.superstep(&eliminate, &phase)?;
-                    eliminate.clear();
-                }
-            }
-            let per_row = (1.0 + 2.0 * (n - i) as f64) * work_per_flop(n);
-            eliminate = remaining.iter().map(|&r| r as f64 * per_row).collect();
-            if self.pivoting == Pivoting::None {
-                replay.superstep(&eliminate, &Traffic::idle(p))?;
-                eliminate.clear();
-            }
-        }
-        replay.set_weight(1.0);
-        replay.superstep(&eliminate, &charges::gatherv(root, &row_bytes))?;
-        let mut back_substitution = vec![0.0; p];
-        back_substitution[root] = (n as f64).powi(2) * work_per_flop(n);
-        replay.end(&back_substitution, &Traffic::idle(p))?;
-        Ok(replay.overhead(work(n), work(n), back_substitution[root]))
+        replay.superstep(IDLE, &charges::scatterv(root, &solve.row_bytes(machine)?))?;
+        let sequential = solve.replay(&mut replay, machine, Vec::new(), 0.0)?;
+        Ok(replay.overhead(work(n), work(n), sequential))
     }
 
     fn generate(&self, n: usize, seed: u64) -> Result<Vec<Array>> {
@@ -246,15 +211,90 @@ impl Kernel for GeKernel {
     }
 }
 
-impl GeKernel {
-    /// Values each broadcast of step `i`'s pivot row carries: columns `i..=N` at once with
-    /// pivoting; the paper's two broadcasts, `A`'s columns `i..N-1` then `b`, without.
-    fn pivot_broadcasts(self, n: usize, i: usize) -> Vec<usize> {
-        match self.pivoting {
-            Pivoting::Partial => vec![n + 1 - i],
-            Pivoting::None => vec![n - i, 1],
-        }
+/// Values each broadcast of step `i`'s pivot row carries: columns `i..=N` at once with
+/// pivoting; the paper's two broadcasts, `A`'s columns `i..N-1` then `b`, without.
+fn pivot_broadcasts(pivoting: Pivoting, n: usize, i: usize) -> Vec<usize> {
+    match pivoting {
+        Pivoting::Partial => vec![n + 1 - i],
+        Pivoting::None => vec![n - i, 1],
     }
+}
+
+/// The overhead model of [`Elimination::solve`]: its supersteps replayed on a machine, for
+/// `ge` (after its scatter) and `slalom` (after its setup).
+pub(crate) struct SolveModel {
+    pub n: usize,
+    pub pivoting: Pivoting,
+    /// Work each flop declares (see [`work_per_flop`]).
+    pub work_per_flop: f64,
+}
+
+impl SolveModel {
+    /// Bytes of each node's rows of `[A | b]`.
+    pub fn row_bytes(&self, machine: &Machine) -> Result<Vec<f64>> {
+        let stride = replay_stride(self.n, machine.p());
+        let steps = EliminationSteps::new(self.n, &speeds(machine), stride)?;
+        Ok(rows_bytes(&steps.total, self.n))
+    }
+
+    /// Replays the solve (after the starting barrier and whatever came before): per step `i`,
+    /// with pivoting an allgather of every node's 2-value candidate, then the broadcast of
+    /// the pivot row's `N + 1 - i` values, and without pivoting the broadcasts of its `N - i`
+    /// values of `A` and of its `b` value (each one or two supersteps, as
+    /// `BroadcastAlgorithm::Auto` picks them); the gather; and the end, in which the root
+    /// back-substitutes (`N^2` operations) and does `root_tail` more. Step `i`'s elimination
+    /// (`1 + 2 (N - i)` per remaining row of each node, paced by the slowest node's share of
+    /// the remaining rows) lands in the superstep after its broadcast, which without pivoting
+    /// is the step's closing barrier; `first` (ops by pid, or empty) lands in the first
+    /// superstep. Pivots are taken in natural order (row `i` at step `i`), as without
+    /// pivoting and in skeleton runs. Returns the root's sequential operations.
+    pub fn replay(
+        &self,
+        replay: &mut Charges<'_>,
+        machine: &Machine,
+        first: Vec<f64>,
+        root_tail: f64,
+    ) -> Result<f64> {
+        let (n, p) = (self.n, machine.p());
+        let root = machine.ranking()[0];
+        let stride = replay_stride(n, p);
+        let steps = EliminationSteps::new(n, &speeds(machine), stride)?;
+        let row_bytes = rows_bytes(&steps.total, n);
+        // Each step's elimination runs in the next superstep the program makes.
+        let mut eliminate = first;
+        for (i, owner, remaining) in steps {
+            replay.set_weight(stride.min(n - 1 - i) as f64);
+            if self.pivoting == Pivoting::Partial {
+                replay.superstep(&eliminate, &charges::allgather(&vec![2.0 * F64; p]))?;
+                eliminate.clear();
+            }
+            for items in pivot_broadcasts(self.pivoting, n, i) {
+                for phase in charges::broadcast(machine, owner, items, F64)? {
+                    replay.superstep(&eliminate, &phase)?;
+                    eliminate.clear();
+                }
+            }
+            let per_row = (1.0 + 2.0 * (n - i) as f64) * self.work_per_flop;
+            eliminate = remaining.iter().map(|&r| r as f64 * per_row).collect();
+            if self.pivoting == Pivoting::None {
+                replay.superstep(&eliminate, &Traffic::idle(p))?;
+                eliminate.clear();
+            }
+        }
+        replay.set_weight(1.0);
+        replay.superstep(&eliminate, &charges::gatherv(root, &row_bytes))?;
+        let mut sequential = vec![0.0; p];
+        sequential[root] = (n as f64).powi(2) * self.work_per_flop + root_tail;
+        replay.end(&sequential, &Traffic::idle(p))?;
+        Ok(sequential[root])
+    }
+}
+
+/// Bytes of `rows[j]` rows of `[A | b]` for each node `j`.
+fn rows_bytes(rows: &[usize], n: usize) -> Vec<f64> {
+    rows.iter()
+        .map(|&rows| rows as f64 * (n as f64 + 1.0) * F64)
+        .collect()
 }
 
 /// Node-steps the GE model replays exactly; beyond, it replays every `stride`-th elimination
@@ -371,10 +411,13 @@ pub fn solve(
     let problem = Problem {
         a,
         b,
-        n,
-        owners: &owners,
-        pivoting,
-        skeleton: skeleton(backend),
+        elimination: Elimination {
+            n,
+            owners: &owners,
+            pivoting,
+            skeleton: skeleton(backend),
+            work_per_flop: work_per_flop(n),
+        },
     };
     let timed = timed_run(backend, machine, |ctx| problem.node_program(ctx))?;
     let x = root_result(timed.results)?;
@@ -430,38 +473,51 @@ pub(crate) fn residual_check(a: &Matrix, b: &[f64], x: &[f64]) -> (Verification,
     (check, r)
 }
 
+/// `ge`'s program: the root scatters the rows of `[A | b]`, then [`Elimination::solve`].
 struct Problem<'a> {
     a: &'a Matrix,
     b: &'a [f64],
-    n: usize,
-    owners: &'a [usize],
-    pivoting: Pivoting,
+    elimination: Elimination<'a>,
+}
+
+/// Gaussian elimination and back substitution of rows of `[A | b]` already dealt to their
+/// owners: the solver core `ge` and `slalom` share.
+pub(crate) struct Elimination<'a> {
+    pub n: usize,
+    /// Owner pid of each row.
+    pub owners: &'a [usize],
+    pub pivoting: Pivoting,
     /// Compute blocks are skipped (sim skeleton execution): values are meaningless, so pivots
     /// are taken in natural order and never checked.
-    skeleton: bool,
+    pub skeleton: bool,
+    /// Work each flop declares (see [`work_per_flop`]; 1 for a kernel whose `W` is its flop
+    /// count).
+    pub work_per_flop: f64,
 }
 
 /// A node's rows of `[A | b]` (ascending global index) and which are still to be pivots.
-struct LocalRows {
+pub(crate) struct LocalRows {
     global: Vec<usize>,
     data: Vec<f64>,
     remaining: Vec<bool>,
 }
 
+impl LocalRows {
+    /// The rows `global` (ascending), `N + 1` values each in `data`.
+    pub fn new(global: Vec<usize>, data: Vec<f64>) -> Self {
+        Self {
+            remaining: vec![true; global.len()],
+            global,
+            data,
+        }
+    }
+}
+
 impl Problem<'_> {
-    fn width(&self) -> usize {
-        self.n + 1
-    }
-
-    fn rows_of(&self, pid: usize) -> Vec<usize> {
-        (0..self.n).filter(|&i| self.owners[i] == pid).collect()
-    }
-
     fn node_program(&self, ctx: &mut Ctx<'_>) -> Result<Option<Vec<f64>>> {
         let root = ctx.rank(1)?;
-        let counts: Vec<usize> = (0..ctx.nprocs())
-            .map(|j| self.rows_of(j).len() * self.width())
-            .collect();
+        let elimination = &self.elimination;
+        let counts = elimination.counts(ctx.nprocs());
         let packed = if ctx.pid() == root {
             self.pack_by_owner(ctx.nprocs())
         } else {
@@ -470,12 +526,46 @@ impl Problem<'_> {
         let data = ctx.phase("distribute", |ctx| {
             scatterv(ctx, Root::Pid(root), &packed, &counts)
         })?;
-        let global = self.rows_of(ctx.pid());
-        let mut rows = LocalRows {
-            remaining: vec![true; global.len()],
-            global,
-            data: data.value,
-        };
+        let rows = LocalRows::new(elimination.rows_of(ctx.pid()), data.value);
+        elimination.solve(ctx, rows)
+    }
+
+    /// `[A | b]` rows grouped by owner, each group in ascending row order.
+    fn pack_by_owner(&self, p: usize) -> Vec<f64> {
+        let n = self.elimination.n;
+        let mut packed = Vec::with_capacity(n * (n + 1));
+        for pid in 0..p {
+            for i in self.elimination.rows_of(pid) {
+                packed.extend_from_slice(self.a.row(i));
+                packed.push(self.b[i]);
+            }
+        }
+        packed
+    }
+}
+
+impl Elimination<'_> {
+    fn width(&self) -> usize {
+        self.n + 1
+    }
+
+    /// The rows node `pid` owns, ascending.
+    pub fn rows_of(&self, pid: usize) -> Vec<usize> {
+        (0..self.n).filter(|&i| self.owners[i] == pid).collect()
+    }
+
+    /// Values of `[A | b]` each node holds.
+    fn counts(&self, p: usize) -> Vec<usize> {
+        (0..p)
+            .map(|j| self.rows_of(j).len() * self.width())
+            .collect()
+    }
+
+    /// Eliminates, gathers the rows on the root (the fastest node) and back-substitutes
+    /// there: `x` on the root, `None` elsewhere.
+    pub fn solve(&self, ctx: &mut Ctx<'_>, mut rows: LocalRows) -> Result<Option<Vec<f64>>> {
+        let root = ctx.rank(1)?;
+        let counts = self.counts(ctx.nprocs());
         let mut pivots = Vec::with_capacity(self.n);
         ctx.phase("eliminate", |ctx| {
             for i in 0..self.n - 1 {
@@ -497,18 +587,6 @@ impl Problem<'_> {
             Some(all) => Ok(Some(self.back_substitute(ctx, &all, &pivots)?)),
             None => Ok(None),
         }
-    }
-
-    /// `[A | b]` rows grouped by owner, each group in ascending row order.
-    fn pack_by_owner(&self, p: usize) -> Vec<f64> {
-        let mut packed = Vec::with_capacity(self.n * self.width());
-        for pid in 0..p {
-            for i in self.rows_of(pid) {
-                packed.extend_from_slice(self.a.row(i));
-                packed.push(self.b[i]);
-            }
-        }
-        packed
     }
 
     fn choose_pivot(&self, ctx: &mut Ctx<'_>, rows: &LocalRows, i: usize) -> Result<usize> {
@@ -592,7 +670,7 @@ impl Problem<'_> {
     ) -> Result<()> {
         let width = self.width();
         let remaining = rows.remaining.iter().filter(|&&r| r).count();
-        let ops = remaining as f64 * (1.0 + 2.0 * (self.n - i) as f64) * work_per_flop(self.n);
+        let ops = remaining as f64 * (1.0 + 2.0 * (self.n - i) as f64) * self.work_per_flop;
         ctx.compute(ops, || {
             for (row, _) in rows
                 .data
@@ -630,7 +708,7 @@ impl Problem<'_> {
             return Err(singular(n - 1));
         }
         let mut x = vec![0.0; n];
-        ctx.compute((n * n) as f64 * work_per_flop(n), || {
+        ctx.compute((n * n) as f64 * self.work_per_flop, || {
             for s in (0..n).rev() {
                 let row = &packed[position[pivots[s]] * width..][..width];
                 let dot: f64 = row[s + 1..n]

@@ -14,7 +14,8 @@ use crate::error::{KernelError, Result};
 
 /// A configured parallel algorithm.
 pub trait Kernel: Sync {
-    /// Short name, as the command line spells it (`mm`, `ge`, `conv2d`, `summa`, `burg`).
+    /// Short name, as the command line spells it (`mm`, `ge`, `conv2d`, `summa`, `burg`,
+    /// `slalom`).
     fn name(&self) -> &'static str;
 
     /// Work `W(N)`: the operation count of the conventional sequential algorithm as the
@@ -64,6 +65,21 @@ pub trait Kernel: Sync {
 
     /// A seeded input of problem size `n` (the same seed gives the same arrays everywhere).
     fn generate(&self, n: usize, seed: u64) -> Result<Vec<Array>>;
+
+    /// The input of a skeleton run (sim with the compute blocks skipped) at size `n`: by
+    /// default [`Kernel::generate`]'s. A kernel whose skeleton reads no value returns
+    /// [`size_only`]`(n)`, so nothing of the problem's size is made.
+    fn skeleton_inputs(&self, n: usize, seed: u64) -> Result<Vec<Array>> {
+        self.generate(n, seed)
+    }
+
+    /// Bytes a skeleton run at size `n` on `machine` takes in all, inputs included, where
+    /// that is less than [`Kernel::input_bytes`] and [`Kernel::memory_per_node`] say
+    /// (default `None`: the same as a run that computes, without its verification).
+    fn skeleton_bytes(&self, n: usize, machine: &Machine) -> Result<Option<f64>> {
+        let _ = (n, machine);
+        Ok(None)
+    }
 
     /// Runs on `backend` over `machine` with `inputs` (as [`Kernel::generate`] makes them),
     /// verifies the result against a sequential reference and reports.
@@ -273,6 +289,42 @@ where
         results: output.results.into_iter().map(|r| r.2).collect(),
         trace: output.trace,
     })
+}
+
+/// The name of a [`size_only`] input.
+const SIZE_ONLY: &str = "N";
+
+/// The input of a skeleton run that needs only the problem size: one array `N` holding `n`.
+pub fn size_only(n: usize) -> Array {
+    Array::vector(SIZE_ONLY, vec![n as f64])
+}
+
+/// `n`, if `inputs` is [`size_only`]`(n)`.
+pub fn size_only_n(inputs: &[Array]) -> Option<usize> {
+    match inputs {
+        [input] if input.name == SIZE_ONLY && input.shape == [1] => match &input.data {
+            crate::array::ArrayData::Real(v) if v[0] >= 1.0 && v[0].fract() == 0.0 => {
+                Some(v[0] as usize)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The inputs of a run of `kernel` at size `n` on `backend`: [`Kernel::skeleton_inputs`] when
+/// the backend skips the compute blocks, else [`Kernel::generate`]'s.
+pub fn inputs_for(
+    kernel: &dyn Kernel,
+    n: usize,
+    seed: u64,
+    backend: &Backend,
+) -> Result<Vec<Array>> {
+    if skeleton(backend) {
+        kernel.skeleton_inputs(n, seed)
+    } else {
+        kernel.generate(n, seed)
+    }
 }
 
 /// Whether `backend` skips compute blocks (sim skeleton execution): numerical checks on

@@ -26,7 +26,8 @@
 //! | Gaussian elimination | [`ge`] | heterogeneous row-cyclic (JPDC 4.1.1), partial or no pivoting | `2/3 N^3 - 1/2 N^2 - 19/6 N + 3` |
 //! | 2D convolution | [`conv2d`] | heterogeneous row blocks, all-to-all transposes (JPDC 4.1.3) | `66 N^2 lg N + 21 N^2 + 84 N lg N` |
 //! | SUMMA | [`summa`] | HoHo, HeHo, HoHe1, HoHe2 on a `P x Q` grid (Kalinov) | `2 N^3` |
-//! | Burg AR fit | [`burg`] | blocks, one global sum per order (Sun & Rover IV-B) | `10 K N - 4 K (K + 1)` |
+//! | Burg AR fit | [`burg`] | series already in blocks, one shift and one global sum per order (Sun & Rover IV-B) | `10 K N - 4 K (K + 1)` |
+//! | SLALOM radiosity | [`slalom`] | heterogeneous row-cyclic setup, then `ge`'s solve (Sun & Rover IV-C) | `18 (N^2 - sum_f n_f^2) + 2/3 N^3 + 3/2 N^2 + 5/6 N` |
 //!
 //! Each implements [`Kernel`]: name, `W(N)`, the exact count of its own operations, memory
 //! per node, an overhead model `T_o(N, p, platform)` with sequential fraction, seeded inputs,
@@ -51,14 +52,15 @@ pub mod mm;
 mod npy;
 pub mod partition;
 mod registry;
+pub mod slalom;
 pub mod summa;
 mod verify;
 
 pub use array::{Array, ArrayData};
 pub use error::{KernelError, Result};
 pub use kernel::{
-    Kernel, KernelRun, Overhead, Timed, Verification, flops_per_unit, root_result, skeleton,
-    speeds, timed_run,
+    Kernel, KernelRun, Overhead, Timed, Verification, flops_per_unit, inputs_for, root_result,
+    size_only, size_only_n, skeleton, speeds, timed_run,
 };
 pub use local::measure_dgemm_speed;
 pub use matrix::{ComplexMatrix, Matrix};
@@ -70,4 +72,4 @@ pub use registry::{KernelFactory, KernelOptions, KernelRegistry, kernel_by_name,
 pub const MAX_N: u64 = 1 << 53;
 
 /// The kernels' names, as the command line spells them.
-pub const KERNEL_NAMES: [&str; 5] = ["mm", "ge", "conv2d", "summa", "burg"];
+pub const KERNEL_NAMES: [&str; 6] = ["mm", "ge", "conv2d", "summa", "burg", "slalom"];

@@ -6,7 +6,8 @@
 //! ([`Kernel::input_bytes`]), every node's data at its peak ([`Kernel::memory_per_node`]; the
 //! `threads` and `sim` backends run all nodes in this one process, an `mpi` rank only its own)
 //! and, unless the compute blocks are skipped, the verification's sequential reference
-//! ([`Kernel::verification_bytes`]).
+//! ([`Kernel::verification_bytes`]). A kernel whose skeleton runs hold less says so with
+//! [`Kernel::skeleton_bytes`].
 
 use hbsp::{Backend, Machine};
 
@@ -60,6 +61,11 @@ pub fn run_memory(
     machine: &Machine,
     backend: &Backend,
 ) -> Result<f64> {
+    if skeleton(backend) {
+        if let Some(bytes) = kernel.skeleton_bytes(n, machine)? {
+            return Ok(bytes);
+        }
+    }
     let per_node = kernel.memory_per_node(n, machine)?;
     let nodes: f64 = match backend {
         // One rank per node; every rank holds the inputs, the root the largest share.
@@ -245,7 +251,14 @@ mod tests {
             let estimate =
                 |backend: &Backend| run_memory(kernel.as_ref(), n, &four, backend).unwrap();
             assert_eq!(estimate(&Backend::threads()), inputs + all + check);
-            assert_eq!(estimate(&skeleton), inputs + all);
+            // A kernel whose skeleton holds less (summa: sizes only) says how much.
+            match kernel.skeleton_bytes(n, &four).unwrap() {
+                Some(bytes) => {
+                    assert_eq!(estimate(&skeleton), bytes);
+                    assert!(bytes < inputs, "{}: {bytes}", kernel.name());
+                }
+                None => assert_eq!(estimate(&skeleton), inputs + all),
+            }
             assert_eq!(
                 estimate(&Backend::Mpi(Default::default())),
                 inputs + largest + check

@@ -10,6 +10,7 @@ use crate::conv2d::Conv2dKernel;
 use crate::error::{Result, invalid};
 use crate::ge::GeKernel;
 use crate::mm::MmKernel;
+use crate::slalom::SlalomKernel;
 use crate::summa::{SummaKernel, parse_strategy};
 use crate::{KERNEL_NAMES, Kernel};
 
@@ -130,6 +131,7 @@ pub fn kernel_by_name(name: &str, options: &KernelOptions) -> Result<Box<dyn Ker
         "burg" => Box::new(BurgKernel {
             order: options.order,
         }),
+        "slalom" => Box::new(SlalomKernel),
         other => {
             return Err(invalid(format!(
                 "unknown kernel \"{other}\": use one of {}",

@@ -93,3 +93,45 @@ fn bad_orders_and_silent_series_are_one_line_errors() {
         .to_string();
     assert!(err.contains("vanish") && !err.contains('\n'), "{err}");
 }
+
+/// Bytes all nodes sent in a run, by its trace.
+fn bytes_sent(run: &hetscale_kernels::KernelRun) -> u64 {
+    run.trace
+        .nodes
+        .iter()
+        .flat_map(|n| &n.supersteps)
+        .map(|s| s.bytes_out)
+        .sum()
+}
+
+#[test]
+fn traffic_per_order_is_independent_of_n_as_in_sun_and_rover_eq_10() {
+    // The series is already distributed: per order one boundary value (8 bytes) to the next
+    // holder and one global sum of two partial sums (16 bytes to every other node), nothing
+    // that grows with N (the scatter from a root used to send N (1 - C_root / C) values).
+    for machine in machines() {
+        let p = machine.p() as u64;
+        for (backend, name) in [
+            (threads(), "threads"),
+            (hbsp::Backend::sim_declared(), "sim"),
+        ] {
+            for n in [200, 5000] {
+                let kernel = BurgKernel { order: 3 };
+                let run = kernel
+                    .run(&kernel.generate(n, 5).unwrap(), &backend, &machine)
+                    .unwrap();
+                let holders = hetscale_kernels::partition::block_counts(
+                    n,
+                    &hetscale_kernels::speeds(&machine),
+                )
+                .unwrap()
+                .iter()
+                .filter(|&&c| c > 0)
+                .count() as u64;
+                let per_order = 8 * (holders - 1) + 16 * p * (p - 1);
+                assert_eq!(bytes_sent(&run), 3 * per_order, "{name} p = {p} n = {n}");
+                assert!(run.verification.passed, "{name} p = {p} n = {n}");
+            }
+        }
+    }
+}

@@ -197,6 +197,11 @@ fn burg_model_matches_the_simulator() {
     check("burg", &KernelOptions::default(), &[1000, 20000]);
 }
 
+#[test]
+fn slalom_model_matches_the_simulator() {
+    check("slalom", &KernelOptions::default(), &[24, 90]);
+}
+
 /// SUMMA with `strategy` and panel width 16, so even N = 64 pipelines several panels.
 fn summa(strategy: &str) {
     let options = KernelOptions {

@@ -11,6 +11,7 @@ use hetscale_kernels::burg::BurgKernel;
 use hetscale_kernels::conv2d::Conv2dKernel;
 use hetscale_kernels::ge::{GeKernel, Pivoting};
 use hetscale_kernels::mm::MmKernel;
+use hetscale_kernels::slalom::SlalomKernel;
 use hetscale_kernels::summa::{Strategy, SummaKernel};
 use hetscale_kernels::{Kernel, flops_per_unit};
 
@@ -28,6 +29,8 @@ fn kernels() -> Vec<(Box<dyn Kernel>, usize, bool)> {
         ),
         (Box::new(Conv2dKernel), 16, true),
         (Box::new(BurgKernel { order: 5 }), 300, true),
+        // Its pivots follow the values (partial pivoting), as ge's do.
+        (Box::new(SlalomKernel), 30, false),
     ];
     for strategy in Strategy::ALL {
         all.push((

@@ -143,8 +143,7 @@ pub fn execute(
         Program::Kernel(kernel) => {
             let size = usize::try_from(n)
                 .map_err(|_| fail("does not fit this machine's address space".into()))?;
-            let inputs = kernel
-                .generate(size, seed)
+            let inputs = hetscale_kernels::inputs_for(kernel.as_ref(), size, seed, backend)
                 .map_err(|e| fail(e.to_string()))?;
             let run = kernel
                 .run(

@@ -3,7 +3,7 @@
 //!
 //! ```toml
 //! name = "ge-sunwulf"
-//! kernel = "ge"                   # mm, ge, conv2d, summa, burg
+//! kernel = "ge"                   # mm, ge, conv2d, summa, burg, slalom
 //! backend = "sim"                 # sim, threads or mpi (each run an mpirun job)
 //! platform = "sunwulf"            # a preset or a platform TOML file
 //! target = 0.3                    # speed-efficiency E_s to hold

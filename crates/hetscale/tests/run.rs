@@ -87,6 +87,7 @@ fn every_kernel_runs_and_verifies() {
         vec!["ge", "--n", "30", "--pivoting", "none"],
         vec!["conv2d", "--n", "16"],
         vec!["burg", "--n", "500", "--order", "4"],
+        vec!["slalom", "--n", "40"],
         vec!["summa", "--n", "20", "--strategy", "heho"],
         vec!["mm", "--n", "20", "--backend", "sim"],
     ] {
@@ -245,6 +246,31 @@ fn sim_runs_are_deterministic_and_skeletons_unverified() {
             .unwrap()
             .contains("skeleton")
     );
+}
+
+#[test]
+fn slalom_runs_on_the_ncube2_verified_and_as_a_skeleton() {
+    let run = |extra: &[&str]| {
+        let out = hetscale()
+            .args(["run", "slalom", "--backend", "sim", "--platform", "ncube2"])
+            .args(["--nodes", "16", "--n", "200", "--json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let full = run(&[]);
+    assert_eq!(full["kernel"], "slalom");
+    assert_eq!(full["p"], 16);
+    assert_eq!(full["verification"]["passed"], true);
+    let skeleton = run(&["--skip-compute"]);
+    assert_eq!(skeleton["verification"]["skipped"], true);
+    assert_eq!(skeleton["work_flop"], full["work_flop"]);
 }
 
 #[test]

@@ -1,26 +1,49 @@
 //! `summa`: SUMMA `C = A B` on a logical `P x Q` grid with pipelined ring broadcasts and
 //! panel width `nb`, under the four distribution strategies of Kalinov section 4
-//! ([`layout`]).
+//! ([`layout`]), with the transfers timed as his equations (6)-(11) time them.
 //!
 //! The root (the fastest node) sends every logical process its blocks of `A` and `B`. The
 //! `k` dimension is cut into panels at every multiple of `nb` and at every block boundary, so
 //! each panel of `A` lies in one grid column and each panel of `B` in one process per grid
-//! column. Panel `t` starts at superstep `t`: its owners pass it one hop along their ring per
-//! superstep (`A` along grid rows to the next grid column, `B` down each grid column), so
+//! column. Panel `t` starts at ring step `t`: its owners pass it one hop along their ring per
+//! step (`A` along grid rows to the next grid column, `B` down each grid column), so
 //! successive panels are in flight together, as in van de Geijn & Watts' pipelined SUMMA. A
-//! process updates `C_ij += A_i,t B_t,j` in the superstep both panels reach it. Under HoHe1
-//! grid columns cut rows differently, so a hop sends each process of the next column the rows
-//! it needs from each process of this column (at most `2P - 1` messages: Kalinov's Statement 1).
-//! Finally the root gathers `C`. There are `T + max(P, Q) - 1` ring supersteps for `T` panels.
+//! process updates `C_ij += A_i,t B_t,j` in the step both panels reach it. Finally the root
+//! gathers `C`. There are `T + max(P, Q) - 1` ring steps for `T` panels.
+//!
+//! Kalinov's equations -> supersteps (`a` = per-message start-up, `b` = per-item time; on
+//! HBSP^1 a superstep of one message per node costs `g r h + o + L`, Kalinov's `a + L b`):
+//!
+//! - Eq. (4), one step of the pipeline, `mn/(PQr) + (a + m/P b) + (a + n/Q b)`: the `A` pass
+//!   and the `B` pass happen one after another, so each ring step is an `A` superstep
+//!   followed by a `B` superstep, in which the processes also update `C`. Eqs. (3) and (5),
+//!   the pipeline's fill and drain, are the first and last `max(P, Q) - 1` ring steps, in
+//!   which only some processes pass or update. Eqs. (6)-(8) sum these.
+//! - Eq. (9), HeHo: several logical processes share a node and pass their messages in the
+//!   same superstep, so the node's `h` and message count add up: `g_l (a + L b)`.
+//! - Eq. (10), HoHe1: grid columns cut rows differently, so a hop of an `A` panel from grid
+//!   column `j` to `j + 1` sends each process of the next column the rows it needs from each
+//!   process of this one: at most `2P - 1` messages (Statement 1). By Statement 2 the rows of
+//!   a column are then no longer independent and the whole column's transfer takes the step:
+//!   `(2P - 1) a + m b`. So the `A` pass of a ring step is cut into one superstep per message
+//!   of the busiest column pair (`2P - 1` at most): the `k`-th message of every grid column
+//!   pair (ordered by sending row, then receiving row) goes in the `k`-th, one after another.
+//!   The `B` pass, down a grid column, stays one superstep: `a + H n/Q b`.
+//! - Eq. (11), HoHe2: a true grid, one `A` message per process per hop, as HoHo.
 //!
 //! HeHo places several logical processes on one node: the node runs them one after another in
 //! each superstep, so they share its speed (messages between them are sends to itself, free in
 //! HBSP^1). Other strategies run one process per node.
 //!
+//! Skeleton runs (sim with the compute blocks skipped) hold no matrix: every message is sent
+//! as its size only ([`hbsp::Ctx::send_zeros`], charged like the data), no block of `A`, `B`
+//! or `C` is allocated, and [`SummaKernel::skeleton_inputs`] gives the size alone, so their
+//! memory does not grow with `N^2`.
+//!
 //! Only square problems are run (`m = n = k = N`). Work `W = 2 N^3` (`2 m n k`), counted
-//! exactly. Overhead model: the exact HBSP^1 cost of the distribution, of every ring
-//! superstep (its traffic, and its compute as the slowest node does it, so the layout's load
-//! imbalance and the pipeline's fill and drain are overhead) and of the gather. No
+//! exactly. Overhead model: the exact HBSP^1 cost of the distribution, of every superstep of
+//! every ring step (its traffic, and its compute as the slowest node does it, so the layout's
+//! load imbalance and the pipeline's fill and drain are overhead) and of the gather. No
 //! sequential part.
 
 pub mod layout;
@@ -35,7 +58,10 @@ use crate::array::{Array, square_operands};
 use crate::charges::{Charges, IDLE};
 use crate::error::{KernelError, Result, invalid};
 use crate::input::product_operands;
-use crate::kernel::{Kernel, KernelRun, Verification, root_result, speeds, timed_run};
+use crate::kernel::{
+    Kernel, KernelRun, Verification, root_result, size_only, size_only_n, skeleton, speeds,
+    timed_run,
+};
 use crate::local::gemm;
 use crate::matrix::{Matrix, put_block};
 use crate::mm::check_operands;
@@ -152,9 +178,11 @@ impl Kernel for SummaKernel {
 
     /// Replays the program's supersteps (after the starting barrier): (1) the root sends
     /// every logical process its blocks of `A` and `B` (two messages each, free to its own
-    /// processes); (2) each ring superstep `s` carries the panel hops of
-    /// `Schedule::sends_at` and the `C` updates of `Schedule::updates_at`, a node's
-    /// processes computing one after another (HeHo), the slowest node pacing the superstep;
+    /// processes); (2) each ring step `s` carries the panel hops of `Schedule::sends_at`,
+    /// each in its superstep (the `A` pass, one superstep or under HoHe1 one per message of
+    /// the busiest column pair, then the `B` pass), and the `C` updates of
+    /// `Schedule::updates_at` in the `B` pass's superstep, a node's processes computing one
+    /// after another (HeHo), the slowest node pacing the superstep;
     /// (3) every process sends its block of `C` to the root; the root's assembly at the end
     /// costs nothing. Every message carries a 3-value header. No sequential part.
     fn overhead(&self, n: usize, machine: &Machine) -> Result<crate::kernel::Overhead> {
@@ -173,10 +201,10 @@ impl Kernel for SummaKernel {
         }
         let mut replay = Charges::new(machine);
         replay.superstep(IDLE, &blocks)?;
-        for s in 0..schedule.supersteps() {
-            let mut traffic = Traffic::idle(p);
+        for s in 0..schedule.ring_steps() {
+            let mut traffic = vec![Traffic::idle(p); schedule.b_slot() + 1];
             for send in schedule.sends_at(&layout, s) {
-                traffic.add(
+                traffic[send.slot].add(
                     layout.host[send.from],
                     layout.host[send.to],
                     message(send.elements),
@@ -190,7 +218,14 @@ impl Kernel for SummaKernel {
                     * layout.cols(j).len() as f64
                     * width as f64;
             }
-            replay.superstep(&ops, &traffic)?;
+            for (slot, traffic) in traffic.iter().enumerate() {
+                let compute = if slot == schedule.b_slot() {
+                    &ops[..]
+                } else {
+                    IDLE
+                };
+                replay.superstep(compute, traffic)?;
+            }
         }
         replay.superstep(IDLE, &gather)?;
         let w = crate::mm::work(n);
@@ -202,7 +237,34 @@ impl Kernel for SummaKernel {
         product_operands(n, seed)
     }
 
+    /// The size alone: a skeleton run sends its data as sizes and reads no value.
+    fn skeleton_inputs(&self, n: usize, _seed: u64) -> Result<Vec<Array>> {
+        crate::error::check_size("N", n, 1)?;
+        Ok(vec![size_only(n)])
+    }
+
+    /// Per node its processes' bookkeeping and its trace (a few hundred bytes per superstep
+    /// and node), plus the schedule: nothing of size `N^2`.
+    fn skeleton_bytes(&self, n: usize, machine: &Machine) -> Result<Option<f64>> {
+        let layout = self.layout(n, machine)?;
+        let (a_slots, _) = a_pass_slots(&layout);
+        // At most as many panels as `Schedule::new` can cut, without building it.
+        let panels = (n / self.nb) as f64 + 1.0 + layout.processes() as f64;
+        let ring_steps = panels + layout.grid.0.max(layout.grid.1) as f64;
+        let supersteps = ring_steps * (a_slots + 1) as f64 + 3.0;
+        let trace = supersteps * machine.p() as f64 * 512.0;
+        Ok(Some(trace + self.overhead_bytes(n, machine)?))
+    }
+
     fn run(&self, inputs: &[Array], backend: &Backend, machine: &Machine) -> Result<KernelRun> {
+        if let Some(n) = size_only_n(inputs) {
+            if !skeleton(backend) {
+                return Err(invalid(
+                    "summa was given only the size N, which is enough for a skeleton run (sim with the compute blocks skipped) only: give A and B",
+                ));
+            }
+            return execute(None, n, self, backend, machine);
+        }
         let (a, b) = square_operands("summa", inputs)?;
         multiply(&a, &b, self, backend, machine)
     }
@@ -217,24 +279,38 @@ pub fn multiply(
     machine: &Machine,
 ) -> Result<KernelRun> {
     let n = check_operands(a, b)?;
+    execute(Some((a, b)), n, config, backend, machine)
+}
+
+/// Runs SUMMA at size `n` with `config`: on `operands` if given (then `C` is verified),
+/// else, in a skeleton run, on sizes alone.
+fn execute(
+    operands: Option<(&Matrix, &Matrix)>,
+    n: usize,
+    config: &SummaKernel,
+    backend: &Backend,
+    machine: &Machine,
+) -> Result<KernelRun> {
     let layout = config.layout(n, machine)?;
     let schedule = Schedule::new(&layout, n, config.nb);
     let program = Program {
         layout: &layout,
         schedule: &schedule,
-        a,
-        b,
+        operands: operands.filter(|_| !skeleton(backend)),
         n,
     };
     let timed = timed_run(backend, machine, |ctx| program.node(ctx))?;
     let multiply_s = timed.results.iter().map(|r| r.1).fold(0.0, f64::max);
-    let c = Matrix::new(
-        n,
-        n,
-        root_result(timed.results.into_iter().map(|r| r.0).collect())?,
-    )?;
-    let verification =
-        Verification::unless_skipped(timed.compute_skipped, || product_check(a, b, &c, 0x5eed));
+    let c = root_result(timed.results.into_iter().map(|r| r.0).collect())?;
+    let (c, verification) = match operands {
+        Some((a, b)) if !timed.compute_skipped => {
+            let c = Matrix::new(n, n, c)?;
+            let check = product_check(a, b, &c, 0x5eed);
+            (c, check)
+        }
+        // A skeleton's root assembles nothing: no C of N^2 values.
+        _ => (Matrix::new(0, 0, Vec::new())?, Verification::skipped()),
+    };
     let (rows, cols) = layout.grid;
     Ok(KernelRun {
         kernel: "summa",
@@ -270,13 +346,22 @@ struct Schedule {
     /// For panel `t` and grid column `j`, the grid row holding that panel of `B`.
     b_row: Vec<Vec<usize>>,
     grid: (usize, usize),
+    /// Supersteps the `A` pass of a ring step takes: where rows are not aligned across grid
+    /// columns (HoHe1), one per message of the busiest grid column pair, sent one after
+    /// another (Kalinov's Statement 2); else 1.
+    a_slots: usize,
+    /// For each logical process, the superstep of the `A` pass in which it sends its first
+    /// message (its others follow, one per superstep).
+    a_first_slot: Vec<usize>,
 }
 
-/// One ring hop: `elements` values from logical process `from` to `to`.
+/// One ring hop: `elements` values from logical process `from` to `to`, sent in superstep
+/// `slot` of its ring step.
 struct Send {
     from: usize,
     to: usize,
     elements: usize,
+    slot: usize,
 }
 
 fn containing(bounds: &[usize], start: usize) -> usize {
@@ -305,12 +390,21 @@ impl Schedule {
                     .collect()
             })
             .collect();
+        let (a_slots, a_first_slot) = a_pass_slots(layout);
         Self {
             bounds,
             a_column,
             b_row,
             grid: layout.grid,
+            a_slots,
+            a_first_slot,
         }
+    }
+
+    /// The superstep of a ring step that carries the `B` pass and the `C` updates: the one
+    /// after the `A` pass's.
+    fn b_slot(&self) -> usize {
+        self.a_slots
     }
 
     fn panels(&self) -> usize {
@@ -321,7 +415,7 @@ impl Schedule {
         self.bounds[t]..self.bounds[t + 1]
     }
 
-    fn supersteps(&self) -> usize {
+    fn ring_steps(&self) -> usize {
         self.panels() + self.grid.0.max(self.grid.1) - 1
     }
 
@@ -333,6 +427,18 @@ impl Schedule {
     /// Hops of panel `t`'s `B` from its owner to process row `i` in grid column `j`.
     fn b_distance(&self, t: usize, i: usize, j: usize) -> usize {
         (i + self.grid.0 - self.b_row[t][j]) % self.grid.0
+    }
+
+    /// For each grid column, the panels whose `A` reaches it at ring step `s`: panel `t` is
+    /// `s - t` hops from its owner column then. Found from the window alone, not by asking
+    /// every process about every panel (HeHo runs thousands of processes on a node).
+    fn a_due(&self, s: usize) -> Vec<Vec<usize>> {
+        let cols = self.grid.1;
+        let mut due = vec![Vec::new(); cols];
+        for t in self.window(s).filter(|&t| s - t < cols) {
+            due[(self.a_column[t] + s - t) % cols].push(t);
+        }
+        due
     }
 
     /// Panels that may be moving or due at superstep `s`.
@@ -369,11 +475,12 @@ impl Schedule {
             for q in 0..layout.processes() {
                 let (i, j) = layout.position(q);
                 if s == t + self.a_distance(t, j) && self.a_distance(t, j) + 1 < cols {
-                    for (to, _, count) in a_targets(layout, i, j) {
+                    for (k, (to, _, count)) in a_targets(layout, i, j).into_iter().enumerate() {
                         sends.push(Send {
                             from: q,
                             to,
                             elements: count * width,
+                            slot: self.a_first_slot[q] + k,
                         });
                     }
                 }
@@ -386,12 +493,35 @@ impl Schedule {
                         from: q,
                         to,
                         elements: width * layout.cols(j).len(),
+                        slot: self.b_slot(),
                     });
                 }
             }
         }
         sends
     }
+}
+
+/// The `A` pass's supersteps per ring step and each process's first one (see
+/// [`Schedule::a_slots`]): in a true grid every process sends its one message at once; else
+/// the messages from each grid column to the next go one per superstep, ordered by sending
+/// row, then receiving row.
+fn a_pass_slots(layout: &Layout) -> (usize, Vec<usize>) {
+    let mut first = vec![0; layout.processes()];
+    if layout.is_true_grid() {
+        return (1, first);
+    }
+    let (rows, cols) = layout.grid;
+    let mut slots = 1;
+    for j in 0..cols {
+        let mut next = 0;
+        for i in 0..rows {
+            first[layout.process(i, j)] = next;
+            next += a_targets(layout, i, j).len();
+        }
+        slots = slots.max(next);
+    }
+    (slots, first)
 }
 
 /// Where process `(i, j)` passes its rows of an `A` panel: for each process of the next grid
@@ -426,8 +556,8 @@ struct Process {
 struct Program<'a> {
     layout: &'a Layout,
     schedule: &'a Schedule,
-    a: &'a Matrix,
-    b: &'a Matrix,
+    /// `A` and `B`; `None` in a skeleton run, which sends sizes only and holds no block.
+    operands: Option<(&'a Matrix, &'a Matrix)>,
     n: usize,
 }
 
@@ -448,12 +578,15 @@ impl Program<'_> {
         })?;
         let start = ctx.time();
         ctx.phase("multiply", |ctx| {
-            for s in 0..self.schedule.supersteps() {
-                for proc in procs.iter_mut() {
-                    self.step(ctx, proc, s)?;
+            for s in 0..self.schedule.ring_steps() {
+                let a_due = self.schedule.a_due(s);
+                for slot in 0..=self.schedule.b_slot() {
+                    for proc in procs.iter_mut() {
+                        self.step(ctx, proc, s, slot, &a_due[proc.j])?;
+                    }
+                    ctx.sync()?;
+                    self.receive(ctx, &mut procs)?;
                 }
-                ctx.sync()?;
-                self.receive(ctx, &mut procs)?;
             }
             Ok::<_, KernelError>(())
         })?;
@@ -465,6 +598,11 @@ impl Program<'_> {
     fn empty_process(&self, q: usize) -> Process {
         let (i, j) = self.layout.position(q);
         let (rows, cols) = (self.layout.rows(i, j).len(), self.layout.cols(j).len());
+        let c = if self.operands.is_some() {
+            vec![0.0; rows * cols]
+        } else {
+            Vec::new()
+        };
         Process {
             q,
             i,
@@ -473,7 +611,7 @@ impl Program<'_> {
             cols,
             a: Vec::new(),
             b: Vec::new(),
-            c: vec![0.0; rows * cols],
+            c,
             a_panels: HashMap::new(),
             b_panels: HashMap::new(),
         }
@@ -483,7 +621,13 @@ impl Program<'_> {
         for q in 0..self.layout.processes() {
             let (i, j) = self.layout.position(q);
             let (r, c) = (self.layout.rows(i, j), self.layout.cols(j));
-            for (tag, m) in [(BLOCK_A, self.a), (BLOCK_B, self.b)] {
+            let Some((a, b)) = self.operands else {
+                for tag in [BLOCK_A, BLOCK_B] {
+                    send_size(ctx, self.layout.host[q], tag, r.len() * c.len())?;
+                }
+                continue;
+            };
+            for (tag, m) in [(BLOCK_A, a), (BLOCK_B, b)] {
                 let mut message = header(q, 0, 0);
                 message.extend(m.block(r.start, r.end, c.start, c.end));
                 ctx.send_vec(self.layout.host[q], tag, message)?;
@@ -492,8 +636,13 @@ impl Program<'_> {
         Ok(())
     }
 
-    /// Files every queued message with the logical process it is addressed to.
+    /// Files every queued message with the logical process it is addressed to (a skeleton
+    /// drops them unread).
     fn receive(&self, ctx: &mut Ctx<'_>, procs: &mut [Process]) -> Result<()> {
+        if self.operands.is_none() {
+            ctx.discard_all();
+            return Ok(());
+        }
         for message in ctx.recv_all::<f64>()? {
             let (q, t, offset) = (
                 message.data[0] as usize,
@@ -501,11 +650,13 @@ impl Program<'_> {
                 message.data[2] as usize,
             );
             let body = &message.data[HEADER..];
-            let proc = procs.iter_mut().find(|p| p.q == q).ok_or_else(|| {
+            // A node's processes are in ascending order (HeHo runs thousands on one node).
+            let at = procs.binary_search_by_key(&q, |p| p.q).map_err(|_| {
                 invalid(format!(
                     "a SUMMA message for process {q} reached a node that does not run it"
                 ))
             })?;
+            let proc = &mut procs[at];
             let width = self.schedule.panel(t).len();
             match message.tag {
                 BLOCK_A => proc.a = body.to_vec(),
@@ -531,23 +682,37 @@ impl Program<'_> {
         Ok(())
     }
 
-    /// Superstep `s` of one process: take own panels, pass panels on, update `C`.
-    fn step(&self, ctx: &mut Ctx<'_>, proc: &mut Process, s: usize) -> Result<()> {
+    /// Superstep `slot` of ring step `s` of one process: in the `A` pass take own `A`
+    /// panels and pass on the `A` panels `a_due` (the messages due in this slot); in the `B`
+    /// pass take own `B` panels, pass them on and update `C`.
+    fn step(
+        &self,
+        ctx: &mut Ctx<'_>,
+        proc: &mut Process,
+        s: usize,
+        slot: usize,
+        a_due: &[usize],
+    ) -> Result<()> {
         let (rows, cols) = self.layout.grid;
-        for t in self.schedule.window(s) {
-            let da = self.schedule.a_distance(t, proc.j);
-            let db = self.schedule.b_distance(t, proc.i, proc.j);
-            if s == t + da {
-                if da == 0 {
+        let real = self.operands.is_some();
+        if slot < self.schedule.b_slot() {
+            for &t in a_due {
+                let da = self.schedule.a_distance(t, proc.j);
+                if slot == 0 && da == 0 && real {
                     let panel = self.own_a_panel(proc, t);
                     proc.a_panels.insert(t, panel);
                 }
                 if da + 1 < cols {
-                    self.pass_a(ctx, proc, t)?;
+                    self.pass_a(ctx, proc, t, slot)?;
                 }
             }
+            return Ok(());
+        }
+        for t in self.schedule.window(s) {
+            let da = self.schedule.a_distance(t, proc.j);
+            let db = self.schedule.b_distance(t, proc.i, proc.j);
             if s == t + db {
-                if db == 0 {
+                if db == 0 && real {
                     let panel = self.own_b_panel(proc, t);
                     proc.b_panels.insert(t, panel);
                 }
@@ -578,10 +743,21 @@ impl Program<'_> {
         proc.b[first * proc.cols..(first + panel.len()) * proc.cols].to_vec()
     }
 
-    fn pass_a(&self, ctx: &mut Ctx<'_>, proc: &Process, t: usize) -> Result<()> {
+    /// Sends the messages of panel `t`'s `A` hop that are due in superstep `slot`.
+    fn pass_a(&self, ctx: &mut Ctx<'_>, proc: &Process, t: usize, slot: usize) -> Result<()> {
         let width = self.schedule.panel(t).len();
         let panel = proc.a_panels.get(&t).map_or(&[][..], Vec::as_slice);
-        for (to, first, count) in a_targets(self.layout, proc.i, proc.j) {
+        let targets = a_targets(self.layout, proc.i, proc.j)
+            .into_iter()
+            .enumerate();
+        for (k, (to, first, count)) in targets {
+            if self.schedule.a_first_slot[proc.q] + k != slot {
+                continue;
+            }
+            if self.operands.is_none() {
+                send_size(ctx, self.layout.host[to], PANEL_A, count * width)?;
+                continue;
+            }
             let (ti, tj) = self.layout.position(to);
             let offset =
                 self.layout.rows(proc.i, proc.j).start + first - self.layout.rows(ti, tj).start;
@@ -599,6 +775,10 @@ impl Program<'_> {
         let to = self
             .layout
             .process((proc.i + 1) % self.layout.grid.0, proc.j);
+        if self.operands.is_none() {
+            let width = self.schedule.panel(t).len();
+            return send_size(ctx, self.layout.host[to], PANEL_B, width * proc.cols);
+        }
         let mut message = header(to, t, 0);
         message.extend_from_slice(proc.b_panels.get(&t).map_or(&[][..], Vec::as_slice));
         ctx.send_vec(self.layout.host[to], PANEL_B, message)?;
@@ -626,6 +806,10 @@ impl Program<'_> {
         root: usize,
     ) -> Result<Option<Vec<f64>>> {
         for proc in procs {
+            if self.operands.is_none() {
+                send_size(ctx, root, BLOCK_C, proc.rows * proc.cols)?;
+                continue;
+            }
             let mut message = header(proc.q, 0, 0);
             message.extend_from_slice(&proc.c);
             ctx.send_vec(root, BLOCK_C, message)?;
@@ -633,6 +817,10 @@ impl Program<'_> {
         ctx.sync()?;
         if ctx.pid() != root {
             return Ok(None);
+        }
+        if self.operands.is_none() {
+            ctx.discard_all();
+            return Ok(Some(Vec::new()));
         }
         let mut c = vec![0.0; self.n * self.n];
         for message in ctx.recv_all::<f64>()? {
@@ -652,4 +840,11 @@ impl Program<'_> {
 
 fn header(q: usize, t: usize, offset: usize) -> Vec<f64> {
     vec![q as f64, t as f64, offset as f64]
+}
+
+/// What a skeleton sends instead of a message of `elements` values and its header: the
+/// message's size, charged like the data.
+fn send_size(ctx: &mut Ctx<'_>, to: usize, tag: u32, elements: usize) -> Result<()> {
+    ctx.send_zeros(to, tag, (elements + HEADER) * std::mem::size_of::<f64>())?;
+    Ok(())
 }

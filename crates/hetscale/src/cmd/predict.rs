@@ -15,7 +15,7 @@ use super::run::KernelArgs;
 /// Arguments of `hetscale predict`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Kernel: mm, ge, conv2d, summa or burg.
+    /// Kernel: mm, ge, conv2d, summa, burg or slalom.
     pub kernel: String,
     /// Platform preset (sunwulf, ucf-cluster, ncube2, local) or TOML file.
     #[arg(long, default_value = "sunwulf")]

@@ -7,7 +7,8 @@ use anyhow::{Context, bail};
 use hbsp::{Backend, Platform};
 use hetscale_kernels::memory::check_run_fits;
 use hetscale_kernels::{
-    Array, Kernel, KernelOptions, KernelRegistry, KernelRun, Verification, read_npy, write_npy,
+    Array, Kernel, KernelOptions, KernelRegistry, KernelRun, Verification, inputs_for, read_npy,
+    write_npy,
 };
 use hetscale_report::views::run::run_report;
 use hetscale_report::{TraceOptions, write_chrome_trace};
@@ -18,7 +19,8 @@ use super::mpi::{Job, SpeedSource};
 /// Arguments of `hetscale run`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Kernel: mm, ge, conv2d, summa, burg (or one a user binary added); not with --command.
+    /// Kernel: mm, ge, conv2d, summa, burg, slalom (or one a user binary added); not with
+    /// --command.
     #[arg(required_unless_present = "command", conflicts_with = "command")]
     pub kernel: Option<String>,
     /// Run any program once instead of a kernel (see `hetscale run --command --help`).
@@ -248,7 +250,7 @@ fn inputs(
             .n
             .context("give the problem size with --n N, or input files with --input")?;
         check_run_fits(kernel, n, machine, backend)?;
-        return Ok(kernel.generate(n, args.seed)?);
+        return Ok(inputs_for(kernel, n, args.seed, backend)?);
     }
     let arrays = args
         .input
