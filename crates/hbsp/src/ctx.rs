@@ -25,15 +25,32 @@ pub struct Ctx<'a> {
     internal: VecDeque<Envelope>,
     pool: Pool,
     recorder: Recorder,
+    facts: &'a MachineFacts,
+    superstep: u64,
+}
+
+/// What nodes ask of the machine, derived once per run and shared by its nodes: each is
+/// O(p), so a copy per node would make a run's memory O(p^2).
+pub(crate) struct MachineFacts {
+    /// Pids by speed rank, fastest first.
     ranking: Vec<usize>,
     cost_model: HbspMachine,
-    superstep: u64,
+}
+
+impl MachineFacts {
+    pub fn new(machine: &Machine) -> Self {
+        Self {
+            ranking: machine.ranking(),
+            cost_model: machine.cost_model(),
+        }
+    }
 }
 
 impl<'a> Ctx<'a> {
     pub(crate) fn new(
         pid: usize,
         machine: &'a Machine,
+        facts: &'a MachineFacts,
         transport: Box<dyn Transport + 'a>,
         trace: bool,
     ) -> Self {
@@ -44,13 +61,12 @@ impl<'a> Ctx<'a> {
             pid,
             machine,
             transport,
-            outbox: Outbox::new(machine.p()),
+            outbox: Outbox::default(),
             queue: VecDeque::new(),
             internal: VecDeque::new(),
             pool: Pool::default(),
             recorder,
-            ranking: machine.ranking(),
-            cost_model: machine.cost_model(),
+            facts,
             superstep: 0,
         }
     }
@@ -82,13 +98,13 @@ impl<'a> Ctx<'a> {
 
     /// The HBSP^1 cost model of the machine (`g`, `r_j`, `L(p)`).
     pub fn cost_model(&self) -> &HbspMachine {
-        &self.cost_model
+        &self.facts.cost_model
     }
 
     /// Pid of the node of speed rank `k`, 1 = fastest, `p` = slowest (HBSPlib
     /// `hbsp_get_rank`); ties go to the lower pid.
     pub fn rank(&self, k: usize) -> Result<usize> {
-        match k.checked_sub(1).and_then(|i| self.ranking.get(i)) {
+        match k.checked_sub(1).and_then(|i| self.facts.ranking.get(i)) {
             Some(&pid) => Ok(pid),
             None => Err(self.misuse(format!(
                 "rank {k} does not exist: ranks run from 1 (fastest) to {}",
@@ -328,6 +344,11 @@ impl<'a> Ctx<'a> {
         let end = self.transport.now();
         self.recorder.phase(name, start, end - start);
         result
+    }
+
+    /// Ends the run with `cause` (unless an earlier cause ended it); returns the cause in force.
+    pub(crate) fn fail(&self, cause: HbspError) -> HbspError {
+        self.transport.fail(cause)
     }
 
     /// Ends the run with an `InvalidArgument` error from this node.

@@ -6,41 +6,15 @@
 //! ([`Kernel::input_bytes`]), every node's data at its peak ([`Kernel::memory_per_node`]; the
 //! `threads` and `sim` backends run all nodes in this one process, an `mpi` rank only its own)
 //! and, unless the compute blocks are skipped, the verification's sequential reference
-//! ([`Kernel::verification_bytes`]).
+//! ([`Kernel::verification_bytes`]); on `sim`, every node's stack and state too
+//! ([`hbsp::memory::sim_node_bytes`]).
 
 use hbsp::{Backend, Machine};
 
-use crate::error::{Result, invalid};
+use crate::error::Result;
 use crate::kernel::{Kernel, skeleton};
 
-/// Bytes of memory a new allocation can take now: the kernel's `MemAvailable`, lowered to the
-/// room left under a cgroup (v2) limit if the process runs under one; `None` where the system
-/// does not say (then nothing is refused).
-pub fn available_memory() -> Option<f64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let available = meminfo_kib(&meminfo, "MemAvailable:")? * 1024.0;
-    Some(cgroup_room().map_or(available, |room| room.min(available)))
-}
-
-/// The value of `field` (in kB) of `/proc/meminfo`.
-fn meminfo_kib(meminfo: &str, field: &str) -> Option<f64> {
-    meminfo
-        .lines()
-        .find_map(|line| line.strip_prefix(field))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()
-}
-
-/// `memory.max - memory.current` of this process's cgroup (v2), if it is limited.
-fn cgroup_room() -> Option<f64> {
-    let read = |file: &str| std::fs::read_to_string(format!("/sys/fs/cgroup/{file}")).ok();
-    let limit: f64 = read("memory.max")?.trim().parse().ok()?; // "max" = no limit
-    let used: f64 = read("memory.current")?.trim().parse().ok()?;
-    Some((limit - used).max(0.0))
-}
+pub use hbsp::memory::{available_memory, human_bytes};
 
 /// Refuses, in one line, a size whose input arrays alone exceed the memory available, so
 /// [`Kernel::generate`] never aborts on a failed allocation (or wraps a size overflow).
@@ -66,12 +40,16 @@ pub fn run_memory(
         Backend::Mpi(_) => per_node.iter().copied().fold(0.0, f64::max),
         _ => per_node.iter().sum(),
     };
+    let runtime = match backend {
+        Backend::Sim(options) => machine.p() as f64 * hbsp::memory::sim_node_bytes(options),
+        _ => 0.0,
+    };
     let verification = if skeleton(backend) {
         0.0
     } else {
         kernel.verification_bytes(n)
     };
-    Ok(kernel.input_bytes(n) + nodes + verification)
+    Ok(kernel.input_bytes(n) + nodes + runtime + verification)
 }
 
 /// Refuses, in one line, a run that would need more memory than this machine has available:
@@ -83,6 +61,9 @@ pub fn check_run_fits(
     machine: &Machine,
     backend: &Backend,
 ) -> Result<()> {
+    if let Backend::Sim(options) = backend {
+        hbsp::memory::check_sim_fits(machine, options)?;
+    }
     let needed = run_memory(kernel, n, machine, backend)?;
     let mut advice = "use a smaller N or fewer nodes".to_string();
     if let Backend::Sim(options) = backend {
@@ -104,47 +85,15 @@ pub fn check_run_fits(
     check_fits(&what, needed, &advice)
 }
 
-/// Refuses, in one line, `what` needing `needed` bytes when less memory is available:
-/// "`what` would need about X of memory but Y are available: `advice`".
+/// Refuses, in one line, `what` needing `needed` bytes when less memory is available (see
+/// [`hbsp::memory::check_fits`]).
 pub fn check_fits(what: &str, needed: f64, advice: &str) -> Result<()> {
-    match available_memory() {
-        // A NaN estimate is refused too: nothing is known to fit.
-        Some(available) if needed > available || needed.is_nan() => Err(invalid(format!(
-            "{what} would need about {} of memory but {} are available: {advice}",
-            human_bytes(needed),
-            human_bytes(available)
-        ))),
-        _ => Ok(()),
-    }
-}
-
-/// Bytes as people read them: `512 B`, `3.2 MB`, `24.0 GB`, `2.4e7 TB`.
-pub fn human_bytes(bytes: f64) -> String {
-    const UNITS: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];
-    let mut value = bytes;
-    let mut unit = 0;
-    while value >= 1000.0 && unit + 1 < UNITS.len() {
-        value /= 1000.0;
-        unit += 1;
-    }
-    match unit {
-        0 => format!("{value:.0} B"),
-        _ if value >= 1e5 => format!("{value:.1e} {}", UNITS[unit]),
-        _ => format!("{value:.1} {}", UNITS[unit]),
-    }
+    Ok(hbsp::memory::check_fits(what, needed, advice)?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn meminfo_fields_parse_in_kib() {
-        let meminfo = "MemTotal:       24000000 kB\nMemAvailable:   23053308 kB\n";
-        assert_eq!(meminfo_kib(meminfo, "MemAvailable:"), Some(23_053_308.0));
-        assert_eq!(meminfo_kib(meminfo, "SwapFree:"), None);
-        assert!(available_memory().is_some_and(|b| b > 0.0), "Linux says");
-    }
 
     use crate::burg::BurgKernel;
     use crate::conv2d::Conv2dKernel;
