@@ -68,6 +68,20 @@ pub enum SimEngine {
     Threads,
 }
 
+impl std::str::FromStr for SimEngine {
+    type Err = HbspError;
+
+    fn from_str(name: &str) -> Result<Self> {
+        match name {
+            "coroutines" => Ok(Self::Coroutines),
+            "threads" => Ok(Self::Threads),
+            _ => Err(HbspError::InvalidBackend(format!(
+                "unknown sim engine \"{name}\": use coroutines or threads"
+            ))),
+        }
+    }
+}
+
 /// The cost of one simulated superstep.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct SuperstepCost {
