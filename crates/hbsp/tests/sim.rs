@@ -308,3 +308,26 @@ fn thousands_of_virtual_nodes() {
 fn out_r_max(m: &Machine) -> f64 {
     m.nodes().iter().map(|n| n.r).fold(0.0, f64::max)
 }
+
+/// More nodes than this process may map stacks for: refused before any is mapped, in one
+/// line naming the limit (it failed halfway, at the first stack the kernel refused).
+#[test]
+fn more_nodes_than_stacks_can_map_are_refused() {
+    let Some(most) = hbsp::backend::coroutines::max_nodes() else {
+        return; // Not Linux: the limit is unknown.
+    };
+    let m = common::platform(&vec![10.0; most + 1]).all().unwrap();
+    for backend in common::sim() {
+        let err = hbsp::run(&backend, &m, |_| Ok::<_, HbspError>(())).unwrap_err();
+        assert!(err.is_refusal(), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "sim on {} nodes needs {} memory mappings for their stacks but this machine \
+                 allows {most} nodes (vm.max_map_count): use at most {most} nodes",
+                most + 1,
+                2 * (most + 1)
+            )
+        );
+    }
+}
