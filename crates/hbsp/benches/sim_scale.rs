@@ -1,17 +1,44 @@
-//! The sim backend at scale: 1024 virtual nodes, 1000 supersteps, each an exchange of small
-//! messages with both ring neighbours. Prints the wall time and supersteps per second.
+//! The sim backend at scale, both engines side by side in one run: 1024 virtual nodes x 1000
+//! supersteps, each an exchange of small messages with both ring neighbours, on the
+//! coroutine engine and on the thread-per-node baseline (node-supersteps per second); then
+//! 65,536 nodes x 100 supersteps on the coroutine engine alone (wall time and peak RSS), or
+//! as many nodes as this machine's `vm.max_map_count` allows.
 //!
-//! `cargo bench -p hbsp --bench sim_scale` (arguments: `[nodes] [supersteps]`).
+//! `cargo bench -p hbsp --bench sim_scale` (arguments: `[nodes] [supersteps] [big nodes]
+//! [big supersteps]`).
 
 use std::time::Instant;
 
-use hbsp::{Backend, BarrierCost, HbspError, Network, Node, Platform, SimOptions, WorkCharge};
+use hbsp::backend::coroutines;
+use hbsp::{
+    Backend, BarrierCost, HbspError, Machine, Network, Node, Platform, SimEngine, SimOptions,
+    WorkCharge,
+};
 
 fn main() {
-    let mut args = std::env::args().skip(1).filter(|a| !a.starts_with('-'));
-    let p: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1024);
-    let steps: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1000);
-    let platform = Platform {
+    let mut args = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .map(|a| a.parse::<usize>().ok());
+    let mut next = |default| args.next().flatten().unwrap_or(default);
+    let (p, steps, big_p, big_steps) = (next(1024), next(1000), next(65_536), next(100));
+    println!("load average: {}", load_average());
+    for engine in [SimEngine::Coroutines, SimEngine::Threads] {
+        report(engine, &machine(p), steps);
+    }
+    let most = coroutines::max_nodes().unwrap_or(usize::MAX);
+    if big_p > most {
+        println!(
+            "{big_p} nodes need {} memory mappings but vm.max_map_count allows {most} nodes: running {most}",
+            big_p * coroutines::MAPPINGS_PER_NODE
+        );
+    }
+    report(SimEngine::Coroutines, &machine(big_p.min(most)), big_steps);
+    println!("peak RSS of the process: {:.0} MiB", peak_rss_mib());
+}
+
+fn machine(p: usize) -> Machine {
+    Platform {
         name: "bench".into(),
         description: String::new(),
         speed_unit: "Mflop/s".into(),
@@ -20,15 +47,21 @@ fn main() {
             .collect(),
         network: Network::new(1e-9, BarrierCost::constant(1e-5)),
         machine: None,
-    };
-    let machine = platform.all().expect("valid platform");
+    }
+    .all()
+    .expect("valid platform")
+}
+
+fn report(engine: SimEngine, machine: &Machine, steps: usize) {
+    let p = machine.p();
     let options = SimOptions {
         work: WorkCharge::Declared,
         no_trace: true,
+        engine,
         ..SimOptions::default()
     };
-    let start = Instant::now();
-    let out = hbsp::run(&Backend::Sim(options), &machine, |ctx| {
+    let (start, cpu_start) = (Instant::now(), cpu_time::ProcessTime::now());
+    let out = hbsp::run(&Backend::Sim(options), machine, |ctx| {
         let (left, right) = (
             (ctx.pid() + ctx.nprocs() - 1) % ctx.nprocs(),
             (ctx.pid() + 1) % ctx.nprocs(),
@@ -44,10 +77,30 @@ fn main() {
     })
     .expect("simulation runs");
     let wall = start.elapsed().as_secs_f64();
+    let cpu = cpu_start.elapsed().as_secs_f64();
     println!(
-        "sim: {p} nodes x {steps} supersteps in {wall:.2} s wall ({:.0} supersteps/s, {:.2e} node-supersteps/s); virtual time {:.6} s",
+        "sim ({engine:?}): {p} nodes x {steps} supersteps in {wall:.2} s wall, {cpu:.2} s CPU ({:.0} supersteps/s, {:.2e} node-supersteps/s, {:.2e} per CPU second); virtual time {:.6} s; peak RSS so far {:.0} MiB",
         steps as f64 / wall,
         (p * steps) as f64 / wall,
-        out.elapsed_s
+        (p * steps) as f64 / cpu,
+        out.elapsed_s,
+        peak_rss_mib()
     );
+}
+
+/// `VmHWM` of `/proc/self/status`, MiB (0 where the system does not say).
+fn peak_rss_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+            line.split_whitespace().nth(1)?.parse::<f64>().ok()
+        })
+        .map_or(0.0, |kib| kib / 1024.0)
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
 }

@@ -27,7 +27,7 @@ use bytemuck::Pod;
 use hetscale_model::hbsp as model;
 
 use crate::backend::Call;
-use crate::ctx::Ctx;
+use crate::ctx::{CostKey, Ctx};
 use crate::error::Result;
 
 /// A collective's result and its predicted cost.
@@ -143,9 +143,22 @@ pub fn scatter<T: Pod + Send>(
     } else {
         received_total(ctx)?
     };
-    let counts = ctx.balanced_counts(n);
+    let counts = ctx.shared_counts(n);
     let value = own_or_received(ctx, root, data, &counts)?;
-    let predicted_s = model::scatter_cost(ctx.cost_model(), root, &byte_counts::<T>(&counts))?;
+    let key = CostKey {
+        collective: "scatter",
+        variant: 0,
+        root,
+        items: n,
+        item_bytes: std::mem::size_of::<T>(),
+    };
+    let predicted_s = ctx.remembered_cost(key, || {
+        Ok(model::scatter_cost(
+            ctx.cost_model(),
+            root,
+            &byte_counts::<T>(&counts),
+        )?)
+    })?;
     Ok(Collective { value, predicted_s })
 }
 
@@ -382,18 +395,22 @@ fn choose_broadcast<T>(
 
 /// Cost of broadcasting `n` items of `T` from `root` with the algorithm `tag`.
 fn broadcast_cost<T>(ctx: &Ctx<'_>, root: usize, n: usize, tag: u32) -> Result<f64> {
-    let m = ctx.cost_model();
-    if tag == ONE_PHASE {
-        return Ok(model::one_phase_broadcast_cost(m, root, bytes::<T>(n))?);
-    }
-    let pieces = byte_counts::<T>(&ctx.balanced_counts(n));
-    let mut second = model::Traffic::idle(m.p());
-    for (j, &piece) in pieces.iter().enumerate() {
-        (0..m.p())
-            .filter(|&k| k != root)
-            .for_each(|k| second.add(j, k, piece));
-    }
-    Ok(model::scatter_cost(m, root, &pieces)? + m.traffic_cost(0.0, &second)?)
+    let key = CostKey {
+        collective: "broadcast",
+        variant: tag,
+        root,
+        items: n,
+        item_bytes: std::mem::size_of::<T>(),
+    };
+    ctx.remembered_cost(key, || {
+        let m = ctx.cost_model();
+        if tag == ONE_PHASE {
+            return Ok(model::one_phase_broadcast_cost(m, root, bytes::<T>(n))?);
+        }
+        let pieces = byte_counts::<T>(&ctx.shared_counts(n));
+        let second = model::Traffic::each_to_all(&pieces, Some(root));
+        Ok(model::scatter_cost(m, root, &pieces)? + m.traffic_cost(0.0, &second)?)
+    })
 }
 
 fn broadcast_first_phase<T: Pod + Send>(
@@ -469,7 +486,20 @@ pub fn reduce<T: Pod + Send>(
     } else {
         None
     };
-    let predicted_s = model::reduce_cost(ctx.cost_model(), root, bytes::<T>(data.len()))?;
+    let key = CostKey {
+        collective: "reduce",
+        variant: 0,
+        root,
+        items: data.len(),
+        item_bytes: std::mem::size_of::<T>(),
+    };
+    let predicted_s = ctx.remembered_cost(key, || {
+        Ok(model::reduce_cost(
+            ctx.cost_model(),
+            root,
+            bytes::<T>(data.len()),
+        )?)
+    })?;
     Ok(Collective { value, predicted_s })
 }
 

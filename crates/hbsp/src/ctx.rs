@@ -1,6 +1,7 @@
 //! `Ctx`: what a node's program sees of the run.
 
 use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use bytemuck::Pod;
 use hetscale_model::hbsp::HbspMachine;
@@ -25,15 +26,53 @@ pub struct Ctx<'a> {
     internal: VecDeque<Envelope>,
     pool: Pool,
     recorder: Recorder,
+    facts: &'a MachineFacts,
+    superstep: u64,
+}
+
+/// What nodes ask of the machine, derived once per run and shared by its nodes: each is
+/// O(p), so a copy per node would make a run's memory O(p^2).
+pub(crate) struct MachineFacts {
+    /// Pids by speed rank, fastest first.
     ranking: Vec<usize>,
     cost_model: HbspMachine,
-    superstep: u64,
+    /// The last balanced split asked for, `(n, counts)`, and the last collective cost, by
+    /// its arguments: every node of a superstep asks the same, and each takes O(p) to find,
+    /// which p nodes would make O(p^2) per superstep.
+    last_counts: Mutex<Option<(usize, Arc<[usize]>)>>,
+    last_cost: Mutex<Option<(CostKey, f64)>>,
+}
+
+/// The arguments that determine a collective's predicted cost on a machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CostKey {
+    pub collective: &'static str,
+    pub variant: u32,
+    pub root: usize,
+    pub items: usize,
+    pub item_bytes: usize,
+}
+
+impl MachineFacts {
+    pub fn new(machine: &Machine) -> Self {
+        Self {
+            ranking: machine.ranking(),
+            cost_model: machine.cost_model(),
+            last_counts: Mutex::new(None),
+            last_cost: Mutex::new(None),
+        }
+    }
+}
+
+fn relock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl<'a> Ctx<'a> {
     pub(crate) fn new(
         pid: usize,
         machine: &'a Machine,
+        facts: &'a MachineFacts,
         transport: Box<dyn Transport + 'a>,
         trace: bool,
     ) -> Self {
@@ -44,13 +83,12 @@ impl<'a> Ctx<'a> {
             pid,
             machine,
             transport,
-            outbox: Outbox::new(machine.p()),
+            outbox: Outbox::default(),
             queue: VecDeque::new(),
             internal: VecDeque::new(),
             pool: Pool::default(),
             recorder,
-            ranking: machine.ranking(),
-            cost_model: machine.cost_model(),
+            facts,
             superstep: 0,
         }
     }
@@ -82,13 +120,13 @@ impl<'a> Ctx<'a> {
 
     /// The HBSP^1 cost model of the machine (`g`, `r_j`, `L(p)`).
     pub fn cost_model(&self) -> &HbspMachine {
-        &self.cost_model
+        &self.facts.cost_model
     }
 
     /// Pid of the node of speed rank `k`, 1 = fastest, `p` = slowest (HBSPlib
     /// `hbsp_get_rank`); ties go to the lower pid.
     pub fn rank(&self, k: usize) -> Result<usize> {
-        match k.checked_sub(1).and_then(|i| self.ranking.get(i)) {
+        match k.checked_sub(1).and_then(|i| self.facts.ranking.get(i)) {
             Some(&pid) => Ok(pid),
             None => Err(self.misuse(format!(
                 "rank {k} does not exist: ranks run from 1 (fastest) to {}",
@@ -116,7 +154,36 @@ impl<'a> Ctx<'a> {
     /// `n` items split in proportion to marked speed: `counts[j]` is node `j`'s share
     /// (`c_j n` rounded by largest remainder, summing to `n`).
     pub fn balanced_counts(&self, n: usize) -> Vec<usize> {
-        self.machine.balanced_counts(n)
+        self.shared_counts(n).to_vec()
+    }
+
+    /// [`Ctx::balanced_counts`], shared with the other nodes asking for the same `n`.
+    pub(crate) fn shared_counts(&self, n: usize) -> Arc<[usize]> {
+        let mut last = relock(&self.facts.last_counts);
+        match &*last {
+            Some((m, counts)) if *m == n => Arc::clone(counts),
+            _ => {
+                let counts: Arc<[usize]> = self.machine.balanced_counts(n).into();
+                *last = Some((n, Arc::clone(&counts)));
+                counts
+            }
+        }
+    }
+
+    /// The cost `key` describes, computed by `cost` unless it was the last one asked for.
+    pub(crate) fn remembered_cost(
+        &self,
+        key: CostKey,
+        cost: impl FnOnce() -> Result<f64>,
+    ) -> Result<f64> {
+        if let Some((last, value)) = *relock(&self.facts.last_cost)
+            && last == key
+        {
+            return Ok(value);
+        }
+        let value = cost()?;
+        *relock(&self.facts.last_cost) = Some((key, value));
+        Ok(value)
     }
 
     /// Queues `data` for node `to`, delivered by the `sync` that ends this superstep
@@ -358,6 +425,11 @@ impl<'a> Ctx<'a> {
         let end = self.transport.now();
         self.recorder.phase(name, start, end - start);
         result
+    }
+
+    /// Ends the run with `cause` (unless an earlier cause ended it); returns the cause in force.
+    pub(crate) fn fail(&self, cause: HbspError) -> HbspError {
+        self.transport.fail(cause)
     }
 
     /// Ends the run with an `InvalidArgument` error from this node.

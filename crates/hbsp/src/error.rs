@@ -86,6 +86,17 @@ pub enum HbspError {
     /// The cost model rejected its inputs.
     #[error("cost model: {0}")]
     Model(String),
+    /// The run would not fit this machine (its memory, its limit on memory mappings); refused
+    /// before it starts. The message gives the estimate, the limit and what to change.
+    #[error("{0}")]
+    DoesNotFit(String),
+}
+
+impl HbspError {
+    /// Whether this is a refusal of a run too large for this machine ([`HbspError::DoesNotFit`]).
+    pub fn is_refusal(&self) -> bool {
+        matches!(self, Self::DoesNotFit(_))
+    }
 }
 
 impl From<hetscale_model::ModelError> for HbspError {

@@ -72,6 +72,7 @@ mod ctx;
 mod error;
 pub mod file;
 pub mod machine_model;
+pub mod memory;
 mod message;
 pub mod nodeset;
 pub mod platform;
@@ -81,7 +82,9 @@ pub mod trace;
 
 #[cfg(feature = "mpi")]
 pub use backend::mpi::MpiSession;
-pub use backend::{Backend, MpiOptions, SimOptions, SuperstepCost, ThreadsOptions, WorkCharge};
+pub use backend::{
+    Backend, MpiOptions, SimEngine, SimOptions, SuperstepCost, ThreadsOptions, WorkCharge,
+};
 pub use ctx::Ctx;
 pub use error::{HbspError, Result};
 pub use machine_model::MachineModel;
@@ -126,9 +129,15 @@ where
     T: NodeResult,
     E: std::fmt::Display,
 {
+    if let Backend::Sim(options) = backend {
+        memory::check_sim_fits(machine, options)?;
+    }
     match backend {
         Backend::Threads(options) => backend::threads::run(options, machine, &program),
-        Backend::Sim(options) => backend::threads::run_sim(options, machine, &program),
+        Backend::Sim(options) => match options.engine {
+            SimEngine::Coroutines => backend::coroutines::run(options, machine, &program),
+            SimEngine::Threads => backend::threads::run_sim(options, machine, &program),
+        },
         #[cfg(feature = "mpi")]
         Backend::Mpi(options) => backend::mpi::run(options, machine, &program),
         #[cfg(not(feature = "mpi"))]

@@ -37,15 +37,13 @@ fn machine(model: MachineModel, kernel: &str) -> Machine {
 
 /// One superstep: node `j` computes `ops[j]` and node 0 sends `bytes` to node 1.
 fn one_superstep(m: &Machine, ops: [f64; 2], bytes: usize) -> f64 {
-    hbsp::run(&Backend::sim_declared(), m, |ctx| {
+    common::sim_elapsed(m, |ctx| {
         ctx.charge_work(ops[ctx.pid()])?;
         if ctx.pid() == 0 && bytes > 0 {
             ctx.send(1, 0, &vec![0u8; bytes])?;
         }
         ctx.sync()
     })
-    .unwrap()
-    .elapsed_s
 }
 
 #[test]
@@ -90,12 +88,10 @@ fn a_shared_backplane_slows_concurrent_senders() {
     m.latency_s = 0.0;
     m.backplane_bytes_per_s = 1.5e6;
     let machine = platform(m).all().unwrap();
-    let t = hbsp::run(&Backend::sim_declared(), &machine, |ctx| {
+    let t = common::sim_elapsed(&machine, |ctx| {
         ctx.send(1 - ctx.pid(), 0, &vec![0u8; 30_000])?;
         ctx.sync()
-    })
-    .unwrap()
-    .elapsed_s;
+    });
     // Ports alone: 1.1 x 30 kB / 1 MB/s = 33 ms; the switch moves 60 kB at 1.5 MB/s: 40 ms.
     assert!(close(t, 60_000.0 / 1.5e6 + L), "{t}");
 }
@@ -112,13 +108,11 @@ fn a_measured_broadcast_replaces_its_communication_and_barrier() {
     };
     m.collectives = vec![broadcast.clone()];
     let machine = platform(m).all().unwrap();
-    let t = hbsp::run(&Backend::sim_declared(), &machine, |ctx| {
+    let t = common::sim_elapsed(&machine, |ctx| {
         let data = vec![1.0f64; 1000];
         collectives::broadcast(ctx, Root::Pid(0), &data, BroadcastAlgorithm::OnePhase)?;
         Ok::<_, HbspError>(())
-    })
-    .unwrap()
-    .elapsed_s;
+    });
     let expected = broadcast.at(2, 8000.0);
     assert!(close(t, expected), "{t} vs {expected}");
 }
@@ -175,11 +169,7 @@ fn a_run_pays_its_kernels_start_up_once_and_supersteps_their_fixed_cost() {
         ..ComputeRate::default()
     }];
     let machine = machine(m, "ge");
-    let t = hbsp::run(&Backend::sim_declared(), &machine, |ctx| {
-        (0..3).try_for_each(|_| ctx.sync())
-    })
-    .unwrap()
-    .elapsed_s;
+    let t = common::sim_elapsed(&machine, |ctx| (0..3).try_for_each(|_| ctx.sync()));
     assert!(close(t, 3.0 * (L + 2e-3) + 0.5), "{t}");
 }
 
@@ -230,13 +220,11 @@ fn a_measured_collective_of_two_supersteps_is_charged_once() {
     };
     m.collectives = vec![broadcast.clone()];
     let machine = platform(m).all().unwrap();
-    let t = hbsp::run(&Backend::sim_declared(), &machine, |ctx| {
+    let t = common::sim_elapsed(&machine, |ctx| {
         let data = vec![1.0f64; 1000];
         collectives::broadcast(ctx, Root::Pid(0), &data, BroadcastAlgorithm::TwoPhase)?;
         Ok::<_, HbspError>(())
-    })
-    .unwrap()
-    .elapsed_s;
+    });
     assert!(close(t, broadcast.at(2, 8000.0)), "{t}");
     assert!(close(t, 1e-3 + 2e-4), "{t}");
 }
@@ -249,17 +237,15 @@ fn probing_simulated_sunwulf_finds_its_hbsp_network() {
     let machine = platform
         .select(&"server:1,sunblade:3".parse().unwrap())
         .unwrap();
-    let report = hbsp::probe::probe(
-        &Backend::sim(),
-        &machine,
-        &hbsp::probe::ProbeOptions::quick(),
-    )
-    .unwrap();
-    let near = |a: f64, b: f64| (a - b).abs() <= 1e-3 * b;
-    assert!(
-        near(report.g_s_per_byte, platform.network.g_s_per_byte),
-        "{report:?}"
-    );
-    assert!(near(report.L_s, platform.network.l.at(4)), "{report:?}");
-    assert!(near(report.o_s, platform.network.o_s), "{report:?}");
+    for backend in common::sim() {
+        let report =
+            hbsp::probe::probe(&backend, &machine, &hbsp::probe::ProbeOptions::quick()).unwrap();
+        let near = |a: f64, b: f64| (a - b).abs() <= 1e-3 * b;
+        assert!(
+            near(report.g_s_per_byte, platform.network.g_s_per_byte),
+            "{report:?}"
+        );
+        assert!(near(report.L_s, platform.network.l.at(4)), "{report:?}");
+        assert!(near(report.o_s, platform.network.o_s), "{report:?}");
+    }
 }

@@ -79,24 +79,26 @@ fn assert_close(what: &str, measured: f64, expected: f64) {
 #[test]
 fn probe_on_sim_recovers_the_ucf_cluster() {
     let platform = Platform::load("ucf-cluster").unwrap();
-    let machine = platform.all().unwrap();
-    let l_s = machine.l_s();
-    let report =
-        common::within_5s(move || probe::probe(&Backend::sim(), &machine, &ProbeOptions::quick()))
-            .unwrap();
-    assert_eq!(report.p, 10);
-    assert_close("g", report.g_s_per_byte, platform.network.g_s_per_byte);
-    assert_close("L", report.L_s, l_s);
-    assert!(report.o_s.abs() < 1e-12, "o = {:e}", report.o_s);
-    let distinct: std::collections::BTreeSet<u64> = platform
-        .nodes
-        .iter()
-        .map(|n| (n.r * 100.0) as u64)
-        .collect();
-    assert!(distinct.len() >= 8, "the preset's r_j should differ");
-    for (node, (r, [lo, hi])) in platform.nodes.iter().zip(report.r.iter().zip(&report.r_ci)) {
-        assert_close(&format!("r of {}", node.name), *r, node.r);
-        assert!(lo <= r && r <= hi);
+    for backend in common::sim() {
+        let machine = platform.all().unwrap();
+        let l_s = machine.l_s();
+        let report =
+            common::within_5s(move || probe::probe(&backend, &machine, &ProbeOptions::quick()))
+                .unwrap();
+        assert_eq!(report.p, 10);
+        assert_close("g", report.g_s_per_byte, platform.network.g_s_per_byte);
+        assert_close("L", report.L_s, l_s);
+        assert!(report.o_s.abs() < 1e-12, "o = {:e}", report.o_s);
+        let distinct: std::collections::BTreeSet<u64> = platform
+            .nodes
+            .iter()
+            .map(|n| (n.r * 100.0) as u64)
+            .collect();
+        assert!(distinct.len() >= 8, "the preset's r_j should differ");
+        for (node, (r, [lo, hi])) in platform.nodes.iter().zip(report.r.iter().zip(&report.r_ci)) {
+            assert_close(&format!("r of {}", node.name), *r, node.r);
+            assert!(lo <= r && r <= hi);
+        }
     }
 }
 
@@ -104,16 +106,18 @@ fn probe_on_sim_recovers_the_ucf_cluster() {
 #[test]
 fn probe_on_sim_recovers_overhead_and_barrier() {
     let platform = Platform::load("sunwulf").unwrap();
-    let machine = platform.select(&"4".parse().unwrap()).unwrap();
-    let l_s = machine.l_s();
-    let report =
-        common::within_5s(move || probe::probe(&Backend::sim(), &machine, &ProbeOptions::quick()))
-            .unwrap();
-    assert_close("g", report.g_s_per_byte, platform.network.g_s_per_byte);
-    assert_close("L", report.L_s, l_s);
-    assert_close("o", report.o_s, platform.network.o_s);
-    for r in &report.r {
-        assert_close("r", *r, 1.0);
+    for backend in common::sim() {
+        let machine = platform.select(&"4".parse().unwrap()).unwrap();
+        let l_s = machine.l_s();
+        let report =
+            common::within_5s(move || probe::probe(&backend, &machine, &ProbeOptions::quick()))
+                .unwrap();
+        assert_close("g", report.g_s_per_byte, platform.network.g_s_per_byte);
+        assert_close("L", report.L_s, l_s);
+        assert_close("o", report.o_s, platform.network.o_s);
+        for r in &report.r {
+            assert_close("r", *r, 1.0);
+        }
     }
 }
 
@@ -122,14 +126,16 @@ fn probe_on_sim_recovers_overhead_and_barrier() {
 #[test]
 fn probe_on_sim_sees_past_a_slow_receiver_at_small_p() {
     let platform = Platform::load("ucf-cluster").unwrap();
-    for p in ["3", "4"] {
+    for (p, backend) in ["3", "4"]
+        .into_iter()
+        .flat_map(|p| common::sim().map(|b| (p, b)))
+    {
         let machine = platform.select(&p.parse().unwrap()).unwrap();
         let nodes: Vec<f64> = machine.nodes().iter().map(|n| n.r).collect();
         let l_s = machine.l_s();
-        let report = common::within_5s(move || {
-            probe::probe(&Backend::sim(), &machine, &ProbeOptions::quick())
-        })
-        .unwrap();
+        let report =
+            common::within_5s(move || probe::probe(&backend, &machine, &ProbeOptions::quick()))
+                .unwrap();
         assert_close("g", report.g_s_per_byte, platform.network.g_s_per_byte);
         assert_close("L", report.L_s, l_s);
         for (measured, expected) in report.r.iter().zip(&nodes) {

@@ -1,4 +1,5 @@
-//! Supersteps, messages, failures and traces on the threads backend.
+//! Supersteps, messages, failures and traces on the threads backend (and, for messages and
+//! failures, on both engines of sim).
 
 mod common;
 
@@ -9,43 +10,52 @@ fn threads() -> Backend {
     Backend::threads()
 }
 
+/// Threads and sim's two engines: the backends that run every node in this process.
+fn in_process() -> Vec<Backend> {
+    let mut backends = vec![threads()];
+    backends.extend(common::sim());
+    backends
+}
+
 #[test]
 fn messages_arrive_after_sync_in_source_then_send_order() {
-    let output = within_5s(|| {
-        hbsp::run(&threads(), &machine(&uneven(5)), |ctx| {
-            let p = ctx.nprocs();
-            // Send in reverse destination order, two messages each, to check the ordering.
-            for to in (0..p).rev() {
-                ctx.send(to, 10 + ctx.pid() as u32, &[ctx.pid() as u32, 0])?;
-                ctx.send(to, 20 + ctx.pid() as u32, &[ctx.pid() as u32, 1])?;
-            }
-            if ctx.queue_len() != 0 {
-                return Err(ctx.abort("a message arrived before sync"));
-            }
-            ctx.sync()?;
-            let first = ctx.peek().expect("messages arrived");
-            let bytes = ctx.queue_bytes();
-            let got: Vec<(usize, u32, Vec<u32>)> = ctx
-                .recv_all::<u32>()?
-                .into_iter()
-                .map(|m| (m.source, m.tag, m.data))
-                .collect();
-            Ok::<_, HbspError>((first, bytes, got))
-        })
-    })
-    .unwrap();
-    for (first, bytes, got) in output.results {
-        assert_eq!((first.source, first.tag, first.bytes), (0, 10, 8));
-        assert_eq!(bytes, 5 * 2 * 8);
-        let expect: Vec<(usize, u32, Vec<u32>)> = (0..5)
-            .flat_map(|s| {
-                [
-                    (s, 10 + s as u32, vec![s as u32, 0]),
-                    (s, 20 + s as u32, vec![s as u32, 1]),
-                ]
+    for backend in in_process() {
+        let output = within_5s(move || {
+            hbsp::run(&backend, &machine(&uneven(5)), |ctx| {
+                let p = ctx.nprocs();
+                // Send in reverse destination order, two messages each, to check the ordering.
+                for to in (0..p).rev() {
+                    ctx.send(to, 10 + ctx.pid() as u32, &[ctx.pid() as u32, 0])?;
+                    ctx.send(to, 20 + ctx.pid() as u32, &[ctx.pid() as u32, 1])?;
+                }
+                if ctx.queue_len() != 0 {
+                    return Err(ctx.abort("a message arrived before sync"));
+                }
+                ctx.sync()?;
+                let first = ctx.peek().expect("messages arrived");
+                let bytes = ctx.queue_bytes();
+                let got: Vec<(usize, u32, Vec<u32>)> = ctx
+                    .recv_all::<u32>()?
+                    .into_iter()
+                    .map(|m| (m.source, m.tag, m.data))
+                    .collect();
+                Ok::<_, HbspError>((first, bytes, got))
             })
-            .collect();
-        assert_eq!(got, expect);
+        })
+        .unwrap();
+        for (first, bytes, got) in output.results {
+            assert_eq!((first.source, first.tag, first.bytes), (0, 10, 8));
+            assert_eq!(bytes, 5 * 2 * 8);
+            let expect: Vec<(usize, u32, Vec<u32>)> = (0..5)
+                .flat_map(|s| {
+                    [
+                        (s, 10 + s as u32, vec![s as u32, 0]),
+                        (s, 20 + s as u32, vec![s as u32, 1]),
+                    ]
+                })
+                .collect();
+            assert_eq!(got, expect);
+        }
     }
 }
 
@@ -108,7 +118,7 @@ fn recycling_exchange(backend: &Backend, rounds: u64) -> (Vec<Vec<u64>>, Vec<usi
 
 #[test]
 fn recycled_vectors_carry_the_senders_next_messages() {
-    for backend in [threads(), Backend::sim()] {
+    for backend in in_process() {
         let (seen, capacities) = recycling_exchange(&backend, 20);
         let expect: Vec<Vec<u64>> = (0..20).map(|round| vec![round; 1000]).collect();
         assert_eq!(seen, expect, "{backend}: every payload intact");
@@ -185,10 +195,26 @@ fn hbsplib_queries() {
     assert_eq!(output.results[0], (vec![1, 3, 0, 2], 5.0, 13.0, true));
 }
 
+/// The error ending a run of `program` on 4 nodes, the same on every in-process backend.
 fn failing_run(
     program: impl Fn(&mut Ctx<'_>) -> Result<(), String> + Send + Sync + 'static,
 ) -> HbspError {
-    within_5s(move || hbsp::run(&threads(), &machine(&uneven(4)), program).unwrap_err())
+    let program = std::sync::Arc::new(program);
+    let errors: Vec<(Backend, HbspError)> = in_process()
+        .into_iter()
+        .map(|backend| {
+            let program = std::sync::Arc::clone(&program);
+            let run = backend.clone();
+            let err = within_5s(move || {
+                hbsp::run(&run, &machine(&uneven(4)), |ctx| program(ctx)).unwrap_err()
+            });
+            (backend, err)
+        })
+        .collect();
+    for (backend, err) in &errors[1..] {
+        assert_eq!(*err, errors[0].1, "{backend:?}");
+    }
+    errors[0].1.clone()
 }
 
 #[test]

@@ -27,6 +27,13 @@ pub enum KernelError {
     },
 }
 
+impl KernelError {
+    /// Whether this refuses a run too large for this machine (see [`hbsp::HbspError::is_refusal`]).
+    pub fn is_refusal(&self) -> bool {
+        matches!(self, Self::Hbsp(err) if err.is_refusal())
+    }
+}
+
 /// `Result` with [`KernelError`].
 pub type Result<T, E = KernelError> = std::result::Result<T, E>;
 

@@ -6,42 +6,16 @@
 //! ([`Kernel::input_bytes`]), every node's data at its peak ([`Kernel::memory_per_node`]; the
 //! `threads` and `sim` backends run all nodes in this one process, an `mpi` rank only its own)
 //! and, unless the compute blocks are skipped, the verification's sequential reference
-//! ([`Kernel::verification_bytes`]). A kernel whose skeleton runs hold less says so with
+//! ([`Kernel::verification_bytes`]); on `sim`, every node's stack and state too
+//! ([`hbsp::memory::sim_node_bytes`]). A kernel whose skeleton runs hold less says so with
 //! [`Kernel::skeleton_bytes`].
 
 use hbsp::{Backend, Machine};
 
-use crate::error::{Result, invalid};
+use crate::error::Result;
 use crate::kernel::{Kernel, skeleton};
 
-/// Bytes of memory a new allocation can take now: the kernel's `MemAvailable`, lowered to the
-/// room left under a cgroup (v2) limit if the process runs under one; `None` where the system
-/// does not say (then nothing is refused).
-pub fn available_memory() -> Option<f64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let available = meminfo_kib(&meminfo, "MemAvailable:")? * 1024.0;
-    Some(cgroup_room().map_or(available, |room| room.min(available)))
-}
-
-/// The value of `field` (in kB) of `/proc/meminfo`.
-fn meminfo_kib(meminfo: &str, field: &str) -> Option<f64> {
-    meminfo
-        .lines()
-        .find_map(|line| line.strip_prefix(field))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()
-}
-
-/// `memory.max - memory.current` of this process's cgroup (v2), if it is limited.
-fn cgroup_room() -> Option<f64> {
-    let read = |file: &str| std::fs::read_to_string(format!("/sys/fs/cgroup/{file}")).ok();
-    let limit: f64 = read("memory.max")?.trim().parse().ok()?; // "max" = no limit
-    let used: f64 = read("memory.current")?.trim().parse().ok()?;
-    Some((limit - used).max(0.0))
-}
+pub use hbsp::memory::{available_memory, human_bytes};
 
 /// Refuses, in one line, a size whose input arrays alone exceed the memory available, so
 /// [`Kernel::generate`] never aborts on a failed allocation (or wraps a size overflow).
@@ -61,9 +35,13 @@ pub fn run_memory(
     machine: &Machine,
     backend: &Backend,
 ) -> Result<f64> {
+    let runtime = match backend {
+        Backend::Sim(options) => machine.p() as f64 * hbsp::memory::sim_node_bytes(options),
+        _ => 0.0,
+    };
     if skeleton(backend) {
         if let Some(bytes) = kernel.skeleton_bytes(n, machine)? {
-            return Ok(bytes);
+            return Ok(bytes + runtime);
         }
     }
     let per_node = kernel.memory_per_node(n, machine)?;
@@ -77,7 +55,7 @@ pub fn run_memory(
     } else {
         kernel.verification_bytes(n)
     };
-    Ok(kernel.input_bytes(n) + nodes + verification)
+    Ok(kernel.input_bytes(n) + nodes + runtime + verification)
 }
 
 /// Refuses, in one line, a run that would need more memory than this machine has available:
@@ -89,6 +67,9 @@ pub fn check_run_fits(
     machine: &Machine,
     backend: &Backend,
 ) -> Result<()> {
+    if let Backend::Sim(options) = backend {
+        hbsp::memory::check_sim_fits(machine, options)?;
+    }
     let needed = run_memory(kernel, n, machine, backend)?;
     let mut advice = "use a smaller N or fewer nodes".to_string();
     if let Backend::Sim(options) = backend {
@@ -110,47 +91,15 @@ pub fn check_run_fits(
     check_fits(&what, needed, &advice)
 }
 
-/// Refuses, in one line, `what` needing `needed` bytes when less memory is available:
-/// "`what` would need about X of memory but Y are available: `advice`".
+/// Refuses, in one line, `what` needing `needed` bytes when less memory is available (see
+/// [`hbsp::memory::check_fits`]).
 pub fn check_fits(what: &str, needed: f64, advice: &str) -> Result<()> {
-    match available_memory() {
-        // A NaN estimate is refused too: nothing is known to fit.
-        Some(available) if needed > available || needed.is_nan() => Err(invalid(format!(
-            "{what} would need about {} of memory but {} are available: {advice}",
-            human_bytes(needed),
-            human_bytes(available)
-        ))),
-        _ => Ok(()),
-    }
-}
-
-/// Bytes as people read them: `512 B`, `3.2 MB`, `24.0 GB`, `2.4e7 TB`.
-pub fn human_bytes(bytes: f64) -> String {
-    const UNITS: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];
-    let mut value = bytes;
-    let mut unit = 0;
-    while value >= 1000.0 && unit + 1 < UNITS.len() {
-        value /= 1000.0;
-        unit += 1;
-    }
-    match unit {
-        0 => format!("{value:.0} B"),
-        _ if value >= 1e5 => format!("{value:.1e} {}", UNITS[unit]),
-        _ => format!("{value:.1} {}", UNITS[unit]),
-    }
+    Ok(hbsp::memory::check_fits(what, needed, advice)?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn meminfo_fields_parse_in_kib() {
-        let meminfo = "MemTotal:       24000000 kB\nMemAvailable:   23053308 kB\n";
-        assert_eq!(meminfo_kib(meminfo, "MemAvailable:"), Some(23_053_308.0));
-        assert_eq!(meminfo_kib(meminfo, "SwapFree:"), None);
-        assert!(available_memory().is_some_and(|b| b > 0.0), "Linux says");
-    }
 
     use crate::burg::BurgKernel;
     use crate::conv2d::Conv2dKernel;
@@ -251,13 +200,15 @@ mod tests {
             let estimate =
                 |backend: &Backend| run_memory(kernel.as_ref(), n, &four, backend).unwrap();
             assert_eq!(estimate(&Backend::threads()), inputs + all + check);
-            // A kernel whose skeleton holds less (summa: sizes only) says how much.
+            // Sim adds every node's stack and state; a kernel whose skeleton holds less
+            // (summa: sizes only) says how much.
+            let runtime = 4.0 * hbsp::memory::COROUTINE_NODE_BYTES;
             match kernel.skeleton_bytes(n, &four).unwrap() {
                 Some(bytes) => {
-                    assert_eq!(estimate(&skeleton), bytes);
+                    assert_eq!(estimate(&skeleton), bytes + runtime);
                     assert!(bytes < inputs, "{}: {bytes}", kernel.name());
                 }
-                None => assert_eq!(estimate(&skeleton), inputs + all),
+                None => assert_eq!(estimate(&skeleton), inputs + all + runtime),
             }
             assert_eq!(
                 estimate(&Backend::Mpi(Default::default())),

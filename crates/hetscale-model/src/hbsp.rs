@@ -145,6 +145,45 @@ impl Traffic {
         }
     }
 
+    /// Every node `j` sends `sizes[j]` bytes to every other node but `skipped`, in O(p) (as
+    /// many [`Traffic::add`]s would take O(p^2): every node of a simulated superstep asks).
+    pub fn each_to_all(sizes: &[f64], skipped: Option<usize>) -> Self {
+        let p = sizes.len();
+        let total: f64 = sizes.iter().sum();
+        let receivers = |j: usize| {
+            let others = p.saturating_sub(1);
+            match skipped {
+                Some(s) if s != j && s < p => others - 1,
+                _ => others,
+            }
+        };
+        let mut t = Self::idle(p);
+        for (j, &size) in sizes.iter().enumerate() {
+            t.sent[j] = size * receivers(j) as f64;
+            t.messages_sent[j] = receivers(j) as f64;
+            if skipped != Some(j) {
+                t.received[j] = total - size;
+                t.messages_received[j] = p.saturating_sub(1) as f64;
+            }
+        }
+        t
+    }
+
+    /// Every node sends `pieces[j]` bytes to each other node `j`, in O(p).
+    pub fn all_to_each(pieces: &[f64]) -> Self {
+        let p = pieces.len();
+        let total: f64 = pieces.iter().sum();
+        let others = p.saturating_sub(1) as f64;
+        let mut t = Self::idle(p);
+        for (j, &piece) in pieces.iter().enumerate() {
+            t.sent[j] = total - piece;
+            t.received[j] = piece * others;
+            t.messages_sent[j] = others;
+            t.messages_received[j] = others;
+        }
+        t
+    }
+
     /// Records one message of `bytes` from `from` to `to`; a node sending to itself costs
     /// nothing.
     pub fn add(&mut self, from: usize, to: usize, bytes: f64) {
@@ -243,11 +282,7 @@ pub fn one_phase_broadcast_cost(m: &HbspMachine, root: usize, n: f64) -> Result<
 /// `j`, then every node sends its piece to every other node. Two supersteps.
 pub fn two_phase_broadcast_cost(m: &HbspMachine, root: usize, pieces: &[f64]) -> Result<f64> {
     let phase1 = scatter_cost(m, root, pieces)?;
-    let mut t = Traffic::idle(m.p());
-    for (j, &piece) in pieces.iter().enumerate() {
-        (0..m.p()).for_each(|k| t.add(j, k, piece));
-    }
-    Ok(phase1 + m.traffic_cost(0.0, &t)?)
+    Ok(phase1 + m.traffic_cost(0.0, &Traffic::each_to_all(pieces, None))?)
 }
 
 fn check_root(m: &HbspMachine, root: usize) -> Result<()> {
@@ -377,8 +412,7 @@ pub fn alltoall_cost(m: &HbspMachine, counts: &[Vec<f64>]) -> Result<f64> {
 /// other node.
 pub fn allgather_cost(m: &HbspMachine, counts: &[f64]) -> Result<f64> {
     m.check_len(counts.len())?;
-    let rows: Vec<Vec<f64>> = counts.iter().map(|&c| vec![c; counts.len()]).collect();
-    alltoall_cost(m, &rows)
+    m.traffic_cost(0.0, &Traffic::each_to_all(counts, None))
 }
 
 /// Exact cost of a direct reduce of `n` bytes per node: every node sends its `n` bytes to
@@ -392,13 +426,33 @@ pub fn reduce_cost(m: &HbspMachine, root: usize, n: f64) -> Result<f64> {
 /// combines piece `j` (`pieces[j]` bytes) of every vector, then an allgather of the pieces.
 pub fn allreduce_cost(m: &HbspMachine, pieces: &[f64]) -> Result<f64> {
     m.check_len(pieces.len())?;
-    let scatter_rows: Vec<Vec<f64>> = pieces.iter().map(|_| pieces.to_vec()).collect();
-    Ok(alltoall_cost(m, &scatter_rows)? + allgather_cost(m, pieces)?)
+    let reduce_scatter = m.traffic_cost(0.0, &Traffic::all_to_each(pieces))?;
+    Ok(reduce_scatter + allgather_cost(m, pieces)?)
 }
 
 #[cfg(test)]
 mod collective_cost_tests {
     use super::*;
+
+    /// The O(p) traffic of the all-to-all patterns is the sum of their messages.
+    #[test]
+    fn all_to_all_patterns_add_up_their_messages() {
+        let sizes = [10.0, 0.0, 30.0, 20.0];
+        for skipped in [None, Some(0), Some(2)] {
+            let mut expect = Traffic::idle(4);
+            for (j, &size) in sizes.iter().enumerate() {
+                (0..4)
+                    .filter(|&k| Some(k) != skipped)
+                    .for_each(|k| expect.add(j, k, size));
+            }
+            assert_eq!(Traffic::each_to_all(&sizes, skipped), expect, "{skipped:?}");
+        }
+        let mut expect = Traffic::idle(4);
+        for j in 0..4 {
+            (0..4).for_each(|k| expect.add(j, k, sizes[k]));
+        }
+        assert_eq!(Traffic::all_to_each(&sizes), expect);
+    }
 
     fn ucf4() -> HbspMachine {
         HbspMachine::new(0.196e-6, vec![1.00, 4.08, 1.03, 2.12], 15_000e-6).unwrap()

@@ -89,6 +89,17 @@ pub enum StudyError {
 /// Result alias for the study crate.
 pub type Result<T> = std::result::Result<T, StudyError>;
 
+impl StudyError {
+    /// Whether this refuses a run too large for this machine (see [`hbsp::HbspError::is_refusal`]).
+    pub fn is_refusal(&self) -> bool {
+        match self {
+            Self::Kernel(err) => err.is_refusal(),
+            Self::Hbsp(err) => err.is_refusal(),
+            _ => false,
+        }
+    }
+}
+
 fn at_line(line: Option<usize>) -> String {
     line.map(|l| format!(" line {l}")).unwrap_or_default()
 }

@@ -213,10 +213,22 @@ impl KernelTimeModel {
 /// 850,000 nodes; rounded up).
 const BYTES_PER_NODE: f64 = 1024.0;
 
+/// The most nodes a prediction takes: its overhead models replay supersteps node by node, so
+/// time grows with the node count (a million takes seconds per configuration and size).
+pub const MAX_PREDICTED_NODES: f64 = 1e6;
+
 /// Refuses, before a platform of `nodes` nodes is replicated `copies` times, a machine whose
 /// nodes alone would not fit in memory (or whose node count overflows).
 pub fn check_replication_fits(nodes: usize, copies: usize) -> crate::Result<()> {
     let total = nodes as f64 * copies as f64;
+    if total > MAX_PREDICTED_NODES {
+        return Err(hbsp::HbspError::DoesNotFit(format!(
+            "a platform of {nodes} nodes replicated {copies} times ({total:.3e} nodes) is beyond \
+             the {MAX_PREDICTED_NODES:.0e} nodes a prediction replays in reasonable time: use a \
+             smaller --replicate"
+        ))
+        .into());
+    }
     hetscale_kernels::memory::check_fits(
         &format!("a platform of {nodes} nodes replicated {copies} times ({total:.3e} nodes)"),
         total * BYTES_PER_NODE,

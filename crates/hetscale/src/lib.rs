@@ -63,8 +63,27 @@ enum Command {
     Reproduce(cmd::reproduce::Args),
 }
 
+/// The exit code of a run refused before it started because it cannot fit this machine.
+pub const REFUSED: u8 = 2;
+
+/// Whether `err` refuses a run too large for this machine, whichever crate refused it.
+fn is_refusal(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<hbsp::HbspError>()
+            .is_some_and(hbsp::HbspError::is_refusal)
+            || cause
+                .downcast_ref::<hetscale_kernels::KernelError>()
+                .is_some_and(hetscale_kernels::KernelError::is_refusal)
+            || cause
+                .downcast_ref::<hetscale_study::StudyError>()
+                .is_some_and(hetscale_study::StudyError::is_refusal)
+    })
+}
+
 /// Runs the `hetscale` command line on this process's arguments, with the kernels of
-/// `registry`; returns the exit code (failure after printing a one-line reason).
+/// `registry`; returns the exit code (failure after printing a one-line reason; [`REFUSED`]
+/// for a run refused as too large for this machine).
 pub fn main_with(registry: KernelRegistry) -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
@@ -87,6 +106,9 @@ pub fn main_with(registry: KernelRegistry) -> ExitCode {
         Err(err) if output::is_closed_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("hetscale: {err:#}");
+            if is_refusal(&err) {
+                return ExitCode::from(REFUSED);
+            }
             // As a shell reports a process ended by the signal.
             hetscale_study::interrupt::requested()
                 .and_then(|signal| u8::try_from(128 + signal).ok())

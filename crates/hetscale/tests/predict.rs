@@ -130,3 +130,23 @@ fn what_cannot_fit_in_memory_is_refused_in_one_line() {
         assert!(stderr.contains(advice), "{args:?}: {stderr}");
     }
 }
+
+/// Ten million nodes fit in memory as a platform but no prediction replays them in time: a
+/// one-line refusal naming the limit, exit code 2, at once (it ran for minutes).
+#[test]
+fn absurd_node_counts_are_refused_with_exit_code_2() {
+    let out = hetscale()
+        .args(["predict", "ge", "--platform", "sunwulf", "--nodes", "all"])
+        .args(["--target", "0.5", "--replicate", "120000"])
+        .timeout(std::time::Duration::from_secs(20))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("(1.020e7 nodes) is beyond the 1e6 nodes a prediction replays")
+            && stderr.contains("use a smaller --replicate"),
+        "{stderr}"
+    );
+}

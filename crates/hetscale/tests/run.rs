@@ -275,7 +275,8 @@ fn slalom_runs_on_the_ncube2_verified_and_as_a_skeleton() {
 
 #[test]
 fn sizes_beyond_memory_are_refused_before_anything_is_allocated() {
-    // These aborted on allocation (exit 134) or on "capacity overflow" (conv2d).
+    // These aborted on allocation (exit 134) or on "capacity overflow" (conv2d); a refusal
+    // exits with 2.
     for (kernel, n) in [
         ("mm", "1000000000"),
         ("ge", "1000000000"),
@@ -288,7 +289,7 @@ fn sizes_beyond_memory_are_refused_before_anything_is_allocated() {
                 .args(["run", kernel, "--n", n, "--backend", backend])
                 .output()
                 .unwrap();
-            assert_eq!(out.status.code(), Some(1), "{kernel} {backend}");
+            assert_eq!(out.status.code(), Some(2), "{kernel} {backend}");
             let err = String::from_utf8(out.stderr).unwrap();
             assert_eq!(err.trim_end().lines().count(), 1, "{err}");
             assert!(

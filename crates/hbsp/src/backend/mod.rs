@@ -7,6 +7,7 @@
 //! backend implements the crate-private `Transport` trait that `Ctx` calls at every superstep
 //! boundary.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::str::FromStr;
@@ -15,12 +16,14 @@ use crate::error::{HbspError, Result};
 use crate::message::{Envelope, Payload};
 
 pub(crate) mod barrier;
+pub mod coroutines;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+pub(crate) mod node;
 pub mod sim;
 pub(crate) mod threads;
 
-pub use sim::{SimOptions, SuperstepCost, WorkCharge};
+pub use sim::{SimEngine, SimOptions, SuperstepCost, WorkCharge};
 
 /// How a program is executed.
 #[derive(Debug, Clone, PartialEq)]
@@ -246,26 +249,57 @@ pub(crate) fn mismatch(
     }
 }
 
-/// Messages queued by one node during a superstep, by destination.
+/// Messages queued by one node during a superstep, in batches by destination.
+///
+/// Sparse: its size follows the messages sent, not `p`, so `p` nodes' outboxes take O(p)
+/// memory however many nodes a run has.
+#[derive(Default)]
 pub(crate) struct Outbox {
-    pub by_destination: Vec<Vec<Envelope>>,
-    /// Destinations with at least one message, in first-send order.
-    pub destinations: Vec<usize>,
+    /// One batch per destination, in first-send order of the destinations.
+    batches: Vec<(usize, Vec<Envelope>)>,
+    /// Index in `batches` of each destination's batch.
+    index: HashMap<usize, usize>,
 }
 
 impl Outbox {
-    pub fn new(p: usize) -> Self {
-        Self {
-            by_destination: (0..p).map(|_| Vec::new()).collect(),
-            destinations: Vec::new(),
+    pub fn push(&mut self, to: usize, envelope: Envelope) {
+        // Consecutive sends to one destination are common: skip the lookup for them.
+        if let Some((last, batch)) = self.batches.last_mut()
+            && *last == to
+        {
+            batch.push(envelope);
+            return;
         }
+        let next = self.batches.len();
+        let slot = *self.index.entry(to).or_insert(next);
+        if slot == next {
+            self.batches.push((to, Vec::new()));
+        }
+        self.batches[slot].1.push(envelope);
     }
 
-    pub fn push(&mut self, to: usize, envelope: Envelope) {
-        if self.by_destination[to].is_empty() {
-            self.destinations.push(to);
-        }
-        self.by_destination[to].push(envelope);
+    /// The queued batches, `(destination, messages in send order)`.
+    pub fn batches(&self) -> impl Iterator<Item = (usize, &[Envelope])> {
+        self.batches
+            .iter()
+            .map(|(to, batch)| (*to, batch.as_slice()))
+    }
+
+    /// `(destination, payload bytes)` of every queued message to another node than `pid`.
+    pub fn sent_by(&self, pid: usize) -> impl Iterator<Item = (usize, u64)> + '_ {
+        self.batches()
+            .filter(move |(to, _)| *to != pid)
+            .flat_map(|(to, batch)| {
+                batch
+                    .iter()
+                    .map(move |e| (to, e.payload.bytes().len() as u64))
+            })
+    }
+
+    /// Empties the outbox, yielding its batches.
+    pub fn drain(&mut self) -> impl Iterator<Item = (usize, Vec<Envelope>)> + '_ {
+        self.index.clear();
+        self.batches.drain(..)
     }
 }
 

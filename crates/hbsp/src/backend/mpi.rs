@@ -33,7 +33,7 @@ use serde::de::DeserializeOwned;
 
 use super::{Call, MpiOptions, Outbox, Transport, mismatch};
 use crate::RunOutput;
-use crate::ctx::Ctx;
+use crate::ctx::{Ctx, MachineFacts};
 use crate::error::{HbspError, Result};
 use crate::message::{Envelope, Payload};
 use crate::platform::{Machine, Node, Platform};
@@ -259,10 +259,9 @@ impl MpiTransport<'_> {
         let mut counts = vec![0i32; p];
         let mut own = Vec::new();
         let total: usize = outbox
-            .destinations
-            .iter()
-            .filter(|&&to| to != self.pid)
-            .flat_map(|&to| &outbox.by_destination[to])
+            .batches()
+            .filter(|(to, _)| *to != self.pid)
+            .flat_map(|(_, batch)| batch)
             .map(|e| HEADER + e.payload.bytes().len())
             .sum();
         // Reused: a fresh megabyte every superstep costs page faults. Never without an
@@ -271,10 +270,9 @@ impl MpiTransport<'_> {
         let mut buffer = std::mem::take(&mut self.send_buffer);
         buffer.clear();
         buffer.reserve(total.max(1));
-        let mut destinations = std::mem::take(&mut outbox.destinations);
-        destinations.sort_unstable();
-        for to in destinations {
-            let batch = std::mem::take(&mut outbox.by_destination[to]);
+        let mut batches: Vec<(usize, Vec<Envelope>)> = outbox.drain().collect();
+        batches.sort_unstable_by_key(|(to, _)| *to);
+        for (to, batch) in batches {
             if to == self.pid {
                 own = batch;
                 continue;
@@ -578,7 +576,8 @@ where
         received: Arc::default(),
     };
     let start = transport.start;
-    let mut ctx = Ctx::new(pid, machine, Box::new(transport), options.trace);
+    let facts = MachineFacts::new(machine);
+    let mut ctx = Ctx::new(pid, machine, &facts, Box::new(transport), options.trace);
     let name = &machine.nodes()[pid].name;
     let value = match catch_unwind(AssertUnwindSafe(|| program(&mut ctx))) {
         Ok(Ok(value)) => value,

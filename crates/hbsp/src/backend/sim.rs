@@ -1,5 +1,6 @@
-//! The `sim` backend: the program runs for real on one thread per node, but time is virtual,
-//! charged by the HBSP^1 cost model of the platform.
+//! The `sim` backend: the program runs for real (its nodes as coroutines on one thread, see
+//! [`super::coroutines`], or one thread each: [`SimEngine`]), but time is virtual, charged
+//! by the HBSP^1 cost model of the platform.
 //!
 //! Each superstep costs `max_j w_j + g max_j (r_j h_j) + o max_j m_j + L(p)`, where `w_j` is
 //! node `j`'s compute time (see [`WorkCharge`]: declared work `ops / C_j`, or its thread CPU
@@ -51,6 +52,34 @@ pub struct SimOptions {
     pub host_speed: Option<f64>,
     /// Record a per-superstep [`crate::Trace`] (off saves memory at thousands of nodes).
     pub no_trace: bool,
+    /// How the nodes execute: coroutines on one thread (the default) or one thread each.
+    pub engine: SimEngine,
+}
+
+/// How the nodes of a sim run execute. Both give the same virtual times, results and traces
+/// when work is declared.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SimEngine {
+    /// Every node is a coroutine with its own stack, run in turn on one OS thread (see
+    /// [`super::coroutines`]): tens of thousands of nodes, fast supersteps.
+    #[default]
+    Coroutines,
+    /// One OS thread per node, as the threads backend: the baseline the coroutines replace.
+    Threads,
+}
+
+impl std::str::FromStr for SimEngine {
+    type Err = HbspError;
+
+    fn from_str(name: &str) -> Result<Self> {
+        match name {
+            "coroutines" => Ok(Self::Coroutines),
+            "threads" => Ok(Self::Threads),
+            _ => Err(HbspError::InvalidBackend(format!(
+                "unknown sim engine \"{name}\": use coroutines or threads"
+            ))),
+        }
+    }
 }
 
 /// The cost of one simulated superstep.

@@ -6,23 +6,24 @@
 //! empties its own right after it, and nobody touches the same parity again before the next
 //! barrier, which the receiver must reach first.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::barrier::{Arrival, Barrier};
+use super::node::{SuperstepWork, run_program};
 use super::sim::{SimOptions, VirtualClock, WorkCharge};
 use super::{Call, Outbox, ThreadsOptions, Transport};
 use crate::RunOutput;
-use crate::ctx::Ctx;
+use crate::ctx::{Ctx, MachineFacts};
 use crate::error::{HbspError, Result};
 use crate::message::{Envelope, Payload};
 use crate::platform::Machine;
-use crate::trace::{NodeTrace, Trace};
+use crate::trace::NodeTrace;
 
 struct Shared<'m> {
     machine: &'m Machine,
+    facts: MachineFacts,
     barrier: Barrier,
     /// `mail[parity][destination]`.
     mail: [Vec<Mutex<Vec<Envelope>>>; 2],
@@ -85,6 +86,7 @@ impl<'m> Shared<'m> {
         let calls = |_| (0..p).map(|_| Mutex::new(None)).collect();
         Self {
             machine,
+            facts: MachineFacts::new(machine),
             barrier: Barrier::new(p, crate::presets::cores()),
             mail: [0, 1].map(slots),
             calls: [0, 1].map(calls),
@@ -104,16 +106,21 @@ impl<'m> Shared<'m> {
     }
 }
 
+/// How sim charges compute (wall-clock runs charge none).
+fn work_charge(shared: &Shared<'_>) -> WorkCharge {
+    shared
+        .clock
+        .as_ref()
+        .map_or(WorkCharge::Declared, VirtualClock::work_charge)
+}
+
 struct ThreadTransport<'s, 'm> {
     pid: usize,
     shared: &'s Shared<'m>,
     superstep: u64,
     published: [bool; 2],
-    /// Sim: seconds of declared work in this superstep, and whether any was declared.
-    declared_s: f64,
-    declared_any: bool,
-    /// Sim: this thread's CPU time when the superstep began.
-    cpu_mark: Duration,
+    /// Sim: this node's compute in the superstep.
+    work: SuperstepWork,
 }
 
 impl<'s, 'm> ThreadTransport<'s, 'm> {
@@ -123,45 +130,15 @@ impl<'s, 'm> ThreadTransport<'s, 'm> {
             shared,
             superstep: 0,
             published: [false; 2],
-            declared_s: 0.0,
-            declared_any: false,
-            cpu_mark: thread_cpu_time(),
-        }
-    }
-
-    /// Sim: this node's compute time so far in the superstep, as [`WorkCharge`] says.
-    fn local_work(&self, clock: &VirtualClock) -> f64 {
-        let cpu = || {
-            clock.cpu_time(
-                self.pid,
-                thread_cpu_time()
-                    .saturating_sub(self.cpu_mark)
-                    .as_secs_f64(),
-            )
-        };
-        match clock.work_charge() {
-            WorkCharge::Declared => self.declared_s,
-            WorkCharge::CpuTime => cpu(),
-            WorkCharge::Auto if self.declared_any => self.declared_s,
-            WorkCharge::Auto => cpu(),
+            work: SuperstepWork::start(work_charge(shared)),
         }
     }
 
     fn deposit_tally(&self, parity: usize, outbox: &Outbox) {
-        let Some(clock) = &self.shared.clock else {
-            return;
-        };
-        let pid = self.pid;
-        let sent = outbox
-            .destinations
-            .iter()
-            .filter(|&&to| to != pid)
-            .flat_map(|&to| {
-                outbox.by_destination[to]
-                    .iter()
-                    .map(move |e| (to, e.payload.bytes().len() as u64))
-            });
-        clock.deposit(parity, pid, self.local_work(clock), sent);
+        if let Some(clock) = &self.shared.clock {
+            let work_s = self.work.seconds(clock, self.pid);
+            clock.deposit(parity, self.pid, work_s, outbox.sent_by(self.pid));
+        }
     }
 
     fn publish(&mut self, parity: usize, call: &Call) {
@@ -193,7 +170,7 @@ impl<'s, 'm> ThreadTransport<'s, 'm> {
 impl Transport for ThreadTransport<'_, '_> {
     fn now(&self) -> f64 {
         match &self.shared.clock {
-            Some(clock) => clock.superstep_start() + self.local_work(clock),
+            Some(clock) => clock.superstep_start() + self.work.seconds(clock, self.pid),
             None => self.shared.start.elapsed().as_secs_f64(),
         }
     }
@@ -202,8 +179,7 @@ impl Transport for ThreadTransport<'_, '_> {
         let shared = self.shared;
         let parity = (self.superstep & 1) as usize;
         self.deposit_tally(parity, outbox);
-        for &to in &outbox.destinations {
-            let batch = std::mem::take(&mut outbox.by_destination[to]);
+        for (to, batch) in outbox.drain() {
             let mut slot = relock(&shared.mail[parity][to]);
             if slot.is_empty() {
                 *slot = batch;
@@ -211,7 +187,6 @@ impl Transport for ThreadTransport<'_, '_> {
                 slot.extend(batch);
             }
         }
-        outbox.destinations.clear();
         self.publish(parity, call);
         let superstep = self.superstep;
         let close = || {
@@ -229,10 +204,8 @@ impl Transport for ThreadTransport<'_, '_> {
         // (source pid, send order).
         delivered.sort_by_key(|e| e.source);
         self.superstep += 1;
-        self.declared_s = 0.0;
-        self.declared_any = false;
         if shared.clock.is_some() {
-            self.cpu_mark = thread_cpu_time();
+            self.work = SuperstepWork::start(work_charge(shared));
         }
         Ok(delivered)
     }
@@ -247,13 +220,8 @@ impl Transport for ThreadTransport<'_, '_> {
 
     fn charge(&mut self, ops: f64) -> Result<()> {
         if let Some(clock) = &self.shared.clock {
-            match clock.work_time(self.pid, ops) {
-                Ok(s) => {
-                    self.declared_s += s;
-                    self.declared_any = true;
-                }
-                Err(err) => return Err(self.fail(err)),
-            }
+            let declared = self.work.declare(clock, self.pid, ops);
+            declared.map_err(|err| self.fail(err))?;
         }
         Ok(())
     }
@@ -352,34 +320,14 @@ where
             .map(|h| h.join().ok().flatten())
             .collect()
     });
-    if let Some(cause) = shared.barrier.cause() {
-        return Err(cause);
-    }
-    let (elapsed_s, costs) = match &shared.clock {
-        Some(clock) => (clock.superstep_start(), clock.costs()),
-        None => (shared.start.elapsed().as_secs_f64(), Vec::new()),
-    };
-    let (results, nodes): (Vec<T>, Vec<NodeTrace>) = outcomes.into_iter().flatten().unzip();
-    let trace = Trace {
-        platform: machine.platform().to_owned(),
-        p: machine.p(),
-        nodes,
-    };
-    Ok(RunOutput {
-        results,
-        trace,
-        elapsed_s,
-        virtual_time: shared.clock.is_some(),
-        compute_skipped: shared.skip_compute,
-        costs,
-    })
-}
-
-/// CPU time consumed by the calling thread.
-fn thread_cpu_time() -> Duration {
-    cpu_time::ThreadTime::try_now()
-        .map(|t| t.as_duration())
-        .unwrap_or_default()
+    super::node::output(
+        machine,
+        shared.barrier.cause(),
+        outcomes,
+        shared.start.elapsed().as_secs_f64(),
+        shared.clock.as_ref(),
+        shared.skip_compute,
+    )
 }
 
 fn run_node<T, E, F>(
@@ -393,33 +341,12 @@ where
     E: std::fmt::Display,
 {
     let transport = ThreadTransport::new(pid, shared);
-    let mut ctx = Ctx::new(pid, shared.machine, Box::new(transport), trace);
-    let name = shared.machine.nodes()[pid].name.clone();
-    match catch_unwind(AssertUnwindSafe(|| program(&mut ctx))) {
-        Ok(Ok(value)) => ctx.finish().ok().map(|trace| (value, trace)),
-        Ok(Err(err)) => {
-            shared.barrier.poison(HbspError::NodeFailed {
-                pid,
-                name,
-                reason: err.to_string(),
-            });
-            None
-        }
-        Err(panic) => {
-            shared.barrier.poison(HbspError::Panicked {
-                pid,
-                name,
-                message: panic_message(panic.as_ref()),
-            });
-            None
-        }
-    }
-}
-
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic with a non-string payload".to_owned())
+    let ctx = Ctx::new(
+        pid,
+        shared.machine,
+        &shared.facts,
+        Box::new(transport),
+        trace,
+    );
+    run_program(ctx, program)
 }

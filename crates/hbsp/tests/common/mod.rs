@@ -5,7 +5,9 @@
 use std::sync::mpsc;
 use std::time::Duration;
 
-use hbsp::{BarrierCost, Machine, Network, Node, Platform};
+use hbsp::{
+    Backend, BarrierCost, Machine, Network, Node, Platform, SimEngine, SimOptions, WorkCharge,
+};
 
 /// A machine whose node `j` has marked speed `speeds[j]` and `r_j = 1 + j / 10`.
 pub fn machine(speeds: &[f64]) -> Machine {
@@ -44,4 +46,48 @@ pub fn within_5s<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T
     });
     rx.recv_timeout(Duration::from_secs(5))
         .expect("run did not finish within 5 s: it hangs")
+}
+
+/// The sim backend with `options` on each of its engines: sim tests run on both.
+pub fn sim_engines(options: SimOptions) -> [Backend; 2] {
+    [SimEngine::Coroutines, SimEngine::Threads].map(|engine| {
+        Backend::Sim(SimOptions {
+            engine,
+            ..options.clone()
+        })
+    })
+}
+
+/// The deterministic sim backend (declared work only) on each engine.
+pub fn sim_declared() -> [Backend; 2] {
+    sim_engines(SimOptions {
+        work: WorkCharge::Declared,
+        ..SimOptions::default()
+    })
+}
+
+/// The default sim backend on each engine.
+pub fn sim() -> [Backend; 2] {
+    sim_engines(SimOptions::default())
+}
+
+/// Virtual time of `program` on `machine` with declared work, checked to be the same bit for
+/// bit on both sim engines.
+pub fn sim_elapsed<T, E, F>(machine: &Machine, program: F) -> f64
+where
+    F: Fn(&mut hbsp::Ctx<'_>) -> Result<T, E> + Sync,
+    T: hbsp::NodeResult,
+    E: std::fmt::Display,
+{
+    let [coroutines, threads] = sim_declared().map(|backend| {
+        hbsp::run(&backend, machine, &program)
+            .unwrap_or_else(|err| panic!("{backend:?}: {err}"))
+            .elapsed_s
+    });
+    assert_eq!(
+        coroutines.to_bits(),
+        threads.to_bits(),
+        "{coroutines} vs {threads}"
+    );
+    coroutines
 }

@@ -38,6 +38,10 @@ pub struct Args {
     /// sizes beyond this machine can be simulated; the result is not verified.
     #[arg(long)]
     pub skip_compute: bool,
+    /// sim only: how the nodes execute: coroutines (on one thread, the default) or threads
+    /// (one OS thread per node, the former engine, kept as a baseline).
+    #[arg(long, default_value = "coroutines")]
+    pub sim_engine: String,
     /// Platform preset (sunwulf, ucf-cluster, ncube2, local) or TOML file.
     #[arg(long, default_value = "local")]
     pub platform: String,
@@ -227,6 +231,7 @@ fn backend(args: &Args) -> anyhow::Result<Backend> {
             // hetscale's kernels declare all their work: charge exactly that, deterministically.
             options.work = hbsp::WorkCharge::Declared;
             options.skip_compute = args.skip_compute;
+            options.engine = args.sim_engine.parse()?;
         }
         Backend::Mpi(options) => {
             anyhow::ensure!(!args.skip_compute, "--skip-compute needs --backend sim");

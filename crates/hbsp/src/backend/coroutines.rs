@@ -1,0 +1,344 @@
+//! The coroutine engine of the `sim` backend, its default ([`super::sim::SimEngine`]).
+//!
+//! Every node is a stackful coroutine ([`corosensei`]) and one OS thread runs them in turn,
+//! in pid order: a node runs until its superstep boundary (`sync`, a collective's superstep,
+//! the end of its program), where it leaves its messages in the receivers' mailboxes and
+//! yields; the next node runs. The last node to arrive charges the superstep on the virtual
+//! clock and checks that every node made the same call, once; then every node resumes in
+//! turn with its messages. Virtual times, results and traces are those of the thread-per-node
+//! engine, bit for bit when work is declared.
+//!
+//! What this asks of programs:
+//! - A node must not block outside [`crate::Ctx`]: waiting on its own channel, lock or
+//!   condition variable for another node would wait forever, since that node runs only when
+//!   this one yields at its boundary. Such programs are not supported on sim (use threads).
+//! - Compute inside [`crate::Ctx::compute`] still runs for real, one node at a time (skip it
+//!   with `SimOptions::skip_compute`).
+//! - A node's stack is [`NODE_STACK_BYTES`] (256 KiB) of address space below a guard page;
+//!   only the pages a node touches take memory, typically 8 to 16 KiB. A node that
+//!   overflows its stack hits the guard page: the process ends with a segmentation fault
+//!   (never undefined behaviour). Large arrays belong in `Vec`s, not on the stack.
+//! - Each node's stack is one memory mapping plus its guard page, so a run needs two of the
+//!   process's mappings per node (`vm.max_map_count`, often 65530): see [`max_nodes`].
+
+use std::cell::RefCell;
+
+use corosensei::stack::DefaultStack;
+use corosensei::{CoroutineResult, ScopedCoroutine, ScopedCoroutineRef, Yielder};
+
+use super::node::{SuperstepWork, panic_message, run_program};
+use super::sim::{SimOptions, VirtualClock};
+use super::{Call, Outbox, Transport};
+use crate::RunOutput;
+use crate::ctx::{Ctx, MachineFacts};
+use crate::error::{HbspError, Result};
+use crate::message::{Envelope, Payload};
+use crate::platform::Machine;
+use crate::trace::NodeTrace;
+
+/// Address space reserved for each node's stack, above its guard page.
+pub const NODE_STACK_BYTES: usize = 256 * 1024;
+
+/// Memory mappings a node takes: its stack and the guard page below it.
+pub const MAPPINGS_PER_NODE: usize = 2;
+
+/// Mappings left to the rest of the process (heap arenas, libraries, threads).
+const MAPPINGS_KEPT: usize = 1024;
+
+/// Stack of the engine thread per node: opening the nodes' scopes nests one call per node.
+const ENGINE_STACK_PER_NODE: usize = 2 * 1024;
+
+/// The most nodes this process can run on the coroutine engine: the process's mapping limit
+/// (`/proc/sys/vm/max_map_count`) allows [`MAPPINGS_PER_NODE`] per node after a reserve;
+/// `None` where the system does not say.
+pub fn max_nodes() -> Option<usize> {
+    let limit: usize = std::fs::read_to_string("/proc/sys/vm/max_map_count")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(limit.saturating_sub(MAPPINGS_KEPT) / MAPPINGS_PER_NODE)
+}
+
+/// What the nodes share besides the clock; borrowed, never across a node's yield.
+struct State {
+    /// `mail[parity][destination]`: messages of the supersteps of that parity. The parity
+    /// alternates so a node resuming early cannot mix its new messages into a mailbox its
+    /// receiver has not emptied yet.
+    mail: [Vec<Vec<Envelope>>; 2],
+    /// `calls[pid]`: the node's call at this boundary, unless a plain sync (error messages).
+    calls: Vec<Option<Call>>,
+    /// `returned[pid]`: recycled vectors on their way back to node `pid`, which sent them.
+    returned: Vec<Vec<Box<dyn Payload>>>,
+    /// Nodes arrived at this boundary, and the signature of the first one's call.
+    arrived: usize,
+    signature: u64,
+    agreed: bool,
+    /// The error that ended the run.
+    cause: Option<HbspError>,
+}
+
+impl State {
+    fn new(p: usize) -> Self {
+        let empty = |_| (0..p).map(|_| Vec::new()).collect();
+        Self {
+            mail: [0, 1].map(empty),
+            calls: vec![None; p],
+            returned: (0..p).map(|_| Vec::new()).collect(),
+            arrived: 0,
+            signature: 0,
+            agreed: true,
+            cause: None,
+        }
+    }
+
+    /// Counts node `pid`'s arrival with `call`; whether it is the last.
+    fn arrive(&mut self, pid: usize, call: &Call) -> bool {
+        let signature = call.signature();
+        if self.arrived == 0 {
+            self.signature = signature;
+            self.agreed = true;
+        } else if signature != self.signature {
+            self.agreed = false;
+        }
+        self.calls[pid] = (*call != Call::Sync).then(|| call.clone());
+        self.arrived += 1;
+        self.arrived == self.calls.len()
+    }
+
+    fn fail(&mut self, cause: HbspError) -> HbspError {
+        self.cause.get_or_insert(cause).clone()
+    }
+}
+
+struct Shared<'m> {
+    machine: &'m Machine,
+    facts: MachineFacts,
+    clock: VirtualClock,
+    skip_compute: bool,
+    state: RefCell<State>,
+}
+
+impl Shared<'_> {
+    /// The last arriver's work at the boundary ending superstep `index`: charges it and
+    /// checks that every node made the same call.
+    fn close(&self, parity: usize, index: u64, call: &Call) {
+        self.clock.close_superstep(parity, index, call);
+        let mut state = self.state.borrow_mut();
+        state.arrived = 0;
+        if !state.agreed {
+            let calls = state
+                .calls
+                .iter()
+                .map(|c| c.clone().unwrap_or(Call::Sync).to_string());
+            let mismatch = super::mismatch(self.machine, index, calls);
+            state.fail(mismatch);
+        }
+    }
+}
+
+struct CoroutineTransport<'s, 'm> {
+    pid: usize,
+    shared: &'s Shared<'m>,
+    yielder: &'s Yielder<(), ()>,
+    superstep: u64,
+    work: SuperstepWork,
+}
+
+impl Transport for CoroutineTransport<'_, '_> {
+    fn now(&self) -> f64 {
+        let clock = &self.shared.clock;
+        clock.superstep_start() + self.work.seconds(clock, self.pid)
+    }
+
+    fn exchange(&mut self, outbox: &mut Outbox, call: &Call) -> Result<Vec<Envelope>> {
+        self.check()?;
+        let (shared, pid) = (self.shared, self.pid);
+        let parity = (self.superstep & 1) as usize;
+        let work_s = self.work.seconds(&shared.clock, pid);
+        shared
+            .clock
+            .deposit(parity, pid, work_s, outbox.sent_by(pid));
+        let last = {
+            let mut state = shared.state.borrow_mut();
+            for (to, batch) in outbox.drain() {
+                let slot = &mut state.mail[parity][to];
+                if slot.is_empty() {
+                    *slot = batch;
+                } else {
+                    slot.extend(batch);
+                }
+            }
+            state.arrive(pid, call)
+        };
+        if last {
+            shared.close(parity, self.superstep, call);
+        }
+        self.yielder.suspend(());
+        self.check()?;
+        let mut delivered = std::mem::take(&mut shared.state.borrow_mut().mail[parity][pid]);
+        // Senders ran in pid order, so this stable sort only confirms (source, send order).
+        delivered.sort_by_key(|e| e.source);
+        self.superstep += 1;
+        self.work = SuperstepWork::start(shared.clock.work_charge());
+        Ok(delivered)
+    }
+
+    fn fail(&self, cause: HbspError) -> HbspError {
+        self.shared.state.borrow_mut().fail(cause)
+    }
+
+    fn check(&self) -> Result<()> {
+        match &self.shared.state.borrow().cause {
+            Some(cause) => Err(cause.clone()),
+            None => Ok(()),
+        }
+    }
+
+    fn charge(&mut self, ops: f64) -> Result<()> {
+        let declared = self.work.declare(&self.shared.clock, self.pid, ops);
+        declared.map_err(|err| self.fail(err))
+    }
+
+    fn skips_compute(&self) -> bool {
+        self.shared.skip_compute
+    }
+
+    fn after_compute(&mut self, _elapsed_s: f64) -> Result<()> {
+        self.check()
+    }
+
+    fn give_back(&self, owner: usize, buffer: Box<dyn Payload>) {
+        if let Some(slot) = self.shared.state.borrow_mut().returned.get_mut(owner) {
+            slot.push(buffer);
+        }
+    }
+
+    fn take_back(&self) -> Vec<Box<dyn Payload>> {
+        std::mem::take(&mut self.shared.state.borrow_mut().returned[self.pid])
+    }
+}
+
+type Outcome<T> = Option<(T, NodeTrace)>;
+type Node<'a, T> = ScopedCoroutine<'a, (), (), Outcome<T>, DefaultStack>;
+type NodeRef<'r, T> = ScopedCoroutineRef<'r, (), (), Outcome<T>, DefaultStack>;
+
+/// Runs `program` on every node of `machine` as coroutines, in virtual time.
+pub(crate) fn run<T, E, F>(
+    options: &SimOptions,
+    machine: &Machine,
+    program: &F,
+) -> Result<RunOutput<T>>
+where
+    F: Fn(&mut Ctx<'_>) -> std::result::Result<T, E> + Sync,
+    T: Send,
+    E: std::fmt::Display,
+{
+    // A thread of its own: the nodes' nested scopes need a stack that grows with p.
+    let stack = 8 * 1024 * 1024 + machine.p() * ENGINE_STACK_PER_NODE;
+    std::thread::scope(|scope| {
+        let engine = std::thread::Builder::new()
+            .name("hbsp-sim".into())
+            .stack_size(stack)
+            .spawn_scoped(scope, || run_here(options, machine, program))
+            .map_err(|err| {
+                HbspError::InvalidBackend(format!("sim could not start its thread: {err}"))
+            })?;
+        engine.join().unwrap_or_else(|panic| {
+            Err(HbspError::InvalidBackend(format!(
+                "the sim engine panicked: {}",
+                panic_message(panic.as_ref())
+            )))
+        })
+    })
+}
+
+fn run_here<T, E, F>(options: &SimOptions, machine: &Machine, program: &F) -> Result<RunOutput<T>>
+where
+    F: Fn(&mut Ctx<'_>) -> std::result::Result<T, E>,
+    E: std::fmt::Display,
+{
+    let p = machine.p();
+    let shared = Shared {
+        machine,
+        facts: MachineFacts::new(machine),
+        clock: VirtualClock::new(machine, options)?,
+        skip_compute: options.skip_compute,
+        state: RefCell::new(State::new(p)),
+    };
+    let trace = !options.no_trace;
+    let mut nodes: Vec<Node<'_, T>> = Vec::with_capacity(p);
+    for pid in 0..p {
+        let stack = DefaultStack::new(NODE_STACK_BYTES).map_err(|err| stack_error(pid, p, &err))?;
+        let shared = &shared;
+        nodes.push(ScopedCoroutine::with_stack(
+            stack,
+            move |yielder: &Yielder<(), ()>, ()| {
+                let transport = CoroutineTransport {
+                    pid,
+                    shared,
+                    yielder,
+                    superstep: 0,
+                    work: SuperstepWork::start(shared.clock.work_charge()),
+                };
+                let ctx = Ctx::new(pid, machine, &shared.facts, Box::new(transport), trace);
+                run_program(ctx, program)
+            },
+        ));
+    }
+    nodes.reverse();
+    let outcomes = within_scopes(nodes, Vec::new(), schedule);
+    let cause = shared.state.borrow_mut().cause.take();
+    super::node::output(
+        machine,
+        cause,
+        outcomes,
+        0.0,
+        Some(&shared.clock),
+        shared.skip_compute,
+    )
+}
+
+fn stack_error(pid: usize, p: usize, err: &std::io::Error) -> HbspError {
+    let limit = max_nodes().map_or(String::new(), |n| {
+        format!(" (this machine's vm.max_map_count allows about {n} nodes)")
+    });
+    HbspError::InvalidBackend(format!(
+        "sim could not map the stack of node {pid} of {p}: {err}{limit}; run fewer nodes"
+    ))
+}
+
+/// Runs `body` with every node's coroutine in scope, in pid order (`nodes` holds them in
+/// reverse). corosensei's safe API lends a coroutine that borrows (here the program and the
+/// shared state) only inside a scope, so the scopes nest, one call per node.
+fn within_scopes<T, R>(
+    mut nodes: Vec<Node<'_, T>>,
+    opened: Vec<NodeRef<'_, T>>,
+    body: impl for<'r> FnOnce(Vec<NodeRef<'r, T>>) -> R,
+) -> R {
+    match nodes.pop() {
+        None => body(opened),
+        Some(node) => node.scope(move |node| {
+            let mut opened = opened;
+            opened.push(node);
+            within_scopes(nodes, opened, body)
+        }),
+    }
+}
+
+/// Resumes every unfinished node in pid order, round after round (one superstep each), until
+/// all have returned; their outcomes by pid.
+fn schedule<T>(mut nodes: Vec<NodeRef<'_, T>>) -> Vec<Outcome<T>> {
+    let mut outcomes: Vec<Outcome<T>> = (0..nodes.len()).map(|_| None).collect();
+    let mut running: Vec<usize> = (0..nodes.len()).collect();
+    while !running.is_empty() {
+        running.retain(|&pid| match nodes[pid].resume(()) {
+            CoroutineResult::Yield(()) => true,
+            CoroutineResult::Return(outcome) => {
+                outcomes[pid] = outcome;
+                false
+            }
+        });
+    }
+    outcomes
+}
