@@ -292,10 +292,15 @@ fn analyse(runner: &Runner<'_>) -> Result<StudyResult> {
             let why = runner.program().unmodelled().unwrap_or_default();
             (Some(all_failed(runner, Approach::Predicted, &why)), None)
         }
-        (true, Ok(b)) => {
-            let (result, calibration) = run_predicted(runner, b)?;
-            (Some(result), Some(calibration))
-        }
+        (true, Ok(b)) => match run_predicted(runner, b) {
+            Ok((result, calibration)) => (Some(result), Some(calibration)),
+            // A model that cannot be calibrated fails approach 3 alone, with its reason.
+            Err(e @ StudyError::Configuration { .. }) => {
+                let why = e.to_string();
+                (Some(all_failed(runner, Approach::Predicted, &why)), None)
+            }
+            Err(e) => return Err(e),
+        },
         (true, Err(e)) => {
             let why = format!("no base size to calibrate on: {e}");
             (Some(all_failed(runner, Approach::Predicted, &why)), None)

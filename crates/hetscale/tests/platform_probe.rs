@@ -16,7 +16,11 @@ fn platform_list_and_show() {
         .stdout
         .clone();
     let list: serde_json::Value = serde_json::from_slice(&out).unwrap();
-    assert_eq!(list.as_array().unwrap().len(), 4);
+    assert_eq!(
+        list.as_array().unwrap().len(),
+        5,
+        "sunwulf, ucf-cluster, ncube2, maspar, local"
+    );
     let out = hetscale()
         .args([
             "platform",
