@@ -166,20 +166,19 @@ fn the_default_study_report_renders_every_study_view_without_errors() {
     let dir = tempfile::tempdir().unwrap();
     let written = study_report(&results).unwrap().write(dir.path()).unwrap();
     let mut ids = Vec::new();
-    for prefix in study_prefixes(&results) {
+    for (result, prefix) in results.iter().zip(study_prefixes(&results)) {
         ids.extend(VIEWS.iter().map(|view| format!("{prefix}-{view}")));
         ids.extend(
             [
                 "es-vs-n-figure",
-                "psi-figure-1",
-                "psi-figure-2",
-                "psi-figure-3",
                 "psi-curves",
                 "contours-figure",
                 "approaches-figure",
             ]
             .map(|figure| format!("{prefix}-{figure}")),
         );
+        let heat_maps = common::approaches_with_psi(result);
+        ids.extend((1..=heat_maps).map(|k| format!("{prefix}-psi-figure-{k}")));
     }
     let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
     let figures = ids

@@ -206,3 +206,31 @@ pub fn default_study_results() -> Vec<StudyResult> {
         })
         .collect()
 }
+
+/// How many of `result`'s approaches settled two or more configurations (a psi heat map each).
+pub fn approaches_with_psi(result: &StudyResult) -> usize {
+    [&result.measured, &result.computed, &result.predicted]
+        .into_iter()
+        .flatten()
+        .filter(|a| a.psi.as_ref().is_some_and(|m| !m.is_empty()))
+        .count()
+}
+
+/// Every configuration an approach of `result` could not settle, with its reason, as the
+/// report words it.
+pub fn failures(result: &StudyResult) -> Vec<String> {
+    [&result.measured, &result.computed, &result.predicted]
+        .into_iter()
+        .flatten()
+        .flat_map(|a| {
+            a.failures.iter().map(|f| {
+                format!(
+                    "The {} approach did not settle {}: {}",
+                    a.approach.name(),
+                    f.configuration,
+                    f.message
+                )
+            })
+        })
+        .collect()
+}
