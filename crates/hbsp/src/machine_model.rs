@@ -227,10 +227,13 @@ impl CollectiveCost {
             + bytes * (self.per_byte_s + self.per_log2_node_byte_s * levels.ceil())
     }
 
-    fn validate(&self) -> Result<(), String> {
-        let at = format!("machine.collective \"{}\"", self.name);
+    /// Checks the terms; `table` names where it is written (`machine.collective`).
+    pub(crate) fn validate(&self, table: &str) -> Result<(), String> {
+        let at = format!("{table} \"{}\"", self.name);
         if self.name.trim().is_empty() {
-            return Err("machine.collective: name is empty: write name = \"broadcast\"".into());
+            return Err(format!(
+                "{table}: name is empty: write name = \"broadcast\""
+            ));
         }
         non_negative(
             &at,
@@ -380,7 +383,7 @@ impl MachineModel {
             ));
         }
         for (i, c) in self.collectives.iter().enumerate() {
-            c.validate()?;
+            c.validate("machine.collective")?;
             if self.collectives[..i].iter().any(|d| d.name == c.name) {
                 return Err(format!(
                     "machine.collective \"{}\" is listed twice: keep one",

@@ -34,7 +34,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{HbspError, Result};
-use crate::machine_model::MachineModel;
+use crate::machine_model::{CollectiveCost, MachineModel};
 use crate::nodeset::NodeSet;
 
 /// A machine room: named nodes with their marked speeds and the network that joins them.
@@ -104,6 +104,12 @@ pub struct Network {
     /// `L(p)`: the barrier cost as a function of the number of nodes.
     #[serde(rename = "L")]
     pub l: BarrierCost,
+    /// Collectives measured on this machine as such (`hetscale probe --collectives`; JPDC
+    /// 2008 section 4.5 measured `T_broadcast(p)` so): models charge a collective listed here
+    /// by its formula, once, with no barrier, instead of HBSP^1's `g h + L` for each of its
+    /// supersteps. The payload is the most bytes one node receives in its first superstep.
+    #[serde(default, rename = "collective", skip_serializing_if = "Vec::is_empty")]
+    pub collectives: Vec<CollectiveCost>,
 }
 
 /// `L(p)`, the cost of a barrier of `p` nodes: a formula or a measured table.
@@ -563,7 +569,13 @@ impl Network {
             g_s_per_byte,
             o_s: 0.0,
             l,
+            collectives: Vec::new(),
         }
+    }
+
+    /// The measured cost of collective `name`, if this network has one.
+    pub fn collective(&self, name: &str) -> Option<&CollectiveCost> {
+        self.collectives.iter().find(|c| c.name == name)
     }
 
     fn validate(&self) -> std::result::Result<(), String> {
@@ -575,6 +587,9 @@ impl Network {
         }
         if !(self.o_s.is_finite() && self.o_s >= 0.0) {
             return Err(format!("network.o_s must be >= 0, got {}", self.o_s));
+        }
+        for collective in &self.collectives {
+            collective.validate("network.collective")?;
         }
         self.l.validate()
     }

@@ -78,6 +78,7 @@ pub fn sunwulf() -> Platform {
                 per_node_s: 0.39e-3,
                 per_log2_node_s: 0.0,
             },
+            collectives: Vec::new(),
         },
         machine: Some(sunwulf_machine_model()),
     }
@@ -168,6 +169,7 @@ pub fn ucf_cluster() -> Platform {
                     .map(|&(p, us)| BarrierPoint { p, l_s: us * 1e-6 })
                     .collect(),
             ),
+            collectives: Vec::new(),
         },
         machine: None,
     }
@@ -198,6 +200,7 @@ pub fn ncube2() -> Platform {
                 per_node_s: 0.0,
                 per_log2_node_s: NCUBE2_ALPHA_S,
             },
+            collectives: Vec::new(),
         },
         machine: Some(ncube2_machine_model()),
     }
@@ -238,6 +241,7 @@ pub fn maspar() -> Platform {
             g_s_per_byte: MASPAR_BYTE_S,
             o_s: MASPAR_TRANSFER_S,
             l: BarrierCost::constant(0.0),
+            collectives: Vec::new(),
         },
         machine: Some(MachineModel {
             latency_s: MASPAR_TRANSFER_S,
@@ -283,6 +287,7 @@ pub fn local(p: usize) -> Platform {
             g_s_per_byte: 1e-10,
             o_s: 0.0,
             l: BarrierCost::constant(1e-6),
+            collectives: Vec::new(),
         },
         machine: None,
     }

@@ -160,7 +160,7 @@ impl Kernel for BurgKernel {
             let previous = if m > 1 { update(m - 1) } else { Vec::new() };
             replay.superstep(&previous, &shift)?;
             let partial: Vec<f64> = active(m).iter().map(|a| 6.0 * a).collect();
-            replay.superstep(&partial, &sums)?;
+            replay.collective("allgather", 0, &partial, &sums)?;
         }
         replay.end(&update(self.order), &Traffic::idle(p))?;
         let levinson = (self.order * (self.order + 1)) as f64;

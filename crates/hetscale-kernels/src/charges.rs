@@ -59,6 +59,29 @@ impl<'m> Charges<'m> {
         Ok(())
     }
 
+    /// Superstep `phase` (0 = the first) of collective `name`, with compute `ops` and traffic
+    /// `traffic`. Where the network lists a measured cost for `name` (`hetscale probe
+    /// --collectives`), the collective costs that once, on its first superstep, for the most
+    /// bytes one node receives there, and no barrier: what `sim` charges a machine model's
+    /// measured collective. Otherwise it is an HBSP^1 superstep like any other.
+    pub fn collective(
+        &mut self,
+        name: &str,
+        phase: usize,
+        ops: &[f64],
+        traffic: &Traffic,
+    ) -> Result<()> {
+        let Some(cost) = self.machine.network().collective(name) else {
+            return self.superstep(ops, traffic);
+        };
+        self.end(ops, &Traffic::idle(self.machine.p()))?;
+        if phase == 0 {
+            let payload = traffic.received.iter().copied().fold(0.0, f64::max);
+            self.communication_s += self.weight * cost.at(self.machine.p(), payload);
+        }
+        Ok(())
+    }
+
     /// The program's last superstep: its compute and traffic, but no barrier.
     pub fn end(&mut self, ops: &[f64], traffic: &Traffic) -> Result<()> {
         self.communication_s += self.weight

@@ -130,10 +130,15 @@ impl Kernel for Conv2dKernel {
                 .collect()
         };
         let mut replay = Charges::new(machine);
-        replay.superstep(IDLE, &charges::scatterv(root, &two_images))?;
-        replay.superstep(&ops(2.0, 0.0), &transpose(2.0))?;
-        replay.superstep(&ops(3.0, 6.0), &transpose(1.0))?;
-        replay.superstep(&ops(1.0, 2.0), &charges::gatherv(root, &rows_bytes))?;
+        replay.collective("scatterv", 0, IDLE, &charges::scatterv(root, &two_images))?;
+        replay.collective("alltoallv", 0, &ops(2.0, 0.0), &transpose(2.0))?;
+        replay.collective("alltoallv", 0, &ops(3.0, 6.0), &transpose(1.0))?;
+        replay.collective(
+            "gatherv",
+            0,
+            &ops(1.0, 2.0),
+            &charges::gatherv(root, &rows_bytes),
+        )?;
         Ok(replay.overhead(work(n), work(n), 0.0))
     }
 

@@ -184,7 +184,12 @@ impl Kernel for GeKernel {
             work_per_flop: work_per_flop(n),
         };
         let mut replay = Charges::new(machine);
-        replay.superstep(IDLE, &charges::scatterv(root, &solve.row_bytes(machine)?))?;
+        replay.collective(
+            "scatterv",
+            0,
+            IDLE,
+            &charges::scatterv(root, &solve.row_bytes(machine)?),
+        )?;
         let sequential = solve.replay(&mut replay, machine, Vec::new(), 0.0)?;
         Ok(replay.overhead(work(n), work(n), sequential))
     }
@@ -265,12 +270,20 @@ impl SolveModel {
         for (i, owner, remaining) in steps {
             replay.set_weight(stride.min(n - 1 - i) as f64);
             if self.pivoting == Pivoting::Partial {
-                replay.superstep(&eliminate, &charges::allgather(&vec![2.0 * F64; p]))?;
+                replay.collective(
+                    "allgather",
+                    0,
+                    &eliminate,
+                    &charges::allgather(&vec![2.0 * F64; p]),
+                )?;
                 eliminate.clear();
             }
             for items in pivot_broadcasts(self.pivoting, n, i) {
-                for phase in charges::broadcast(machine, owner, items, F64)? {
-                    replay.superstep(&eliminate, &phase)?;
+                for (k, phase) in charges::broadcast(machine, owner, items, F64)?
+                    .iter()
+                    .enumerate()
+                {
+                    replay.collective("broadcast", k, &eliminate, phase)?;
                     eliminate.clear();
                 }
             }
@@ -282,7 +295,12 @@ impl SolveModel {
             }
         }
         replay.set_weight(1.0);
-        replay.superstep(&eliminate, &charges::gatherv(root, &row_bytes))?;
+        replay.collective(
+            "gatherv",
+            0,
+            &eliminate,
+            &charges::gatherv(root, &row_bytes),
+        )?;
         let mut sequential = vec![0.0; p];
         sequential[root] = (n as f64).powi(2) * self.work_per_flop + root_tail;
         replay.end(&sequential, &Traffic::idle(p))?;

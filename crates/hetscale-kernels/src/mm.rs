@@ -93,14 +93,17 @@ impl Kernel for MmKernel {
         let pieces: Vec<f64> = counts.iter().map(|&r| (r * n) as f64 * F64).collect();
         let ops: Vec<f64> = counts.iter().map(|&r| 2.0 * r as f64 * square(n)).collect();
         let mut replay = Charges::new(machine);
-        replay.superstep(IDLE, &charges::scatterv(root, &pieces))?;
+        replay.collective("scatterv", 0, IDLE, &charges::scatterv(root, &pieces))?;
         let b_items = n
             .checked_mul(n)
             .ok_or_else(|| crate::error::invalid(format!("mm: N = {n} is too large to model")))?;
-        for phase in charges::broadcast(machine, root, b_items, F64)? {
-            replay.superstep(IDLE, &phase)?;
+        for (k, phase) in charges::broadcast(machine, root, b_items, F64)?
+            .iter()
+            .enumerate()
+        {
+            replay.collective("broadcast", k, IDLE, phase)?;
         }
-        replay.superstep(&ops, &charges::gatherv(root, &pieces))?;
+        replay.collective("gatherv", 0, &ops, &charges::gatherv(root, &pieces))?;
         Ok(replay.overhead(work(n), work(n), 0.0))
     }
 

@@ -231,3 +231,41 @@ fn summa_hohe1_model_matches_the_simulator() {
 fn summa_hohe2_model_matches_the_simulator() {
     summa("hohe2");
 }
+
+/// Sunwulf whose collectives are all measured (section 4.5's broadcast, `T_send`-based
+/// scatter and gather, and made-up all-gather and all-to-all terms), listed both in the
+/// machine model `sim` charges and in the network the models read (as `hetscale probe
+/// --collectives` writes it): kernels made of collectives only are then charged alike.
+fn sunwulf_with_measured_collectives() -> Vec<(String, Machine)> {
+    let mut platform = Platform::load("sunwulf").unwrap();
+    let model = platform.machine.as_mut().unwrap();
+    for (name, per_byte_s) in [("allgather", 4e-9), ("alltoallv", 6e-9)] {
+        model.collectives.push(hbsp::machine_model::CollectiveCost {
+            name: name.into(),
+            base_s: 0.1e-3,
+            per_node_s: 0.05e-3,
+            per_byte_s,
+            ..Default::default()
+        });
+    }
+    platform.network.collectives = model.collectives.clone();
+    ["server:1,sunfire:1", "server:1,sunblade:3,sunfire:4"]
+        .iter()
+        .map(|nodes| {
+            let machine = platform.select(&nodes.parse().unwrap()).unwrap();
+            (format!("sunwulf {nodes}, measured collectives"), machine)
+        })
+        .collect()
+}
+
+#[test]
+fn measured_collectives_are_charged_as_sim_charges_them() {
+    for kernel in ["mm", "conv2d"] {
+        for machine in sunwulf_with_measured_collectives() {
+            for n in [32, 128] {
+                let error = model_error(kernel, &KernelOptions::default(), &machine, n, &sim(true));
+                assert!(error.abs() < 1e-9, "{kernel} on {}: {error:.1e}", machine.0);
+            }
+        }
+    }
+}
