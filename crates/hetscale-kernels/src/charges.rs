@@ -114,6 +114,7 @@ impl<'m> Charges<'m> {
         };
         let modelled = Overhead {
             overhead_s: 0.0,
+            compute_s: self.compute_s,
             sequential_fraction,
             ops_per_work,
         };

@@ -104,6 +104,10 @@ pub struct Overhead {
     /// the balanced term misses: idle time from integer shares and operations done beyond
     /// `r W` (work repeated on every node, combining partial sums).
     pub overhead_s: f64,
+    /// The replayed supersteps' compute at the marked speeds, s (each superstep paced by its
+    /// slowest node): the balanced term plus the compute part of `T_o`. A calibrated compute
+    /// rate scales all of it, not only the balanced term. 0 when speeds are not flop rates.
+    pub compute_s: f64,
     /// Fraction `alpha` of the operations done by one node (the root) while the others wait.
     pub sequential_fraction: f64,
     /// Operations the implementation declares per unit of work `W`, `counted_ops / W`: 1 for

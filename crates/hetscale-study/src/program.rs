@@ -85,7 +85,15 @@ impl Program {
                 let overhead = kernel.overhead(n, &config.machine)?;
                 let total =
                     overhead.predicted_time_s(kernel.work(n), c.marked_speed, config.root_speed);
-                Ok((total - overhead.overhead_s, overhead.overhead_s))
+                // The compute the supersteps replay (idle on integer shares included) is what
+                // a compute factor scales; the rest of T_o is communication.
+                let balanced = total - overhead.overhead_s;
+                let compute = if overhead.compute_s > 0.0 {
+                    overhead.compute_s
+                } else {
+                    balanced
+                };
+                Ok((compute, total - compute))
             }
             Self::Command(command) => {
                 let fail = |message: String| StudyError::Configuration {

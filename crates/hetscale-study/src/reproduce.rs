@@ -10,7 +10,8 @@
 
 use std::path::Path;
 
-use hbsp::Platform;
+use hbsp::collective_probe::{CollectiveProbeOptions, probe_collectives};
+use hbsp::{Backend, Platform};
 use hetscale_kernels::{KernelOptions, KernelRegistry};
 use hetscale_model::workload;
 use serde::Serialize;
@@ -61,6 +62,10 @@ pub struct Experiment {
     pub shares_start_up: bool,
     /// Largest problem size the study searches.
     pub n_max: u64,
+    /// Whether approach 3 charges the collectives as measured on the machine (JPDC section
+    /// 4.5 measured `T_broadcast(p)`, `T_send`, `T_barrier` for its prediction), instead of
+    /// HBSP^1's `g h + L`.
+    pub measures_collectives: bool,
     /// The published rows of the experiment.
     pub values: Vec<PublishedValue>,
 }
@@ -170,6 +175,7 @@ impl Experiment {
             free,
             shares_start_up,
             n_max: 16384,
+            measures_collectives: true,
             ..e
         })
     }
@@ -229,6 +235,7 @@ impl Experiment {
             free: vec![FreeParameter::RateFraction],
             shares_start_up: false,
             n_max: 16384,
+            measures_collectives: false,
         })
     }
 
@@ -388,13 +395,16 @@ pub fn reproduce(
             rate.run_overhead_s = start_up;
         });
     }
-    let calibration = calibrate(
+    let mut calibration = calibrate(
         &platform,
         registry,
         &experiment.options,
         &runs,
         &experiment.free,
     )?;
+    if experiment.measures_collectives {
+        calibration.platform = with_measured_collectives(&calibration.platform, experiment)?;
+    }
     let platform_file = out.join(format!("{}.platform.toml", experiment.id));
     calibration.platform.write_file(&platform_file)?;
     let spec = experiment.spec(&platform_file)?;
@@ -409,6 +419,25 @@ pub fn reproduce(
         values,
         study,
     })
+}
+
+/// `platform` with its collectives measured on the simulated machine over the experiment's
+/// node counts, as `hetscale probe --collectives` measures a real one. These are probe runs of
+/// the collectives alone, not the experiment's published rows.
+fn with_measured_collectives(platform: &Platform, experiment: &Experiment) -> Result<Platform> {
+    let machines = experiment
+        .configurations
+        .iter()
+        .map(|(_, nodes)| Ok(platform.select(&nodes.parse()?)?))
+        .collect::<Result<Vec<_>>>()?;
+    let options = CollectiveProbeOptions {
+        // Deterministic on sim: one sample per size.
+        samples: 1,
+        ..CollectiveProbeOptions::all()
+    };
+    let mut platform = platform.clone();
+    platform.network.collectives = probe_collectives(&Backend::sim(), &machines, &options)?;
+    Ok(platform)
 }
 
 /// Sunwulf's start-up per run, calibrated on the GE experiment's base configuration (JPDC

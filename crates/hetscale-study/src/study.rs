@@ -567,13 +567,15 @@ fn held_out(runner: &Runner<'_>, reference: Option<&ApproachResult>) -> Result<O
             times.push(m.time.median);
         }
     }
-    let Ok((coefficients, _)) = least_squares(&[compute, overhead], &times) else {
+    // A start-up per run, as approach 3's base curve has (`T - T_o = a T_compute + b`).
+    let ones = vec![1.0; times.len()];
+    let Ok((coefficients, _)) = least_squares(&[compute, overhead, ones], &times) else {
         return Ok(None);
     };
     let model = KernelTimeModel {
         compute_factor: coefficients[0],
         overhead_factor: coefficients[1],
-        ..KernelTimeModel::default()
+        fixed_s: coefficients[2],
     };
     let n_predicted = model_size(runner, &model, &configs[last])?;
     Ok(Some(HeldOut {
