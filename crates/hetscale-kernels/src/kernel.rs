@@ -106,7 +106,8 @@ pub struct Overhead {
     pub overhead_s: f64,
     /// The replayed supersteps' compute at the marked speeds, s (each superstep paced by its
     /// slowest node): the balanced term plus the compute part of `T_o`. A calibrated compute
-    /// rate scales all of it, not only the balanced term. 0 when speeds are not flop rates.
+    /// rate scales all of it, not only the balanced term. 0 when speeds are not flop rates or the
+    /// model does not replay its compute: the balanced term is then the compute.
     pub compute_s: f64,
     /// Fraction `alpha` of the operations done by one node (the root) while the others wait.
     pub sequential_fraction: f64,

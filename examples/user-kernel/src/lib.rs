@@ -108,6 +108,8 @@ impl Kernel for DotKernel {
         let balanced = work(n) / flops.iter().sum::<f64>();
         Ok(Overhead {
             overhead_s: superstep + root_sum - balanced,
+            // Not split: a calibrated compute factor scales the balanced term only.
+            compute_s: 0.0,
             sequential_fraction: 0.0,
             ops_per_work: 1.0,
         })
