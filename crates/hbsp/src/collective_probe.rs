@@ -10,8 +10,9 @@
 //! `b (p - 1)` for a gather, an allgather and an all-to-all. A term the data would make negative
 //! is dropped and the rest refitted, so every cost stays physical.
 //!
-//! The result goes into the platform's `[[network.collective]]` (`hetscale probe --collectives
-//! --write-platform`), which models charge instead of HBSP^1's `g h + L`.
+//! The result goes into the platform's `[[network.collective]]` (`hetscale reproduce` writes it
+//! for the JPDC experiments; the CLI `probe` does not yet), which models charge instead of
+//! HBSP^1's `g h + L`.
 //!
 //! ```
 //! use hbsp::collective_probe::{CollectiveProbeOptions, probe_collectives};

@@ -104,7 +104,7 @@ pub struct Network {
     /// `L(p)`: the barrier cost as a function of the number of nodes.
     #[serde(rename = "L")]
     pub l: BarrierCost,
-    /// Collectives measured on this machine as such (`hetscale probe --collectives`; JPDC
+    /// Collectives measured on this machine as such ([`crate::collective_probe`]; JPDC
     /// 2008 section 4.5 measured `T_broadcast(p)` so): models charge a collective listed here
     /// by its formula, once, with no barrier, instead of HBSP^1's `g h + L` for each of its
     /// supersteps. The payload is the most bytes one node receives in its first superstep.

@@ -60,8 +60,8 @@ impl<'m> Charges<'m> {
     }
 
     /// Superstep `phase` (0 = the first) of collective `name`, with compute `ops` and traffic
-    /// `traffic`. Where the network lists a measured cost for `name` (`hetscale probe
-    /// --collectives`), the collective costs that once, on its first superstep, for the most
+    /// `traffic`. Where the network lists a measured cost for `name` (measured by
+    /// `hbsp::collective_probe`), the collective costs that once, on its first superstep, for the most
     /// bytes one node receives there, and no barrier: what `sim` charges a machine model's
     /// measured collective. Otherwise it is an HBSP^1 superstep like any other.
     pub fn collective(

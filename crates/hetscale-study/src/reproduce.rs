@@ -422,7 +422,7 @@ pub fn reproduce(
 }
 
 /// `platform` with its collectives measured on the simulated machine over the experiment's
-/// node counts, as `hetscale probe --collectives` measures a real one. These are probe runs of
+/// node counts, as [`probe_collectives`] would measure a real one. These are probe runs of
 /// the collectives alone, not the experiment's published rows.
 fn with_measured_collectives(platform: &Platform, experiment: &Experiment) -> Result<Platform> {
     let machines = experiment
