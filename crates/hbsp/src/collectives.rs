@@ -686,9 +686,11 @@ fn native_scatter<T>(ctx: &Ctx<'_>, counts: Option<&[usize]>) -> bool {
             high <= low.saturating_add(1)
         }
         None => {
-            let speeds = ctx.machine().nodes().iter().map(|n| n.marked_speed);
             let first = ctx.machine().marked_speed(0);
-            speeds.clone().all(|s| s == first)
+            ctx.machine()
+                .nodes()
+                .iter()
+                .all(|n| n.marked_speed == first)
         }
     };
     even && ctx.has_native_collectives() && std::mem::size_of::<T>() > 0

@@ -532,6 +532,7 @@ impl<'a> Ctx<'a> {
 }
 
 /// A native collective's target: a vector of this node's pool when one fits, else new.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 struct PooledVec<'p, T> {
     pool: &'p mut Pool,
     vec: Vec<T>,

@@ -345,6 +345,8 @@ pub(crate) trait Transport {
 }
 
 /// A collective's data moved by the backend's own collective instead of as messages.
+// Read by the mpi backend only.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) enum Native<'a> {
     /// `root`'s `source` reaches every node (the root's too).
     Broadcast {
@@ -362,6 +364,7 @@ pub(crate) enum Native<'a> {
 }
 
 /// Where a native collective writes what a node receives: a typed vector seen as bytes.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) trait ByteTarget {
     /// Bytes of one item.
     fn item_bytes(&self) -> usize;
