@@ -3,10 +3,12 @@
 //! Every process of an `mpirun -np P` job calls [`crate::run`] with the same machine of `P`
 //! nodes; rank `j` runs node `j`'s program. A superstep boundary is two collectives on
 //! `MPI_COMM_WORLD`: an `MPI_Alltoall` of (call signature, bytes for the receiver, bytes sent
-//! in all) for every pair of ranks, which checks that all nodes made the same call and sizes
-//! the payloads, then one `MPI_Alltoallv` of the messages themselves, which every rank skips
-//! when nobody sends. BSP needs exactly this: every node learns what
-//! it receives at the sync, and the barrier comes with the exchange.
+//! in all, a native collective's size) for every pair of ranks, which checks that all nodes
+//! made the same call and sizes the payloads, then one `MPI_Alltoallv` of the messages
+//! themselves, which every rank skips when nobody sends. BSP needs exactly this: every node
+//! learns what it receives at the sync, and the barrier comes with the exchange. A broadcast,
+//! or a scatter of equal pieces, runs as `MPI_Bcast` / `MPI_Scatterv` between the two, into a
+//! vector of the node's pool (see `collectives`).
 //!
 //! When the program returns, the nodes' traces and results travel to every rank (one
 //! `MPI_Allgatherv`), so the [`crate::RunOutput`] is the same everywhere and equals what the
