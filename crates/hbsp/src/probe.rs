@@ -118,6 +118,8 @@ struct Round {
     l: f64,
     /// Every sample of `L` (mean superstep of one batch) behind the median.
     l_samples: Vec<f64>,
+    /// The median single superstep of each batch.
+    l_typical: Vec<f64>,
     /// Per-message overhead as this node saw it.
     o: f64,
 }
@@ -183,27 +185,35 @@ fn pilot_rates(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<Vec<f64>> {
 }
 
 fn measure_round(ctx: &mut Ctx<'_>, options: &ProbeOptions, rates: &[f64]) -> Result<Round> {
-    let empty = (0..options.samples)
+    let (empty, typical): (Vec<f64>, Vec<f64>) = (0..options.samples)
         .map(|_| time_empty_supersteps(ctx, options.sync_batch))
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .unzip();
     let g = injection_rate(ctx, options, Some(rates))?;
     let o = overhead(ctx, options)?;
     Ok(Round {
         g,
         l: median(empty.clone()),
         l_samples: empty,
+        l_typical: typical,
         o,
     })
 }
 
-/// Mean time of `batch` consecutive empty supersteps, as this node sees it.
-fn time_empty_supersteps(ctx: &mut Ctx<'_>, batch: usize) -> Result<f64> {
+/// Mean and median time of `batch` consecutive empty supersteps, as this node sees them.
+fn time_empty_supersteps(ctx: &mut Ctx<'_>, batch: usize) -> Result<(f64, f64)> {
     step(ctx)?;
     let start = ctx.time();
+    let mut times = Vec::with_capacity(batch);
+    let mut last = start;
     for _ in 0..batch {
         step(ctx)?;
+        let now = ctx.time();
+        times.push(now - last);
+        last = now;
     }
-    Ok((ctx.time() - start) / batch as f64)
+    Ok(((last - start) / batch as f64, median(times)))
 }
 
 /// Ends the superstep, declaring no work for the next one: the probe's own bookkeeping must
@@ -360,7 +370,10 @@ fn summarise(per_node: &[Vec<Round>]) -> ProbeReport {
         })
         .unzip();
     let l_samples: Vec<f64> = rounds.iter().flat_map(|r| r.l_samples.clone()).collect();
-    let loaded = too_wide("L", &l_samples).or_else(|| too_wide("g", &fastest));
+    let typical: Vec<f64> = rounds.iter().flat_map(|r| r.l_typical.clone()).collect();
+    let loaded = too_wide("L", &l_samples)
+        .or_else(|| too_wide("g", &fastest))
+        .or_else(|| waited_for_cores(&l_samples, &typical));
     ProbeReport {
         p: per_node.len(),
         g_s_per_byte,
@@ -392,6 +405,22 @@ fn too_wide(name: &str, samples: &[f64]) -> Option<String> {
     (high > LOADED_SPREAD * low.max(0.0)).then(|| {
         format!(
             "the machine was busy during the probe: samples of {name} spread from {low:.3e} to {high:.3e} s (quartiles), more than {LOADED_SPREAD}x; rerun the probe when the machine is idle"
+        )
+    })
+}
+
+/// Empty supersteps whose mean is far above their median: most took the typical time and a
+/// few waited, for milliseconds, until other processes let a node run. Each batch's mean then
+/// agrees with the next (no spread), yet describes the other processes, not the backend.
+fn waited_for_cores(means: &[f64], typical: &[f64]) -> Option<String> {
+    if means.is_empty() || typical.is_empty() {
+        return None;
+    }
+    let mean = median(means.to_vec());
+    let typical = median(typical.to_vec());
+    (mean > LOADED_SPREAD * typical.max(0.0)).then(|| {
+        format!(
+            "the machine was busy during the probe: empty supersteps took {mean:.3e} s on average but {typical:.3e} s typically, more than {LOADED_SPREAD}x (some waited for a core); rerun the probe when the machine is idle"
         )
     })
 }
@@ -484,6 +513,7 @@ mod tests {
             g,
             l: 1e-5,
             l_samples: vec![1e-5],
+            l_typical: vec![1e-5],
             o: 0.0,
         };
         let per_node = vec![
@@ -514,15 +544,35 @@ mod tests {
 
     #[test]
     fn a_report_from_scattered_rounds_is_marked_loaded() {
-        let round = |l: f64| Round {
+        let round = |l: f64, typical: f64| Round {
             g: 1e-9,
             l,
             l_samples: vec![l],
+            l_typical: vec![typical],
             o: 0.0,
         };
-        let steady = summarise(&[vec![round(1e-6), round(1.1e-6), round(0.9e-6)]]);
+        let steady = summarise(&[vec![
+            round(1e-6, 0.9e-6),
+            round(1.1e-6, 1e-6),
+            round(0.9e-6, 0.8e-6),
+        ]]);
         assert_eq!(steady.loaded, None);
-        let busy = summarise(&[vec![round(1e-6), round(1e-3), round(7e-6)]]);
-        assert!(busy.loaded.unwrap().contains("samples of L"));
+        let scattered = summarise(&[vec![
+            round(1e-6, 1e-6),
+            round(1e-3, 1e-6),
+            round(7e-6, 1e-6),
+        ]]);
+        assert!(scattered.loaded.unwrap().contains("samples of L"));
+        // Every batch waited alike: no spread, but the mean is 1000 typical supersteps.
+        let waiting = summarise(&[vec![
+            round(1.3e-3, 0.5e-6),
+            round(1.2e-3, 0.6e-6),
+            round(1.4e-3, 0.5e-6),
+        ]]);
+        let why = waiting.loaded.unwrap();
+        assert!(
+            why.contains("took 1.300e-3 s on average but 5.000e-7 s typically"),
+            "{why}"
+        );
     }
 }
