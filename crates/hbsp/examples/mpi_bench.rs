@@ -8,7 +8,8 @@
 //! ```
 //!
 //! Each repetition times one hbsp operation and then the MPI one, alternating, so both see
-//! the same machine load; an operation's time is the slowest rank's, and the table shows the
+//! the same machine load. Both reuse their memory: MPI receives into the same buffer every
+//! time, hbsp's results go back with `Ctx::recycle_vec` for the next call to fill; an operation's time is the slowest rank's, and the table shows the
 //! median over repetitions and the ratio hbsp / MPI.
 
 use hbsp::collectives::{self, BroadcastAlgorithm, Root};
@@ -98,7 +99,11 @@ fn measure(ctx: &mut Ctx<'_>, repetitions: usize) -> hbsp::Result<Vec<Row>> {
     let scatter = side_by_side(
         &world,
         repetitions,
-        || collectives::scatter(ctx, Root::Fastest, &data).map(|_| ()),
+        || {
+            let piece = collectives::scatter(ctx, Root::Fastest, &data)?.value;
+            ctx.recycle_vec(piece);
+            Ok(())
+        },
         || mpi_scatterv(&world, root, &data, &counts, &mut share),
     );
     rows.push(("scatter 1 MiB / Scatterv".to_string(), scatter.0, scatter.1));
@@ -111,7 +116,11 @@ fn measure(ctx: &mut Ctx<'_>, repetitions: usize) -> hbsp::Result<Vec<Row>> {
         let broadcast = side_by_side(
             &world,
             repetitions,
-            || collectives::broadcast(ctx, Root::Fastest, &data, algorithm).map(|_| ()),
+            || {
+                let copy = collectives::broadcast(ctx, Root::Fastest, &data, algorithm)?.value;
+                ctx.recycle_vec(copy);
+                Ok(())
+            },
             || {
                 world
                     .process_at_rank(root as i32)

@@ -26,8 +26,8 @@
 use bytemuck::Pod;
 use hetscale_model::hbsp as model;
 
-use crate::backend::Call;
-use crate::ctx::{CostKey, Ctx};
+use crate::backend::{Call, Native};
+use crate::ctx::{CostKey, Ctx, Traffic};
 use crate::error::Result;
 
 /// A collective's result and its predicted cost.
@@ -133,18 +133,24 @@ pub fn scatter<T: Pod + Send>(
         shape: vec![],
         phase: 0,
     };
-    if ctx.pid() == root {
-        let counts = ctx.balanced_counts(data.len());
-        send_pieces(ctx, root, data, &counts, data.len() as u64)?;
-    }
-    ctx.sync_as(&call)?;
-    let n = if ctx.pid() == root {
-        data.len()
+    let (n, value) = if native_scatter::<T>(ctx, None) {
+        let machine = ctx.machine();
+        scatter_natively(ctx, &call, root, data, &|n| machine.balanced_counts(n))?
     } else {
-        received_total(ctx)?
+        if ctx.pid() == root {
+            let counts = ctx.balanced_counts(data.len());
+            send_pieces(ctx, root, data, &counts, data.len() as u64)?;
+        }
+        ctx.sync_as(&call)?;
+        let n = if ctx.pid() == root {
+            data.len()
+        } else {
+            received_total(ctx)?
+        };
+        let counts = ctx.shared_counts(n);
+        (n, own_or_received(ctx, root, data, &counts)?)
     };
     let counts = ctx.shared_counts(n);
-    let value = own_or_received(ctx, root, data, &counts)?;
     let key = CostKey {
         collective: "scatter",
         variant: 0,
@@ -188,10 +194,16 @@ pub fn scatterv<T: Pod + Send>(
                 data.len()
             )));
         }
-        send_pieces(ctx, root, data, counts, total as u64)?;
     }
-    ctx.sync_as(&call)?;
-    let value = own_or_received(ctx, root, data, counts)?;
+    let value = if native_scatter::<T>(ctx, Some(counts)) {
+        scatter_natively(ctx, &call, root, data, &|_| counts.to_vec())?.1
+    } else {
+        if ctx.pid() == root {
+            send_pieces(ctx, root, data, counts, data.len() as u64)?;
+        }
+        ctx.sync_as(&call)?;
+        own_or_received(ctx, root, data, counts)?
+    };
     let predicted_s = model::scatter_cost(ctx.cost_model(), root, &byte_counts::<T>(counts))?;
     Ok(Collective { value, predicted_s })
 }
@@ -344,6 +356,9 @@ pub fn broadcast<T: Pod + Send>(
         shape: vec![algorithm as usize],
         phase: 0,
     };
+    if ctx.has_native_collectives() && std::mem::size_of::<T>() > 0 {
+        return broadcast_natively(ctx, &call, root, data, algorithm);
+    }
     let (tag, n, piece) = if ctx.pid() == root {
         let chosen = choose_broadcast::<T>(ctx, root, data.len(), algorithm)?;
         broadcast_first_phase(ctx, root, data, chosen)?;
@@ -653,4 +668,139 @@ fn exchange_blocks<T: Pod + Send>(
     let bytes_matrix: Vec<Vec<f64>> = counts.iter().map(|row| byte_counts::<T>(row)).collect();
     let predicted_s = model::alltoall_cost(ctx.cost_model(), &bytes_matrix)?;
     Ok(Collective { value, predicted_s })
+}
+
+// Native collectives: on a backend with collectives of its own (MPI), a collective whose
+// result one of them computes calls it, and the trace counts the messages of the HBSP^1
+// algorithm it stands for, so results, costs and traces are those of every other backend.
+
+/// Whether a scatter with `counts` (`None`: balanced by speed) moves natively: only when the
+/// pieces are equal, where the native scatter is made for the job. Uneven pieces go as
+/// messages, which beat `MPI_Scatterv` there.
+fn native_scatter<T>(ctx: &Ctx<'_>, counts: Option<&[usize]>) -> bool {
+    let even = match counts {
+        Some(counts) => {
+            let (low, high) = counts
+                .iter()
+                .fold((usize::MAX, 0), |(l, h), &c| (l.min(c), h.max(c)));
+            high <= low.saturating_add(1)
+        }
+        None => {
+            let first = ctx.machine().marked_speed(0);
+            ctx.machine()
+                .nodes()
+                .iter()
+                .all(|n| n.marked_speed == first)
+        }
+    };
+    even && ctx.has_native_collectives() && std::mem::size_of::<T>() > 0
+}
+
+/// A scatter by the backend's own collective: `counts(n)` gives every node's items of the
+/// `n` the root holds. Returns `n` and this node's piece.
+fn scatter_natively<T: Pod + Send>(
+    ctx: &mut Ctx<'_>,
+    call: &Call,
+    root: usize,
+    data: &[T],
+    counts: &dyn Fn(usize) -> Vec<usize>,
+) -> Result<(usize, Vec<T>)> {
+    let size = std::mem::size_of::<T>();
+    let me = ctx.pid();
+    let source: &[u8] = if me == root {
+        bytemuck::cast_slice(data)
+    } else {
+        &[]
+    };
+    let byte_counts =
+        |bytes: usize| -> Vec<usize> { counts(bytes / size).iter().map(|&c| c * size).collect() };
+    let native = Native::Scatter {
+        root,
+        source,
+        counts: &byte_counts,
+    };
+    let (announced, value) = ctx.sync_native(call, native, |ctx, bytes| {
+        Ok(scatter_traffic(ctx, root, &byte_counts(bytes)))
+    })?;
+    Ok((announced / size, value))
+}
+
+/// The messages of a scatter of `counts` bytes from `root`, as [`send_pieces`] sends them.
+fn scatter_traffic(ctx: &Ctx<'_>, root: usize, counts: &[usize]) -> Traffic {
+    let me = ctx.pid();
+    if me == root {
+        Traffic {
+            sent: (0..ctx.nprocs())
+                .filter(|&to| to != root)
+                .map(|to| (to, counts[to]))
+                .collect(),
+            received: Vec::new(),
+        }
+    } else {
+        Traffic {
+            sent: Vec::new(),
+            received: vec![counts[me]],
+        }
+    }
+}
+
+/// A broadcast by the backend's own collective; `algorithm` sets the predicted cost and what
+/// the trace counts (two-phase: two supersteps, the second moving nothing more).
+fn broadcast_natively<T: Pod + Send>(
+    ctx: &mut Ctx<'_>,
+    call: &Call,
+    root: usize,
+    data: &[T],
+    algorithm: BroadcastAlgorithm,
+) -> Result<Collective<Vec<T>>> {
+    let size = std::mem::size_of::<T>();
+    let source: &[u8] = if ctx.pid() == root {
+        bytemuck::cast_slice(data)
+    } else {
+        &[]
+    };
+    let native = Native::Broadcast { root, source };
+    let mut second = Traffic::default();
+    let (announced, value) = ctx.sync_native(call, native, |ctx, bytes| {
+        let n = bytes / size;
+        let tag = choose_broadcast::<T>(ctx, root, n, algorithm)?;
+        if tag == ONE_PHASE {
+            return Ok(scatter_traffic(ctx, root, &vec![bytes; ctx.nprocs()]));
+        }
+        let pieces: Vec<usize> = ctx.shared_counts(n).iter().map(|&c| c * size).collect();
+        second = allgather_traffic(ctx, root, &pieces);
+        Ok(scatter_traffic(ctx, root, &pieces))
+    })?;
+    let n = announced / size;
+    let tag = choose_broadcast::<T>(ctx, root, n, algorithm)?;
+    if tag == TWO_PHASE {
+        ctx.count_traffic(&second);
+        ctx.sync_as(&call.next_phase())?;
+    }
+    let predicted_s = broadcast_cost::<T>(ctx, root, n, tag)?;
+    Ok(Collective { value, predicted_s })
+}
+
+/// The messages of a two-phase broadcast's second superstep, as
+/// [`broadcast_second_phase`] sends them: every node, the root included, sends its non-empty
+/// piece to every node but the root and itself.
+fn allgather_traffic(ctx: &Ctx<'_>, root: usize, pieces: &[usize]) -> Traffic {
+    let me = ctx.pid();
+    let sent = if pieces[me] > 0 {
+        (0..ctx.nprocs())
+            .filter(|&to| to != root && to != me)
+            .map(|to| (to, pieces[me]))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let received = if me == root {
+        Vec::new()
+    } else {
+        (0..ctx.nprocs())
+            .filter(|&from| from != me && pieces[from] > 0)
+            .map(|from| pieces[from])
+            .collect()
+    };
+    Traffic { sent, received }
 }

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use bytemuck::Pod;
 use hetscale_model::hbsp::HbspMachine;
 
-use crate::backend::{Call, Outbox, Transport};
+use crate::backend::{ByteTarget, Call, Native, Outbox, Transport};
 use crate::error::{HbspError, Result};
 use crate::message::{Envelope, MAX_ZEROS, Message, MessageInfo, Payload, Pool, Zeros};
 use crate::platform::Machine;
@@ -114,7 +114,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The machine this run executes on.
-    pub fn machine(&self) -> &Machine {
+    pub fn machine(&self) -> &'a Machine {
         self.machine
     }
 
@@ -209,6 +209,13 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Hands a vector the program is done with (a collective's result, say) to this node's
+    /// pool: a later [`Ctx::send`] or collective result of the same element type reuses its
+    /// memory instead of allocating, which for large vectors means page faults.
+    pub fn recycle_vec<T: Pod + Send>(&mut self, data: Vec<T>) {
+        self.pool.put(Box::new(data));
+    }
+
     /// An empty vector with room for `len` items, from the pool when one fits.
     fn spare_vec<T: Pod + Send>(&mut self, len: usize) -> Vec<T> {
         if len == 0 || std::mem::size_of::<T>() == 0 {
@@ -293,12 +300,63 @@ impl<'a> Ctx<'a> {
     }
 
     pub(crate) fn sync_as(&mut self, call: &Call) -> Result<()> {
-        let entered = if self.recorder.enabled() {
+        let entered = self.stamp();
+        let delivered = self.transport.exchange(&mut self.outbox, call)?;
+        self.deliver(delivered, entered);
+        Ok(())
+    }
+
+    /// Whether collectives may move their data with the backend's own collectives (MPI's).
+    pub(crate) fn has_native_collectives(&self) -> bool {
+        self.transport.has_native_collectives()
+    }
+
+    /// Ends a collective's superstep in which `native` moves its data with the backend's own
+    /// collective, and returns the bytes the root announced and what this node received, in
+    /// a vector from its pool when one fits. The trace counts
+    /// `traffic(self, announced)`: the messages the collective's HBSP^1 algorithm sends, so
+    /// traces agree across backends.
+    pub(crate) fn sync_native<T: Pod + Send>(
+        &mut self,
+        call: &Call,
+        native: Native<'_>,
+        traffic: impl FnOnce(&Self, usize) -> Result<Traffic>,
+    ) -> Result<(usize, Vec<T>)> {
+        let entered = self.stamp();
+        let mut target = PooledVec {
+            pool: &mut self.pool,
+            vec: Vec::<T>::new(),
+        };
+        let (delivered, announced) =
+            self.transport
+                .exchange_with(&mut self.outbox, call, native, &mut target)?;
+        let value = target.vec;
+        let traffic = traffic(self, announced)?;
+        self.count_traffic(&traffic);
+        self.deliver(delivered, entered);
+        Ok((announced, value))
+    }
+
+    /// Counts messages in this superstep's trace that a native collective moved.
+    pub(crate) fn count_traffic(&mut self, traffic: &Traffic) {
+        for &(to, bytes) in &traffic.sent {
+            self.recorder.sent(to, bytes);
+        }
+        for &bytes in &traffic.received {
+            self.recorder.received(bytes);
+        }
+    }
+
+    fn stamp(&self) -> f64 {
+        if self.recorder.enabled() {
             self.transport.now()
         } else {
             0.0
-        };
-        let delivered = self.transport.exchange(&mut self.outbox, call)?;
+        }
+    }
+
+    /// Queues what a superstep delivered and closes it in the trace.
+    fn deliver(&mut self, delivered: Vec<Envelope>, entered: f64) {
         // Bounded by the pool, whatever other nodes recycle.
         for buffer in self.transport.take_back() {
             self.pool.put(buffer);
@@ -311,14 +369,9 @@ impl<'a> Ctx<'a> {
                 self.queue.push_back(envelope);
             }
         }
-        let left = if self.recorder.enabled() {
-            self.transport.now()
-        } else {
-            0.0
-        };
+        let left = self.stamp();
         self.recorder.close(entered, left);
         self.superstep += 1;
-        Ok(())
     }
 
     /// Source, tag and size of the first queued message (HBSPlib `hbsp_get_tag`).
@@ -476,6 +529,60 @@ impl<'a> Ctx<'a> {
         self.sync_as(&Call::End)?;
         Ok(self.recorder.finish())
     }
+}
+
+/// A native collective's target: a vector of this node's pool when one fits, else new.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+struct PooledVec<'p, T> {
+    pool: &'p mut Pool,
+    vec: Vec<T>,
+}
+
+impl<T: Pod + Send> ByteTarget for PooledVec<'_, T> {
+    fn item_bytes(&self) -> usize {
+        std::mem::size_of::<T>()
+    }
+
+    fn reserve(&mut self, bytes: usize) -> Option<()> {
+        let size = self.item_bytes();
+        if size == 0 || bytes % size != 0 {
+            return None;
+        }
+        let items = bytes / size;
+        self.vec = self
+            .pool
+            .take(items)
+            .unwrap_or_else(|| Vec::with_capacity(items));
+        Some(())
+    }
+
+    fn grow(&mut self, bytes: usize) -> &mut [u8] {
+        let start = self.vec.len();
+        self.vec
+            .resize(start + bytes / self.item_bytes(), T::zeroed());
+        bytemuck::cast_slice_mut(&mut self.vec[start..])
+    }
+
+    fn append(&mut self, bytes: &[u8]) -> &mut [u8] {
+        let start = self.vec.len();
+        match bytemuck::try_cast_slice::<u8, T>(bytes) {
+            Ok(items) => self.vec.extend_from_slice(items),
+            Err(_) => self.vec.extend(
+                bytes
+                    .chunks_exact(self.item_bytes())
+                    .map(bytemuck::pod_read_unaligned::<T>),
+            ),
+        }
+        bytemuck::cast_slice_mut(&mut self.vec[start..])
+    }
+}
+
+/// Messages of one node's superstep in a trace: `(destination, bytes)` sent, bytes of each
+/// message received.
+#[derive(Debug, Default)]
+pub(crate) struct Traffic {
+    pub sent: Vec<(usize, usize)>,
+    pub received: Vec<usize>,
 }
 
 fn open<T: Pod>(envelope: Envelope) -> Message<T> {

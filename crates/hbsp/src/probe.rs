@@ -7,7 +7,10 @@
 //!   to `T_j(h) = g_j h + b` by least squares; `g = min_j g_j` (the fastest node's time per
 //!   byte) and `r_j = g_j / g`. The intercept is not used: it holds `L` plus the per-message
 //!   overhead of the messages.
-//! - `L`: empty supersteps.
+//! - `L`: batches of consecutive empty supersteps, each sample the mean of one batch, as the
+//!   `sync_latency` benchmark times them: a single superstep timed alone carries the wake-up
+//!   of nodes that parked after the work before it, which a running program does not pay
+//!   at every superstep.
 //! - `o`: node 0 sends `m` small messages to node 1, compared with one message of the same
 //!   total size; `o = (t_m - t_1) / (m - 1)`.
 //!
@@ -47,6 +50,8 @@ pub struct ProbeOptions {
     pub rounds: usize,
     /// Number of small messages for the `o` probe.
     pub small_messages: usize,
+    /// Consecutive empty supersteps timed together for one sample of `L` (at least 1).
+    pub sync_batch: usize,
 }
 
 impl Default for ProbeOptions {
@@ -56,6 +61,7 @@ impl Default for ProbeOptions {
             samples: 7,
             rounds: 7,
             small_messages: 2000,
+            sync_batch: 200,
         }
     }
 }
@@ -68,6 +74,7 @@ impl ProbeOptions {
             samples: 3,
             rounds: 3,
             small_messages: 200,
+            sync_batch: 10,
         }
     }
 }
@@ -96,6 +103,10 @@ pub struct ProbeReport {
     pub r_ci: Vec<[f64; 2]>,
     /// Rounds the intervals are taken over.
     pub rounds: usize,
+    /// Why the figures do not describe the backend, when they do not: the machine was busy
+    /// with other work during the probe, so samples that should agree spread too wide.
+    /// `None` when the samples agreed.
+    pub loaded: Option<String>,
 }
 
 /// One node's estimates from one round.
@@ -105,6 +116,10 @@ struct Round {
     g: f64,
     /// Median empty superstep as this node saw it.
     l: f64,
+    /// Every sample of `L` (mean superstep of one batch) behind the median.
+    l_samples: Vec<f64>,
+    /// The median single superstep of each batch.
+    l_typical: Vec<f64>,
     /// Per-message overhead as this node saw it.
     o: f64,
 }
@@ -124,10 +139,11 @@ fn checked(options: &ProbeOptions) -> Result<ProbeOptions> {
     if options.rounds < 2
         || options.samples == 0
         || options.small_messages < 2
+        || options.sync_batch == 0
         || options.h_bytes.len() < 2
     {
         return Err(HbspError::InvalidBackend(
-            "probe needs rounds >= 2, samples >= 1, small_messages >= 2 and at least two distinct sizes h_bytes > 0".into(),
+            "probe needs rounds >= 2, samples >= 1, small_messages >= 2, sync_batch >= 1 and at least two distinct sizes h_bytes > 0".into(),
         ));
     }
     Ok(options)
@@ -169,16 +185,35 @@ fn pilot_rates(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<Vec<f64>> {
 }
 
 fn measure_round(ctx: &mut Ctx<'_>, options: &ProbeOptions, rates: &[f64]) -> Result<Round> {
-    let empty = (0..options.samples)
-        .map(|_| time_superstep(ctx, |_| Ok(())))
-        .collect::<Result<Vec<_>>>()?;
+    let (empty, typical): (Vec<f64>, Vec<f64>) = (0..options.samples)
+        .map(|_| time_empty_supersteps(ctx, options.sync_batch))
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .unzip();
     let g = injection_rate(ctx, options, Some(rates))?;
     let o = overhead(ctx, options)?;
     Ok(Round {
         g,
-        l: median(empty),
+        l: median(empty.clone()),
+        l_samples: empty,
+        l_typical: typical,
         o,
     })
+}
+
+/// Mean and median time of `batch` consecutive empty supersteps, as this node sees them.
+fn time_empty_supersteps(ctx: &mut Ctx<'_>, batch: usize) -> Result<(f64, f64)> {
+    step(ctx)?;
+    let start = ctx.time();
+    let mut times = Vec::with_capacity(batch);
+    let mut last = start;
+    for _ in 0..batch {
+        step(ctx)?;
+        let now = ctx.time();
+        times.push(now - last);
+        last = now;
+    }
+    Ok(((last - start) / batch as f64, median(times)))
 }
 
 /// Ends the superstep, declaring no work for the next one: the probe's own bookkeeping must
@@ -334,6 +369,11 @@ fn summarise(per_node: &[Vec<Round>]) -> ProbeReport {
             mean_ci(&slowness)
         })
         .unzip();
+    let l_samples: Vec<f64> = rounds.iter().flat_map(|r| r.l_samples.clone()).collect();
+    let typical: Vec<f64> = rounds.iter().flat_map(|r| r.l_typical.clone()).collect();
+    let loaded = too_wide("L", &l_samples)
+        .or_else(|| too_wide("g", &fastest))
+        .or_else(|| waited_for_cores(&l_samples, &typical));
     ProbeReport {
         p: per_node.len(),
         g_s_per_byte,
@@ -345,8 +385,48 @@ fn summarise(per_node: &[Vec<Round>]) -> ProbeReport {
         r,
         r_ci,
         rounds: rounds.len(),
+        loaded,
     }
 }
+
+/// Samples of one quantity spread wider than a quiet machine spreads them: their upper
+/// quartile more than [`LOADED_SPREAD`] times their lower one. On a quiet host repeated
+/// batches of supersteps agree within tens of percent; when other processes take the cores,
+/// whole batches wait for a node to be scheduled and the samples scatter by orders of
+/// magnitude, so no figure from them is the backend's.
+fn too_wide(name: &str, samples: &[f64]) -> Option<String> {
+    let mut sorted: Vec<f64> = samples.iter().copied().filter(|v| v.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
+    if sorted.len() < 2 {
+        return None;
+    }
+    let at = |q: f64| sorted[((sorted.len() - 1) as f64 * q).round() as usize];
+    let (low, high) = (at(0.25), at(0.75));
+    (high > LOADED_SPREAD * low.max(0.0)).then(|| {
+        format!(
+            "the machine was busy during the probe: samples of {name} spread from {low:.3e} to {high:.3e} s (quartiles), more than {LOADED_SPREAD}x; rerun the probe when the machine is idle"
+        )
+    })
+}
+
+/// Empty supersteps whose mean is far above their median: most took the typical time and a
+/// few waited, for milliseconds, until other processes let a node run. Each batch's mean then
+/// agrees with the next (no spread), yet describes the other processes, not the backend.
+fn waited_for_cores(means: &[f64], typical: &[f64]) -> Option<String> {
+    if means.is_empty() || typical.is_empty() {
+        return None;
+    }
+    let mean = median(means.to_vec());
+    let typical = median(typical.to_vec());
+    (mean > LOADED_SPREAD * typical.max(0.0)).then(|| {
+        format!(
+            "the machine was busy during the probe: empty supersteps took {mean:.3e} s on average but {typical:.3e} s typically, more than {LOADED_SPREAD}x (some waited for a core); rerun the probe when the machine is idle"
+        )
+    })
+}
+
+/// The widest quartile ratio of probe samples taken as a quiet machine's.
+const LOADED_SPREAD: f64 = 2.0;
 
 /// Mean and 95% Student-t confidence interval.
 fn mean_ci(values: &[f64]) -> (f64, [f64; 2]) {
@@ -429,7 +509,13 @@ mod tests {
 
     #[test]
     fn slowness_is_relative_to_the_fastest_node_of_each_round() {
-        let round = |g| Round { g, l: 1e-5, o: 0.0 };
+        let round = |g| Round {
+            g,
+            l: 1e-5,
+            l_samples: vec![1e-5],
+            l_typical: vec![1e-5],
+            o: 0.0,
+        };
         let per_node = vec![
             vec![round(2e-9), round(4e-9)],
             vec![round(1e-9), round(2e-9)],
@@ -439,5 +525,54 @@ mod tests {
         assert!((report.g_s_per_byte - 1.5e-9).abs() < 1e-21);
         assert_eq!(report.r, vec![2.0, 1.0, 3.0]);
         assert_eq!(report.r_ci[2], [3.0, 3.0]);
+    }
+
+    #[test]
+    fn samples_that_agree_are_steady_and_scattered_ones_say_the_machine_was_busy() {
+        assert_eq!(
+            too_wide("L", &[0.5e-6, 0.6e-6, 0.55e-6, 0.7e-6, 30e-6]),
+            None
+        );
+        let busy = too_wide("L", &[0.5e-6, 8e-6, 0.6e-6, 1.2e-3, 40e-6]).unwrap();
+        assert!(
+            busy.contains("samples of L spread from 6.000e-7 to 4.000e-5 s")
+                && busy.contains("rerun the probe when the machine is idle"),
+            "{busy}"
+        );
+        assert_eq!(too_wide("g", &[1e-9]), None, "one sample has no spread");
+    }
+
+    #[test]
+    fn a_report_from_scattered_rounds_is_marked_loaded() {
+        let round = |l: f64, typical: f64| Round {
+            g: 1e-9,
+            l,
+            l_samples: vec![l],
+            l_typical: vec![typical],
+            o: 0.0,
+        };
+        let steady = summarise(&[vec![
+            round(1e-6, 0.9e-6),
+            round(1.1e-6, 1e-6),
+            round(0.9e-6, 0.8e-6),
+        ]]);
+        assert_eq!(steady.loaded, None);
+        let scattered = summarise(&[vec![
+            round(1e-6, 1e-6),
+            round(1e-3, 1e-6),
+            round(7e-6, 1e-6),
+        ]]);
+        assert!(scattered.loaded.unwrap().contains("samples of L"));
+        // Every batch waited alike: no spread, but the mean is 1000 typical supersteps.
+        let waiting = summarise(&[vec![
+            round(1.3e-3, 0.5e-6),
+            round(1.2e-3, 0.6e-6),
+            round(1.4e-3, 0.5e-6),
+        ]]);
+        let why = waiting.loaded.unwrap();
+        assert!(
+            why.contains("took 1.300e-3 s on average but 5.000e-7 s typically"),
+            "{why}"
+        );
     }
 }

@@ -36,6 +36,7 @@ fn quick_probe_reports_estimates_with_intervals() {
         "o_s_ci",
         "r",
         "r_ci",
+        "loaded",
     ] {
         assert!(json.get(key).is_some(), "JSON key {key}");
     }

@@ -132,6 +132,34 @@ fn recycled_vectors_carry_the_senders_next_messages() {
 }
 
 #[test]
+fn a_recycled_result_carries_the_nodes_next_send_and_collective_result() {
+    for backend in in_process() {
+        let output = within_5s({
+            let backend = backend.clone();
+            move || {
+                hbsp::run(&backend, &machine(&[1.0, 1.0]), |ctx| {
+                    ctx.recycle_vec(Vec::<u64>::with_capacity(7000));
+                    if ctx.pid() == 0 {
+                        ctx.send(1, 0, &[1u64, 2, 3])?;
+                    }
+                    ctx.sync()?;
+                    let message = ctx.recv::<u64>()?;
+                    Ok::<_, HbspError>(message.map(|m| (m.data.clone(), m.data.capacity())))
+                })
+            }
+        })
+        .unwrap();
+        assert_eq!(output.results[0], None);
+        let (data, capacity) = output.results[1].clone().unwrap();
+        assert_eq!(data, vec![1, 2, 3], "{backend}");
+        assert!(
+            capacity >= 7000,
+            "{backend}: the send filled the recycled vector, not a new one of 3: {capacity}"
+        );
+    }
+}
+
+#[test]
 fn recycling_mixes_types_and_self_sends_safely() {
     let output = within_5s(|| {
         hbsp::run(&threads(), &machine(&[1.0, 1.0, 1.0]), |ctx| {

@@ -325,4 +325,54 @@ pub(crate) trait Transport {
     fn give_back(&self, owner: usize, buffer: Box<dyn Payload>);
     /// The vectors other nodes gave back to this node since the last call.
     fn take_back(&self) -> Vec<Box<dyn Payload>>;
+    /// Whether [`Transport::exchange_with`] runs collectives with the backend's own (MPI's).
+    fn has_native_collectives(&self) -> bool {
+        false
+    }
+    /// Ends the superstep like [`Transport::exchange`] and moves `native`'s data with the
+    /// backend's own collective in the same boundary, into `target`; also returns the bytes
+    /// the root announced. Only called when [`Transport::has_native_collectives`] says so.
+    fn exchange_with(
+        &mut self,
+        outbox: &mut Outbox,
+        call: &Call,
+        native: Native<'_>,
+        target: &mut dyn ByteTarget,
+    ) -> Result<(Vec<Envelope>, usize)> {
+        let _ = (native, target);
+        Ok((self.exchange(outbox, call)?, 0))
+    }
+}
+
+/// A collective's data moved by the backend's own collective instead of as messages.
+// Read by the mpi backend only.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) enum Native<'a> {
+    /// `root`'s `source` reaches every node (the root's too).
+    Broadcast {
+        root: usize,
+        /// The data, as bytes, on the root; empty elsewhere.
+        source: &'a [u8],
+    },
+    /// Node `j` receives `counts(n)[j]` bytes of the root's `source` (in pid order), where
+    /// `n` is the total the root announces.
+    Scatter {
+        root: usize,
+        source: &'a [u8],
+        counts: &'a dyn Fn(usize) -> Vec<usize>,
+    },
+}
+
+/// Where a native collective writes what a node receives: a typed vector seen as bytes.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) trait ByteTarget {
+    /// Bytes of one item.
+    fn item_bytes(&self) -> usize;
+    /// Empties the target with room for `bytes`; `None` when `bytes` is not a whole number
+    /// of items (the nodes disagree on the item type).
+    fn reserve(&mut self, bytes: usize) -> Option<()>;
+    /// `bytes` more zero bytes, to be written (a whole number of items).
+    fn grow(&mut self, bytes: usize) -> &mut [u8];
+    /// Appends `bytes` (a whole number of items) and returns them as appended.
+    fn append(&mut self, bytes: &[u8]) -> &mut [u8];
 }

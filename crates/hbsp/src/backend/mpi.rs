@@ -3,10 +3,12 @@
 //! Every process of an `mpirun -np P` job calls [`crate::run`] with the same machine of `P`
 //! nodes; rank `j` runs node `j`'s program. A superstep boundary is two collectives on
 //! `MPI_COMM_WORLD`: an `MPI_Alltoall` of (call signature, bytes for the receiver, bytes sent
-//! in all) for every pair of ranks, which checks that all nodes made the same call and sizes
-//! the payloads, then one `MPI_Alltoallv` of the messages themselves, which every rank skips
-//! when nobody sends. BSP needs exactly this: every node learns what
-//! it receives at the sync, and the barrier comes with the exchange.
+//! in all, a native collective's size) for every pair of ranks, which checks that all nodes
+//! made the same call and sizes the payloads, then one `MPI_Alltoallv` of the messages
+//! themselves, which every rank skips when nobody sends. BSP needs exactly this: every node
+//! learns what it receives at the sync, and the barrier comes with the exchange. A broadcast,
+//! or a scatter of equal pieces, runs as `MPI_Bcast` / `MPI_Scatterv` between the two, into a
+//! vector of the node's pool (see `collectives`).
 //!
 //! When the program returns, the nodes' traces and results travel to every rank (one
 //! `MPI_Allgatherv`), so the [`crate::RunOutput`] is the same everywhere and equals what the
@@ -31,7 +33,7 @@ use mpi::traits::*;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::{Call, MpiOptions, Outbox, Transport, mismatch};
+use super::{ByteTarget, Call, MpiOptions, Native, Outbox, Transport, mismatch};
 use crate::RunOutput;
 use crate::ctx::{Ctx, MachineFacts};
 use crate::error::{HbspError, Result};
@@ -246,6 +248,9 @@ struct MpiTransport<'m> {
     /// Reused between supersteps (see `encode`).
     send_buffer: Vec<u8>,
     received: Arc<Vec<u8>>,
+    /// The header `MPI_Alltoall`'s buffers, reused: an empty superstep is little else.
+    header: Vec<u64>,
+    heard: Vec<u64>,
 }
 
 impl MpiTransport<'_> {
@@ -325,6 +330,132 @@ impl MpiTransport<'_> {
         envelopes
     }
 
+    /// Ends the superstep: the header `MPI_Alltoall` (see the module docs), then `native`'s
+    /// collective, then the messages. Returns them and the bytes `native`'s root announced.
+    fn exchange_and(
+        &mut self,
+        outbox: &mut Outbox,
+        call: &Call,
+        mut native: Option<(Native<'_>, &mut dyn ByteTarget)>,
+    ) -> Result<(Vec<Envelope>, usize)> {
+        let p = self.p();
+        let (buffer, counts, own) = self.encode(outbox);
+        if buffer.len() > i32::MAX as usize {
+            return Err(self.fail(too_many_bytes(self.pid, "sent", buffer.len() as u64)));
+        }
+        let signature = call.signature();
+        let (root, announce) = match &native {
+            Some((
+                Native::Broadcast { root, source } | Native::Scatter { root, source, .. },
+                _,
+            )) => (*root, if *root == self.pid { source.len() } else { 0 }),
+            None => (0, 0),
+        };
+        // Per pair: the call's signature, the bytes for that rank, all this rank sends (so
+        // every rank learns the same total and an empty superstep skips the Alltoallv), and
+        // what a native collective's root announces.
+        let sent = buffer.len() as u64;
+        let mut header = std::mem::take(&mut self.header);
+        header.clear();
+        header.extend(
+            counts
+                .iter()
+                .flat_map(|&c| [signature, c as u64, sent, announce as u64]),
+        );
+        let mut heard = std::mem::take(&mut self.heard);
+        heard.resize(HEADER_WORDS * p, 0);
+        self.world.all_to_all_into(&header[..], &mut heard[..]);
+        self.header = header;
+        let words = |rank: usize| &heard[HEADER_WORDS * rank..HEADER_WORDS * (rank + 1)];
+        if (0..p).any(|rank| words(rank)[0] != signature) {
+            let mismatch = self.mismatch(call);
+            *self.agreed.borrow_mut() = Some(mismatch.clone());
+            return Err(mismatch);
+        }
+        let incoming_total: u64 = (0..p).map(|rank| words(rank)[1]).sum();
+        if incoming_total > i32::MAX as u64 {
+            return Err(self.fail(too_many_bytes(self.pid, "arrive", incoming_total)));
+        }
+        let announced = words(root)[3] as usize;
+        let anybody_sends = (0..p).any(|rank| words(rank)[2] > 0);
+        let incoming: Vec<i32> = (0..p).map(|rank| words(rank)[1] as i32).collect();
+        self.heard = heard;
+        if let Some((native, target)) = native.take() {
+            self.run_native(native, target, announced)?;
+        }
+        self.superstep += 1;
+        if !anybody_sends {
+            self.send_buffer = buffer;
+            return Ok((own, announced));
+        }
+        // The last superstep's buffer, unless a message cut from it is still queued.
+        let mut into = Arc::get_mut(&mut self.received)
+            .map(std::mem::take)
+            .unwrap_or_default();
+        exchange_bytes(&self.world, &buffer, &counts, &incoming, &mut into);
+        self.send_buffer = buffer;
+        let received = Arc::new(into);
+        self.received = Arc::clone(&received);
+        let mut delivered = Vec::new();
+        let mut own = Some(own);
+        let mut at = 0;
+        for (source, &count) in incoming.iter().enumerate() {
+            if source == self.pid {
+                delivered.extend(own.take().unwrap_or_default());
+            }
+            let range = at..at + count as usize;
+            at = range.end;
+            delivered.extend(Self::decode(&received, range, source));
+        }
+        Ok((delivered, announced))
+    }
+
+    /// Moves a native collective's data into `target`; every rank knows the `announced`
+    /// bytes.
+    fn run_native(
+        &self,
+        native: Native<'_>,
+        target: &mut dyn ByteTarget,
+        announced: usize,
+    ) -> Result<()> {
+        match native {
+            Native::Broadcast { root, source } => {
+                if target.reserve(announced).is_none() {
+                    return Err(self.fail(type_mismatch("broadcast", announced)));
+                }
+                broadcast_bytes(
+                    &self.world,
+                    root,
+                    self.pid == root,
+                    source,
+                    announced,
+                    target,
+                );
+            }
+            Native::Scatter {
+                root,
+                source,
+                counts,
+            } => {
+                let counts = counts(announced);
+                if announced > i32::MAX as usize {
+                    return Err(self.fail(too_many_bytes(self.pid, "scattered", announced as u64)));
+                }
+                let mine = counts[self.pid];
+                if target.reserve(mine).is_none() {
+                    return Err(self.fail(type_mismatch("scatter", mine)));
+                }
+                let buffer = target.grow(mine);
+                // Zero bytes everywhere: nothing to move, and OpenMPI rejects two empty
+                // buffers that share one dangling address.
+                if announced > 0 {
+                    scatter_bytes(&self.world, root, self.pid == root, source, &counts, buffer);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// What every rank called, gathered once a mismatch shows, for the error message.
     fn mismatch(&self, call: &Call) -> HbspError {
         let text = call.to_string();
@@ -342,65 +473,21 @@ impl Transport for MpiTransport<'_> {
     }
 
     fn exchange(&mut self, outbox: &mut Outbox, call: &Call) -> Result<Vec<Envelope>> {
-        let p = self.p();
-        let (buffer, counts, own) = self.encode(outbox);
-        if buffer.len() > i32::MAX as usize {
-            return Err(self.fail(HbspError::InvalidArgument {
-                pid: self.pid,
-                message: format!(
-                    "{} bytes sent in one superstep; MPI counts stop at 2 GiB: split the exchange over several supersteps",
-                    buffer.len()
-                ),
-            }));
-        }
-        let signature = call.signature();
-        // Per pair: the call's signature, the bytes for that rank, and all this rank sends,
-        // so every rank learns the same total and an empty superstep skips the Alltoallv.
-        let sent = buffer.len() as u64;
-        let header: Vec<u64> = counts
-            .iter()
-            .flat_map(|&c| [signature, c as u64, sent])
-            .collect();
-        let mut heard = vec![0u64; 3 * p];
-        self.world.all_to_all_into(&header[..], &mut heard[..]);
-        if heard.chunks(3).any(|triple| triple[0] != signature) {
-            let mismatch = self.mismatch(call);
-            *self.agreed.borrow_mut() = Some(mismatch.clone());
-            return Err(mismatch);
-        }
-        let incoming_total: u64 = heard.chunks(3).map(|triple| triple[1]).sum();
-        if incoming_total > i32::MAX as u64 {
-            return Err(self.fail(HbspError::InvalidArgument {
-                pid: self.pid,
-                message: format!(
-                    "{incoming_total} bytes arrive in one superstep; MPI counts stop at 2 GiB: split the exchange over several supersteps"
-                ),
-            }));
-        }
-        let incoming: Vec<i32> = heard.chunks(3).map(|triple| triple[1] as i32).collect();
-        // The last superstep's buffer, unless a message cut from it is still queued.
-        let mut into = Arc::get_mut(&mut self.received)
-            .map(std::mem::take)
-            .unwrap_or_default();
-        if heard.chunks(3).any(|triple| triple[2] > 0) {
-            exchange_bytes(&self.world, &buffer, &counts, &incoming, &mut into);
-        }
-        self.send_buffer = buffer;
-        let received = Arc::new(into);
-        self.received = Arc::clone(&received);
-        let mut delivered = Vec::new();
-        let mut own = Some(own);
-        let mut at = 0;
-        for (source, &count) in incoming.iter().enumerate() {
-            if source == self.pid {
-                delivered.extend(own.take().unwrap_or_default());
-            }
-            let range = at..at + count as usize;
-            at = range.end;
-            delivered.extend(Self::decode(&received, range, source));
-        }
-        self.superstep += 1;
-        Ok(delivered)
+        Ok(self.exchange_and(outbox, call, None)?.0)
+    }
+
+    fn has_native_collectives(&self) -> bool {
+        true
+    }
+
+    fn exchange_with(
+        &mut self,
+        outbox: &mut Outbox,
+        call: &Call,
+        native: Native<'_>,
+        target: &mut dyn ByteTarget,
+    ) -> Result<(Vec<Envelope>, usize)> {
+        self.exchange_and(outbox, call, Some((native, target)))
     }
 
     fn fail(&self, cause: HbspError) -> HbspError {
@@ -435,6 +522,80 @@ impl Transport for MpiTransport<'_> {
     }
 }
 
+/// Words per pair of ranks in a superstep's header `MPI_Alltoall`.
+const HEADER_WORDS: usize = 4;
+
+/// The error for more bytes in one superstep than MPI counts hold.
+fn too_many_bytes(pid: usize, what: &str, bytes: u64) -> HbspError {
+    HbspError::InvalidArgument {
+        pid,
+        message: format!(
+            "{bytes} bytes {what} in one superstep; MPI counts stop at 2 GiB: split the exchange over several supersteps"
+        ),
+    }
+}
+
+/// The error for a native collective whose nodes disagree on the item type.
+fn type_mismatch(collective: &str, bytes: usize) -> HbspError {
+    HbspError::InvalidBackend(format!(
+        "{collective}: {bytes} bytes are not a whole number of this node's items: call it with the same item type on every node"
+    ))
+}
+
+/// `MPI_Bcast` of the root's `source`, `len` bytes, into every rank's `target` (the root
+/// copies it into its own `target` and broadcasts from there: MPI wants the root's buffer
+/// writable). One call, not pieces: OpenMPI segments and pipelines a large broadcast itself,
+/// and pieces of our own measured no faster (256 KiB pieces fall to its linear algorithm).
+fn broadcast_bytes(
+    world: &SimpleCommunicator,
+    root: usize,
+    is_root: bool,
+    source: &[u8],
+    len: usize,
+    target: &mut dyn ByteTarget,
+) {
+    let buffer = if is_root {
+        target.append(source)
+    } else {
+        target.grow(len)
+    };
+    if len > 0 {
+        world.process_at_rank(root as i32).broadcast_into(buffer);
+    }
+}
+
+/// `MPI_Scatterv` of the root's `source`, `counts[j]` bytes to rank `j`, into `target`.
+fn scatter_bytes(
+    world: &SimpleCommunicator,
+    root: usize,
+    is_root: bool,
+    source: &[u8],
+    counts: &[usize],
+    target: &mut [u8],
+) {
+    let process = world.process_at_rank(root as i32);
+    if is_root {
+        let counts: Vec<i32> = counts.iter().map(|&c| c as i32).collect();
+        let displacements = displacements(&counts);
+        let partition = Partition::new(source, &counts[..], &displacements[..]);
+        process.scatter_varcount_into_root(&partition, target);
+    } else {
+        process.scatter_varcount_into(target);
+    }
+}
+
+/// Where each of `counts` starts when they are laid end to end.
+fn displacements(counts: &[i32]) -> Vec<i32> {
+    counts
+        .iter()
+        .scan(0, |at, &c| {
+            let here = *at;
+            *at += c;
+            Some(here)
+        })
+        .collect()
+}
+
 /// Sends `counts[j]` bytes of `buffer` to rank `j` and receives `incoming[i]` from rank `i`.
 fn exchange_bytes(
     world: &SimpleCommunicator,
@@ -443,16 +604,6 @@ fn exchange_bytes(
     incoming: &[i32],
     received: &mut Vec<u8>,
 ) {
-    let displacements = |counts: &[i32]| -> Vec<i32> {
-        counts
-            .iter()
-            .scan(0, |at, &c| {
-                let here = *at;
-                *at += c;
-                Some(here)
-            })
-            .collect()
-    };
     let total: usize = incoming.iter().map(|&c| c as usize).sum();
     // Only grown, never cleared: MPI writes every byte that is read.
     if received.len() < total.max(1) {
@@ -574,6 +725,8 @@ where
         superstep: 0,
         send_buffer: Vec::new(),
         received: Arc::default(),
+        header: Vec::new(),
+        heard: Vec::new(),
     };
     let start = transport.start;
     let facts = MachineFacts::new(machine);

@@ -107,5 +107,8 @@ fn print_report(
             ci[0], ci[1], node.name
         )?;
     }
+    if let Some(why) = &report.loaded {
+        writeln!(out, "not this backend's figures: {why}")?;
+    }
     Ok(())
 }
