@@ -365,6 +365,9 @@ fn contours(runner: &Runner<'_>, fits: &[ComputedFit]) -> Vec<Contour> {
 }
 
 fn contour_point(runner: &Runner<'_>, fit: &ComputedFit, level: f64) -> Option<ContourPoint> {
+    if fit.poor_fit.is_some() {
+        return None;
+    }
     let index = runner
         .configurations()
         .iter()
@@ -402,10 +405,23 @@ fn run_computed(
         let label = &runner.configurations()[index].configuration.label;
         let hint = measured.and_then(|m| m.point(label)).map(|p| p.n as u64);
         let fit = compute(runner, index, hint.unwrap_or(start))?;
-        start = fit.n.round() as u64;
-        let work = runner.work(index, fit.n.round());
-        let time = fit.model.time(fit.n, work);
-        let point = point_of(runner, index, fit.n, time);
+        let Some(n) = fit.n else {
+            let message = format!(
+                "{}: add repetitions or samples, or widen [n_min, n_max]",
+                fit.poor_fit
+                    .as_deref()
+                    .unwrap_or("the fit was not inverted")
+            );
+            fits.push(fit);
+            return Err(StudyError::Configuration {
+                configuration: label.clone(),
+                message,
+            });
+        };
+        start = n.round() as u64;
+        let work = runner.work(index, n.round());
+        let time = fit.model.time(n, work);
+        let point = point_of(runner, index, n, time);
         fits.push(fit);
         Ok(point)
     });

@@ -104,22 +104,42 @@ fn fits_table(out: &mut String, result: &StudyResult) {
     );
     let _ = writeln!(
         out,
-        "{:<8} {:>7} {:>8} {:>9} {:>10} {:>10} {:>9}",
-        "config", "samples", "a", "R^2 T", "N (model)", "N (trend)", "R^2 E_s"
+        "{:<8} {:>7} {:>8} {:>9} {:>9} {:>8} {:>10} {:>10} {:>10} {:>9}",
+        "config",
+        "samples",
+        "a",
+        "R^2 T",
+        "adj R^2",
+        "SMAPE %",
+        "LOO RMSE s",
+        "N (model)",
+        "N (trend)",
+        "R^2 E_s"
     );
+    let optional =
+        |v: Option<f64>, digits: usize| v.map_or("-".into(), |v| format!("{v:.digits$}"));
     for f in &result.fits {
-        let trend = f.n_trend.map_or("-".into(), |n| format!("{n:.1}"));
         let _ = writeln!(
             out,
-            "{:<8} {:>7} {:>8.4} {:>9.6} {:>10.1} {:>10} {:>9.6}",
+            "{:<8} {:>7} {:>8.4} {:>9.6} {:>9} {:>8.2} {:>10} {:>10} {:>10} {:>9.6}",
             f.configuration,
             f.samples.len(),
             f.model.a,
             f.model_quality.r_squared,
-            f.n,
-            trend,
+            optional(f.model_quality.adjusted_r_squared, 6),
+            f.model_quality.smape_percent,
+            f.model_quality
+                .loo_cv_rmse
+                .map_or("-".into(), |v| format!("{v:.3e}")),
+            optional(f.n, 1),
+            optional(f.n_trend, 1),
             f.trend_quality.r_squared
         );
+    }
+    for f in &result.fits {
+        if let Some(why) = &f.poor_fit {
+            let _ = writeln!(out, "warning: {}: {why}", f.configuration);
+        }
     }
 }
 
