@@ -49,5 +49,6 @@ pub mod spec;
 pub mod stats;
 pub mod store;
 pub mod study;
+pub mod warnings;
 
 pub use error::{Result, StudyError};

@@ -146,6 +146,8 @@ pub struct StudyResult {
     /// Isospeed-e contours from the computed fits: for several speed-efficiencies around the
     /// target, the size and work each configuration needs (Sun & Rover's isospeed contours).
     pub contours: Vec<Contour>,
+    /// What the numbers do not say by themselves (see [`crate::warnings`]), one line each.
+    pub warnings: Vec<String>,
 }
 
 /// The configurations' sizes holding one speed-efficiency.
@@ -313,13 +315,14 @@ fn analyse(runner: &Runner<'_>) -> Result<StudyResult> {
         computed.as_ref(),
         predicted.as_ref(),
     );
-    let samples = (0..runner.configurations().len())
+    let samples: Vec<Measurement> = (0..runner.configurations().len())
         .flat_map(|i| runner.measurements_of(i))
         .collect();
     if let Some(error) = runner.failure_of_every_run() {
         return Err(error);
     }
     let contours = contours(runner, &fits);
+    let warnings = study_warnings(spec, measured.as_ref(), &samples);
     Ok(StudyResult {
         spec: spec.clone(),
         configurations: runner
@@ -342,7 +345,22 @@ fn analyse(runner: &Runner<'_>) -> Result<StudyResult> {
         verification,
         samples,
         contours,
+        warnings,
     })
+}
+
+fn study_warnings(
+    spec: &StudySpec,
+    measured: Option<&ApproachResult>,
+    samples: &[Measurement],
+) -> Vec<String> {
+    let expect = crate::warnings::Expectations {
+        target: spec.target,
+        tolerance: spec.tolerance,
+        real_time: spec.backend != "sim",
+    };
+    let points = measured.map_or(&[][..], |m| m.points.as_slice());
+    crate::warnings::warnings(&expect, points, samples)
 }
 
 /// The contours at [`CONTOUR_LEVELS`] times the target, each configuration's size found on its

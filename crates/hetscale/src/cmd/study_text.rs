@@ -21,6 +21,9 @@ pub fn render_text(result: &StudyResult) -> String {
     comparison_table(&mut out, result);
     fits_table(&mut out, result);
     validation_lines(&mut out, result);
+    for warning in &result.warnings {
+        let _ = writeln!(out, "warning: {warning}");
+    }
     out
 }
 
