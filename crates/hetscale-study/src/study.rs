@@ -15,6 +15,7 @@ use crate::predicted::{KernelTimeModel, PredictedStudy};
 use crate::runner::{Measurement, Observer, ResolvedConfiguration, Runner};
 use crate::spec::{Approach, StudySpec};
 use crate::store::{RunRecord, Store};
+use crate::uncertainty::size_interval;
 
 /// The size one approach found for one configuration.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -27,6 +28,8 @@ pub struct OperatingPoint {
     pub marked_speed: f64,
     /// Problem size `N`.
     pub n: f64,
+    /// 95% interval of `N` from the noise of the measured `E_s` (measured approach), if known.
+    pub n_ci95: Option<(f64, f64)>,
     /// Work `W(N)`, flop.
     pub work: f64,
     /// Time `T`, s (measured, fitted or predicted).
@@ -408,7 +411,11 @@ fn run_measured(runner: &Runner<'_>) -> ApproachResult {
     let outcomes = each_configuration(runner, Approach::Measured, |index| {
         let m = search(runner, index, start)?;
         start = m.n;
-        Ok(point_of(runner, index, m.n as f64, m.time.median))
+        let interval = size_interval(&m, &runner.measurements_of(index), runner.spec().target);
+        Ok(OperatingPoint {
+            n_ci95: interval,
+            ..point_of(runner, index, m.n as f64, m.time.median)
+        })
     });
     approach_result(Approach::Measured, outcomes)
 }
@@ -734,6 +741,7 @@ fn point_of(runner: &Runner<'_>, index: usize, n: f64, time_s: f64) -> Operating
         p: c.nodes,
         marked_speed: c.marked_speed,
         n,
+        n_ci95: None,
         work,
         time_s,
         speed_efficiency: work / (time_s * c.marked_speed),

@@ -133,6 +133,7 @@ mod tests {
             p: 2,
             marked_speed: 1e9,
             n,
+            n_ci95: None,
             work: 1.0,
             time_s: 1.0,
             speed_efficiency: e_s,

@@ -31,17 +31,21 @@ fn approach_table(out: &mut String, r: &ApproachResult) {
     let _ = writeln!(out, "\nApproach {}:", r.approach.name());
     let _ = writeln!(
         out,
-        "{:<8} {:>4} {:>12} {:>9} {:>12} {:>10} {:>7}",
-        "config", "p", "C (Mflop/s)", "N", "W (flop)", "T (s)", "E_s"
+        "{:<8} {:>4} {:>12} {:>22} {:>12} {:>10} {:>7}",
+        "config", "p", "C (Mflop/s)", "N [95% interval]", "W (flop)", "T (s)", "E_s"
     );
     for p in &r.points {
+        let n = match p.n_ci95 {
+            Some((lo, hi)) => format!("{:.0} [{lo:.0}, {hi:.0}]", p.n),
+            None => format!("{:.1}", p.n),
+        };
         let _ = writeln!(
             out,
-            "{:<8} {:>4} {:>12.2} {:>9.1} {:>12.4e} {:>10.5} {:>7.4}",
+            "{:<8} {:>4} {:>12.2} {:>22} {:>12.4e} {:>10.5} {:>7.4}",
             p.configuration,
             p.p,
             p.marked_speed / 1e6,
-            p.n,
+            n,
             p.work,
             p.time_s,
             p.speed_efficiency
