@@ -5,8 +5,9 @@ use crate::runner::Measurement;
 
 /// The 95% interval of the size where `E_s(N)` meets `target`, from the interval of `E_s`
 /// measured at `at` and the local slope of `E_s(N)` between the sizes measured nearest on each
-/// side of it (`measured`: the configuration's sizes); `None` without a usable slope, or from a
-/// single run, whose noise is unknown.
+/// side of it (`measured`: the configuration's sizes), widened to whole sizes and to hold
+/// `at` itself (the search stopped there: the target is met within its tolerance); `None`
+/// without a usable slope, or from a single run, whose noise is unknown.
 pub fn size_interval(
     at: &Measurement,
     measured: &[Measurement],
@@ -29,8 +30,8 @@ pub fn size_interval(
     }
     let (e_lo, e_hi) = at.speed_efficiency_ci;
     let size = |e: f64| (at.n as f64 + (target - e) / slope).max(1.0);
-    let (x, y) = (size(e_lo), size(e_hi));
-    Some((x.min(y), x.max(y)))
+    let (x, y, n) = (size(e_lo), size(e_hi), at.n as f64);
+    Some((x.min(y).min(n).floor(), x.max(y).max(n).ceil()))
 }
 
 #[cfg(test)]
@@ -70,6 +71,12 @@ mod tests {
             "[{lo}, {hi}]"
         );
         assert_eq!(size_interval(&sizes[1], &sizes[1..2], 0.5), None);
+        // Runs that agree exactly (the simulator): from N to the crossing the slope puts at 310.
+        let exact = Measurement {
+            speed_efficiency_ci: (0.49, 0.49),
+            ..sizes[1].clone()
+        };
+        assert_eq!(size_interval(&exact, &sizes, 0.5), Some((300.0, 310.0)));
         let flat = [
             measured(100, 0.5, (0.4, 0.6)),
             measured(200, 0.5, (0.5, 0.5)),
