@@ -9,19 +9,86 @@ use faer::{Mat, MatRef};
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-/// How well a fit explains its samples.
+/// The adjusted `R^2` below which a fit is too poor to invert into a size (Extra-P's quality
+/// measures; a fit with as many coefficients as samples is judged by `R^2`).
+pub const MIN_ADJUSTED_R_SQUARED: f64 = 0.9;
+
+/// How well a fit explains its samples, with Extra-P's measures.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct FitQuality {
     /// Coefficient of determination `R^2` (1 is a perfect fit).
     pub r_squared: f64,
+    /// `R^2` adjusted for the number of coefficients `k`: `1 - (1 - R^2)(m - 1)/(m - k)`;
+    /// `None` when there are no more samples `m` than coefficients.
+    pub adjusted_r_squared: Option<f64>,
+    /// Symmetric mean absolute percentage error, % (0 to 200).
+    pub smape_percent: f64,
     /// Root-mean-square residual, in the unit of the fitted quantity.
     pub rmse: f64,
+    /// Root-mean-square error of predicting each sample from a fit to the others
+    /// (leave-one-out cross-validation), in the unit of the fitted quantity; `None` when
+    /// leaving a sample out leaves fewer samples than coefficients.
+    pub loo_cv_rmse: Option<f64>,
     /// Number of samples.
     pub samples: usize,
 }
 
+impl FitQuality {
+    /// Why the fit is too poor to invert (adjusted `R^2`, else `R^2`, below
+    /// [`MIN_ADJUSTED_R_SQUARED`]), or `None` when it is good enough.
+    pub fn poor(&self) -> Option<String> {
+        let (name, value) = match self.adjusted_r_squared {
+            Some(adjusted) => ("adjusted R^2", adjusted),
+            None => ("R^2", self.r_squared),
+        };
+        (value.is_nan() || value < MIN_ADJUSTED_R_SQUARED).then(|| {
+            format!(
+                "{name} = {value:.3} < {MIN_ADJUSTED_R_SQUARED} (SMAPE {:.1}%)",
+                self.smape_percent
+            )
+        })
+    }
+}
+
 /// Solves `min || X b - y ||` for `b`, where `columns` are the columns of `X`.
 pub fn least_squares(columns: &[Vec<f64>], y: &[f64]) -> Result<(Vec<f64>, FitQuality)> {
+    let coef = solve_least_squares(columns, y)?;
+    let predicted = predict(columns, &coef);
+    let mut q = quality(y, &predicted, coef.len());
+    q.loo_cv_rmse = leave_one_out_rmse(columns, y);
+    Ok((coef, q))
+}
+
+fn predict(columns: &[Vec<f64>], coef: &[f64]) -> Vec<f64> {
+    (0..columns[0].len())
+        .map(|i| coef.iter().zip(columns).map(|(c, col)| c * col[i]).sum())
+        .collect()
+}
+
+/// Each sample predicted by a fit to the others; `None` when too few remain to fit.
+fn leave_one_out_rmse(columns: &[Vec<f64>], y: &[f64]) -> Option<f64> {
+    let (m, k) = (y.len(), columns.len());
+    if m <= k {
+        return None;
+    }
+    let mut sum = 0.0;
+    for out in 0..m {
+        let keep = |v: &[f64]| -> Vec<f64> {
+            v.iter()
+                .enumerate()
+                .filter(|(i, _)| *i != out)
+                .map(|(_, x)| *x)
+                .collect()
+        };
+        let rest: Vec<Vec<f64>> = columns.iter().map(|c| keep(c)).collect();
+        let coef = solve_least_squares(&rest, &keep(y)).ok()?;
+        let guess: f64 = coef.iter().zip(columns).map(|(c, col)| c * col[out]).sum();
+        sum += (y[out] - guess).powi(2);
+    }
+    Some((sum / m as f64).sqrt())
+}
+
+fn solve_least_squares(columns: &[Vec<f64>], y: &[f64]) -> Result<Vec<f64>> {
     let (m, k) = (y.len(), columns.len());
     if k == 0 || m < k || columns.iter().any(|c| c.len() != m) {
         return Err(ModelError::Fit {
@@ -56,13 +123,12 @@ pub fn least_squares(columns: &[Vec<f64>], y: &[f64]) -> Result<(Vec<f64>, FitQu
             why: "the design is singular (repeated samples?)".into(),
         });
     }
-    let predicted: Vec<f64> = (0..m)
-        .map(|i| (0..k).map(|j| coef[j] * columns[j][i]).sum())
-        .collect();
-    Ok((coef, quality(y, &predicted)))
+    Ok(coef)
 }
 
-fn quality(y: &[f64], predicted: &[f64]) -> FitQuality {
+/// The quality of `predicted` against `y` for a fit of `coefficients` coefficients
+/// (leave-one-out left to the caller, who can refit).
+fn quality(y: &[f64], predicted: &[f64], coefficients: usize) -> FitQuality {
     let n = y.len() as f64;
     let mean = y.iter().sum::<f64>() / n;
     let ss_res: f64 = y.iter().zip(predicted).map(|(a, b)| (a - b).powi(2)).sum();
@@ -74,10 +140,25 @@ fn quality(y: &[f64], predicted: &[f64]) -> FitQuality {
     } else {
         0.0
     };
+    let m = y.len();
+    let adjusted_r_squared = (m > coefficients)
+        .then(|| 1.0 - (1.0 - r_squared) * (m as f64 - 1.0) / (m - coefficients) as f64);
+    let smape = y
+        .iter()
+        .zip(predicted)
+        .map(|(a, b)| match a.abs() + b.abs() {
+            0.0 => 0.0,
+            sum => 2.0 * (a - b).abs() / sum,
+        })
+        .sum::<f64>()
+        / n;
     FitQuality {
         r_squared,
+        adjusted_r_squared,
+        smape_percent: 100.0 * smape,
         rmse: (ss_res / n).sqrt(),
-        samples: y.len(),
+        loo_cv_rmse: None,
+        samples: m,
     }
 }
 
@@ -176,7 +257,7 @@ pub fn fit_linear(
         .collect();
     Ok(LinearFit {
         parameters,
-        quality: quality(y, &fitted),
+        quality: quality(y, &fitted, k),
         residuals,
         fitted,
         dof,
@@ -459,6 +540,34 @@ mod tests {
         let (m, q) = OverheadModel::fit(&samples, w, c, 1).unwrap();
         assert!((m.a - 1.25).abs() < 1e-9 && q.r_squared > 0.999_999);
         assert!((m.overhead.eval(0.0) - 0.01).abs() < 1e-9);
+    }
+
+    #[test]
+    fn quality_has_adjusted_r_squared_smape_and_leave_one_out_error() {
+        // The line through (0, 0), (1, 2), (2, 2), (3, 4) is 0.2 + 1.2 x: residuals -0.2, 0.6, -0.6, 0.2.
+        let (x, y) = ([0.0, 1.0, 2.0, 3.0], [0.0, 2.0, 2.0, 4.0]);
+        let (_, q) = polyfit(&x, &y, 1).unwrap();
+        assert!((q.r_squared - 0.9).abs() < 1e-12, "{q:?}");
+        assert!(
+            (q.adjusted_r_squared.unwrap() - 0.85).abs() < 1e-12,
+            "{q:?}"
+        );
+        let smape =
+            100.0 / 4.0 * (2.0 * 0.2 / 0.2 + 2.0 * 0.6 / 3.4 + 2.0 * 0.6 / 4.6 + 2.0 * 0.2 / 7.8);
+        assert!((q.smape_percent - smape).abs() < 1e-9, "{q:?}");
+        // Leaving each out, the line through the other three predicts it off by 2/3, 6/7, 6/7, 2/3.
+        let loo = ((2.0 * 4.0 / 9.0 + 2.0 * 36.0 / 49.0) / 4.0_f64).sqrt();
+        assert!(
+            (q.loo_cv_rmse.unwrap() - loo).abs() < 1e-9,
+            "{q:?} vs {loo}"
+        );
+        assert_eq!(
+            q.poor().as_deref(),
+            Some("adjusted R^2 = 0.850 < 0.9 (SMAPE 66.6%)")
+        );
+        let (_, exact) = polyfit(&x[..2], &y[..2], 1).unwrap();
+        assert_eq!((exact.adjusted_r_squared, exact.loo_cv_rmse), (None, None));
+        assert_eq!(exact.poor(), None);
     }
 
     #[test]

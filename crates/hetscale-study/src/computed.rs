@@ -21,13 +21,16 @@ pub struct ComputedFit {
     pub model: OverheadModel,
     /// How well it fits the times.
     pub model_quality: FitQuality,
-    /// The size where the model's `E_s` meets the target.
-    pub n: f64,
+    /// Why the model fits too poorly to be inverted into a size, if it does.
+    pub poor_fit: Option<String>,
+    /// The size where the model's `E_s` meets the target; `None` for a poor fit.
+    pub n: Option<f64>,
     /// The papers' polynomial trend line of `E_s` against `N`.
     pub trend: Polynomial,
     /// How well it fits the speed-efficiencies.
     pub trend_quality: FitQuality,
-    /// The size where the trend line meets the target, if it does within the samples.
+    /// The size where the trend line meets the target, if it does within the samples and the
+    /// line fits well enough to be inverted.
     pub n_trend: Option<f64>,
 }
 
@@ -139,13 +142,19 @@ fn fit(runner: &Runner<'_>, index: usize, samples: Vec<Measurement>) -> Result<C
         let w = work(n)?;
         Ok(w / (model.time(n, w) * config.marked_speed))
     };
-    let n = solve_for_target(
-        model_efficiency,
-        spec.target,
-        lo,
-        hi,
-        "fitted speed-efficiency",
-    )?;
+    let poor_fit = model_quality
+        .poor()
+        .map(|why| format!("the fit of T(N) is too poor to invert into an N: {why}"));
+    let n = match poor_fit {
+        Some(_) => None,
+        None => Some(solve_for_target(
+            model_efficiency,
+            spec.target,
+            lo,
+            hi,
+            "fitted speed-efficiency",
+        )?),
+    };
     let sizes: Vec<f64> = points.iter().map(|p| p.0).collect();
     let efficiencies: Vec<f64> = samples.iter().map(|m| m.speed_efficiency).collect();
     let trend_degree = if samples.len() >= 5 {
@@ -154,12 +163,17 @@ fn fit(runner: &Runner<'_>, index: usize, samples: Vec<Measurement>) -> Result<C
         samples.len() - 2
     };
     let (trend, trend_quality) = polyfit(&sizes, &efficiencies, trend_degree)?;
-    let n_trend = solve_for_target(|n| Ok(trend.eval(n)), spec.target, lo, hi, "trend line").ok();
+    let n_trend = trend_quality
+        .poor()
+        .is_none()
+        .then(|| solve_for_target(|n| Ok(trend.eval(n)), spec.target, lo, hi, "trend line").ok())
+        .flatten();
     Ok(ComputedFit {
         configuration: config.label.clone(),
         samples,
         model,
         model_quality,
+        poor_fit,
         n,
         trend,
         trend_quality,

@@ -1,8 +1,9 @@
 //! Exports of stored runs: CSV, JSON and Extra-P's text input format.
 
 use crate::error::{Result, StudyError};
+use crate::runner::SAMPLE;
 use crate::store::{RunRecord, Store};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 /// Export formats of `hetscale export`.
@@ -12,7 +13,8 @@ pub enum Format {
     Csv,
     /// A JSON array of runs.
     Json,
-    /// Extra-P's text input format: parameters `p` and `n`, one region per kernel, metric `time`.
+    /// Extra-P's text input format: one study, parameters `p` (or `C_gflops`) and `n`, metric
+    /// `time_s`.
     Extrap,
 }
 
@@ -60,7 +62,7 @@ pub fn render(runs: &[RunRecord], format: Format) -> Result<String> {
         Format::Json => {
             serde_json::to_string_pretty(runs).map_err(|e| StudyError::Export(e.to_string()))
         }
-        Format::Extrap => Ok(extrap_text(runs)),
+        Format::Extrap => extrap_text(runs),
     }
 }
 
@@ -77,40 +79,113 @@ fn csv_text(runs: &[RunRecord]) -> Result<String> {
     String::from_utf8(bytes).map_err(|e| StudyError::Export(e.to_string()))
 }
 
-/// Extra-P text: `PARAMETER p`, `PARAMETER n`, `POINTS (p n) ...`, then per kernel a `REGION`,
-/// `METRIC time` and one `DATA` line of repetitions per point, in the order of `POINTS`.
-fn extrap_text(runs: &[RunRecord]) -> String {
-    let mut by_kernel: BTreeMap<&str, BTreeMap<(u32, u64), Vec<f64>>> = BTreeMap::new();
-    for run in runs {
-        by_kernel
-            .entry(&run.kernel)
-            .or_default()
-            .entry((run.nodes, run.n))
+/// Extra-P's text input format holds one list of points that every region must fill, so an
+/// export is one study's sample runs (verification runs repeat a sample with real compute and
+/// would count twice): one region named after the study, metric `time_s` (seconds), a point
+/// per (configuration, N) measured and its repetitions on its `DATA` line.
+fn extrap_text(runs: &[RunRecord]) -> Result<String> {
+    let samples: Vec<&RunRecord> = runs.iter().filter(|r| r.purpose == SAMPLE).collect();
+    let study = single_study(&samples)?;
+    let scale = ExtrapScale::of(&samples);
+    let mut points: BTreeMap<(u64, u64), Vec<f64>> = BTreeMap::new();
+    for run in &samples {
+        points
+            .entry((scale.key(run), run.n))
             .or_default()
             .push(run.time_s);
     }
-    let points: std::collections::BTreeSet<(u32, u64)> =
-        by_kernel.values().flat_map(|m| m.keys().copied()).collect();
-    let mut out = String::from("PARAMETER p\nPARAMETER n\n\nPOINTS");
-    for (p, n) in &points {
-        let _ = write!(out, " ( {p} {n} )");
+    let mut out = String::new();
+    if let Some(name) = scale.parameter() {
+        let _ = writeln!(out, "PARAMETER {name}");
     }
-    out.push_str("\n\n");
-    for (kernel, data) in &by_kernel {
-        let _ = writeln!(out, "REGION {kernel}\nMETRIC time");
-        for point in &points {
-            // Extra-P needs a DATA line per point; a kernel without runs at a point repeats none.
-            let values = data.get(point).map(|v| {
-                v.iter()
-                    .map(|t| format!("{t:.9}"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            });
-            let _ = writeln!(out, "DATA {}", values.unwrap_or_default());
+    out.push_str("PARAMETER n\n\nPOINTS");
+    for (key, n) in points.keys() {
+        match scale.parameter() {
+            Some(_) => {
+                let _ = write!(out, " ( {} {n} )", scale.value(*key));
+            }
+            None => {
+                let _ = write!(out, " {n}");
+            }
         }
-        out.push('\n');
     }
-    out
+    let _ = writeln!(out, "\n\nREGION {study}\nMETRIC time_s");
+    for times in points.values() {
+        let values: Vec<String> = times.iter().map(|t| t.to_string()).collect();
+        let _ = writeln!(out, "DATA {}", values.join(" "));
+    }
+    Ok(out)
+}
+
+/// The one study `samples` belong to; none or several is an error saying what to do.
+fn single_study<'a>(samples: &[&'a RunRecord]) -> Result<&'a str> {
+    let studies: BTreeSet<&str> = samples.iter().map(|r| r.study.as_str()).collect();
+    match Vec::from_iter(studies).as_slice() {
+        [] => Err(StudyError::Export(
+            "no sample runs to export to Extra-P: run the study first".into(),
+        )),
+        [one] => Ok(one),
+        several => {
+            let quoted: Vec<String> = several.iter().map(|n| format!("\"{n}\"")).collect();
+            Err(StudyError::Export(format!(
+                "Extra-P's text format holds one study's points per file and these runs are of {}: \
+                 export one with --study NAME",
+                quoted.join(", ")
+            )))
+        }
+    }
+}
+
+/// The system-size parameter of an Extra-P export: none for one configuration, the node
+/// count `p` when it tells the configurations apart, else their marked speed `C`.
+enum ExtrapScale {
+    Single,
+    Nodes,
+    MarkedSpeed,
+}
+
+impl ExtrapScale {
+    fn of(samples: &[&RunRecord]) -> Self {
+        let configurations: BTreeMap<&str, (u32, u64)> = samples
+            .iter()
+            .map(|r| {
+                (
+                    r.configuration.as_str(),
+                    (r.nodes, r.marked_speed.to_bits()),
+                )
+            })
+            .collect();
+        let distinct_p: BTreeSet<u32> = configurations.values().map(|(p, _)| *p).collect();
+        match configurations.len() {
+            0 | 1 => Self::Single,
+            n if distinct_p.len() == n => Self::Nodes,
+            _ => Self::MarkedSpeed,
+        }
+    }
+
+    fn parameter(&self) -> Option<&'static str> {
+        match self {
+            Self::Single => None,
+            Self::Nodes => Some("p"),
+            Self::MarkedSpeed => Some("C_gflops"),
+        }
+    }
+
+    /// A key that sorts runs by system size (an f64's bits sort as the value for positives).
+    fn key(&self, run: &RunRecord) -> u64 {
+        match self {
+            Self::Single => 0,
+            Self::Nodes => u64::from(run.nodes),
+            Self::MarkedSpeed => run.marked_speed.to_bits(),
+        }
+    }
+
+    fn value(&self, key: u64) -> String {
+        match self {
+            Self::MarkedSpeed => (f64::from_bits(key) / 1e9).to_string(),
+            _ => key.to_string(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -128,17 +203,79 @@ mod tests {
         store.runs(None).unwrap()
     }
 
+    /// Runs of study `s` on C_2 (p = 2) at N = 100 (twice) and 200, on C_4 (p = 4) at N = 300,
+    /// a verification run, and one run of another study.
+    fn mixed_runs() -> Vec<RunRecord> {
+        let run = |study: &str, purpose: &str, configuration: &str, nodes, n, rep, t| {
+            let mut r = crate::store::tests_support::sample(n, rep);
+            r.study = study.into();
+            r.purpose = purpose.into();
+            r.configuration = configuration.into();
+            r.nodes = nodes;
+            r.time_s = t;
+            r
+        };
+        vec![
+            run("s", SAMPLE, "C_2", 2, 100, 0, 0.5),
+            run("s", SAMPLE, "C_2", 2, 100, 1, 0.25),
+            run("s", SAMPLE, "C_2", 2, 200, 0, 1.5),
+            run("s", SAMPLE, "C_4", 4, 300, 0, 2.0),
+            run("s", "verification", "C_4", 4, 300, 0, 9.0),
+            run("other", SAMPLE, "C_2", 2, 700, 0, 7.0),
+        ]
+    }
+
     #[test]
-    fn extrap_lists_points_then_data_per_point() {
-        let text = render(&runs(), Format::Extrap).unwrap();
+    fn extrap_holds_one_studys_samples_with_data_at_every_point() {
+        let runs: Vec<RunRecord> = mixed_runs()
+            .into_iter()
+            .filter(|r| r.study == "s")
+            .collect();
+        let text = render(&runs, Format::Extrap).unwrap();
+        assert_eq!(
+            text,
+            "PARAMETER p\nPARAMETER n\n\nPOINTS ( 2 100 ) ( 2 200 ) ( 4 300 )\n\n\
+             REGION s\nMETRIC time_s\nDATA 0.5 0.25\nDATA 1.5\nDATA 2\n"
+        );
+    }
+
+    #[test]
+    fn extrap_of_several_studies_says_to_pick_one() {
+        let err = render(&mixed_runs(), Format::Extrap)
+            .unwrap_err()
+            .to_string();
         assert!(
-            text.starts_with("PARAMETER p\nPARAMETER n\n\nPOINTS ( 2 100 ) ( 2 200 )\n"),
+            err.contains("these runs are of \"other\", \"s\": export one with --study NAME"),
+            "{err}"
+        );
+        let err = render(&[], Format::Extrap).unwrap_err().to_string();
+        assert!(err.contains("no sample runs to export"), "{err}");
+    }
+
+    #[test]
+    fn extrap_tells_configurations_of_one_node_count_apart_by_marked_speed() {
+        let mut runs: Vec<RunRecord> = mixed_runs()
+            .into_iter()
+            .filter(|r| r.study == "s")
+            .collect();
+        for r in runs.iter_mut().filter(|r| r.configuration == "C_4") {
+            r.nodes = 2;
+            r.marked_speed = 1e9;
+        }
+        let text = render(&runs, Format::Extrap).unwrap();
+        assert!(
+            text.starts_with(
+                "PARAMETER C_gflops\nPARAMETER n\n\nPOINTS ( 0.05733 100 ) ( 0.05733 200 ) ( 1 300 )\n"
+            ),
             "{text}"
         );
+        let one: Vec<RunRecord> = runs
+            .into_iter()
+            .filter(|r| r.configuration == "C_2")
+            .collect();
+        let text = render(&one, Format::Extrap).unwrap();
         assert!(
-            text.contains(
-                "REGION mm\nMETRIC time\nDATA 0.500000000 0.250000000\nDATA 1.500000000\n"
-            ),
+            text.starts_with("PARAMETER n\n\nPOINTS 100 200\n"),
             "{text}"
         );
     }
@@ -167,7 +304,10 @@ mod tests {
         let runs = runs();
         let csv = render(&runs, Format::Csv).unwrap();
         assert_eq!(csv.lines().count(), 4);
-        assert!(csv.starts_with("study,purpose,kernel,"));
+        assert!(csv.starts_with(
+            "study,purpose,kernel,backend,platform,configuration,nodes,marked_speed_flops,n,\
+             repetition,time_s,work_flop,speed_efficiency,"
+        ));
         let back: Vec<RunRecord> =
             serde_json::from_str(&render(&runs, Format::Json).unwrap()).unwrap();
         assert_eq!(back, runs);

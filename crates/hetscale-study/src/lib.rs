@@ -49,5 +49,7 @@ pub mod spec;
 pub mod stats;
 pub mod store;
 pub mod study;
+pub mod uncertainty;
+pub mod warnings;
 
 pub use error::{Result, StudyError};

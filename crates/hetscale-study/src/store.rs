@@ -90,6 +90,7 @@ pub struct RunRecord {
     /// Number of nodes.
     pub nodes: u32,
     /// Marked speed `C` of the configuration, flop/s.
+    #[serde(rename = "marked_speed_flops", alias = "marked_speed")]
     pub marked_speed: f64,
     /// Problem size.
     pub n: u64,
@@ -98,6 +99,7 @@ pub struct RunRecord {
     /// Execution time, seconds.
     pub time_s: f64,
     /// Work `W(N)`, flop.
+    #[serde(rename = "work_flop", alias = "work")]
     pub work: f64,
     /// Speed-efficiency `W / (T C)`.
     pub speed_efficiency: f64,

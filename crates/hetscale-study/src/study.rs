@@ -15,6 +15,7 @@ use crate::predicted::{KernelTimeModel, PredictedStudy};
 use crate::runner::{Measurement, Observer, ResolvedConfiguration, Runner};
 use crate::spec::{Approach, StudySpec};
 use crate::store::{RunRecord, Store};
+use crate::uncertainty::size_interval;
 
 /// The size one approach found for one configuration.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -27,6 +28,8 @@ pub struct OperatingPoint {
     pub marked_speed: f64,
     /// Problem size `N`.
     pub n: f64,
+    /// 95% interval of `N` from the noise of the measured `E_s` (measured approach), if known.
+    pub n_ci95: Option<(f64, f64)>,
     /// Work `W(N)`, flop.
     pub work: f64,
     /// Time `T`, s (measured, fitted or predicted).
@@ -146,6 +149,8 @@ pub struct StudyResult {
     /// Isospeed-e contours from the computed fits: for several speed-efficiencies around the
     /// target, the size and work each configuration needs (Sun & Rover's isospeed contours).
     pub contours: Vec<Contour>,
+    /// What the numbers do not say by themselves (see [`crate::warnings`]), one line each.
+    pub warnings: Vec<String>,
 }
 
 /// The configurations' sizes holding one speed-efficiency.
@@ -313,13 +318,14 @@ fn analyse(runner: &Runner<'_>) -> Result<StudyResult> {
         computed.as_ref(),
         predicted.as_ref(),
     );
-    let samples = (0..runner.configurations().len())
+    let samples: Vec<Measurement> = (0..runner.configurations().len())
         .flat_map(|i| runner.measurements_of(i))
         .collect();
     if let Some(error) = runner.failure_of_every_run() {
         return Err(error);
     }
     let contours = contours(runner, &fits);
+    let warnings = study_warnings(spec, measured.as_ref(), &samples);
     Ok(StudyResult {
         spec: spec.clone(),
         configurations: runner
@@ -342,7 +348,22 @@ fn analyse(runner: &Runner<'_>) -> Result<StudyResult> {
         verification,
         samples,
         contours,
+        warnings,
     })
+}
+
+fn study_warnings(
+    spec: &StudySpec,
+    measured: Option<&ApproachResult>,
+    samples: &[Measurement],
+) -> Vec<String> {
+    let expect = crate::warnings::Expectations {
+        target: spec.target,
+        tolerance: spec.tolerance,
+        real_time: spec.backend != "sim",
+    };
+    let points = measured.map_or(&[][..], |m| m.points.as_slice());
+    crate::warnings::warnings(&expect, points, samples)
 }
 
 /// The contours at [`CONTOUR_LEVELS`] times the target, each configuration's size found on its
@@ -365,6 +386,9 @@ fn contours(runner: &Runner<'_>, fits: &[ComputedFit]) -> Vec<Contour> {
 }
 
 fn contour_point(runner: &Runner<'_>, fit: &ComputedFit, level: f64) -> Option<ContourPoint> {
+    if fit.poor_fit.is_some() {
+        return None;
+    }
     let index = runner
         .configurations()
         .iter()
@@ -387,7 +411,11 @@ fn run_measured(runner: &Runner<'_>) -> ApproachResult {
     let outcomes = each_configuration(runner, Approach::Measured, |index| {
         let m = search(runner, index, start)?;
         start = m.n;
-        Ok(point_of(runner, index, m.n as f64, m.time.median))
+        let interval = size_interval(&m, &runner.measurements_of(index), runner.spec().target);
+        Ok(OperatingPoint {
+            n_ci95: interval,
+            ..point_of(runner, index, m.n as f64, m.time.median)
+        })
     });
     approach_result(Approach::Measured, outcomes)
 }
@@ -402,10 +430,23 @@ fn run_computed(
         let label = &runner.configurations()[index].configuration.label;
         let hint = measured.and_then(|m| m.point(label)).map(|p| p.n as u64);
         let fit = compute(runner, index, hint.unwrap_or(start))?;
-        start = fit.n.round() as u64;
-        let work = runner.work(index, fit.n.round());
-        let time = fit.model.time(fit.n, work);
-        let point = point_of(runner, index, fit.n, time);
+        let Some(n) = fit.n else {
+            let message = format!(
+                "{}: add repetitions or samples, or widen [n_min, n_max]",
+                fit.poor_fit
+                    .as_deref()
+                    .unwrap_or("the fit was not inverted")
+            );
+            fits.push(fit);
+            return Err(StudyError::Configuration {
+                configuration: label.clone(),
+                message,
+            });
+        };
+        start = n.round() as u64;
+        let work = runner.work(index, n.round());
+        let time = fit.model.time(n, work);
+        let point = point_of(runner, index, n, time);
         fits.push(fit);
         Ok(point)
     });
@@ -702,6 +743,7 @@ fn point_of(runner: &Runner<'_>, index: usize, n: f64, time_s: f64) -> Operating
         p: c.nodes,
         marked_speed: c.marked_speed,
         n,
+        n_ci95: None,
         work,
         time_s,
         speed_efficiency: work / (time_s * c.marked_speed),

@@ -2,6 +2,8 @@
 //! with all three approaches; `hetscale run --command`; failing, timing-out and badly written
 //! commands.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -166,6 +168,25 @@ fn a_c_program_is_studied_with_all_three_approaches_and_resumes() {
     assert_eq!(again["measured"], result["measured"]);
     let report = dir.path().join("out/index.html");
     assert!(report.is_file());
+
+    let export = dir.path().join("emulated.txt");
+    hetscale()
+        .args([
+            "export",
+            "s.db",
+            "--format",
+            "extrap",
+            "--output",
+            "emulated.txt",
+        ])
+        .current_dir(dir.path())
+        .assert()
+        .success();
+    if let Some(models) = common::extrap_models(&export) {
+        assert_eq!(models.len(), 1, "{models:?}");
+        assert_eq!(models[0].0, "emulated");
+        assert!(models[0].1.contains('n'), "a model in n: {models:?}");
+    }
 }
 
 #[test]
@@ -199,6 +220,73 @@ fn approach_3_without_an_overhead_formula_says_what_it_needs() {
             .unwrap()
             .contains("needs an overhead formula"),
         "{failures:?}"
+    );
+}
+
+/// A command that reports `W / (p 1e8) + 0.1 p` seconds, as [`PROGRAM`] takes, scaled by a
+/// factor of 0.3, 1 or 3 chosen by `n`: times no smooth model fits.
+const SCATTERED: &str = "import sys
+n, p = int(sys.argv[1]), int(sys.argv[2])
+factor = [0.3, 1.0, 3.0][n * 7919 % 3]
+print(f'time: {(2 * n * n / (p * 1e8) + 0.1 * p) * factor}')
+";
+
+#[test]
+fn a_poorly_fitting_model_is_flagged_and_not_inverted_into_an_n() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("scattered.py"), SCATTERED).unwrap();
+    std::fs::write(dir.path().join("two.toml"), PLATFORM).unwrap();
+    let spec = spec(
+        Path::new("python3"),
+        "approaches = [\"computed\"]\nsamples = 6",
+    )
+    .replace("{n} {p}", "scattered.py {n} {p}")
+    .replace(
+        "timeout_s = 10",
+        "timeout_s = 10\ntime_regex = 'time: (\\S+)'",
+    );
+    std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
+    let out = hetscale()
+        .args([
+            "study",
+            "spec.toml",
+            "--db",
+            "s.db",
+            "--out",
+            "out",
+            "--json",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let result = json_of(&out)[0].clone();
+    let fit = &result["fits"][0];
+    let quality = &fit["model_quality"];
+    let adjusted = quality["adjusted_r_squared"].as_f64().unwrap();
+    assert!(adjusted < 0.9, "{quality}");
+    assert!(
+        quality["smape_percent"].as_f64().unwrap() > 10.0,
+        "{quality}"
+    );
+    assert!(quality["loo_cv_rmse"].as_f64().unwrap() > 0.0, "{quality}");
+    assert!(fit["n"].is_null(), "a poor fit gives no N: {fit}");
+    let reason = format!("adjusted R^2 = {adjusted:.3} < 0.9");
+    assert!(fit["poor_fit"].as_str().unwrap().contains(&reason), "{fit}");
+    let failure = &result["computed"]["failures"][0];
+    assert_eq!(failure["configuration"], "p=1");
+    assert!(
+        failure["message"]
+            .as_str()
+            .unwrap()
+            .contains("too poor to invert into an N"),
+        "{failure}"
+    );
+    assert!(
+        result["computed"]["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["configuration"] != "p=1")
     );
 }
 

@@ -21,6 +21,9 @@ pub fn render_text(result: &StudyResult) -> String {
     comparison_table(&mut out, result);
     fits_table(&mut out, result);
     validation_lines(&mut out, result);
+    for warning in &result.warnings {
+        let _ = writeln!(out, "warning: {warning}");
+    }
     out
 }
 
@@ -28,17 +31,21 @@ fn approach_table(out: &mut String, r: &ApproachResult) {
     let _ = writeln!(out, "\nApproach {}:", r.approach.name());
     let _ = writeln!(
         out,
-        "{:<8} {:>4} {:>12} {:>9} {:>12} {:>10} {:>7}",
-        "config", "p", "C (Mflop/s)", "N", "W (flop)", "T (s)", "E_s"
+        "{:<8} {:>4} {:>12} {:>22} {:>12} {:>10} {:>7}",
+        "config", "p", "C (Mflop/s)", "N [95% interval]", "W (flop)", "T (s)", "E_s"
     );
     for p in &r.points {
+        let n = match p.n_ci95 {
+            Some((lo, hi)) => format!("{:.0} [{lo:.0}, {hi:.0}]", p.n),
+            None => format!("{:.1}", p.n),
+        };
         let _ = writeln!(
             out,
-            "{:<8} {:>4} {:>12.2} {:>9.1} {:>12.4e} {:>10.5} {:>7.4}",
+            "{:<8} {:>4} {:>12.2} {:>22} {:>12.4e} {:>10.5} {:>7.4}",
             p.configuration,
             p.p,
             p.marked_speed / 1e6,
-            p.n,
+            n,
             p.work,
             p.time_s,
             p.speed_efficiency
@@ -104,22 +111,42 @@ fn fits_table(out: &mut String, result: &StudyResult) {
     );
     let _ = writeln!(
         out,
-        "{:<8} {:>7} {:>8} {:>9} {:>10} {:>10} {:>9}",
-        "config", "samples", "a", "R^2 T", "N (model)", "N (trend)", "R^2 E_s"
+        "{:<8} {:>7} {:>8} {:>9} {:>9} {:>8} {:>10} {:>10} {:>10} {:>9}",
+        "config",
+        "samples",
+        "a",
+        "R^2 T",
+        "adj R^2",
+        "SMAPE %",
+        "LOO RMSE s",
+        "N (model)",
+        "N (trend)",
+        "R^2 E_s"
     );
+    let optional =
+        |v: Option<f64>, digits: usize| v.map_or("-".into(), |v| format!("{v:.digits$}"));
     for f in &result.fits {
-        let trend = f.n_trend.map_or("-".into(), |n| format!("{n:.1}"));
         let _ = writeln!(
             out,
-            "{:<8} {:>7} {:>8.4} {:>9.6} {:>10.1} {:>10} {:>9.6}",
+            "{:<8} {:>7} {:>8.4} {:>9.6} {:>9} {:>8.2} {:>10} {:>10} {:>10} {:>9.6}",
             f.configuration,
             f.samples.len(),
             f.model.a,
             f.model_quality.r_squared,
-            f.n,
-            trend,
+            optional(f.model_quality.adjusted_r_squared, 6),
+            f.model_quality.smape_percent,
+            f.model_quality
+                .loo_cv_rmse
+                .map_or("-".into(), |v| format!("{v:.3e}")),
+            optional(f.n, 1),
+            optional(f.n_trend, 1),
             f.trend_quality.r_squared
         );
+    }
+    for f in &result.fits {
+        if let Some(why) = &f.poor_fit {
+            let _ = writeln!(out, "warning: {}: {why}", f.configuration);
+        }
     }
 }
 

@@ -77,8 +77,12 @@ fn efficiency_series(result: &StudyResult) -> Vec<Series> {
             (String::new(), config.label.clone())
         };
         series.push(Series::scatter(point_label, drawable(points, true, false)).color(color));
-        if !curve.is_empty() {
-            series.push(Series::line(curve_label, curve).color(color).markers(false));
+        match fit.and_then(|f| f.poor_fit.as_ref()) {
+            _ if curve.is_empty() => {}
+            // Drawn, so the reader sees how badly it fits, but marked as not inverted.
+            Some(_) => series
+                .push(Series::dashed(format!("{curve_label}: poor fit, no N"), curve).color(color)),
+            None => series.push(Series::line(curve_label, curve).color(color).markers(false)),
         }
     }
     let (lo, hi) = n_range(&series);
@@ -206,6 +210,10 @@ fn fits_table(result: &StudyResult, prefix: &str) -> Result<Table> {
             Column::new("a"),
             Column::new("T_o(N) coefficients, constant first"),
             Column::new("R^2 of T"),
+            Column::new("adjusted R^2 of T"),
+            Column::with_unit("SMAPE of T", "%"),
+            Column::with_unit("leave-one-out RMSE of T", "s"),
+            Column::new("fit quality"),
             Column::new("N (model)"),
             Column::new("N (trend line)"),
             Column::new("R^2 of E_s trend"),
@@ -225,6 +233,10 @@ fn fits_table(result: &StudyResult, prefix: &str) -> Result<Table> {
             f.model.a.into(),
             overhead.join(", ").into(),
             f.model_quality.r_squared.into(),
+            f.model_quality.adjusted_r_squared.into(),
+            f.model_quality.smape_percent.into(),
+            f.model_quality.loo_cv_rmse.into(),
+            f.poor_fit.as_deref().unwrap_or("good").into(),
             f.n.into(),
             f.n_trend.into(),
             f.trend_quality.r_squared.into(),

@@ -114,6 +114,12 @@ fn facts_table(result: &StudyResult, prefix: &str) -> Result<Table> {
             "",
         )),
     }
+    rows.extend(
+        result
+            .warnings
+            .iter()
+            .map(|w| ("warning", w.as_str().into(), "")),
+    );
     for (fact, value, unit) in rows {
         table.push_row(vec![fact.into(), value, unit.into()])?;
     }

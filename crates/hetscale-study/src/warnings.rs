@@ -1,0 +1,199 @@
+//! What a study's numbers do not say by themselves: a speed-efficiency above 1, a measured
+//! search that ended outside its tolerance (and why), runs too short to rise above the noise.
+
+use crate::runner::Measurement;
+use crate::study::OperatingPoint;
+
+/// Runs shorter than this, on a real backend, are mostly start-up and timer noise.
+pub const NOISE_FLOOR_S: f64 = 0.01;
+
+/// The thresholds a study is judged against.
+pub struct Expectations {
+    /// Target speed-efficiency.
+    pub target: f64,
+    /// Relative tolerance of the measured search.
+    pub tolerance: f64,
+    /// Whether times are measured (not the simulator's virtual time).
+    pub real_time: bool,
+}
+
+/// Every warning on `samples` and the measured approach's `points`, one line each.
+pub fn warnings(
+    expect: &Expectations,
+    points: &[OperatingPoint],
+    samples: &[Measurement],
+) -> Vec<String> {
+    let mut out: Vec<String> = samples.iter().filter_map(above_one).collect();
+    if expect.real_time {
+        out.extend(short_runs(samples));
+    }
+    out.extend(points.iter().filter_map(|p| off_target(expect, p, samples)));
+    out
+}
+
+fn above_one(m: &Measurement) -> Option<String> {
+    (m.speed_efficiency > 1.0).then(|| {
+        format!(
+            "{} at N = {}: E_s = {:.3} > 1: the marked speed is too low for this code; measure it \
+             with `hetscale bench` and use that platform",
+            m.configuration, m.n, m.speed_efficiency
+        )
+    })
+}
+
+fn short_runs(samples: &[Measurement]) -> Option<String> {
+    let short: Vec<&Measurement> = samples
+        .iter()
+        .filter(|m| m.time.median < NOISE_FLOOR_S)
+        .collect();
+    let shortest = short
+        .iter()
+        .min_by(|a, b| a.time.median.total_cmp(&b.time.median))?;
+    Some(format!(
+        "{} of {} sizes ran shorter than the noise floor of {} s (shortest {:.2e} s: {} at \
+         N = {}): their times are mostly start-up and noise; raise n_min",
+        short.len(),
+        samples.len(),
+        NOISE_FLOOR_S,
+        shortest.time.median,
+        shortest.configuration,
+        shortest.n
+    ))
+}
+
+/// A measured size whose `E_s` is outside the tolerance, with the reason the search stopped.
+fn off_target(
+    expect: &Expectations,
+    point: &OperatingPoint,
+    samples: &[Measurement],
+) -> Option<String> {
+    let band = expect.tolerance * expect.target;
+    let gap = point.speed_efficiency - expect.target;
+    if gap.abs() <= band {
+        return None;
+    }
+    let n = point.n.round() as u64;
+    let at = |size: u64| {
+        samples
+            .iter()
+            .find(|m| m.configuration == point.configuration && m.n == size)
+    };
+    let neighbour = if gap > 0.0 {
+        n.checked_sub(1)
+    } else {
+        Some(n + 1)
+    };
+    let crossed = neighbour
+        .and_then(at)
+        .is_some_and(|m| (m.speed_efficiency - expect.target) * gap < 0.0);
+    let why = match at(n) {
+        _ if crossed => format!(
+            "N = {} is on the other side of the target: integer N cannot get closer",
+            neighbour.unwrap_or(n)
+        ),
+        Some(m)
+            if m.speed_efficiency_ci.0 <= expect.target
+                && expect.target <= m.speed_efficiency_ci.1 =>
+        {
+            format!(
+                "its 95% interval [{:.4}, {:.4}] contains the target: the noise, not N, decides",
+                m.speed_efficiency_ci.0, m.speed_efficiency_ci.1
+            )
+        }
+        _ => "the search ran out of sizes to try".to_string(),
+    };
+    Some(format!(
+        "{}: the measured search ended at N = {n} with E_s = {:.4}, outside {} +/- {}%: {why}",
+        point.configuration,
+        point.speed_efficiency,
+        expect.target,
+        expect.tolerance * 100.0
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::summarize;
+
+    fn sample(n: u64, times: &[f64], e_s: f64, ci: (f64, f64)) -> Measurement {
+        Measurement {
+            configuration: "C_2".into(),
+            n,
+            work: 1.0,
+            time: summarize(times).unwrap(),
+            speed_efficiency: e_s,
+            speed_efficiency_ci: ci,
+        }
+    }
+
+    fn point(n: f64, e_s: f64) -> OperatingPoint {
+        OperatingPoint {
+            configuration: "C_2".into(),
+            p: 2,
+            marked_speed: 1e9,
+            n,
+            n_ci95: None,
+            work: 1.0,
+            time_s: 1.0,
+            speed_efficiency: e_s,
+        }
+    }
+
+    const EXPECT: Expectations = Expectations {
+        target: 0.2,
+        tolerance: 0.01,
+        real_time: true,
+    };
+
+    #[test]
+    fn a_search_that_ended_outside_tolerance_says_why() {
+        let integer = [
+            sample(170, &[1.0], 0.1993, (0.1993, 0.1993)),
+            sample(171, &[1.0], 0.2073, (0.2073, 0.2073)),
+        ];
+        assert_eq!(
+            warnings(&EXPECT, &[point(171.0, 0.2073)], &integer),
+            vec![
+                "C_2: the measured search ended at N = 171 with E_s = 0.2073, outside 0.2 +/- 1%: \
+                  N = 170 is on the other side of the target: integer N cannot get closer"
+            ]
+        );
+        let noisy = [sample(322, &[1.0, 1.2, 0.8], 0.408, (0.15, 0.58))];
+        assert_eq!(
+            warnings(&EXPECT, &[point(322.0, 0.408)], &noisy)[0],
+            "C_2: the measured search ended at N = 322 with E_s = 0.4080, outside 0.2 +/- 1%: \
+             its 95% interval [0.1500, 0.5800] contains the target: the noise, not N, decides"
+        );
+        let within = [sample(171, &[1.0], 0.2019, (0.2019, 0.2019))];
+        assert!(warnings(&EXPECT, &[point(171.0, 0.2019)], &within).is_empty());
+    }
+
+    #[test]
+    fn efficiency_above_one_and_runs_below_the_noise_floor_are_named() {
+        let samples = [
+            sample(512, &[0.5], 3.49, (3.4, 3.6)),
+            sample(16, &[0.002], 0.1, (0.1, 0.1)),
+            sample(8, &[0.001], 0.05, (0.05, 0.05)),
+        ];
+        let found = warnings(&EXPECT, &[], &samples);
+        assert_eq!(
+            found,
+            vec![
+                "C_2 at N = 512: E_s = 3.490 > 1: the marked speed is too low for this code; \
+                 measure it with `hetscale bench` and use that platform",
+                "2 of 3 sizes ran shorter than the noise floor of 0.01 s (shortest 1.00e-3 s: C_2 \
+                 at N = 8): their times are mostly start-up and noise; raise n_min"
+            ]
+        );
+        let simulated = Expectations {
+            real_time: false,
+            ..EXPECT
+        };
+        assert_eq!(
+            warnings(&simulated, &[], &samples).len(),
+            1,
+            "virtual time has no noise"
+        );
+    }
+}
