@@ -11,8 +11,8 @@
 //! is dropped and the rest refitted, so every cost stays physical.
 //!
 //! The result goes into the platform's `[[network.collective]]` (`hetscale reproduce` writes it
-//! for the JPDC experiments; the CLI `probe` does not yet), which models charge instead of
-//! HBSP^1's `g h + L`.
+//! for the JPDC experiments, `hetscale probe --collectives --write-platform FILE` for any
+//! machine), which models charge instead of HBSP^1's `g h + L`.
 //!
 //! ```
 //! use hbsp::collective_probe::{CollectiveProbeOptions, probe_collectives};

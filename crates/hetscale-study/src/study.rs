@@ -102,6 +102,13 @@ pub struct HeldOut {
     pub reference: Approach,
     /// `(n_predicted - n_reference) / n_reference`.
     pub relative_error: f64,
+    /// The model's time at `n_reference` on the held-out configuration, s.
+    pub time_predicted_s: f64,
+    /// The time found at `n_reference` there, s.
+    pub time_reference_s: f64,
+    /// `(time_predicted_s - time_reference_s) / time_reference_s`: where speed-efficiency is
+    /// flat in N, a small error in time moves N far, so both are shown.
+    pub time_relative_error: f64,
 }
 
 /// One configuration's size by each approach, and how far the others are from the measured.
@@ -619,6 +626,8 @@ fn held_out(runner: &Runner<'_>, reference: Option<&ApproachResult>) -> Result<O
         fixed_s: coefficients[2],
     };
     let n_predicted = model_size(runner, &model, &configs[last])?;
+    let time_predicted_s = model.time(runner.program(), target_point.n, &configs[last])?;
+    let time_reference_s = target_point.time_s;
     Ok(Some(HeldOut {
         configuration: configs[last].configuration.label.clone(),
         fitted_on: configs[..last]
@@ -630,6 +639,9 @@ fn held_out(runner: &Runner<'_>, reference: Option<&ApproachResult>) -> Result<O
         n_reference: target_point.n,
         reference: reference.approach,
         relative_error: (n_predicted - target_point.n) / target_point.n,
+        time_predicted_s,
+        time_reference_s,
+        time_relative_error: (time_predicted_s - time_reference_s) / time_reference_s,
     }))
 }
 

@@ -71,6 +71,11 @@ fn measured_computed_and_predicted_sizes_agree_where_sim_charges_hbsp_alone() {
     assert!(psi.get(0, 1).unwrap() < 1.0 && psi.chaining_violations(1e-9).is_empty());
     let held_out = result.held_out.as_ref().unwrap();
     assert!(held_out.relative_error.abs() < 0.05, "{held_out:?}");
+    // Where sim charges HBSP^1 alone the refitted model is the machine: its time at the
+    // held-out size is the run's.
+    let held_point = measured.point(&held_out.configuration).unwrap();
+    assert_eq!(held_out.time_reference_s, held_point.time_s);
+    assert!(held_out.time_relative_error.abs() < 0.02, "{held_out:?}");
     assert!(result.verification.as_ref().unwrap().verified);
     assert!(
         result

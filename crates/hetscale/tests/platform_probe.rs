@@ -47,6 +47,7 @@ fn bad_input_is_one_line_and_non_zero() {
         vec!["platform", "show", "ucf-cluster", "--nodes", "sunblade:x"],
         vec!["probe", "--backend", "mpi", "--nodes", "2"],
         vec!["platform", "validate", "/nonexistent/file.toml"],
+        vec!["probe", "--backend", "sim", "--nodes", "2", "--collectives"],
     ] {
         let out = hetscale()
             .args(&args)
@@ -173,4 +174,48 @@ fn probe_on_sim_reports_the_platforms_own_parameters() {
     assert!(close(&report["L_s"], 37e-3), "{report}");
     assert!(close(&report["r"][1], 4.08), "{report}");
     assert!(close(&report["r"][0], 1.0), "{report}");
+}
+
+#[test]
+fn probe_collectives_measures_sunwulfs_broadcast_and_writes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("measured.toml");
+    let out = hetscale()
+        .args([
+            "probe",
+            "--backend",
+            "sim",
+            "--platform",
+            "sunwulf",
+            "--nodes",
+            "8",
+        ])
+        .args(["--collectives", "--quick", "--json", "--write-platform"])
+        .arg(&file)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let broadcast = report["collectives"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "broadcast")
+        .expect("a broadcast cost");
+    // JPDC section 4.5: T_broadcast ~ 0.12 + 0.23 p ms, what the sunwulf preset's machine charges.
+    assert!((broadcast["per_node_s"].as_f64().unwrap() - 0.23e-3).abs() < 1e-9);
+    assert!((broadcast["base_s"].as_f64().unwrap() - 0.12e-3).abs() < 1e-9);
+    let written = hbsp::Platform::from_file(&file).unwrap();
+    let names: Vec<&str> = written
+        .network
+        .collectives
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["broadcast", "scatterv", "gatherv", "allgather", "alltoallv"]
+    );
 }

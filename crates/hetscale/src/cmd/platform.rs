@@ -22,7 +22,7 @@ enum Action {
     },
     /// Show a preset or platform file as TOML, or the machine a node-set selects from it.
     Show {
-        /// Preset name (sunwulf, ucf-cluster, ncube2, local) or path of a TOML file.
+        /// Preset name (`hetscale platform list` lists them) or path of a TOML file.
         name: String,
         /// Show only the machine these nodes make, e.g. 4, gromit,chromus or sunblade:3,server*2:1.
         #[arg(long)]
@@ -33,7 +33,7 @@ enum Action {
     },
     /// Check a preset or platform file; prints a summary, or the first problem and exits non-zero.
     Validate {
-        /// Preset name (sunwulf, ucf-cluster, ncube2, local) or path of a TOML file.
+        /// Preset name (`hetscale platform list` lists them) or path of a TOML file.
         name: String,
         /// Print JSON instead of text.
         #[arg(long)]

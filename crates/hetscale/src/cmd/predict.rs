@@ -17,7 +17,7 @@ use super::run::KernelArgs;
 pub struct Args {
     /// Kernel: mm, ge, conv2d, summa, burg or slalom.
     pub kernel: String,
-    /// Platform preset (sunwulf, ucf-cluster, ncube2, local) or TOML file.
+    /// Platform preset (`hetscale platform list` lists them) or TOML file.
     #[arg(long, default_value = "sunwulf")]
     pub platform: String,
     /// A configuration's node set; repeat for several (e.g. --nodes 64 --nodes 1024).

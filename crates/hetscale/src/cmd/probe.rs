@@ -3,6 +3,8 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use hbsp::collective_probe::{COLLECTIVES, CollectiveProbeOptions, probe_collectives};
+use hbsp::machine_model::CollectiveCost;
 use hbsp::probe::{ProbeOptions, ProbeReport};
 use hbsp::{Backend, NodeSet, Platform};
 
@@ -25,8 +27,13 @@ pub struct Args {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
-    /// Write the measured g, o, L(p) and r_j into this platform file (created from the probed
-    /// platform if it does not exist).
+    /// Also measure each collective's cost as such (broadcast, scatterv, gatherv, allgather,
+    /// alltoallv: `base + per_node p + per_byte x`, JPDC section 4.5's form) on the first 2, 4,
+    /// 8, ... and all of the nodes; threads and sim only.
+    #[arg(long)]
+    collectives: bool,
+    /// Write the measured g, o, L(p) and r_j (and with `--collectives`, the collectives'
+    /// costs) into this platform file (created from the probed platform if it does not exist).
     #[arg(long, value_name = "FILE")]
     write_platform: Option<PathBuf>,
 }
@@ -47,6 +54,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         ProbeOptions::default()
     };
     let job = super::mpi::Job::start(&backend)?;
+    let collectives = if args.collectives {
+        measure_collectives(&backend, &platform, &machine, args.quick)?
+    } else {
+        Vec::new()
+    };
     let report = hbsp::probe::probe(&backend, &machine, &options)?;
     if job.is_some_and(|job| job.rank() != 0) {
         // Every rank holds the same report; rank 0 speaks for the job.
@@ -60,17 +72,78 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             platform.clone()
         };
         report.apply_to(&mut target, &machine)?;
+        with_collectives(&mut target, &collectives)?;
         target.write_file(path)?;
     }
     // Written, not printed: a closed pipe comes back as an error, which `main_with` ends quietly.
     let mut out = std::io::stdout().lock();
     if args.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+        let mut json = serde_json::to_value(&report)?;
+        if args.collectives {
+            json["collectives"] = serde_json::to_value(&collectives)?;
+        }
+        writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
     } else {
         print_report(&mut out, &report, &machine, &backend)?;
+        print_collectives(&mut out, &collectives)?;
         if let Some(path) = &args.write_platform {
             writeln!(out, "wrote {}", path.display())?;
         }
+    }
+    Ok(())
+}
+
+/// The collectives' costs, fitted over the first 2, 4, 8, ... nodes of `machine` and all of it.
+fn measure_collectives(
+    backend: &Backend,
+    platform: &Platform,
+    machine: &hbsp::Machine,
+    quick: bool,
+) -> anyhow::Result<Vec<CollectiveCost>> {
+    if matches!(backend, Backend::Mpi(_)) {
+        anyhow::bail!(
+            "--collectives needs several node counts in one process: use --backend threads or sim \
+             (under mpirun, probe each count and fit them yourself)"
+        );
+    }
+    let names: Vec<&str> = machine.nodes().iter().map(|n| n.name.as_str()).collect();
+    let mut counts: Vec<usize> = std::iter::successors(Some(2), |k| Some(k * 2))
+        .take_while(|&k| k < names.len())
+        .collect();
+    counts.push(names.len());
+    if counts.len() < 2 {
+        anyhow::bail!(
+            "--collectives needs at least 3 nodes (two node counts to fit the term in p): \
+             pass --nodes 4 or more"
+        );
+    }
+    let machines = counts
+        .iter()
+        .map(|&k| platform.select(&names[..k].join(",").parse()?))
+        .collect::<Result<Vec<_>, _>>()?;
+    let options = if quick {
+        CollectiveProbeOptions::quick(&COLLECTIVES)
+    } else {
+        CollectiveProbeOptions::all()
+    };
+    Ok(probe_collectives(backend, &machines, &options)?)
+}
+
+/// Replaces the platform's measured collectives of the same names by `measured`.
+fn with_collectives(platform: &mut Platform, measured: &[CollectiveCost]) -> anyhow::Result<()> {
+    let network = &mut platform.network.collectives;
+    network.retain(|c| measured.iter().all(|m| m.name != c.name));
+    network.extend(measured.iter().cloned());
+    Ok(platform.validate()?)
+}
+
+fn print_collectives(out: &mut impl Write, costs: &[CollectiveCost]) -> std::io::Result<()> {
+    for c in costs {
+        writeln!(
+            out,
+            "{:<10} = {:.4e} s + {:.4e} s/node x p + {:.4e} s/byte x (bytes one node receives)",
+            c.name, c.base_s, c.per_node_s, c.per_byte_s
+        )?;
     }
     Ok(())
 }

@@ -42,7 +42,7 @@ pub struct Args {
     /// (one OS thread per node, the former engine, kept as a baseline).
     #[arg(long, default_value = "coroutines")]
     pub sim_engine: String,
-    /// Platform preset (sunwulf, ucf-cluster, ncube2, local) or TOML file.
+    /// Platform preset (`hetscale platform list` lists them) or TOML file.
     #[arg(long, default_value = "local")]
     pub platform: String,
     /// Node-set: a count (4), names (a,b) or kinds with counts (sunblade:3).

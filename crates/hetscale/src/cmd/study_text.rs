@@ -167,7 +167,7 @@ fn validation_lines(out: &mut String, result: &StudyResult) {
         Some(h) => {
             let _ = writeln!(
                 out,
-                "Held-out validation: fitted on {} (a = {:.4}, k = {:.4}), predicted N = {:.1} on {} vs {} N = {:.1}: error {:+.1}%",
+                "Held-out validation: fitted on {} (a = {:.4}, k = {:.4}), predicted N = {:.1} on {} vs {} N = {:.1}: error {:+.1}% (time at that N: {:.4} s predicted vs {:.4} s, {:+.1}%)",
                 h.fitted_on.join(", "),
                 h.model.compute_factor,
                 h.model.overhead_factor,
@@ -175,7 +175,10 @@ fn validation_lines(out: &mut String, result: &StudyResult) {
                 h.configuration,
                 h.reference.name(),
                 h.n_reference,
-                100.0 * h.relative_error
+                100.0 * h.relative_error,
+                h.time_predicted_s,
+                h.time_reference_s,
+                100.0 * h.time_relative_error
             );
         }
         None => {
