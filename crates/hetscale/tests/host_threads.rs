@@ -3,7 +3,7 @@
 //! and verified on the `threads` backend with emulated speeds (one node at a core's speed, one
 //! or two at half of it, so every configuration fits 2 cores), `hetscale calibrate` on the 1-
 //! and 2-node runs, and the 3-node configuration predicted (`sim` on the calibrated platform)
-//! and measured: its held-out error is printed with its 95% interval and held to the
+//! and measured: its held-out error is printed with its interval and held to the
 //! tolerance the runs themselves give.
 
 use std::path::{Path, PathBuf};
@@ -140,7 +140,7 @@ fn held_out_check(kernel: &str) {
     let error = predicted / median - 1.0;
     let interval = (predicted / slowest - 1.0, predicted / fastest - 1.0);
     println!(
-        "held-out error of {kernel} on {} ({}), N = {n}: {:+.1}% [{:+.1}%, {:+.1}%] (95% interval from {HELD_OUT_RUNS} runs; predicted {predicted:.3e} s, measured median {median:.3e} s; calibrated on {} and {})",
+        "held-out error of {kernel} on {} ({}), N = {n}: {:+.1}% [{:+.1}%, {:+.1}%] (94% interval of the median from {HELD_OUT_RUNS} runs; predicted {predicted:.3e} s, measured median {median:.3e} s; calibrated on {} and {})",
         HELD_OUT.0,
         HELD_OUT.1,
         100.0 * error,
