@@ -13,11 +13,27 @@ use plotters_backend::{BackendCoord, DrawingErrorKind};
 
 use crate::error::{ReportError, Result};
 use crate::numbers::{format_number, scientific};
+use crate::typeset::typeset;
 
-/// Pixel size of a chart; the report scales it down to the page width.
-pub const CHART_SIZE: (u32, u32) = (760, 440);
+/// Pixel size of a chart's plot (a key below it adds to the height). The width is every
+/// figure's: printed at one-column width ([`COLUMN_WIDTH_PT`]) a pixel is half a point, so
+/// [`TEXT`] prints at [`MIN_TEXT_PT`].
+pub const CHART_SIZE: (u32, u32) = (504, 360);
+/// One column of a two-column paper, pt (3.5 in).
+pub const COLUMN_WIDTH_PT: f64 = 252.0;
+/// The smallest text a figure may print at one-column width, pt.
+pub const MIN_TEXT_PT: f64 = 8.0;
 /// Font of titles and labels: a generic family, so the report needs no font files.
 pub(crate) const FONT: &str = "sans-serif";
+/// plotters writes a font of size `s` as `font-size` `s / 1.24`.
+const PLOTTERS_EM: f64 = 1.24;
+/// Tick labels, keys, cell values: the smallest text, just above [`MIN_TEXT_PT`] at one
+/// column (plotters draws some text at whole sizes, so this is one).
+pub(crate) const TEXT: f64 = 20.0;
+/// Axis descriptions.
+pub(crate) const LABEL: f64 = TEXT + 1.0;
+/// Chart titles.
+pub(crate) const TITLE: f64 = TEXT + 3.0;
 
 pub(crate) type Root<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 /// plotters' errors carry the backend's type; charts only need their message.
@@ -37,10 +53,32 @@ impl Svg {
         &self.0
     }
 
+    /// The size in pt of the figure's smallest text when the figure is printed at one-column
+    /// width ([`COLUMN_WIDTH_PT`]); `None` for a figure without text or width.
+    pub fn smallest_text_pt(&self) -> Option<f64> {
+        let width = attribute_values(&self.0, "width").next()?;
+        attribute_values(&self.0, "font-size")
+            .map(|size| size * COLUMN_WIDTH_PT / width)
+            .reduce(f64::min)
+    }
+
     /// Takes the markup.
     pub fn into_string(self) -> String {
         self.0
     }
+}
+
+/// Every numeric value of attribute `name` in `svg`, in order.
+fn attribute_values(svg: &str, name: &str) -> std::vec::IntoIter<f64> {
+    let key = format!(" {name}=\"");
+    let values: Vec<f64> = svg
+        .match_indices(&key)
+        .filter_map(|(at, _)| {
+            let rest = &svg[at + key.len()..];
+            rest[..rest.find('"')?].parse().ok()
+        })
+        .collect();
+    values.into_iter()
 }
 
 /// An RGB colour.
@@ -172,9 +210,10 @@ impl Axis {
 /// Where the legend sits.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum LegendPosition {
-    /// In a strip right of the plot, where it hides no data (default).
+    /// In a strip below the plot, where it hides no data and leaves the plot the figure's
+    /// whole width (default).
     #[default]
-    Right,
+    Below,
     /// Inside the plot, top right.
     UpperRight,
     /// Top left.
@@ -188,7 +227,7 @@ pub enum LegendPosition {
 impl LegendPosition {
     fn plotters(self) -> SeriesLabelPosition {
         match self {
-            Self::UpperRight | Self::Right => SeriesLabelPosition::UpperRight,
+            Self::UpperRight | Self::Below => SeriesLabelPosition::UpperRight,
             Self::UpperLeft => SeriesLabelPosition::UpperLeft,
             Self::LowerRight => SeriesLabelPosition::LowerRight,
             Self::LowerLeft => SeriesLabelPosition::LowerLeft,
@@ -208,7 +247,7 @@ pub struct Axes {
 }
 
 impl Axes {
-    /// Axes with the legend right of the plot.
+    /// Axes with the legend below the plot.
     pub fn new(x: Axis, y: Axis) -> Self {
         Self {
             x,
@@ -254,8 +293,9 @@ pub enum Marker {
     Cross,
 }
 
-/// A named sequence of `(x, y)` points. A series with an empty label gets no legend entry
-/// (e.g. all but one of a group of lines of one colour).
+/// A named sequence of `(x, y)` points, each with an optional 95% interval along x or y drawn
+/// as an error bar. A series with an empty label or no point gets no legend entry (e.g. all
+/// but one of a group of lines of one colour).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Series {
     /// Legend text.
@@ -270,6 +310,10 @@ pub struct Series {
     pub color: Option<Rgb>,
     /// Shape of the markers.
     pub marker: Marker,
+    /// Per point (in order; missing or `None` for none), the interval `(lo, hi)` of its x.
+    pub x_intervals: Vec<Option<(f64, f64)>>,
+    /// Per point, the interval `(lo, hi)` of its y.
+    pub y_intervals: Vec<Option<(f64, f64)>>,
 }
 
 impl Series {
@@ -282,6 +326,8 @@ impl Series {
             markers: true,
             color: None,
             marker: Marker::Circle,
+            x_intervals: Vec::new(),
+            y_intervals: Vec::new(),
         }
     }
 
@@ -324,28 +370,65 @@ impl Series {
         self.marker = marker;
         self
     }
+
+    /// Sets each point's x interval (error bars along x), in the order of the points.
+    pub fn x_intervals(mut self, intervals: Vec<Option<(f64, f64)>>) -> Self {
+        self.x_intervals = intervals;
+        self
+    }
+
+    /// Sets each point's y interval (error bars along y), in the order of the points.
+    pub fn y_intervals(mut self, intervals: Vec<Option<(f64, f64)>>) -> Self {
+        self.y_intervals = intervals;
+        self
+    }
+
+    /// Every x the chart must show: the points' and their intervals' ends.
+    fn xs(&self) -> impl Iterator<Item = f64> + '_ {
+        let ends = self
+            .x_intervals
+            .iter()
+            .flatten()
+            .flat_map(|&(lo, hi)| [lo, hi]);
+        self.points.iter().map(|p| p.0).chain(ends)
+    }
+
+    /// Every y the chart must show.
+    fn ys(&self) -> impl Iterator<Item = f64> + '_ {
+        let ends = self
+            .y_intervals
+            .iter()
+            .flatten()
+            .flat_map(|&(lo, hi)| [lo, hi]);
+        self.points.iter().map(|p| p.1).chain(ends)
+    }
+
+    /// Whether the series gets a legend entry: it has a name and something drawn.
+    fn in_legend(&self) -> bool {
+        !self.label.is_empty() && !self.points.is_empty()
+    }
 }
 
 /// A line or scatter chart of `series` on `axes`. Fails if there is no point, if a value is
 /// not finite, or if a log axis gets a value <= 0.
 pub fn line_chart(title: &str, axes: &Axes, series: &[Series]) -> Result<Svg> {
     check_points(title, axes, series)?;
-    let x = data_range(
-        &axes.x,
-        series.iter().flat_map(|s| s.points.iter().map(|p| p.0)),
-    );
-    let y = data_range(
-        &axes.y,
-        series.iter().flat_map(|s| s.points.iter().map(|p| p.1)),
-    );
+    let x = data_range(title, &axes.x, series.iter().flat_map(Series::xs))?;
+    let y = data_range(title, &axes.y, series.iter().flat_map(Series::ys))?;
     let (xs, ys) = (x.0..x.1, y.0..y.1);
-    let key_width = if axes.legend == LegendPosition::Right {
-        key_width(series.iter().map(|s| s.label.as_str()))
+    let entries: Vec<(String, Glyph)> = if axes.legend == LegendPosition::Below {
+        series
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.in_legend())
+            .map(|(i, s)| (typeset(&s.label), series_glyph(s, i)))
+            .collect()
     } else {
-        0
+        Vec::new()
     };
-    render(title, (CHART_SIZE.0 + key_width, CHART_SIZE.1), |root| {
-        let (plot, key) = root.split_horizontally(CHART_SIZE.0);
+    let key_height = key_height(&entries);
+    render(title, (CHART_SIZE.0, CHART_SIZE.1 + key_height), |root| {
+        let (plot, key) = root.split_vertically(CHART_SIZE.1);
         match (axes.x.scale, axes.y.scale) {
             (Scale::Linear, Scale::Linear) => draw_lines(&plot, title, axes, series, xs, ys),
             (Scale::Log, Scale::Linear) => {
@@ -358,16 +441,7 @@ pub fn line_chart(title: &str, axes: &Axes, series: &[Series]) -> Result<Svg> {
                 draw_lines(&plot, title, axes, series, log_range(xs), log_range(ys))
             }
         }?;
-        if key_width > 0 {
-            let entries: Vec<(&str, Glyph)> = series
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| !s.label.is_empty())
-                .map(|(i, s)| (s.label.as_str(), series_glyph(s, i)))
-                .collect();
-            draw_key(&key, &entries)?;
-        }
-        Ok(())
+        draw_key(&key, &entries)
     })
 }
 
@@ -420,12 +494,6 @@ fn series_glyph(s: &Series, i: usize) -> Glyph {
         Line::Dashed => Glyph::Dashed(color),
         Line::None => Glyph::Marker(color, s.marker),
     }
-}
-
-/// Width of a key strip that fits the longest label (plotters' own text-width estimate).
-fn key_width<'a>(labels: impl Iterator<Item = &'a str>) -> u32 {
-    let longest = labels.map(|l| l.chars().count()).max().unwrap_or(0) as u32;
-    (44 + 6 * longest).clamp(100, 320)
 }
 
 /// Beyond this many points a line's markers merge into a smear: the line alone reads better.
@@ -527,6 +595,36 @@ fn check_points(title: &str, axes: &Axes, series: &[Series]) -> Result<()> {
             check_value(title, &s.label, &axes.x, x)?;
             check_value(title, &s.label, &axes.y, y)?;
         }
+        check_intervals(title, s, &axes.x, &s.x_intervals)?;
+        check_intervals(title, s, &axes.y, &s.y_intervals)?;
+    }
+    Ok(())
+}
+
+fn check_intervals(
+    title: &str,
+    s: &Series,
+    axis: &Axis,
+    intervals: &[Option<(f64, f64)>],
+) -> Result<()> {
+    if intervals.len() > s.points.len() {
+        return Err(ReportError::BadValue(format!(
+            "chart \"{title}\", series \"{}\": {} intervals of {} for {} points; give at most one per point",
+            s.label,
+            intervals.len(),
+            axis.label,
+            s.points.len()
+        )));
+    }
+    for &(lo, hi) in intervals.iter().flatten() {
+        check_value(title, &s.label, axis, lo)?;
+        check_value(title, &s.label, axis, hi)?;
+        if lo > hi {
+            return Err(ReportError::BadValue(format!(
+                "chart \"{title}\", series \"{}\": interval of {} from {lo} to {hi} is reversed; give (low, high)",
+                s.label, axis.label
+            )));
+        }
     }
     Ok(())
 }
@@ -547,30 +645,80 @@ fn check_value(title: &str, series: &str, axis: &Axis, v: f64) -> Result<()> {
     Ok(())
 }
 
-/// The axis' fixed range, or the data's with a margin so no point sits on the frame.
-pub(crate) fn data_range(axis: &Axis, values: impl Iterator<Item = f64>) -> (f64, f64) {
-    if let Some((lo, hi)) = axis.range.filter(|(lo, hi)| hi > lo) {
-        return (lo, hi);
+/// The axis' fixed range, or the data's with a margin so no point sits on the frame. Fails
+/// on a range plotters cannot divide into ticks (a span beyond f64, or below it).
+pub(crate) fn data_range(
+    title: &str,
+    axis: &Axis,
+    values: impl Iterator<Item = f64>,
+) -> Result<(f64, f64)> {
+    let range = match axis.range.filter(|(lo, hi)| hi > lo) {
+        Some(fixed) => fixed,
+        None => padded_range(axis.scale, values),
+    };
+    check_range(title, &axis.label, axis.scale, range)
+}
+
+/// `range` if plotters can divide it into ticks, else an error naming the chart and axis.
+pub(crate) fn check_range(
+    title: &str,
+    axis: &str,
+    scale: Scale,
+    range: (f64, f64),
+) -> Result<(f64, f64)> {
+    if drawable_range(scale, range) {
+        return Ok(range);
     }
+    Err(ReportError::BadValue(format!(
+        "chart \"{title}\": {axis} spans {:e} to {:e}, beyond what an axis can divide into ticks; {}",
+        range.0,
+        range.1,
+        match scale {
+            Scale::Linear => "use a log axis or drop the outlying values",
+            Scale::Log => "drop the outlying values",
+        }
+    )))
+}
+
+fn padded_range(scale: Scale, values: impl Iterator<Item = f64>) -> (f64, f64) {
     let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
         (lo.min(v), hi.max(v))
     });
     if !lo.is_finite() {
-        return if axis.scale == Scale::Log {
+        return if scale == Scale::Log {
             (1.0, 10.0)
         } else {
             (0.0, 1.0)
         };
     }
-    match axis.scale {
+    match scale {
         Scale::Log => {
             let pad = if hi > lo { (hi / lo).powf(0.05) } else { 2.0 };
             (lo / pad, hi * pad)
         }
         Scale::Linear => {
-            let span = if hi > lo { hi - lo } else { lo.abs().max(1.0) };
+            // A span too small to tick (below 1e-12 of the values, or subnormal) is a flat line.
+            let magnitude = lo.abs().max(hi.abs());
+            let span = if hi - lo > (magnitude * 1e-12).max(1e-290) {
+                hi - lo
+            } else {
+                magnitude.max(1.0)
+            };
             (lo - 0.05 * span, hi + 0.05 * span)
         }
+    }
+}
+
+/// Whether plotters can tick `(lo, hi)`: its tick search divides the span by powers of ten,
+/// which overflow beyond about 1e300 and underflow below about 1e-300.
+fn drawable_range(scale: Scale, (lo, hi): (f64, f64)) -> bool {
+    const LIMIT: f64 = 1e300;
+    match scale {
+        Scale::Linear => {
+            let span = hi - lo;
+            span.is_finite() && span > 0.0 && span < LIMIT && span > lo.abs().max(hi.abs()) * 1e-13
+        }
+        Scale::Log => lo > 1.0 / LIMIT && hi < LIMIT && hi > lo,
     }
 }
 
@@ -598,20 +746,22 @@ where
     Y::CoordDescType: ValueFormatter<f64>,
 {
     let mut chart = ChartBuilder::on(root)
-        .caption(title, (FONT, 20))
-        .margin(14)
-        .x_label_area_size(50)
-        .y_label_area_size(80)
+        .caption(typeset(title), (FONT, TITLE))
+        .margin(10)
+        .x_label_area_size(56)
+        .y_label_area_size(78)
         .build_cartesian_2d(x, y)
         .map_err(plot_err)?;
     chart
         .configure_mesh()
-        .x_desc(axes.x.description())
-        .y_desc(axes.y.description())
+        .x_desc(typeset(&axes.x.description()))
+        .y_desc(typeset(&axes.y.description()))
         .x_label_formatter(&|v| axes.x.tick(*v))
         .y_label_formatter(&|v| axes.y.tick(*v))
-        .axis_desc_style((FONT, 15))
-        .label_style((FONT, 13))
+        .x_labels(6)
+        .y_labels(6)
+        .axis_desc_style((FONT, LABEL))
+        .label_style((FONT, TEXT))
         .light_line_style(RGBColor(243, 243, 243))
         .draw()
         .map_err(plot_err)?;
@@ -619,15 +769,17 @@ where
         let color = s.color.unwrap_or_else(|| palette(i));
         let style = stroke(color);
         let points = s.points.iter().copied();
+        draw_error_bars(&mut chart, s, color)?;
         // With the key in its own strip, plotters' in-plot legend stays empty.
-        let named = !s.label.is_empty() && axes.legend != LegendPosition::Right;
+        let named = s.in_legend() && axes.legend != LegendPosition::Below;
+        let label = typeset(&s.label);
         match s.line {
             Line::Solid => {
                 let anno = chart
                     .draw_series(LineSeries::new(points.clone(), style))
                     .map_err(plot_err)?;
                 if named {
-                    anno.label(s.label.as_str())
+                    anno.label(label)
                         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
                 }
             }
@@ -636,7 +788,7 @@ where
                     .draw_series(DashedLineSeries::new(points.clone(), 8, 5, style))
                     .map_err(plot_err)?;
                 if named {
-                    anno.label(s.label.as_str()).legend(move |(x, y)| {
+                    anno.label(label).legend(move |(x, y)| {
                         EmptyElement::at((x, y))
                             + PathElement::new(vec![(0, 0), (8, 0)], style)
                             + PathElement::new(vec![(12, 0), (20, 0)], style)
@@ -653,7 +805,7 @@ where
                     )
                     .map_err(plot_err)?;
                 if named {
-                    anno.label(s.label.as_str()).legend(move |(x, y)| {
+                    anno.label(label).legend(move |(x, y)| {
                         marker_element((x + 10, y), shape, SCATTER_MARKER, color)
                     });
                 }
@@ -665,10 +817,49 @@ where
                 .map_err(plot_err)?;
         }
     }
-    if axes.legend == LegendPosition::Right {
+    if axes.legend == LegendPosition::Below {
         return Ok(());
     }
     draw_legend(&mut chart, axes.legend)
+}
+
+/// Half the width of an error bar's end caps, px.
+const CAP: i32 = 4;
+
+/// The series' intervals as error bars in its colour: a thin line across the interval with a
+/// cap at each end.
+fn draw_error_bars<'a, CT>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+    s: &Series,
+    color: Rgb,
+) -> Drawn
+where
+    CT: plotters::coord::CoordTranslate<From = (f64, f64)>,
+{
+    let style = color.plotters().stroke_width(1);
+    let along_x = s
+        .x_intervals
+        .iter()
+        .zip(&s.points)
+        .filter_map(|(i, &(_, y))| i.map(|(lo, hi)| ((lo, y), (hi, y), [(0, -CAP), (0, CAP)])));
+    let along_y = s
+        .y_intervals
+        .iter()
+        .zip(&s.points)
+        .filter_map(|(i, &(x, _))| i.map(|(lo, hi)| ((x, lo), (x, hi), [(-CAP, 0), (CAP, 0)])));
+    // A zero-width interval (a single run) has no bar to draw.
+    for (from, to, cap) in along_x.chain(along_y).filter(|(from, to, _)| from != to) {
+        chart
+            .draw_series(std::iter::once(PathElement::new(vec![from, to], style)))
+            .map_err(plot_err)?;
+        for end in [from, to] {
+            let capped = EmptyElement::at(end) + PathElement::new(cap.to_vec(), style);
+            chart
+                .draw_series(std::iter::once(capped))
+                .map_err(plot_err)?;
+        }
+    }
+    Ok(())
 }
 
 pub(crate) fn draw_legend<'a, 'b: 'a, CT>(
@@ -683,7 +874,7 @@ where
         .position(position.plotters())
         .background_style(WHITE.mix(0.85))
         .border_style(RGBColor(180, 180, 180))
-        .label_font((FONT, 13))
+        .label_font((FONT, TEXT))
         .draw()
         .map_err(plot_err)
 }
@@ -703,19 +894,49 @@ pub(crate) enum Glyph {
     Thin(Rgb),
 }
 
-/// Width of the key strip beside charts whose legend would hide data, px.
-pub(crate) const KEY_WIDTH: u32 = 150;
+/// Height of a row of a key, px.
+const KEY_ROW: i32 = 24;
+/// Space for an entry's symbol and the gap after its label, px.
+const KEY_ENTRY_EXTRA: i32 = 46;
 
-/// A legend in its own strip beside the plot, where it hides nothing.
-pub(crate) fn draw_key(area: &Root<'_>, entries: &[(&str, Glyph)]) -> Drawn {
-    let font = (FONT, 13)
+/// Where each entry of a key sits in a strip [`CHART_SIZE`]`.0` px wide: left to right,
+/// wrapping to a new row when the next one would not fit.
+fn key_positions<S: AsRef<str>>(entries: &[(S, Glyph)]) -> Vec<(i32, i32)> {
+    // Sans-serif letters average a little over half their font size in width.
+    let char_width = TEXT / PLOTTERS_EM * 0.6;
+    let (left, width) = (12, CHART_SIZE.0 as i32 - 12);
+    let (mut x, mut row) = (left, 0);
+    entries
+        .iter()
+        .map(|(label, _)| {
+            let w = KEY_ENTRY_EXTRA + (label.as_ref().chars().count() as f64 * char_width) as i32;
+            if x > left && x + w > width {
+                (x, row) = (left, row + 1);
+            }
+            let at = (x, KEY_ROW / 2 + 4 + KEY_ROW * row);
+            x += w;
+            at
+        })
+        .collect()
+}
+
+/// The height of the key of `entries` below a plot, px (0 without entries).
+pub(crate) fn key_height<S: AsRef<str>>(entries: &[(S, Glyph)]) -> u32 {
+    key_positions(entries)
+        .last()
+        .map_or(0, |&(_, y)| (y + KEY_ROW / 2 + 6) as u32)
+}
+
+/// A legend in its own strip below the plot, where it hides nothing; labels are typeset.
+pub(crate) fn draw_key<S: AsRef<str>>(area: &Root<'_>, entries: &[(S, Glyph)]) -> Drawn {
+    let font = (FONT, TEXT)
         .into_font()
         .color(&BLACK)
         .pos(Pos::new(HPos::Left, VPos::Center));
-    for (i, (label, glyph)) in entries.iter().enumerate() {
-        let y = 70 + 24 * i as i32;
-        draw_glyph(area, *glyph, y).map_err(plot_err)?;
-        area.draw(&Text::new(label.to_string(), (30, y), font.clone()))
+    for ((label, glyph), (x, y)) in entries.iter().zip(key_positions(entries)) {
+        draw_glyph(area, *glyph, x, y).map_err(plot_err)?;
+        let text = typeset(label.as_ref());
+        area.draw(&Text::new(text, (x + 30, y), font.clone()))
             .map_err(plot_err)?;
     }
     Ok(())
@@ -724,8 +945,11 @@ pub(crate) fn draw_key(area: &Root<'_>, entries: &[(&str, Glyph)]) -> Drawn {
 fn draw_glyph(
     area: &Root<'_>,
     glyph: Glyph,
+    x: i32,
     y: i32,
 ) -> std::result::Result<(), impl std::fmt::Display> {
+    let area = area.clone().shrink((x, 0), area.dim_in_pixel());
+    let area = &area;
     let (x0, x1) = (4, 26);
     match glyph {
         Glyph::Box(c) => area.draw(&Rectangle::new(
@@ -771,18 +995,71 @@ pub struct HeatMap {
     /// Values mapped to the ends of the colour scale; `None` takes the data's range (give
     /// `Some((0.0, 1.0))` for efficiencies and psi, so colours compare across reports).
     pub value_range: Option<(f64, f64)>,
+    /// How values map to colours.
+    pub colors: ColorScale,
+}
+
+/// How a heat map's values map to colours.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ColorScale {
+    /// [`viridis`] from the low end to the high end (default).
+    #[default]
+    Viridis,
+    /// [`diverging`]: white at 0, blue below, vermillion above, over a range symmetric
+    /// about 0 (differences).
+    Diverging,
+}
+
+/// The colour of `value` on a scale from blue at `-limit` through white at 0 to vermillion
+/// at `limit` (the Okabe–Ito pair colour-blind readers tell apart), for signed differences.
+pub fn diverging(value: f64, limit: f64) -> Rgb {
+    let t = if limit > 0.0 {
+        (value / limit).clamp(-1.0, 1.0)
+    } else {
+        0.0
+    };
+    let end = if t < 0.0 { PALETTE[0] } else { PALETTE[3] };
+    let mix = |c: u8| (255.0 + (f64::from(c) - 255.0) * t.abs()).round() as u8;
+    Rgb(mix(end.0), mix(end.1), mix(end.2))
+}
+
+impl ColorScale {
+    fn color(self, value: f64, lo: f64, hi: f64) -> Rgb {
+        match self {
+            Self::Viridis => viridis(value, lo, hi),
+            Self::Diverging => diverging(value, hi),
+        }
+    }
+
+    /// The scale's ends for values from `lo` to `hi`.
+    fn ends(self, lo: f64, hi: f64) -> (f64, f64) {
+        match self {
+            Self::Viridis => (lo, hi),
+            Self::Diverging => {
+                let limit = lo.abs().max(hi.abs());
+                (-limit, limit)
+            }
+        }
+    }
 }
 
 /// Width of the colour bar beside a heat map, px.
-const COLOR_BAR_WIDTH: u32 = 120;
+const COLOR_BAR_WIDTH: u32 = 125;
+/// Significant digits of a heat map cell's value: what fits a cell at the smallest legible
+/// size (the tables keep every digit).
+const CELL_DIGITS: usize = 2;
 
-/// Draws `map` with a viridis colour scale, each cell labelled with its value.
+/// Draws `map` with its colour scale, each cell labelled with its value.
 pub fn heat_map(map: &HeatMap) -> Result<Svg> {
     let (lo, hi) = check_heat_map(map)?;
+    let (lo, hi) = map.colors.ends(lo, hi);
+    if hi > lo {
+        check_range(&map.title, &map.value_label, Scale::Linear, (lo, hi))?;
+    }
     render(&map.title, CHART_SIZE, |root| {
         let (cells, bar) = root.split_horizontally(CHART_SIZE.0 - COLOR_BAR_WIDTH);
         draw_cells(&cells, map, lo, hi)?;
-        draw_color_bar(&bar, &map.value_label, lo, hi)
+        draw_color_bar(&bar, map, lo, hi)
     })
 }
 
@@ -829,30 +1106,32 @@ fn check_heat_map(map: &HeatMap) -> Result<(f64, f64)> {
 fn draw_cells(area: &Root<'_>, map: &HeatMap, lo: f64, hi: f64) -> Drawn {
     let (rows, cols) = (map.row_labels.len(), map.column_labels.len());
     let mut chart = ChartBuilder::on(area)
-        .caption(&map.title, (FONT, 20))
-        .margin(14)
-        .x_label_area_size(50)
-        .y_label_area_size(90)
+        .caption(typeset(&map.title), (FONT, TITLE))
+        .margin(10)
+        .x_label_area_size(56)
+        .y_label_area_size(80)
         .build_cartesian_2d(segments(cols), segments(rows))
         .map_err(plot_err)?;
-    let column_label = |v: &SegmentValue<usize>| segment_label(v, &map.column_labels, false);
-    let row_label = |v: &SegmentValue<usize>| segment_label(v, &map.row_labels, true);
+    let column_labels: Vec<String> = map.column_labels.iter().map(|l| typeset(l)).collect();
+    let row_labels: Vec<String> = map.row_labels.iter().map(|l| typeset(l)).collect();
+    let column_label = |v: &SegmentValue<usize>| segment_label(v, &column_labels, false);
+    let row_label = |v: &SegmentValue<usize>| segment_label(v, &row_labels, true);
     chart
         .configure_mesh()
         .disable_mesh()
         .x_labels(cols)
         .y_labels(rows)
-        .x_desc(map.x.description())
-        .y_desc(map.y.description())
+        .x_desc(typeset(&map.x.description()))
+        .y_desc(typeset(&map.y.description()))
         .x_label_formatter(&column_label)
         .y_label_formatter(&row_label)
-        .axis_desc_style((FONT, 15))
-        .label_style((FONT, 13))
+        .axis_desc_style((FONT, LABEL))
+        .label_style((FONT, TEXT))
         .draw()
         .map_err(plot_err)?;
     let cell_font = |color: Rgb| {
         let text = if color.is_light() { BLACK } else { WHITE };
-        (FONT, 13)
+        (FONT, TEXT)
             .into_font()
             .color(&text)
             .pos(Pos::new(HPos::Center, VPos::Center))
@@ -861,7 +1140,7 @@ fn draw_cells(area: &Root<'_>, map: &HeatMap, lo: f64, hi: f64) -> Drawn {
         let y = rows - 1 - r;
         for (c, value) in row.iter().enumerate() {
             let Some(v) = value else { continue };
-            let color = viridis(*v, lo, hi);
+            let color = map.colors.color(*v, lo, hi);
             let corners = [
                 (SegmentValue::Exact(c), SegmentValue::Exact(y)),
                 (SegmentValue::Exact(c + 1), SegmentValue::Exact(y + 1)),
@@ -873,7 +1152,7 @@ fn draw_cells(area: &Root<'_>, map: &HeatMap, lo: f64, hi: f64) -> Drawn {
             let centre = (SegmentValue::CenterOf(c), SegmentValue::CenterOf(y));
             chart
                 .draw_series(std::iter::once(Text::new(
-                    format_number(*v, 3),
+                    format_number(*v, CELL_DIGITS),
                     centre,
                     cell_font(color),
                 )))
@@ -901,7 +1180,7 @@ fn segment_label(v: &SegmentValue<usize>, labels: &[String], from_top: bool) -> 
     }
 }
 
-fn draw_color_bar(area: &Root<'_>, label: &str, lo: f64, hi: f64) -> Drawn {
+fn draw_color_bar(area: &Root<'_>, map: &HeatMap, lo: f64, hi: f64) -> Drawn {
     let (lo_axis, hi_axis) = if hi > lo {
         (lo, hi)
     } else {
@@ -911,18 +1190,18 @@ fn draw_color_bar(area: &Root<'_>, label: &str, lo: f64, hi: f64) -> Drawn {
         .margin_top(60)
         .margin_bottom(64)
         .margin_right(8)
-        .y_label_area_size(60)
+        .y_label_area_size(85)
         .build_cartesian_2d(0.0..1.0, lo_axis..hi_axis)
         .map_err(plot_err)?;
     chart
         .configure_mesh()
         .disable_mesh()
         .disable_x_axis()
-        .y_desc(label)
-        .y_labels(6)
-        .y_label_formatter(&|v| format_number(*v, 3))
-        .axis_desc_style((FONT, 15))
-        .label_style((FONT, 12))
+        .y_desc(typeset(&map.value_label))
+        .y_labels(5)
+        .y_label_formatter(&|v| format_number(*v, CELL_DIGITS))
+        .axis_desc_style((FONT, LABEL))
+        .label_style((FONT, TEXT))
         .draw()
         .map_err(plot_err)?;
     const STEPS: usize = 64;
@@ -930,7 +1209,7 @@ fn draw_color_bar(area: &Root<'_>, label: &str, lo: f64, hi: f64) -> Drawn {
     chart
         .draw_series((0..STEPS).map(|i| {
             let v0 = lo_axis + i as f64 * step;
-            let color = viridis(v0 + step / 2.0, lo, hi);
+            let color = map.colors.color(v0 + step / 2.0, lo, hi);
             Rectangle::new([(0.0, v0), (1.0, v0 + step)], color.plotters().filled())
         }))
         .map_err(plot_err)?;
@@ -964,37 +1243,47 @@ pub fn stacked_bar_chart(
     let range = value_axis
         .range
         .unwrap_or((0.0, if max > 0.0 { max * 1.05 } else { 1.0 }));
-    let height = (CHART_SIZE.1)
+    let range = check_range(title, &value_axis.label, Scale::Linear, range)?;
+    // Only the parts some bar shows get a key entry.
+    let entries: Vec<(&str, Glyph)> = stacks
+        .iter()
+        .enumerate()
+        .filter(|(_, stack)| stack.values.iter().any(|v| *v > 0.0))
+        .map(|(k, stack)| (stack.label.as_str(), Glyph::Box(stack_color(stack, k))))
+        .collect();
+    let plot_height = (CHART_SIZE.1)
         .max(120 + 26 * categories.len() as u32)
         .min(4000);
+    let height = plot_height + key_height(&entries);
     render(title, (CHART_SIZE.0, height), |root| {
-        let (plot, key) = root.split_horizontally(CHART_SIZE.0 - KEY_WIDTH);
+        let (plot, key) = root.split_vertically(plot_height);
         let n = categories.len();
         let mut chart = ChartBuilder::on(&plot)
-            .caption(title, (FONT, 20))
-            .margin(14)
-            .x_label_area_size(50)
-            .y_label_area_size(110)
+            .caption(typeset(title), (FONT, TITLE))
+            .margin(10)
+            .x_label_area_size(56)
+            .y_label_area_size(90)
             .build_cartesian_2d(range.0..range.1, segments(n))
             .map_err(plot_err)?;
-        let label = |v: &SegmentValue<usize>| segment_label(v, categories, true);
+        let categories: Vec<String> = categories.iter().map(|c| typeset(c)).collect();
+        let label = |v: &SegmentValue<usize>| segment_label(v, &categories, true);
         chart
             .configure_mesh()
             .disable_y_mesh()
             .y_labels(n)
-            .x_desc(value_axis.description())
-            .y_desc(category_axis)
+            .x_labels(6)
+            .x_desc(typeset(&value_axis.description()))
+            .y_desc(typeset(category_axis))
             .x_label_formatter(&|v| format_number(*v, 3))
             .y_label_formatter(&label)
-            .axis_desc_style((FONT, 15))
-            .label_style((FONT, 13))
+            .axis_desc_style((FONT, LABEL))
+            .label_style((FONT, TEXT))
             .light_line_style(RGBColor(243, 243, 243))
             .draw()
             .map_err(plot_err)?;
         let mut offsets = vec![0.0; n];
-        let mut entries = Vec::new();
         for (k, stack) in stacks.iter().enumerate() {
-            let color = stack.color.unwrap_or_else(|| palette(k));
+            let color = stack_color(stack, k);
             let bars: Vec<_> = (0..n)
                 .map(|i| {
                     let y = n - 1 - i;
@@ -1012,10 +1301,13 @@ pub fn stacked_bar_chart(
                 })
                 .collect();
             chart.draw_series(bars).map_err(plot_err)?;
-            entries.push((stack.label.as_str(), Glyph::Box(color)));
         }
         draw_key(&key, &entries)
     })
+}
+
+fn stack_color(stack: &BarStack, k: usize) -> Rgb {
+    stack.color.unwrap_or_else(|| palette(k))
 }
 
 fn check_stacks(title: &str, categories: &[String], stacks: &[BarStack]) -> Result<()> {
@@ -1148,6 +1440,7 @@ mod tests {
             values: vec![vec![None, Some(0.9)], vec![None, None]],
             value_label: "psi".into(),
             value_range: Some((0.0, 1.0)),
+            colors: ColorScale::Viridis,
         }
     }
 
@@ -1169,6 +1462,186 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("has no data")
+        );
+    }
+
+    fn gallery() -> Vec<Svg> {
+        let series = [
+            Series::line("measured E_s", vec![(10.0, 1.0), (100.0, 3.0)]),
+            Series::dashed("predicted", vec![(10.0, 1.2), (100.0, 2.5)]),
+        ];
+        let bars = BarStack {
+            label: "compute".into(),
+            values: vec![1.0, 2.0],
+            color: None,
+        };
+        vec![
+            line_chart("T versus N", &axes(), &series).unwrap(),
+            heat_map(&psi()).unwrap(),
+            stacked_bar_chart(
+                "t",
+                "node",
+                &["a".into(), "b".into()],
+                &[bars],
+                &Axis::new("time").unit("s"),
+            )
+            .unwrap(),
+        ]
+    }
+
+    #[test]
+    fn every_text_prints_at_8_pt_or_more_at_one_column_width() {
+        for svg in gallery() {
+            let smallest = svg.smallest_text_pt().unwrap();
+            assert!(
+                smallest >= MIN_TEXT_PT,
+                "{smallest} pt in {}",
+                &svg.as_str()[..200]
+            );
+        }
+        // The measure itself: 13 px text on a 760 px figure prints at 3.5 pt.
+        let small =
+            Svg("<svg width=\"760\" height=\"1\"><text font-size=\"10.5\">x</text></svg>".into());
+        assert!((small.smallest_text_pt().unwrap() - 3.48).abs() < 0.01);
+    }
+
+    #[test]
+    fn symbols_are_typeset_in_titles_axes_keys_and_cells() {
+        let axes = Axes::new(
+            Axis::new("configuration C_i"),
+            Axis::new("speed-efficiency E_s"),
+        );
+        let series = [Series::line("psi from C'_1", vec![(1.0, 0.5), (2.0, 0.4)])];
+        let svg = line_chart("E_s and psi", &axes, &series)
+            .unwrap()
+            .into_string();
+        for typeset in [
+            "Eₛ and ψ",
+            "configuration Cᵢ",
+            "speed-efficiency Eₛ",
+            "ψ from C′₁",
+        ] {
+            assert!(svg.contains(typeset), "{typeset} missing");
+        }
+        assert!(!svg.contains("E_s"), "an untypeset symbol is left");
+        assert!(heat_map(&psi()).unwrap().as_str().contains("\nψ\n"));
+    }
+
+    #[test]
+    fn the_key_lists_only_series_that_are_drawn() {
+        let series = [
+            Series::line("drawn", vec![(1.0, 1.0), (2.0, 2.0)]),
+            Series::scatter("nothing to draw", Vec::new()),
+        ];
+        let svg = line_chart("c", &Axes::default(), &series)
+            .unwrap()
+            .into_string();
+        assert!(svg.contains("drawn"));
+        assert!(
+            !svg.contains("nothing to draw"),
+            "a series without points has no key entry"
+        );
+        let bars = |label: &str, values: Vec<f64>| BarStack {
+            label: label.into(),
+            values,
+            color: None,
+        };
+        let svg = stacked_bar_chart(
+            "t",
+            "node",
+            &["a".into()],
+            &[bars("compute", vec![1.0]), bars("barrier", vec![0.0])],
+            &Axis::new("time"),
+        )
+        .unwrap()
+        .into_string();
+        assert!(
+            svg.contains("compute") && !svg.contains("barrier"),
+            "an empty part has no key entry"
+        );
+    }
+
+    #[test]
+    fn intervals_draw_as_error_bars_and_widen_the_range() {
+        // Fixed ranges: the same ticks with and without the bars.
+        let fixed = Axes::new(
+            Axis::new("x").range(0.0, 3.0),
+            Axis::new("y").range(0.0, 10.0),
+        );
+        let plain = Series::scatter("s", vec![(1.0, 1.0), (2.0, 2.0)]);
+        let lines = |svg: &Svg| svg.as_str().matches("<polyline").count();
+        let without = line_chart("c", &fixed, std::slice::from_ref(&plain)).unwrap();
+        let with = plain
+            .clone()
+            .y_intervals(vec![Some((0.5, 9.0)), None])
+            .x_intervals(vec![None, Some((1.5, 2.5))]);
+        let drawn = line_chart("c", &fixed, std::slice::from_ref(&with)).unwrap();
+        // Each bar: its line and a cap at either end.
+        assert_eq!(lines(&drawn), lines(&without) + 6);
+        let axes = Axes::new(Axis::new("x"), Axis::new("y"));
+        let fitted = line_chart("c", &axes, &[with]).unwrap();
+        assert!(
+            fitted.as_str().contains("\n8\n"),
+            "the y axis reaches the interval's top"
+        );
+        let reversed = plain.clone().y_intervals(vec![Some((2.0, 1.0))]);
+        let err = line_chart("c", &axes, &[reversed]).unwrap_err().to_string();
+        assert!(err.contains("is reversed; give (low, high)"), "{err}");
+        let extra = plain.y_intervals(vec![None, None, None]);
+        let err = line_chart("c", &axes, &[extra]).unwrap_err().to_string();
+        assert!(err.contains("3 intervals of y for 2 points"), "{err}");
+    }
+
+    #[test]
+    fn extreme_ranges_draw_or_say_what_to_do_without_overflow() {
+        let linear = Axes::new(Axis::new("x"), Axis::new("y"));
+        let log = Axes::new(Axis::new("x"), Axis::new("y").log());
+        // Spans plotters' tick search cannot divide: they overflow or never end.
+        for (axes, ys) in [
+            (&linear, [-1e308, 1e308]),
+            (&linear, [0.0, f64::MAX]),
+            (&log, [1e-320, 1.0]),
+            (&log, [1.0, 1e305]),
+        ] {
+            let series = [Series::scatter("s", vec![(1.0, ys[0]), (2.0, ys[1])])];
+            let err = line_chart("c", axes, &series).unwrap_err().to_string();
+            assert!(
+                err.contains("beyond what an axis can divide into ticks"),
+                "{ys:?}: {err}"
+            );
+        }
+        // Spans too small to tick are drawn as a flat line.
+        for ys in [[0.0, 5e-324], [1e15, 1e15 + 0.125], [1e-300, 1e-300]] {
+            let series = [Series::scatter("s", vec![(1.0, ys[0]), (2.0, ys[1])])];
+            assert!(line_chart("c", &linear, &series).is_ok(), "{ys:?}");
+        }
+        let huge = [BarStack {
+            label: "compute".into(),
+            values: vec![f64::MAX],
+            color: None,
+        }];
+        let err = stacked_bar_chart("t", "node", &["a".into()], &huge, &Axis::new("time"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("beyond what an axis can divide into ticks"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn differences_colour_white_at_zero_and_apart_either_side() {
+        assert_eq!(diverging(0.0, 1.0), Rgb(255, 255, 255));
+        assert_eq!(diverging(-1.0, 1.0), PALETTE[0]);
+        assert_eq!(diverging(2.0, 1.0), PALETTE[3]);
+        let mut map = psi();
+        map.values = vec![vec![None, Some(-0.02)], vec![None, None]];
+        map.value_range = None;
+        map.colors = ColorScale::Diverging;
+        let svg = heat_map(&map).unwrap().into_string();
+        assert!(
+            svg.contains("\n-0.02\n") && svg.contains("\n0.02\n"),
+            "the colour bar runs from -0.02 to 0.02"
         );
     }
 

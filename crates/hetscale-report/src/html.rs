@@ -167,6 +167,8 @@ pub struct Written {
     pub index: PathBuf,
     /// Every table file (`.md`, `.csv`, `.json`).
     pub tables: Vec<PathBuf>,
+    /// Every figure as a standalone SVG file, `figures/<figure id>.svg`.
+    pub figures: Vec<PathBuf>,
 }
 
 impl Report {
@@ -198,6 +200,17 @@ impl Report {
     /// Every table of every section, in order.
     pub fn tables(&self) -> impl Iterator<Item = &Table> {
         self.sections.iter().flat_map(Section::tables)
+    }
+
+    /// Every figure of every section, in order.
+    pub fn figures(&self) -> impl Iterator<Item = &Figure> {
+        self.sections
+            .iter()
+            .flat_map(|s| &s.blocks)
+            .filter_map(|b| match b {
+                Block::Figure(f) => Some(f),
+                _ => None,
+            })
     }
 
     /// Checks that every id and table name is valid and used once.
@@ -265,7 +278,8 @@ impl Report {
         format!("<nav><h2>Contents</h2><ol>{items}</ol></nav>\n")
     }
 
-    /// Writes `dir/index.html` and `dir/tables/<name>.{md,csv,json}`, creating `dir`.
+    /// Writes `dir/index.html`, `dir/tables/<name>.{md,csv,json}` and every figure as
+    /// `dir/figures/<id>.svg` (for a paper or slides), creating `dir`.
     pub fn write(&self, dir: impl AsRef<Path>) -> Result<Written> {
         let dir = dir.as_ref();
         let html = self.to_html()?;
@@ -287,7 +301,23 @@ impl Report {
                 tables.push(path);
             }
         }
-        Ok(Written { index, tables })
+        let figures = self.write_figures(&dir.join("figures"))?;
+        Ok(Written {
+            index,
+            tables,
+            figures,
+        })
+    }
+
+    fn write_figures(&self, dir: &Path) -> Result<Vec<PathBuf>> {
+        std::fs::create_dir_all(dir).map_err(|e| ReportError::io(dir, e))?;
+        self.figures()
+            .map(|figure| {
+                let path = dir.join(format!("{}.svg", figure.id));
+                write_file(&path, figure.svg.as_str())?;
+                Ok(path)
+            })
+            .collect()
     }
 }
 
@@ -363,5 +393,35 @@ mod tests {
         assert!(written.index.ends_with("index.html"));
         assert_eq!(written.tables.len(), 3);
         assert!(dir.path().join("tables/runs.csv").exists());
+    }
+
+    #[test]
+    fn write_puts_each_figure_in_its_own_svg_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let svg = crate::chart::line_chart(
+            "chart",
+            &crate::chart::Axes::default(),
+            &[crate::chart::Series::line(
+                "a",
+                vec![(1.0, 2.0), (2.0, 3.0)],
+            )],
+        )
+        .unwrap();
+        let written = Report::new("r")
+            .section(Section::new("a", "A").figure(Figure::new(
+                "a-figure",
+                "A chart.",
+                svg.clone(),
+            )))
+            .write(dir.path())
+            .unwrap();
+        let path = dir.path().join("figures/a-figure.svg");
+        assert_eq!(written.figures, std::slice::from_ref(&path));
+        let file = std::fs::read_to_string(path).unwrap();
+        assert_eq!(file, svg.as_str());
+        assert!(
+            file.contains("xmlns=\"http://www.w3.org/2000/svg\""),
+            "a standalone SVG names its namespace"
+        );
     }
 }

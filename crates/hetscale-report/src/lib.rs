@@ -56,11 +56,13 @@ mod numbers;
 mod perfetto;
 mod table;
 mod timeline;
+mod typeset;
 pub mod views;
 
 pub use chart::{
-    Axes, Axis, BarStack, CHART_SIZE, HeatMap, LegendPosition, Line, Marker, PALETTE, Rgb, Scale,
-    Series, Svg, heat_map, line_chart, palette, stacked_bar_chart, viridis,
+    Axes, Axis, BarStack, CHART_SIZE, COLUMN_WIDTH_PT, ColorScale, HeatMap, LegendPosition, Line,
+    MIN_TEXT_PT, Marker, PALETTE, Rgb, Scale, Series, Svg, diverging, heat_map, line_chart,
+    palette, stacked_bar_chart, viridis,
 };
 pub use error::{ReportError, Result};
 pub use html::{Block, Figure, Report, Section, Written, escape};
@@ -71,3 +73,4 @@ pub use timeline::{
     Activity, ActivityTotals, Message, NetworkModel, NodeTimeline, Slice, Timeline, TraceOptions,
     achieved_speed, achieved_speed_unit,
 };
+pub use typeset::typeset;

@@ -84,8 +84,11 @@ pub enum Activity {
     Compute,
     /// Sending and receiving in the superstep's exchange.
     Communication,
-    /// Idle in `sync`: for slower nodes, then for the barrier.
+    /// Idle in `sync` until the last node enters it (waiting for slower nodes).
     Wait,
+    /// In `sync` after the exchange, until the barrier releases every node: the barrier's own
+    /// latency, not waiting for anyone.
+    Barrier,
 }
 
 /// Achieved speed of a superstep, `work_ops / compute_s`, in `speed_unit` (a flop rate such
@@ -111,7 +114,12 @@ fn ops_per_unit(speed_unit: &str) -> f64 {
 
 impl Activity {
     /// All activities, in drawing order.
-    pub const ALL: [Activity; 3] = [Activity::Compute, Activity::Communication, Activity::Wait];
+    pub const ALL: [Activity; 4] = [
+        Activity::Compute,
+        Activity::Communication,
+        Activity::Wait,
+        Activity::Barrier,
+    ];
 
     /// Lower-case name.
     pub fn name(self) -> &'static str {
@@ -119,6 +127,7 @@ impl Activity {
             Activity::Compute => "compute",
             Activity::Communication => "communication",
             Activity::Wait => "wait",
+            Activity::Barrier => "barrier",
         }
     }
 }
@@ -184,14 +193,26 @@ pub struct ActivityTotals {
     pub compute_s: f64,
     /// Communicating.
     pub communication_s: f64,
-    /// Waiting.
+    /// Waiting for slower nodes.
     pub wait_s: f64,
+    /// In the barrier after the exchange.
+    pub barrier_s: f64,
 }
 
 impl ActivityTotals {
-    /// All three.
+    /// All four.
     pub fn total_s(&self) -> f64 {
-        self.compute_s + self.communication_s + self.wait_s
+        self.compute_s + self.communication_s + self.wait_s + self.barrier_s
+    }
+
+    /// The time spent in `activity`.
+    pub fn of(&self, activity: Activity) -> f64 {
+        match activity {
+            Activity::Compute => self.compute_s,
+            Activity::Communication => self.communication_s,
+            Activity::Wait => self.wait_s,
+            Activity::Barrier => self.barrier_s,
+        }
     }
 }
 
@@ -251,6 +272,7 @@ impl Timeline {
                         Activity::Compute => t.compute_s += s.duration_s,
                         Activity::Communication => t.communication_s += s.duration_s,
                         Activity::Wait => t.wait_s += s.duration_s,
+                        Activity::Barrier => t.barrier_s += s.duration_s,
                     }
                 }
                 t
@@ -377,7 +399,7 @@ fn node_timeline(node: &NodeTrace, steps: &[StepLayout]) -> NodeTimeline {
             }
             None => at.exchange,
         };
-        push_slice(&mut slices, Activity::Wait, k, after, at.exit, false);
+        push_slice(&mut slices, Activity::Barrier, k, after, at.exit, false);
     }
     NodeTimeline {
         pid: node.pid,
@@ -511,8 +533,12 @@ mod tests {
         let t = Timeline::from_trace(&two_nodes(), Some(&net)).unwrap();
         let totals = t.totals();
         assert!((totals[1].communication_s - 0.2).abs() < 1e-12);
-        assert!((totals[1].wait_s - 1.8).abs() < 1e-12);
+        // 1 s for the slower node 0 to enter sync; after the exchange, the barrier.
+        assert!((totals[1].wait_s - 1.0).abs() < 1e-12);
+        assert!((totals[1].barrier_s - 0.8).abs() < 1e-12);
         assert!((totals[1].total_s() - 3.0).abs() < 1e-12);
+        let last = t.nodes[1].slices.last().unwrap();
+        assert_eq!((last.activity, last.start_s), (Activity::Barrier, 2.2));
     }
 
     #[test]

@@ -52,10 +52,20 @@ fn the_default_study_report_has_every_view_figure_and_table() {
             );
         }
         assert_eq!(figures_of(&report, &format!("{prefix}-es-vs-n")), 1);
-        // A heat map per approach that settled two or more configurations, then the curves.
+        // Per approach that settled two or more configurations a heat map (the first its
+        // psi, the others their difference from it) or a note that it coincides; then the
+        // curves.
         let result = &results()[prefixes.iter().position(|p| p == prefix).unwrap()];
+        let section = format!("{prefix}-psi");
+        let notes = report
+            .sections
+            .iter()
+            .filter(|s| s.id == section)
+            .flat_map(|s| &s.blocks)
+            .filter(|b| matches!(b, Block::Text(t) if t.contains("so it is not drawn again")))
+            .count();
         assert_eq!(
-            figures_of(&report, &format!("{prefix}-psi")),
+            figures_of(&report, &section) + notes,
             common::approaches_with_psi(result) + 1
         );
         assert_eq!(figures_of(&report, &format!("{prefix}-contours")), 1);
@@ -203,4 +213,107 @@ fn studies_of_one_name_get_distinct_ids_and_no_study_is_an_error() {
     study_report(&twice).unwrap().validate().unwrap();
     let err = study_report(&[]).unwrap_err().to_string();
     assert!(err.contains("hetscale study"), "{err}");
+}
+
+#[test]
+fn every_figure_prints_legibly_at_one_column_width() {
+    let report = study_report(results()).unwrap();
+    let mut checked = 0;
+    for figure in report.figures() {
+        let smallest = figure.svg.smallest_text_pt().unwrap();
+        assert!(
+            smallest >= hetscale_report::MIN_TEXT_PT,
+            "{}: smallest text {smallest:.1} pt at one-column width",
+            figure.id
+        );
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} figures");
+}
+
+#[test]
+fn approaches_that_coincide_are_not_drawn_again_and_others_as_differences() {
+    let mut same = results()[0].clone();
+    let reference = same.measured.as_ref().unwrap().psi.clone();
+    assert!(
+        reference.is_some(),
+        "GE's measured approach has a psi matrix"
+    );
+    for approach in [same.computed.as_mut(), same.predicted.as_mut()] {
+        approach.unwrap().psi = reference.clone();
+    }
+    let report = study_report(&[same.clone()]).unwrap();
+    // One heat map (measured) and the psi curves.
+    assert_eq!(figures_of(&report, "default-ge-psi"), 2);
+    let text = text_of(&report);
+    for name in ["computed", "predicted"] {
+        let note = format!("The {name} approach's psi matrix coincides with the measured one's");
+        assert!(text.contains(&note), "{note} missing");
+    }
+    // A computed matrix 0.1 higher on one pair: drawn as its difference from measured.
+    let reference = reference.unwrap();
+    let mut chain = reference.superdiagonal();
+    chain[0] += 0.1;
+    same.computed.as_mut().unwrap().psi = Some(
+        hetscale_model::scalability::ScalabilityMatrix::from_superdiagonal(
+            reference.labels().to_vec(),
+            &chain,
+        )
+        .unwrap(),
+    );
+    let report = study_report(&[same]).unwrap();
+    assert_eq!(figures_of(&report, "default-ge-psi"), 3);
+    let svg = svg_of(&report, "default-ge-psi");
+    assert!(
+        svg.contains("ψ, computed − measured"),
+        "the difference map's title"
+    );
+    assert!(svg.contains("\n0.1\n"), "the cell shows the difference");
+}
+
+#[test]
+fn the_intervals_the_result_carries_are_drawn_as_error_bars() {
+    let bars = |result: &StudyResult, view: &str| {
+        let report = study_report(std::slice::from_ref(result)).unwrap();
+        svg_of(&report, &format!("default-ge-{view}"))
+            .matches("<polyline")
+            .count()
+    };
+    let mut without = results()[0].clone();
+    for approach in [
+        &mut without.measured,
+        &mut without.computed,
+        &mut without.predicted,
+    ] {
+        for point in &mut approach.as_mut().unwrap().points {
+            point.n_ci95 = None;
+        }
+    }
+    let mut with = without.clone();
+    let measured = with.measured.as_mut().unwrap();
+    for point in &mut measured.points {
+        point.n_ci95 = Some((0.9 * point.n, 1.1 * point.n));
+    }
+    let intervals = measured.points.len();
+    // Each interval: a line and two caps, in E_s versus N (along N) and N versus p (along N).
+    assert_eq!(
+        bars(&with, "es-vs-n"),
+        bars(&without, "es-vs-n") + 3 * intervals
+    );
+    assert_eq!(
+        bars(&with, "approaches"),
+        bars(&without, "approaches") + 3 * intervals
+    );
+    // Samples carry their E_s interval: a vertical bar per sample whose runs spread (the
+    // default study's sim runs do not: a zero-width interval draws nothing).
+    let mut flat = without.clone();
+    for m in &mut flat.samples {
+        m.speed_efficiency_ci = (m.speed_efficiency, m.speed_efficiency);
+    }
+    let mut spread = flat.clone();
+    for m in &mut spread.samples {
+        m.speed_efficiency_ci = (0.9 * m.speed_efficiency, 1.1 * m.speed_efficiency);
+    }
+    let drawn = spread.samples.iter().filter(|m| m.n > 0).count();
+    assert_eq!(bars(&spread, "es-vs-n"), bars(&flat, "es-vs-n") + 3 * drawn);
 }

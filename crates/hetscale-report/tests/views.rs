@@ -76,3 +76,33 @@ fn summa_view_has_a_column_per_strategy_and_a_row_per_p() {
     assert_eq!(table.columns.len(), 5);
     assert_eq!(table.rows.len(), 5);
 }
+
+#[test]
+fn every_figure_of_the_sample_report_prints_legibly_at_one_column_width() {
+    let report = common::sample_report();
+    for figure in report.figures() {
+        let smallest = figure.svg.smallest_text_pt().unwrap();
+        assert!(
+            smallest >= hetscale_report::MIN_TEXT_PT,
+            "{}: smallest text {smallest:.1} pt at one-column width",
+            figure.id
+        );
+    }
+}
+
+#[test]
+fn the_barrier_has_its_own_colour_in_the_spacetime_view() {
+    let (trace, options) = common::ge_run();
+    let section = spacetime_section(&trace, &options).unwrap();
+    let svg = match &section.blocks[1] {
+        Block::Figure(f) => f.svg.as_str().to_owned(),
+        other => panic!("expected the figure, got {other:?}"),
+    };
+    let purple = "#CC79A7";
+    assert!(svg.contains(purple), "no barrier slice drawn");
+    assert!(
+        svg.contains(">barrier<") || svg.contains("\nbarrier\n"),
+        "the key names the barrier"
+    );
+    assert!(text_of(&section).contains("purple: in the barrier after the exchange"));
+}

@@ -248,6 +248,41 @@ fn drawable(points: Vec<(f64, f64)>, log_x: bool, log_y: bool) -> Vec<(f64, f64)
         .collect()
 }
 
+/// An axis a 95% interval lies along.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Along {
+    X,
+    Y,
+}
+
+/// A 95% interval `(lo, hi)`, where a result carries one.
+type Interval = Option<(f64, f64)>;
+
+/// Points with an optional interval along one axis, as a chart draws them: the points
+/// [`drawable`] keeps, each with its interval when that is drawable too (a `None` interval,
+/// e.g. an approach that gives none, draws no error bar).
+fn drawable_with_intervals(
+    points: Vec<((f64, f64), Interval)>,
+    log_x: bool,
+    log_y: bool,
+    along: Along,
+) -> (Vec<(f64, f64)>, Vec<Interval>) {
+    let log = match along {
+        Along::X => log_x,
+        Along::Y => log_y,
+    };
+    points
+        .into_iter()
+        .filter(|(p, _)| !drawable(vec![*p], log_x, log_y).is_empty())
+        .map(|(p, interval)| {
+            let interval = interval
+                .filter(|&(lo, hi)| lo.is_finite() && hi.is_finite() && lo <= hi)
+                .filter(|&(lo, _)| !log || lo > 0.0);
+            (p, interval)
+        })
+        .unzip()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,6 +294,20 @@ mod tests {
         assert_eq!(id_of("2024 run"), "study-2024-run");
         assert_eq!(id_of("---"), "study");
         assert_eq!(id_of("ÉTUDE"), "tude");
+    }
+
+    #[test]
+    fn intervals_follow_their_points_and_undrawable_ones_are_dropped() {
+        let points = vec![
+            ((1.0, 0.5), Some((0.8, 1.2))),
+            ((0.0, 0.5), Some((0.1, 0.2))),
+            ((2.0, 0.4), Some((-1.0, 3.0))),
+            ((3.0, 0.3), Some((f64::NAN, 3.0))),
+            ((4.0, 0.2), None),
+        ];
+        let (kept, intervals) = drawable_with_intervals(points, true, false, Along::X);
+        assert_eq!(kept, [(1.0, 0.5), (2.0, 0.4), (3.0, 0.3), (4.0, 0.2)]);
+        assert_eq!(intervals, [Some((0.8, 1.2)), None, None, None]);
     }
 
     #[test]

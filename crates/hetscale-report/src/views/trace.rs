@@ -10,8 +10,9 @@ use plotters::prelude::*;
 
 use super::{ids, short_list};
 use crate::chart::{
-    Axes, Axis, BarStack, CHART_SIZE, Drawn, FONT, Glyph, KEY_WIDTH, Rgb, Series, Svg, draw_key,
-    line_chart, plot_err, render, segments, stacked_bar_chart, viridis,
+    Axes, Axis, BarStack, CHART_SIZE, Drawn, FONT, Glyph, LABEL, Rgb, Scale, Series, Svg, TEXT,
+    TITLE, check_range, draw_key, key_height, line_chart, plot_err, render, segments,
+    stacked_bar_chart, viridis,
 };
 use crate::error::Result;
 use crate::html::{Figure, Section};
@@ -33,14 +34,19 @@ pub const MAX_SUPERSTEPS_WITH_MESSAGES: u64 = 60;
 /// Bars drawn in the task summary chart.
 pub const MAX_BARS_DRAWN: usize = 128;
 
-/// Colour of each activity: blue computing, orange communicating, grey waiting.
+/// Colour of each activity: blue computing, orange communicating, grey waiting for slower
+/// nodes, purple in the barrier.
 pub fn activity_color(activity: Activity) -> Rgb {
     match activity {
         Activity::Compute => Rgb(0, 114, 178),
         Activity::Communication => Rgb(230, 159, 0),
         Activity::Wait => Rgb(200, 200, 200),
+        Activity::Barrier => Rgb(204, 121, 167),
     }
 }
+
+/// What the activity colours mean, for captions.
+const COLOURS: &str = "blue: computing, orange: communicating, grey: waiting in sync for slower nodes, purple: in the barrier after the exchange";
 
 /// The three trace views of one run: spacetime diagram, average speed chart, task summary.
 pub fn trace_sections(trace: &Trace, options: &TraceOptions) -> Result<Vec<Section>> {
@@ -69,15 +75,15 @@ pub fn spacetime_section(trace: &Trace, options: &TraceOptions) -> Result<Sectio
         ""
     };
     let caption = format!(
-        "Each row is a node (pid 0 at the top); blue: computing, orange: communicating, grey: waiting in sync{lines}.{}",
+        "Each row is a node (pid 0 at the top); {COLOURS}{lines}.{}",
         shown.note(&timeline)
     );
     let how = match options.network {
         Some(_) => {
-            "Communication is each node's HBSP^1 cost g r_j h_j + o m_j, from the moment the last node enters sync; the rest of sync is waiting."
+            "Communication is each node's HBSP^1 cost g r_j h_j + o m_j, from the moment the last node enters sync; before it a node waits for slower ones, after it the barrier releases every node."
         }
         None => {
-            "Without a network model, a node's whole exchange (from the last node's arrival in sync to its own exit) counts as communication."
+            "Without a network model, a node's whole exchange (from the last node's arrival in sync to its own exit) counts as communication; a node that exchanged nothing spends that time in the barrier."
         }
     };
     Ok(Section::new(ids::SPACETIME, "Spacetime diagram")
@@ -162,19 +168,27 @@ fn spacetime_chart(
     per_s: f64,
 ) -> Result<Svg> {
     let rows = shown.nodes;
-    let height = CHART_SIZE.1.max(130 + 22 * rows as u32);
+    let plot_height = CHART_SIZE.1.max(130 + 22 * rows as u32);
     let labels: Vec<String> = timeline.nodes[..rows]
         .iter()
         .map(|n| n.name.clone())
         .collect();
-    render(title, (CHART_SIZE.0 + KEY_WIDTH, height), |root| {
-        let (plot, key) = root.split_horizontally(CHART_SIZE.0);
+    let entries = spacetime_key(timeline, shown);
+    let range = check_range(
+        title,
+        time_label,
+        Scale::Linear,
+        (0.0, shown.end_s * per_s * 1.02),
+    )?;
+    let height = plot_height + key_height(&entries);
+    render(title, (CHART_SIZE.0, height), |root| {
+        let (plot, key) = root.split_vertically(plot_height);
         let mut chart = ChartBuilder::on(&plot)
-            .caption(title, (FONT, 20))
-            .margin(14)
-            .x_label_area_size(50)
+            .caption(title, (FONT, TITLE))
+            .margin(10)
+            .x_label_area_size(56)
             .y_label_area_size(100)
-            .build_cartesian_2d(0.0..shown.end_s * per_s * 1.02, segments(rows))
+            .build_cartesian_2d(range.0..range.1, segments(rows))
             .map_err(plot_err)?;
         let row_label = |v: &SegmentValue<usize>| match v {
             SegmentValue::CenterOf(i) if *i < rows => labels[rows - 1 - i].clone(),
@@ -188,12 +202,12 @@ fn spacetime_chart(
             .y_desc("node")
             .x_label_formatter(&|v| format_number(*v, 3))
             .y_label_formatter(&row_label)
-            .axis_desc_style((FONT, 15))
-            .label_style((FONT, 12))
+            .x_labels(6)
+            .axis_desc_style((FONT, LABEL))
+            .label_style((FONT, TEXT))
             .light_line_style(RGBColor(240, 240, 240))
             .draw()
             .map_err(plot_err)?;
-        let mut entries = Vec::new();
         for activity in Activity::ALL {
             let color = activity_color(activity);
             let rects: Vec<_> = timeline.nodes[..rows]
@@ -209,14 +223,31 @@ fn spacetime_chart(
                 })
                 .collect();
             chart.draw_series(rects).map_err(plot_err)?;
-            entries.push((activity.name(), Glyph::Box(color)));
         }
         if shown.messages {
             draw_messages(&mut chart, timeline, shown, per_s)?;
-            entries.push(("message", Glyph::Thin(MESSAGE_COLOR)));
         }
         draw_key(&key, &entries)
     })
+}
+
+/// A key entry per activity some drawn node spends time in, and one for messages if drawn.
+fn spacetime_key(timeline: &Timeline, shown: &Shown) -> Vec<(&'static str, Glyph)> {
+    let mut entries: Vec<(&str, Glyph)> = Activity::ALL
+        .into_iter()
+        .filter(|&activity| {
+            timeline.nodes[..shown.nodes].iter().any(|node| {
+                node.slices.iter().any(|s| {
+                    s.activity == activity && s.superstep < shown.supersteps && s.duration_s > 0.0
+                })
+            })
+        })
+        .map(|activity| (activity.name(), Glyph::Box(activity_color(activity))))
+        .collect();
+    if shown.messages {
+        entries.push(("message", Glyph::Thin(MESSAGE_COLOR)));
+    }
+    entries
 }
 
 /// Message lines: dark grey, so they read over every activity colour.
@@ -418,17 +449,14 @@ pub fn task_summary_section(trace: &Trace, options: &TraceOptions) -> Result<Sec
         .iter()
         .map(|&a| BarStack {
             label: a.name().into(),
-            values: totals[..drawn]
-                .iter()
-                .map(|t| per_s * activity_total(t, a))
-                .collect(),
+            values: totals[..drawn].iter().map(|t| per_s * t.of(a)).collect(),
             color: Some(activity_color(a)),
         })
         .collect();
     let title = format!("Time per node on {}", trace.platform);
     let value_axis = Axis::new(options.time_label()).unit(unit);
     let svg = stacked_bar_chart(&title, "node", &categories, &stacks, &value_axis)?;
-    let mut caption = "Blue: computing, orange: communicating, grey: waiting.".to_owned();
+    let mut caption = format!("Colours: {COLOURS}.");
     if drawn < timeline.nodes.len() {
         caption += &format!(
             " Only the first {drawn} of {} nodes are drawn; the table has all.",
@@ -439,14 +467,6 @@ pub fn task_summary_section(trace: &Trace, options: &TraceOptions) -> Result<Sec
         .text("Where each node's time went. Equal bars with little grey mean a balanced distribution; long grey bars on fast nodes mean they wait for slow ones.")
         .figure(Figure::new(format!("{}-figure", ids::TASK_SUMMARY), caption, svg))
         .table(task_table(&timeline, &totals)?))
-}
-
-fn activity_total(t: &crate::timeline::ActivityTotals, a: Activity) -> f64 {
-    match a {
-        Activity::Compute => t.compute_s,
-        Activity::Communication => t.communication_s,
-        Activity::Wait => t.wait_s,
-    }
 }
 
 fn task_table(timeline: &Timeline, totals: &[crate::timeline::ActivityTotals]) -> Result<Table> {
@@ -466,6 +486,7 @@ fn task_table(timeline: &Timeline, totals: &[crate::timeline::ActivityTotals]) -
         Column::with_unit("compute", "s"),
         Column::with_unit("communication", "s"),
         Column::with_unit("wait", "s"),
+        Column::with_unit("barrier", "s"),
         Column::with_unit("total", "s"),
         Column::with_unit("computing", "%"),
     ];
@@ -487,6 +508,7 @@ fn task_table(timeline: &Timeline, totals: &[crate::timeline::ActivityTotals]) -
             t.compute_s.into(),
             t.communication_s.into(),
             t.wait_s.into(),
+            t.barrier_s.into(),
             t.total_s().into(),
             share.into(),
         ];

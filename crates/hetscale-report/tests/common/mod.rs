@@ -12,8 +12,8 @@ use hetscale_report::views::collectives::{ImprovementPoint, collective_section};
 use hetscale_report::views::summa::{StrategyEfficiency, summa_section};
 use hetscale_report::views::{ids, trace::trace_sections};
 use hetscale_report::{
-    Axes, Axis, Column, Figure, HeatMap, Report, Section, Series, Table, TraceOptions, heat_map,
-    line_chart,
+    Axes, Axis, ColorScale, Column, Figure, HeatMap, Report, Section, Series, Table, TraceOptions,
+    heat_map, line_chart,
 };
 use hetscale_study::default_study::default_specs;
 use hetscale_study::runner::Silent;
@@ -137,6 +137,7 @@ fn chart_gallery() -> Vec<Section> {
         ],
         value_label: "psi".into(),
         value_range: Some((0.0, 1.0)),
+        colors: ColorScale::Viridis,
     })
     .unwrap();
     let mut table = Table::new(

@@ -5,7 +5,8 @@
 use hetscale_study::study::{HeldOut, StudyResult};
 
 use super::{
-    APPROACHES, SystemSize, approach_color, approach_marker, approaches, drawable, percent,
+    APPROACHES, Along, SystemSize, approach_color, approach_marker, approaches, drawable,
+    drawable_with_intervals, percent,
 };
 use crate::chart::{Axes, Axis, Marker, Rgb, Scale, Series, line_chart};
 use crate::error::Result;
@@ -43,7 +44,7 @@ pub fn approaches_section(result: &StudyResult, prefix: &str) -> Result<Section>
         section = section.figure(Figure::new(
             format!("{id}-figure"),
             format!(
-                "N against {} on log axes; ring: measured, square: computed, cross: predicted{}.",
+                "N against {} on log axes; ring: measured, square: computed, cross: predicted{}; vertical bars: 95% intervals of N where an approach gives them.",
                 size.name(),
                 if result.held_out.is_some() {
                     ", triangle: the held-out prediction for the largest configuration"
@@ -102,17 +103,22 @@ fn size_series(result: &StudyResult) -> Vec<Series> {
     let mut series: Vec<Series> = approaches(result)
         .into_iter()
         .map(|a| {
-            let points = a
-                .points
-                .iter()
-                .map(|p| (size.value(p.p, p.marked_speed), p.n))
-                .collect();
+            let (points, intervals) = drawable_with_intervals(
+                a.points
+                    .iter()
+                    .map(|p| ((size.value(p.p, p.marked_speed), p.n), p.n_ci95))
+                    .collect(),
+                log_x,
+                true,
+                Along::Y,
+            );
             let line = if a.approach == hetscale_study::spec::Approach::Predicted {
-                Series::dashed(a.approach.name(), drawable(points, log_x, true)).markers(true)
+                Series::dashed(a.approach.name(), points).markers(true)
             } else {
-                Series::line(a.approach.name(), drawable(points, log_x, true))
+                Series::line(a.approach.name(), points)
             };
-            line.color(approach_color(a.approach))
+            line.y_intervals(intervals)
+                .color(approach_color(a.approach))
                 .shape(approach_marker(a.approach))
         })
         .collect();

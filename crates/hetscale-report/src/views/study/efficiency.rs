@@ -7,7 +7,9 @@ use hetscale_study::computed::ComputedFit;
 use hetscale_study::runner::Measurement;
 use hetscale_study::study::StudyResult;
 
-use super::{ES_VS_N, REFERENCE, approach_marker, approaches, drawable};
+use super::{
+    Along, ES_VS_N, REFERENCE, approach_marker, approaches, drawable, drawable_with_intervals,
+};
 use crate::chart::{Axes, Axis, Rgb, Series, line_chart, palette};
 use crate::error::Result;
 use crate::html::{Figure, Section};
@@ -23,7 +25,7 @@ pub fn efficiency_section(result: &StudyResult, prefix: &str) -> Result<Section>
     let target = result.spec.target;
     let mut section = Section::new(id.clone(), format!("{}: E_s versus N", result.spec.name))
         .text(format!(
-            "Speed-efficiency E_s = W / (T C) of every size measured on each configuration (points), and the computed approach's fit E_s(N) = W(N) / (T_fit(N) C) with T_fit(N) = a W(N) / C + T_o(N) (lines, drawn over the sizes it was fitted on). Where a configuration's line crosses the dashed target E_s = {target} is the size that holds the target there; the larger the configuration, the further right it crosses. The ring, square and cross mark the N the measured, computed and predicted approaches chose."
+            "Speed-efficiency E_s = W / (T C) of every size measured on each configuration (points, with their 95% intervals as vertical bars), and the computed approach's fit E_s(N) = W(N) / (T_fit(N) C) with T_fit(N) = a W(N) / C + T_o(N) (lines, drawn over the sizes it was fitted on). Where a configuration's line crosses the dashed target E_s = {target} is the size that holds the target there; the larger the configuration, the further right it crosses. The ring, square and cross mark the N the measured, computed and predicted approaches chose, with a horizontal bar for the 95% interval of N where the approach gives one."
         ));
     let series = efficiency_series(result);
     if series.iter().all(|s| s.points.is_empty()) {
@@ -64,10 +66,20 @@ fn efficiency_series(result: &StudyResult) -> Vec<Series> {
     for (i, config) in result.configurations.iter().enumerate() {
         let color = palette(i);
         let samples = samples_of(result, &config.label);
-        let points = samples
-            .iter()
-            .map(|m| (m.n as f64, m.speed_efficiency))
-            .collect();
+        let (points, intervals) = drawable_with_intervals(
+            samples
+                .iter()
+                .map(|m| {
+                    (
+                        (m.n as f64, m.speed_efficiency),
+                        Some(m.speed_efficiency_ci),
+                    )
+                })
+                .collect(),
+            true,
+            false,
+            Along::Y,
+        );
         let fit = result.fits.iter().find(|f| f.configuration == config.label);
         let curve = fit.map(|f| fitted_curve(f, &work)).unwrap_or_default();
         // The legend names the configuration once: by its line, or by its points if unfitted.
@@ -76,7 +88,11 @@ fn efficiency_series(result: &StudyResult) -> Vec<Series> {
         } else {
             (String::new(), config.label.clone())
         };
-        series.push(Series::scatter(point_label, drawable(points, true, false)).color(color));
+        series.push(
+            Series::scatter(point_label, points)
+                .y_intervals(intervals)
+                .color(color),
+        );
         match fit.and_then(|f| f.poor_fit.as_ref()) {
             _ if curve.is_empty() => {}
             // Drawn, so the reader sees how badly it fits, but marked as not inverted.
@@ -93,19 +109,22 @@ fn efficiency_series(result: &StudyResult) -> Vec<Series> {
         );
     }
     for approach in approaches(result) {
-        let points = approach
-            .points
-            .iter()
-            .map(|p| (p.n, p.speed_efficiency))
-            .collect();
+        let (points, intervals) = drawable_with_intervals(
+            approach
+                .points
+                .iter()
+                .map(|p| ((p.n, p.speed_efficiency), p.n_ci95))
+                .collect(),
+            true,
+            false,
+            Along::X,
+        );
         series.push(
-            Series::scatter(
-                format!("{} N", approach.approach.name()),
-                drawable(points, true, false),
-            )
-            // Black: the configurations already use the palette's colours.
-            .color(Rgb(0, 0, 0))
-            .shape(approach_marker(approach.approach)),
+            Series::scatter(format!("{} N", approach.approach.name()), points)
+                .x_intervals(intervals)
+                // Black: the configurations already use the palette's colours.
+                .color(Rgb(0, 0, 0))
+                .shape(approach_marker(approach.approach)),
         );
     }
     series

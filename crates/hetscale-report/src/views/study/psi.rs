@@ -6,10 +6,13 @@ use hetscale_model::scalability::ScalabilityMatrix;
 use hetscale_study::spec::Approach;
 use hetscale_study::study::{ApproachResult, StudyResult};
 
-use super::{PSI, REFERENCE, SystemSize, approaches, drawable};
-use crate::chart::{Axes, Axis, HeatMap, Scale, Series, heat_map, line_chart, palette};
+use super::{PSI, SystemSize, approaches, drawable};
+use crate::chart::{
+    Axes, Axis, ColorScale, HeatMap, Line, Scale, Series, heat_map, line_chart, palette,
+};
 use crate::error::Result;
 use crate::html::{Figure, Section};
+use crate::numbers::format_number;
 use crate::table::{Column, Table};
 
 /// A heat map per approach with a psi matrix, the psi curves, and every entry as a table.
@@ -29,18 +32,95 @@ pub fn psi_section(result: &StudyResult, prefix: &str) -> Result<Section> {
         return Ok(section
             .text("No approach settled two or more configurations, so there is no psi to show."));
     }
-    for (k, (approach, matrix)) in with_matrix.iter().enumerate() {
+    let (reference, reference_matrix) = with_matrix[0];
+    let reference_name = reference.approach.name();
+    section = section.figure(Figure::new(
+        format!("{id}-figure-1"),
+        format!("psi(C_i, C_j) from the {reference_name} approach's sizes: row C_i, column C_j; 1 on the diagonal; colour from 0 to 1."),
+        heat_map(&psi_heat_map(&result.spec.name, reference_name, reference_matrix))?,
+    ));
+    for (k, (approach, matrix)) in with_matrix.iter().enumerate().skip(1) {
         let name = approach.approach.name();
+        let difference = psi_difference(reference_matrix, matrix);
+        let largest = largest_difference(&difference);
+        if difference.iter().flatten().all(Option::is_none) {
+            section = section.text(format!(
+                "The {name} approach's psi matrix shares no pair of configurations with the {reference_name} one's, so there is no difference to draw; the table lists it."
+            ));
+            continue;
+        }
+        if largest <= COINCIDE {
+            section = section.text(format!(
+                "The {name} approach's psi matrix coincides with the {reference_name} one's (no entry differs by more than {COINCIDE}), so it is not drawn again; the table lists it."
+            ));
+            continue;
+        }
         section = section.figure(Figure::new(
             format!("{id}-figure-{}", k + 1),
-            format!("psi(C_i, C_j) from the {name} approach's sizes: row C_i, column C_j; 1 on the diagonal; colour from 0 to 1."),
-            heat_map(&psi_heat_map(&result.spec.name, name, matrix))?,
+            format!("The {name} approach's psi(C_i, C_j) minus the {reference_name} approach's, entry by entry: white where they agree, vermillion where {name} is higher, blue where lower (largest difference {}); blank where either has no entry.", format_number(largest, 3)),
+            heat_map(&difference_heat_map(&result.spec.name, name, reference_name, reference_matrix, difference))?,
         ));
     }
     if let Some(curves) = psi_curves(result, &id, &with_matrix)? {
         section = section.figure(curves);
     }
     Ok(section.table(psi_table(prefix, &with_matrix)?))
+}
+
+/// Entries of two approaches' psi matrices this close count as equal: the tables print psi
+/// to three significant digits.
+const COINCIDE: f64 = 0.005;
+
+/// `matrix - reference` entry by entry over the reference's configurations (`[i][j]`, j > i),
+/// `None` where either lacks the entry (an approach holds only the configurations it settled).
+fn psi_difference(
+    reference: &ScalabilityMatrix,
+    matrix: &ScalabilityMatrix,
+) -> Vec<Vec<Option<f64>>> {
+    let index = |label: &String| matrix.labels().iter().position(|l| l == label);
+    let labels = reference.labels();
+    (0..labels.len())
+        .map(|i| {
+            (0..labels.len())
+                .map(|j| {
+                    if j <= i {
+                        return None;
+                    }
+                    let theirs = matrix.get(index(&labels[i])?, index(&labels[j])?)?;
+                    Some(theirs - reference.get(i, j)?).filter(|d| d.is_finite())
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn largest_difference(difference: &[Vec<Option<f64>>]) -> f64 {
+    difference
+        .iter()
+        .flatten()
+        .flatten()
+        .map(|d| d.abs())
+        .fold(0.0, f64::max)
+}
+
+fn difference_heat_map(
+    study: &str,
+    approach: &str,
+    reference: &str,
+    reference_matrix: &ScalabilityMatrix,
+    difference: Vec<Vec<Option<f64>>>,
+) -> HeatMap {
+    HeatMap {
+        title: format!("{study}: psi, {approach} − {reference}"),
+        x: Axis::new("to configuration C_j"),
+        y: Axis::new("from configuration C_i"),
+        column_labels: reference_matrix.labels().to_vec(),
+        row_labels: reference_matrix.labels().to_vec(),
+        values: difference,
+        value_label: "difference in psi".into(),
+        value_range: None,
+        colors: ColorScale::Diverging,
+    }
 }
 
 fn psi_heat_map(study: &str, approach: &str, matrix: &ScalabilityMatrix) -> HeatMap {
@@ -61,6 +141,7 @@ fn psi_heat_map(study: &str, approach: &str, matrix: &ScalabilityMatrix) -> Heat
             .collect(),
         value_label: "psi".into(),
         value_range: Some((0.0, 1.0)),
+        colors: ColorScale::Viridis,
     }
 }
 
@@ -90,16 +171,21 @@ fn psi_curves(
         series
             .push(Series::line(format!("from {from}"), drawable(solid, log_x, true)).color(color));
         if let Some((approach, matrix)) = predicted {
-            let dashed = curve_from(approach, matrix, i, size);
-            series.push(Series::dashed("", drawable(dashed, log_x, true)).color(color));
+            let dashed = drawable(curve_from(approach, matrix, i, size), log_x, true);
+            // One key entry says what dashed means: on the first dashed line drawn.
+            let named = !series
+                .iter()
+                .any(|s: &Series| s.line == Line::Dashed && !s.points.is_empty());
+            let label = if named && !dashed.is_empty() {
+                "dashed: predicted"
+            } else {
+                ""
+            };
+            series.push(Series::dashed(label, dashed).color(color));
         }
     }
     if series.iter().all(|s| s.points.len() < 2) {
         return Ok(None);
-    }
-    if predicted.is_some() {
-        // A legend entry for the line style alone.
-        series.push(Series::dashed("dashed: predicted", Vec::new()).color(REFERENCE));
     }
     let y_axis = psi_axis(&series);
     let title = format!(

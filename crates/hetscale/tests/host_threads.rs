@@ -1,0 +1,200 @@
+//! Real heterogeneous runs on this host, the quick form of the studies
+//! `crates/hetscale-study/studies/host-threads-{mm,ge}.toml`: `mm` and `ge` computed for real
+//! and verified on the `threads` backend with emulated speeds (one node at a core's speed, one
+//! or two at half of it, so every configuration fits 2 cores), `hetscale calibrate` on the 1-
+//! and 2-node runs, and the 3-node configuration predicted (`sim` on the calibrated platform)
+//! and measured: its held-out error is printed with its interval and held to the
+//! tolerance the runs themselves give.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn hetscale() -> Command {
+    Command::cargo_bin("hetscale").expect("binary built")
+}
+
+/// The platform of the host studies: `full` at a core's speed, `half` at half of it.
+fn platform() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../hetscale-study/studies/host-threads.platform.toml")
+}
+
+/// The configurations calibrated on, and the one held out.
+const CALIBRATION: [(&str, &str); 2] = [("C_1", "full:1"), ("C_2", "full:1,half:1")];
+const HELD_OUT: (&str, &str) = ("C_3", "full:1,half:2");
+/// Sizes and repetitions of the quick form: a few seconds of runs per kernel.
+const SIZES: [usize; 3] = [96, 128, 160];
+const REPETITIONS: usize = 3;
+/// Runs of the held-out configuration: five give a 94% order-statistic interval of the
+/// median, from the smallest to the largest.
+const HELD_OUT_RUNS: usize = 5;
+
+/// `hetscale ARGS` that must succeed, as JSON.
+fn json_of(args: &[&str]) -> Value {
+    let out = hetscale().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "hetscale {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// One verified run on `threads` with emulated speeds; its time, s.
+fn measured_time(kernel: &str, platform: &Path, nodes: &str, n: usize) -> f64 {
+    let n = n.to_string();
+    let run = json_of(&[
+        "run",
+        kernel,
+        "--backend",
+        "threads",
+        "--emulate-speeds",
+        "--platform",
+        platform.to_str().unwrap(),
+        "--nodes",
+        nodes,
+        "--n",
+        &n,
+        "--json",
+    ]);
+    assert_eq!(
+        run["verification"]["passed"], true,
+        "{kernel} on {nodes}, N = {n}: the result must verify: {run}"
+    );
+    run["time_s"].as_f64().unwrap()
+}
+
+/// The time `sim` predicts on the calibrated platform, s.
+fn predicted_time(kernel: &str, platform: &Path, nodes: &str, n: usize) -> f64 {
+    let n = n.to_string();
+    json_of(&[
+        "run",
+        kernel,
+        "--backend",
+        "sim",
+        "--skip-compute",
+        "--platform",
+        platform.to_str().unwrap(),
+        "--nodes",
+        nodes,
+        "--n",
+        &n,
+        "--json",
+    ])["time_s"]
+        .as_f64()
+        .unwrap()
+}
+
+/// The calibration runs as `hetscale calibrate` reads them: per configuration and size the
+/// fastest of the repetitions, since other work on the host only ever adds time.
+fn calibration_runs(kernel: &str, platform: &Path) -> String {
+    let mut csv = String::from("configuration,nodes,kernel,n,time_s\n");
+    for (label, nodes) in CALIBRATION {
+        for n in SIZES {
+            let t = (0..REPETITIONS)
+                .map(|_| measured_time(kernel, platform, nodes, n))
+                .fold(f64::INFINITY, f64::min);
+            csv += &format!("{label},\"{nodes}\",{kernel},{n},{t}\n");
+        }
+    }
+    csv
+}
+
+/// The largest relative error of the calibrated model on the runs it was fitted on.
+fn largest_residual(fit: &Value) -> f64 {
+    fit["kernels"][0]["residuals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["rel_err"].as_f64().unwrap().abs())
+        .fold(0.0, f64::max)
+}
+
+fn held_out_check(kernel: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let platform = platform();
+    let runs = dir.path().join("runs.csv");
+    std::fs::write(&runs, calibration_runs(kernel, &platform)).unwrap();
+    let fitted = dir.path().join("fit.toml");
+    let fit = json_of(&[
+        "calibrate",
+        "--runs",
+        runs.to_str().unwrap(),
+        "--platform",
+        platform.to_str().unwrap(),
+        "--write-platform",
+        fitted.to_str().unwrap(),
+        "--json",
+    ]);
+    let n = *SIZES.last().unwrap();
+    let mut times: Vec<f64> = (0..HELD_OUT_RUNS)
+        .map(|_| measured_time(kernel, &platform, HELD_OUT.1, n))
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let median = times[HELD_OUT_RUNS / 2];
+    let (fastest, slowest) = (times[0], times[HELD_OUT_RUNS - 1]);
+    let predicted = predicted_time(kernel, &fitted, HELD_OUT.1, n);
+    let error = predicted / median - 1.0;
+    let interval = (predicted / slowest - 1.0, predicted / fastest - 1.0);
+    println!(
+        "held-out error of {kernel} on {} ({}), N = {n}: {:+.1}% [{:+.1}%, {:+.1}%] (94% interval of the median from {HELD_OUT_RUNS} runs; predicted {predicted:.3e} s, measured median {median:.3e} s; calibrated on {} and {})",
+        HELD_OUT.0,
+        HELD_OUT.1,
+        100.0 * error,
+        100.0 * interval.0,
+        100.0 * interval.1,
+        CALIBRATION[0].0,
+        CALIBRATION[1].0
+    );
+    // The prediction may miss by what the model missed on its own calibration runs, plus what
+    // this configuration's runs spread: both measured here, on this host, now.
+    let tolerance = largest_residual(&fit) + (slowest - fastest) / median;
+    assert!(
+        error.abs() <= tolerance,
+        "{kernel}: held-out error {:+.1}% beyond the runs' own tolerance {:.1}%",
+        100.0 * error,
+        100.0 * tolerance
+    );
+}
+
+#[test]
+fn mm_on_emulated_heterogeneous_threads_predicts_its_held_out_configuration() {
+    held_out_check("mm");
+}
+
+#[test]
+fn ge_on_emulated_heterogeneous_threads_predicts_its_held_out_configuration() {
+    held_out_check("ge");
+}
+
+#[test]
+fn the_host_studies_run_what_the_quick_form_checks() {
+    let studies = Path::new(env!("CARGO_MANIFEST_DIR")).join("../hetscale-study/studies");
+    for kernel in ["mm", "ge"] {
+        let path = studies.join(format!("host-threads-{kernel}.toml"));
+        let spec = hetscale_study::spec::StudySpec::from_file(&path).unwrap();
+        let nodes: Vec<(&str, &str)> = spec
+            .configurations
+            .iter()
+            .map(|c| (c.label.as_str(), c.nodes.as_str()))
+            .collect();
+        assert_eq!(nodes, [CALIBRATION[0], CALIBRATION[1], HELD_OUT]);
+        // Specs name the platform from the repository root, where they are run.
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        assert_eq!(
+            root.join(&spec.platform).canonicalize().unwrap(),
+            platform().canonicalize().unwrap()
+        );
+        let template = &spec.command.as_ref().expect("a [command] study").template;
+        for part in [
+            format!("hetscale run {kernel} --backend threads --emulate-speeds"),
+            format!("--platform {}", spec.platform),
+            "--nodes {nodes}".to_owned(),
+        ] {
+            assert!(template.contains(&part), "{template} lacks {part}");
+        }
+    }
+}
