@@ -290,6 +290,68 @@ fn a_poorly_fitting_model_is_flagged_and_not_inverted_into_an_n() {
     );
 }
 
+/// `SCATTERED` with +/- 5% instead of a factor of 3: a good fit, but not an exact one.
+const JITTERED: &str = "import sys
+n, p = int(sys.argv[1]), int(sys.argv[2])
+factor = [0.95, 1.0, 1.05][n * 7919 % 3]
+print(f'time: {(2 * n * n / (p * 1e8) + 0.1 * p) * factor}')
+";
+
+#[test]
+fn noisy_runs_give_the_computed_n_and_psi_a_95_percent_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("jittered.py"), JITTERED).unwrap();
+    std::fs::write(dir.path().join("two.toml"), PLATFORM).unwrap();
+    let spec = spec(
+        Path::new("python3"),
+        "approaches = [\"computed\"]\nsamples = 6",
+    )
+    .replace("{n} {p}", "jittered.py {n} {p}")
+    .replace(
+        "timeout_s = 10",
+        "timeout_s = 10\ntime_regex = 'time: (\\S+)'",
+    );
+    std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
+    let out = hetscale()
+        .args([
+            "study",
+            "spec.toml",
+            "--db",
+            "s.db",
+            "--out",
+            "out",
+            "--json",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let result = json_of(&out)[0].clone();
+    // E_s = 0.5 where 2 n^2 = 1e7 p^2: N = 2236 on p = 1, 4472 on p = 2.
+    for (index, exact) in [(0, 2236.0), (1, 4472.0)] {
+        let point = &result["computed"]["points"][index];
+        let n = point["n"].as_f64().unwrap();
+        let (lo, hi) = (
+            point["n_ci95"][0].as_f64().unwrap(),
+            point["n_ci95"][1].as_f64().unwrap(),
+        );
+        assert!(lo <= n && n <= hi && hi - lo >= 10.0, "{point}");
+        assert!(lo <= exact && exact <= hi, "{exact} outside {point}");
+        assert!(point["work_ci95"][0].as_f64().unwrap() <= point["work"].as_f64().unwrap());
+        assert_eq!(result["fits"][index]["n_ci95"], point["n_ci95"]);
+    }
+    // psi(p=1, p=2) = 2 W_1 / W_2 = 0.5 exactly; its interval holds it and is not a point.
+    let psi = result["computed"]["psi"]["values"][0][1].as_f64().unwrap();
+    let interval = &result["computed"]["psi_ci95"]["values"][0][1];
+    let (lo, hi) = (interval[0].as_f64().unwrap(), interval[1].as_f64().unwrap());
+    assert!(
+        lo < psi && psi < hi && lo <= 0.5 && 0.5 <= hi,
+        "{psi} [{lo}, {hi}]"
+    );
+    let text = std::fs::read_to_string(dir.path().join("out/emulated.txt")).unwrap();
+    let cell = format!("{psi:.3} [{lo:.3}, {hi:.3}]");
+    assert!(text.contains(&cell), "no `{cell}` in\n{text}");
+}
+
 #[test]
 fn run_command_prints_one_measurement() {
     let dir = tempfile::tempdir().unwrap();
