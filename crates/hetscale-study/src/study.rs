@@ -155,8 +155,12 @@ pub struct Comparison {
     pub configuration: String,
     /// Measured `N`.
     pub measured: Option<f64>,
+    /// Its 95% interval, if known.
+    pub measured_ci95: Option<(f64, f64)>,
     /// Computed `N`.
     pub computed: Option<f64>,
+    /// Its 95% interval, if known.
+    pub computed_ci95: Option<(f64, f64)>,
     /// Predicted `N`.
     pub predicted: Option<f64>,
     /// `(computed - measured) / measured`.
@@ -701,6 +705,9 @@ fn compare(
 ) -> Vec<Comparison> {
     let n_of =
         |r: Option<&ApproachResult>, label: &str| r.and_then(|r| r.point(label)).map(|p| p.n);
+    let ci_of = |r: Option<&ApproachResult>, label: &str| {
+        r.and_then(|r| r.point(label)).and_then(|p| p.n_ci95)
+    };
     let relative = |a: Option<f64>, b: Option<f64>| Some((a? - b?) / b?);
     runner
         .configurations()
@@ -715,7 +722,9 @@ fn compare(
             Comparison {
                 configuration: label.clone(),
                 measured: m,
+                measured_ci95: ci_of(measured, label),
                 computed: co,
+                computed_ci95: ci_of(computed, label),
                 predicted: pr,
                 computed_vs_measured: relative(co, m),
                 predicted_vs_measured: relative(pr, m),

@@ -350,6 +350,26 @@ fn noisy_runs_give_the_computed_n_and_psi_a_95_percent_interval() {
     let text = std::fs::read_to_string(dir.path().join("out/emulated.txt")).unwrap();
     let cell = format!("{psi:.3} [{lo:.3}, {hi:.3}]");
     assert!(text.contains(&cell), "no `{cell}` in\n{text}");
+    // The report's tables export them as columns.
+    let table = std::fs::read_to_string(dir.path().join("out/tables/emulated-psi.csv")).unwrap();
+    assert!(
+        table.starts_with("approach,from C_i,to C_j,consecutive,psi,psi 95% low,psi 95% high\n"),
+        "{table}"
+    );
+    let row: Vec<f64> = table
+        .lines()
+        .find_map(|l| l.strip_prefix("computed,p=1,p=2,yes,"))
+        .unwrap_or_else(|| panic!("no computed row in {table}"))
+        .split(',')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let expected = [psi, lo, hi];
+    assert!(
+        row.iter()
+            .zip(expected)
+            .all(|(a, b)| (a - b).abs() <= 1e-12 * b),
+        "{row:?} vs {expected:?}"
+    );
 }
 
 #[test]
