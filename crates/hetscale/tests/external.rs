@@ -424,7 +424,8 @@ fn failing_commands_are_stored_as_failed_and_end_the_study_with_one_line() {
             "1",
         ];
         args.extend_from_slice(&["--target", "0.5", "--n-max", "64", "--repetitions", "1"]);
-        args.extend_from_slice(&["--warmup", "0", "--db", "f.db", "--out", "out"]);
+        // --quiet: the error is then all of stderr (off a terminal, progress is logged there).
+        args.extend_from_slice(&["--warmup", "0", "--db", "f.db", "--out", "out", "--quiet"]);
         args.extend_from_slice(extra);
         one_line_failure(&args, dir.path())
     };
@@ -492,7 +493,7 @@ fn an_always_failing_command_fails_the_study_despite_the_default_warm_up() {
     let dir = tempfile::tempdir().unwrap();
     // No --warmup: the default warm-up run is the first to fail.
     let study = |name: &str, command: &str, extra: &[&str]| {
-        let mut args = vec!["study", "--command", command, "--nodes", "1"];
+        let mut args = vec!["study", "--quiet", "--command", command, "--nodes", "1"];
         args.extend_from_slice(&["--target", "0.5", "--n-max", "64", "--repetitions", "1"]);
         args.extend_from_slice(&["--db", "f.db", "--out", "out", "--name", name]);
         args.extend_from_slice(extra);
@@ -655,7 +656,8 @@ fn step_study_args() -> Vec<&'static str> {
     let mut args = vec!["study"];
     args.extend(STEP_ARGS);
     args.extend(["--nodes", "1", "--target", "0.8", "--n-max", "256"]);
-    args.extend(["--db", "s.db", "--out", "out"]);
+    // --quiet: the interruption is then all of stderr (off a terminal, progress is logged there).
+    args.extend(["--db", "s.db", "--out", "out", "--quiet"]);
     args
 }
 
