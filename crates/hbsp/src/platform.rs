@@ -338,6 +338,26 @@ impl Platform {
             .map_err(|e| file_error(path, &e))
     }
 
+    /// Whether the marked speeds are the `local` preset's placeholders rather than measured
+    /// (`hetscale bench --write-platform` writes a platform with measured ones).
+    pub fn has_placeholder_speeds(&self) -> bool {
+        self.description == crate::presets::LOCAL_PLACEHOLDER_DESCRIPTION
+    }
+
+    /// What to tell the user of a run on placeholder speeds, if it is one.
+    pub fn placeholder_warning(&self) -> Option<String> {
+        self.has_placeholder_speeds().then(|| {
+            format!(
+                "platform {}: the marked speed of {} {} per core is a placeholder, not a \
+                 measurement, so E_s and psi are relative to it; measure this host with `hetscale \
+                 bench --write-platform local.toml` and pass --platform local.toml",
+                self.name,
+                crate::presets::PLACEHOLDER_MFLOPS,
+                self.speed_unit
+            )
+        })
+    }
+
     /// Checks every field; the error names the node or key and the problem.
     pub fn validate(&self) -> Result<()> {
         let bad = |m: String| Err(HbspError::InvalidPlatform(m));

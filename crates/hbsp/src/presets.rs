@@ -266,6 +266,14 @@ pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// The `local` preset's marked speed per core, Mflop/s: a placeholder, not a measurement.
+pub const PLACEHOLDER_MFLOPS: f64 = 1000.0;
+
+/// The `local` preset's description; a platform that still carries it has placeholder speeds
+/// (see [`Platform::has_placeholder_speeds`]).
+pub const LOCAL_PLACEHOLDER_DESCRIPTION: &str =
+    "this host, one node per core; speed and network are placeholders until measured";
+
 /// This host as a homogeneous platform of `p` nodes (`local-0`, `local-1`, ...).
 ///
 /// The numbers are placeholders, not measurements: `marked_speed = 1000` Mflop/s per node,
@@ -273,14 +281,12 @@ pub fn cores() -> usize {
 /// --write-platform FILE` replaces the network numbers with measured ones; a later
 /// `hetscale bench` will measure the speed.
 pub fn local(p: usize) -> Platform {
-    const PLACEHOLDER_MFLOPS: f64 = 1000.0;
     let nodes = (0..p.max(1))
         .map(|i| Node::new(format!("local-{i}"), PLACEHOLDER_MFLOPS).with_kind("core"))
         .collect();
     Platform {
         name: "local".into(),
-        description:
-            "this host, one node per core; speed and network are placeholders until measured".into(),
+        description: LOCAL_PLACEHOLDER_DESCRIPTION.into(),
         speed_unit: "Mflop/s".into(),
         nodes,
         network: Network {

@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::error::{Result, StudyError};
 use crate::measured::{Bracket, Bracketing, bracket};
 use crate::runner::{Measurement, Runner};
+use crate::uncertainty::{FittedCurve, fitted_size_interval};
 
 /// The fits of one configuration.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -25,6 +26,9 @@ pub struct ComputedFit {
     pub poor_fit: Option<String>,
     /// The size where the model's `E_s` meets the target; `None` for a poor fit.
     pub n: Option<f64>,
+    /// 95% interval of `n` from a residual bootstrap of the fit (see
+    /// [`crate::uncertainty::fitted_size_interval`]); `None` without `n` or residuals to resample.
+    pub n_ci95: Option<(f64, f64)>,
     /// The papers' polynomial trend line of `E_s` against `N`.
     pub trend: Polynomial,
     /// How well it fits the speed-efficiencies.
@@ -155,6 +159,17 @@ fn fit(runner: &Runner<'_>, index: usize, samples: Vec<Measurement>) -> Result<C
             "fitted speed-efficiency",
         )?),
     };
+    let n_ci95 = n.and_then(|n| {
+        let work = |n: f64| runner.work(index, n);
+        let curve = FittedCurve {
+            samples: &points,
+            model: &model,
+            degree,
+            work: &work,
+            n,
+        };
+        fitted_size_interval(&curve, spec.target, (lo, hi))
+    });
     let sizes: Vec<f64> = points.iter().map(|p| p.0).collect();
     let efficiencies: Vec<f64> = samples.iter().map(|m| m.speed_efficiency).collect();
     let trend_degree = if samples.len() >= 5 {
@@ -175,6 +190,7 @@ fn fit(runner: &Runner<'_>, index: usize, samples: Vec<Measurement>) -> Result<C
         model_quality,
         poor_fit,
         n,
+        n_ci95,
         trend,
         trend_quality,
         n_trend,

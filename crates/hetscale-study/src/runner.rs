@@ -93,6 +93,8 @@ pub struct Runner<'a> {
     replay: bool,
     /// Present on `backend = "mpi"`: every run is an MPI job.
     launcher: Option<MpiLauncher>,
+    /// Said when the platform's marked speeds are placeholders, not measurements.
+    placeholder_warning: Option<String>,
 }
 
 impl<'a> Runner<'a> {
@@ -177,6 +179,7 @@ impl<'a> Runner<'a> {
             host: host_name(),
             replay: false,
             launcher: None,
+            placeholder_warning: platform.placeholder_warning(),
         })
     }
 
@@ -188,6 +191,11 @@ impl<'a> Runner<'a> {
                 self.spec.name
             ),
         }
+    }
+
+    /// What to tell the user when the platform's marked speeds are placeholders.
+    pub fn placeholder_warning(&self) -> Option<&str> {
+        self.placeholder_warning.as_deref()
     }
 
     /// The study's spec.

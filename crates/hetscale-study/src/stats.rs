@@ -38,6 +38,35 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// hyperfine's summary of repeated times: mean +/- standard deviation, the range, the median.
+    pub fn time_line(&self) -> String {
+        if self.samples == 1 {
+            return format!("{:.6} s", self.median);
+        }
+        format!(
+            "{:.6} s +/- {:.6} s (mean +/- sd of {} runs), range {:.6} s .. {:.6} s, median {:.6} s",
+            self.mean, self.stddev, self.samples, self.min, self.max, self.median
+        )
+    }
+
+    /// What to say of runs whose time is an outlier (modified z-score above [`OUTLIER_Z`], as
+    /// hyperfine flags them), if any are: the median is robust to them, the mean and sd are not.
+    pub fn outlier_warning(&self) -> Option<String> {
+        if self.outliers.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "{} of {} runs are statistical outliers (modified z-score > {OUTLIER_Z} around the \
+             median {:.6} s; range {:.6} s .. {:.6} s): other programs or start-up interfered; \
+             rerun on a quiet machine, or add --warmup runs",
+            self.outliers.len(),
+            self.samples,
+            self.median,
+            self.min,
+            self.max
+        ))
+    }
+
     /// Half-width of the median interval relative to the median.
     pub fn relative_ci_half_width(&self) -> f64 {
         (self.median_ci.1 - self.median_ci.0) / (2.0 * self.median.abs())
@@ -184,6 +213,27 @@ mod tests {
         assert!((s.mean - 22.0).abs() < 1e-12);
         // Five samples are too few for a 95% order-statistic interval of the median.
         assert_eq!(s.median_ci, (1.0, 100.0));
+    }
+
+    #[test]
+    fn repeated_times_are_summarised_as_hyperfine_does_and_outliers_named() {
+        // Median 1.005, MAD 0.015: 2.0 has a modified z-score of 44.7, 0.98 of 1.1.
+        let s = summarize(&[1.0, 1.02, 0.98, 1.01, 0.99, 2.0]).unwrap();
+        assert_eq!(
+            s.time_line(),
+            "1.166667 s +/- 0.408493 s (mean +/- sd of 6 runs), range 0.980000 s .. 2.000000 s, \
+             median 1.005000 s"
+        );
+        assert_eq!(s.outliers, vec![5]);
+        assert_eq!(
+            s.outlier_warning().unwrap(),
+            "1 of 6 runs are statistical outliers (modified z-score > 3.5 around the median \
+             1.005000 s; range 0.980000 s .. 2.000000 s): other programs or start-up interfered; \
+             rerun on a quiet machine, or add --warmup runs"
+        );
+        let steady = summarize(&[1.0, 1.02, 0.98, 1.01, 0.99]).unwrap();
+        assert_eq!(steady.outlier_warning(), None);
+        assert_eq!(summarize(&[0.25]).unwrap().time_line(), "0.250000 s");
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::predicted::{KernelTimeModel, PredictedStudy};
 use crate::runner::{Measurement, Observer, ResolvedConfiguration, Runner};
 use crate::spec::{Approach, StudySpec};
 use crate::store::{RunRecord, Store};
-use crate::uncertainty::size_interval;
+use crate::uncertainty::{psi_interval, size_interval};
 
 /// The size one approach found for one configuration.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -28,10 +28,14 @@ pub struct OperatingPoint {
     pub marked_speed: f64,
     /// Problem size `N`.
     pub n: f64,
-    /// 95% interval of `N` from the noise of the measured `E_s` (measured approach), if known.
+    /// 95% interval of `N` from the noise of the runs, if known: from the measured `E_s`
+    /// interval (measured approach) or a bootstrap of the fit (computed); never for the
+    /// predicted approach, whose error is the model's, not the runs' (see the held-out check).
     pub n_ci95: Option<(f64, f64)>,
     /// Work `W(N)`, flop.
     pub work: f64,
+    /// `W` over `n_ci95`, flop.
+    pub work_ci95: Option<(f64, f64)>,
     /// Time `T`, s (measured, fitted or predicted).
     pub time_s: f64,
     /// `E_s = W / (T C)`.
@@ -58,6 +62,46 @@ pub struct ApproachResult {
     pub failures: Vec<Failure>,
     /// `psi(C_i, C_j) = C_j W_i / (C_i W_j)` over the settled configurations.
     pub psi: Option<ScalabilityMatrix>,
+    /// 95% intervals of `psi` from the points' `work_ci95`, laid out as `psi`.
+    pub psi_ci95: Option<PsiIntervals>,
+}
+
+/// The 95% intervals of a psi matrix: `values[i][j - i]` for `psi(C_i, C_j)`, `j >= i` (the
+/// layout of [`ScalabilityMatrix`]); `None` where neither size has an interval, and on the
+/// diagonal, where `psi(C_i, C_i) = 1` exactly.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PsiIntervals {
+    /// Configuration labels, as the matrix's.
+    pub labels: Vec<String>,
+    /// Row `i` holds the intervals of `psi(C_i, C_i), psi(C_i, C_i+1), ...`.
+    pub values: Vec<Vec<Option<(f64, f64)>>>,
+}
+
+impl PsiIntervals {
+    /// The intervals of `psi` over `points` (one per configuration, in order).
+    fn of(points: &[OperatingPoint]) -> Option<Self> {
+        let work = |p: &OperatingPoint| (p.marked_speed, (p.work, p.work_ci95));
+        let values: Vec<Vec<Option<(f64, f64)>>> = (0..points.len())
+            .map(|i| {
+                (i..points.len())
+                    .map(|j| {
+                        (j > i)
+                            .then(|| psi_interval(work(&points[i]), work(&points[j])))
+                            .flatten()
+                    })
+                    .collect()
+            })
+            .collect();
+        values.iter().flatten().any(Option::is_some).then(|| Self {
+            labels: points.iter().map(|p| p.configuration.clone()).collect(),
+            values,
+        })
+    }
+
+    /// The interval of `psi(C_i, C_j)`, if known.
+    pub fn get(&self, i: usize, j: usize) -> Option<(f64, f64)> {
+        *self.values.get(i)?.get(j.checked_sub(i)?)?
+    }
 }
 
 impl ApproachResult {
@@ -118,8 +162,12 @@ pub struct Comparison {
     pub configuration: String,
     /// Measured `N`.
     pub measured: Option<f64>,
+    /// Its 95% interval, if known.
+    pub measured_ci95: Option<(f64, f64)>,
     /// Computed `N`.
     pub computed: Option<f64>,
+    /// Its 95% interval, if known.
+    pub computed_ci95: Option<(f64, f64)>,
     /// Predicted `N`.
     pub predicted: Option<f64>,
     /// `(computed - measured) / measured`.
@@ -332,7 +380,7 @@ fn analyse(runner: &Runner<'_>) -> Result<StudyResult> {
         return Err(error);
     }
     let contours = contours(runner, &fits);
-    let warnings = study_warnings(spec, measured.as_ref(), &samples);
+    let warnings = study_warnings(runner, measured.as_ref(), computed.as_ref(), &samples);
     Ok(StudyResult {
         spec: spec.clone(),
         configurations: runner
@@ -360,17 +408,34 @@ fn analyse(runner: &Runner<'_>) -> Result<StudyResult> {
 }
 
 fn study_warnings(
-    spec: &StudySpec,
+    runner: &Runner<'_>,
     measured: Option<&ApproachResult>,
+    computed: Option<&ApproachResult>,
     samples: &[Measurement],
 ) -> Vec<String> {
+    let spec = runner.spec();
     let expect = crate::warnings::Expectations {
         target: spec.target,
         tolerance: spec.tolerance,
         real_time: spec.backend != "sim",
     };
-    let points = measured.map_or(&[][..], |m| m.points.as_slice());
-    crate::warnings::warnings(&expect, points, samples)
+    let placeholder = runner.placeholder_warning().map(str::to_string);
+    placeholder
+        .into_iter()
+        .chain(crate::warnings::warnings(
+            &expect,
+            points_of(measured),
+            samples,
+        ))
+        .chain(crate::warnings::disagreements(
+            points_of(measured),
+            points_of(computed),
+        ))
+        .collect()
+}
+
+fn points_of(approach: Option<&ApproachResult>) -> &[OperatingPoint] {
+    approach.map_or(&[], |r| r.points.as_slice())
 }
 
 /// The contours at [`CONTOUR_LEVELS`] times the target, each configuration's size found on its
@@ -419,10 +484,8 @@ fn run_measured(runner: &Runner<'_>) -> ApproachResult {
         let m = search(runner, index, start)?;
         start = m.n;
         let interval = size_interval(&m, &runner.measurements_of(index), runner.spec().target);
-        Ok(OperatingPoint {
-            n_ci95: interval,
-            ..point_of(runner, index, m.n as f64, m.time.median)
-        })
+        let point = point_of(runner, index, m.n as f64, m.time.median);
+        Ok(with_interval(runner, index, point, interval))
     });
     approach_result(Approach::Measured, outcomes)
 }
@@ -454,6 +517,7 @@ fn run_computed(
         let work = runner.work(index, n.round());
         let time = fit.model.time(n, work);
         let point = point_of(runner, index, n, time);
+        let point = with_interval(runner, index, point, fit.n_ci95);
         fits.push(fit);
         Ok(point)
     });
@@ -653,6 +717,9 @@ fn compare(
 ) -> Vec<Comparison> {
     let n_of =
         |r: Option<&ApproachResult>, label: &str| r.and_then(|r| r.point(label)).map(|p| p.n);
+    let ci_of = |r: Option<&ApproachResult>, label: &str| {
+        r.and_then(|r| r.point(label)).and_then(|p| p.n_ci95)
+    };
     let relative = |a: Option<f64>, b: Option<f64>| Some((a? - b?) / b?);
     runner
         .configurations()
@@ -667,7 +734,9 @@ fn compare(
             Comparison {
                 configuration: label.clone(),
                 measured: m,
+                measured_ci95: ci_of(measured, label),
                 computed: co,
+                computed_ci95: ci_of(computed, label),
                 predicted: pr,
                 computed_vs_measured: relative(co, m),
                 predicted_vs_measured: relative(pr, m),
@@ -723,11 +792,13 @@ fn approach_result(
     let labels = points.iter().map(|p| p.configuration.clone()).collect();
     let systems: Vec<(f64, f64)> = points.iter().map(|p| (p.marked_speed, p.work)).collect();
     let psi = ScalabilityMatrix::from_systems(labels, &systems).ok();
+    let psi_ci95 = psi.as_ref().and_then(|_| PsiIntervals::of(&points));
     ApproachResult {
         approach,
         points,
         failures,
         psi,
+        psi_ci95,
     }
 }
 
@@ -757,8 +828,27 @@ fn point_of(runner: &Runner<'_>, index: usize, n: f64, time_s: f64) -> Operating
         n,
         n_ci95: None,
         work,
+        work_ci95: None,
         time_s,
         speed_efficiency: work / (time_s * c.marked_speed),
+    }
+}
+
+/// `point` with the 95% interval `n_ci95` of its size and the work over it.
+fn with_interval(
+    runner: &Runner<'_>,
+    index: usize,
+    point: OperatingPoint,
+    n_ci95: Option<(f64, f64)>,
+) -> OperatingPoint {
+    let work_ci95 = n_ci95.map(|(lo, hi)| {
+        let (a, b) = (runner.work(index, lo), runner.work(index, hi));
+        (a.min(b), a.max(b))
+    });
+    OperatingPoint {
+        n_ci95,
+        work_ci95,
+        ..point
     }
 }
 

@@ -26,6 +26,7 @@ pub fn warnings(
     let mut out: Vec<String> = samples.iter().filter_map(above_one).collect();
     if expect.real_time {
         out.extend(short_runs(samples));
+        out.extend(outlier_runs(samples));
     }
     out.extend(points.iter().filter_map(|p| off_target(expect, p, samples)));
     out
@@ -58,6 +59,52 @@ fn short_runs(samples: &[Measurement]) -> Option<String> {
         shortest.time.median,
         shortest.configuration,
         shortest.n
+    ))
+}
+
+/// Configurations whose measured and computed sizes have 95% intervals that do not overlap:
+/// one approach is wrong there beyond the noise of the runs.
+pub fn disagreements(measured: &[OperatingPoint], computed: &[OperatingPoint]) -> Vec<String> {
+    measured
+        .iter()
+        .filter_map(|m| {
+            let c = computed
+                .iter()
+                .find(|c| c.configuration == m.configuration)?;
+            let ((m_lo, m_hi), (c_lo, c_hi)) = (m.n_ci95?, c.n_ci95?);
+            (m_hi < c_lo || c_hi < m_lo).then(|| {
+                format!(
+                    "{}: the measured N = {:.0} [{m_lo:.0}, {m_hi:.0}] and the computed N = {:.0} \
+                     [{c_lo:.0}, {c_hi:.0}] disagree beyond their 95% intervals: check the \
+                     computed fit's quality, or add repetitions",
+                    m.configuration, m.n, c.n
+                )
+            })
+        })
+        .collect()
+}
+
+/// Sizes some of whose repeated runs are outliers (as `hetscale run --runs` flags them).
+fn outlier_runs(samples: &[Measurement]) -> Option<String> {
+    let with: Vec<&Measurement> = samples
+        .iter()
+        .filter(|m| !m.time.outliers.is_empty())
+        .collect();
+    let worst = with
+        .iter()
+        .max_by(|a, b| (a.time.max / a.time.median).total_cmp(&(b.time.max / b.time.median)))?;
+    Some(format!(
+        "{} of {} sizes had outlier runs (modified z-score > {}; the worst: {} at N = {}, range \
+         {:.3e} s .. {:.3e} s around the median {:.3e} s): their medians stand, their means and \
+         sd do not; rerun on a quiet machine or raise warmup",
+        with.len(),
+        samples.len(),
+        crate::stats::OUTLIER_Z,
+        worst.configuration,
+        worst.n,
+        worst.time.min,
+        worst.time.max,
+        worst.time.median
     ))
 }
 
@@ -135,9 +182,32 @@ mod tests {
             n,
             n_ci95: None,
             work: 1.0,
+            work_ci95: None,
             time_s: 1.0,
             speed_efficiency: e_s,
         }
+    }
+
+    #[test]
+    fn measured_and_computed_sizes_disagreeing_beyond_their_intervals_are_named() {
+        let with = |n: f64, ci: (f64, f64)| OperatingPoint {
+            n_ci95: Some(ci),
+            ..point(n, 0.5)
+        };
+        let measured = [with(322.0, (290.0, 360.0))];
+        assert_eq!(
+            disagreements(&measured, &[with(175.0, (150.0, 200.0))]),
+            vec![
+                "C_2: the measured N = 322 [290, 360] and the computed N = 175 [150, 200] \
+                 disagree beyond their 95% intervals: check the computed fit's quality, or add \
+                 repetitions"
+            ]
+        );
+        assert!(disagreements(&measured, &[with(280.0, (250.0, 295.0))]).is_empty());
+        assert!(
+            disagreements(&measured, &[point(175.0, 0.5)]).is_empty(),
+            "no interval"
+        );
     }
 
     const EXPECT: Expectations = Expectations {
@@ -184,6 +254,18 @@ mod tests {
                  measure it with `hetscale bench` and use that platform",
                 "2 of 3 sizes ran shorter than the noise floor of 0.01 s (shortest 1.00e-3 s: C_2 \
                  at N = 8): their times are mostly start-up and noise; raise n_min"
+            ]
+        );
+        let noisy = [
+            sample(64, &[1.0, 1.02, 0.98, 1.01, 0.99, 2.0], 0.3, (0.29, 0.31)),
+            sample(128, &[2.0, 2.0, 2.0], 0.4, (0.4, 0.4)),
+        ];
+        assert_eq!(
+            warnings(&EXPECT, &[], &noisy),
+            vec![
+                "1 of 2 sizes had outlier runs (modified z-score > 3.5; the worst: C_2 at N = 64, \
+                 range 9.800e-1 s .. 2.000e0 s around the median 1.005e0 s): their medians \
+                 stand, their means and sd do not; rerun on a quiet machine or raise warmup"
             ]
         );
         let simulated = Expectations {

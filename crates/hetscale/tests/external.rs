@@ -290,6 +290,88 @@ fn a_poorly_fitting_model_is_flagged_and_not_inverted_into_an_n() {
     );
 }
 
+/// `SCATTERED` with +/- 5% instead of a factor of 3: a good fit, but not an exact one.
+const JITTERED: &str = "import sys
+n, p = int(sys.argv[1]), int(sys.argv[2])
+factor = [0.95, 1.0, 1.05][n * 7919 % 3]
+print(f'time: {(2 * n * n / (p * 1e8) + 0.1 * p) * factor}')
+";
+
+#[test]
+fn noisy_runs_give_the_computed_n_and_psi_a_95_percent_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("jittered.py"), JITTERED).unwrap();
+    std::fs::write(dir.path().join("two.toml"), PLATFORM).unwrap();
+    let spec = spec(
+        Path::new("python3"),
+        "approaches = [\"computed\"]\nsamples = 6",
+    )
+    .replace("{n} {p}", "jittered.py {n} {p}")
+    .replace(
+        "timeout_s = 10",
+        "timeout_s = 10\ntime_regex = 'time: (\\S+)'",
+    );
+    std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
+    let out = hetscale()
+        .args([
+            "study",
+            "spec.toml",
+            "--db",
+            "s.db",
+            "--out",
+            "out",
+            "--json",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let result = json_of(&out)[0].clone();
+    // E_s = 0.5 where 2 n^2 = 1e7 p^2: N = 2236 on p = 1, 4472 on p = 2.
+    for (index, exact) in [(0, 2236.0), (1, 4472.0)] {
+        let point = &result["computed"]["points"][index];
+        let n = point["n"].as_f64().unwrap();
+        let (lo, hi) = (
+            point["n_ci95"][0].as_f64().unwrap(),
+            point["n_ci95"][1].as_f64().unwrap(),
+        );
+        assert!(lo <= n && n <= hi && hi - lo >= 10.0, "{point}");
+        assert!(lo <= exact && exact <= hi, "{exact} outside {point}");
+        assert!(point["work_ci95"][0].as_f64().unwrap() <= point["work"].as_f64().unwrap());
+        assert_eq!(result["fits"][index]["n_ci95"], point["n_ci95"]);
+    }
+    // psi(p=1, p=2) = 2 W_1 / W_2 = 0.5 exactly; its interval holds it and is not a point.
+    let psi = result["computed"]["psi"]["values"][0][1].as_f64().unwrap();
+    let interval = &result["computed"]["psi_ci95"]["values"][0][1];
+    let (lo, hi) = (interval[0].as_f64().unwrap(), interval[1].as_f64().unwrap());
+    assert!(
+        lo < psi && psi < hi && lo <= 0.5 && 0.5 <= hi,
+        "{psi} [{lo}, {hi}]"
+    );
+    let text = std::fs::read_to_string(dir.path().join("out/emulated.txt")).unwrap();
+    let cell = format!("{psi:.3} [{lo:.3}, {hi:.3}]");
+    assert!(text.contains(&cell), "no `{cell}` in\n{text}");
+    // The report's tables export them as columns.
+    let table = std::fs::read_to_string(dir.path().join("out/tables/emulated-psi.csv")).unwrap();
+    assert!(
+        table.starts_with("approach,from C_i,to C_j,consecutive,psi,psi 95% low,psi 95% high\n"),
+        "{table}"
+    );
+    let row: Vec<f64> = table
+        .lines()
+        .find_map(|l| l.strip_prefix("computed,p=1,p=2,yes,"))
+        .unwrap_or_else(|| panic!("no computed row in {table}"))
+        .split(',')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let expected = [psi, lo, hi];
+    assert!(
+        row.iter()
+            .zip(expected)
+            .all(|(a, b)| (a - b).abs() <= 1e-12 * b),
+        "{row:?} vs {expected:?}"
+    );
+}
+
 #[test]
 fn run_command_prints_one_measurement() {
     let dir = tempfile::tempdir().unwrap();
@@ -342,7 +424,8 @@ fn failing_commands_are_stored_as_failed_and_end_the_study_with_one_line() {
             "1",
         ];
         args.extend_from_slice(&["--target", "0.5", "--n-max", "64", "--repetitions", "1"]);
-        args.extend_from_slice(&["--warmup", "0", "--db", "f.db", "--out", "out"]);
+        // --quiet: the error is then all of stderr (off a terminal, progress is logged there).
+        args.extend_from_slice(&["--warmup", "0", "--db", "f.db", "--out", "out", "--quiet"]);
         args.extend_from_slice(extra);
         one_line_failure(&args, dir.path())
     };
@@ -410,7 +493,7 @@ fn an_always_failing_command_fails_the_study_despite_the_default_warm_up() {
     let dir = tempfile::tempdir().unwrap();
     // No --warmup: the default warm-up run is the first to fail.
     let study = |name: &str, command: &str, extra: &[&str]| {
-        let mut args = vec!["study", "--command", command, "--nodes", "1"];
+        let mut args = vec!["study", "--quiet", "--command", command, "--nodes", "1"];
         args.extend_from_slice(&["--target", "0.5", "--n-max", "64", "--repetitions", "1"]);
         args.extend_from_slice(&["--db", "f.db", "--out", "out", "--name", name]);
         args.extend_from_slice(extra);
@@ -573,7 +656,8 @@ fn step_study_args() -> Vec<&'static str> {
     let mut args = vec!["study"];
     args.extend(STEP_ARGS);
     args.extend(["--nodes", "1", "--target", "0.8", "--n-max", "256"]);
-    args.extend(["--db", "s.db", "--out", "out"]);
+    // --quiet: the interruption is then all of stderr (off a terminal, progress is logged there).
+    args.extend(["--db", "s.db", "--out", "out", "--quiet"]);
     args
 }
 

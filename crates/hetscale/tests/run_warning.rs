@@ -97,3 +97,60 @@ fn a_run_within_the_marked_speed_has_no_warning() {
     assert_eq!(report["warnings"], serde_json::json!([]), "{report}");
     assert!(warning_lines(&out.stderr).is_empty());
 }
+
+#[test]
+fn on_the_local_preset_the_placeholder_speed_is_said_in_text_and_json() {
+    let run = |json: &[&str]| {
+        Command::cargo_bin("hetscale")
+            .unwrap()
+            .args(["run", "mm", "--n", "16", "--backend", "sim", "--nodes", "1"])
+            .args(json)
+            .output()
+            .unwrap()
+    };
+    let placeholder = "platform local: the marked speed of 1000 Mflop/s per core is a placeholder, not a measurement, so E_s and psi are relative to it; measure this host with `hetscale bench --write-platform local.toml` and pass --platform local.toml";
+    let text = run(&[]);
+    assert_eq!(
+        warning_lines(&text.stderr),
+        vec![format!("warning: {placeholder}")]
+    );
+    let report: Value = serde_json::from_slice(&run(&["--json"]).stdout).unwrap();
+    assert_eq!(report["warnings"], serde_json::json!([placeholder]));
+    // A platform with real speeds gets no such warning.
+    assert!(warning_lines(&run_ge("sim", &[]).stderr).is_empty());
+}
+
+#[test]
+fn runs_and_warmup_give_hyperfine_statistics_of_t() {
+    let out = run_ge("threads", &["--runs", "5", "--warmup", "2", "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let time = &report["time"];
+    assert_eq!(time["samples"], 5, "{report}");
+    let stat = |key: &str| time[key].as_f64().unwrap();
+    assert!(
+        stat("min") <= stat("median") && stat("median") <= stat("max"),
+        "{time}"
+    );
+    assert!(stat("stddev") >= 0.0 && stat("min") > 0.0, "{time}");
+    assert_eq!(report["time_s"].as_f64().unwrap(), stat("median"));
+    assert!(time["outliers"].is_array(), "{time}");
+    // On sim every run takes the same virtual time: no spread, no outlier.
+    let text = run_ge("sim", &["--runs", "3"]);
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    let line = stdout.lines().find(|l| l.starts_with('T')).unwrap();
+    assert!(
+        line.contains(" s +/- 0.000000 s (mean +/- sd of 3 runs), range "),
+        "{stdout}"
+    );
+    let bad = Command::cargo_bin("hetscale")
+        .unwrap()
+        .args(["run", "ge", "--n", "30", "--runs", "0"])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("--runs"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+}

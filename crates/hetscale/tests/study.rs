@@ -333,3 +333,64 @@ nodes = "2"
         "three repetitions per size, warm-up runs not stored"
     );
 }
+
+#[test]
+fn off_a_terminal_each_size_measured_is_a_log_line_and_quiet_silences_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = SPEC.replace("samples = 3", "samples = 3\napproaches = [\"measured\"]");
+    std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
+    let logged = hetscale()
+        .args(["study", "spec.toml", "--db", "a.db", "--out", "out"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(logged.status.success());
+    let stderr = String::from_utf8(logged.stderr).unwrap();
+    let lines: Vec<&str> = stderr.lines().collect();
+    // The measured search on C_2 starts at n_min = 16 and doubles.
+    assert!(
+        lines[0].starts_with("small ge measured C_2 (1/3): N = 16, E_s = ")
+            && lines[0].contains(" s (median of 1 run); 1 size in ")
+            && lines[0].ends_with("ETA after the first configuration"),
+        "{stderr}"
+    );
+    let settled = lines
+        .iter()
+        .position(|l| l.starts_with("small ge measured C_2 (1/3): N = ") && !l.contains("ETA"))
+        .unwrap_or_else(|| panic!("no line ends C_2: {stderr}"));
+    assert!(lines[settled].contains(" after "), "{stderr}");
+    assert!(
+        lines[settled + 1].starts_with("small ge measured C_4 (2/3): N = ")
+            && lines[settled + 1].contains(" s, ETA "),
+        "{stderr}"
+    );
+    let quiet = hetscale()
+        .args([
+            "study",
+            "spec.toml",
+            "--db",
+            "b.db",
+            "--out",
+            "out",
+            "--quiet",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(quiet.status.success());
+    assert_eq!(String::from_utf8(quiet.stderr).unwrap(), "");
+}
+
+#[test]
+fn help_shows_the_command_placeholders_as_written() {
+    for command in ["study", "run"] {
+        let help = hetscale().args([command, "--help"]).output().unwrap();
+        let help = String::from_utf8(help.stdout).unwrap();
+        assert!(
+            help.contains(
+                "placeholders {n}, {p}, {nodes} and {hostfile}, e.g. \"./solver --size {n} --procs {p}\""
+            ),
+            "hetscale {command} --help:\n{help}"
+        );
+    }
+}

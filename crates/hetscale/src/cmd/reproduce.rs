@@ -53,7 +53,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     let store = Store::open(&args.out.join("reproduce.db"))?;
     let mut done = Vec::new();
     for experiment in &experiments {
-        let progress = super::study::Progress::new(&experiment.id);
+        let progress = super::study::Progress::new(&experiment.id, false);
         let result = reproduce(experiment, registry, &store, &progress, &args.out);
         progress.finish();
         done.push(result?);

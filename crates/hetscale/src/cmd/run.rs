@@ -12,6 +12,7 @@ use hetscale_kernels::{
 };
 use hetscale_report::views::run::run_report;
 use hetscale_report::{TraceOptions, write_chrome_trace};
+use hetscale_study::stats::{Summary, summarize};
 use serde_json::json;
 
 use super::mpi::{Job, SpeedSource};
@@ -23,7 +24,7 @@ pub struct Args {
     /// --command.
     #[arg(required_unless_present = "command", conflicts_with = "command")]
     pub kernel: Option<String>,
-    /// Run any program once instead of a kernel (see `hetscale run --command --help`).
+    /// Run any program instead of a kernel (see `hetscale run --command --help`).
     #[command(flatten)]
     pub command: super::run_command::CommandArgs,
     /// Backend: threads (real time), sim (virtual time on the platform's HBSP^1 model) or
@@ -54,6 +55,13 @@ pub struct Args {
     /// Seed of the generated inputs.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Measured runs (as hyperfine's --runs): T is their median, shown with mean +/- sd, the
+    /// range and a warning on outliers; the trace, report and result are the last run's.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub runs: u32,
+    /// Runs before the measured ones, not measured (caches, page faults, thread start-up).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    pub warmup: u32,
     /// Input .npy files instead of generated data, comma-separated: mm/summa A,B; ge A,b;
     /// conv2d X,Y (complex128); burg x.
     #[arg(long, value_delimiter = ',')]
@@ -126,10 +134,12 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     }
     let backend = backend(args)?;
     let job = Job::start(&backend)?;
-    let machine = machine(args, job.as_ref())?;
+    let platform = Platform::load(&args.platform)?;
+    let machine = machine(args, &platform, job.as_ref())?;
     let kernel = args.kernel_options.kernel(kernel, registry)?;
     let inputs = inputs(args, kernel.as_ref(), &machine, &backend)?;
-    let run = kernel.run(&inputs, &backend, &machine.for_workload(kernel.name()))?;
+    let machine = machine.for_workload(kernel.name());
+    let (run, times) = repeated(args, || Ok(kernel.run(&inputs, &backend, &machine)?))?;
     if job.as_ref().is_some_and(|job| job.rank() != 0) {
         // Every rank holds the same run; rank 0 speaks for the job.
         return Ok(());
@@ -145,16 +155,17 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         .with_context(|| format!("cannot write {}", path.display()))?;
     }
     let written = write_views(args, &run, &backend, &machine)?;
-    let warnings = warnings(&run);
+    let warnings = warnings(&run, &times, &platform);
     warnings.iter().for_each(|w| eprintln!("warning: {w}"));
     if args.json {
         let mut report = report_json(&run, &backend);
+        report["time"] = json!(times);
         report["warnings"] = json!(warnings);
         outln!("{}", serde_json::to_string_pretty(&report)?);
         // Standard output stays one JSON document.
         written.iter().for_each(|line| eprintln!("{line}"));
     } else {
-        out!("{}", report_text(&run, &backend));
+        out!("{}", report_text(&run, &backend, &times));
         written.iter().for_each(|line| outln!("{line}"));
     }
     if !run.verification.passed && !run.verification.skipped {
@@ -201,11 +212,47 @@ fn write_views(
     Ok(written)
 }
 
-fn machine(args: &Args, job: Option<&Job>) -> anyhow::Result<hbsp::Machine> {
-    let platform = Platform::load(&args.platform)?;
+/// `--warmup` unmeasured runs of `once`, then `--runs` measured ones: the last run, its time
+/// set to the median of the measured times, and their statistics.
+pub(crate) fn repeated<R: Timed>(
+    args: &Args,
+    mut once: impl FnMut() -> anyhow::Result<R>,
+) -> anyhow::Result<(R, Summary)> {
+    for _ in 0..args.warmup {
+        once()?;
+    }
+    let mut times = Vec::with_capacity(args.runs as usize);
+    let mut last = None;
+    for _ in 0..args.runs {
+        let run = once()?;
+        times.push(run.time_s());
+        last = Some(run);
+    }
+    let times = summarize(&times)?;
+    let mut last = last.context("--runs is at least 1")?;
+    last.set_time_s(times.median);
+    Ok((last, times))
+}
+
+/// A run whose time `repeated` summarises.
+pub(crate) trait Timed {
+    fn time_s(&self) -> f64;
+    fn set_time_s(&mut self, time_s: f64);
+}
+
+impl Timed for KernelRun {
+    fn time_s(&self) -> f64 {
+        self.time_s
+    }
+    fn set_time_s(&mut self, time_s: f64) {
+        self.time_s = time_s;
+    }
+}
+
+fn machine(args: &Args, platform: &Platform, job: Option<&Job>) -> anyhow::Result<hbsp::Machine> {
     let nodes = args.nodes.parse()?;
     match job {
-        Some(job) => job.machine(&platform, &nodes, args.marked_speed_from),
+        Some(job) => job.machine(platform, &nodes, args.marked_speed_from),
         None => {
             anyhow::ensure!(
                 args.marked_speed_from == SpeedSource::Nodes,
@@ -278,17 +325,22 @@ fn inputs(
 }
 
 /// What the user should know about a run that succeeded: an `E_s` above 1 means the code ran
-/// faster than the marked speeds allow, which no correct marked speed permits.
-fn warnings(run: &KernelRun) -> Vec<String> {
-    run.speed_efficiency()
-        .filter(|&e| e > 1.0)
-        .map(|e| {
-            format!(
-                "E_s = {e:.4} > 1: this run went faster than the marked speed allows, so the marked speeds are wrong for this code; re-measure them with hetscale bench, or give the platform's real speeds"
-            )
-        })
-        .into_iter()
-        .collect()
+/// faster than the marked speeds allow, which no correct marked speed permits; placeholder
+/// speeds make `E_s` meaningless; outlier runs make the mean and sd unreliable.
+fn warnings(run: &KernelRun, times: &Summary, platform: &Platform) -> Vec<String> {
+    let above_one = run.speed_efficiency().filter(|&e| e > 1.0).map(|e| {
+        format!(
+            "E_s = {e:.4} > 1: this run went faster than the marked speed allows, so the marked speeds are wrong for this code; re-measure them with hetscale bench, or give the platform's real speeds"
+        )
+    });
+    [
+        platform.placeholder_warning(),
+        above_one,
+        times.outlier_warning(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 fn verified_word(v: &Verification) -> &'static str {
@@ -322,7 +374,7 @@ fn report_json(run: &KernelRun, backend: &Backend) -> serde_json::Value {
     })
 }
 
-fn report_text(run: &KernelRun, backend: &Backend) -> String {
+fn report_text(run: &KernelRun, backend: &Backend, times: &Summary) -> String {
     let efficiency = run
         .speed_efficiency()
         .map_or("n/a (marked speeds are not a flop rate)".into(), |e| {
@@ -330,7 +382,7 @@ fn report_text(run: &KernelRun, backend: &Backend) -> String {
         });
     let mut out = format!(
         "kernel   {} on {backend}, p = {}, N = {}\n\
-         T        {:.6} s\n\
+         T        {}\n\
          W        {:.6e} flop\n\
          S = W/T  {:.4} Mflop/s\n\
          C        {:.4} {}\n\
@@ -339,7 +391,7 @@ fn report_text(run: &KernelRun, backend: &Backend) -> String {
         run.kernel,
         run.p,
         run.n,
-        run.time_s,
+        times.time_line(),
         run.work,
         run.speed() / 1e6,
         run.cluster_speed,

@@ -6,16 +6,16 @@ use anyhow::Context;
 use hbsp::{Backend, Platform};
 use hetscale_study::command_study::in_options;
 use hetscale_study::external::CommandSpec;
-use hetscale_study::program::{Hostfiles, Program, execute};
+use hetscale_study::program::{Hostfiles, Program, RunOutcome, execute};
 use hetscale_study::runner::resolve;
 use serde_json::json;
 
 /// How to run any program: its command template, work and time.
 #[derive(Debug, Clone, clap::Args)]
 pub struct CommandArgs {
-    /// Study any program instead of a kernel: a command template with placeholders {n}, {p},
-    /// {nodes} and {hostfile}, e.g. "./solver --size {n} --procs {p}" (run without a shell).
-    #[arg(long, value_name = "TEMPLATE")]
+    /// Study any program instead of a kernel: a command template with placeholders (see
+    /// [`command_help`]).
+    #[arg(long, value_name = "TEMPLATE", help = command_help())]
     pub command: Option<String>,
     /// With --command: the work W in n (and p), flop, e.g. "2*n^3".
     #[arg(long, value_name = "FORMULA", requires = "command")]
@@ -33,6 +33,17 @@ pub struct CommandArgs {
     /// With --command: seconds a run may take before it is killed and counted as failed.
     #[arg(long, value_name = "SECONDS", default_value_t = 600.0)]
     pub timeout: f64,
+}
+
+/// The help of `--command`. clap turns `{n}` in help text into a line break and has no escape
+/// for it (clap-rs/clap#5196), so `{n}` is written with a style reset between `{` and `n}`:
+/// invisible on a terminal, and stripped with every other style when the help is not coloured.
+fn command_help() -> String {
+    let n = format!("{{{}n}}", clap::builder::styling::Reset.render());
+    format!(
+        "Study any program instead of a kernel: a command template with placeholders {n}, {{p}}, \
+         {{nodes}} and {{hostfile}}, e.g. \"./solver --size {n} --procs {{p}}\" (run without a shell)"
+    )
 }
 
 impl CommandArgs {
@@ -54,7 +65,8 @@ impl CommandArgs {
     }
 }
 
-/// Runs `hetscale run --command ...`: one run at --n on --nodes of --platform.
+/// Runs `hetscale run --command ...`: `--warmup` then `--runs` runs at --n on --nodes of
+/// --platform.
 pub fn run(args: &super::run::Args) -> anyhow::Result<()> {
     let spec = args
         .command
@@ -73,16 +85,23 @@ pub fn run(args: &super::run::Args) -> anyhow::Result<()> {
     let hostfiles = Hostfiles::default();
     let hostfile = hostfiles.path_for(&program, &config)?;
     // The backend is not used: the command runs itself.
-    let outcome = execute(
-        &program,
-        args.seed,
-        &config,
-        &Backend::threads(),
-        n as u64,
-        hostfile.as_deref(),
-    )?;
+    let (outcome, times) = super::run::repeated(args, || {
+        Ok(execute(
+            &program,
+            args.seed,
+            &config,
+            &Backend::threads(),
+            n as u64,
+            hostfile.as_deref(),
+        )?)
+    })?;
     let c = config.configuration.marked_speed;
     let speed = outcome.work / outcome.time_s;
+    let warnings: Vec<String> = [platform.placeholder_warning(), times.outlier_warning()]
+        .into_iter()
+        .flatten()
+        .collect();
+    warnings.iter().for_each(|w| eprintln!("warning: {w}"));
     if args.json {
         let value = json!({
             "command": spec.template,
@@ -91,10 +110,12 @@ pub fn run(args: &super::run::Args) -> anyhow::Result<()> {
             "nodes": config.nodes,
             "platform": platform.name,
             "time_s": outcome.time_s,
+            "time": times,
             "work_flop": outcome.work,
             "speed_flops": speed,
             "cluster_speed_flops": c,
             "speed_efficiency": speed / c,
+            "warnings": warnings,
         });
         outln!("{}", serde_json::to_string_pretty(&value)?);
     } else {
@@ -102,7 +123,7 @@ pub fn run(args: &super::run::Args) -> anyhow::Result<()> {
             "command  {}\n\
              p        {} (nodes \"{}\" of {})\n\
              N        {n}\n\
-             T        {:.6} s\n\
+             T        {}\n\
              W        {:.6e} flop\n\
              S = W/T  {:.4} Mflop/s\n\
              C        {:.4} Mflop/s\n\
@@ -111,7 +132,7 @@ pub fn run(args: &super::run::Args) -> anyhow::Result<()> {
             config.configuration.nodes,
             config.nodes,
             platform.name,
-            outcome.time_s,
+            times.time_line(),
             outcome.work,
             speed / 1e6,
             c / 1e6,
@@ -119,4 +140,13 @@ pub fn run(args: &super::run::Args) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+impl super::run::Timed for RunOutcome {
+    fn time_s(&self) -> f64 {
+        self.time_s
+    }
+    fn set_time_s(&mut self, time_s: f64) {
+        self.time_s = time_s;
+    }
 }

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use hetscale_model::scalability::ScalabilityMatrix;
-use hetscale_study::study::{ApproachResult, StudyResult};
+use hetscale_study::study::{ApproachResult, PsiIntervals, StudyResult};
 
 /// The study's tables as text.
 pub fn render_text(result: &StudyResult) -> String {
@@ -55,20 +55,28 @@ fn approach_table(out: &mut String, r: &ApproachResult) {
         let _ = writeln!(out, "{:<8} not settled: {}", f.configuration, f.message);
     }
     if let Some(psi) = &r.psi {
-        psi_matrix(out, psi);
+        psi_matrix(out, psi, r.psi_ci95.as_ref());
     }
 }
 
-fn psi_matrix(out: &mut String, psi: &ScalabilityMatrix) {
+fn psi_matrix(out: &mut String, psi: &ScalabilityMatrix, intervals: Option<&PsiIntervals>) {
     let labels = psi.labels();
-    let _ = writeln!(out, "psi(C_i, C_j) = C_j W_i / (C_i W_j):");
-    let header: String = labels.iter().map(|l| format!("{l:>8}")).collect();
+    let (title, width) = match intervals {
+        Some(_) => (" [95% interval]", 22),
+        None => ("", 8),
+    };
+    let _ = writeln!(out, "psi(C_i, C_j) = C_j W_i / (C_i W_j){title}:");
+    let header: String = labels.iter().map(|l| format!("{l:>width$}")).collect();
     let _ = writeln!(out, "{:<8}{header}", "");
     for (i, label) in labels.iter().enumerate() {
         let cells: String = (0..labels.len())
             .map(|j| {
-                psi.get(i, j)
-                    .map_or(format!("{:>8}", ""), |v| format!("{v:>8.3}"))
+                let cell = match (psi.get(i, j), intervals.and_then(|c| c.get(i, j))) {
+                    (None, _) => String::new(),
+                    (Some(v), None) => format!("{v:.3}"),
+                    (Some(v), Some((lo, hi))) => format!("{v:.3} [{lo:.3}, {hi:.3}]"),
+                };
+                format!("{cell:>width$}")
             })
             .collect();
         let _ = writeln!(out, "{label:<8}{cells}");

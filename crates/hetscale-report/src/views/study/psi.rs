@@ -251,18 +251,23 @@ fn psi_table(prefix: &str, with_matrix: &[(&ApproachResult, &ScalabilityMatrix)]
             Column::new("to C_j"),
             Column::new("consecutive"),
             Column::new("psi"),
+            Column::new("psi 95% low"),
+            Column::new("psi 95% high"),
         ],
     );
     for (approach, matrix) in with_matrix {
         let labels = matrix.labels();
         for i in 0..matrix.len() {
             for j in i + 1..matrix.len() {
+                let ci = approach.psi_ci95.as_ref().and_then(|c| c.get(i, j));
                 table.push_row(vec![
                     approach.approach.name().into(),
                     labels[i].as_str().into(),
                     labels[j].as_str().into(),
                     if j == i + 1 { "yes" } else { "" }.into(),
                     matrix.get(i, j).into(),
+                    ci.map(|ci| ci.0).into(),
+                    ci.map(|ci| ci.1).into(),
                 ])?;
             }
         }
