@@ -8,8 +8,8 @@
 //! on `N`. For each order `m = 1..K` the nodes (1) shift: each sends the last element of its
 //! backward error to the next node that holds samples (one superstep), (2) form local sums
 //! of `f(i) b(i-1)` and `f(i)^2 + b(i-1)^2` over their active samples `i >= m`, (3) add them
-//! up with one global sum (an allgather of the two partial sums, added in pid order so every
-//! node gets the same bits; one superstep), and (4) update their errors with the reflection
+//! up with one global sum (an allreduce of the two partial sums, added in pid order so every
+//! node gets the same bits), and (4) update their errors with the reflection
 //! coefficient `k_m = -2 sum f b / sum (f^2 + b^2)`. The Levinson recursion
 //! `a_j <- a_j + k_m a_{m-j}`, `a_m = k_m` runs on every node, so every node ends with the
 //! model and nothing is gathered.
@@ -20,33 +20,36 @@
 //! Work, counted exactly: order `m` has `L = N - m` active samples and costs `2L` (products
 //! and sums of `f b`) + `4L` (of `f^2 + b^2`) + 2 (`k_m`) + `2(m - 1)` (Levinson) + `4L`
 //! (updates of `f` and `b`), so `W(N, K) = sum_m [10 (N - m) + 2 m] = 10 K N - 4 K (K + 1)`,
-//! linear in `N` per order. A parallel run also adds the `p` partial sums (`2 (p - 1)` per
-//! order) and repeats the scalar work on every node: that redundant work is declared but is
-//! not part of `W` (Sun & Rover leave redundant work out of `W` too, section IV-A).
+//! linear in `N` per order. A parallel run repeats the scalar work on every node: that redundant work is declared but is not part of
+//! `W` (Sun & Rover leave redundant work out of `W` too, section IV-A). The additions of the
+//! global sum happen inside the allreduce, which, as every `hbsp` reduction, does not count
+//! its combining work.
 //!
 //! Against the paper: Sun & Rover state no closed form for Burg's `W`, only that work and
 //! time are linear in `N` (section IV); `10 K N - 4 K (K + 1)` is this implementation's exact
 //! count. Their eq. 10 charges per order a shift of 4 bytes (`alpha + 4 beta`) and a global
 //! sum of 8 bytes in `log2 p` hypercube steps (`log N' (alpha + 8 beta)`), single-precision
-//! values; here the values are `f64`, so the shift moves 8 bytes and the global sum 16 bytes
-//! per node, and the global sum is one HBSP^1 allgather superstep (whatever the platform's
-//! network charges for it) rather than `log2 p` pairwise exchanges.
+//! values; here the values are `f64`, so the shift moves 8 bytes. The global sum is `hbsp`'s
+//! allreduce: a reduce-scatter of the two sums (on equal nodes one 8-byte value to each of two
+//! nodes) then an allgather of them, two supersteps whose messages carry the same bytes at
+//! every step, so a hypercube machine model charges each `log2 p (alpha + 8 beta)` on equal
+//! nodes: eq. 10's global sum, twice.
 //!
 //! Overhead model (exact, the closed form the simulator's times match): with
 //! `cost(t) = g max_j r_j h_j(t) + o max_j m_j(t) + L`,
-//! `T_o = K [cost(shift) + cost(allgather of 16 bytes per node)] + idle + redundant`, where
+//! `T_o = K [cost(shift) + cost(allreduce of 16 bytes)] + idle + redundant`, where
 //! the shift moves 8 bytes between consecutive holders, `idle` is what the integer block
 //! sizes and the shrinking active ranges leave the faster nodes waiting per superstep, and
 //! `redundant` the repeated scalar work paced by the slowest node; neither term depends on
 //! `N` beyond the rounding of the blocks. Sequential fraction `K (K + 1) / W` (the Levinson
 //! steps).
 
-use hbsp::collectives::allgather;
+use hbsp::collectives::allreduce;
 use hbsp::{Backend, Ctx, Machine};
 use hetscale_model::hbsp::Traffic;
 
 use crate::array::{Array, expect_arrays};
-use crate::charges::{self, Charges};
+use crate::charges::{self, Charges, IDLE};
 use crate::error::{KernelError, Result, invalid};
 use crate::input::ar2_series;
 use crate::kernel::{
@@ -128,12 +131,13 @@ impl Kernel for BurgKernel {
             .collect())
     }
 
-    /// Replays the program's supersteps (after the starting barrier): per order `m` (a) the shift of one value to the next node holding samples and (b) the
-    /// allgather of the two partial sums. Each node forms its sums (`6` per active sample)
-    /// in (b); its updates (`4` per active sample), the `2 (p - 1)` additions of the global
-    /// sum and the Levinson step (`2 m`, repeated on every node, so paced by the slowest)
-    /// land in the next order's (a), or in the program's end after order `K`. The Levinson
-    /// steps are the sequential part; the repetitions and additions are overhead.
+    /// Replays the program's supersteps (after the starting barrier): per order `m` (a) the
+    /// shift of one value to the next node holding samples and (b) the two supersteps of the
+    /// allreduce of the two partial sums. Each node forms its sums (`6` per active sample) in
+    /// (b); its updates (`4` per active sample) and the Levinson step (`2 m`, repeated on every
+    /// node, so paced by the slowest) land in the next order's (a), or in the program's end
+    /// after order `K`. The Levinson steps are the sequential part; their repetitions are
+    /// overhead.
     fn overhead(&self, n: usize, machine: &Machine) -> Result<Overhead> {
         check_order(n, self.order)?;
         let p = machine.p();
@@ -144,23 +148,22 @@ impl Kernel for BurgKernel {
         for pair in holders.windows(2) {
             shift.add(pair[0], pair[1], F64);
         }
-        let sums = charges::allgather(&vec![2.0 * F64; p]);
+        let sums = charges::allreduce(&machine.balanced_counts(2), F64);
         // Samples i >= m of each node's block: those order m works on.
         let active = |m: usize| -> Vec<f64> {
             (0..p)
                 .map(|j| (starts[j] + counts[j]).saturating_sub(m.max(starts[j])) as f64)
                 .collect()
         };
-        let update = |m: usize| -> Vec<f64> {
-            let scalar = 2.0 * (p - 1) as f64 + 2.0 * m as f64;
-            active(m).iter().map(|a| 4.0 * a + scalar).collect()
-        };
+        let update =
+            |m: usize| -> Vec<f64> { active(m).iter().map(|a| 4.0 * a + 2.0 * m as f64).collect() };
         let mut replay = Charges::new(machine);
         for m in 1..=self.order {
             let previous = if m > 1 { update(m - 1) } else { Vec::new() };
             replay.superstep(&previous, &shift)?;
             let partial: Vec<f64> = active(m).iter().map(|a| 6.0 * a).collect();
-            replay.collective("allgather", 0, &partial, &sums)?;
+            replay.collective("allreduce", 0, &partial, &sums[0])?;
+            replay.collective("allreduce", 1, IDLE, &sums[1])?;
         }
         replay.end(&update(self.order), &Traffic::idle(p))?;
         let levinson = (self.order * (self.order + 1)) as f64;
@@ -343,11 +346,7 @@ fn node_program(
         }
         let active = block.active(m) as f64;
         let partial = ctx.compute(6.0 * active, || block.sums(m))?;
-        let all = allgather(ctx, &partial)?.value;
-        let [num, den] = ctx.compute(2.0 * (p - 1) as f64, || {
-            all.iter()
-                .fold([0.0, 0.0], |[n, d], s| [n + s[0], d + s[1]])
-        })?;
+        let [num, den] = global_sum(ctx, &partial)?;
         let k = if skeleton {
             0.0
         } else {
@@ -357,4 +356,12 @@ fn node_program(
         ctx.compute(4.0 * active, || block.update(m, k))?;
     }
     Ok(is_root.then(|| a.iter().map(|c| -c).collect()))
+}
+
+/// The sum over all nodes of each node's `[sum f b, sum f^2 + b^2]`, the same on every node:
+/// an allreduce, whose messages carry the same two values at every step of the network (Sun &
+/// Rover's `log N' (alpha + 8 beta)`), folded in pid order so every node gets the same bits.
+fn global_sum(ctx: &mut Ctx<'_>, partial: &[f64; 2]) -> Result<[f64; 2]> {
+    let sum = allreduce(ctx, partial, |a, b| a + b)?.value;
+    Ok([sum[0], sum[1]])
 }

@@ -153,6 +153,31 @@ pub(crate) fn allgather(bytes: &[f64]) -> Traffic {
     t
 }
 
+/// `allreduce` of a vector cut into `counts[j]` items of `item_bytes` for node `j`: the traffic
+/// of its two supersteps. First every node sends each other node holding a piece that piece
+/// of its vector, then every node holding a piece sends the reduced piece to every other node;
+/// nodes without a piece send and receive no message for it.
+pub(crate) fn allreduce(counts: &[usize], item_bytes: f64) -> [Traffic; 2] {
+    let p = counts.len();
+    let pieces: Vec<f64> = counts.iter().map(|&c| c as f64 * item_bytes).collect();
+    let holders = counts.iter().filter(|&&c| c > 0).count() as f64;
+    let total: f64 = pieces.iter().sum();
+    let others = p.saturating_sub(1) as f64;
+    let (mut scatter, mut gather) = (Traffic::idle(p), Traffic::idle(p));
+    for (j, &piece) in pieces.iter().enumerate() {
+        let holds = if counts[j] > 0 { 1.0 } else { 0.0 };
+        scatter.sent[j] = total - piece;
+        scatter.messages_sent[j] = holders - holds;
+        scatter.received[j] = piece * others;
+        scatter.messages_received[j] = holds * others;
+        gather.sent[j] = piece * others;
+        gather.messages_sent[j] = holds * others;
+        gather.received[j] = total - piece;
+        gather.messages_received[j] = holders - holds;
+    }
+    [scatter, gather]
+}
+
 /// The `alltoallv` of a transpose of row blocks: node `i`, holding `counts[i]` rows, sends
 /// each other node `k` the `counts[i] x counts[k]` block of its columns, `bytes` per element;
 /// empty blocks are not sent (as `hbsp::collectives::alltoallv` does). Built from per-node

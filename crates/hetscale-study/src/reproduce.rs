@@ -36,6 +36,10 @@ pub const EXPERIMENTS: [&str; 5] = [
 /// The experiments of the default study: the JPDC reproduction.
 pub const DEFAULT_STUDY: [&str; 3] = ["jpdc-ge", "jpdc-mm", "jpdc-conv2d"];
 
+/// The model order of Sun & Rover's Burg (see [`Experiment::named`]`("tpds-burg")`'s
+/// assumption).
+pub const TPDS_BURG_ORDER: usize = 10;
+
 /// One published experiment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Experiment {
@@ -188,6 +192,16 @@ impl Experiment {
     /// network are the paper's.
     fn tpds_burg(id: &str, experiment: &str, platform: &str) -> Result<Self> {
         Self::from_paper(id, "tpds", experiment, "burg", 0.5, platform).map(|e| Self {
+            assumption: Some(format!(
+                "Sun & Rover do not state Burg's model order; order {TPDS_BURG_ORDER} does \
+                 10 x {TPDS_BURG_ORDER} = 100 flop per sample, as section IV-C's sizes imply at \
+                 Table II's times (W = 0.85 Mflop/s x p x T: 105 per sample for 440 samples on \
+                 4 nodes, 101 for 2880 on 16), so those two sizes check the order, not the model"
+            )),
+            options: KernelOptions {
+                order: TPDS_BURG_ORDER,
+                ..KernelOptions::default()
+            },
             free: vec![FreeParameter::HalfWork],
             shares_start_up: false,
             // At 128 nodes the isospeed needs millions of samples.
@@ -321,13 +335,15 @@ impl Experiment {
             "name = \"{id}\"\nkernel = \"{kernel}\"\nbackend = \"sim\"\nplatform = \"{platform}\"\n\
              skeleton = true\ntarget = {target}\ntolerance = 0.01\n\
              approaches = [\"measured\", \"computed\", \"predicted\"]\n\
-             n_min = 16\nn_max = {n_max}\nsamples = 4\n\n[kernel_options]\npivoting = \"{pivoting}\"\n",
+             n_min = 16\nn_max = {n_max}\nsamples = 4\n\n[kernel_options]\n{options}",
             id = self.id,
             kernel = self.kernel,
             platform = platform_file.display(),
             target = self.target,
             n_max = self.n_max,
-            pivoting = self.options.pivoting,
+            // Every option, so the study runs the experiment's program.
+            options = toml::to_string(&self.options)
+                .map_err(|e| StudyError::Calibration(format!("kernel options: {e}")))?,
         );
         for (label, nodes) in &self.configurations {
             text.push_str(&format!(

@@ -17,7 +17,7 @@ use crate::output::{out, outln};
 /// Arguments of `hetscale reproduce`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Only this experiment (jpdc-ge, jpdc-mm, jpdc-conv2d).
+    /// Only this experiment (jpdc-ge, jpdc-mm, jpdc-conv2d, tpds-burg, tpds-burg-maspar).
     #[arg(long, value_name = "ID")]
     pub only: Option<String>,
     /// Print one JSON array of values (one object per published value and approach).

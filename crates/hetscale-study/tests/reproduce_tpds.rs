@@ -1,0 +1,96 @@
+//! `hetscale reproduce`'s Sun & Rover experiment (`tpds-burg`) on its first four system sizes:
+//! the simulated nCUBE 2 reaches the isospeed on each, its measured psi agree with Table V, and
+//! no validation row moves any value hetscale finds.
+
+use hetscale_kernels::KernelRegistry;
+use hetscale_study::reproduce::{Experiment, Reproduction, TPDS_BURG_ORDER, reproduce};
+use hetscale_study::runner::Silent;
+use hetscale_study::store::Store;
+
+/// `tpds-burg` on 1, 2, 4 and 8 nodes (the full experiment runs to 128 nodes: slow unoptimized).
+fn small_burg() -> Experiment {
+    let mut experiment = Experiment::named("tpds-burg").unwrap();
+    let kept = ["1", "2", "4", "8"];
+    experiment
+        .configurations
+        .retain(|(label, _)| kept.contains(&label.as_str()));
+    experiment.values.retain(|v| {
+        v.configuration
+            .split('>')
+            .all(|label| kept.contains(&label))
+    });
+    experiment
+}
+
+fn run(experiment: &Experiment) -> Reproduction {
+    let out = tempfile::tempdir().unwrap();
+    let store = Store::open_in_memory().unwrap();
+    reproduce(
+        experiment,
+        &KernelRegistry::builtin(),
+        &store,
+        &Silent,
+        out.path(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn burg_on_the_ncube_reaches_the_isospeed_and_table_v() {
+    let experiment = small_burg();
+    assert_eq!(experiment.options.order, TPDS_BURG_ORDER);
+    let reproduction = run(&experiment);
+    let measured = reproduction.study.measured.as_ref().unwrap();
+    for (label, _) in &experiment.configurations {
+        assert!(
+            measured.point(label).is_some(),
+            "system size {label} never reached E_s = 0.5"
+        );
+    }
+    // The study ran the experiment's order, not the kernel's default.
+    let base = measured.point("1").unwrap();
+    let order = TPDS_BURG_ORDER as f64;
+    assert_eq!(
+        base.work,
+        10.0 * order * base.n - 4.0 * order * (order + 1.0)
+    );
+    let psi_rows = reproduction
+        .values
+        .iter()
+        .filter(|v| v.table == "V" && v.approach == "measured")
+        .count();
+    assert_eq!(psi_rows, 6);
+    let median = reproduction.median_error("psi", "measured").unwrap();
+    assert!(median <= 0.15, "Table V median |error| {median:.3}");
+}
+
+#[test]
+fn changing_a_validation_row_moves_no_value_hetscale_finds() {
+    let experiment = small_burg();
+    let mut altered = experiment.clone();
+    let base = experiment.base().to_owned();
+    for v in altered
+        .values
+        .iter_mut()
+        .filter(|v| v.configuration != base)
+    {
+        v.value *= 1.5;
+    }
+    let tool = |r: &Reproduction| -> Vec<(String, String, Option<f64>)> {
+        r.values
+            .iter()
+            .map(|v| (v.item.clone(), v.approach.clone(), v.tool))
+            .collect()
+    };
+    let (original, moved) = (run(&experiment), run(&altered));
+    assert_eq!(tool(&original), tool(&moved));
+    // The published side did move, so the comparison saw the altered rows.
+    assert_ne!(
+        original
+            .values
+            .iter()
+            .map(|v| v.published)
+            .collect::<Vec<_>>(),
+        moved.values.iter().map(|v| v.published).collect::<Vec<_>>()
+    );
+}
