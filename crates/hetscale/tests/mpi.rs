@@ -22,7 +22,9 @@ fn mpirun(ranks: usize, args: &[&str]) -> Output {
 /// `hetscale study SPEC --db DB --out out --json` in `dir`, allowed to start mpirun as root.
 fn study(dir: &Path, spec: &str, db: &str) -> Output {
     Command::new(hetscale())
-        .args(["study", spec, "--db", db, "--out", "out", "--json", "--quiet"])
+        .args([
+            "study", spec, "--db", db, "--out", "out", "--json", "--quiet",
+        ])
         .current_dir(dir)
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
