@@ -1,8 +1,8 @@
 //! The sim backend at scale, both engines side by side in one run: 1024 virtual nodes x 1000
 //! supersteps, each an exchange of small messages with both ring neighbours, on the
 //! coroutine engine and on the thread-per-node baseline (node-supersteps per second); then
-//! 65,536 nodes x 100 supersteps on the coroutine engine alone (wall time and peak RSS), or
-//! as many nodes as this machine's `vm.max_map_count` allows.
+//! 65,536 nodes x 100 supersteps on the coroutine engine alone (wall time and peak RSS), or,
+//! on kernels before 6.13, as many nodes as this machine's `vm.max_map_count` allows.
 //!
 //! `cargo bench -p hbsp --bench sim_scale` (arguments: `[nodes] [supersteps] [big nodes]
 //! [big supersteps]`).
@@ -10,6 +10,7 @@
 use std::time::Instant;
 
 use hbsp::backend::coroutines;
+use hbsp::backend::stack_pool::Guards;
 use hbsp::{
     Backend, BarrierCost, HbspError, Machine, Network, Node, Platform, SimEngine, SimOptions,
     WorkCharge,
@@ -26,12 +27,10 @@ fn main() {
     for engine in [SimEngine::Coroutines, SimEngine::Threads] {
         report(engine, &machine(p), steps);
     }
+    println!("stack guard pages: {:?}", Guards::available());
     let most = coroutines::max_nodes().unwrap_or(usize::MAX);
     if big_p > most {
-        println!(
-            "{big_p} nodes need {} memory mappings but vm.max_map_count allows {most} nodes: running {most}",
-            big_p * coroutines::MAPPINGS_PER_NODE
-        );
+        println!("vm.max_map_count allows {most} nodes, not {big_p}: running {most}");
     }
     report(SimEngine::Coroutines, &machine(big_p.min(most)), big_steps);
     println!("peak RSS of the process: {:.0} MiB", peak_rss_mib());

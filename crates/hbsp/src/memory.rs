@@ -8,6 +8,7 @@
 //! `hetscale_kernels::memory`).
 
 use crate::backend::coroutines;
+use crate::backend::stack_pool::Guards;
 use crate::backend::{SimEngine, SimOptions};
 use crate::error::{HbspError, Result};
 use crate::platform::Machine;
@@ -37,7 +38,7 @@ pub fn check_sim_fits(machine: &Machine, options: &SimOptions) -> Result<()> {
         return Err(HbspError::DoesNotFit(format!(
             "sim on {p} nodes needs {} memory mappings for their stacks but this machine allows \
              {most} nodes (vm.max_map_count): use at most {most} nodes",
-            p * coroutines::MAPPINGS_PER_NODE
+            p * Guards::available().mappings_per_node()
         )));
     }
     check_fits(

@@ -6,11 +6,15 @@
 //! row broadcasts its columns `i..N`, and every node eliminates column `i` from its rows that
 //! have not been pivot rows yet. The root then gathers the rows and back-substitutes.
 //!
-//! - [`Pivoting::Partial`] (the default): before each broadcast the nodes allgather their
-//!   largest `|a_ji|` among their remaining rows; the largest overall (ties to the lower row)
-//!   is the pivot. Rows are not moved: the pivot order is recorded and back substitution
-//!   follows it, so the cyclic distribution is kept. Two supersteps per step (the allgather;
-//!   the broadcast of columns `i..=N`, in which the previous step's elimination runs).
+//! - [`Pivoting::Partial`] (the default): before each broadcast the nodes find the largest
+//!   `|a_ji|` among all remaining rows (ties to the lower row) with an allreduce of each
+//!   node's candidate `(|a_ji|, j)` under "max location", as `MPI_Allreduce` with
+//!   `MPI_MAXLOC` does. That moves O(p) messages per step, where an allgather of the
+//!   candidates moves p (p - 1): on thousands of nodes the simulated program would spend its
+//!   time delivering them. Rows are not moved: the pivot order is recorded and back
+//!   substitution follows it, so the cyclic distribution is kept. Three supersteps per step
+//!   (the allreduce's two; the broadcast of columns `i..=N`, in which the previous step's
+//!   elimination runs), four when the broadcast is two-phase.
 //! - [`Pivoting::None`]: the paper's program; row `i` is the pivot of step `i`. Seeded inputs
 //!   are made diagonally dominant so it is stable. The paper's code is not published, but
 //!   its overhead is: JPDC 4.5 charges `T_o = N (2 T_broadcast + T_barrier)`, two broadcasts
@@ -32,12 +36,12 @@
 //! `E_s` on the simulator never exceeds 1. Pivot searches are comparisons and are not counted.
 //!
 //! Overhead model (JPDC 4.5 on HBSP^1, exact): scatter of the rows + per step (with pivoting,
-//! the allgather of the candidates and the broadcast of `N + 1 - i` values from the row's
+//! the allreduce of the candidates and the broadcast of `N + 1 - i` values from the row's
 //! owner; without, the broadcasts of `N - i` and of 1 value and the barrier ending the
 //! elimination) + gather, each superstep with its barrier, plus the idle time of each step's
 //! uneven remaining rows; sequential fraction `N^2 / flops` (back substitution on the root).
 
-use hbsp::collectives::{BroadcastAlgorithm, Root, allgather, broadcast, gatherv, scatterv};
+use hbsp::collectives::{BroadcastAlgorithm, Root, allreduce, broadcast, gatherv, scatterv};
 use hbsp::{Backend, Ctx, Machine};
 use hetscale_model::hbsp::Traffic;
 
@@ -144,12 +148,13 @@ impl Kernel for GeKernel {
     /// Row counts are the cyclic distribution's totals, which the speeds' integer shares give
     /// within one row (the owners of all `N` rows are not built: `N` may be absurd here).
     fn memory_per_node(&self, n: usize, machine: &Machine) -> Result<Vec<f64>> {
-        // Up to three supersteps per step with pivoting and five without (two broadcasts,
-        // each two-phase at worst, and the barrier), and a flow to every node in the
-        // allgather or the second broadcast and in a two-phase broadcast (measured: 2.6 kB
-        // per node and step at p = 64).
+        // Up to four supersteps per step with pivoting (the allreduce's two and a two-phase
+        // broadcast's) and five without (two broadcasts, each two-phase at worst, and the
+        // barrier), and a flow to every node in the allreduce's second superstep or the
+        // second broadcast and in a two-phase broadcast (measured: 2.6 kB per node and step
+        // at p = 64).
         let supersteps_per_step = match self.pivoting {
-            Pivoting::Partial => 3.0,
+            Pivoting::Partial => 4.0,
             Pivoting::None => 5.0,
         };
         let trace_bytes_per_step = supersteps_per_step * 256.0 + 2.0 * 24.0 * machine.p() as f64;
@@ -243,7 +248,7 @@ impl SolveModel {
     }
 
     /// Replays the solve (after the starting barrier and whatever came before): per step `i`,
-    /// with pivoting an allgather of every node's 2-value candidate, then the broadcast of
+    /// with pivoting an allreduce of every node's 2-value candidate, then the broadcast of
     /// the pivot row's `N + 1 - i` values, and without pivoting the broadcasts of its `N - i`
     /// values of `A` and of its `b` value (each one or two supersteps, as
     /// `BroadcastAlgorithm::Auto` picks them); the gather; and the end, in which the root
@@ -265,17 +270,15 @@ impl SolveModel {
         let stride = replay_stride(n, p);
         let steps = EliminationSteps::new(n, &speeds(machine), stride)?;
         let row_bytes = rows_bytes(&steps.total, n);
+        // One `(|a_ji|, j)` pair, as one item.
+        let candidates = charges::allreduce(&machine.balanced_counts(1), 2.0 * F64);
         // Each step's elimination runs in the next superstep the program makes.
         let mut eliminate = first;
         for (i, owner, remaining) in steps {
             replay.set_weight(stride.min(n - 1 - i) as f64);
             if self.pivoting == Pivoting::Partial {
-                replay.collective(
-                    "allgather",
-                    0,
-                    &eliminate,
-                    &charges::allgather(&vec![2.0 * F64; p]),
-                )?;
+                replay.collective("allreduce", 0, &eliminate, &candidates[0])?;
+                replay.collective("allreduce", 1, IDLE, &candidates[1])?;
                 eliminate.clear();
             }
             for items in pivot_broadcasts(self.pivoting, n, i) {
@@ -620,16 +623,14 @@ impl Elimination<'_> {
                 candidate = [v, g as f64];
             }
         }
-        let all = allgather(ctx, &candidate)?.value;
+        let best = allreduce(ctx, &[candidate], max_location)?.value[0];
         if self.skeleton {
             return Ok(i);
         }
         // Every node's rows being NaN in this column leaves no candidate at all.
-        let best = all
-            .iter()
-            .filter(|c| c[1] >= 0.0)
-            .max_by(|x, y| x[0].total_cmp(&y[0]).then(y[1].total_cmp(&x[1])))
-            .ok_or_else(|| not_finite(i))?;
+        if best[1] < 0.0 {
+            return Err(not_finite(i));
+        }
         if best[0] == 0.0 {
             return Err(singular(i));
         }
@@ -741,6 +742,20 @@ impl Elimination<'_> {
     }
 }
 
+/// Of two pivot candidates `[|a_ji|, j]` (`j = -1`: the node has none), the larger value,
+/// then the lower row: associative and commutative, so every node gets the same pivot
+/// whatever the reduction's order. NaN counts as the largest value, to be refused.
+fn max_location(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
+    match (a[1] >= 0.0, b[1] >= 0.0) {
+        (false, _) => b,
+        (_, false) => a,
+        _ => match a[0].total_cmp(&b[0]).then(b[1].total_cmp(&a[1])) {
+            std::cmp::Ordering::Less => b,
+            _ => a,
+        },
+    }
+}
+
 fn not_finite(column: usize) -> KernelError {
     KernelError::Numerical(format!(
         "no finite pivot in column {column}: the elimination overflowed to Inf or NaN; scale the matrix so its entries are far below 1e300"
@@ -780,6 +795,19 @@ fn fastest(shares: &[f64]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn max_location_takes_the_largest_value_then_the_lower_row_in_any_order() {
+        let none = [-1.0, -1.0];
+        let candidates = [[0.5, 3.0], [2.0, 7.0], none, [2.0, 4.0], [1.0, 0.0]];
+        for start in 0..candidates.len() {
+            let rotated = candidates.iter().cycle().skip(start).take(candidates.len());
+            let best = rotated.copied().reduce(max_location).unwrap();
+            assert_eq!(best, [2.0, 4.0], "rotation {start}");
+        }
+        assert_eq!(max_location(none, none), none);
+        assert!(max_location([f64::NAN, 5.0], [9.0, 1.0])[0].is_nan());
+    }
 
     #[test]
     fn the_residual_check_fails_a_solution_with_nan_inf_or_one_wrong_element() {

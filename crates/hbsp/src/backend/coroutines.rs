@@ -14,20 +14,21 @@
 //!   this one yields at its boundary. Such programs are not supported on sim (use threads).
 //! - Compute inside [`crate::Ctx::compute`] still runs for real, one node at a time (skip it
 //!   with `SimOptions::skip_compute`).
-//! - A node's stack is [`NODE_STACK_BYTES`] (256 KiB) of address space below a guard page;
+//! - A node's stack is [`NODE_STACK_BYTES`] (256 KiB) of address space above a guard page;
 //!   only the pages a node touches take memory, typically 8 to 16 KiB. A node that
 //!   overflows its stack hits the guard page: the process ends with a segmentation fault
 //!   (never undefined behaviour). Large arrays belong in `Vec`s, not on the stack.
-//! - Each node's stack is one memory mapping plus its guard page, so a run needs two of the
-//!   process's mappings per node (`vm.max_map_count`, often 65530): see [`max_nodes`].
+//! - All the stacks sit in one memory mapping ([`super::stack_pool`]). On Linux >= 6.13 it
+//!   stays one mapping; on older kernels each guard page splits it, so a run needs two of
+//!   the process's mappings per node (`vm.max_map_count`, often 65530): see [`max_nodes`].
 
 use std::cell::RefCell;
 
-use corosensei::stack::DefaultStack;
 use corosensei::{CoroutineResult, ScopedCoroutine, ScopedCoroutineRef, Yielder};
 
 use super::node::{SuperstepWork, panic_message, run_program};
 use super::sim::{SimOptions, VirtualClock};
+use super::stack_pool::{Guards, PooledStack, StackPool};
 use super::{Call, Outbox, Transport};
 use crate::RunOutput;
 use crate::ctx::{Ctx, MachineFacts};
@@ -39,25 +40,27 @@ use crate::trace::NodeTrace;
 /// Address space reserved for each node's stack, above its guard page.
 pub const NODE_STACK_BYTES: usize = 256 * 1024;
 
-/// Memory mappings a node takes: its stack and the guard page below it.
-pub const MAPPINGS_PER_NODE: usize = 2;
-
 /// Mappings left to the rest of the process (heap arenas, libraries, threads).
 const MAPPINGS_KEPT: usize = 1024;
 
 /// Stack of the engine thread per node: opening the nodes' scopes nests one call per node.
 const ENGINE_STACK_PER_NODE: usize = 2 * 1024;
 
-/// The most nodes this process can run on the coroutine engine: the process's mapping limit
-/// (`/proc/sys/vm/max_map_count`) allows [`MAPPINGS_PER_NODE`] per node after a reserve;
-/// `None` where the system does not say.
+/// The most nodes this process can run on the coroutine engine where each node's guard page
+/// takes memory mappings (kernels before 6.13): the process's mapping limit
+/// (`/proc/sys/vm/max_map_count`) after a reserve; `None` where nodes take no mappings or the
+/// system does not say.
 pub fn max_nodes() -> Option<usize> {
+    let per_node = Guards::available().mappings_per_node();
+    if per_node == 0 {
+        return None;
+    }
     let limit: usize = std::fs::read_to_string("/proc/sys/vm/max_map_count")
         .ok()?
         .trim()
         .parse()
         .ok()?;
-    Some(limit.saturating_sub(MAPPINGS_KEPT) / MAPPINGS_PER_NODE)
+    Some(limit.saturating_sub(MAPPINGS_KEPT) / per_node)
 }
 
 /// What the nodes share besides the clock; borrowed, never across a node's yield.
@@ -220,8 +223,9 @@ impl Transport for CoroutineTransport<'_, '_> {
 }
 
 type Outcome<T> = Option<(T, NodeTrace)>;
-type Node<'a, T> = ScopedCoroutine<'a, (), (), Outcome<T>, DefaultStack>;
-type NodeRef<'r, T> = ScopedCoroutineRef<'r, (), (), Outcome<T>, DefaultStack>;
+/// A node borrowing for `'a`, on a stack of a pool that lives for `'s`.
+type Node<'a, 's, T> = ScopedCoroutine<'a, (), (), Outcome<T>, PooledStack<'s>>;
+type NodeRef<'r, 's, T> = ScopedCoroutineRef<'r, (), (), Outcome<T>, PooledStack<'s>>;
 
 /// Runs `program` on every node of `machine` as coroutines, in virtual time.
 pub(crate) fn run<T, E, F>(
@@ -267,12 +271,12 @@ where
         state: RefCell::new(State::new(p)),
     };
     let trace = !options.no_trace;
-    let mut nodes: Vec<Node<'_, T>> = Vec::with_capacity(p);
+    let stacks = StackPool::new(p, NODE_STACK_BYTES).map_err(|err| stack_error(p, &err))?;
+    let mut nodes: Vec<Node<'_, '_, T>> = Vec::with_capacity(p);
     for pid in 0..p {
-        let stack = DefaultStack::new(NODE_STACK_BYTES).map_err(|err| stack_error(pid, p, &err))?;
         let shared = &shared;
         nodes.push(ScopedCoroutine::with_stack(
-            stack,
+            stacks.stack(pid),
             move |yielder: &Yielder<(), ()>, ()| {
                 let transport = CoroutineTransport {
                     pid,
@@ -299,22 +303,22 @@ where
     )
 }
 
-fn stack_error(pid: usize, p: usize, err: &std::io::Error) -> HbspError {
+fn stack_error(p: usize, err: &std::io::Error) -> HbspError {
     let limit = max_nodes().map_or(String::new(), |n| {
         format!(" (this machine's vm.max_map_count allows about {n} nodes)")
     });
     HbspError::InvalidBackend(format!(
-        "sim could not map the stack of node {pid} of {p}: {err}{limit}; run fewer nodes"
+        "sim could not map the stacks of its {p} nodes: {err}{limit}; run fewer nodes"
     ))
 }
 
 /// Runs `body` with every node's coroutine in scope, in pid order (`nodes` holds them in
 /// reverse). corosensei's safe API lends a coroutine that borrows (here the program and the
 /// shared state) only inside a scope, so the scopes nest, one call per node.
-fn within_scopes<T, R>(
-    mut nodes: Vec<Node<'_, T>>,
-    opened: Vec<NodeRef<'_, T>>,
-    body: impl for<'r> FnOnce(Vec<NodeRef<'r, T>>) -> R,
+fn within_scopes<'s, T, R>(
+    mut nodes: Vec<Node<'_, 's, T>>,
+    opened: Vec<NodeRef<'_, 's, T>>,
+    body: impl for<'r> FnOnce(Vec<NodeRef<'r, 's, T>>) -> R,
 ) -> R {
     match nodes.pop() {
         None => body(opened),
@@ -328,7 +332,7 @@ fn within_scopes<T, R>(
 
 /// Resumes every unfinished node in pid order, round after round (one superstep each), until
 /// all have returned; their outcomes by pid.
-fn schedule<T>(mut nodes: Vec<NodeRef<'_, T>>) -> Vec<Outcome<T>> {
+fn schedule<T>(mut nodes: Vec<NodeRef<'_, '_, T>>) -> Vec<Outcome<T>> {
     let mut outcomes: Vec<Outcome<T>> = (0..nodes.len()).map(|_| None).collect();
     let mut running: Vec<usize> = (0..nodes.len()).collect();
     while !running.is_empty() {

@@ -21,6 +21,7 @@ pub mod coroutines;
 pub mod mpi;
 pub(crate) mod node;
 pub mod sim;
+pub mod stack_pool;
 pub(crate) mod threads;
 
 pub use sim::{SimEngine, SimOptions, SuperstepCost, WorkCharge};

@@ -1,0 +1,67 @@
+//! GE on the sim backend as the node count grows: skeleton runs (compute skipped, declared
+//! work charged, trace off) of `ge` at one N on 32, 64, ..., P nodes of a two-kind machine,
+//! each timed in wall seconds. Simulating a run is linear in p when the wall time per node
+//! (last column) stays flat.
+//!
+//! `cargo bench -p hetscale-kernels --bench ge_sim_scale` (arguments: `[N] [largest p]`,
+//! default 4096 and 1024).
+
+use std::time::Instant;
+
+use hbsp::{Backend, BarrierCost, Machine, Network, Node, Platform, SimOptions, WorkCharge};
+use hetscale_kernels::ge::GeKernel;
+use hetscale_kernels::kernel::Kernel;
+
+fn main() {
+    let mut args = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .map(|a| a.parse::<usize>().ok());
+    let mut next = |default| args.next().flatten().unwrap_or(default);
+    let (n, largest) = (next(4096), next(1024));
+    let backend = Backend::Sim(SimOptions {
+        work: WorkCharge::Declared,
+        skip_compute: true,
+        no_trace: true,
+        ..SimOptions::default()
+    });
+    let kernel = GeKernel::default();
+    let inputs = kernel.skeleton_inputs(n, 1).expect("skeleton inputs");
+    println!("ge skeleton on sim, N = {n}; load average {}", load_average());
+    println!("{:>6} {:>10} {:>14} {:>16}", "p", "wall s", "virtual s", "wall ms / node");
+    let mut p = 32;
+    while p <= largest {
+        let machine = machine(p);
+        let start = Instant::now();
+        let run = kernel.run(&inputs, &backend, &machine).expect("ge runs");
+        let wall = start.elapsed().as_secs_f64();
+        println!(
+            "{p:>6} {wall:>10.2} {:>14.4} {:>16.3}",
+            run.time_s,
+            1e3 * wall / p as f64
+        );
+        p *= 2;
+    }
+}
+
+/// `p` nodes, every other one twice as fast, on a switched network.
+fn machine(p: usize) -> Machine {
+    Platform {
+        name: "ge-scale".into(),
+        description: String::new(),
+        speed_unit: "Mflop/s".into(),
+        nodes: (0..p)
+            .map(|j| Node::new(format!("n{j}"), if j % 2 == 0 { 200.0 } else { 100.0 }))
+            .collect(),
+        network: Network::new(1e-8, BarrierCost::constant(1e-4)),
+        machine: None,
+    }
+    .all()
+    .expect("valid platform")
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
