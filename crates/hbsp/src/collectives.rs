@@ -26,7 +26,7 @@
 use bytemuck::Pod;
 use hetscale_model::hbsp as model;
 
-use crate::backend::{Call, Native};
+use crate::backend::{Call, Load, Native};
 use crate::ctx::{CostKey, Ctx, Traffic};
 use crate::error::Result;
 
@@ -356,7 +356,7 @@ pub fn broadcast<T: Pod + Send>(
         shape: vec![algorithm as usize],
         phase: 0,
     };
-    if ctx.has_native_collectives() && std::mem::size_of::<T>() > 0 {
+    if ctx.has_native_broadcast() && std::mem::size_of::<T>() > 0 {
         return broadcast_natively(ctx, &call, root, data, algorithm);
     }
     let (tag, n, piece) = if ctx.pid() == root {
@@ -558,21 +558,37 @@ pub fn allreduce<T: Pod + Send>(
         shape: vec![data.len()],
         phase: 0,
     };
-    let counts = ctx.balanced_counts(data.len());
-    let starts = offsets(&counts);
+    // The shared split's holders: on n < p items only they send in the second superstep,
+    // and no node walks all p pids, which p nodes would make O(p^2) per allreduce.
+    let split = ctx.shared_counts(data.len());
+    let (counts, starts) = (&split.counts, &split.starts);
     let me = ctx.pid();
-    for to in (0..ctx.nprocs()).filter(|&to| to != me && counts[to] > 0) {
+    for &to in split.holders.iter().filter(|&&to| to != me) {
         ctx.send_internal(to, 0, 0, data[starts[to]..starts[to] + counts[to]].to_vec())?;
     }
     ctx.sync_as(&call)?;
     let own = &data[starts[me]..starts[me] + counts[me]];
     let reduced = fold(&ordered_vectors(ctx, own)?, &op);
-    for to in (0..ctx.nprocs()).filter(|&to| to != me && !reduced.is_empty()) {
-        ctx.send_internal(to, 0, 0, reduced.clone())?;
+    if !reduced.is_empty() {
+        for to in (0..ctx.nprocs()).filter(|&to| to != me) {
+            ctx.send_internal(to, 0, 0, reduced.clone())?;
+        }
     }
     ctx.sync_as(&call.next_phase())?;
     let value = assemble(ctx, me, &reduced)?;
-    let predicted_s = model::allreduce_cost(ctx.cost_model(), &byte_counts::<T>(&counts))?;
+    let key = CostKey {
+        collective: "allreduce",
+        variant: 0,
+        root: 0,
+        items: data.len(),
+        item_bytes: std::mem::size_of::<T>(),
+    };
+    let predicted_s = ctx.remembered_cost(key, || {
+        Ok(model::allreduce_cost(
+            ctx.cost_model(),
+            &byte_counts::<T>(counts),
+        )?)
+    })?;
     Ok(Collective { value, predicted_s })
 }
 
@@ -720,32 +736,34 @@ fn scatter_natively<T: Pod + Send>(
         counts: &byte_counts,
     };
     let (announced, value) = ctx.sync_native(call, native, |ctx, bytes| {
-        Ok(scatter_traffic(ctx, root, &byte_counts(bytes)))
+        let counts = byte_counts(bytes);
+        Ok(scatter_traffic(ctx, root, |j| counts[j]))
     })?;
     Ok((announced / size, value))
 }
 
 /// The messages of a scatter of `counts` bytes from `root`, as [`send_pieces`] sends them.
-fn scatter_traffic(ctx: &Ctx<'_>, root: usize, counts: &[usize]) -> Traffic {
+fn scatter_traffic(ctx: &Ctx<'_>, root: usize, piece: impl Fn(usize) -> usize) -> Traffic {
     let me = ctx.pid();
     if me == root {
         Traffic {
             sent: (0..ctx.nprocs())
                 .filter(|&to| to != root)
-                .map(|to| (to, counts[to]))
+                .map(|to| (to, piece(to)))
                 .collect(),
-            received: Vec::new(),
+            ..Traffic::default()
         }
     } else {
         Traffic {
-            sent: Vec::new(),
-            received: vec![counts[me]],
+            received: vec![piece(me)],
+            ..Traffic::default()
         }
     }
 }
 
-/// A broadcast by the backend's own collective; `algorithm` sets the predicted cost and what
-/// the trace counts (two-phase: two supersteps, the second moving nothing more).
+/// A broadcast by the backend's own collective; `algorithm` sets the predicted cost, what
+/// the trace counts and what sim charges (two-phase: two supersteps, the second moving
+/// nothing more).
 fn broadcast_natively<T: Pod + Send>(
     ctx: &mut Ctx<'_>,
     call: &Call,
@@ -754,22 +772,34 @@ fn broadcast_natively<T: Pod + Send>(
     algorithm: BroadcastAlgorithm,
 ) -> Result<Collective<Vec<T>>> {
     let size = std::mem::size_of::<T>();
-    let source: &[u8] = if ctx.pid() == root {
-        bytemuck::cast_slice(data)
+    let (source, loads): (&[u8], Vec<Vec<Load>>) = if ctx.pid() == root {
+        let tag = choose_broadcast::<T>(ctx, root, data.len(), algorithm)?;
+        let pieces = broadcast_pieces::<T>(ctx, data.len(), tag);
+        (
+            bytemuck::cast_slice(data),
+            broadcast_loads(root, &pieces, tag),
+        )
     } else {
-        &[]
+        (&[], Vec::new())
     };
-    let native = Native::Broadcast { root, source };
+    let native = Native::Broadcast {
+        root,
+        source,
+        loads: &loads,
+    };
     let mut second = Traffic::default();
     let (announced, value) = ctx.sync_native(call, native, |ctx, bytes| {
         let n = bytes / size;
         let tag = choose_broadcast::<T>(ctx, root, n, algorithm)?;
-        if tag == ONE_PHASE {
-            return Ok(scatter_traffic(ctx, root, &vec![bytes; ctx.nprocs()]));
+        let pieces = broadcast_pieces::<T>(ctx, n, tag);
+        if tag == TWO_PHASE {
+            second = if ctx.tracing() {
+                allgather_traffic(ctx, root, &pieces)
+            } else {
+                Traffic::totals(allgather_load(root, ctx.pid(), &pieces, bytes))
+            };
         }
-        let pieces: Vec<usize> = ctx.shared_counts(n).iter().map(|&c| c * size).collect();
-        second = allgather_traffic(ctx, root, &pieces);
-        Ok(scatter_traffic(ctx, root, &pieces))
+        Ok(scatter_traffic(ctx, root, |j| pieces.of(j)))
     })?;
     let n = announced / size;
     let tag = choose_broadcast::<T>(ctx, root, n, algorithm)?;
@@ -781,15 +811,131 @@ fn broadcast_natively<T: Pod + Send>(
     Ok(Collective { value, predicted_s })
 }
 
+/// Bytes of the piece each node gets from the root in a broadcast's first superstep: all
+/// `n` items in one phase, the balanced share in two. Shared by the nodes, so a node
+/// reading its own piece is O(1).
+fn broadcast_pieces<T>(ctx: &Ctx<'_>, n: usize, tag: u32) -> Pieces {
+    let size = std::mem::size_of::<T>();
+    if tag == ONE_PHASE {
+        Pieces::Equal {
+            bytes: n * size,
+            p: ctx.nprocs(),
+        }
+    } else {
+        Pieces::Shares {
+            split: ctx.shared_counts(n),
+            item_bytes: size,
+        }
+    }
+}
+
+/// The pieces of a broadcast's first superstep, in bytes.
+enum Pieces {
+    /// Every node gets `bytes`.
+    Equal { bytes: usize, p: usize },
+    /// Node `j` gets `split[j]` items of `item_bytes`.
+    Shares {
+        split: std::sync::Arc<crate::ctx::Split>,
+        item_bytes: usize,
+    },
+}
+
+impl Pieces {
+    fn len(&self) -> usize {
+        match self {
+            Self::Equal { p, .. } => *p,
+            Self::Shares { split, .. } => split.counts.len(),
+        }
+    }
+
+    fn of(&self, j: usize) -> usize {
+        match self {
+            Self::Equal { bytes, .. } => *bytes,
+            Self::Shares { split, item_bytes } => split.counts[j] * item_bytes,
+        }
+    }
+
+    /// Nodes whose piece is not empty.
+    fn holders(&self) -> usize {
+        match self {
+            Self::Equal { bytes, p } => usize::from(*bytes > 0) * p,
+            Self::Shares { split, .. } => split.holders.len(),
+        }
+    }
+}
+
+/// Every node's load in each superstep of a broadcast with `pieces` from `root`: the scatter
+/// of the pieces, then (two-phase) their allgather; as the message path sends them.
+fn broadcast_loads(root: usize, pieces: &Pieces, tag: u32) -> Vec<Vec<Load>> {
+    let p = pieces.len();
+    let first: Vec<Load> = (0..p)
+        .map(|j| match j == root {
+            true => Load {
+                bytes_out: (0..p)
+                    .filter(|&to| to != root)
+                    .map(|to| pieces.of(to) as u64)
+                    .sum(),
+                messages_out: (p - 1) as u64,
+                ..Load::default()
+            },
+            false => Load {
+                bytes_in: pieces.of(j) as u64,
+                messages_in: 1,
+                ..Load::default()
+            },
+        })
+        .collect();
+    if tag == ONE_PHASE {
+        return vec![first];
+    }
+    let total: usize = (0..p).map(|j| pieces.of(j)).sum();
+    let second = (0..p)
+        .map(|j| allgather_load(root, j, pieces, total))
+        .collect();
+    vec![first, second]
+}
+
+/// Node `me`'s load in a two-phase broadcast's second superstep, as
+/// [`broadcast_second_phase`] sends it: every node with a piece sends it to every node but
+/// the root and itself; `total` is the bytes of all pieces.
+fn allgather_load(root: usize, me: usize, pieces: &Pieces, total: usize) -> Load {
+    let p = pieces.len();
+    let own = pieces.of(me) as u64;
+    let receivers = if me == root {
+        p - 1
+    } else {
+        p.saturating_sub(2)
+    } as u64;
+    let (bytes_out, messages_out) = if own > 0 {
+        (own * receivers, receivers)
+    } else {
+        (0, 0)
+    };
+    let (bytes_in, messages_in) = if me == root {
+        (0, 0)
+    } else {
+        (
+            total as u64 - own,
+            (pieces.holders() - usize::from(own > 0)) as u64,
+        )
+    };
+    Load {
+        bytes_out,
+        messages_out,
+        bytes_in,
+        messages_in,
+    }
+}
+
 /// The messages of a two-phase broadcast's second superstep, as
 /// [`broadcast_second_phase`] sends them: every node, the root included, sends its non-empty
 /// piece to every node but the root and itself.
-fn allgather_traffic(ctx: &Ctx<'_>, root: usize, pieces: &[usize]) -> Traffic {
+fn allgather_traffic(ctx: &Ctx<'_>, root: usize, pieces: &Pieces) -> Traffic {
     let me = ctx.pid();
-    let sent = if pieces[me] > 0 {
+    let sent = if pieces.of(me) > 0 {
         (0..ctx.nprocs())
             .filter(|&to| to != root && to != me)
-            .map(|to| (to, pieces[me]))
+            .map(|to| (to, pieces.of(me)))
             .collect()
     } else {
         Vec::new()
@@ -798,9 +944,13 @@ fn allgather_traffic(ctx: &Ctx<'_>, root: usize, pieces: &[usize]) -> Traffic {
         Vec::new()
     } else {
         (0..ctx.nprocs())
-            .filter(|&from| from != me && pieces[from] > 0)
-            .map(|from| pieces[from])
+            .filter(|&from| from != me && pieces.of(from) > 0)
+            .map(|from| pieces.of(from))
             .collect()
     };
-    Traffic { sent, received }
+    Traffic {
+        sent,
+        received,
+        ..Traffic::default()
+    }
 }

@@ -39,8 +39,42 @@ pub(crate) struct MachineFacts {
     /// The last balanced split asked for, `(n, counts)`, and the last collective cost, by
     /// its arguments: every node of a superstep asks the same, and each takes O(p) to find,
     /// which p nodes would make O(p^2) per superstep.
-    last_counts: Mutex<Option<(usize, Arc<[usize]>)>>,
-    last_cost: Mutex<Option<(CostKey, f64)>>,
+    last_counts: Mutex<Option<(usize, Arc<Split>)>>,
+    /// The last few costs: a collective asks for more than one (a broadcast compares its two
+    /// algorithms), and with one entry each node would recompute them all.
+    last_costs: Mutex<VecDeque<(CostKey, f64)>>,
+}
+
+/// Costs [`MachineFacts`] remembers.
+const REMEMBERED_COSTS: usize = 8;
+
+/// `n` items split in proportion to marked speed, with what collectives derive from it,
+/// found once per superstep instead of once per node.
+pub(crate) struct Split {
+    /// Node `j`'s share.
+    pub counts: Vec<usize>,
+    /// Where node `j`'s share starts (exclusive prefix sums of `counts`).
+    pub starts: Vec<usize>,
+    /// The nodes whose share is not empty, ascending: fewer than `p` when `n < p`.
+    pub holders: Vec<usize>,
+}
+
+impl Split {
+    fn new(counts: Vec<usize>) -> Self {
+        Self {
+            starts: crate::collectives::offsets(&counts),
+            holders: (0..counts.len()).filter(|&j| counts[j] > 0).collect(),
+            counts,
+        }
+    }
+}
+
+impl std::ops::Deref for Split {
+    type Target = [usize];
+
+    fn deref(&self) -> &[usize] {
+        &self.counts
+    }
 }
 
 /// The arguments that determine a collective's predicted cost on a machine.
@@ -59,7 +93,7 @@ impl MachineFacts {
             ranking: machine.ranking(),
             cost_model: machine.cost_model(),
             last_counts: Mutex::new(None),
-            last_cost: Mutex::new(None),
+            last_costs: Mutex::new(VecDeque::with_capacity(REMEMBERED_COSTS)),
         }
     }
 }
@@ -158,14 +192,14 @@ impl<'a> Ctx<'a> {
     }
 
     /// [`Ctx::balanced_counts`], shared with the other nodes asking for the same `n`.
-    pub(crate) fn shared_counts(&self, n: usize) -> Arc<[usize]> {
+    pub(crate) fn shared_counts(&self, n: usize) -> Arc<Split> {
         let mut last = relock(&self.facts.last_counts);
         match &*last {
-            Some((m, counts)) if *m == n => Arc::clone(counts),
+            Some((m, split)) if *m == n => Arc::clone(split),
             _ => {
-                let counts: Arc<[usize]> = self.machine.balanced_counts(n).into();
-                *last = Some((n, Arc::clone(&counts)));
-                counts
+                let split = Arc::new(Split::new(self.machine.balanced_counts(n)));
+                *last = Some((n, Arc::clone(&split)));
+                split
             }
         }
     }
@@ -176,13 +210,18 @@ impl<'a> Ctx<'a> {
         key: CostKey,
         cost: impl FnOnce() -> Result<f64>,
     ) -> Result<f64> {
-        if let Some((last, value)) = *relock(&self.facts.last_cost)
-            && last == key
+        if let Some(&(_, value)) = relock(&self.facts.last_costs)
+            .iter()
+            .find(|(known, _)| *known == key)
         {
             return Ok(value);
         }
         let value = cost()?;
-        *relock(&self.facts.last_cost) = Some((key, value));
+        let mut costs = relock(&self.facts.last_costs);
+        if costs.len() == REMEMBERED_COSTS {
+            costs.pop_front();
+        }
+        costs.push_back((key, value));
         Ok(value)
     }
 
@@ -311,6 +350,16 @@ impl<'a> Ctx<'a> {
         self.transport.has_native_collectives()
     }
 
+    /// Whether broadcasts may move their data with the backend's own (MPI's, sim's).
+    pub(crate) fn has_native_broadcast(&self) -> bool {
+        self.transport.has_native_broadcast()
+    }
+
+    /// Whether this node records a full trace (per-destination flows), not only totals.
+    pub(crate) fn tracing(&self) -> bool {
+        self.recorder.enabled()
+    }
+
     /// Ends a collective's superstep in which `native` moves its data with the backend's own
     /// collective, and returns the bytes the root announced and what this node received, in
     /// a vector from its pool when one fits. The trace counts
@@ -345,6 +394,7 @@ impl<'a> Ctx<'a> {
         for &bytes in &traffic.received {
             self.recorder.received(bytes);
         }
+        self.recorder.count(&traffic.totals);
     }
 
     fn stamp(&self) -> f64 {
@@ -579,10 +629,22 @@ impl<T: Pod + Send> ByteTarget for PooledVec<'_, T> {
 
 /// Messages of one node's superstep in a trace: `(destination, bytes)` sent, bytes of each
 /// message received.
+/// Or, where no flows are drawn, `totals` alone.
 #[derive(Debug, Default)]
 pub(crate) struct Traffic {
     pub sent: Vec<(usize, usize)>,
     pub received: Vec<usize>,
+    pub totals: crate::backend::Load,
+}
+
+impl Traffic {
+    /// Totals without flows.
+    pub fn totals(totals: crate::backend::Load) -> Self {
+        Self {
+            totals,
+            ..Self::default()
+        }
+    }
 }
 
 fn open<T: Pod>(envelope: Envelope) -> Message<T> {

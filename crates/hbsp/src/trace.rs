@@ -151,6 +151,14 @@ impl Recorder {
         flows[slot].messages += 1;
     }
 
+    /// Adds a superstep's totals at once (no flows: only when not enabled).
+    pub(crate) fn count(&mut self, load: &crate::backend::Load) {
+        self.current.bytes_out += load.bytes_out;
+        self.current.messages_out += load.messages_out;
+        self.current.bytes_in += load.bytes_in;
+        self.current.messages_in += load.messages_in;
+    }
+
     pub fn received(&mut self, bytes: usize) {
         self.current.bytes_in += bytes as u64;
         self.current.messages_in += 1;

@@ -27,8 +27,14 @@ fn main() {
     });
     let kernel = GeKernel::default();
     let inputs = kernel.skeleton_inputs(n, 1).expect("skeleton inputs");
-    println!("ge skeleton on sim, N = {n}; load average {}", load_average());
-    println!("{:>6} {:>10} {:>14} {:>16}", "p", "wall s", "virtual s", "wall ms / node");
+    println!(
+        "ge skeleton on sim, N = {n}; load average {}",
+        load_average()
+    );
+    println!(
+        "{:>6} {:>10} {:>14} {:>16}",
+        "p", "wall s", "virtual s", "wall ms / node"
+    );
     let mut p = 32;
     while p <= largest {
         let machine = machine(p);

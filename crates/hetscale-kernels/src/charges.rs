@@ -144,15 +144,6 @@ pub(crate) fn gatherv(root: usize, bytes: &[f64]) -> Traffic {
     cost::gather_traffic(root, bytes)
 }
 
-/// `allgather`: every node sends its `bytes[j]` to every other node, empty vectors too.
-pub(crate) fn allgather(bytes: &[f64]) -> Traffic {
-    let mut t = Traffic::idle(bytes.len());
-    for (j, &b) in bytes.iter().enumerate() {
-        (0..bytes.len()).for_each(|k| t.add(j, k, b));
-    }
-    t
-}
-
 /// `allreduce` of a vector cut into `counts[j]` items of `item_bytes` for node `j`: the traffic
 /// of its two supersteps. First every node sends each other node holding a piece that piece
 /// of its vector, then every node holding a piece sends the reduced piece to every other node;

@@ -577,8 +577,10 @@ impl Elimination<'_> {
 
     /// Values of `[A | b]` each node holds.
     fn counts(&self, p: usize) -> Vec<usize> {
-        (0..p)
-            .map(|j| self.rows_of(j).len() * self.width())
+        // One pass over the owners, not one per node: that made each node O(p N).
+        owned_rows(self.owners, p)
+            .into_iter()
+            .map(|rows| rows * self.width())
             .collect()
     }
 

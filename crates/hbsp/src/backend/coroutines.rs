@@ -29,7 +29,7 @@ use corosensei::{CoroutineResult, ScopedCoroutine, ScopedCoroutineRef, Yielder};
 use super::node::{SuperstepWork, panic_message, run_program};
 use super::sim::{SimOptions, VirtualClock};
 use super::stack_pool::{Guards, PooledStack, StackPool};
-use super::{Call, Outbox, Transport};
+use super::{ByteTarget, Call, Native, Outbox, Transport};
 use crate::RunOutput;
 use crate::ctx::{Ctx, MachineFacts};
 use crate::error::{HbspError, Result};
@@ -79,6 +79,9 @@ struct State {
     agreed: bool,
     /// The error that ended the run.
     cause: Option<HbspError>,
+    /// `broadcast[parity]`: the data a native broadcast's root published in the superstep
+    /// of that parity (parity as for `mail`).
+    broadcast: [Vec<u8>; 2],
 }
 
 impl State {
@@ -92,6 +95,7 @@ impl State {
             signature: 0,
             agreed: true,
             cause: None,
+            broadcast: [Vec::new(), Vec::new()],
         }
     }
 
@@ -187,6 +191,46 @@ impl Transport for CoroutineTransport<'_, '_> {
         Ok(delivered)
     }
 
+    fn has_native_broadcast(&self) -> bool {
+        true
+    }
+
+    /// A broadcast in one copy: the root publishes its data and charges every node's load
+    /// as the broadcast's messages would be charged; after the boundary each node copies the
+    /// data. Delivering it as messages would take p (p - 1) of them in a two-phase broadcast.
+    fn exchange_with(
+        &mut self,
+        outbox: &mut Outbox,
+        call: &Call,
+        native: Native<'_>,
+        target: &mut dyn ByteTarget,
+    ) -> Result<(Vec<Envelope>, usize)> {
+        let Native::Broadcast {
+            root,
+            source,
+            loads,
+        } = native
+        else {
+            return Err(self.fail(HbspError::InvalidBackend(
+                "sim moves only broadcasts natively".into(),
+            )));
+        };
+        let parity = (self.superstep & 1) as usize;
+        if self.pid == root {
+            self.publish(parity, source, loads);
+        }
+        let delivered = self.exchange(outbox, call)?;
+        let state = self.shared.state.borrow();
+        let data = &state.broadcast[parity];
+        if target.reserve(data.len()).is_none() {
+            let bytes = data.len();
+            drop(state);
+            return Err(self.fail(type_mismatch(bytes)));
+        }
+        target.append(data);
+        Ok((delivered, data.len()))
+    }
+
     fn fail(&self, cause: HbspError) -> HbspError {
         self.shared.state.borrow_mut().fail(cause)
     }
@@ -220,6 +264,28 @@ impl Transport for CoroutineTransport<'_, '_> {
     fn take_back(&self) -> Vec<Box<dyn Payload>> {
         std::mem::take(&mut self.shared.state.borrow_mut().returned[self.pid])
     }
+}
+
+impl CoroutineTransport<'_, '_> {
+    /// The root's side of a native broadcast in the superstep of `parity`: its data for the
+    /// nodes to copy, and the loads of the broadcast's supersteps (this one and, two-phase,
+    /// the next, whose tally was emptied when the previous superstep closed).
+    fn publish(&self, parity: usize, source: &[u8], loads: &[Vec<super::Load>]) {
+        let mut state = self.shared.state.borrow_mut();
+        let published = &mut state.broadcast[parity];
+        published.clear();
+        published.extend_from_slice(source);
+        for (step, loads) in loads.iter().enumerate().take(2) {
+            self.shared.clock.deposit_loads(parity ^ (step & 1), loads);
+        }
+    }
+}
+
+/// The error for a broadcast whose nodes disagree on the item type.
+fn type_mismatch(bytes: usize) -> HbspError {
+    HbspError::InvalidBackend(format!(
+        "broadcast: {bytes} bytes are not a whole number of this node's items: call it with the same item type on every node"
+    ))
 }
 
 type Outcome<T> = Option<(T, NodeTrace)>;

@@ -330,6 +330,11 @@ pub(crate) trait Transport {
     fn has_native_collectives(&self) -> bool {
         false
     }
+    /// Whether [`Transport::exchange_with`] runs broadcasts natively (sim's coroutine engine
+    /// does: it hands every node the root's data instead of delivering p^2 messages).
+    fn has_native_broadcast(&self) -> bool {
+        self.has_native_collectives()
+    }
     /// Ends the superstep like [`Transport::exchange`] and moves `native`'s data with the
     /// backend's own collective in the same boundary, into `target`; also returns the bytes
     /// the root announced. Only called when [`Transport::has_native_collectives`] says so.
@@ -345,8 +350,16 @@ pub(crate) trait Transport {
     }
 }
 
+/// What one node moves in one superstep, in totals: all that sim's clock charges of it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Load {
+    pub bytes_out: u64,
+    pub messages_out: u64,
+    pub bytes_in: u64,
+    pub messages_in: u64,
+}
+
 /// A collective's data moved by the backend's own collective instead of as messages.
-// Read by the mpi backend only.
 #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) enum Native<'a> {
     /// `root`'s `source` reaches every node (the root's too).
@@ -354,6 +367,9 @@ pub(crate) enum Native<'a> {
         root: usize,
         /// The data, as bytes, on the root; empty elsewhere.
         source: &'a [u8],
+        /// On the root, every node's load in each superstep of the collective's HBSP^1
+        /// algorithm (at most two), which sim charges; empty elsewhere.
+        loads: &'a [Vec<Load>],
     },
     /// Node `j` receives `counts(n)[j]` bytes of the root's `source` (in pid order), where
     /// `n` is the total the root announces.

@@ -346,7 +346,7 @@ impl MpiTransport<'_> {
         let signature = call.signature();
         let (root, announce) = match &native {
             Some((
-                Native::Broadcast { root, source } | Native::Scatter { root, source, .. },
+                Native::Broadcast { root, source, .. } | Native::Scatter { root, source, .. },
                 _,
             )) => (*root, if *root == self.pid { source.len() } else { 0 }),
             None => (0, 0),
@@ -419,7 +419,7 @@ impl MpiTransport<'_> {
         announced: usize,
     ) -> Result<()> {
         match native {
-            Native::Broadcast { root, source } => {
+            Native::Broadcast { root, source, .. } => {
                 if target.reserve(announced).is_none() {
                     return Err(self.fail(type_mismatch("broadcast", announced)));
                 }

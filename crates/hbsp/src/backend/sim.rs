@@ -244,6 +244,18 @@ impl VirtualClock {
         }
     }
 
+    /// Records every node's `loads` in the supersteps of this parity: a collective that
+    /// moved its data natively, as its messages would have been recorded.
+    pub fn deposit_loads(&self, parity: usize, loads: &[super::Load]) {
+        let t = &self.tally[parity];
+        for (pid, load) in loads.iter().enumerate() {
+            t.bytes_out[pid].fetch_add(load.bytes_out, Ordering::Relaxed);
+            t.messages_out[pid].fetch_add(load.messages_out, Ordering::Relaxed);
+            t.bytes_in[pid].fetch_add(load.bytes_in, Ordering::Relaxed);
+            t.messages_in[pid].fetch_add(load.messages_in, Ordering::Relaxed);
+        }
+    }
+
     /// Run by the last node to reach the barrier ending superstep `index` (ended by `call`):
     /// charges the superstep and resets this parity's tally.
     pub fn close_superstep(&self, parity: usize, index: u64, call: &Call) {

@@ -124,10 +124,14 @@ impl StackPool {
 
     fn with_guards(count: usize, stack_bytes: usize, guards: Guards) -> std::io::Result<Self> {
         let page = page_size();
-        let stack = stack_bytes.max(corosensei::stack::MIN_STACK_SIZE).next_multiple_of(page);
+        let stack = stack_bytes
+            .max(corosensei::stack::MIN_STACK_SIZE)
+            .next_multiple_of(page);
         let slot = page + stack;
         let len = slot.checked_mul(count.max(1)).ok_or_else(|| {
-            Error::other(format!("{count} stacks of {stack} bytes overflow the address space"))
+            Error::other(format!(
+                "{count} stacks of {stack} bytes overflow the address space"
+            ))
         })?;
         let mapping = Mapping::new(len)?;
         for node in 0..count {
@@ -148,7 +152,11 @@ impl StackPool {
 
     /// Lends node `node`'s stack; the pool outlives it.
     pub fn stack(&self, node: usize) -> PooledStack<'_> {
-        assert!(node < self.count, "stack {node} of a pool of {}", self.count);
+        assert!(
+            node < self.count,
+            "stack {node} of a pool of {}",
+            self.count
+        );
         let guard = self.mapping.start.as_ptr() as usize + node * self.slot;
         let top = guard + self.slot;
         debug_assert_eq!(top % STACK_ALIGNMENT, 0);
@@ -201,7 +209,11 @@ mod tests {
         let page = page_size();
         let stacks: Vec<_> = (0..3).map(|node| pool.stack(node)).collect();
         for pair in stacks.windows(2) {
-            assert_eq!(pair[0].base(), pair[1].limit(), "next guard starts at this top");
+            assert_eq!(
+                pair[0].base(),
+                pair[1].limit(),
+                "next guard starts at this top"
+            );
         }
         let usable = stacks[0].base().get() - stacks[0].limit().get() - page;
         assert!(usable >= 10_000 && usable % page == 0, "usable {usable}");
@@ -226,7 +238,11 @@ mod tests {
         let Ok(mode) = std::env::var("HBSP_TOUCH_GUARD") else {
             return;
         };
-        let guards = if mode == "madvise" { Guards::Madvise } else { Guards::Mprotect };
+        let guards = if mode == "madvise" {
+            Guards::Madvise
+        } else {
+            Guards::Mprotect
+        };
         let pool = StackPool::with_guards(2, 16 * 1024, guards).unwrap();
         let guard = pool.stack(1).limit().get() as *mut u8;
         // SAFETY: none: this write must fault, ending the child process with SIGSEGV.
@@ -243,7 +259,10 @@ mod tests {
         }
         for mode in modes {
             let status = std::process::Command::new(std::env::current_exe().unwrap())
-                .args(["--exact", "backend::stack_pool::tests::touch_a_guard_page_when_asked"])
+                .args([
+                    "--exact",
+                    "backend::stack_pool::tests::touch_a_guard_page_when_asked",
+                ])
                 .env("HBSP_TOUCH_GUARD", mode)
                 .output()
                 .unwrap()
@@ -257,6 +276,9 @@ mod tests {
         let before = mappings();
         let _pool = StackPool::with_guards(100, 16 * 1024, Guards::Mprotect).unwrap();
         let added = mappings().saturating_sub(before);
-        assert!(added >= 200, "100 mprotect guards added only {added} mappings");
+        assert!(
+            added >= 200,
+            "100 mprotect guards added only {added} mappings"
+        );
     }
 }
