@@ -6,6 +6,7 @@
 //! `mpi_selftest mismatch`: nodes make different calls; every rank must get the error.
 //! `mpi_selftest panic|abort|error RANK`: node RANK fails in its second superstep while the
 //! others wait; the job must end with the failure named and a non-zero exit.
+//! `mpi_selftest empty N`: N empty supersteps, for counting the MPI calls they make.
 
 use hbsp::collectives::{self, BroadcastAlgorithm, Root};
 use hbsp::{Backend, Ctx, HbspError, Machine, MpiSession, Network, Node, Platform, RunOutput};
@@ -26,12 +27,16 @@ fn main() {
         // Even speeds too: there equal pieces move by MPI's own collectives.
         "check" => check(&machine).and_then(|()| check(&even_machine(session.size()))),
         "mismatch" => mismatch(&machine),
+        "empty" => {
+            let supersteps = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(100);
+            empty(&even_machine(session.size()), supersteps)
+        }
         mode @ ("panic" | "abort" | "error") => {
             let rank = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(0);
             fail(&machine, mode, rank)
         }
         other => Err(format!(
-            "unknown mode {other}: use check, mismatch, panic, abort or error"
+            "unknown mode {other}: use check, mismatch, empty, panic, abort or error"
         )),
     };
     let rank = session.rank();
@@ -254,6 +259,18 @@ fn mismatch(machine: &Machine) -> Outcome {
         Ok(_) if machine.p() == 1 => Ok(()),
         other => Err(format!("expected a mismatch, got {other:?}")),
     }
+}
+
+/// `supersteps` empty supersteps.
+fn empty(machine: &Machine, supersteps: usize) -> Outcome {
+    hbsp::run(&Backend::mpi(), machine, |ctx| {
+        for _ in 0..supersteps {
+            ctx.sync()?;
+        }
+        Ok::<_, HbspError>(())
+    })
+    .map(|_| ())
+    .map_err(|e| e.to_string())
 }
 
 /// Node `rank` panics, aborts or returns an error in its second superstep.

@@ -174,6 +174,22 @@ impl Pool {
     /// An empty vector of `T` with room for `len` items: the smallest that fits, the most
     /// recently returned among equals (its memory is the likeliest to be in cache).
     pub fn take<T: Pod + Send>(&mut self, len: usize) -> Option<Vec<T>> {
+        let mut vector = self.take_fitting::<T>(len)?;
+        vector.clear();
+        Some(vector)
+    }
+
+    /// A vector of exactly `len` items, chosen as by [`Pool::take`], for the caller to
+    /// overwrite: it keeps the items it held (zeros past them), so a recycled vector as long
+    /// as `len` is handed over without writing a byte.
+    pub fn take_to_overwrite<T: Pod + Send>(&mut self, len: usize) -> Option<Vec<T>> {
+        let mut vector = self.take_fitting::<T>(len)?;
+        vector.truncate(len);
+        vector.resize(len, T::zeroed());
+        Some(vector)
+    }
+
+    fn take_fitting<T: Pod + Send>(&mut self, len: usize) -> Option<Vec<T>> {
         let capacity = |b: &dyn Payload| b.as_any().downcast_ref::<Vec<T>>().map(Vec::capacity);
         let (at, _) = self
             .buffers
@@ -184,9 +200,7 @@ impl Pool {
             .filter(|&(_, c)| c >= len)
             .min_by_key(|&(_, c)| c)?;
         let buffer = self.buffers.remove(at);
-        let mut vector = *buffer.into_any().downcast::<Vec<T>>().ok()?;
-        vector.clear();
-        Some(vector)
+        buffer.into_any().downcast::<Vec<T>>().ok().map(|v| *v)
     }
 
     #[cfg(test)]
@@ -208,6 +222,27 @@ mod tests {
         let mut pool = Pool::default();
         pool.put(Box::new(short));
         assert_eq!(pool.len(), 0);
+    }
+
+    #[test]
+    fn a_vector_taken_to_overwrite_keeps_its_items_and_is_zero_only_past_them() {
+        let mut pool = Pool::default();
+        let mut recycled = vec![7u64; 100];
+        recycled.reserve_exact(50);
+        pool.put(Box::new(recycled));
+        let shorter = pool.take_to_overwrite::<u64>(60).unwrap();
+        assert_eq!(
+            shorter,
+            vec![7u64; 60],
+            "nothing written over the recycled items"
+        );
+        pool.put(Box::new(shorter));
+        let longer = pool.take_to_overwrite::<u64>(120).unwrap();
+        assert_eq!((longer[59], longer[60], longer.len()), (7, 0, 120));
+        assert!(
+            pool.take_to_overwrite::<u64>(1).is_none(),
+            "taken out of the pool"
+        );
     }
 
     #[test]

@@ -25,9 +25,15 @@ fn selftest() -> PathBuf {
 
 /// `mpirun -np ranks mpi_selftest args...`, allowed to run as root, oversubscribed.
 fn mpirun(ranks: usize, args: &[&str]) -> (Output, Duration) {
+    mpirun_with(ranks, &[], args)
+}
+
+/// [`mpirun`] with `options` for mpirun before the program.
+fn mpirun_with(ranks: usize, options: &[&str], args: &[&str]) -> (Output, Duration) {
     let start = Instant::now();
     let output = Command::new("mpirun")
         .args(["--oversubscribe", "-np", &ranks.to_string()])
+        .args(options)
         .arg(selftest())
         .args(args)
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
@@ -53,6 +59,63 @@ fn every_program_matches_the_threads_backend_on_1_to_4_ranks() {
             text(&output.stderr)
         );
         assert!(text(&output.stdout).contains(&format!("ok on {ranks} ranks")));
+    }
+}
+
+/// Every rank's `(sendrecv, alltoall, alltoallv)` calls in `mpi_selftest empty supersteps`,
+/// counted by `tests/mpi_calls.c` preloaded into the ranks.
+fn calls_of_empty_supersteps(ranks: usize, supersteps: usize) -> Vec<(u64, u64, u64)> {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let shim = dir.path().join("libmpi_calls.so");
+    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mpi_calls.c");
+    let built = Command::new("mpicc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&shim)
+        .arg(source)
+        .output()
+        .expect("mpicc runs: install libopenmpi-dev");
+    assert!(built.status.success(), "mpicc: {}", text(&built.stderr));
+    let preload = format!("LD_PRELOAD={}", shim.display());
+    let (output, _) = mpirun_with(
+        ranks,
+        &["-x", &preload],
+        &["empty", &supersteps.to_string()],
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    let mut counts: Vec<(usize, (u64, u64, u64))> = stdout
+        .lines()
+        .filter_map(|line| line.strip_prefix("mpi calls of rank "))
+        .filter_map(|line| {
+            let (rank, calls) = line.split_once(':')?;
+            let n: Vec<u64> = calls
+                .split_whitespace()
+                .filter_map(|w| w.parse().ok())
+                .collect();
+            Some((rank.parse().ok()?, (n[0], n[1], n[2])))
+        })
+        .collect();
+    counts.sort_unstable();
+    let counts: Vec<(u64, u64, u64)> = counts.into_iter().map(|(_, calls)| calls).collect();
+    assert_eq!(counts.len(), ranks, "{stdout}");
+    counts
+}
+
+#[test]
+fn an_empty_superstep_is_a_barrier_s_rounds_of_sendrecv_and_nothing_else() {
+    let supersteps = 200;
+    for (ranks, rounds) in [(2, 1), (3, 2), (4, 2)] {
+        // The program's supersteps and the final one when it returns.
+        let expected = (rounds * (supersteps as u64 + 1), 0, 0);
+        for (rank, calls) in calls_of_empty_supersteps(ranks, supersteps)
+            .into_iter()
+            .enumerate()
+        {
+            assert_eq!(
+                calls, expected,
+                "{ranks} ranks, rank {rank}: (sendrecv, alltoall, alltoallv)"
+            );
+        }
     }
 }
 

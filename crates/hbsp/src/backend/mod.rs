@@ -385,11 +385,10 @@ pub(crate) enum Native<'a> {
 pub(crate) trait ByteTarget {
     /// Bytes of one item.
     fn item_bytes(&self) -> usize;
-    /// Empties the target with room for `bytes`; `None` when `bytes` is not a whole number
-    /// of items (the nodes disagree on the item type).
-    fn reserve(&mut self, bytes: usize) -> Option<()>;
-    /// `bytes` more zero bytes, to be written (a whole number of items).
-    fn grow(&mut self, bytes: usize) -> &mut [u8];
-    /// Appends `bytes` (a whole number of items) and returns them as appended.
-    fn append(&mut self, bytes: &[u8]) -> &mut [u8];
+    /// The target made `bytes` long for the collective to overwrite in full, its content
+    /// left as found (a recycled vector is not zeroed first); `None` when `bytes` is not a
+    /// whole number of items (the nodes disagree on the item type).
+    fn overwrite(&mut self, bytes: usize) -> Option<&mut [u8]>;
+    /// The target made a copy of `bytes`; `None` as for [`ByteTarget::overwrite`].
+    fn copy_of(&mut self, bytes: &[u8]) -> Option<&mut [u8]>;
 }

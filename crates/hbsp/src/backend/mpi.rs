@@ -1,14 +1,16 @@
 //! The `mpi` backend: one MPI rank per node, real time.
 //!
 //! Every process of an `mpirun -np P` job calls [`crate::run`] with the same machine of `P`
-//! nodes; rank `j` runs node `j`'s program. A superstep boundary is two collectives on
-//! `MPI_COMM_WORLD`: an `MPI_Alltoall` of (call signature, bytes for the receiver, bytes sent
-//! in all, a native collective's size) for every pair of ranks, which checks that all nodes
-//! made the same call and sizes the payloads, then one `MPI_Alltoallv` of the messages
-//! themselves, which every rank skips when nobody sends. BSP needs exactly this: every node
-//! learns what it receives at the sync, and the barrier comes with the exchange. A broadcast,
-//! or a scatter of equal pieces, runs as `MPI_Bcast` / `MPI_Scatterv` between the two, into a
-//! vector of the node's pool (see `collectives`).
+//! nodes; rank `j` runs node `j`'s program. A superstep boundary starts with the ranks'
+//! agreement (see `Agreement`): one 8-byte word per rank (a fold of the call's signature, its
+//! complement and whether the rank sends), combined by OR in `ceil(log2 P)` rounds of
+//! `MPI_Sendrecv`, the pattern of `MPI_Barrier` itself, so an empty superstep costs about a
+//! barrier. It checks that all nodes made the same call; when anybody sends, an
+//! `MPI_Alltoall` of per-destination byte counts and one `MPI_Alltoallv` of the messages
+//! follow. BSP needs exactly this: every node learns what it receives at the sync, and the
+//! barrier comes with the exchange. A broadcast, or a scatter of equal pieces, runs as
+//! `MPI_Bcast` (between two ranks, one message) / `MPI_Scatterv` after the agreement, which
+//! carries the root's byte count, into a vector of the node's pool (see `collectives`).
 //!
 //! When the program returns, the nodes' traces and results travel to every rank (one
 //! `MPI_Allgatherv`), so the [`crate::RunOutput`] is the same everywhere and equals what the
@@ -245,12 +247,12 @@ struct MpiTransport<'m> {
     start: f64,
     stretch: f64,
     superstep: u64,
-    /// Reused between supersteps (see `encode`).
+    /// Reused between supersteps (see `encode`), like the byte counts per rank: a superstep
+    /// allocates nothing once these have grown.
     send_buffer: Vec<u8>,
     received: Arc<Vec<u8>>,
-    /// The header `MPI_Alltoall`'s buffers, reused: an empty superstep is little else.
-    header: Vec<u64>,
-    heard: Vec<u64>,
+    counts: Vec<i32>,
+    incoming: Vec<i32>,
 }
 
 impl MpiTransport<'_> {
@@ -259,9 +261,12 @@ impl MpiTransport<'_> {
     }
 
     /// Lays out every message to another rank as header + payload, grouped by destination.
-    fn encode(&mut self, outbox: &mut Outbox) -> (Vec<u8>, Vec<i32>, Vec<Envelope>) {
+    /// Counts per destination go to `self.counts`.
+    fn encode(&mut self, outbox: &mut Outbox) -> (Vec<u8>, Vec<Envelope>) {
         let p = self.p();
-        let mut counts = vec![0i32; p];
+        let mut counts = std::mem::take(&mut self.counts);
+        counts.clear();
+        counts.resize(p, 0);
         let mut own = Vec::new();
         let total: usize = outbox
             .batches()
@@ -293,7 +298,8 @@ impl MpiTransport<'_> {
             }
             counts[to] = (buffer.len() - before) as i32;
         }
-        (buffer, counts, own)
+        self.counts = counts;
+        (buffer, own)
     }
 
     /// The messages in `buffer` from `source`, in send order.
@@ -330,76 +336,69 @@ impl MpiTransport<'_> {
         envelopes
     }
 
-    /// Ends the superstep: the header `MPI_Alltoall` (see the module docs), then `native`'s
-    /// collective, then the messages. Returns them and the bytes `native`'s root announced.
+    /// Ends the superstep: the four words (see the module docs), then `native`'s collective,
+    /// then the messages. Returns them and the bytes `native`'s root announced.
     fn exchange_and(
         &mut self,
         outbox: &mut Outbox,
         call: &Call,
         mut native: Option<(Native<'_>, &mut dyn ByteTarget)>,
     ) -> Result<(Vec<Envelope>, usize)> {
-        let p = self.p();
-        let (buffer, counts, own) = self.encode(outbox);
+        let (buffer, own) = self.encode(outbox);
         if buffer.len() > i32::MAX as usize {
             return Err(self.fail(too_many_bytes(self.pid, "sent", buffer.len() as u64)));
         }
-        let signature = call.signature();
-        let (root, announce) = match &native {
+        let announce = match &native {
             Some((
                 Native::Broadcast { root, source, .. } | Native::Scatter { root, source, .. },
                 _,
-            )) => (*root, if *root == self.pid { source.len() } else { 0 }),
-            None => (0, 0),
+            )) if *root == self.pid => source.len(),
+            _ => 0,
         };
-        // Per pair: the call's signature, the bytes for that rank, all this rank sends (so
-        // every rank learns the same total and an empty superstep skips the Alltoallv), and
-        // what a native collective's root announces.
-        let sent = buffer.len() as u64;
-        let mut header = std::mem::take(&mut self.header);
-        header.clear();
-        header.extend(
-            counts
-                .iter()
-                .flat_map(|&c| [signature, c as u64, sent, announce as u64]),
-        );
-        let mut heard = std::mem::take(&mut self.heard);
-        heard.resize(HEADER_WORDS * p, 0);
-        self.world.all_to_all_into(&header[..], &mut heard[..]);
-        self.header = header;
-        let words = |rank: usize| &heard[HEADER_WORDS * rank..HEADER_WORDS * (rank + 1)];
-        if (0..p).any(|rank| words(rank)[0] != signature) {
+        let signature = call.signature();
+        let mut agreement = Agreement::new(signature, !buffer.is_empty(), announce as u64);
+        agreement.combine_over_ranks(&self.world, self.pid, self.p());
+        if !agreement.same_call(signature) {
             let mismatch = self.mismatch(call);
             *self.agreed.borrow_mut() = Some(mismatch.clone());
             return Err(mismatch);
         }
-        let incoming_total: u64 = (0..p).map(|rank| words(rank)[1]).sum();
-        if incoming_total > i32::MAX as u64 {
-            return Err(self.fail(too_many_bytes(self.pid, "arrive", incoming_total)));
-        }
-        let announced = words(root)[3] as usize;
-        let anybody_sends = (0..p).any(|rank| words(rank)[2] > 0);
-        let incoming: Vec<i32> = (0..p).map(|rank| words(rank)[1] as i32).collect();
-        self.heard = heard;
+        let announced = agreement.announce as usize;
         if let Some((native, target)) = native.take() {
             self.run_native(native, target, announced)?;
         }
         self.superstep += 1;
-        if !anybody_sends {
+        if !agreement.anybody_sends() {
             self.send_buffer = buffer;
             return Ok((own, announced));
+        }
+        let delivered = self.exchange_messages(&buffer, own);
+        self.send_buffer = buffer;
+        Ok((delivered?, announced))
+    }
+
+    /// Moves the encoded messages in `buffer` (counts in `self.counts`) and returns what this
+    /// rank receives, `own` (its messages to itself) in its place among the sources.
+    fn exchange_messages(&mut self, buffer: &[u8], own: Vec<Envelope>) -> Result<Vec<Envelope>> {
+        let p = self.p();
+        self.incoming.resize(p, 0);
+        self.world
+            .all_to_all_into(&self.counts[..], &mut self.incoming[..]);
+        let incoming_total: u64 = self.incoming.iter().map(|&c| c as u64).sum();
+        if incoming_total > i32::MAX as u64 {
+            return Err(self.fail(too_many_bytes(self.pid, "arrive", incoming_total)));
         }
         // The last superstep's buffer, unless a message cut from it is still queued.
         let mut into = Arc::get_mut(&mut self.received)
             .map(std::mem::take)
             .unwrap_or_default();
-        exchange_bytes(&self.world, &buffer, &counts, &incoming, &mut into);
-        self.send_buffer = buffer;
+        exchange_bytes(&self.world, buffer, &self.counts, &self.incoming, &mut into);
         let received = Arc::new(into);
         self.received = Arc::clone(&received);
         let mut delivered = Vec::new();
         let mut own = Some(own);
         let mut at = 0;
-        for (source, &count) in incoming.iter().enumerate() {
+        for (source, &count) in self.incoming.iter().enumerate() {
             if source == self.pid {
                 delivered.extend(own.take().unwrap_or_default());
             }
@@ -407,7 +406,7 @@ impl MpiTransport<'_> {
             at = range.end;
             delivered.extend(Self::decode(&received, range, source));
         }
-        Ok((delivered, announced))
+        Ok(delivered)
     }
 
     /// Moves a native collective's data into `target`; every rank knows the `announced`
@@ -418,19 +417,18 @@ impl MpiTransport<'_> {
         target: &mut dyn ByteTarget,
         announced: usize,
     ) -> Result<()> {
+        if announced > i32::MAX as usize {
+            return Err(self.fail(too_many_bytes(
+                self.pid,
+                "broadcast or scattered",
+                announced as u64,
+            )));
+        }
         match native {
             Native::Broadcast { root, source, .. } => {
-                if target.reserve(announced).is_none() {
+                if !self.broadcast_bytes(root, source, announced, target) {
                     return Err(self.fail(type_mismatch("broadcast", announced)));
                 }
-                broadcast_bytes(
-                    &self.world,
-                    root,
-                    self.pid == root,
-                    source,
-                    announced,
-                    target,
-                );
             }
             Native::Scatter {
                 root,
@@ -438,14 +436,10 @@ impl MpiTransport<'_> {
                 counts,
             } => {
                 let counts = counts(announced);
-                if announced > i32::MAX as usize {
-                    return Err(self.fail(too_many_bytes(self.pid, "scattered", announced as u64)));
-                }
                 let mine = counts[self.pid];
-                if target.reserve(mine).is_none() {
+                let Some(buffer) = target.overwrite(mine) else {
                     return Err(self.fail(type_mismatch("scatter", mine)));
-                }
-                let buffer = target.grow(mine);
+                };
                 // Zero bytes everywhere: nothing to move, and OpenMPI rejects two empty
                 // buffers that share one dangling address.
                 if announced > 0 {
@@ -454,6 +448,62 @@ impl MpiTransport<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The root's `source`, `len` bytes, into every rank's `target`; `false` when they are
+    /// not a whole number of this rank's items.
+    ///
+    /// Between two ranks a broadcast is one message: the root sends straight from `source`
+    /// and makes its own copy while the other rank reads (over shared memory OpenMPI lets the
+    /// receiver copy). `MPI_Bcast` would want the root's buffer writable, so the root's copy
+    /// would come first, and that copy took as long as the broadcast itself. Otherwise one
+    /// `MPI_Bcast`, not pieces: OpenMPI segments and pipelines a large broadcast itself, and
+    /// pieces of our own measured no faster.
+    fn broadcast_bytes(
+        &self,
+        root: usize,
+        source: &[u8],
+        len: usize,
+        target: &mut dyn ByteTarget,
+    ) -> bool {
+        let is_root = self.pid == root;
+        // Zero bytes: nothing to move, and OpenMPI rejects an empty buffer's dangling address.
+        if len == 0 || self.p() == 1 {
+            return if is_root {
+                target.copy_of(source)
+            } else {
+                target.overwrite(len)
+            }
+            .is_some();
+        }
+        if self.p() == 2 {
+            let other = self.world.process_at_rank(1 - self.pid as i32);
+            if !is_root {
+                let Some(buffer) = target.overwrite(len) else {
+                    return false;
+                };
+                other.receive_into_with_tag(buffer, BROADCAST_TAG);
+                return true;
+            }
+            return mpi::request::scope(|scope| {
+                let sending = other.immediate_send_with_tag(scope, source, BROADCAST_TAG);
+                let copied = target.copy_of(source).is_some();
+                sending.wait();
+                copied
+            });
+        }
+        let buffer = if is_root {
+            target.copy_of(source)
+        } else {
+            target.overwrite(len)
+        };
+        let Some(buffer) = buffer else {
+            return false;
+        };
+        self.world
+            .process_at_rank(root as i32)
+            .broadcast_into(buffer);
+        true
     }
 
     /// What every rank called, gathered once a mismatch shows, for the error message.
@@ -522,8 +572,90 @@ impl Transport for MpiTransport<'_> {
     }
 }
 
-/// Words per pair of ranks in a superstep's header `MPI_Alltoall`.
-const HEADER_WORDS: usize = 4;
+/// What the ranks agree on at a superstep boundary, combined by bitwise OR over the ranks.
+///
+/// `word` packs a 31-bit fold of the call's signature, its complement and a "this rank sends"
+/// bit: the OR of the signatures and of their complements equals a rank's own pair only if
+/// every rank made the same call. `announce`, the bytes a native collective's root announces
+/// (0 on every other rank, so the OR is the root's), travels only when non-zero: OpenMPI's
+/// shared-memory path moves one 8-byte word as fast as `MPI_Barrier`'s empty message, 16
+/// bytes 1.2x slower.
+struct Agreement {
+    word: u64,
+    announce: u64,
+}
+
+impl Agreement {
+    const SENDS: u64 = 1 << 31;
+
+    fn new(signature: u64, sends: bool, announce: u64) -> Self {
+        let sends = if sends { Self::SENDS } else { 0 };
+        Self {
+            word: Self::signature_bits(signature) | sends,
+            announce,
+        }
+    }
+
+    /// The fold of `signature` in bits 32-62 and its complement in bits 0-30. A plain sync
+    /// (0) and a program's end (1) keep their values; a collective's hash lands on 2 or more.
+    fn signature_bits(signature: u64) -> u64 {
+        const MASK: u64 = (1 << 31) - 1;
+        let folded = if signature < 2 {
+            signature
+        } else {
+            2 + signature % (MASK - 1)
+        };
+        (folded << 32) | (!folded & MASK)
+    }
+
+    fn same_call(&self, signature: u64) -> bool {
+        self.word & !Self::SENDS == Self::signature_bits(signature)
+    }
+
+    fn anybody_sends(&self) -> bool {
+        self.word & Self::SENDS != 0
+    }
+
+    /// Leaves every rank holding the OR over all ranks, in `ceil(log2 p)` rounds of
+    /// `MPI_Sendrecv`.
+    ///
+    /// Hand-rolled rather than `MPI_Allreduce`: on OpenMPI's shared-memory transport that took
+    /// 1.3x (2 ranks) to 2x (4 ranks, oversubscribed) an `MPI_Barrier`, while these rounds are
+    /// the barrier's own pattern. Pairs exchange (`rank ^ step`) when `p` is a power of two,
+    /// so two ranks sharing a core wake each other; otherwise each rank sends `step` ahead
+    /// and hears from `step` behind (dissemination, exact because an OR does not mind hearing
+    /// a rank twice).
+    fn combine_over_ranks(&mut self, world: &SimpleCommunicator, rank: usize, p: usize) {
+        let mut heard = [0u64; 2];
+        let mut step = 1;
+        while step < p {
+            let (to, from) = if p.is_power_of_two() {
+                (rank ^ step, rank ^ step)
+            } else {
+                ((rank + step) % p, (rank + p - step) % p)
+            };
+            let mine = [self.word, self.announce];
+            let words = if self.announce == 0 { 1 } else { 2 };
+            let status = mpi::point_to_point::send_receive_into_with_tags(
+                &mine[..words],
+                &world.process_at_rank(to as i32),
+                AGREEMENT_TAG,
+                &mut heard[..],
+                &world.process_at_rank(from as i32),
+                AGREEMENT_TAG,
+            );
+            self.word |= heard[0];
+            if status.count(u64::equivalent_datatype()) == 2 {
+                self.announce |= heard[1];
+            }
+            step *= 2;
+        }
+    }
+}
+
+/// Tags of hbsp's point-to-point messages on its own communicator.
+const AGREEMENT_TAG: i32 = 0;
+const BROADCAST_TAG: i32 = 1;
 
 /// The error for more bytes in one superstep than MPI counts hold.
 fn too_many_bytes(pid: usize, what: &str, bytes: u64) -> HbspError {
@@ -540,28 +672,6 @@ fn type_mismatch(collective: &str, bytes: usize) -> HbspError {
     HbspError::InvalidBackend(format!(
         "{collective}: {bytes} bytes are not a whole number of this node's items: call it with the same item type on every node"
     ))
-}
-
-/// `MPI_Bcast` of the root's `source`, `len` bytes, into every rank's `target` (the root
-/// copies it into its own `target` and broadcasts from there: MPI wants the root's buffer
-/// writable). One call, not pieces: OpenMPI segments and pipelines a large broadcast itself,
-/// and pieces of our own measured no faster (256 KiB pieces fall to its linear algorithm).
-fn broadcast_bytes(
-    world: &SimpleCommunicator,
-    root: usize,
-    is_root: bool,
-    source: &[u8],
-    len: usize,
-    target: &mut dyn ByteTarget,
-) {
-    let buffer = if is_root {
-        target.append(source)
-    } else {
-        target.grow(len)
-    };
-    if len > 0 {
-        world.process_at_rank(root as i32).broadcast_into(buffer);
-    }
 }
 
 /// `MPI_Scatterv` of the root's `source`, `counts[j]` bytes to rank `j`, into `target`.
@@ -716,7 +826,9 @@ where
     world.barrier();
     let agreed = Rc::new(RefCell::new(None));
     let transport = MpiTransport {
-        world: SimpleCommunicator::world(),
+        // A communicator of hbsp's own, so the point-to-point rounds of `Agreement`
+        // never match a message the program sends on `MPI_COMM_WORLD` itself.
+        world: world.duplicate(),
         agreed: Rc::clone(&agreed),
         pid,
         machine,
@@ -725,8 +837,8 @@ where
         superstep: 0,
         send_buffer: Vec::new(),
         received: Arc::default(),
-        header: Vec::new(),
-        heard: Vec::new(),
+        counts: Vec::new(),
+        incoming: Vec::new(),
     };
     let start = transport.start;
     let facts = MachineFacts::new(machine);
