@@ -746,7 +746,8 @@ fn compare(
 }
 
 /// Runs `settle` on every configuration in order, telling the observer; a configuration that
-/// fails is recorded and the others still run.
+/// fails is recorded and the others still run. Once the study is interrupted no configuration
+/// starts: the study ends with the interruption, and the observer hears of it once.
 fn each_configuration(
     runner: &Runner<'_>,
     approach: Approach,
@@ -754,6 +755,7 @@ fn each_configuration(
 ) -> Vec<std::result::Result<OperatingPoint, Failure>> {
     let total = runner.configurations().len();
     (0..total)
+        .take_while(|_| crate::interrupt::requested().is_none())
         .map(|index| {
             let label = runner.configurations()[index].configuration.label.clone();
             runner
