@@ -112,7 +112,7 @@ impl<'a> Runner<'a> {
         store: &'a Store,
         observer: &'a dyn Observer,
     ) -> Result<Self> {
-        let platform = Platform::load(&spec.platform)?;
+        let platform = crate::local_speed::load_platform(&spec.platform)?.platform;
         let runner = Self::on_platform(spec, registry, &platform, store, observer)?;
         store.register_study(&spec.name, &spec.canonical(), &platform.to_toml_string()?)?;
         Ok(Self {

@@ -9,7 +9,10 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 fn hetscale() -> Command {
-    Command::cargo_bin("hetscale").expect("binary built")
+    // `local` keeps its placeholder speed: no test depends on this host's cached one.
+    let mut command = Command::cargo_bin("hetscale").expect("binary built");
+    command.env("HETSCALE_CACHE_DIR", "");
+    command
 }
 
 /// A small GE study on simulated Sunwulf: a few seconds, a few dozen runs.
@@ -48,7 +51,8 @@ fn run_count(db: &Path) -> usize {
 
 fn study(dir: &Path, db: &str) -> std::process::Command {
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("hetscale"));
-    cmd.args(["study", "spec.toml", "--db", db, "--out", "out"])
+    cmd.env("HETSCALE_CACHE_DIR", "")
+        .args(["study", "spec.toml", "--db", db, "--out", "out"])
         .current_dir(dir)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());

@@ -134,7 +134,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     }
     let backend = backend(args)?;
     let job = Job::start(&backend)?;
-    let platform = Platform::load(&args.platform)?;
+    let platform = super::load_platform(&args.platform)?;
     let machine = machine(args, &platform, job.as_ref())?;
     let kernel = args.kernel_options.kernel(kernel, registry)?;
     let inputs = inputs(args, kernel.as_ref(), &machine, &backend)?;
