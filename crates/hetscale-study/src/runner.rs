@@ -68,6 +68,7 @@ pub struct Measurement {
     /// Problem size.
     pub n: u64,
     /// Work `W(N)`, flop.
+    #[serde(rename = "work_flop")]
     pub work: f64,
     /// Statistics of the run times, s.
     pub time: Summary,

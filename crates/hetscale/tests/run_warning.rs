@@ -200,7 +200,7 @@ fn local_measures_this_host_once_caches_it_and_says_where() {
     let (report, stderr) = run_local(cache.path());
     assert_eq!(report["warnings"], serde_json::json!([]), "{report}");
     assert_eq!(stderr.trim(), note(2500.0, "hetscale 0 bench --quick"));
-    assert_eq!(report["cluster_speed"], 2500.0, "{report}");
+    assert_eq!(report["marked_speed_flops"], 2.5e9, "{report}");
     // No cache: the first use measures with the quick suite and caches what it found.
     std::fs::remove_file(&file).unwrap();
     let (_, stderr) = run_local(cache.path());

@@ -246,7 +246,7 @@ fn predict_reaches_thousands_of_nodes_instantly() {
     );
     let study: Value = serde_json::from_slice(&out.stdout).unwrap();
     let points = study["points"].as_array().unwrap();
-    assert_eq!(points[1]["configuration"]["nodes"], 4096);
+    assert_eq!(points[1]["configuration"]["p"], 4096);
     for p in points {
         let e = p["speed_efficiency"].as_f64().unwrap();
         assert!((e - 0.05).abs() < 5e-4, "{e}");
@@ -281,7 +281,7 @@ fn bench_writes_a_local_platform_that_runs() {
         String::from_utf8_lossy(&out.stderr)
     );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let speed = report["marked_speed"].as_f64().unwrap();
+    let speed = report["marked_speed_flops"].as_f64().unwrap();
     assert!(speed > 0.0);
     let text = std::fs::read_to_string(&platform).unwrap();
     assert!(text.contains("marked_speed"));

@@ -113,7 +113,7 @@ pub fn run(args: &super::run::Args) -> anyhow::Result<()> {
             "time": times,
             "work_flop": outcome.work,
             "speed_flops": speed,
-            "cluster_speed_flops": c,
+            "marked_speed_flops": c,
             "speed_efficiency": speed / c,
             "warnings": warnings,
         });
