@@ -349,11 +349,14 @@ impl Platform {
         self.has_placeholder_speeds().then(|| {
             format!(
                 "platform {}: the marked speed of {} {} per core is a placeholder, not a \
-                 measurement, so E_s and psi are relative to it; measure this host with `hetscale \
-                 bench --write-platform local.toml` and pass --platform local.toml",
+                 measurement, so E_s and psi are relative to it; measure this host once with \
+                 `hetscale bench --quick --save-local` (the cache must be on: {} unset or a \
+                 directory), or with `hetscale bench --write-platform local.toml` and pass \
+                 --platform local.toml",
                 self.name,
                 crate::presets::PLACEHOLDER_MFLOPS,
-                self.speed_unit
+                self.speed_unit,
+                crate::presets::CACHE_DIR_ENV
             )
         })
     }

@@ -266,6 +266,10 @@ pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// The variable naming the directory where hetscale caches this host's measured marked speed,
+/// which replaces the `local` preset's placeholder (empty: no cache, the placeholder stays).
+pub const CACHE_DIR_ENV: &str = "HETSCALE_CACHE_DIR";
+
 /// The `local` preset's marked speed per core, Mflop/s: a placeholder, not a measurement.
 pub const PLACEHOLDER_MFLOPS: f64 = 1000.0;
 

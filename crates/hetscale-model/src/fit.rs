@@ -470,7 +470,8 @@ pub struct OverheadModel {
     pub a: f64,
     /// The overhead `T_o(N)`.
     pub overhead: Polynomial,
-    /// The marked speed `C` the model was fitted with.
+    /// The marked speed `C` the model was fitted with, flop/s (the unit of `W / T`).
+    #[serde(rename = "marked_speed_flops")]
     pub marked_speed: f64,
 }
 

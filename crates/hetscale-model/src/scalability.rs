@@ -7,7 +7,7 @@
 //! (Sun & Rover Table III).
 
 use crate::error::{ModelError, Result, positive};
-use serde::Serialize;
+use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 /// Isospeed scalability `psi(p, p') = p'W / (pW')` (Sun & Rover eq. 1).
 pub fn isospeed_psi(p: f64, work: f64, p_scaled: f64, work_scaled: f64) -> Result<f64> {
@@ -32,14 +32,28 @@ pub fn psi_from_times(time: f64, time_scaled: f64) -> Result<f64> {
 }
 
 /// An upper-triangular matrix of `psi(i, j)` for `i <= j` over increasing system sizes.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Serialized as `labels` and the full square `values`, `null` below the diagonal.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ScalabilityMatrix {
     labels: Vec<String>,
     values: Vec<Vec<f64>>,
 }
 
+impl Serialize for ScalabilityMatrix {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let n = self.len();
+        let full: Vec<Vec<Option<f64>>> = (0..n)
+            .map(|i| (0..n).map(|j| self.get(i, j)).collect())
+            .collect();
+        let mut matrix = serializer.serialize_struct("ScalabilityMatrix", 2)?;
+        matrix.serialize_field("labels", &self.labels)?;
+        matrix.serialize_field("values", &full)?;
+        matrix.end()
+    }
+}
+
 /// A triple `(a, b, c)` where the matrix breaks `psi(a, c) = psi(a, b) psi(b, c)`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ChainViolation {
     /// Index of the starting system.
     pub a: usize,

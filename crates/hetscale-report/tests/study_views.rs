@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use hetscale_report::views::study::{VIEWS, study_prefixes, study_report};
 use hetscale_report::{Block, Report};
-use hetscale_study::study::StudyResult;
+use hetscale_study::study::{PsiIntervals, StudyResult};
 
 /// The default study, run once for every test of this file.
 fn results() -> &'static [StudyResult] {
@@ -317,4 +317,42 @@ fn the_intervals_the_result_carries_are_drawn_as_error_bars() {
     }
     let drawn = spread.samples.iter().filter(|m| m.n > 0).count();
     assert_eq!(bars(&spread, "es-vs-n"), bars(&flat, "es-vs-n") + 3 * drawn);
+}
+
+#[test]
+fn psi_intervals_are_drawn_as_error_bars_on_the_psi_curves() {
+    let bars = |result: &StudyResult| {
+        let report = study_report(std::slice::from_ref(result)).unwrap();
+        svg_of(&report, "default-ge-psi")
+            .matches("<polyline")
+            .count()
+    };
+    let mut without = results()[0].clone();
+    for approach in [
+        &mut without.measured,
+        &mut without.computed,
+        &mut without.predicted,
+    ] {
+        approach.as_mut().unwrap().psi_ci95 = None;
+    }
+    let mut with = without.clone();
+    let measured = with.measured.as_mut().unwrap();
+    let psi = measured.psi.as_ref().unwrap();
+    let n = psi.len();
+    // Below each psi, so the linear axis's range (up to just above 1) does not move.
+    let values = (0..n)
+        .map(|i| {
+            (i..n)
+                .map(|j| psi.get(i, j).filter(|_| j > i).map(|v| (0.99 * v, v)))
+                .collect()
+        })
+        .collect();
+    measured.psi_ci95 = Some(PsiIntervals {
+        labels: psi.labels().to_vec(),
+        values,
+    });
+    // A line and two caps per pair j > i, on the curve from each C_i.
+    let pairs = n * (n - 1) / 2;
+    assert!(pairs > 0);
+    assert_eq!(bars(&with), bars(&without) + 3 * pairs);
 }

@@ -25,6 +25,7 @@ pub struct ComputedFit {
     /// Why the model fits too poorly to be inverted into a size, if it does.
     pub poor_fit: Option<String>,
     /// The size where the model's `E_s` meets the target; `None` for a poor fit.
+    #[serde(rename = "n_root")]
     pub n: Option<f64>,
     /// 95% interval of `n` from a residual bootstrap of the fit (see
     /// [`crate::uncertainty::fitted_size_interval`]); `None` without `n` or residuals to resample.

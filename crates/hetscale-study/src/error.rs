@@ -64,6 +64,9 @@ pub enum StudyError {
     /// Writing an export failed.
     #[error("export: {0}")]
     Export(String),
+    /// The cache of this host's marked speed (see [`crate::local_speed`]) cannot be used.
+    #[error("{0}")]
+    SpeedCache(String),
     /// A CSV of measured runs or of a paper's published values is invalid.
     #[error("{source_name}{}{}: {message}", at_line(*line), in_field(field.as_deref()))]
     Csv {

@@ -1,8 +1,11 @@
 //! Exports of stored runs: CSV, JSON and Extra-P's text input format.
 
 use crate::error::{Result, StudyError};
+use crate::program::COMMAND_KERNEL;
 use crate::runner::SAMPLE;
+use crate::spec::StudySpec;
 use crate::store::{RunRecord, Store};
+use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
@@ -52,25 +55,129 @@ pub fn export(store: &Store, study: Option<&str>, format: Format) -> Result<Stri
             });
         }
     }
-    render(&store.runs(study)?, format)
+    let runs = store.runs(study)?;
+    let node_sets = NodeSets::of(store, &runs)?;
+    render_with(&runs, format, &node_sets)
 }
 
-/// Renders `runs` in `format`.
+/// Renders `runs` in `format`, each configuration's node set taken to be its label (as a
+/// command study's is: `--nodes 2` is configuration `2` on node set `2`).
 pub fn render(runs: &[RunRecord], format: Format) -> Result<String> {
+    render_with(runs, format, &NodeSets::default())
+}
+
+fn render_with(runs: &[RunRecord], format: Format, node_sets: &NodeSets) -> Result<String> {
+    let rows = || runs.iter().map(|r| ExportedRun::of(r, node_sets));
     match format {
-        Format::Csv => csv_text(runs),
-        Format::Json => {
-            serde_json::to_string_pretty(runs).map_err(|e| StudyError::Export(e.to_string()))
-        }
+        Format::Csv => csv_text(rows()),
+        Format::Json => serde_json::to_string_pretty(&rows().collect::<Vec<_>>())
+            .map_err(|e| StudyError::Export(e.to_string())),
         Format::Extrap => extrap_text(runs),
     }
 }
 
-fn csv_text(runs: &[RunRecord]) -> Result<String> {
+/// What the check of a run's result says, in the `verification` column.
+pub mod verification {
+    /// The result was checked against the sequential reference and matched.
+    pub const PASSED: &str = "passed";
+    /// A kernel run whose result was not checked (a sample run; on `sim`, a skeleton that
+    /// computes nothing).
+    pub const NOT_CHECKED: &str = "not checked";
+    /// An external command's run: hetscale cannot check what a program computes.
+    pub const NOT_APPLICABLE: &str = "not applicable";
+}
+
+/// A run as the CSV and JSON exports write it: the stored run with its configuration's node
+/// set (`nodes`, as `--nodes` writes it), node count `p`, and what its verification says.
+#[derive(Debug, Serialize)]
+struct ExportedRun<'a> {
+    study: &'a str,
+    purpose: &'a str,
+    kernel: &'a str,
+    backend: &'a str,
+    platform: &'a str,
+    configuration: &'a str,
+    nodes: &'a str,
+    p: u32,
+    marked_speed_flops: f64,
+    n: u64,
+    repetition: u32,
+    time_s: f64,
+    work_flop: f64,
+    speed_efficiency: f64,
+    verification: &'static str,
+    host: &'a str,
+    version: &'a str,
+}
+
+impl<'a> ExportedRun<'a> {
+    fn of(run: &'a RunRecord, node_sets: &'a NodeSets) -> Self {
+        let verification = if run.verified {
+            verification::PASSED
+        } else if run.kernel == COMMAND_KERNEL {
+            verification::NOT_APPLICABLE
+        } else {
+            verification::NOT_CHECKED
+        };
+        Self {
+            study: &run.study,
+            purpose: &run.purpose,
+            kernel: &run.kernel,
+            backend: &run.backend,
+            platform: &run.platform,
+            configuration: &run.configuration,
+            nodes: node_sets.of_run(run),
+            p: run.nodes,
+            marked_speed_flops: run.marked_speed,
+            n: run.n,
+            repetition: run.repetition,
+            time_s: run.time_s,
+            work_flop: run.work,
+            speed_efficiency: run.speed_efficiency,
+            verification,
+            host: &run.host,
+            version: &run.version,
+        }
+    }
+}
+
+/// The node set of each study's configurations, from the specs the studies were registered
+/// with: `(study, label) -> node set`.
+#[derive(Debug, Default)]
+struct NodeSets(BTreeMap<(String, String), String>);
+
+impl NodeSets {
+    fn of(store: &Store, runs: &[RunRecord]) -> Result<Self> {
+        let studies: BTreeSet<&str> = runs.iter().map(|r| r.study.as_str()).collect();
+        let mut sets = BTreeMap::new();
+        for study in studies {
+            let Some(text) = store.study_spec(study)? else {
+                continue;
+            };
+            // A spec this hetscale cannot read (an older one) leaves the labels in place.
+            let Ok(spec) = serde_json::from_str::<StudySpec>(&text) else {
+                continue;
+            };
+            for c in spec.configurations {
+                sets.insert((study.to_string(), c.label), c.nodes);
+            }
+        }
+        Ok(Self(sets))
+    }
+
+    /// The node set of `run`'s configuration; its label where the spec is unknown.
+    fn of_run<'a>(&'a self, run: &'a RunRecord) -> &'a str {
+        self.0
+            .get(&(run.study.clone(), run.configuration.clone()))
+            .map_or(run.configuration.as_str(), String::as_str)
+    }
+}
+
+fn csv_text<'a>(rows: impl Iterator<Item = ExportedRun<'a>>) -> Result<String> {
     let mut writer = csv::Writer::from_writer(Vec::new());
-    for run in runs {
+    for row in rows {
         writer
-            .serialize(run)
+            .serialize(row)
             .map_err(|e| StudyError::Export(e.to_string()))?;
     }
     let bytes = writer
@@ -300,17 +407,78 @@ mod tests {
     }
 
     #[test]
-    fn csv_and_json_round_trip() {
+    fn csv_and_json_hold_every_run_with_units_in_the_names() {
         let runs = runs();
         let csv = render(&runs, Format::Csv).unwrap();
         assert_eq!(csv.lines().count(), 4);
         assert!(csv.starts_with(
-            "study,purpose,kernel,backend,platform,configuration,nodes,marked_speed_flops,n,\
-             repetition,time_s,work_flop,speed_efficiency,"
+            "study,purpose,kernel,backend,platform,configuration,nodes,p,marked_speed_flops,n,\
+             repetition,time_s,work_flop,speed_efficiency,verification,host,version\n"
         ));
-        let back: Vec<RunRecord> =
+        let json: serde_json::Value =
             serde_json::from_str(&render(&runs, Format::Json).unwrap()).unwrap();
-        assert_eq!(back, runs);
+        let rows = json.as_array().unwrap();
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[2]["n"], 200);
+        assert_eq!(rows[2]["time_s"], 1.5);
+        assert_eq!(rows[2]["work_flop"], 2.0 * 200f64.powi(3));
         assert!("xml".parse::<Format>().is_err());
+    }
+
+    /// A command study of `--nodes 1 --nodes 2` on the platform `two`: each run's `nodes` is
+    /// its node set and `p` its count, and its verification "not applicable"; a kernel
+    /// study's node sets come from its spec.
+    #[test]
+    fn exports_give_the_node_set_and_what_verification_says() {
+        let store = Store::open_in_memory().unwrap();
+        let spec = |name: &str, kernel: &str, configurations: &[(&str, &str)]| {
+            let configurations: Vec<String> = configurations
+                .iter()
+                .map(|(label, nodes)| {
+                    format!("[[configuration]]\nlabel = \"{label}\"\nnodes = \"{nodes}\"\n")
+                })
+                .collect();
+            let text = format!(
+                "name = \"{name}\"\nkernel = \"{kernel}\"\nplatform = \"ucf-cluster\"\nbackend = \"sim\"\ntarget = 0.2\nn_max = 1000\n{}",
+                configurations.concat()
+            );
+            StudySpec::from_toml_str(&text, "test").unwrap().canonical()
+        };
+        store
+            .register_study("k", &spec("k", "mm", &[("C_2", "gromit,chromus")]), "")
+            .unwrap();
+        store.register_study("cmd", "not a spec", "").unwrap();
+        let mut kernel_run = crate::store::tests_support::sample(100, 0);
+        kernel_run.study = "k".into();
+        kernel_run.verified = false;
+        store.record(&kernel_run).unwrap();
+        let mut verified = kernel_run.clone();
+        verified.purpose = "verification".into();
+        verified.verified = true;
+        store.record(&verified).unwrap();
+        let mut command_run = kernel_run.clone();
+        command_run.study = "cmd".into();
+        command_run.kernel = COMMAND_KERNEL.into();
+        command_run.configuration = "2".into();
+        store.record(&command_run).unwrap();
+
+        let json: serde_json::Value =
+            serde_json::from_str(&export(&store, None, Format::Json).unwrap()).unwrap();
+        let row = |i: usize, key: &str| json[i][key].clone();
+        assert_eq!(row(0, "nodes"), "gromit,chromus");
+        assert_eq!(row(0, "p"), 2);
+        assert_eq!(row(0, "verification"), verification::NOT_CHECKED);
+        assert_eq!(row(1, "verification"), verification::PASSED);
+        assert_eq!(row(2, "nodes"), "2");
+        assert_eq!(row(2, "p"), 2);
+        assert_eq!(row(2, "verification"), verification::NOT_APPLICABLE);
+        let csv = export(&store, Some("cmd"), Format::Csv).unwrap();
+        assert!(
+            csv.lines()
+                .nth(1)
+                .unwrap()
+                .starts_with("cmd,sample,command,sim,sunwulf,2,2,2,57330000.0,100,0,0.5,2000000.0,0.2,not applicable,"),
+            "{csv}"
+        );
     }
 }

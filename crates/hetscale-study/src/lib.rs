@@ -37,6 +37,8 @@ pub mod export;
 pub mod external;
 pub mod formula;
 pub mod interrupt;
+pub mod json;
+pub mod local_speed;
 pub mod marked_speed;
 pub mod measured;
 pub mod measurements;

@@ -70,6 +70,7 @@ pub struct KernelSpeed {
     /// Floating-point operations per run.
     pub flop_per_run: f64,
     /// Statistics of the rate over the timed runs, Mflop/s.
+    #[serde(rename = "rate_mflops")]
     pub mflops: Summary,
 }
 
@@ -80,7 +81,12 @@ pub struct MarkedSpeedReport {
     pub cores: usize,
     /// Each kernel's rates.
     pub kernels: Vec<KernelSpeed>,
-    /// Marked speed of one core: the mean of the kernels' median rates, Mflop/s.
+    /// Marked speed of one core: the mean of the kernels' median rates, Mflop/s (flop/s in
+    /// JSON, as everywhere).
+    #[serde(
+        rename = "marked_speed_flops",
+        serialize_with = "crate::json::mflops_as_flops"
+    )]
     pub marked_speed: f64,
     /// The options used.
     pub options: BenchOptions,

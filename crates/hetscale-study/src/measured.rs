@@ -116,6 +116,26 @@ pub fn within_tolerance(runner: &Runner<'_>, m: &Measurement) -> bool {
         || (m.time.samples > 1 && lo <= spec.target && spec.target <= hi && hi - lo <= 4.0 * band)
 }
 
+/// Whether `E_s` over the sizes measured flattens out below `target`: its gains from the last
+/// three sizes shrink (or vanish), and continuing them geometrically, their sum still falls
+/// short of the target (so raising n_max would not help).
+fn levels_off_below(measured: &[Measurement], target: f64) -> bool {
+    let mut by_size: Vec<&Measurement> = measured.iter().collect();
+    by_size.sort_by_key(|m| m.n);
+    let [.., a, b, c] = by_size.as_slice() else {
+        return false;
+    };
+    let (first, last) = (
+        b.speed_efficiency - a.speed_efficiency,
+        c.speed_efficiency - b.speed_efficiency,
+    );
+    if last <= 0.0 {
+        return true;
+    }
+    let ratio = last / first;
+    first > 0.0 && ratio < 1.0 && c.speed_efficiency + last * ratio / (1.0 - ratio) < target
+}
+
 /// The error of a search that ran out of sizes: upward, the highest `E_s` reached; downward,
 /// the lowest (the target is met below `n_min`).
 fn unreachable(runner: &Runner<'_>, index: usize, upward: bool) -> StudyError {
@@ -129,7 +149,13 @@ fn unreachable(runner: &Runner<'_>, index: usize, upward: bool) -> StudyError {
         measured.iter().min_by(by_efficiency)
     };
     let (e, n) = extreme.map_or((f64::NAN, 0), |m| (m.speed_efficiency, m.n));
-    let message = if upward {
+    let message = if upward && levels_off_below(&measured, spec.target) {
+        format!(
+            "E_s levels off at {e:.4} (N = {n}) below the target {}: growing N up to {} barely \
+             raises it, so this target is unreachable on this configuration; lower the target",
+            spec.target, spec.n_max
+        )
+    } else if upward {
         format!(
             "no N in [{}, {}] reaches E_s = {}: the highest E_s reached is {e:.4} at N = {n}; raise n_max or lower the target",
             spec.n_min, spec.n_max, spec.target

@@ -15,8 +15,10 @@ pub struct Configuration {
     /// How the configuration is shown (e.g. `C_8`).
     pub label: String,
     /// Number of nodes `p`.
+    #[serde(rename = "p")]
     pub nodes: usize,
     /// Marked speed `C` of the configuration, flop/s.
+    #[serde(rename = "marked_speed_flops")]
     pub marked_speed: f64,
 }
 
@@ -33,8 +35,9 @@ impl Configuration {
     }
 }
 
-/// The predicted operating point of one configuration.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The predicted operating point of one configuration. In JSON, `n` is the integer size the
+/// text shows and `n_root` the real-valued root.
+#[derive(Debug, Clone, PartialEq)]
 pub struct PredictedPoint {
     /// The configuration.
     pub configuration: Configuration,
@@ -51,6 +54,36 @@ pub struct PredictedPoint {
     /// `psi(previous, this)`, between consecutive configurations as the papers tabulate it
     /// (the matrix's super-diagonal); `None` on the first.
     pub psi_from_previous: Option<f64>,
+}
+
+impl Serialize for PredictedPoint {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Json<'a> {
+            configuration: &'a Configuration,
+            n: Option<u64>,
+            n_root: f64,
+            work_flop: f64,
+            time_s: f64,
+            speed_efficiency: f64,
+            psi_from_first: f64,
+            psi_from_previous: Option<f64>,
+        }
+        Json {
+            configuration: &self.configuration,
+            n: crate::json::integer_size(self.n),
+            n_root: self.n,
+            work_flop: self.work,
+            time_s: self.time_s,
+            speed_efficiency: self.speed_efficiency,
+            psi_from_first: self.psi_from_first,
+            psi_from_previous: self.psi_from_previous,
+        }
+        .serialize(serializer)
+    }
 }
 
 /// A predicted study: one point per configuration and the scalability matrix between them.

@@ -68,6 +68,7 @@ pub struct Measurement {
     /// Problem size.
     pub n: u64,
     /// Work `W(N)`, flop.
+    #[serde(rename = "work_flop")]
     pub work: f64,
     /// Statistics of the run times, s.
     pub time: Summary,
@@ -112,7 +113,7 @@ impl<'a> Runner<'a> {
         store: &'a Store,
         observer: &'a dyn Observer,
     ) -> Result<Self> {
-        let platform = Platform::load(&spec.platform)?;
+        let platform = crate::local_speed::load_platform(&spec.platform)?.platform;
         let runner = Self::on_platform(spec, registry, &platform, store, observer)?;
         store.register_study(&spec.name, &spec.canonical(), &platform.to_toml_string()?)?;
         Ok(Self {

@@ -87,7 +87,8 @@ pub struct RunRecord {
     pub platform: String,
     /// Configuration label (node set).
     pub configuration: String,
-    /// Number of nodes.
+    /// Number of nodes (`p` in JSON, where `nodes` is a node set).
+    #[serde(rename = "p", alias = "nodes")]
     pub nodes: u32,
     /// Marked speed `C` of the configuration, flop/s.
     #[serde(rename = "marked_speed_flops", alias = "marked_speed")]

@@ -25,16 +25,20 @@ pub struct OperatingPoint {
     /// Number of nodes.
     pub p: usize,
     /// Marked speed `C`, flop/s.
+    #[serde(rename = "marked_speed_flops")]
     pub marked_speed: f64,
-    /// Problem size `N`.
+    /// Problem size `N` (an integer).
+    #[serde(serialize_with = "crate::json::as_integer")]
     pub n: f64,
     /// 95% interval of `N` from the noise of the runs, if known: from the measured `E_s`
     /// interval (measured approach) or a bootstrap of the fit (computed); never for the
     /// predicted approach, whose error is the model's, not the runs' (see the held-out check).
     pub n_ci95: Option<(f64, f64)>,
     /// Work `W(N)`, flop.
+    #[serde(rename = "work_flop")]
     pub work: f64,
     /// `W` over `n_ci95`, flop.
+    #[serde(rename = "work_ci95_flop")]
     pub work_ci95: Option<(f64, f64)>,
     /// Time `T`, s (measured, fitted or predicted).
     pub time_s: f64,
@@ -68,13 +72,31 @@ pub struct ApproachResult {
 
 /// The 95% intervals of a psi matrix: `values[i][j - i]` for `psi(C_i, C_j)`, `j >= i` (the
 /// layout of [`ScalabilityMatrix`]); `None` where neither size has an interval, and on the
-/// diagonal, where `psi(C_i, C_i) = 1` exactly.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// diagonal, where `psi(C_i, C_i) = 1` exactly. Serialized, like psi, as a full square
+/// matrix, `null` where there is no interval.
+#[derive(Debug, Clone, PartialEq)]
 pub struct PsiIntervals {
     /// Configuration labels, as the matrix's.
     pub labels: Vec<String>,
     /// Row `i` holds the intervals of `psi(C_i, C_i), psi(C_i, C_i+1), ...`.
     pub values: Vec<Vec<Option<(f64, f64)>>>,
+}
+
+impl Serialize for PsiIntervals {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let n = self.labels.len();
+        let full: Vec<Vec<Option<(f64, f64)>>> = (0..n)
+            .map(|i| (0..n).map(|j| self.get(i, j)).collect())
+            .collect();
+        let mut matrix = serializer.serialize_struct("PsiIntervals", 2)?;
+        matrix.serialize_field("labels", &self.labels)?;
+        matrix.serialize_field("values", &full)?;
+        matrix.end()
+    }
 }
 
 impl PsiIntervals {
@@ -225,10 +247,13 @@ pub struct ContourPoint {
     /// Number of nodes.
     pub p: usize,
     /// Marked speed `C`, flop/s.
+    #[serde(rename = "marked_speed_flops", alias = "marked_speed")]
     pub marked_speed: f64,
-    /// Problem size.
+    /// Problem size (the real root of the fit at the level).
+    #[serde(rename = "n_root", alias = "n")]
     pub n: f64,
     /// Work `W(N)`, flop.
+    #[serde(rename = "work_flop", alias = "work")]
     pub work: f64,
 }
 
@@ -245,6 +270,7 @@ pub struct ConfigurationRow {
     /// Number of nodes.
     pub p: usize,
     /// Marked speed `C`, flop/s.
+    #[serde(rename = "marked_speed_flops")]
     pub marked_speed: f64,
 }
 
@@ -746,7 +772,8 @@ fn compare(
 }
 
 /// Runs `settle` on every configuration in order, telling the observer; a configuration that
-/// fails is recorded and the others still run.
+/// fails is recorded and the others still run. Once the study is interrupted no configuration
+/// starts: the study ends with the interruption, and the observer hears of it once.
 fn each_configuration(
     runner: &Runner<'_>,
     approach: Approach,
@@ -754,6 +781,7 @@ fn each_configuration(
 ) -> Vec<std::result::Result<OperatingPoint, Failure>> {
     let total = runner.configurations().len();
     (0..total)
+        .take_while(|_| crate::interrupt::requested().is_none())
         .map(|index| {
             let label = runner.configurations()[index].configuration.label.clone();
             runner

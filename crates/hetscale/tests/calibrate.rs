@@ -4,7 +4,10 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 fn hetscale() -> Command {
-    Command::cargo_bin("hetscale").expect("binary built")
+    // `local` keeps its placeholder speed: no test depends on this host's cached one.
+    let mut command = Command::cargo_bin("hetscale").expect("binary built");
+    command.env("HETSCALE_CACHE_DIR", "");
+    command
 }
 
 /// `hetscale ARGS` run in `dir`.

@@ -4,7 +4,10 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 fn hetscale() -> Command {
-    Command::cargo_bin("hetscale").expect("binary built")
+    // `local` keeps its placeholder speed: no test depends on this host's cached one.
+    let mut command = Command::cargo_bin("hetscale").expect("binary built");
+    command.env("HETSCALE_CACHE_DIR", "");
+    command
 }
 
 #[test]
@@ -290,6 +293,7 @@ fn with_closed_stdout(args: &[&str], dir: &std::path::Path) -> (Option<i32>, Str
     let (reader, writer) = os_pipe::pipe().unwrap();
     drop(reader);
     let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("hetscale"))
+        .env("HETSCALE_CACHE_DIR", "")
         .args(args)
         .current_dir(dir)
         .stdout(writer)

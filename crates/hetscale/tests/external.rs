@@ -10,7 +10,10 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 fn hetscale() -> Command {
-    Command::cargo_bin("hetscale").expect("binary built")
+    // `local` keeps its placeholder speed: no test depends on this host's cached one.
+    let mut command = Command::cargo_bin("hetscale").expect("binary built");
+    command.env("HETSCALE_CACHE_DIR", "");
+    command
 }
 
 /// A program whose time on `p` processes of 100 Mflop/s is exactly `W / (p 1e8) + 0.1 p`
@@ -269,7 +272,10 @@ fn a_poorly_fitting_model_is_flagged_and_not_inverted_into_an_n() {
         "{quality}"
     );
     assert!(quality["loo_cv_rmse"].as_f64().unwrap() > 0.0, "{quality}");
-    assert!(fit["n"].is_null(), "a poor fit gives no N: {fit}");
+    assert!(
+        fit["n_root"].is_null() && fit.get("n_root").is_some(),
+        "a poor fit gives no N: {fit}"
+    );
     let reason = format!("adjusted R^2 = {adjusted:.3} < 0.9");
     assert!(fit["poor_fit"].as_str().unwrap().contains(&reason), "{fit}");
     let failure = &result["computed"]["failures"][0];
@@ -336,7 +342,9 @@ fn noisy_runs_give_the_computed_n_and_psi_a_95_percent_interval() {
         );
         assert!(lo <= n && n <= hi && hi - lo >= 10.0, "{point}");
         assert!(lo <= exact && exact <= hi, "{exact} outside {point}");
-        assert!(point["work_ci95"][0].as_f64().unwrap() <= point["work"].as_f64().unwrap());
+        assert!(
+            point["work_ci95_flop"][0].as_f64().unwrap() <= point["work_flop"].as_f64().unwrap()
+        );
         assert_eq!(result["fits"][index]["n_ci95"], point["n_ci95"]);
     }
     // psi(p=1, p=2) = 2 W_1 / W_2 = 0.5 exactly; its interval holds it and is not a point.
@@ -663,6 +671,7 @@ fn step_study_args() -> Vec<&'static str> {
 
 fn spawn_hetscale(dir: &Path, args: &[&str]) -> std::process::Child {
     std::process::Command::new(assert_cmd::cargo::cargo_bin("hetscale"))
+        .env("HETSCALE_CACHE_DIR", "")
         .args(args)
         .current_dir(dir)
         .stdout(std::process::Stdio::null())
@@ -760,6 +769,77 @@ fn ctrl_c_ends_the_commands_group_stores_nothing_half_done_and_the_rerun_resumes
         "the rerun ran no stored run again"
     );
     assert!(at("64") >= 4, "the rerun finished the search: {calls}");
+}
+
+#[test]
+fn ctrl_c_is_one_progress_line_not_one_per_remaining_configuration() {
+    let dir = blocking_step();
+    // Two configurations and the progress log (stderr is a pipe): the interruption cuts the
+    // first short; the second, and the other approaches, never start.
+    let args: Vec<&str> = step_study_args()
+        .into_iter()
+        .filter(|a| *a != "--quiet")
+        .chain(["--nodes", "2"])
+        .collect();
+    let study = spawn_hetscale(dir.path(), &args);
+    let _group = BlockedGroup::of(dir.path());
+    send("INT", study.id());
+    let out = study.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let interrupted: Vec<&str> = err.lines().filter(|l| l.contains("interrupted")).collect();
+    assert_eq!(interrupted.len(), 2, "{err}");
+    assert!(
+        interrupted[0].starts_with("command measured 1 (1/2): interrupted: rerun to resume (6 runs stored) after 2 sizes in"),
+        "{err}"
+    );
+    assert_eq!(
+        interrupted[1],
+        "hetscale: interrupted: rerun to resume (6 runs stored)"
+    );
+    assert!(!err.contains("(2/2)"), "{err}");
+    assert_eq!(out.status.code(), Some(130), "{err}");
+}
+
+/// The measured search's failure on one node with the step command (T = 1 s on 100 Mflop/s,
+/// so E_s = W / 1e8) for the work formula `work` and `target`, up to N = 256.
+fn measured_failure(work: &str, target: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("step.sh"), STEP).unwrap();
+    std::fs::write(dir.path().join("two.toml"), PLATFORM).unwrap();
+    let mut args: Vec<&str> = vec!["study"];
+    args.extend(STEP_ARGS);
+    let at = args.iter().position(|a| *a == "--work").unwrap() + 1;
+    args[at] = work;
+    args.extend(["--nodes", "1", "--target", target, "--n-max", "256"]);
+    args.extend(["--repetitions", "1", "--warmup", "0"]);
+    args.extend(["--out", "out", "--json", "--quiet"]);
+    let out = hetscale()
+        .args(&args)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let result = json_of(&out);
+    result[0]["measured"]["failures"][0]["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a failure: {result}"))
+        .to_string()
+}
+
+#[test]
+fn a_target_above_where_e_s_levels_off_is_called_unreachable() {
+    // E_s = 0.4 n / (n + 16) tends to 0.4: no n_max reaches 0.8.
+    let message = measured_failure("4e7*n/(n+16)", "0.8");
+    assert_eq!(
+        message,
+        "E_s levels off at 0.3765 (N = 256) below the target 0.8: growing N up to 256 barely \
+         raises it, so this target is unreachable on this configuration; lower the target"
+    );
+    // E_s = n / (n + 16) reaches 0.99 at N = 1584: a larger n_max would find it.
+    let message = measured_failure("1e8*n/(n+16)", "0.99");
+    assert!(
+        message.contains("raise n_max or lower the target"),
+        "{message}"
+    );
 }
 
 #[test]

@@ -13,6 +13,7 @@ const SPEC: &str = include_str!("specs/small-ge.toml");
 fn hetscale(dir: &Path, args: &[&str]) -> std::process::Output {
     Command::cargo_bin("hetscale")
         .expect("binary built")
+        .env("HETSCALE_CACHE_DIR", "")
         .args(args)
         .current_dir(dir)
         .output()

@@ -3,7 +3,9 @@
 use assert_cmd::Command;
 
 fn hetscale() -> Command {
-    Command::cargo_bin("hetscale").unwrap()
+    let mut command = Command::cargo_bin("hetscale").unwrap();
+    command.env("HETSCALE_CACHE_DIR", "");
+    command
 }
 
 #[test]

@@ -6,7 +6,10 @@ use std::path::Path;
 use assert_cmd::Command;
 
 fn hetscale() -> Command {
-    Command::cargo_bin("hetscale").expect("binary built")
+    // `local` keeps its placeholder speed: no test depends on this host's cached one.
+    let mut command = Command::cargo_bin("hetscale").expect("binary built");
+    command.env("HETSCALE_CACHE_DIR", "");
+    command
 }
 
 /// A small GE study on simulated Sunwulf (three configurations: a held-out check too).

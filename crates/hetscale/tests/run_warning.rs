@@ -27,6 +27,7 @@ fn run_ge(backend: &str, extra: &[&str]) -> std::process::Output {
     std::fs::write(&platform, UNDERMARKED).unwrap();
     let out = Command::cargo_bin("hetscale")
         .unwrap()
+        .env("HETSCALE_CACHE_DIR", "")
         .args(["run", "ge", "--n", "30", "--backend", backend, "--platform"])
         .arg(&platform)
         .args(extra)
@@ -103,12 +104,13 @@ fn on_the_local_preset_the_placeholder_speed_is_said_in_text_and_json() {
     let run = |json: &[&str]| {
         Command::cargo_bin("hetscale")
             .unwrap()
+            .env("HETSCALE_CACHE_DIR", "")
             .args(["run", "mm", "--n", "16", "--backend", "sim", "--nodes", "1"])
             .args(json)
             .output()
             .unwrap()
     };
-    let placeholder = "platform local: the marked speed of 1000 Mflop/s per core is a placeholder, not a measurement, so E_s and psi are relative to it; measure this host with `hetscale bench --write-platform local.toml` and pass --platform local.toml";
+    let placeholder = "platform local: the marked speed of 1000 Mflop/s per core is a placeholder, not a measurement, so E_s and psi are relative to it; measure this host once with `hetscale bench --quick --save-local` (the cache must be on: HETSCALE_CACHE_DIR unset or a directory), or with `hetscale bench --write-platform local.toml` and pass --platform local.toml";
     let text = run(&[]);
     assert_eq!(
         warning_lines(&text.stderr),
@@ -144,6 +146,7 @@ fn runs_and_warmup_give_hyperfine_statistics_of_t() {
     );
     let bad = Command::cargo_bin("hetscale")
         .unwrap()
+        .env("HETSCALE_CACHE_DIR", "")
         .args(["run", "ge", "--n", "30", "--runs", "0"])
         .output()
         .unwrap();
@@ -153,4 +156,93 @@ fn runs_and_warmup_give_hyperfine_statistics_of_t() {
         "{}",
         String::from_utf8_lossy(&bad.stderr)
     );
+}
+
+/// `run mm` on one `local` node with the speed cache in `cache`: its JSON and its stderr.
+fn run_local(cache: &std::path::Path) -> (Value, String) {
+    let out = Command::cargo_bin("hetscale")
+        .unwrap()
+        .env("HETSCALE_CACHE_DIR", cache)
+        .args([
+            "run",
+            "mm",
+            "--n",
+            "16",
+            "--backend",
+            "sim",
+            "--nodes",
+            "1",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    (serde_json::from_slice(&out.stdout).unwrap(), stderr)
+}
+
+#[test]
+fn local_measures_this_host_once_caches_it_and_says_where() {
+    let cache = tempfile::tempdir().unwrap();
+    let file = cache.path().join("local-marked-speed.json");
+    let note = |speed: f64, by: &str| {
+        format!(
+            "note: platform local: marked speed {speed:.1} Mflop/s per core, measured on this host by {by} and cached in {}; refresh it with `hetscale bench --quick --save-local`, or delete the file",
+            file.display()
+        )
+    };
+    // A cached speed is the platform's: no placeholder warning, a note saying where it is.
+    std::fs::write(
+        &file,
+        r#"{"marked_speed_mflops": 2500.0, "cores": 1, "measured_by": "hetscale 0 bench --quick"}"#,
+    )
+    .unwrap();
+    let (report, stderr) = run_local(cache.path());
+    assert_eq!(report["warnings"], serde_json::json!([]), "{report}");
+    assert_eq!(stderr.trim(), note(2500.0, "hetscale 0 bench --quick"));
+    assert_eq!(report["marked_speed_flops"], 2.5e9, "{report}");
+    // No cache: the first use measures with the quick suite and caches what it found.
+    std::fs::remove_file(&file).unwrap();
+    let (_, stderr) = run_local(cache.path());
+    let cached: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let speed = cached["marked_speed_mflops"].as_f64().unwrap();
+    assert!(speed > 0.0, "{cached}");
+    let by = format!("hetscale {} bench --quick", env!("CARGO_PKG_VERSION"));
+    assert_eq!(cached["measured_by"], by.as_str());
+    assert_eq!(stderr.trim(), note(speed, &by));
+    // bench --save-local replaces it, saying where.
+    std::fs::write(&file, "{ damaged").unwrap();
+    let (_, stderr) = {
+        let out = Command::cargo_bin("hetscale")
+            .unwrap()
+            .env("HETSCALE_CACHE_DIR", cache.path())
+            .args(["run", "mm", "--n", "16", "--backend", "sim", "--nodes", "1"])
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        (
+            out.stdout,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    assert!(
+        stderr.contains("is unreadable") && stderr.contains("delete it and the next use"),
+        "{stderr}"
+    );
+    let out = Command::cargo_bin("hetscale")
+        .unwrap()
+        .env("HETSCALE_CACHE_DIR", cache.path())
+        .args(["bench", "--quick", "--save-local"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "cached as the local platform's marked speed in {}",
+            file.display()
+        )),
+        "{stdout}"
+    );
+    let (report, _) = run_local(cache.path());
+    assert_eq!(report["warnings"], serde_json::json!([]), "{report}");
 }

@@ -19,6 +19,10 @@ pub struct Args {
     /// fill its network with `hetscale probe --write-platform FILE`.
     #[arg(long)]
     pub write_platform: Option<PathBuf>,
+    /// Cache the measured marked speed as the `local` platform's, replacing what `local`
+    /// measured and cached on its first use (run with --quick to match that measurement).
+    #[arg(long)]
+    pub save_local: bool,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -38,12 +42,22 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     if let Some(path) = &args.write_platform {
         local_platform(&report)?.write_file(path)?;
     }
+    let cached = args
+        .save_local
+        .then(|| hetscale_study::local_speed::save_report(&report))
+        .transpose()?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         out!("{}", render(&report));
         if let Some(path) = &args.write_platform {
             outln!("wrote the local platform to {}", path.display());
+        }
+        if let Some(file) = &cached {
+            outln!(
+                "cached as the local platform's marked speed in {}",
+                file.display()
+            );
         }
     }
     Ok(())

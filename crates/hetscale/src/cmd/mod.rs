@@ -15,3 +15,13 @@ pub mod run;
 pub mod run_command;
 pub mod study;
 mod study_text;
+
+/// The platform `name_or_path`, `local` at this host's cached marked speed; where that speed
+/// comes from is said on stderr (standard output stays the command's result).
+pub(crate) fn load_platform(name_or_path: &str) -> anyhow::Result<hbsp::Platform> {
+    let loaded = hetscale_study::local_speed::load_platform(name_or_path)?;
+    if let Some(note) = loaded.note {
+        eprintln!("note: {note}");
+    }
+    Ok(loaded.platform)
+}

@@ -2,7 +2,6 @@
 //! platform's HBSP^1 parameters, solved for the target speed-efficiency on each node set.
 
 use crate::output::{out, outln};
-use hbsp::Platform;
 use hetscale_kernels::KernelRegistry;
 use hetscale_kernels::MAX_N;
 use hetscale_study::predicted::{PredictedStudy, check_replication_fits};
@@ -63,7 +62,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         args.n_max
     );
     let program = Program::Kernel(args.kernel_options.kernel(&args.kernel, registry)?);
-    let platform = Platform::load(&args.platform)?;
+    let platform = super::load_platform(&args.platform)?;
     check_replication_fits(platform.nodes.len(), args.replicate)?;
     let platform = platform.replicated(args.replicate)?;
     let configs = args

@@ -134,7 +134,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     }
     let backend = backend(args)?;
     let job = Job::start(&backend)?;
-    let platform = Platform::load(&args.platform)?;
+    let platform = super::load_platform(&args.platform)?;
     let machine = machine(args, &platform, job.as_ref())?;
     let kernel = args.kernel_options.kernel(kernel, registry)?;
     let inputs = inputs(args, kernel.as_ref(), &machine, &backend)?;
@@ -158,7 +158,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     let warnings = warnings(&run, &times, &platform);
     warnings.iter().for_each(|w| eprintln!("warning: {w}"));
     if args.json {
-        let mut report = report_json(&run, &backend);
+        let mut report = report_json(&run, &backend, &args.nodes);
         report["time"] = json!(times);
         report["warnings"] = json!(warnings);
         outln!("{}", serde_json::to_string_pretty(&report)?);
@@ -351,26 +351,24 @@ fn verified_word(v: &Verification) -> &'static str {
     }
 }
 
-fn report_json(run: &KernelRun, backend: &Backend) -> serde_json::Value {
-    let details: serde_json::Map<String, serde_json::Value> = run
-        .details
-        .iter()
-        .map(|(k, v)| (k.clone(), json!(v)))
-        .collect();
+/// The run in the one JSON schema (README, "JSON output"); `marked_speed_flops` is `null` on a
+/// platform whose speeds are not a flop rate (its `speed_unit` says what they are).
+fn report_json(run: &KernelRun, backend: &Backend, nodes: &str) -> serde_json::Value {
     json!({
         "kernel": run.kernel,
         "backend": backend.to_string(),
         "virtual_time": backend.is_virtual(),
         "n": run.n,
+        "nodes": nodes,
         "p": run.p,
         "time_s": run.time_s,
         "work_flop": run.work,
         "speed_flops": run.speed(),
-        "cluster_speed": run.cluster_speed,
+        "marked_speed_flops": run.cluster_speed_flops(),
         "speed_unit": run.speed_unit,
         "speed_efficiency": run.speed_efficiency(),
         "verification": run.verification,
-        "details": details,
+        "details": hetscale_study::json::details(&run.details),
     })
 }
 

@@ -3,7 +3,7 @@
 
 use crate::output::{out, outln};
 use anyhow::Context;
-use hbsp::{Backend, Platform};
+use hbsp::Backend;
 use hetscale_study::command_study::in_options;
 use hetscale_study::external::CommandSpec;
 use hetscale_study::program::{Hostfiles, Program, RunOutcome, execute};
@@ -79,7 +79,7 @@ pub fn run(args: &super::run::Args) -> anyhow::Result<()> {
     let command = spec.validate().map_err(|e| {
         anyhow::anyhow!(in_options(&e).unwrap_or_else(|| format!("--command: {e}")))
     })?;
-    let platform = Platform::load(&args.platform)?;
+    let platform = super::load_platform(&args.platform)?;
     let config = resolve(&platform, &args.nodes, &args.nodes)?;
     let program = Program::Command(Box::new(command));
     let hostfiles = Hostfiles::default();
@@ -113,7 +113,7 @@ pub fn run(args: &super::run::Args) -> anyhow::Result<()> {
             "time": times,
             "work_flop": outcome.work,
             "speed_flops": speed,
-            "cluster_speed_flops": c,
+            "marked_speed_flops": c,
             "speed_efficiency": speed / c,
             "warnings": warnings,
         });

@@ -118,6 +118,11 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     let mut results = Vec::new();
     let mut resumed = Vec::new();
     for spec in &specs {
+        // Measures and caches this host's speed before the study's runs, if `local` needs it.
+        let platform = hetscale_study::local_speed::load_platform(&spec.platform)?;
+        if let Some(note) = platform.note.filter(|_| !args.quiet) {
+            eprintln!("note: {note}");
+        }
         let progress = Progress::new(&spec.name, args.quiet);
         let result = run_study_with(spec, registry, &store, &progress)?;
         progress.finish();

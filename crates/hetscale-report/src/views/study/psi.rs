@@ -6,7 +6,7 @@ use hetscale_model::scalability::ScalabilityMatrix;
 use hetscale_study::spec::Approach;
 use hetscale_study::study::{ApproachResult, StudyResult};
 
-use super::{PSI, SystemSize, approaches, drawable};
+use super::{Along, Interval, PSI, SystemSize, approaches, drawable_with_intervals};
 use crate::chart::{
     Axes, Axis, ColorScale, HeatMap, Line, Scale, Series, heat_map, line_chart, palette,
 };
@@ -167,11 +167,20 @@ fn psi_curves(
         let color = palette(i);
         let (approach, matrix) = with_matrix[0];
         let from = &matrix.labels()[i];
-        let solid = curve_from(approach, matrix, i, size);
-        series
-            .push(Series::line(format!("from {from}"), drawable(solid, log_x, true)).color(color));
+        let (solid, intervals) =
+            drawable_with_intervals(curve_from(approach, matrix, i, size), log_x, true, Along::Y);
+        series.push(
+            Series::line(format!("from {from}"), solid)
+                .y_intervals(intervals)
+                .color(color),
+        );
         if let Some((approach, matrix)) = predicted {
-            let dashed = drawable(curve_from(approach, matrix, i, size), log_x, true);
+            let (dashed, intervals) = drawable_with_intervals(
+                curve_from(approach, matrix, i, size),
+                log_x,
+                true,
+                Along::Y,
+            );
             // One key entry says what dashed means: on the first dashed line drawn.
             let named = !series
                 .iter()
@@ -181,7 +190,11 @@ fn psi_curves(
             } else {
                 ""
             };
-            series.push(Series::dashed(label, dashed).color(color));
+            series.push(
+                Series::dashed(label, dashed)
+                    .y_intervals(intervals)
+                    .color(color),
+            );
         }
     }
     if series.iter().all(|s| s.points.len() < 2) {
@@ -209,19 +222,22 @@ fn psi_curves(
     )))
 }
 
-/// The points `(size of C_j, psi(C_i, C_j))` for `j >= i` of one matrix, placed by the
-/// approach's own points (a matrix holds only the configurations the approach settled).
+/// The points `(size of C_j, psi(C_i, C_j))` for `j >= i` of one matrix, each with its 95%
+/// interval where the approach has one, placed by the approach's own points (a matrix holds
+/// only the configurations the approach settled).
 fn curve_from(
     approach: &ApproachResult,
     matrix: &ScalabilityMatrix,
     i: usize,
     size: SystemSize,
-) -> Vec<(f64, f64)> {
+) -> Vec<((f64, f64), Interval)> {
     (i..matrix.len())
         .filter_map(|j| {
             let label = &matrix.labels()[j];
             let point = approach.point(label)?;
-            Some((size.value(point.p, point.marked_speed), matrix.get(i, j)?))
+            let psi = matrix.get(i, j)?;
+            let ci = approach.psi_ci95.as_ref().and_then(|c| c.get(i, j));
+            Some(((size.value(point.p, point.marked_speed), psi), ci))
         })
         .collect()
 }
@@ -229,7 +245,17 @@ fn curve_from(
 /// psi on a log axis when it falls below a tenth (work growing much faster than the
 /// machine), so the curves do not crowd the bottom; else linear from 0 to just above 1.
 fn psi_axis(series: &[Series]) -> Axis {
-    let values = series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
+    // The error bars' ends too: an explicit range must hold every bar.
+    let ends = series.iter().flat_map(|s| {
+        s.y_intervals
+            .iter()
+            .flatten()
+            .flat_map(|&(lo, hi)| [lo, hi])
+    });
+    let values = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .chain(ends);
     let (lo, hi) = values.fold((f64::INFINITY, 0.0_f64), |(lo, hi), v| {
         (lo.min(v), hi.max(v))
     });

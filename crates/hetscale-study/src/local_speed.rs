@@ -1,0 +1,212 @@
+//! The `local` platform's marked speed: measured on this host once, with the suite of
+//! `hetscale bench --quick`, and cached, so that E_s and psi on `local` are relative to this
+//! host's speed rather than a placeholder.
+//!
+//! The cache is one JSON file, `local-marked-speed.json`, in `$HETSCALE_CACHE_DIR` if set, else
+//! in the user's cache directory (`$XDG_CACHE_HOME/hetscale`, usually `~/.cache/hetscale`).
+//! `hetscale bench --quick --save-local` measures again and replaces it; deleting it makes the
+//! next use of `local` measure again. `HETSCALE_CACHE_DIR=` (empty) turns the cache off: `local`
+//! then keeps its placeholder speed, and says so.
+
+use std::path::{Path, PathBuf};
+
+use hbsp::Platform;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, StudyError};
+use crate::marked_speed::{BenchOptions, MarkedSpeedReport, measure};
+
+pub use hbsp::presets::CACHE_DIR_ENV;
+
+const FILE_NAME: &str = "local-marked-speed.json";
+
+/// What the cache holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CachedSpeed {
+    /// Marked speed of one core, Mflop/s (the `local` platform's unit).
+    pub marked_speed_mflops: f64,
+    /// Cores of the host that measured it.
+    pub cores: usize,
+    /// What measured it.
+    pub measured_by: String,
+}
+
+/// A platform as a command loads it, and what to tell the user about its speeds.
+#[derive(Debug, Clone)]
+pub struct LoadedPlatform {
+    /// The platform; `local` at this host's cached marked speed where there is one.
+    pub platform: Platform,
+    /// Where `local`'s marked speed came from and how to refresh it.
+    pub note: Option<String>,
+}
+
+/// The cache file, or `None` when the cache is off (an empty [`CACHE_DIR_ENV`]) or the user
+/// has no cache directory.
+pub fn cache_file() -> Option<PathBuf> {
+    match std::env::var_os(CACHE_DIR_ENV) {
+        Some(dir) if dir.is_empty() => None,
+        Some(dir) => Some(PathBuf::from(dir).join(FILE_NAME)),
+        None => dirs::cache_dir().map(|d| d.join("hetscale").join(FILE_NAME)),
+    }
+}
+
+/// The platform `name_or_path` (a preset or a TOML file). The `local` preset gets this host's
+/// cached marked speed, measured now with the quick suite if nothing is cached yet; with the
+/// cache off it keeps its placeholder (and [`Platform::placeholder_warning`] says so).
+pub fn load_platform(name_or_path: &str) -> Result<LoadedPlatform> {
+    let platform = Platform::load(name_or_path)?;
+    let file = match cache_file() {
+        Some(file) if platform.has_placeholder_speeds() => file,
+        _ => {
+            return Ok(LoadedPlatform {
+                platform,
+                note: None,
+            });
+        }
+    };
+    let cached = match read(&file)? {
+        Some(cached) => cached,
+        None => save(&file, &measure(&BenchOptions::quick())?)?,
+    };
+    Ok(LoadedPlatform {
+        platform: at_speed(platform, &cached, &file),
+        note: Some(note(&cached, &file)),
+    })
+}
+
+/// Caches the marked speed of `report` (replacing what was cached); returns the file.
+pub fn save_report(report: &MarkedSpeedReport) -> Result<PathBuf> {
+    let file = cache_file().ok_or_else(|| {
+        StudyError::SpeedCache(format!(
+            "no cache directory: set {CACHE_DIR_ENV} to a directory to save this host's marked speed in"
+        ))
+    })?;
+    save(&file, report)?;
+    Ok(file)
+}
+
+fn save(file: &Path, report: &MarkedSpeedReport) -> Result<CachedSpeed> {
+    let cached = CachedSpeed {
+        marked_speed_mflops: report.marked_speed,
+        cores: report.cores,
+        measured_by: format!(
+            "hetscale {} bench{}",
+            env!("CARGO_PKG_VERSION"),
+            if report.options == BenchOptions::quick() {
+                " --quick"
+            } else {
+                ""
+            }
+        ),
+    };
+    let cannot = |e: std::io::Error| {
+        StudyError::SpeedCache(format!(
+            "cannot write this host's marked speed to {}: {e}; set {CACHE_DIR_ENV} to a writable directory, or to nothing to keep the placeholder",
+            file.display()
+        ))
+    };
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir).map_err(cannot)?;
+    }
+    let text = serde_json::to_string_pretty(&cached).expect("a cached speed serializes");
+    hbsp::file::write_atomically(file, text).map_err(cannot)?;
+    Ok(cached)
+}
+
+/// The cached speed, `None` if nothing is cached; a damaged file is an error saying to delete it.
+fn read(file: &Path) -> Result<Option<CachedSpeed>> {
+    let text = match std::fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(damaged(file, &e.to_string())),
+    };
+    let cached: CachedSpeed =
+        serde_json::from_str(&text).map_err(|e| damaged(file, &e.to_string()))?;
+    let speed = cached.marked_speed_mflops;
+    if !(speed.is_finite() && speed > 0.0) {
+        return Err(damaged(
+            file,
+            &format!("marked speed {speed} is not a positive number"),
+        ));
+    }
+    Ok(Some(cached))
+}
+
+fn damaged(file: &Path, why: &str) -> StudyError {
+    StudyError::SpeedCache(format!(
+        "the cached marked speed of this host, {}, is unreadable ({why}): delete it and the next use of the local platform measures again",
+        file.display()
+    ))
+}
+
+fn at_speed(mut platform: Platform, cached: &CachedSpeed, file: &Path) -> Platform {
+    for node in &mut platform.nodes {
+        node.marked_speed = cached.marked_speed_mflops;
+    }
+    platform.description = format!(
+        "this host, one node per core at the marked speed measured by {} ({} Mflop/s, cached in {}); network: placeholders until hetscale probe --write-platform",
+        cached.measured_by,
+        cached.marked_speed_mflops,
+        file.display()
+    );
+    platform
+}
+
+fn note(cached: &CachedSpeed, file: &Path) -> String {
+    format!(
+        "platform local: marked speed {:.1} Mflop/s per core, measured on this host by {} and cached in {}; refresh it with `hetscale bench --quick --save-local`, or delete the file",
+        cached.marked_speed_mflops,
+        cached.measured_by,
+        file.display()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cached(speed: f64) -> CachedSpeed {
+        CachedSpeed {
+            marked_speed_mflops: speed,
+            cores: 2,
+            measured_by: "hetscale 0 bench --quick".into(),
+        }
+    }
+
+    #[test]
+    fn a_cached_speed_replaces_the_placeholder_and_says_where_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(FILE_NAME);
+        std::fs::write(&file, serde_json::to_string(&cached(2345.5)).unwrap()).unwrap();
+        let platform = at_speed(
+            hbsp::presets::local(2),
+            &read(&file).unwrap().unwrap(),
+            &file,
+        );
+        assert!(platform.nodes.iter().all(|n| n.marked_speed == 2345.5));
+        assert!(!platform.has_placeholder_speeds());
+        assert_eq!(platform.placeholder_warning(), None);
+        assert_eq!(
+            note(&cached(2345.5), &file),
+            format!(
+                "platform local: marked speed 2345.5 Mflop/s per core, measured on this host by hetscale 0 bench --quick and cached in {}; refresh it with `hetscale bench --quick --save-local`, or delete the file",
+                file.display()
+            )
+        );
+    }
+
+    #[test]
+    fn no_file_is_nothing_cached_and_a_damaged_one_says_to_delete_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(FILE_NAME);
+        assert_eq!(read(&file).unwrap(), None);
+        for text in ["{", &serde_json::to_string(&cached(-1.0)).unwrap()] {
+            std::fs::write(&file, text).unwrap();
+            let err = read(&file).unwrap_err().to_string();
+            assert!(
+                err.contains("is unreadable") && err.contains("delete it and the next use"),
+                "{err}"
+            );
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! Every command's `--json` follows the one schema the README's "JSON output" section states:
+//! snake_case keys, units in the key names (`marked_speed_flops` in flop/s, `time_s`,
+//! `work_flop`), numbers as numbers, `nodes` a node-set string beside the count `p`, `n` an
+//! integer, psi a full square matrix.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn hetscale() -> Command {
+    // `local` keeps its placeholder speed: no test depends on this host's cached one.
+    let mut command = Command::cargo_bin("hetscale").expect("binary built");
+    command.env("HETSCALE_CACHE_DIR", "");
+    command
+}
+
+/// `hetscale ARGS` in `dir`, its standard output as JSON.
+fn json_of(dir: &std::path::Path, args: &[&str]) -> Value {
+    let out = hetscale().args(args).current_dir(dir).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON document on standard output")
+}
+
+/// Keys of the old, mixed schema that must not come back.
+const RETIRED: [&str; 4] = [
+    "cluster_speed",
+    "cluster_speed_flops",
+    "marked_speed",
+    "work",
+];
+
+/// Checks `value` (at `path`) against the schema; returns the violations.
+fn violations(value: &Value, path: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map {
+                let at = format!("{path}.{key}");
+                let snake = key
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+                    && key.starts_with(|c: char| c.is_ascii_lowercase());
+                if !snake {
+                    found.push(format!("{at}: key not snake_case"));
+                }
+                if RETIRED.contains(&key.as_str()) {
+                    found.push(format!("{at}: retired key"));
+                }
+                if key.contains("marked_speed") && !key.starts_with("marked_speed_flops") {
+                    found.push(format!("{at}: a marked speed is marked_speed_flops"));
+                }
+                match key.as_str() {
+                    "n" if !(v.is_u64() || v.is_null()) => {
+                        found.push(format!("{at}: n is an integer, not {v}"));
+                    }
+                    "nodes" if !v.is_string() => {
+                        found.push(format!("{at}: nodes is a node-set string, not {v}"));
+                    }
+                    "p" if !v.is_u64() => found.push(format!("{at}: p is a count, not {v}")),
+                    "psi" | "psi_ci95" if !v.is_null() => found.extend(square(v, &at)),
+                    "details" => found.extend(numbers_as_numbers(v, &at)),
+                    _ => {}
+                }
+                found.extend(violations(v, &at));
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                found.extend(violations(v, &format!("{path}[{i}]")));
+            }
+        }
+        _ => {}
+    }
+    found
+}
+
+/// A psi matrix: `labels` and a square `values` of as many rows.
+fn square(psi: &Value, at: &str) -> Vec<String> {
+    let k = psi["labels"].as_array().map_or(0, Vec::len);
+    let rows = psi["values"].as_array().cloned().unwrap_or_default();
+    let full = rows.len() == k
+        && rows
+            .iter()
+            .all(|r| r.as_array().is_some_and(|r| r.len() == k));
+    if full {
+        vec![]
+    } else {
+        vec![format!("{at}: psi is a full {k} x {k} matrix, not {psi}")]
+    }
+}
+
+fn numbers_as_numbers(details: &Value, at: &str) -> Vec<String> {
+    details
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(_, v)| v.as_str().is_some_and(|s| s.trim().parse::<f64>().is_ok()))
+        .map(|(k, v)| format!("{at}.{k}: the number {v} is a string"))
+        .collect()
+}
+
+fn assert_schema(what: &str, value: &Value) {
+    let found = violations(value, what);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+const STEP: &str = "echo \"time: 0.5\"\n";
+
+#[test]
+fn every_commands_json_follows_the_one_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("step.sh"), STEP).unwrap();
+    std::fs::write(d.join("spec.toml"), include_str!("specs/small-ge.toml")).unwrap();
+
+    let run = json_of(
+        d,
+        &[
+            "run",
+            "ge",
+            "--n",
+            "32",
+            "--backend",
+            "sim",
+            "--nodes",
+            "2",
+            "--json",
+        ],
+    );
+    assert_schema("run", &run);
+    assert_eq!(run["nodes"], "2", "{run}");
+    assert_eq!(run["p"], 2);
+    assert_eq!(
+        run["marked_speed_flops"], 2e9,
+        "two local cores at 1000 Mflop/s"
+    );
+    assert!(run["details"]["layout_efficiency"].is_f64(), "{run}");
+
+    let command = [
+        "run",
+        "--command",
+        "sh step.sh {n}",
+        "--work",
+        "1e6*n",
+        "--time-regex",
+        "time: (\\S+)",
+        "--n",
+        "10",
+        "--nodes",
+        "1",
+        "--json",
+    ];
+    let command = json_of(d, &command);
+    assert_schema("run --command", &command);
+    assert_eq!(command["marked_speed_flops"], 1e9, "{command}");
+    assert_eq!(command["nodes"], "1");
+
+    let predict = json_of(
+        d,
+        &[
+            "predict",
+            "mm",
+            "--nodes",
+            "sunblade:2",
+            "--nodes",
+            "sunblade:8",
+            "--target",
+            "0.2",
+            "--json",
+        ],
+    );
+    assert_schema("predict", &predict);
+    let point = &predict["points"][1];
+    let root = point["n_root"].as_f64().unwrap();
+    assert_eq!(point["n"].as_u64(), Some(root.round() as u64), "{point}");
+    assert_eq!(
+        predict["psi"]["values"][1][0],
+        Value::Null,
+        "below the diagonal"
+    );
+
+    let bench = json_of(d, &["bench", "--quick", "--json"]);
+    assert_schema("bench", &bench);
+    assert!(
+        bench["marked_speed_flops"].as_f64().unwrap() > 1e6,
+        "{bench}"
+    );
+
+    let study = json_of(
+        d,
+        &["study", "spec.toml", "--out", "out", "--json", "--quiet"],
+    );
+    assert_schema("study", &study);
+    let configuration = &study[0]["configurations"][0];
+    assert!(
+        configuration["nodes"].is_string() && configuration["p"].is_u64(),
+        "{configuration}"
+    );
+
+    let export = json_of(d, &["export", "out/study.db", "--format", "json"]);
+    assert_schema("export", &export);
+    assert!(
+        export[0]["nodes"].is_string() && export[0]["p"].is_u64(),
+        "{}",
+        export[0]
+    );
+}
+
+#[test]
+fn the_check_finds_each_kind_of_violation() {
+    let bad = serde_json::json!({
+        "Bad Key": 1,
+        "cluster_speed": 1000.0,
+        "marked_speed_mflops": 1.0,
+        "n": 34.5,
+        "nodes": 2,
+        "psi": {"labels": ["a", "b"], "values": [[1.0, 0.5], [1.0]]},
+        "details": {"layout_efficiency": "0.98"},
+    });
+    let found = violations(&bad, "x");
+    for expected in [
+        "x.Bad Key: key not snake_case",
+        "x.cluster_speed: retired key",
+        "x.marked_speed_mflops: a marked speed is marked_speed_flops",
+        "x.n: n is an integer, not 34.5",
+        "x.nodes: nodes is a node-set string, not 2",
+        "x.details.layout_efficiency: the number \"0.98\" is a string",
+    ] {
+        assert!(
+            found.iter().any(|f| f == expected),
+            "{expected} not in {found:?}"
+        );
+    }
+    assert!(
+        found
+            .iter()
+            .any(|f| f.starts_with("x.psi: psi is a full 2 x 2")),
+        "{found:?}"
+    );
+}
