@@ -21,8 +21,7 @@ use crate::output::{out, outln};
 /// Arguments of `hetscale reproduce`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Only this experiment (jpdc-ge, jpdc-mm, jpdc-conv2d, tpds-burg, tpds-burg-maspar).
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", help = only_help())]
     pub only: Option<String>,
     /// Print one JSON array of values (one object per published value and approach).
     #[arg(long)]
@@ -33,6 +32,11 @@ pub struct Args {
     /// Directory for the calibrated platforms and the study database.
     #[arg(long, default_value = "hetscale-reproduce")]
     pub out: PathBuf,
+}
+
+/// `--only`'s help, listing the ids from [`EXPERIMENTS`] so that it cannot fall behind.
+fn only_help() -> String {
+    format!("Only this experiment ({})", EXPERIMENTS.join(", "))
 }
 
 /// Runs `hetscale reproduce`.
