@@ -6,17 +6,26 @@
 //! | `ucf-cluster` | 10 SUN/SGI workstations, UCF (speeds are BYTEmark Integer indices) | Williams & Parsons 2001, Tables 3-5, section 4.4 |
 //! | `ncube2` | 128-node nCUBE 2 hypercube | Sun & Rover, IEEE TPDS 1994, section IV |
 //! | `maspar` | 8192-processor MasPar MP-1, 2-D toroidal mesh | Sun & Rover, IEEE TPDS 1994, sections IV and IV-D |
+//! | `kalinov` | 256 processors of three speeds (H = 4), parallel point-to-point network | Kalinov, "Scalability analysis of matrix-matrix multiplication on heterogeneous clusters", sections 1, 3.2 and 4.1; the numbers are chosen (the paper publishes none) |
 //! | `local` | this host: one node per core, placeholder speed and network | `hetscale probe --write-platform` measures it |
 
 use crate::machine_model::{Barrier, CollectiveCost, MachineModel, Topology};
 use crate::platform::{BarrierCost, BarrierPoint, Network, Node, Platform};
 use hetscale_model::papers::{
-    NCUBE2_ALPHA_S, NCUBE2_BETA_S_PER_BYTE, SUNWULF_SERVER, SUNWULF_SUNBLADE, SUNWULF_SUNFIRE,
-    UCF_BARRIER_US, UCF_G_US_PER_BYTE, UCF_NODES,
+    KALINOV_NODES, KALINOV_PER_ELEMENT_S, KALINOV_STARTUP_S, NCUBE2_ALPHA_S,
+    NCUBE2_BETA_S_PER_BYTE, SUNWULF_SERVER, SUNWULF_SUNBLADE, SUNWULF_SUNFIRE, UCF_BARRIER_US,
+    UCF_G_US_PER_BYTE, UCF_NODES, kalinov_speeds,
 };
 
 /// Names of the presets, for listings and error messages.
-pub const NAMES: [&str; 5] = ["sunwulf", "ucf-cluster", "ncube2", "maspar", "local"];
+pub const NAMES: [&str; 6] = [
+    "sunwulf",
+    "ucf-cluster",
+    "ncube2",
+    "maspar",
+    "kalinov",
+    "local",
+];
 
 /// The preset called `name`, if there is one.
 pub fn preset(name: &str) -> Option<Platform> {
@@ -25,6 +34,7 @@ pub fn preset(name: &str) -> Option<Platform> {
         "ucf-cluster" => Some(ucf_cluster()),
         "ncube2" => Some(ncube2()),
         "maspar" => Some(maspar()),
+        "kalinov" => Some(kalinov()),
         "local" => Some(local(cores())),
         _ => None,
     }
@@ -260,6 +270,51 @@ const MASPAR_TRANSFER_S: f64 = 30.0 / 12.5e6;
 /// Seconds per byte on a mesh link: the paper gives no rate, only the per-transfer overhead;
 /// one clock per byte keeps the words Burg moves within that overhead.
 const MASPAR_BYTE_S: f64 = 1.0 / 12.5e6;
+
+/// Kalinov's heterogeneous cluster: 256 processors "with different processors performance
+/// and homogeneous communication equipment supporting parallel point-to-point communications"
+/// (section 1), of heterogeneity `H = r_max / r_min` (section 4.1), messages costing
+/// `t = a + b L` (section 3.2). He publishes no number, so speeds, `a` and `b` are the model
+/// crate's chosen ones (`hetscale_model::papers::kalinov_speeds`, the same as its
+/// `kalinov-strategies` table): speeds cycling 2000, 500 and 1000 Mflop/s (H = 4), a = 50 us,
+/// b = 64 ns per 8-byte element. His pipelined SUMMA passes messages without a barrier (eqs.
+/// 3-5), so `L = 0`.
+pub fn kalinov() -> Platform {
+    let nodes = kalinov_speeds(KALINOV_NODES)
+        .into_iter()
+        .enumerate()
+        .map(|(i, updates_per_s)| {
+            // One element update is a multiply and an add.
+            let mflops = 2.0 * updates_per_s / 1e6;
+            Node::new(format!("k{i}"), mflops).with_kind(kalinov_kind(mflops))
+        })
+        .collect();
+    Platform {
+        name: "kalinov".into(),
+        description: "Kalinov's heterogeneous cluster (sections 1, 3.2, 4.1): H = 4, parallel \
+                      point-to-point links; speeds, a and b are chosen, the paper publishes none"
+            .into(),
+        speed_unit: "Mflop/s".into(),
+        nodes,
+        network: Network {
+            g_s_per_byte: KALINOV_PER_ELEMENT_S / 8.0,
+            o_s: KALINOV_STARTUP_S,
+            l: BarrierCost::constant(0.0),
+            collectives: Vec::new(),
+        },
+        machine: None,
+    }
+}
+
+fn kalinov_kind(mflops: f64) -> &'static str {
+    if mflops >= 2000.0 {
+        "fast"
+    } else if mflops >= 1000.0 {
+        "middle"
+    } else {
+        "slow"
+    }
+}
 
 /// Number of cores of this host (1 if unknown).
 pub fn cores() -> usize {

@@ -99,6 +99,24 @@ fn ncube2_and_local_presets() {
     }
 }
 
+#[test]
+fn the_kalinov_preset_is_his_256_processor_cluster_of_heterogeneity_4() {
+    let kalinov = Platform::load("kalinov").unwrap();
+    let speeds: Vec<f64> = kalinov.nodes.iter().map(|n| n.marked_speed).collect();
+    assert_eq!(speeds.len(), 256);
+    assert_eq!(speeds[..4], [2000.0, 500.0, 1000.0, 2000.0]);
+    let (min, max) = (
+        speeds.iter().copied().fold(f64::INFINITY, f64::min),
+        speeds.iter().copied().fold(0.0, f64::max),
+    );
+    assert_eq!(max / min, 4.0, "H");
+    // a = 50 us per message, b = 64 ns per 8-byte element, no barrier.
+    assert_eq!(kalinov.network.o_s, 50e-6);
+    assert_eq!(kalinov.network.g_s_per_byte, 8e-9);
+    assert_eq!(kalinov.network.l.at(256), 0.0);
+    assert_eq!(kalinov.nodes[1].kind.as_deref(), Some("slow"));
+}
+
 fn node_set_error(spec: &str) -> String {
     let ucf = Platform::load("sunwulf").unwrap();
     let err = spec

@@ -37,7 +37,7 @@ use std::collections::BTreeMap;
 use hbsp::machine_model::{ComputeRate, MachineModel};
 use hbsp::{Backend, Platform, SimOptions, WorkCharge};
 use hetscale_kernels::memory::check_run_fits;
-use hetscale_kernels::{KernelOptions, KernelRegistry};
+use hetscale_kernels::{KernelOptions, KernelRegistry, inputs_for};
 use hetscale_model::fit::{Parameter, fit_linear};
 use serde::Serialize;
 
@@ -422,7 +422,7 @@ pub fn simulate(
         ..SimOptions::default()
     });
     check_run_fits(kernel.as_ref(), n, &machine, &backend).map_err(|e| fail(e.to_string()))?;
-    let inputs = kernel.generate(n, 1).map_err(|e| fail(e.to_string()))?;
+    let inputs = inputs_for(kernel.as_ref(), n, 1, &backend).map_err(|e| fail(e.to_string()))?;
     let out = kernel
         .run(&inputs, &backend, &machine)
         .map_err(|e| fail(e.to_string()))?;

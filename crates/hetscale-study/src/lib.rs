@@ -46,6 +46,7 @@ pub mod mpi_launch;
 pub mod predicted;
 pub mod program;
 pub mod reproduce;
+pub mod reproduce_kalinov;
 pub mod runner;
 pub mod spec;
 pub mod stats;

@@ -19,18 +19,22 @@ use serde::Serialize;
 use crate::calibrate::{FreeParameter, PlatformCalibration, calibrate, simulate, with_rate};
 use crate::error::{Result, StudyError};
 use crate::measurements::{MeasuredRun, PublishedValue, Quantity, published};
+use crate::reproduce_kalinov::KALINOV_SUMMA;
 use crate::runner::Observer;
 use crate::spec::{Approach, StudySpec};
 use crate::store::Store;
 use crate::study::{StudyResult, run_study_with};
 
-/// The experiments `hetscale reproduce` knows, by id.
-pub const EXPERIMENTS: [&str; 5] = [
+/// The experiments `hetscale reproduce` knows, by id. All but [`KALINOV_SUMMA`] are studies
+/// ([`Experiment::named`]); that one has no published table to calibrate on and is
+/// [`crate::reproduce_kalinov`]'s.
+pub const EXPERIMENTS: [&str; 6] = [
     "jpdc-ge",
     "jpdc-mm",
     "jpdc-conv2d",
     "tpds-burg",
     "tpds-burg-maspar",
+    KALINOV_SUMMA,
 ];
 
 /// The experiments of the default study: the JPDC reproduction.
@@ -137,6 +141,9 @@ impl Experiment {
             "jpdc-ge" | "jpdc-mm" | "jpdc-conv2d" => Self::jpdc(id),
             "tpds-burg" => Self::tpds_burg("tpds-burg", "burg-ncube", "ncube2"),
             "tpds-burg-maspar" => Self::tpds_burg("tpds-burg-maspar", "burg-maspar", "maspar"),
+            KALINOV_SUMMA => Err(StudyError::Calibration(format!(
+                "{KALINOV_SUMMA} is not a study: reproduce it with reproduce_kalinov::reproduce_kalinov"
+            ))),
             other => Err(StudyError::Calibration(format!(
                 "unknown experiment \"{other}\": use one of {}",
                 EXPERIMENTS.join(", ")

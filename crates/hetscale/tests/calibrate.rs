@@ -128,6 +128,15 @@ fn reproduce_rejects_an_unknown_experiment_in_one_line() {
 }
 
 #[test]
+fn reproduce_help_lists_every_experiment() {
+    let out = hetscale().args(["reproduce", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    for id in hetscale_study::reproduce::EXPERIMENTS {
+        assert!(help.contains(id), "{id} missing from: {help}");
+    }
+}
+
+#[test]
 fn calibrating_on_a_study_database_recovers_the_simulated_machine() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(

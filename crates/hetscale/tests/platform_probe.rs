@@ -20,8 +20,8 @@ fn platform_list_and_show() {
     let list: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(
         list.as_array().unwrap().len(),
-        5,
-        "sunwulf, ucf-cluster, ncube2, maspar, local"
+        6,
+        "sunwulf, ucf-cluster, ncube2, maspar, kalinov, local"
     );
     let out = hetscale()
         .args([

@@ -11,7 +11,7 @@
 //! | strategy | processes | data | algorithm and source |
 //! |---|---|---|---|
 //! | `hoho` | one per node, `P Q = p` | even: rows and columns split in `P` and `Q` near-equal parts | Kalinov section 3 (plain SUMMA, van de Geijn & Watts 1997) |
-//! | `heho` | `g_l = round(C_l / C_min)` per node (`hetscale_model::summa::Processors::heho_processes`), `P Q = sum g_l` | even over the processes | Kalinov section 4.1, after Kalinov & Lastovetsky (JPDC 2001): logical processes are dealt to nodes in row-major grid order, node 0's `g_0` first |
+//! | `heho` | on a near-square `P x Q` grid of about `sum round(C_l / C_min)` processes (`heho_grid`), `g_l` in proportion to speed (`heho_hosts`) | even over the processes | Kalinov section 4.1, after Kalinov & Lastovetsky (JPDC 2001): logical processes are dealt to nodes in row-major grid order, node 0's `g_0` first |
 //! | `hohe1` | one per node, pid `i Q + j` at `(i, j)` | column widths in proportion to each grid column's total speed, then rows within each column in proportion to its processes' speeds (not a true grid) | Kalinov section 4.2, after Kalinov (1999) and Beaumont et al. column-based tiling (IEEE TPDS 2001) |
 //! | `hohe2` | one per node, sorted by decreasing speed in row-major order | heterogeneous true grid: row heights `h_i`, column widths `w_j` | Kalinov section 4.3; arrangement after Beaumont, Boudet, Petitet, Rastello & Robert (IEEE TC 2001), who show speeds sorted along rows and columns are the right shape; `h`, `w` by alternating balancing (below) |
 //!
@@ -25,6 +25,7 @@
 //! All integer splits use [`hetscale_model::hbsp::integer_shares`] (largest remainder), so
 //! blocks may be empty when `N` is small; the algorithm handles empty blocks.
 
+use std::collections::BinaryHeap;
 use std::ops::Range;
 
 use hetscale_model::hbsp::integer_shares;
@@ -109,7 +110,7 @@ pub fn default_grid(p: usize) -> (usize, usize) {
 }
 
 /// The layout of `strategy` for `N x N` matrices on nodes of marked speeds `speeds`; `grid`
-/// defaults to [`default_grid`] of the number of processes.
+/// defaults to [`default_grid`] of the nodes, HeHo's to `heho_grid`.
 pub fn partition(
     strategy: Strategy,
     n: usize,
@@ -118,35 +119,65 @@ pub fn partition(
 ) -> Result<Layout> {
     check_speeds(speeds)?;
     crate::error::check_size("N", n, 1)?;
-    let processes = match strategy {
-        Strategy::HeHo => heho_processes(speeds)?.iter().sum(),
-        _ => speeds.len(),
-    };
-    let grid = grid.unwrap_or_else(|| default_grid(processes));
-    check_grid(strategy, grid, processes)?;
+    let nodes = speeds.len();
     let layout = match strategy {
-        Strategy::HoHo => even(strategy, n, grid, (0..processes).collect()),
-        Strategy::HeHo => even(strategy, n, grid, heho_hosts(speeds)?),
-        Strategy::HoHe1 => hohe1(n, speeds, grid)?,
-        Strategy::HoHe2 => hohe2(n, speeds, grid)?,
+        Strategy::HeHo => {
+            let grid = match grid {
+                Some(grid) => grid,
+                None => heho_grid(speeds)?,
+            };
+            check_heho_grid(grid, nodes)?;
+            even(strategy, n, grid, heho_hosts(speeds, grid.0 * grid.1))
+        }
+        _ => {
+            let grid = grid.unwrap_or_else(|| default_grid(nodes));
+            check_grid(grid, nodes)?;
+            match strategy {
+                Strategy::HoHe1 => hohe1(n, speeds, grid)?,
+                Strategy::HoHe2 => hohe2(n, speeds, grid)?,
+                _ => even(strategy, n, grid, (0..nodes).collect()),
+            }
+        }
     };
     Ok(layout.rated(speeds))
 }
 
-fn check_grid(strategy: Strategy, (rows, cols): (usize, usize), processes: usize) -> Result<()> {
+fn check_grid((rows, cols): (usize, usize), processes: usize) -> Result<()> {
     if rows.checked_mul(cols) == Some(processes) && rows > 0 {
         return Ok(());
     }
-    let what = if strategy == Strategy::HeHo {
-        "HeHo processes (one per C_min of marked speed on each node)"
-    } else {
-        "nodes"
-    };
+    let (p, q) = default_grid(processes);
     Err(invalid(format!(
-        "a {rows}x{cols} grid does not fit {processes} {what}: choose P x Q = {processes}, e.g. {}x{}",
-        default_grid(processes).0,
-        default_grid(processes).1
+        "a {rows}x{cols} grid does not fit {processes} nodes: choose P x Q = {processes}, e.g. {p}x{q}"
     )))
+}
+
+/// A HeHo grid needs a process per node at least, and no more processes than HeHo allows.
+fn check_heho_grid((rows, cols): (usize, usize), nodes: usize) -> Result<()> {
+    let limit = MAX_HEHO_PROCESSES.max(nodes);
+    match rows.checked_mul(cols) {
+        Some(processes) if rows > 0 && processes >= nodes && processes <= limit => Ok(()),
+        _ => Err(invalid(format!(
+            "a {rows}x{cols} grid does not fit HeHo on {nodes} nodes: choose P x Q between {nodes} (one process per node) and {limit}"
+        ))),
+    }
+}
+
+/// HeHo's grid as Kalinov section 4.1 takes it, `P = Q = sqrt(p_h)`: the near-square
+/// `P x Q` with `P = floor(sqrt S)`, `Q = floor(S / P)` for the `S = sum round(C_l / C_min)`
+/// processes speed asks for. Rounding down never gives a node more processes than its speed
+/// share (a process more would slow the slowest process); the exact count `S` is often prime,
+/// and its only grid, `1 x S`, sends every panel around a ring of `S` processes. When that
+/// leaves fewer processes than nodes (nearly equal speeds), `S`'s own grid.
+fn heho_grid(speeds: &[f64]) -> Result<(usize, usize)> {
+    let wanted: usize = heho_processes(speeds)?.iter().sum();
+    let rows = wanted.isqrt().max(1);
+    let cols = wanted / rows;
+    Ok(if rows * cols >= speeds.len() {
+        (rows, cols)
+    } else {
+        default_grid(wanted)
+    })
 }
 
 /// The most logical processes a HeHo layout may have beyond one per node. Each superstep of
@@ -172,13 +203,64 @@ fn heho_processes(speeds: &[f64]) -> Result<Vec<usize>> {
     Ok(Processors::new(speeds.to_vec())?.heho_processes())
 }
 
-/// Logical process `q` (row-major) runs on node `l` for `g_0 + ... + g_{l-1} <= q < ... + g_l`.
-fn heho_hosts(speeds: &[f64]) -> Result<Vec<usize>> {
-    Ok(heho_processes(speeds)?
+/// Logical process `q` (row-major) runs on node `l` for `g_0 + ... + g_{l-1} <= q < ... + g_l`,
+/// where `processes` are dealt one per node and then each to the node whose processes would
+/// stay fastest, `C_l / (g_l + 1)` (D'Hondt's method): the slowest process is as fast as
+/// whole processes allow, which is HeHo's `r'_min` (Kalinov section 4.1).
+fn heho_hosts(speeds: &[f64], processes: usize) -> Vec<usize> {
+    let mut counts = vec![1usize; speeds.len()];
+    let mut next: BinaryHeap<Candidate> = speeds
+        .iter()
+        .enumerate()
+        .map(|(pid, &speed)| Candidate::after(pid, speed, 1))
+        .collect();
+    for _ in speeds.len()..processes {
+        let Some(best) = next.pop() else { break };
+        counts[best.pid] += 1;
+        next.push(Candidate::after(
+            best.pid,
+            speeds[best.pid],
+            counts[best.pid],
+        ));
+    }
+    counts
         .iter()
         .enumerate()
         .flat_map(|(pid, &g)| std::iter::repeat_n(pid, g))
-        .collect())
+        .collect()
+}
+
+/// A node's claim to one more HeHo process: the speed each of its processes would have.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Candidate {
+    per_process: f64,
+    pid: usize,
+}
+
+impl Candidate {
+    fn after(pid: usize, speed: f64, processes: usize) -> Self {
+        Self {
+            per_process: speed / (processes + 1) as f64,
+            pid,
+        }
+    }
+}
+
+impl Eq for Candidate {}
+
+impl Ord for Candidate {
+    /// Highest speed per process first; ties to the lower pid.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.per_process
+            .total_cmp(&other.per_process)
+            .then(other.pid.cmp(&self.pid))
+    }
+}
+
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 fn bounds(n: usize, weights: &[f64]) -> Result<Vec<usize>> {
@@ -362,6 +444,31 @@ mod tests {
         assert_eq!(layout.grid, (2, 2));
         assert_eq!(layout.host, vec![0, 0, 0, 1]);
         assert!((layout.efficiency - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn heho_takes_a_near_square_grid_when_its_process_count_is_prime() {
+        // 64 nodes cycling 4, 1, 2: round(C_l / C_min) sums to 151, a prime (grid 1x151).
+        let speeds: Vec<f64> = (0..64).map(|i| [4.0, 1.0, 2.0][i % 3]).collect();
+        let layout = partition(Strategy::HeHo, 1200, &speeds, None).unwrap();
+        assert_eq!(layout.grid, (12, 12));
+        let per_node = |pid| layout.host.iter().filter(|&&h| h == pid).count();
+        // 144 processes: the 7 fewer than 151 come off the last fast and middle nodes, so no
+        // process is slower than a slow node's one.
+        assert_eq!((per_node(0), per_node(1), per_node(2)), (4, 1, 2));
+        assert_eq!((per_node(60), per_node(61), per_node(62)), (3, 1, 1));
+        assert_eq!((0..64).filter(|&pid| per_node(pid) == 4).count(), 18);
+        assert!(layout.efficiency > 0.95, "{}", layout.efficiency);
+        // A grid asked for is kept if it gives every node a process.
+        let asked = partition(Strategy::HeHo, 1200, &speeds, Some((8, 10))).unwrap();
+        assert_eq!(asked.processes(), 80);
+        let err = partition(Strategy::HeHo, 1200, &speeds, Some((7, 9)))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("choose P x Q between 64 (one process per node) and 16384"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -1,9 +1,12 @@
 //! Kalinov, "Scalability analysis of matrix-matrix multiplication on heterogeneous clusters"
 //! (seed 003_df03cd6dcfbdbd36.txt): efficiency of the four distribution strategies versus p.
 //!
-//! The paper states the strategies' cost models (section 4) but no numeric table, so the inputs
-//! below are chosen, not published: a platform of alternating fast and slow processors with
-//! heterogeneity `H`, a gigabit-class network, and a fixed `n^2 / p`.
+//! The paper states the strategies' cost models (section 4) but no numeric table: it gives
+//! only the platform's shape (up to 256 processors of different performance, heterogeneity
+//! `H = r_max / r_min`, homogeneous communication equipment with parallel point-to-point
+//! transfers, section 1 and 4.1). The numbers below are chosen, not published, and the `kalinov`
+//! platform preset uses the same ones: speeds cycling `r_max, r_max / H, r_max / 2`, a
+//! gigabit-class network, and a fixed `n^2 / p`.
 
 use super::{PaperRow, PaperTable};
 use crate::error::Result;
@@ -12,47 +15,55 @@ use crate::summa::{Processors, Strategy, SummaNetwork, strategy_efficiency};
 const SOURCE: &str =
     "Kalinov, SUMMA on heterogeneous clusters, section 4 (seed 003_df03cd6dcfbdbd36.txt)";
 
-/// Heterogeneity `H = r_max / r_min` of the modelled platform.
-const HETEROGENEITY: f64 = 4.0;
-/// Performance of the fast processors, element updates per second.
-const R_FAST: f64 = 1e9;
-/// Message startup, seconds.
-const STARTUP_S: f64 = 50e-6;
-/// Time per matrix element (8 bytes at 1 Gbit/s), seconds.
-const PER_ELEMENT_S: f64 = 6.4e-8;
-/// The fixed problem size per processor, `n^2 / p`.
-const N2_PER_P: f64 = 1.0e6;
+/// Heterogeneity `H = r_max / r_min` of the modelled platform (section 4.1 names `H`; 4 is
+/// chosen).
+pub const KALINOV_HETEROGENEITY: f64 = 4.0;
+/// Performance of the fastest processors, element updates (multiply-adds) per second: chosen.
+pub const KALINOV_R_MAX: f64 = 1e9;
+/// The speeds cycle through these fractions of `r_max`: three levels, so that every
+/// power-of-two grid column mixes them differently and HoHe1's columns cut rows differently
+/// (his Figure 1); with two alternating levels each column of an even grid is uniform and
+/// HoHe1's layout is a true grid.
+pub const KALINOV_SPEED_CYCLE: [f64; 3] = [1.0, 1.0 / KALINOV_HETEROGENEITY, 0.5];
+/// Message startup `a`, seconds (section 3.2's `t = a + b L`): chosen.
+pub const KALINOV_STARTUP_S: f64 = 50e-6;
+/// Time per matrix element `b` (8 bytes at 1 Gbit/s), seconds: chosen.
+pub const KALINOV_PER_ELEMENT_S: f64 = 6.4e-8;
+/// Processors of the largest platform (the range of the strategies' comparison).
+pub const KALINOV_NODES: usize = 256;
+/// The fixed problem size per processor, `n^2 / p`, along which scalability is judged
+/// (section 2: scalable when `E_he` depends on `n^2` and `p` only through their ratio).
+pub const KALINOV_N2_PER_P: f64 = 1.0e6;
+
+/// The speeds of processors `0..p`, element updates per second.
+pub fn kalinov_speeds(p: usize) -> Vec<f64> {
+    (0..p)
+        .map(|i| KALINOV_R_MAX * KALINOV_SPEED_CYCLE[i % KALINOV_SPEED_CYCLE.len()])
+        .collect()
+}
+
 /// Processor counts evaluated.
 const PROCESSORS: [usize; 6] = [4, 16, 64, 256, 1024, 4096];
 /// A strategy whose efficiency at the largest p stays above this fraction of its value at the
 /// smallest p is reported as keeping scalability over the range.
-const KEEPS_SCALABILITY: f64 = 0.8;
-
-fn platform(p: usize) -> Result<Processors> {
-    Processors::new(
-        (0..p)
-            .map(|i| {
-                if i % 2 == 0 {
-                    R_FAST
-                } else {
-                    R_FAST / HETEROGENEITY
-                }
-            })
-            .collect(),
-    )
-}
+pub const KALINOV_KEEPS_SCALABILITY: f64 = 0.8;
 
 pub(super) fn strategies_table() -> Result<PaperTable> {
-    let net = SummaNetwork::new(STARTUP_S, PER_ELEMENT_S)?;
+    let net = SummaNetwork::new(KALINOV_STARTUP_S, KALINOV_PER_ELEMENT_S)?;
     let mut rows = Vec::new();
     let mut notes = vec![format!(
-        "Chosen inputs (the paper publishes none): p processors alternating r = {R_FAST:.0e} and r / H with H = {HETEROGENEITY}, a = {STARTUP_S:.0e} s, b = {PER_ELEMENT_S:.1e} s per element, n = sqrt({N2_PER_P:.0e} p). Values are E_he = n^3 / (p r_aver T)."
+        "Chosen inputs (the paper publishes none): p processors cycling r = {KALINOV_R_MAX:.0e} x {KALINOV_SPEED_CYCLE:?} (H = {KALINOV_HETEROGENEITY}), a = {KALINOV_STARTUP_S:.0e} s, b = {KALINOV_PER_ELEMENT_S:.1e} s per element, n = sqrt({KALINOV_N2_PER_P:.0e} p). Values are E_he = n^3 / (p r_aver T)."
     )];
     for strategy in Strategy::ALL {
         let effs: Vec<f64> = PROCESSORS
             .iter()
             .map(|&p| {
-                strategy_efficiency(strategy, (N2_PER_P * p as f64).sqrt(), &platform(p)?, net)
+                strategy_efficiency(
+                    strategy,
+                    (KALINOV_N2_PER_P * p as f64).sqrt(),
+                    &Processors::new(kalinov_speeds(p))?,
+                    net,
+                )
             })
             .collect::<Result<_>>()?;
         for (p, e) in PROCESSORS.iter().zip(&effs) {
@@ -62,7 +73,7 @@ pub(super) fn strategies_table() -> Result<PaperTable> {
             ));
         }
         let ratio = effs[effs.len() - 1] / effs[0];
-        let verdict = if ratio >= KEEPS_SCALABILITY {
+        let verdict = if ratio >= KALINOV_KEEPS_SCALABILITY {
             "keeps scalability"
         } else {
             "loses scalability"
@@ -77,7 +88,7 @@ pub(super) fn strategies_table() -> Result<PaperTable> {
     Ok(PaperTable {
         id: "kalinov-strategies",
         title: format!(
-            "SUMMA heterogeneous concurrent efficiency versus p at fixed n^2/p, H = {HETEROGENEITY} (eqs. 7, 9, 10, 11)"
+            "SUMMA heterogeneous concurrent efficiency versus p at fixed n^2/p, H = {KALINOV_HETEROGENEITY} (eqs. 7, 9, 10, 11)"
         ),
         source: SOURCE,
         rows,

@@ -13,6 +13,10 @@ mod tpds;
 
 pub use hbsp_paper::{UCF_BARRIER_US, UCF_G_US_PER_BYTE, UCF_NODES, UcfNode};
 pub use jpdc::{SUNWULF_SERVER, SUNWULF_SUNBLADE, SUNWULF_SUNFIRE, SunwulfGeOverhead};
+pub use kalinov::{
+    KALINOV_HETEROGENEITY, KALINOV_KEEPS_SCALABILITY, KALINOV_N2_PER_P, KALINOV_NODES,
+    KALINOV_PER_ELEMENT_S, KALINOV_R_MAX, KALINOV_SPEED_CYCLE, KALINOV_STARTUP_S, kalinov_speeds,
+};
 pub use published::Published;
 pub use tpds::{NCUBE2_ALPHA_S, NCUBE2_BETA_S_PER_BYTE};
 

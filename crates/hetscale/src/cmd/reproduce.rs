@@ -6,10 +6,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use hetscale_kernels::KernelRegistry;
+use hetscale_model::papers::KALINOV_KEEPS_SCALABILITY;
 use hetscale_report::views::reproduction::reproduction_section;
 use hetscale_report::views::study::study_report;
 use hetscale_study::calibrate::Estimate;
 use hetscale_study::reproduce::{EXPERIMENTS, Experiment, Reproduction, reproduce};
+use hetscale_study::reproduce_kalinov::{
+    KALINOV_SUMMA, KalinovExperiment, KalinovReproduction, reproduce_kalinov,
+};
 use hetscale_study::store::Store;
 
 use crate::output::{out, outln};
@@ -17,8 +21,7 @@ use crate::output::{out, outln};
 /// Arguments of `hetscale reproduce`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Only this experiment (jpdc-ge, jpdc-mm, jpdc-conv2d, tpds-burg, tpds-burg-maspar).
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", help = only_help())]
     pub only: Option<String>,
     /// Print one JSON array of values (one object per published value and approach).
     #[arg(long)]
@@ -31,6 +34,11 @@ pub struct Args {
     pub out: PathBuf,
 }
 
+/// `--only`'s help, listing the ids from [`EXPERIMENTS`] so that it cannot fall behind.
+fn only_help() -> String {
+    format!("Only this experiment ({})", EXPERIMENTS.join(", "))
+}
+
 /// Runs `hetscale reproduce`.
 pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     hetscale_study::interrupt::catch().context("cannot catch SIGINT and SIGTERM")?;
@@ -38,8 +46,13 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         Some(id) => vec![id.as_str()],
         None => EXPERIMENTS.to_vec(),
     };
+    let kalinov = ids.contains(&KALINOV_SUMMA).then(|| KalinovExperiment {
+        platform: args.platform.clone().unwrap_or_else(|| "kalinov".into()),
+        ..KalinovExperiment::default()
+    });
     let experiments = ids
         .iter()
+        .filter(|id| **id != KALINOV_SUMMA)
         .map(|id| {
             let mut experiment = Experiment::named(id)?;
             if let Some(platform) = &args.platform {
@@ -58,17 +71,83 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         progress.finish();
         done.push(result?);
     }
+    let kalinov = kalinov
+        .map(|experiment| reproduce_kalinov(&experiment, registry))
+        .transpose()?;
+    let kalinov_values = kalinov.iter().flat_map(|k| k.values());
+    if done.is_empty() {
+        // Kalinov's reproduction is no study: no calibrated platform, no study report.
+        if args.json {
+            let values: Vec<_> = kalinov_values.collect();
+            outln!("{}", serde_json::to_string_pretty(&values)?);
+        } else {
+            kalinov.iter().for_each(|k| out!("{}", render_kalinov(k)));
+        }
+        return Ok(());
+    }
     let index = write_report(&done, &args.out)?;
     if args.json {
-        let values: Vec<_> = done.iter().flat_map(|r| r.values.iter()).collect();
+        let values: Vec<_> = done
+            .iter()
+            .flat_map(|r| r.values.iter().cloned())
+            .chain(kalinov_values)
+            .collect();
         outln!("{}", serde_json::to_string_pretty(&values)?);
         eprintln!("Report: {}", index.display());
     } else {
         done.iter().for_each(|r| out!("{}", render_text(r)));
+        kalinov.iter().for_each(|k| out!("{}", render_kalinov(k)));
         outln!("Calibrated platforms and runs in {}", args.out.display());
         outln!("Report: {}", index.display());
     }
     Ok(())
+}
+
+/// His statement and hetscale's `E_he` series, per strategy.
+pub(crate) fn render_kalinov(k: &KalinovReproduction) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "== {}: SUMMA's strategies at n^2/p = {:.0} (E_he of the multiply phase; \"eq.\" is his equation on the same inputs)",
+        k.id, k.n2_per_p
+    );
+    let _ = writeln!(s, "   platform: {}", k.platform);
+    for series in &k.strategies {
+        let st = &series.statement;
+        let says = |scalable: bool| if scalable { "scalable" } else { "not scalable" };
+        let _ = writeln!(
+            s,
+            "   {:<6} Kalinov ({} section {}): {:<13} hetscale: {:<13} (E_he keeps {:.0}% from p = {} to {}) {}",
+            st.strategy.name(),
+            st.equation,
+            st.section,
+            says(st.scalable),
+            says(series.scalable),
+            100.0 * series.retained,
+            series.points[0].p,
+            series.points[series.points.len() - 1].p,
+            if series.agrees() {
+                "agrees"
+            } else {
+                "DISAGREES"
+            },
+        );
+        for point in &series.points {
+            let _ = writeln!(
+                s,
+                "          p = {:<4} n = {:<6} grid {:<7} E_he {:.4}   eq. {:.4}",
+                point.p, point.n, point.grid, point.e_he, point.equation_e_he
+            );
+        }
+    }
+    let agree = k.strategies.iter().filter(|s| s.agrees()).count();
+    let _ = writeln!(
+        s,
+        "   {agree} of {} verdicts agree with Kalinov's (scalable: E_he keeps >= {:.0}% of its value)",
+        k.strategies.len(),
+        100.0 * KALINOV_KEEPS_SCALABILITY
+    );
+    s
 }
 
 /// The studies' report with the published values beside, written into `dir`.
