@@ -189,7 +189,7 @@ fn series(
 /// The order `n = sqrt(n^2/p * p)`, rounded.
 fn order(n2_per_p: f64, p: usize) -> Result<usize> {
     let n = (n2_per_p * p as f64).sqrt().round();
-    if n.is_finite() && n >= 1.0 && n <= 1e9 {
+    if (1.0..=1e9).contains(&n) {
         Ok(n as usize)
     } else {
         Err(StudyError::Calibration(format!(
