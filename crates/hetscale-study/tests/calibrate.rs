@@ -130,7 +130,12 @@ fn too_few_runs_for_the_free_parameters_is_one_line_naming_what_to_do() {
 #[test]
 fn validation_rows_never_reach_the_calibration() {
     let registry = KernelRegistry::default();
-    for id in hetscale_study::reproduce::EXPERIMENTS {
+    // Kalinov's reproduction calibrates on nothing (his inputs are the preset's), so it has
+    // no calibration runs to check.
+    let studies = hetscale_study::reproduce::EXPERIMENTS
+        .into_iter()
+        .filter(|&id| id != hetscale_study::reproduce_kalinov::KALINOV_SUMMA);
+    for id in studies {
         let experiment = Experiment::named(id).unwrap();
         let platform = Platform::load(&experiment.platform).unwrap();
         let base = experiment.base().to_owned();
