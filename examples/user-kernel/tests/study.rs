@@ -90,8 +90,8 @@ fn hetscale_study_runs_the_user_kernel_with_all_three_approaches() {
         let psi = result[approach]["psi"]["values"][0][2].as_f64().unwrap();
         let points = &result[approach]["points"];
         let field = |i: usize, name: &str| points[i][name].as_f64().unwrap();
-        let definition = field(2, "marked_speed") * field(0, "work")
-            / (field(0, "marked_speed") * field(2, "work"));
+        let definition = field(2, "marked_speed_flops") * field(0, "work_flop")
+            / (field(0, "marked_speed_flops") * field(2, "work_flop"));
         assert!(
             (psi / definition - 1.0).abs() < 1e-9,
             "{approach}: psi(C_2, C_8) = {psi}, C'W/(CW') = {definition}"
