@@ -35,9 +35,9 @@
 use std::collections::BTreeMap;
 
 use hbsp::machine_model::{ComputeRate, MachineModel};
-use hbsp::{Backend, Platform, SimOptions, WorkCharge};
+use hbsp::{Backend, Machine, Platform, SimOptions, WorkCharge};
 use hetscale_kernels::memory::check_run_fits;
-use hetscale_kernels::{KernelOptions, KernelRegistry, inputs_for};
+use hetscale_kernels::{Kernel, KernelOptions, KernelRegistry, KernelRun, inputs_for};
 use hetscale_model::fit::{Parameter, fit_linear};
 use serde::Serialize;
 
@@ -415,18 +415,29 @@ pub fn simulate(
         .for_workload(&run.kernel);
     let kernel = registry.get(&run.kernel, options)?;
     let n = usize::try_from(run.n).map_err(|_| fail("too large for this machine".into()))?;
+    let out = skeleton_run(kernel.as_ref(), n, &machine).map_err(fail)?;
+    Ok(out.time_s)
+}
+
+/// A skeleton run of `kernel` at size `n` on `machine`'s sim (declared work charged, compute
+/// skipped, size-only inputs, no trace), refused first if it would not fit this machine; the
+/// error is the kernel's one line.
+pub(crate) fn skeleton_run(
+    kernel: &dyn Kernel,
+    n: usize,
+    machine: &Machine,
+) -> std::result::Result<KernelRun, String> {
     let backend = Backend::Sim(SimOptions {
         work: WorkCharge::Declared,
         skip_compute: true,
         no_trace: true,
         ..SimOptions::default()
     });
-    check_run_fits(kernel.as_ref(), n, &machine, &backend).map_err(|e| fail(e.to_string()))?;
-    let inputs = inputs_for(kernel.as_ref(), n, 1, &backend).map_err(|e| fail(e.to_string()))?;
-    let out = kernel
-        .run(&inputs, &backend, &machine)
-        .map_err(|e| fail(e.to_string()))?;
-    Ok(out.time_s)
+    check_run_fits(kernel, n, machine, &backend).map_err(|e| e.to_string())?;
+    let inputs = inputs_for(kernel, n, 1, &backend).map_err(|e| e.to_string())?;
+    kernel
+        .run(&inputs, &backend, machine)
+        .map_err(|e| e.to_string())
 }
 
 /// What a study database offers calibration: its runs, the platform its studies ran on and

@@ -15,14 +15,14 @@
 //! place. Beside each simulated value, his own equation for the strategy evaluated on the same
 //! `n`, speeds, `a` and `b` ([`strategy_efficiency`]) stands as the "published" value.
 
-use hbsp::{Backend, Platform, SimOptions, WorkCharge};
-use hetscale_kernels::memory::check_run_fits;
+use hbsp::Platform;
 use hetscale_kernels::summa::MULTIPLY_PHASE_DETAIL;
-use hetscale_kernels::{KernelOptions, KernelRegistry, flops_per_unit, inputs_for};
+use hetscale_kernels::{KernelOptions, KernelRegistry, flops_per_unit};
 use hetscale_model::papers::{KALINOV_KEEPS_SCALABILITY, KALINOV_N2_PER_P};
 use hetscale_model::summa::{Processors, Strategy, SummaNetwork, strategy_efficiency};
 use serde::Serialize;
 
+use crate::calibrate::skeleton_run;
 use crate::error::{Result, StudyError};
 use crate::reproduce::ReproducedValue;
 
@@ -225,17 +225,7 @@ fn run_point(
         ..KernelOptions::default()
     };
     let kernel = registry.get("summa", &options)?;
-    let backend = Backend::Sim(SimOptions {
-        work: WorkCharge::Declared,
-        skip_compute: true,
-        no_trace: true,
-        ..SimOptions::default()
-    });
-    check_run_fits(kernel.as_ref(), n, &machine, &backend).map_err(|e| fail(e.to_string()))?;
-    let inputs = inputs_for(kernel.as_ref(), n, 1, &backend).map_err(|e| fail(e.to_string()))?;
-    let run = kernel
-        .run(&inputs, &backend, &machine)
-        .map_err(|e| fail(e.to_string()))?;
+    let run = skeleton_run(kernel.as_ref(), n, &machine).map_err(fail)?;
     let detail = |name: &str| {
         run.details
             .iter()
