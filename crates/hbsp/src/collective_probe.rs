@@ -95,7 +95,7 @@ pub fn probe_collectives(
         let root = &output.results[0];
         for (into, times) in samples.iter_mut().zip(root) {
             into.extend(times.iter().map(|&(payload, time_s)| Sample {
-                p: machine.p() as f64,
+                p: machine.processes() as f64,
                 payload,
                 time_s,
             }));

@@ -30,6 +30,8 @@
 //! rate_fraction = 0.21           # f = r_inf / marked speed
 //! half_work = 0.0                # w_1/2, operations (Hockney's n_1/2)
 //! run_overhead_s = 0.0           # fixed cost per run
+//! process_overhead_s = 0.0       # fixed cost per run and process
+//! collective_scale = 1.0         # factor on measured collectives and the barrier
 //! ```
 //!
 //! Superstep cost on `sim` with a machine model:
@@ -38,8 +40,11 @@
 //! S (per_byte + per_log2_node_byte ceil(log2 p))` with `S` the largest number of bytes a node
 //! receives, and no barrier; otherwise `comm = max(max_j (r_j h_j / link + latency m_j),
 //! sum_j bytes_j / backplane)` and `barrier = L(p)` (0 with `barrier = "none"`, for
-//! message-passing codes whose nodes wait only for their own messages). The end of a run
-//! adds `run_overhead_s`.
+//! message-passing codes whose nodes wait only for their own messages). A kernel's
+//! `collective_scale` multiplies its measured collectives' `comm` and its `barrier`: what its
+//! code pays for them against the benchmark that measured them (JPDC's GE paid less than
+//! section 4.5's `T_broadcast` and `T_barrier`). The end of a run adds `run_overhead_s` and
+//! `process_overhead_s` times its processes ([`crate::Machine::processes`]).
 //!
 //! On a `hypercube` or `torus` a collective without a measured cost is charged as a library
 //! on that machine runs it, in `s` neighbour steps of `latency + bytes / link` each: `s =
@@ -195,6 +200,13 @@ pub struct ComputeRate {
     /// Seconds every run of this kernel pays once (start-up and wind-down).
     #[serde(default)]
     pub run_overhead_s: f64,
+    /// Seconds a run of this kernel pays once per process, one after another (a root that
+    /// starts, or first reaches, each process in turn: MPICH's ch_p4 connects on first use).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub process_overhead_s: f64,
+    /// Factor on the measured collectives' costs and the barrier `L(p)` this kernel pays.
+    #[serde(default = "unit", skip_serializing_if = "is_unit")]
+    pub collective_scale: f64,
 }
 
 fn any() -> String {
@@ -205,6 +217,14 @@ fn unit() -> f64 {
     1.0
 }
 
+fn is_unit(x: &f64) -> bool {
+    *x == 1.0
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
 impl Default for ComputeRate {
     fn default() -> Self {
         Self {
@@ -213,6 +233,8 @@ impl Default for ComputeRate {
             rate_fraction: 1.0,
             half_work: 0.0,
             run_overhead_s: 0.0,
+            process_overhead_s: 0.0,
+            collective_scale: 1.0,
         }
     }
 }
@@ -278,6 +300,8 @@ impl ComputeRate {
             &[
                 ("half_work", self.half_work),
                 ("run_overhead_s", self.run_overhead_s),
+                ("process_overhead_s", self.process_overhead_s),
+                ("collective_scale", self.collective_scale),
             ],
         )
     }

@@ -726,6 +726,13 @@ impl Machine {
         self.nodes.len()
     }
 
+    /// Processes the run has: a node using `N` CPUs runs `N` of them, as JPDC's server ran two
+    /// MPI processes for its two CPUs. Costs that grow with the number of processes (section
+    /// 4.5's `T_broadcast` and `T_barrier`, "where p is the number of processes") take this.
+    pub fn processes(&self) -> usize {
+        self.nodes.iter().map(|n| n.cpus_used as usize).sum()
+    }
+
     /// The nodes, indexed by pid.
     pub fn nodes(&self) -> &[MachineNode] {
         &self.nodes
@@ -772,9 +779,9 @@ impl Machine {
         self.nodes.iter().map(|n| n.marked_speed).sum()
     }
 
-    /// `L(p)` for this machine's `p`, in seconds.
+    /// `L(p)` for this machine's processes (see [`Machine::processes`]), in seconds.
     pub fn l_s(&self) -> f64 {
-        self.network.l.at(self.p())
+        self.network.l.at(self.processes())
     }
 
     /// Pids from fastest to slowest marked speed (ties: lower pid first); HBSPlib's rank

@@ -101,9 +101,12 @@ const SUNWULF_SEND_START_S: f64 = 0.08e-3;
 
 /// What Sunwulf has beyond HBSP^1, from the facts JPDC 2008 states: its 100 Mbit/s links
 /// and `T_send`'s start-up for point-to-point traffic, and the collectives section 4.5 measured
-/// as such. Every node computes at its marked speed and runs pay no start-up: those depend on
-/// the code and are what `hetscale calibrate` fits (`hetscale reproduce` does, on each
-/// experiment's base configuration).
+/// as such, costs that grow with the number of processes (section 4.5: "where p is the number
+/// of processes"; the server's two CPUs in `C_2` run two). Every node computes at its marked
+/// speed, runs pay no start-up and every code pays the collectives as benchmarked: those
+/// depend on the code and are what `hetscale calibrate` fits (`rate_fraction`,
+/// `process_overhead_s`, `collective_scale`; `hetscale reproduce` does, on each experiment's
+/// base configuration).
 fn sunwulf_machine_model() -> MachineModel {
     // JPDC 2008, section 4.5: T_send = T_recv ~ 0.08 + 0.00003 N ms for N elements of 8 B.
     // The distribution and collection of T_o cost (p - 1)(T_send + T_recv) each: both ends,

@@ -5,7 +5,7 @@ mod common;
 
 use hbsp::collectives::{self, BroadcastAlgorithm, Root};
 use hbsp::machine_model::{Barrier, CollectiveCost, ComputeRate, MachineModel, Topology};
-use hbsp::{Backend, HbspError, Machine, Platform};
+use hbsp::{Backend, BarrierCost, HbspError, Machine, Platform};
 
 const LINK: f64 = 1e6;
 const LATENCY: f64 = 1e-4;
@@ -157,6 +157,70 @@ fn a_hypercube_charges_collectives_in_log2_p_steps_and_supersteps_without_a_barr
     .elapsed_s;
     // Node 1 (r = 1.1) receives 8 B in one message, and no L follows.
     assert!(close(shift, 1.1 * 8.0 / LINK + LATENCY), "{shift}");
+}
+
+#[test]
+fn measured_collectives_count_processes_and_scale_with_the_kernels_collective_scale() {
+    let broadcast = CollectiveCost {
+        name: "broadcast".into(),
+        base_s: 0.12e-3,
+        per_node_s: 0.23e-3,
+        ..CollectiveCost::default()
+    };
+    let mut m = model();
+    m.collectives = vec![broadcast.clone()];
+    m.compute = vec![ComputeRate {
+        kernel: "ge".into(),
+        collective_scale: 0.5,
+        ..ComputeRate::default()
+    }];
+    let mut two_cpus = platform(m);
+    two_cpus.nodes[0].cpus = 2;
+    two_cpus.network.l = BarrierCost::Formula {
+        base_s: 0.0,
+        per_node_s: 1e-5,
+        per_log2_node_s: 0.0,
+    };
+    let run = |machine: &Machine| {
+        common::sim_elapsed(machine, |ctx| {
+            collectives::broadcast(
+                ctx,
+                Root::Pid(0),
+                &[1.0f64; 10],
+                BroadcastAlgorithm::OnePhase,
+            )?;
+            ctx.sync()
+        })
+    };
+    // `fast*2,slow`: two nodes, three processes (JPDC's T_broadcast counts processes).
+    let machine = two_cpus.select(&"n0*2,n1".parse().unwrap()).unwrap();
+    assert_eq!((machine.p(), machine.processes()), (2, 3));
+    let barrier = machine.l_s();
+    assert!(close(barrier, 3e-5), "{barrier}");
+    let t = run(&machine);
+    assert!(close(t, broadcast.at(3, 80.0) + barrier), "{t}");
+    // GE's code pays half of both.
+    let t = run(&machine.for_workload("ge"));
+    assert!(close(t, 0.5 * (broadcast.at(3, 80.0) + barrier)), "{t}");
+}
+
+#[test]
+fn a_run_pays_its_start_up_per_process_once() {
+    let mut m = model();
+    m.compute = vec![ComputeRate {
+        kernel: "ge".into(),
+        run_overhead_s: 0.5,
+        process_overhead_s: 0.03,
+        ..ComputeRate::default()
+    }];
+    let mut two_cpus = platform(m);
+    two_cpus.nodes[0].cpus = 2;
+    let machine = two_cpus
+        .select(&"n0*2,n1".parse().unwrap())
+        .unwrap()
+        .for_workload("ge");
+    let t = common::sim_elapsed(&machine, |ctx| ctx.sync());
+    assert!(close(t, machine.l_s() + 0.5 + 3.0 * 0.03), "{t}");
 }
 
 #[test]

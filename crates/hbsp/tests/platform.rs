@@ -63,7 +63,10 @@ fn sunwulf_configurations_of_jpdc() {
     assert!(close(speed("server,sunblade,sunfire:2"), 114.07, 1e-9));
     let machine = sunwulf.select(&"sunfire*2:1".parse().unwrap()).unwrap();
     assert_eq!(machine.nodes()[0].cpus_used, 2);
-    assert!(close(machine.l_s(), 0.39e-3, 1e-15));
+    // JPDC 4.5: T_barrier = p x 0.39 ms, "where p is the number of processes": the node's
+    // two CPUs run two.
+    assert_eq!((machine.p(), machine.processes()), (1, 2));
+    assert!(close(machine.l_s(), 2.0 * 0.39e-3, 1e-15));
 }
 
 #[test]

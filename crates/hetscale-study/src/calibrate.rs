@@ -1,16 +1,19 @@
 //! Calibration: fitting a platform's machine model to measured runs (`hetscale calibrate`).
 //!
 //! For one kernel, the simulated time of a run on a platform's machine model is
-//! `T = (A + K w_1/2) / f + B + s`: `A` the compute time at the marked speed, `w_1/2` the
-//! half-performance work of each compute block (Sun & Rover's average unit speed grows with
-//! the work: `r(w) = r_inf w / (w + w_1/2)`), `K` the seconds each operation of `w_1/2`
-//! adds on the slowest path, `f = r_inf / C_j` the achieved fraction of the marked speed, `B`
-//! everything else the model charges (messages, collectives, barriers) and `s` the kernel's
-//! start-up per run. Each measured run is simulated at `f = 1` and at `f = 1/2` (and, when
-//! `w_1/2` is free, once more with a reference `w_1/2`), which gives its `A`, `K` and `B`
-//! (exactly while the slowest node stays the slowest); `1/f`, `w_1/2 / f` and `s` then come
-//! from a linear least-squares fit of the measured times, weighted by `1/T` so that each run
-//! counts by its relative error, with 95% intervals. Parameters not free keep the platform's values. A run used here is a
+//! `T = (A + K w_1/2) / f + S c + B + s + P s_p`: `A` the compute time at the marked speed,
+//! `w_1/2` the half-performance work of each compute block (Sun & Rover's average unit speed
+//! grows with the work: `r(w) = r_inf w / (w + w_1/2)`), `K` the seconds each operation of
+//! `w_1/2` adds on the slowest path, `f = r_inf / C_j` the achieved fraction of the marked
+//! speed, `S` the measured collectives and barriers and `c` the kernel's `collective_scale` on
+//! them, `B` everything else the model charges (messages), `s` the kernel's start-up per run
+//! and `s_p` its start-up per process (`P` the run's processes). Each measured run is
+//! simulated at `f = 1` and at `f = 1/2` (and, when `w_1/2` is free, once more with a
+//! reference `w_1/2`; when `c` is free, once more at `c = 2`), which gives its `A`, `K`, `S`
+//! and `B` (exactly while the slowest node stays the slowest); `1/f`, `w_1/2 / f`, `c`, `s`
+//! and `s_p` then come from a linear least-squares fit of the measured times, weighted by
+//! `1/T` so that each run counts by its relative error, with 95% intervals. Parameters not
+//! free keep the platform's values. A run used here is a
 //! calibration run: it must never be the one a prediction is checked against.
 //!
 //! ```no_run
@@ -52,8 +55,12 @@ pub enum FreeParameter {
     RateFraction,
     /// `run_overhead_s`: the kernel's start-up per run.
     RunOverhead,
+    /// `process_overhead_s`: the kernel's start-up per run and process.
+    ProcessOverhead,
     /// `half_work`: the block of work that runs at half the asymptotic rate.
     HalfWork,
+    /// `collective_scale`: the kernel's measured collectives and barriers over the machine's.
+    CollectiveScale,
 }
 
 impl FreeParameter {
@@ -62,18 +69,24 @@ impl FreeParameter {
         match self {
             Self::RateFraction => "rate_fraction",
             Self::RunOverhead => "run_overhead_s",
+            Self::ProcessOverhead => "process_overhead_s",
             Self::HalfWork => "half_work",
+            Self::CollectiveScale => "collective_scale",
         }
     }
 
-    /// Parses `rate_fraction`, `run_overhead_s` or `half_work`.
+    /// Parses `rate_fraction`, `run_overhead_s`, `process_overhead_s`, `half_work` or
+    /// `collective_scale`.
     pub fn parse(name: &str) -> Result<Self> {
         match name.trim() {
             "rate_fraction" | "rate" => Ok(Self::RateFraction),
             "run_overhead_s" | "run_overhead" => Ok(Self::RunOverhead),
+            "process_overhead_s" | "process_overhead" => Ok(Self::ProcessOverhead),
             "half_work" => Ok(Self::HalfWork),
+            "collective_scale" => Ok(Self::CollectiveScale),
             other => Err(StudyError::Calibration(format!(
-                "unknown parameter \"{other}\": fit rate_fraction, run_overhead_s and/or half_work"
+                "unknown parameter \"{other}\": fit rate_fraction, run_overhead_s, \
+                 process_overhead_s, half_work and/or collective_scale"
             ))),
         }
     }
@@ -114,8 +127,12 @@ pub struct KernelCalibration {
     pub rate_fraction: Estimate,
     /// `s`, seconds.
     pub run_overhead_s: Estimate,
+    /// `s_p`, seconds per process.
+    pub process_overhead_s: Estimate,
     /// `w_1/2`, operations.
     pub half_work: Estimate,
+    /// Factor on the measured collectives and the barrier.
+    pub collective_scale: Estimate,
     /// One per run.
     pub residuals: Vec<Residual>,
 }
@@ -130,15 +147,20 @@ pub struct PlatformCalibration {
     pub platform: Platform,
 }
 
-/// What the machine model charges one run, split as `(A + K w_1/2) / f + B + s`.
+/// What the machine model charges one run, split as `(A + K w_1/2) / f + S c + B + s`.
 #[derive(Debug, Clone, Copy)]
 struct RunParts {
     /// `A`, s (with the platform's `w_1/2` when it is not free).
     compute_s: f64,
     /// `K`, s per operation of `w_1/2` (0 when `w_1/2` is not free).
     per_half_work_s: f64,
+    /// `S`, s: the measured collectives and barriers at `collective_scale = 1` (0 when it is
+    /// not free: `B` then holds them at the platform's scale).
+    collective_s: f64,
     /// `B`, s.
     rest_s: f64,
+    /// `P`, the run's processes.
+    processes: f64,
 }
 
 /// Fits the `free` parameters of each kernel's compute rate in `platform`'s machine model
@@ -157,7 +179,9 @@ pub fn calibrate(
     }
     if free.is_empty() {
         return Err(StudyError::Calibration(
-            "no parameter to fit: free rate_fraction, run_overhead_s and/or half_work".into(),
+            "no parameter to fit: free rate_fraction, run_overhead_s, process_overhead_s, \
+             half_work and/or collective_scale"
+                .into(),
         ));
     }
     let mut by_kernel: BTreeMap<&str, Vec<&MeasuredRun>> = BTreeMap::new();
@@ -171,7 +195,9 @@ pub fn calibrate(
         calibrated = with_rate(&calibrated, kernel, |rate| {
             rate.rate_fraction = fit.rate_fraction.estimate;
             rate.run_overhead_s = fit.run_overhead_s.estimate;
+            rate.process_overhead_s = fit.process_overhead_s.estimate;
             rate.half_work = fit.half_work.estimate;
+            rate.collective_scale = fit.collective_scale.estimate;
         });
         kernels.push(fit);
     }
@@ -201,6 +227,7 @@ fn calibrate_kernel(
                 options,
                 run,
                 fits(FreeParameter::HalfWork),
+                fits(FreeParameter::CollectiveScale),
             )
         })
         .collect::<Result<Vec<_>>>()?;
@@ -224,6 +251,10 @@ fn calibrate_kernel(
         Some(p) => cut_at_zero(p.estimate, p.ci95),
         None => kept(current.run_overhead_s),
     };
+    let process_overhead_s = match parameter("process_overhead_s") {
+        Some(p) => cut_at_zero(p.estimate, p.ci95),
+        None => kept(current.process_overhead_s),
+    };
     let half_work = match parameter("half_work/rate_fraction") {
         // w_1/2 = theta f; its interval is theta's scaled by f.
         Some(p) => {
@@ -232,12 +263,20 @@ fn calibrate_kernel(
         }
         None => kept(current.half_work),
     };
+    let collective_scale = match parameter("collective_scale") {
+        Some(p) => cut_at_zero(p.estimate, p.ci95),
+        None => kept(current.collective_scale),
+    };
     let residuals = runs
         .iter()
         .zip(&parts)
         .map(|(run, p)| {
             let compute = p.compute_s + p.per_half_work_s * half_work.estimate;
-            let model_s = compute / rate_fraction.estimate + p.rest_s + run_overhead_s.estimate;
+            let model_s = compute / rate_fraction.estimate
+                + p.collective_s * collective_scale.estimate
+                + p.rest_s
+                + run_overhead_s.estimate
+                + p.processes * process_overhead_s.estimate;
             Residual {
                 configuration: run.configuration.clone(),
                 n: run.n,
@@ -251,13 +290,15 @@ fn calibrate_kernel(
         kernel: kernel.to_owned(),
         rate_fraction,
         run_overhead_s,
+        process_overhead_s,
         half_work,
+        collective_scale,
         residuals,
     })
 }
 
 /// The fit's columns, one per free parameter: `1/f` multiplies `A`, `w_1/2 / f` multiplies
-/// `K`, `s` multiplies 1. Without `1/f` free, the other two are divided by the platform's `f`
+/// `K`, `c` multiplies `S`, `s` multiplies 1. Without `1/f` free, the other two are divided by the platform's `f`
 /// in [`known_part`]'s stead.
 fn design(parts: &[RunParts], free: &[FreeParameter]) -> Vec<(&'static str, Vec<f64>)> {
     let mut columns = Vec::new();
@@ -273,8 +314,20 @@ fn design(parts: &[RunParts], free: &[FreeParameter]) -> Vec<(&'static str, Vec<
             parts.iter().map(|p| p.per_half_work_s).collect(),
         ));
     }
+    if free.contains(&FreeParameter::CollectiveScale) {
+        columns.push((
+            "collective_scale",
+            parts.iter().map(|p| p.collective_s).collect(),
+        ));
+    }
     if free.contains(&FreeParameter::RunOverhead) {
         columns.push(("run_overhead_s", vec![1.0; parts.len()]));
+    }
+    if free.contains(&FreeParameter::ProcessOverhead) {
+        columns.push((
+            "process_overhead_s",
+            parts.iter().map(|p| p.processes).collect(),
+        ));
     }
     columns
 }
@@ -287,6 +340,9 @@ fn known_part(p: &RunParts, current: &ComputeRate, free: &[FreeParameter]) -> f6
     }
     if !free.contains(&FreeParameter::RunOverhead) {
         known += current.run_overhead_s;
+    }
+    if !free.contains(&FreeParameter::ProcessOverhead) {
+        known += p.processes * current.process_overhead_s;
     }
     known
 }
@@ -365,36 +421,50 @@ pub fn with_rate(
 const REFERENCE_HALF_WORK: f64 = 1e3;
 
 /// Simulates `run` at `f = 1` and `f = 1/2` (no start-up; with `w_1/2 = 0` when it is free,
-/// and once more at the reference `w_1/2`) and splits its time.
+/// and once more at the reference `w_1/2`; at `collective_scale` 1 when it is free, and once
+/// more at 2) and splits its time.
 fn run_parts(
     platform: &Platform,
     registry: &KernelRegistry,
     options: &KernelOptions,
     run: &MeasuredRun,
     free_half_work: bool,
+    free_collective_scale: bool,
 ) -> Result<RunParts> {
-    let at = |fraction: f64, half_work: Option<f64>| {
+    let base_scale = free_collective_scale.then_some(1.0);
+    let at = |fraction: f64, half_work: Option<f64>, scale: Option<f64>| {
         let platform = with_rate(platform, &run.kernel, |rate| {
             rate.rate_fraction = fraction;
             rate.run_overhead_s = 0.0;
+            rate.process_overhead_s = 0.0;
             if let Some(w) = half_work {
                 rate.half_work = w;
+            }
+            if let Some(c) = scale {
+                rate.collective_scale = c;
             }
         });
         simulate(&platform, registry, options, run)
     };
     let base_half_work = free_half_work.then_some(0.0);
-    let full = at(1.0, base_half_work)?;
-    let half = at(0.5, base_half_work)?;
+    let full = at(1.0, base_half_work, base_scale)?;
+    let half = at(0.5, base_half_work, base_scale)?;
     let per_half_work_s = if free_half_work {
-        (at(1.0, Some(REFERENCE_HALF_WORK))? - full) / REFERENCE_HALF_WORK
+        (at(1.0, Some(REFERENCE_HALF_WORK), base_scale)? - full) / REFERENCE_HALF_WORK
+    } else {
+        0.0
+    };
+    let collective_s = if free_collective_scale {
+        at(1.0, base_half_work, Some(2.0))? - full
     } else {
         0.0
     };
     Ok(RunParts {
         compute_s: half - full,
         per_half_work_s,
-        rest_s: 2.0 * full - half,
+        collective_s,
+        rest_s: 2.0 * full - half - collective_s,
+        processes: machine_of(platform, run)?.processes() as f64,
     })
 }
 
@@ -409,14 +479,22 @@ pub fn simulate(
         configuration: run.configuration.clone(),
         message: format!("N = {}: {message}", run.n),
     };
-    let machine = platform
-        .select(&run.nodes.parse()?)
-        .map_err(|e| fail(format!("nodes \"{}\": {e}", run.nodes)))?
-        .for_workload(&run.kernel);
+    let machine = machine_of(platform, run)?;
     let kernel = registry.get(&run.kernel, options)?;
     let n = usize::try_from(run.n).map_err(|_| fail("too large for this machine".into()))?;
     let out = skeleton_run(kernel.as_ref(), n, &machine).map_err(fail)?;
     Ok(out.time_s)
+}
+
+/// The machine `run` ran on: its node-set of `platform`, running its kernel.
+fn machine_of(platform: &Platform, run: &MeasuredRun) -> Result<Machine> {
+    let machine = platform
+        .select(&run.nodes.parse()?)
+        .map_err(|e| StudyError::Configuration {
+            configuration: run.configuration.clone(),
+            message: format!("N = {}: nodes \"{}\": {e}", run.n, run.nodes),
+        })?;
+    Ok(machine.for_workload(&run.kernel))
 }
 
 /// A skeleton run of `kernel` at size `n` on `machine`'s sim (declared work charged, compute

@@ -179,6 +179,58 @@ fn validation_rows_never_reach_the_calibration() {
 }
 
 #[test]
+fn calibrate_recovers_a_collective_scale_and_a_start_up_per_process() {
+    let registry = KernelRegistry::builtin();
+    let sunwulf = Platform::load("sunwulf").unwrap();
+    let truth = with_rate(&sunwulf, "ge", |rate| {
+        rate.rate_fraction = 0.7;
+        rate.collective_scale = 0.5;
+        rate.process_overhead_s = 0.035;
+    });
+    // JPDC's C_2 and C_4 (3 and 5 processes): a start-up per process is told apart from
+    // one per run only across process counts, which these runs have.
+    let runs: Vec<MeasuredRun> = [
+        ("server*2:1,sunblade:1", 60),
+        ("server*2:1,sunblade:1", 120),
+        ("server*2:1,sunblade:1", 200),
+        ("server*2:1,sunblade:3", 80),
+        ("server*2:1,sunblade:3", 160),
+    ]
+    .into_iter()
+    .map(|(nodes, n)| {
+        let mut r = run(nodes, n);
+        r.kernel = "ge".into();
+        r.time_s = simulate(&truth, &registry, &KernelOptions::default(), &r).unwrap();
+        r
+    })
+    .collect();
+    let free = [
+        FreeParameter::RateFraction,
+        FreeParameter::CollectiveScale,
+        FreeParameter::ProcessOverhead,
+    ];
+    let fit = calibrate(&sunwulf, &registry, &KernelOptions::default(), &runs, &free).unwrap();
+    let k = &fit.kernels[0];
+    assert!((k.rate_fraction.estimate - 0.7).abs() < 1e-6, "{k:?}");
+    assert!((k.collective_scale.estimate - 0.5).abs() < 1e-6, "{k:?}");
+    assert!(
+        (k.process_overhead_s.estimate - 0.035).abs() < 1e-6,
+        "{k:?}"
+    );
+    assert!(!k.run_overhead_s.fitted);
+    // The platform written charges what the truth charges.
+    let check = run("server*2:1,sunblade:7", 100);
+    let check = MeasuredRun {
+        kernel: "ge".into(),
+        ..check
+    };
+    let options = KernelOptions::default();
+    let want = simulate(&truth, &registry, &options, &check).unwrap();
+    let got = simulate(&fit.platform, &registry, &options, &check).unwrap();
+    assert!((got - want).abs() < 1e-9 * want, "{got} vs {want}");
+}
+
+#[test]
 fn calibrate_recovers_an_average_unit_speed_curve() {
     let registry = KernelRegistry::builtin();
     let ncube = Platform::load("ncube2").unwrap();

@@ -342,6 +342,10 @@ struct ModelCharges {
     rates: Vec<ComputeRate>,
     jitter: Vec<f64>,
     run_overhead_s: f64,
+    /// Factor on measured collectives and the barrier (the largest of the nodes' rates).
+    collective_scale: f64,
+    /// The `p` of measured collectives' costs: [`Machine::processes`].
+    processes: usize,
 }
 
 impl ModelCharges {
@@ -352,12 +356,17 @@ impl ModelCharges {
             .map(|n| model.rate(machine.workload(), n.kind.as_deref()))
             .collect();
         // A run pays its start-up once; with kinds differing, the largest is the one waited for.
-        let run_overhead_s = rates.iter().map(|r| r.run_overhead_s).fold(0.0, f64::max);
+        let largest = |field: fn(&ComputeRate) -> f64| rates.iter().map(field).fold(0.0, f64::max);
+        let run_overhead_s = largest(|r| r.run_overhead_s)
+            + machine.processes() as f64 * largest(|r| r.process_overhead_s);
+        let collective_scale = largest(|r| r.collective_scale);
         Self {
             jitter: (0..machine.p()).map(|j| model.jitter_factor(j)).collect(),
             model: model.clone(),
             rates,
             run_overhead_s,
+            collective_scale,
+            processes: machine.processes(),
         }
     }
 
@@ -398,7 +407,7 @@ impl ModelCharges {
         } else if let Some(collective) = measured {
             let payload = traffic.iter().map(|n| n.bytes_in).max().unwrap_or(0) as f64;
             cost.h_bytes = payload;
-            cost.communication_s = collective.at(p, payload);
+            cost.communication_s = self.collective_scale * collective.at(self.processes, payload);
         } else if let Some((communication_s, h_bytes)) = derived {
             cost.h_bytes = h_bytes;
             cost.communication_s = communication_s;
@@ -415,7 +424,7 @@ impl ModelCharges {
             }
             cost.communication_s = busiest;
             if *call != Call::End && m.barrier == Barrier::Hbsp {
-                cost.barrier_s = clock.l;
+                cost.barrier_s = self.collective_scale * clock.l;
             }
         }
         cost.fixed_s = match call {

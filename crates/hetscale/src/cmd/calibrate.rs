@@ -31,7 +31,8 @@ pub struct Args {
     /// (with --runs; default sunwulf).
     #[arg(long, conflicts_with = "db")]
     pub platform: Option<String>,
-    /// Parameters to fit, comma-separated: rate_fraction, run_overhead_s, half_work.
+    /// Parameters to fit, comma-separated: rate_fraction, run_overhead_s, process_overhead_s,
+    /// half_work, collective_scale.
     #[arg(
         long,
         default_value = "rate_fraction,run_overhead_s",
@@ -92,7 +93,9 @@ fn render_text(fit: &PlatformCalibration) -> String {
         for (name, e) in [
             ("rate_fraction", &k.rate_fraction),
             ("run_overhead_s", &k.run_overhead_s),
+            ("process_overhead_s", &k.process_overhead_s),
             ("half_work", &k.half_work),
+            ("collective_scale", &k.collective_scale),
         ] {
             let ci = match (e.fitted, e.ci95) {
                 (false, _) => "kept from the platform".to_string(),

@@ -178,11 +178,13 @@ pub(crate) fn render_text(r: &Reproduction) -> String {
         };
         let _ = writeln!(
             s,
-            "   calibrated on the base configuration ({} runs): {}, {}, {}",
+            "   calibrated on the base configuration ({} runs): {}, {}, {}, {}, {}",
             k.residuals.len(),
             describe("rate_fraction", &k.rate_fraction),
             describe("run_overhead_s", &k.run_overhead_s),
+            describe("process_overhead_s", &k.process_overhead_s),
             describe("half_work", &k.half_work),
+            describe("collective_scale", &k.collective_scale),
         );
     }
     let _ = writeln!(
