@@ -438,6 +438,10 @@ pub fn reproduce(
     let platform_file = out.join(format!("{}.platform.toml", experiment.id));
     calibration.platform.write_file(&platform_file)?;
     let spec = experiment.spec(&platform_file)?;
+    // A reproduction's runs follow from its calibration: another calibration (a new hetscale,
+    // another --platform) makes them stale, and they are redone rather than refused.
+    let resolved = Platform::load(&platform_file.to_string_lossy())?.to_toml_string()?;
+    store.replace_if_changed(&spec.name, &spec.canonical(), &resolved)?;
     let study = run_study_with(&spec, registry, store, observer)?;
     let mut values = size_and_psi_rows(experiment, &study);
     values.extend(time_rows(experiment, &calibration.platform, registry)?);

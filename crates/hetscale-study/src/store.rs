@@ -374,6 +374,36 @@ impl Store {
             .map_err(|e| store_error(&self.path, &e))
     }
 
+    /// Deletes study `name` and its runs if it is stored with another spec or platform than
+    /// these; returns whether it did. For studies whose runs are derived and cheap to redo
+    /// (a reproduction on its calibrated simulator): resuming them would be refused.
+    pub fn replace_if_changed(&self, name: &str, spec: &str, platform: &str) -> Result<bool> {
+        let stale = match (self.study_spec(name)?, self.study_platform(name)?) {
+            (Some(stored_spec), stored_platform) => {
+                stored_spec != spec || stored_platform.is_some_and(|p| p != platform)
+            }
+            (None, _) => false,
+        };
+        if stale {
+            self.conn
+                .execute_batch("BEGIN")
+                .and_then(|()| {
+                    self.conn
+                        .execute("DELETE FROM runs WHERE study = ?1", [name])
+                })
+                .and_then(|_| {
+                    self.conn
+                        .execute("DELETE FROM studies WHERE name = ?1", [name])
+                })
+                .and_then(|_| self.conn.execute_batch("COMMIT"))
+                .map_err(|e| {
+                    let _ = self.conn.execute_batch("ROLLBACK");
+                    store_error(&self.path, &e)
+                })?;
+        }
+        Ok(stale)
+    }
+
     /// Names of the studies stored, in the order they were first run.
     pub fn studies(&self) -> Result<Vec<String>> {
         let fail = |e: rusqlite::Error| store_error(&self.path, &e);
@@ -993,6 +1023,27 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("different platform"), "{err}");
+    }
+
+    #[test]
+    fn a_changed_study_is_replaced_on_request_and_an_unchanged_one_kept() {
+        let store = Store::open_in_memory().unwrap();
+        store.register_study("s", "{a}", "name = \"p\"").unwrap();
+        assert!(store.record(&sample(100, 0)).unwrap());
+        assert!(
+            !store
+                .replace_if_changed("s", "{a}", "name = \"p\"")
+                .unwrap()
+        );
+        assert_eq!(store.runs(Some("s")).unwrap().len(), 1);
+        assert!(
+            store
+                .replace_if_changed("s", "{a}", "name = \"q\"")
+                .unwrap()
+        );
+        assert!(store.runs(Some("s")).unwrap().is_empty());
+        store.register_study("s", "{a}", "name = \"q\"").unwrap();
+        assert!(!store.replace_if_changed("absent", "{a}", "").unwrap());
     }
 
     #[test]
