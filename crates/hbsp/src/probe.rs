@@ -89,9 +89,11 @@ pub struct ProbeReport {
     pub g_s_per_byte: f64,
     /// Confidence interval of `g`.
     pub g_s_per_byte_ci: [f64; 2],
-    /// `L(p)`, seconds.
+    /// `L(p)`, seconds (JSON `l_s`: the one JSON schema's keys are snake_case).
+    #[serde(rename = "l_s")]
     pub L_s: f64,
     /// Confidence interval of `L`.
+    #[serde(rename = "l_s_ci")]
     pub L_s_ci: [f64; 2],
     /// `o`, seconds per message.
     pub o_s: f64,

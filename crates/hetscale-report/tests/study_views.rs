@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use hetscale_report::views::study::{VIEWS, study_prefixes, study_report};
 use hetscale_report::{Block, Report};
-use hetscale_study::study::{PsiIntervals, StudyResult};
+use hetscale_study::study::{ApproachResult, PsiIntervals, StudyResult};
 
 /// The default study, run once for every test of this file.
 fn results() -> &'static [StudyResult] {
@@ -271,21 +271,29 @@ fn approaches_that_coincide_are_not_drawn_again_and_others_as_differences() {
     assert!(svg.contains("\n0.1\n"), "the cell shows the difference");
 }
 
+/// The lines (error bars among them) of the figures in `section` of `result`'s report.
+fn polylines(result: &StudyResult, section: &str) -> usize {
+    let report = study_report(std::slice::from_ref(result)).unwrap();
+    svg_of(&report, section).matches("<polyline").count()
+}
+
+/// Each approach of `result`, which the default study's GE result has all three of.
+fn approaches(result: &mut StudyResult) -> impl Iterator<Item = &mut ApproachResult> {
+    [
+        &mut result.measured,
+        &mut result.computed,
+        &mut result.predicted,
+    ]
+    .into_iter()
+    .map(|approach| approach.as_mut().expect("all three approaches"))
+}
+
 #[test]
 fn the_intervals_the_result_carries_are_drawn_as_error_bars() {
-    let bars = |result: &StudyResult, view: &str| {
-        let report = study_report(std::slice::from_ref(result)).unwrap();
-        svg_of(&report, &format!("default-ge-{view}"))
-            .matches("<polyline")
-            .count()
-    };
+    let bars = |result: &StudyResult, view: &str| polylines(result, &format!("default-ge-{view}"));
     let mut without = results()[0].clone();
-    for approach in [
-        &mut without.measured,
-        &mut without.computed,
-        &mut without.predicted,
-    ] {
-        for point in &mut approach.as_mut().unwrap().points {
+    for approach in approaches(&mut without) {
+        for point in &mut approach.points {
             point.n_ci95 = None;
         }
     }
@@ -321,19 +329,10 @@ fn the_intervals_the_result_carries_are_drawn_as_error_bars() {
 
 #[test]
 fn psi_intervals_are_drawn_as_error_bars_on_the_psi_curves() {
-    let bars = |result: &StudyResult| {
-        let report = study_report(std::slice::from_ref(result)).unwrap();
-        svg_of(&report, "default-ge-psi")
-            .matches("<polyline")
-            .count()
-    };
+    let bars = |result: &StudyResult| polylines(result, "default-ge-psi");
     let mut without = results()[0].clone();
-    for approach in [
-        &mut without.measured,
-        &mut without.computed,
-        &mut without.predicted,
-    ] {
-        approach.as_mut().unwrap().psi_ci95 = None;
+    for approach in approaches(&mut without) {
+        approach.psi_ci95 = None;
     }
     let mut with = without.clone();
     let measured = with.measured.as_mut().unwrap();

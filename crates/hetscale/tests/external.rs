@@ -133,23 +133,7 @@ fn a_c_program_is_studied_with_all_three_approaches_and_resumes() {
     let dir = tempfile::tempdir().unwrap();
     let program = setup(dir.path());
     std::fs::write(dir.path().join("spec.toml"), spec(&program, "")).unwrap();
-    let study = || {
-        let out = hetscale()
-            .args([
-                "study",
-                "spec.toml",
-                "--db",
-                "s.db",
-                "--out",
-                "out",
-                "--json",
-            ])
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
-        let results = json_of(&out);
-        results[0].clone()
-    };
+    let study = || common::study_json(dir.path())[0].clone();
     let result = study();
     // The wall clock adds the program's start-up to the modelled time: a few per cent at most.
     for (index, exact) in [(0, 2236.0), (1, 4472.0)] {
@@ -226,6 +210,25 @@ fn approach_3_without_an_overhead_formula_says_what_it_needs() {
     );
 }
 
+/// A computed-approach study (six samples) in `dir` of the Python program `source`, saved as
+/// `script` and run as `python3 script {n} {p}` on the two nodes of [`PLATFORM`], which
+/// prints its time: the study's result as JSON.
+fn python_study(dir: &Path, script: &str, source: &str) -> Value {
+    std::fs::write(dir.join(script), source).unwrap();
+    std::fs::write(dir.join("two.toml"), PLATFORM).unwrap();
+    let spec = spec(
+        Path::new("python3"),
+        "approaches = [\"computed\"]\nsamples = 6",
+    )
+    .replace("{n} {p}", &format!("{script} {{n}} {{p}}"))
+    .replace(
+        "timeout_s = 10",
+        "timeout_s = 10\ntime_regex = 'time: (\\S+)'",
+    );
+    std::fs::write(dir.join("spec.toml"), spec).unwrap();
+    common::study_json(dir)[0].clone()
+}
+
 /// A command that reports `W / (p 1e8) + 0.1 p` seconds, as [`PROGRAM`] takes, scaled by a
 /// factor of 0.3, 1 or 3 chosen by `n`: times no smooth model fits.
 const SCATTERED: &str = "import sys
@@ -237,32 +240,7 @@ print(f'time: {(2 * n * n / (p * 1e8) + 0.1 * p) * factor}')
 #[test]
 fn a_poorly_fitting_model_is_flagged_and_not_inverted_into_an_n() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("scattered.py"), SCATTERED).unwrap();
-    std::fs::write(dir.path().join("two.toml"), PLATFORM).unwrap();
-    let spec = spec(
-        Path::new("python3"),
-        "approaches = [\"computed\"]\nsamples = 6",
-    )
-    .replace("{n} {p}", "scattered.py {n} {p}")
-    .replace(
-        "timeout_s = 10",
-        "timeout_s = 10\ntime_regex = 'time: (\\S+)'",
-    );
-    std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
-    let out = hetscale()
-        .args([
-            "study",
-            "spec.toml",
-            "--db",
-            "s.db",
-            "--out",
-            "out",
-            "--json",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let result = json_of(&out)[0].clone();
+    let result = python_study(dir.path(), "scattered.py", SCATTERED);
     let fit = &result["fits"][0];
     let quality = &fit["model_quality"];
     let adjusted = quality["adjusted_r_squared"].as_f64().unwrap();
@@ -306,32 +284,7 @@ print(f'time: {(2 * n * n / (p * 1e8) + 0.1 * p) * factor}')
 #[test]
 fn noisy_runs_give_the_computed_n_and_psi_a_95_percent_interval() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("jittered.py"), JITTERED).unwrap();
-    std::fs::write(dir.path().join("two.toml"), PLATFORM).unwrap();
-    let spec = spec(
-        Path::new("python3"),
-        "approaches = [\"computed\"]\nsamples = 6",
-    )
-    .replace("{n} {p}", "jittered.py {n} {p}")
-    .replace(
-        "timeout_s = 10",
-        "timeout_s = 10\ntime_regex = 'time: (\\S+)'",
-    );
-    std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
-    let out = hetscale()
-        .args([
-            "study",
-            "spec.toml",
-            "--db",
-            "s.db",
-            "--out",
-            "out",
-            "--json",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let result = json_of(&out)[0].clone();
+    let result = python_study(dir.path(), "jittered.py", JITTERED);
     // E_s = 0.5 where 2 n^2 = 1e7 p^2: N = 2236 on p = 1, 4472 on p = 2.
     for (index, exact) in [(0, 2236.0), (1, 4472.0)] {
         let point = &result["computed"]["points"][index];

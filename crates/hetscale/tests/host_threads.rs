@@ -46,23 +46,21 @@ fn json_of(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// `hetscale run KERNEL --platform PLATFORM --nodes NODES --n N --json` on the backend that
+/// `backend` chooses (with its options).
+fn run_json(kernel: &str, backend: &[&str], platform: &Path, nodes: &str, n: usize) -> Value {
+    let n = n.to_string();
+    let mut args = vec!["run", kernel];
+    args.extend(backend);
+    args.extend(["--platform", platform.to_str().unwrap(), "--nodes", nodes]);
+    args.extend(["--n", &n, "--json"]);
+    json_of(&args)
+}
+
 /// One verified run on `threads` with emulated speeds; its time, s.
 fn measured_time(kernel: &str, platform: &Path, nodes: &str, n: usize) -> f64 {
-    let n = n.to_string();
-    let run = json_of(&[
-        "run",
-        kernel,
-        "--backend",
-        "threads",
-        "--emulate-speeds",
-        "--platform",
-        platform.to_str().unwrap(),
-        "--nodes",
-        nodes,
-        "--n",
-        &n,
-        "--json",
-    ]);
+    let backend = ["--backend", "threads", "--emulate-speeds"];
+    let run = run_json(kernel, &backend, platform, nodes, n);
     assert_eq!(
         run["verification"]["passed"], true,
         "{kernel} on {nodes}, N = {n}: the result must verify: {run}"
@@ -72,21 +70,8 @@ fn measured_time(kernel: &str, platform: &Path, nodes: &str, n: usize) -> f64 {
 
 /// The time `sim` predicts on the calibrated platform, s.
 fn predicted_time(kernel: &str, platform: &Path, nodes: &str, n: usize) -> f64 {
-    let n = n.to_string();
-    json_of(&[
-        "run",
-        kernel,
-        "--backend",
-        "sim",
-        "--skip-compute",
-        "--platform",
-        platform.to_str().unwrap(),
-        "--nodes",
-        nodes,
-        "--n",
-        &n,
-        "--json",
-    ])["time_s"]
+    let backend = ["--backend", "sim", "--skip-compute"];
+    run_json(kernel, &backend, platform, nodes, n)["time_s"]
         .as_f64()
         .unwrap()
 }

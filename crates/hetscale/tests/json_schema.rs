@@ -49,8 +49,11 @@ fn violations(value: &Value, path: &str) -> Vec<String> {
                 if RETIRED.contains(&key.as_str()) {
                     found.push(format!("{at}: retired key"));
                 }
-                if key.contains("marked_speed") && !key.starts_with("marked_speed_flops") {
-                    found.push(format!("{at}: a marked speed is marked_speed_flops"));
+                let speed_keys = ["marked_speed_flops", "marked_speed_index"];
+                if key.contains("marked_speed") && !speed_keys.iter().any(|k| key.starts_with(k)) {
+                    found.push(format!(
+                        "{at}: a marked speed is marked_speed_flops (or marked_speed_index)"
+                    ));
                 }
                 match key.as_str() {
                     "n" if !(v.is_u64() || v.is_null()) => {
@@ -224,7 +227,7 @@ fn the_check_finds_each_kind_of_violation() {
     for expected in [
         "x.Bad Key: key not snake_case",
         "x.cluster_speed: retired key",
-        "x.marked_speed_mflops: a marked speed is marked_speed_flops",
+        "x.marked_speed_mflops: a marked speed is marked_speed_flops (or marked_speed_index)",
         "x.n: n is an integer, not 34.5",
         "x.nodes: nodes is a node-set string, not 2",
         "x.details.layout_efficiency: the number \"0.98\" is a string",
@@ -239,5 +242,103 @@ fn the_check_finds_each_kind_of_violation() {
             .iter()
             .any(|f| f.starts_with("x.psi: psi is a full 2 x 2")),
         "{found:?}"
+    );
+}
+
+/// A calibration CSV: GE on two sunwulf configurations at three sizes, some 10% above what the
+/// sunwulf preset's model gives.
+const CALIBRATION_RUNS: &str = "configuration,nodes,kernel,n,time_s
+C_2,\"server*2:1,sunblade:1\",ge,200,0.60
+C_2,\"server*2:1,sunblade:1\",ge,300,1.05
+C_2,\"server*2:1,sunblade:1\",ge,400,1.75
+C_4,\"server*2:1,sunblade:3\",ge,200,1.05
+C_4,\"server*2:1,sunblade:3\",ge,300,1.70
+C_4,\"server*2:1,sunblade:3\",ge,400,2.45
+";
+
+#[test]
+fn the_other_commands_json_follows_the_one_schema_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("runs.csv"), CALIBRATION_RUNS).unwrap();
+    for command in [
+        "paper --json",
+        "reproduce --only tpds-burg --json",
+        "calibrate --runs runs.csv --platform sunwulf --json",
+        "collectives --backend sim --platform ucf-cluster --json",
+        "probe --backend sim --platform sunwulf --nodes 8 --collectives --quick --json",
+        "platform list --json",
+    ] {
+        let args: Vec<&str> = command.split_whitespace().collect();
+        assert_schema(command, &json_of(d, &args));
+    }
+}
+
+#[test]
+fn platform_json_gives_marked_speeds_in_flops_or_names_the_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let json = |args: &[&str]| {
+        let value = json_of(d, args);
+        assert_schema(&args.join(" "), &value);
+        value
+    };
+    // Sunwulf's nodes are rated in Mflop/s: JPDC's C_2 (the server's two CPUs and a SunBlade)
+    // is 62.05 Mflop/s.
+    let machine = json(&[
+        "platform",
+        "show",
+        "sunwulf",
+        "--nodes",
+        "server*2:1,sunblade:1",
+        "--json",
+    ]);
+    assert_eq!(machine["nodes"], "server*2:1,sunblade:1", "{machine}");
+    assert_eq!(machine["p"], 2);
+    let flops = |v: &Value| v["marked_speed_flops"].as_f64().unwrap();
+    assert!((flops(&machine) - 62.05e6).abs() < 1e3, "{machine}");
+    let (server, sunblade) = (&machine["node"][0], &machine["node"][1]);
+    assert_eq!(
+        flops(server) + flops(sunblade),
+        flops(&machine),
+        "{machine}"
+    );
+    let share = server["share"].as_f64().unwrap();
+    assert!(
+        (share - flops(server) / flops(&machine)).abs() < 1e-12,
+        "{machine}"
+    );
+    let platform = json(&["platform", "show", "sunwulf", "--json"]);
+    assert_eq!(
+        2.0 * flops(&platform["node"][0]),
+        flops(server),
+        "{platform}"
+    );
+    let summary = json(&["platform", "validate", "sunwulf", "--json"]);
+    assert_eq!(summary["speed_unit"], "Mflop/s");
+    assert!(
+        summary["marked_speed_flops"].as_f64().unwrap() > 1e9,
+        "{summary}"
+    );
+
+    // The UCF cluster's speeds are BYTEmark indices, not a rate: no flop/s to give.
+    let machine = json(&[
+        "platform",
+        "show",
+        "ucf-cluster",
+        "--nodes",
+        "all",
+        "--json",
+    ]);
+    assert_eq!(machine["speed_unit"], "BYTEmark Integer index");
+    assert!(
+        machine["marked_speed_index"].as_f64().unwrap() > 0.0,
+        "{machine}"
+    );
+    assert!(machine.get("marked_speed_flops").is_none(), "{machine}");
+    let platform = json(&["platform", "show", "ucf-cluster", "--json"]);
+    assert!(
+        platform["node"][0]["marked_speed_index"].as_f64().unwrap() > 0.0,
+        "{platform}"
     );
 }

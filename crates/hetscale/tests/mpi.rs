@@ -377,7 +377,7 @@ fn probe_measures_an_mpi_job_and_rank_0_reports() {
     let report: serde_json::Value = serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|e| panic!("one JSON report ({e}): {}", text(&output.stdout)));
     assert!(report["g_s_per_byte"].as_f64().unwrap() > 0.0, "{report}");
-    assert!(report["L_s"].as_f64().unwrap() > 0.0, "{report}");
+    assert!(report["l_s"].as_f64().unwrap() > 0.0, "{report}");
     assert_eq!(report["r"].as_array().unwrap().len(), 2, "{report}");
     let refused = Command::new(hetscale())
         .args(["collectives", "--backend", "mpi"])

@@ -1,6 +1,8 @@
 //! `hetscale study`, `predict` and `bench` end to end: resuming after SIGKILL, unreachable
 //! targets, invalid specs.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
@@ -112,30 +114,9 @@ fn a_study_killed_at_a_random_point_resumes_to_exactly_the_uninterrupted_runs() 
 fn rerunning_a_finished_study_runs_nothing_and_reports_the_same() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("spec.toml"), SPEC).unwrap();
-    let json = |dir: &Path| {
-        let out = hetscale()
-            .args([
-                "study",
-                "spec.toml",
-                "--db",
-                "s.db",
-                "--out",
-                "out",
-                "--json",
-            ])
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice::<Value>(&out.stdout).unwrap()
-    };
-    let first = json(dir.path());
+    let first = common::study_json(dir.path());
     let count = run_count(&dir.path().join("s.db"));
-    assert_eq!(json(dir.path()), first);
+    assert_eq!(common::study_json(dir.path()), first);
     assert_eq!(run_count(&dir.path().join("s.db")), count);
     let study = &first[0];
     for approach in ["measured", "computed", "predicted"] {

@@ -2,7 +2,8 @@
 
 use crate::output::{out, outln};
 use hbsp::{Machine, NodeSet, Platform};
-use serde::Serialize;
+use hetscale_kernels::flops_per_unit;
+use serde_json::{Map, Value, json};
 
 /// List the built-in platforms, show one, or validate a platform file.
 #[derive(Debug, clap::Args)]
@@ -41,7 +42,6 @@ enum Action {
     },
 }
 
-#[derive(Serialize)]
 struct Summary<'a> {
     name: &'a str,
     nodes: usize,
@@ -63,6 +63,21 @@ impl<'a> Summary<'a> {
         }
     }
 
+    /// The summary in the JSON schema: the node count `p`, the cluster's marked speed under
+    /// [`speed_key`].
+    fn to_json(&self) -> Value {
+        let (key, factor) = speed_key(self.speed_unit);
+        let mut value = json!({
+            "name": self.name,
+            "p": self.nodes,
+            "kinds": self.kinds,
+            "speed_unit": self.speed_unit,
+            "description": self.description,
+        });
+        value[key] = json!(self.cluster_speed * factor);
+        value
+    }
+
     fn line(&self) -> String {
         format!(
             "{:<12} {:>4} nodes  C = {:<9.2} {:<24} kinds: {}",
@@ -75,15 +90,70 @@ impl<'a> Summary<'a> {
     }
 }
 
-#[derive(Serialize)]
 struct MachineView<'a> {
-    #[serde(flatten)]
     machine: &'a Machine,
     p: usize,
     cluster_speed: f64,
     shares: Vec<f64>,
-    #[serde(rename = "L_s")]
     l_s: f64,
+}
+
+impl MachineView<'_> {
+    /// The machine in the JSON schema: `nodes` the node set as given and `p` its count, the
+    /// cluster's and each node's marked speed under [`speed_key`], each node's share beside it.
+    fn to_json(&self, nodes: &str) -> anyhow::Result<Value> {
+        let unit = self.machine.speed_unit();
+        let mut value = schema_keys(serde_json::to_value(self.machine)?, unit);
+        let Some(object) = value.as_object_mut() else {
+            anyhow::bail!("a machine serializes to a JSON object");
+        };
+        let mut each = object.remove("nodes").unwrap_or_default();
+        for (node, share) in each.as_array_mut().into_iter().flatten().zip(&self.shares) {
+            node["share"] = json!(share);
+        }
+        let (key, factor) = speed_key(unit);
+        object.insert("node".into(), each);
+        object.insert("nodes".into(), json!(nodes));
+        object.insert("p".into(), json!(self.p));
+        object.insert(key.into(), json!(self.cluster_speed * factor));
+        object.insert("l_s".into(), json!(self.l_s));
+        Ok(value)
+    }
+}
+
+/// The JSON key of a marked speed in `unit`, and the factor that converts it: one JSON
+/// schema across commands (README "JSON output") gives a flop rate as `marked_speed_flops` in
+/// flop/s; a unit that is not a flop rate (a BYTEmark index) has no flop/s to give, so its
+/// number keeps the platform's unit under `marked_speed_index`, which `speed_unit` names.
+fn speed_key(unit: &str) -> (&'static str, f64) {
+    match flops_per_unit(unit) {
+        Some(factor) => ("marked_speed_flops", factor),
+        None => ("marked_speed_index", 1.0),
+    }
+}
+
+/// `value` (a platform or machine as its file names it) with the JSON schema's keys: every
+/// marked speed under [`speed_key`], HBSP's barrier cost `L` (`L_s`) as `l` (`l_s`).
+fn schema_keys(value: Value, unit: &str) -> Value {
+    match value {
+        Value::Object(map) => {
+            let (speed, factor) = speed_key(unit);
+            let renamed: Map<String, Value> = map
+                .into_iter()
+                .map(|(key, v)| match key.as_str() {
+                    "marked_speed" => (speed.to_owned(), json!(v.as_f64().map(|s| s * factor))),
+                    "L" => ("l".to_owned(), schema_keys(v, unit)),
+                    "L_s" => ("l_s".to_owned(), v),
+                    _ => (key, schema_keys(v, unit)),
+                })
+                .collect();
+            Value::Object(renamed)
+        }
+        Value::Array(items) => {
+            Value::Array(items.into_iter().map(|v| schema_keys(v, unit)).collect())
+        }
+        other => other,
+    }
 }
 
 /// Runs `hetscale platform`.
@@ -99,7 +169,8 @@ fn list(json: bool) -> anyhow::Result<()> {
     let presets = hbsp::presets::all();
     let summaries: Vec<Summary> = presets.iter().map(Summary::of).collect();
     if json {
-        outln!("{}", serde_json::to_string_pretty(&summaries)?);
+        let values: Vec<Value> = summaries.iter().map(Summary::to_json).collect();
+        outln!("{}", serde_json::to_string_pretty(&values)?);
     } else {
         summaries.iter().for_each(|s| outln!("{}", s.line()));
     }
@@ -110,7 +181,8 @@ fn show(name: &str, nodes: Option<&str>, json: bool) -> anyhow::Result<()> {
     let platform = Platform::load(name)?;
     let Some(spec) = nodes else {
         if json {
-            outln!("{}", serde_json::to_string_pretty(&platform)?);
+            let value = schema_keys(serde_json::to_value(&platform)?, &platform.speed_unit);
+            outln!("{}", serde_json::to_string_pretty(&value)?);
         } else {
             out!("{}", platform.to_toml_string()?);
         }
@@ -125,7 +197,7 @@ fn show(name: &str, nodes: Option<&str>, json: bool) -> anyhow::Result<()> {
         l_s: machine.l_s(),
     };
     if json {
-        outln!("{}", serde_json::to_string_pretty(&view)?);
+        outln!("{}", serde_json::to_string_pretty(&view.to_json(spec)?)?);
     } else {
         print_machine(&view);
     }
@@ -174,7 +246,7 @@ fn validate(name: &str, json: bool) -> anyhow::Result<()> {
     let platform = Platform::load(name)?;
     let summary = Summary::of(&platform);
     if json {
-        outln!("{}", serde_json::to_string_pretty(&summary)?);
+        outln!("{}", serde_json::to_string_pretty(&summary.to_json())?);
     } else {
         outln!("{name}: ok: {}", summary.line());
     }
