@@ -14,7 +14,7 @@ use crate::platform::{BarrierCost, BarrierPoint, Network, Node, Platform};
 use hetscale_model::papers::{
     KALINOV_NODES, KALINOV_PER_ELEMENT_S, KALINOV_STARTUP_S, NCUBE2_ALPHA_S,
     NCUBE2_BETA_S_PER_BYTE, SUNWULF_SERVER, SUNWULF_SUNBLADE, SUNWULF_SUNFIRE, UCF_BARRIER_US,
-    UCF_G_US_PER_BYTE, UCF_NODES, kalinov_speeds,
+    UCF_ETHERNET_BYTES_PER_S, UCF_G_US_PER_BYTE, UCF_NODES, kalinov_speeds, ucf_message_start_up_s,
 };
 
 /// Names of the presets, for listings and error messages.
@@ -185,6 +185,25 @@ pub fn ucf_cluster() -> Platform {
             collectives: Vec::new(),
         },
         machine: None,
+    }
+}
+
+/// What the UCF cluster has beyond HBSP^1, from the facts Williams & Parsons state; `sim`
+/// charges it when a platform carries it (`hetscale reproduce --only wp-collectives` puts it
+/// on `ucf-cluster`, whose own runs stay pure HBSP^1 so that `probe` recovers Tables 4-5).
+///
+/// - Ports inject at gromit's measured 0.196 us/byte (section 4.4), scaled by each node's r_j
+///   (Table 5): the HBSP^1 `g r_j h_j`, unchanged.
+/// - Every message pays PVM's start-up, taken as the slope of Table 4's barrier cost over p
+///   (about 3.5 ms a node; see `hetscale_model::papers::ucf_message_start_up_s`).
+/// - The nodes share one 100 Mbit/s Ethernet (section 4.2; section 4.4: the cluster is
+///   non-dedicated and "many other nodes share the network link"): all the bytes a superstep
+///   sends cross it at 12.5 MB/s at most.
+pub fn ucf_machine_model() -> MachineModel {
+    MachineModel {
+        latency_s: ucf_message_start_up_s(),
+        backplane_bytes_per_s: UCF_ETHERNET_BYTES_PER_S,
+        ..MachineModel::with_link(1.0 / (UCF_G_US_PER_BYTE * 1e-6))
     }
 }
 

@@ -20,6 +20,7 @@ use crate::calibrate::{FreeParameter, PlatformCalibration, calibrate, simulate, 
 use crate::error::{Result, StudyError};
 use crate::measurements::{MeasuredRun, PublishedValue, Quantity, published};
 use crate::reproduce_kalinov::KALINOV_SUMMA;
+use crate::reproduce_wp::WP_COLLECTIVES;
 use crate::runner::Observer;
 use crate::spec::{Approach, StudySpec};
 use crate::store::Store;
@@ -28,14 +29,19 @@ use crate::study::{StudyResult, run_study_with};
 /// The experiments `hetscale reproduce` knows, by id. All but [`KALINOV_SUMMA`] are studies
 /// ([`Experiment::named`]); that one has no published table to calibrate on and is
 /// [`crate::reproduce_kalinov`]'s.
-pub const EXPERIMENTS: [&str; 6] = [
+pub const EXPERIMENTS: [&str; 7] = [
     "jpdc-ge",
     "jpdc-mm",
     "jpdc-conv2d",
     "tpds-burg",
     "tpds-burg-maspar",
     KALINOV_SUMMA,
+    WP_COLLECTIVES,
 ];
+
+/// The experiments that are no study: they check a paper's statements on runs of their own,
+/// with no calibration and no study report (see `reproduce_kalinov` and `reproduce_wp`).
+pub const STATEMENT_CHECKS: [&str; 2] = [KALINOV_SUMMA, WP_COLLECTIVES];
 
 /// The experiments of the default study: the JPDC reproduction.
 pub const DEFAULT_STUDY: [&str; 3] = ["jpdc-ge", "jpdc-mm", "jpdc-conv2d"];
@@ -143,6 +149,9 @@ impl Experiment {
             "tpds-burg-maspar" => Self::tpds_burg("tpds-burg-maspar", "burg-maspar", "maspar"),
             KALINOV_SUMMA => Err(StudyError::Calibration(format!(
                 "{KALINOV_SUMMA} is not a study: reproduce it with reproduce_kalinov::reproduce_kalinov"
+            ))),
+            WP_COLLECTIVES => Err(StudyError::Calibration(format!(
+                "{WP_COLLECTIVES} is not a study: reproduce it with reproduce_wp::reproduce_wp"
             ))),
             other => Err(StudyError::Calibration(format!(
                 "unknown experiment \"{other}\": use one of {}",

@@ -86,6 +86,34 @@ pub const UCF_BARRIER_US: [(usize, f64); 5] = [
     (10, 37_000.0),
 ];
 
+/// W&P section 4.2: "Each node is connected by a 100Mbit/s Ethernet connection", in bytes/s.
+pub const UCF_ETHERNET_BYTES_PER_S: f64 = 100e6 / 8.0;
+
+/// Seconds one more node adds to Table 4's barrier: the least-squares slope of `L(p)` (about
+/// 3.5 ms). HBSPlib's barrier is `pvm_barrier` plus a check that every message arrived
+/// (section 4.1), a few PVM messages per node, so this slope is what a PVM message costs on
+/// that network beyond its bytes.
+pub fn ucf_message_start_up_s() -> f64 {
+    let points = UCF_BARRIER_US.map(|(p, us)| (p as f64, us * 1e-6));
+    let count = points.len() as f64;
+    let mean_p = points.iter().map(|(p, _)| p).sum::<f64>() / count;
+    let mean_l = points.iter().map(|(_, l)| l).sum::<f64>() / count;
+    let covariance: f64 = points
+        .iter()
+        .map(|(p, l)| (p - mean_p) * (l - mean_l))
+        .sum();
+    let variance: f64 = points.iter().map(|(p, _)| (p - mean_p).powi(2)).sum();
+    covariance / variance
+}
+
+/// Section 5.1, Figure 3 (a): "The best improvement occurs when p = 6 and n = 500KB", as
+/// `(p, n in KB)`.
+pub const WP_SCATTER_ROOT_BEST: (usize, usize) = (6, 500);
+
+/// Section 5.1, Figure 3 (b): "p = 2 had the best performance with a maximum improvement of
+/// 3.62" (`T_u / T_b` of the scatter), as `(p, factor)`.
+pub const WP_SCATTER_BALANCED_BEST: (usize, f64) = (2, 3.62);
+
 /// Table 4's cluster speeds (sum of Integer indices) for p = 2..10.
 const TABLE4_SPEED: [P; 5] = [
     P::new("5.64"),
@@ -229,6 +257,16 @@ mod tests {
             0,
             "{:?}",
             t.mismatches().collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_pvm_message_costs_table_4_s_slope() {
+        // (37000 - 9000) / 8 = 3500 us between the ends; the fit through all five is 3550 us.
+        assert!(
+            (ucf_message_start_up_s() - 3.55e-3).abs() < 1e-9,
+            "{}",
+            ucf_message_start_up_s()
         );
     }
 

@@ -11,7 +11,10 @@ mod kalinov;
 mod published;
 mod tpds;
 
-pub use hbsp_paper::{UCF_BARRIER_US, UCF_G_US_PER_BYTE, UCF_NODES, UcfNode};
+pub use hbsp_paper::{
+    UCF_BARRIER_US, UCF_ETHERNET_BYTES_PER_S, UCF_G_US_PER_BYTE, UCF_NODES, UcfNode,
+    WP_SCATTER_BALANCED_BEST, WP_SCATTER_ROOT_BEST, ucf_message_start_up_s,
+};
 pub use jpdc::{SUNWULF_SERVER, SUNWULF_SUNBLADE, SUNWULF_SUNFIRE, SunwulfGeOverhead};
 pub use kalinov::{
     KALINOV_HETEROGENEITY, KALINOV_KEEPS_SCALABILITY, KALINOV_N2_PER_P, KALINOV_NODES,

@@ -1,8 +1,13 @@
 //! The papers' published values beside what hetscale found (`hetscale reproduce`, and the
-//! default study).
+//! default study), and the statements Kalinov and Williams & Parsons make, checked.
 
+use hetscale_model::papers::KALINOV_KEEPS_SCALABILITY;
 use hetscale_study::reproduce::Reproduction;
+use hetscale_study::reproduce_kalinov::KalinovReproduction;
+use hetscale_study::reproduce_wp::WpReproduction;
 
+use super::collectives::{ImprovementPoint, collective_section};
+use super::summa::{StrategyEfficiency, summa_section};
 use crate::error::Result;
 use crate::html::Section;
 use crate::table::{Cell, Column, Table};
@@ -75,4 +80,121 @@ fn medians_line(r: &Reproduction) -> String {
             parts.join(", ")
         }
     )
+}
+
+/// Section id of the table in [`kalinov_sections`].
+pub const KALINOV_ID: &str = "kalinov-statements";
+/// Section id of the table in [`wp_sections`].
+pub const WP_ID: &str = "wp-observations";
+
+/// Kalinov's statements beside hetscale's verdicts, then `E_he` versus `p` per strategy (a
+/// chart and a table).
+pub fn kalinov_sections(k: &KalinovReproduction) -> Result<Vec<Section>> {
+    let mut table = Table::new(
+        KALINOV_ID,
+        "Kalinov's statements beside hetscale's E_he series",
+        [
+            "strategy",
+            "section",
+            "equation",
+            "Kalinov",
+            "hetscale",
+            "E_he first p",
+            "E_he last p",
+            "kept",
+            "agrees",
+        ]
+        .map(Column::new)
+        .to_vec(),
+    );
+    let says = |scalable: bool| if scalable { "scalable" } else { "not scalable" };
+    for s in &k.strategies {
+        let (first, last) = (&s.points[0], &s.points[s.points.len() - 1]);
+        table.push_row(vec![
+            s.statement.strategy.name().into(),
+            s.statement.section.into(),
+            s.statement.equation.into(),
+            says(s.statement.scalable).into(),
+            says(s.scalable).into(),
+            first.e_he.into(),
+            last.e_he.into(),
+            s.retained.into(),
+            if s.agrees() { "yes" } else { "NO" }.into(),
+        ])?;
+    }
+    let agree = k.strategies.iter().filter(|s| s.agrees()).count();
+    let statements = Section::new(KALINOV_ID, "Kalinov's SUMMA strategies: his statements")
+        .text(format!(
+            "{}: each strategy run on {} at n^2/p = {:.0}, from p = {} to {}. Kalinov shows a strategy scalable when E_he depends on n^2 and p only through their ratio; hetscale calls a series scalable when E_he at the most processors keeps at least {:.0}% of its value at the fewest. {agree} of {} verdicts agree.",
+            k.id,
+            k.platform,
+            k.n2_per_p,
+            k.strategies.first().map_or(0, |s| s.points[0].p),
+            k.strategies.first().map_or(0, |s| s.points[s.points.len() - 1].p),
+            100.0 * KALINOV_KEEPS_SCALABILITY,
+            k.strategies.len(),
+        ))
+        .table(table);
+    let points: Vec<StrategyEfficiency> = k
+        .strategies
+        .iter()
+        .flat_map(|s| {
+            s.points.iter().map(|point| StrategyEfficiency {
+                strategy: s.statement.strategy.name().into(),
+                p: point.p,
+                efficiency: point.e_he,
+            })
+        })
+        .collect();
+    let setting = format!(
+        "simulated multiply phase on {}, n^2/p = {:.0}",
+        k.platform, k.n2_per_p
+    );
+    Ok(vec![statements, summa_section(&points, &setting)?])
+}
+
+/// Williams & Parsons' observations, each with its verdict and number, then the improvement
+/// factors behind them (charts and a table).
+pub fn wp_sections(w: &WpReproduction) -> Result<Vec<Section>> {
+    let mut table = Table::new(
+        WP_ID,
+        "Williams & Parsons' observations on the simulated cluster",
+        [
+            "observation",
+            "where",
+            "the paper says",
+            "verdict",
+            "number",
+            "checked",
+            "the machine model lacks",
+        ]
+        .map(Column::new)
+        .to_vec(),
+    );
+    for o in &w.observations {
+        table.push_row(vec![
+            o.number.into(),
+            o.source.into(),
+            o.quote.into(),
+            if o.holds { "holds" } else { "does not hold" }.into(),
+            o.evidence.as_str().into(),
+            o.check.as_str().into(),
+            o.lacks.filter(|_| !o.holds).into(),
+        ])?;
+    }
+    let observations = Section::new(WP_ID, "Williams & Parsons' scatter and broadcast")
+        .text(format!(
+            "{}: {} of {} observations hold on {} (machine: {}). Each is checked on the simulated (\"actual\") improvement factors; the numbers the paper quotes only validate.",
+            w.id,
+            w.holding(),
+            w.observations.len(),
+            w.platform,
+            w.machine
+        ))
+        .table(table);
+    let points: Vec<ImprovementPoint> = w.factors.iter().map(ImprovementPoint::from).collect();
+    Ok(vec![
+        observations,
+        collective_section(&points, "sim backend, virtual time")?,
+    ])
 }

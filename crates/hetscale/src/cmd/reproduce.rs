@@ -7,13 +7,17 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use hetscale_kernels::KernelRegistry;
 use hetscale_model::papers::KALINOV_KEEPS_SCALABILITY;
-use hetscale_report::views::reproduction::reproduction_section;
+use hetscale_report::Report;
+use hetscale_report::views::reproduction::{kalinov_sections, reproduction_section, wp_sections};
 use hetscale_report::views::study::study_report;
 use hetscale_study::calibrate::Estimate;
-use hetscale_study::reproduce::{EXPERIMENTS, Experiment, Reproduction, reproduce};
+use hetscale_study::reproduce::{
+    EXPERIMENTS, Experiment, Reproduction, STATEMENT_CHECKS, reproduce,
+};
 use hetscale_study::reproduce_kalinov::{
     KALINOV_SUMMA, KalinovExperiment, KalinovReproduction, reproduce_kalinov,
 };
+use hetscale_study::reproduce_wp::{WP_COLLECTIVES, WpExperiment, WpReproduction, reproduce_wp};
 use hetscale_study::store::Store;
 
 use crate::output::{out, outln};
@@ -50,9 +54,16 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         platform: args.platform.clone().unwrap_or_else(|| "kalinov".into()),
         ..KalinovExperiment::default()
     });
+    let wp = ids.contains(&WP_COLLECTIVES).then(|| WpExperiment {
+        platform: args
+            .platform
+            .clone()
+            .unwrap_or_else(|| "ucf-cluster".into()),
+        ..WpExperiment::default()
+    });
     let experiments = ids
         .iter()
-        .filter(|id| **id != KALINOV_SUMMA)
+        .filter(|id| !STATEMENT_CHECKS.contains(id))
         .map(|id| {
             let mut experiment = Experiment::named(id)?;
             if let Some(platform) = &args.platform {
@@ -74,33 +85,59 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     let kalinov = kalinov
         .map(|experiment| reproduce_kalinov(&experiment, registry))
         .transpose()?;
-    let kalinov_values = kalinov.iter().flat_map(|k| k.values());
-    if done.is_empty() {
-        // Kalinov's reproduction is no study: no calibrated platform, no study report.
-        if args.json {
-            let values: Vec<_> = kalinov_values.collect();
-            outln!("{}", serde_json::to_string_pretty(&values)?);
-        } else {
-            kalinov.iter().for_each(|k| out!("{}", render_kalinov(k)));
-        }
-        return Ok(());
-    }
-    let index = write_report(&done, &args.out)?;
+    let wp = wp.map(|experiment| reproduce_wp(&experiment)).transpose()?;
+    let index = write_report(&done, kalinov.as_ref(), wp.as_ref(), &args.out)?;
     if args.json {
         let values: Vec<_> = done
             .iter()
             .flat_map(|r| r.values.iter().cloned())
-            .chain(kalinov_values)
+            .chain(kalinov.iter().flat_map(|k| k.values()))
+            .chain(wp.iter().flat_map(|w| w.values()))
             .collect();
         outln!("{}", serde_json::to_string_pretty(&values)?);
         eprintln!("Report: {}", index.display());
     } else {
         done.iter().for_each(|r| out!("{}", render_text(r)));
         kalinov.iter().for_each(|k| out!("{}", render_kalinov(k)));
-        outln!("Calibrated platforms and runs in {}", args.out.display());
+        wp.iter().for_each(|w| out!("{}", render_wp(w)));
+        if !done.is_empty() {
+            outln!("Calibrated platforms and runs in {}", args.out.display());
+        }
         outln!("Report: {}", index.display());
     }
     Ok(())
+}
+
+/// Each of Williams & Parsons' observations, its verdict and the number behind it.
+pub(crate) fn render_wp(w: &WpReproduction) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "== {}: Williams & Parsons' scatter and broadcast observations (simulated \"actual\" factors)",
+        w.id
+    );
+    let _ = writeln!(s, "   platform: {}", w.platform);
+    let _ = writeln!(s, "   machine: {}", w.machine);
+    for o in &w.observations {
+        let _ = writeln!(s, "   {}. ({}) \"{}\"", o.number, o.source, o.quote);
+        let _ = writeln!(
+            s,
+            "      {}: {}",
+            if o.holds { "holds" } else { "DOES NOT HOLD" },
+            o.evidence
+        );
+        let _ = writeln!(s, "      checked: {}", o.check);
+        if let (false, Some(lacks)) = (o.holds, o.lacks) {
+            let _ = writeln!(s, "      the machine model lacks: {lacks}");
+        }
+    }
+    let _ = writeln!(
+        s,
+        "   {} of {} observations hold",
+        w.holding(),
+        w.observations.len()
+    );
+    s
 }
 
 /// His statement and hetscale's `E_he` series, per strategy.
@@ -150,11 +187,34 @@ pub(crate) fn render_kalinov(k: &KalinovReproduction) -> String {
     s
 }
 
-/// The studies' report with the published values beside, written into `dir`.
-pub(crate) fn write_report(done: &[Reproduction], dir: &Path) -> anyhow::Result<PathBuf> {
-    let results: Vec<_> = done.iter().map(|r| r.study.clone()).collect();
-    let mut report = study_report(&results)?;
-    report.push(reproduction_section(done)?);
+/// The studies' report with the published values beside, then Kalinov's and Williams &
+/// Parsons' statements checked, written into `dir`.
+pub(crate) fn write_report(
+    done: &[Reproduction],
+    kalinov: Option<&KalinovReproduction>,
+    wp: Option<&WpReproduction>,
+    dir: &Path,
+) -> anyhow::Result<PathBuf> {
+    let mut report = if done.is_empty() {
+        Report::new("hetscale reproduce").intro(
+            "The papers' statements checked on hetscale's simulated machines (no study: \
+             nothing is calibrated on the values checked).",
+        )
+    } else {
+        let results: Vec<_> = done.iter().map(|r| r.study.clone()).collect();
+        let mut report = study_report(&results)?;
+        report.push(reproduction_section(done)?);
+        report
+    };
+    let statements = kalinov
+        .map(kalinov_sections)
+        .into_iter()
+        .chain(wp.map(wp_sections))
+        .collect::<Result<Vec<_>, _>>()?;
+    statements
+        .into_iter()
+        .flatten()
+        .for_each(|section| report.push(section));
     Ok(report
         .write(dir)
         .with_context(|| format!("cannot write the report into {}", dir.display()))?
