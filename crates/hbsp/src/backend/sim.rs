@@ -54,6 +54,11 @@ pub struct SimOptions {
     pub no_trace: bool,
     /// How the nodes execute: coroutines on one thread (the default) or one thread each.
     pub engine: SimEngine,
+    /// OS threads the coroutine engine spreads its nodes over (contiguous pid ranges, which
+    /// meet at every superstep's end); `None`: one per core, at most one per
+    /// [`super::coroutines::NODES_PER_LANE`] nodes. Results, times and traces are the same
+    /// bit for bit whatever the count.
+    pub lanes: Option<usize>,
 }
 
 /// How the nodes of a sim run execute. Both give the same virtual times, results and traces
