@@ -258,48 +258,74 @@ pub(crate) fn mismatch(
 pub(crate) struct Outbox {
     /// One batch per destination, in first-send order of the destinations.
     batches: Vec<(usize, Vec<Envelope>)>,
-    /// Index in `batches` of each destination's batch.
+    /// `totals[i]`: messages and payload bytes of `batches[i]`, counted as they are queued
+    /// (when the payload is still in cache) for the clock to charge.
+    totals: Vec<(u64, u64)>,
+    /// Index in `batches` of each destination's batch, once there are more than
+    /// [`Outbox::SCANNED`] (fewer are found faster by a scan, without hashing).
     index: HashMap<usize, usize>,
 }
 
 impl Outbox {
+    /// Batches found by a scan rather than through `index`.
+    const SCANNED: usize = 16;
+
     pub fn push(&mut self, to: usize, envelope: Envelope) {
-        // Consecutive sends to one destination are common: skip the lookup for them.
-        if let Some((last, batch)) = self.batches.last_mut()
-            && *last == to
-        {
-            batch.push(envelope);
-            return;
-        }
-        let next = self.batches.len();
-        let slot = *self.index.entry(to).or_insert(next);
-        if slot == next {
-            self.batches.push((to, Vec::new()));
-        }
+        let bytes = envelope.payload.bytes().len() as u64;
+        let slot = self.slot(to);
         self.batches[slot].1.push(envelope);
+        let totals = &mut self.totals[slot];
+        totals.0 += 1;
+        totals.1 += bytes;
+    }
+
+    /// The index of `to`'s batch, a new one if it has none.
+    fn slot(&mut self, to: usize) -> usize {
+        let next = self.batches.len();
+        // Consecutive sends to one destination are common: the last batch first.
+        if next > 0 && self.batches[next - 1].0 == to {
+            return next - 1;
+        }
+        let found = if next <= Self::SCANNED {
+            self.batches.iter().position(|(d, _)| *d == to)
+        } else {
+            self.index.get(&to).copied()
+        };
+        if let Some(slot) = found {
+            return slot;
+        }
+        self.batches.push((to, Vec::new()));
+        self.totals.push((0, 0));
+        if next == Self::SCANNED {
+            self.index = self.batches.iter().enumerate().map(|(i, (d, _))| (*d, i)).collect();
+        } else if next > Self::SCANNED {
+            self.index.insert(to, next);
+        }
+        next
     }
 
     /// The queued batches, `(destination, messages in send order)`.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
     pub fn batches(&self) -> impl Iterator<Item = (usize, &[Envelope])> {
         self.batches
             .iter()
             .map(|(to, batch)| (*to, batch.as_slice()))
     }
 
-    /// `(destination, payload bytes)` of every queued message to another node than `pid`.
-    pub fn sent_by(&self, pid: usize) -> impl Iterator<Item = (usize, u64)> + '_ {
-        self.batches()
-            .filter(move |(to, _)| *to != pid)
-            .flat_map(|(to, batch)| {
-                batch
-                    .iter()
-                    .map(move |e| (to, e.payload.bytes().len() as u64))
-            })
+    /// `(destination, messages, payload bytes)` of the queued messages to each node other
+    /// than `pid`.
+    pub fn sent_by(&self, pid: usize) -> impl Iterator<Item = (usize, u64, u64)> + '_ {
+        self.batches
+            .iter()
+            .zip(&self.totals)
+            .filter(move |((to, _), _)| *to != pid)
+            .map(|((to, _), &(messages, bytes))| (*to, messages, bytes))
     }
 
     /// Empties the outbox, yielding its batches.
     pub fn drain(&mut self) -> impl Iterator<Item = (usize, Vec<Envelope>)> + '_ {
         self.index.clear();
+        self.totals.clear();
         self.batches.drain(..)
     }
 }
