@@ -5,7 +5,7 @@
 //! on kernels before 6.13, as many nodes as this machine's `vm.max_map_count` allows.
 //!
 //! `cargo bench -p hbsp --bench sim_scale` (arguments: `[nodes] [supersteps] [big nodes]
-//! [big supersteps] [lanes]`; lanes, the coroutine engine's OS threads, 0 for its own choice).
+//! [big supersteps] [lanes]`; lanes, the coroutine engine's OS threads, one if 0 or absent).
 
 use std::time::Instant;
 
@@ -66,7 +66,10 @@ fn report(engine: SimEngine, machine: &Machine, steps: usize, lanes: Option<usiz
         lanes,
         ..SimOptions::default()
     };
-    let lanes = coroutines::lanes(&options, p);
+    let engine = match engine {
+        SimEngine::Coroutines => format!("coroutines, {} lanes", coroutines::lanes(&options, p)),
+        other => format!("{other:?}"),
+    };
     let (start, cpu_start) = (Instant::now(), cpu_time::ProcessTime::now());
     let out = hbsp::run(&Backend::Sim(options), machine, |ctx| {
         let (left, right) = (
@@ -86,7 +89,7 @@ fn report(engine: SimEngine, machine: &Machine, steps: usize, lanes: Option<usiz
     let wall = start.elapsed().as_secs_f64();
     let cpu = cpu_start.elapsed().as_secs_f64();
     println!(
-        "sim ({engine:?}, {lanes} lanes): {p} nodes x {steps} supersteps in {wall:.2} s wall, {cpu:.2} s CPU ({:.0} supersteps/s, {:.2e} node-supersteps/s, {:.2e} per CPU second); virtual time {:.6} s; peak RSS so far {:.0} MiB",
+        "sim ({engine}): {p} nodes x {steps} supersteps in {wall:.2} s wall, {cpu:.2} s CPU ({:.0} supersteps/s, {:.2e} node-supersteps/s, {:.2e} per CPU second); virtual time {:.6} s; peak RSS so far {:.0} MiB",
         steps as f64 / wall,
         (p * steps) as f64 / wall,
         (p * steps) as f64 / cpu,

@@ -1,8 +1,8 @@
 //! The coroutine engine of the `sim` backend, its default ([`super::sim::SimEngine`]).
 //!
 //! Every node is a stackful coroutine ([`corosensei`]). The nodes are split into lanes of
-//! contiguous pids, one OS thread each ([`lanes`]: one per core from 8192 nodes on, else
-//! one), and a lane runs its nodes in turn, in pid order: a node runs until its superstep
+//! contiguous pids, one OS thread each ([`lanes`]: one unless `SimOptions::lanes` says
+//! more), and a lane runs its nodes in turn, in pid order: a node runs until its superstep
 //! boundary (`sync`, a collective's superstep, the end of its program), where it leaves its
 //! messages in the receivers' mailboxes and yields; the next node runs. Once every lane has
 //! run all its nodes (a round), one of them charges the superstep on the virtual clock and
@@ -509,18 +509,11 @@ impl Gate {
     }
 }
 
-/// Nodes a lane takes at least before the engine adds another: a round of fewer would be
-/// short next to the lanes' meeting at its end.
-pub const NODES_PER_LANE: usize = 4096;
-
-/// The OS threads a run's nodes are spread over: `SimOptions::lanes` if set, else one per
-/// core, at most one per [`NODES_PER_LANE`] nodes; at least one, at most one per node.
+/// The OS threads a run's nodes are spread over: `SimOptions::lanes`, one by default (on
+/// this project's shared 2-core machine two lanes gave no wall-time gain at 65,536 nodes and
+/// took 5-30% more CPU; see the hbsp README); at most one per node.
 pub fn lanes(options: &SimOptions, p: usize) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    options
-        .lanes
-        .unwrap_or_else(|| cores.min(p / NODES_PER_LANE))
-        .clamp(1, p.max(1))
+    options.lanes.unwrap_or(1).clamp(1, p.max(1))
 }
 
 /// The pids of each lane: `lanes` contiguous ranges of nearly equal length.

@@ -297,7 +297,12 @@ impl Outbox {
         self.batches.push((to, Vec::new()));
         self.totals.push((0, 0));
         if next == Self::SCANNED {
-            self.index = self.batches.iter().enumerate().map(|(i, (d, _))| (*d, i)).collect();
+            self.index = self
+                .batches
+                .iter()
+                .enumerate()
+                .map(|(i, (d, _))| (*d, i))
+                .collect();
         } else if next > Self::SCANNED {
             self.index.insert(to, next);
         }
@@ -417,4 +422,44 @@ pub(crate) trait ByteTarget {
     fn overwrite(&mut self, bytes: usize) -> Option<&mut [u8]>;
     /// The target made a copy of `bytes`; `None` as for [`ByteTarget::overwrite`].
     fn copy_of(&mut self, bytes: &[u8]) -> Option<&mut [u8]>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn envelope(source: usize, bytes: usize) -> Envelope {
+        Envelope {
+            source,
+            tag: 0,
+            internal: false,
+            meta: 0,
+            payload: Box::new(vec![0u8; bytes]),
+        }
+    }
+
+    /// Past [`Outbox::SCANNED`] destinations the batches are found through the index: the
+    /// batches and their totals must be the same as a scan's.
+    #[test]
+    fn an_outbox_counts_each_destination_s_messages_and_bytes_past_the_scanned_few() {
+        let mut outbox = Outbox::default();
+        let destinations = 3 * Outbox::SCANNED;
+        for round in 0..3 {
+            for to in (0..destinations).rev() {
+                outbox.push(to, envelope(7, to + round));
+            }
+        }
+        let sent: Vec<(usize, u64, u64)> = outbox.sent_by(7).collect();
+        assert_eq!(sent.len(), destinations - 1, "none to itself");
+        for (i, &(to, messages, bytes)) in sent.iter().enumerate() {
+            let expected_to = destinations - 1 - i - usize::from(destinations - 1 - i <= 7);
+            assert_eq!(to, expected_to, "first-send order");
+            assert_eq!((messages, bytes), (3, 3 * to as u64 + 3), "to {to}");
+        }
+        let drained: Vec<(usize, usize)> = outbox.drain().map(|(to, b)| (to, b.len())).collect();
+        assert_eq!(drained.len(), destinations);
+        assert!(drained.iter().all(|&(_, n)| n == 3));
+        outbox.push(5, envelope(7, 10));
+        assert_eq!(outbox.sent_by(7).collect::<Vec<_>>(), vec![(5, 1, 10)]);
+    }
 }

@@ -54,10 +54,9 @@ pub struct SimOptions {
     pub no_trace: bool,
     /// How the nodes execute: coroutines on one thread (the default) or one thread each.
     pub engine: SimEngine,
-    /// OS threads the coroutine engine spreads its nodes over (contiguous pid ranges, which
-    /// meet at every superstep's end); `None`: one per core, at most one per
-    /// [`super::coroutines::NODES_PER_LANE`] nodes. Results, times and traces are the same
-    /// bit for bit whatever the count.
+    /// OS threads (lanes) the coroutine engine spreads its nodes over, contiguous pid ranges
+    /// that meet at every superstep's end; `None`: one. Results, times, traces and the error
+    /// of a failed run are the same bit for bit whatever the count.
     pub lanes: Option<usize>,
 }
 
@@ -254,9 +253,11 @@ impl VirtualClock {
     pub fn deposit_loads(&self, parity: usize, loads: &[super::Load]) {
         for (node, load) in self.tally[parity].0.iter().zip(loads) {
             node.bytes_out.fetch_add(load.bytes_out, Ordering::Relaxed);
-            node.messages_out.fetch_add(load.messages_out, Ordering::Relaxed);
+            node.messages_out
+                .fetch_add(load.messages_out, Ordering::Relaxed);
             node.bytes_in.fetch_add(load.bytes_in, Ordering::Relaxed);
-            node.messages_in.fetch_add(load.messages_in, Ordering::Relaxed);
+            node.messages_in
+                .fetch_add(load.messages_in, Ordering::Relaxed);
         }
     }
 
