@@ -5,7 +5,7 @@
 //! on kernels before 6.13, as many nodes as this machine's `vm.max_map_count` allows.
 //!
 //! `cargo bench -p hbsp --bench sim_scale` (arguments: `[nodes] [supersteps] [big nodes]
-//! [big supersteps]`).
+//! [big supersteps] [lanes]`; lanes, the coroutine engine's OS threads, one if 0 or absent).
 
 use std::time::Instant;
 
@@ -23,16 +23,22 @@ fn main() {
         .map(|a| a.parse::<usize>().ok());
     let mut next = |default| args.next().flatten().unwrap_or(default);
     let (p, steps, big_p, big_steps) = (next(1024), next(1000), next(65_536), next(100));
+    let lanes = Some(next(0)).filter(|&n| n > 0);
     println!("load average: {}", load_average());
     for engine in [SimEngine::Coroutines, SimEngine::Threads] {
-        report(engine, &machine(p), steps);
+        report(engine, &machine(p), steps, lanes);
     }
     println!("stack guard pages: {:?}", Guards::available());
     let most = coroutines::max_nodes().unwrap_or(usize::MAX);
     if big_p > most {
         println!("vm.max_map_count allows {most} nodes, not {big_p}: running {most}");
     }
-    report(SimEngine::Coroutines, &machine(big_p.min(most)), big_steps);
+    report(
+        SimEngine::Coroutines,
+        &machine(big_p.min(most)),
+        big_steps,
+        lanes,
+    );
     println!("peak RSS of the process: {:.0} MiB", peak_rss_mib());
 }
 
@@ -51,13 +57,18 @@ fn machine(p: usize) -> Machine {
     .expect("valid platform")
 }
 
-fn report(engine: SimEngine, machine: &Machine, steps: usize) {
+fn report(engine: SimEngine, machine: &Machine, steps: usize, lanes: Option<usize>) {
     let p = machine.p();
     let options = SimOptions {
         work: WorkCharge::Declared,
         no_trace: true,
         engine,
+        lanes,
         ..SimOptions::default()
+    };
+    let engine = match engine {
+        SimEngine::Coroutines => format!("coroutines, {} lanes", coroutines::lanes(&options, p)),
+        other => format!("{other:?}"),
     };
     let (start, cpu_start) = (Instant::now(), cpu_time::ProcessTime::now());
     let out = hbsp::run(&Backend::Sim(options), machine, |ctx| {
@@ -78,7 +89,7 @@ fn report(engine: SimEngine, machine: &Machine, steps: usize) {
     let wall = start.elapsed().as_secs_f64();
     let cpu = cpu_start.elapsed().as_secs_f64();
     println!(
-        "sim ({engine:?}): {p} nodes x {steps} supersteps in {wall:.2} s wall, {cpu:.2} s CPU ({:.0} supersteps/s, {:.2e} node-supersteps/s, {:.2e} per CPU second); virtual time {:.6} s; peak RSS so far {:.0} MiB",
+        "sim ({engine}): {p} nodes x {steps} supersteps in {wall:.2} s wall, {cpu:.2} s CPU ({:.0} supersteps/s, {:.2e} node-supersteps/s, {:.2e} per CPU second); virtual time {:.6} s; peak RSS so far {:.0} MiB",
         steps as f64 / wall,
         (p * steps) as f64 / wall,
         (p * steps) as f64 / cpu,

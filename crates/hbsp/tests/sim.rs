@@ -195,6 +195,64 @@ fn both_engines_agree_bit_for_bit() {
     }
 }
 
+/// Spreading the coroutine engine's nodes over several OS threads (lanes) changes nothing:
+/// times, costs, traces and results are those of one lane, bit for bit, whatever the lanes'
+/// timing, including lanes of one node.
+#[test]
+fn lanes_agree_bit_for_bit_with_one_lane() {
+    let on = |lanes, no_trace| {
+        Backend::Sim(SimOptions {
+            work: hbsp::WorkCharge::Declared,
+            no_trace,
+            lanes: Some(lanes),
+            ..SimOptions::default()
+        })
+    };
+    for no_trace in [false, true] {
+        let one = exchanges(&on(1, no_trace));
+        for lanes in [2, 3, 10] {
+            for _ in 0..3 {
+                let many = exchanges(&on(lanes, no_trace));
+                assert_eq!(one.elapsed_s.to_bits(), many.elapsed_s.to_bits(), "{lanes}");
+                assert_eq!(one.costs, many.costs, "{lanes} lanes");
+                assert_eq!(one.trace, many.trace, "{lanes} lanes");
+                assert_eq!(one.results, many.results, "{lanes} lanes");
+            }
+        }
+    }
+}
+
+/// When nodes in different lanes fail in the same superstep, the run ends with the failure
+/// of the lowest pid (as with one lane, which runs the nodes in pid order), every time.
+#[test]
+fn the_lowest_failing_pid_ends_the_run_whatever_the_lanes() {
+    for lanes in [1, 2, 4] {
+        for _ in 0..10 {
+            let backend = Backend::Sim(SimOptions {
+                work: hbsp::WorkCharge::Declared,
+                lanes: Some(lanes),
+                ..SimOptions::default()
+            });
+            let err = within_5s(move || {
+                hbsp::run(&backend, &ucf(8), |ctx| {
+                    let sync = |ctx: &mut hbsp::Ctx<'_>| ctx.sync().map_err(|e| e.to_string());
+                    sync(ctx)?;
+                    if ctx.pid() == 2 || ctx.pid() == 6 {
+                        return Err(format!("node {} gave up", ctx.pid()));
+                    }
+                    loop {
+                        sync(ctx)?;
+                    }
+                })
+            })
+            .map(|out: hbsp::RunOutput<()>| out.elapsed_s)
+            .unwrap_err()
+            .to_string();
+            assert!(err.contains("node 2 gave up"), "{lanes} lanes: {err}");
+        }
+    }
+}
+
 /// Uneven exchanges, declared work, a phase, an allreduce and broadcasts of both algorithms
 /// from roots other than 0 on ten nodes of uneven speeds.
 fn exchanges(backend: &Backend) -> hbsp::RunOutput<u64> {

@@ -258,48 +258,79 @@ pub(crate) fn mismatch(
 pub(crate) struct Outbox {
     /// One batch per destination, in first-send order of the destinations.
     batches: Vec<(usize, Vec<Envelope>)>,
-    /// Index in `batches` of each destination's batch.
+    /// `totals[i]`: messages and payload bytes of `batches[i]`, counted as they are queued
+    /// (when the payload is still in cache) for the clock to charge.
+    totals: Vec<(u64, u64)>,
+    /// Index in `batches` of each destination's batch, once there are more than
+    /// [`Outbox::SCANNED`] (fewer are found faster by a scan, without hashing).
     index: HashMap<usize, usize>,
 }
 
 impl Outbox {
+    /// Batches found by a scan rather than through `index`.
+    const SCANNED: usize = 16;
+
     pub fn push(&mut self, to: usize, envelope: Envelope) {
-        // Consecutive sends to one destination are common: skip the lookup for them.
-        if let Some((last, batch)) = self.batches.last_mut()
-            && *last == to
-        {
-            batch.push(envelope);
-            return;
-        }
-        let next = self.batches.len();
-        let slot = *self.index.entry(to).or_insert(next);
-        if slot == next {
-            self.batches.push((to, Vec::new()));
-        }
+        let bytes = envelope.payload.bytes().len() as u64;
+        let slot = self.slot(to);
         self.batches[slot].1.push(envelope);
+        let totals = &mut self.totals[slot];
+        totals.0 += 1;
+        totals.1 += bytes;
+    }
+
+    /// The index of `to`'s batch, a new one if it has none.
+    fn slot(&mut self, to: usize) -> usize {
+        let next = self.batches.len();
+        // Consecutive sends to one destination are common: the last batch first.
+        if next > 0 && self.batches[next - 1].0 == to {
+            return next - 1;
+        }
+        let found = if next <= Self::SCANNED {
+            self.batches.iter().position(|(d, _)| *d == to)
+        } else {
+            self.index.get(&to).copied()
+        };
+        if let Some(slot) = found {
+            return slot;
+        }
+        self.batches.push((to, Vec::new()));
+        self.totals.push((0, 0));
+        if next == Self::SCANNED {
+            self.index = self
+                .batches
+                .iter()
+                .enumerate()
+                .map(|(i, (d, _))| (*d, i))
+                .collect();
+        } else if next > Self::SCANNED {
+            self.index.insert(to, next);
+        }
+        next
     }
 
     /// The queued batches, `(destination, messages in send order)`.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
     pub fn batches(&self) -> impl Iterator<Item = (usize, &[Envelope])> {
         self.batches
             .iter()
             .map(|(to, batch)| (*to, batch.as_slice()))
     }
 
-    /// `(destination, payload bytes)` of every queued message to another node than `pid`.
-    pub fn sent_by(&self, pid: usize) -> impl Iterator<Item = (usize, u64)> + '_ {
-        self.batches()
-            .filter(move |(to, _)| *to != pid)
-            .flat_map(|(to, batch)| {
-                batch
-                    .iter()
-                    .map(move |e| (to, e.payload.bytes().len() as u64))
-            })
+    /// `(destination, messages, payload bytes)` of the queued messages to each node other
+    /// than `pid`.
+    pub fn sent_by(&self, pid: usize) -> impl Iterator<Item = (usize, u64, u64)> + '_ {
+        self.batches
+            .iter()
+            .zip(&self.totals)
+            .filter(move |((to, _), _)| *to != pid)
+            .map(|((to, _), &(messages, bytes))| (*to, messages, bytes))
     }
 
     /// Empties the outbox, yielding its batches.
     pub fn drain(&mut self) -> impl Iterator<Item = (usize, Vec<Envelope>)> + '_ {
         self.index.clear();
+        self.totals.clear();
         self.batches.drain(..)
     }
 }
@@ -391,4 +422,44 @@ pub(crate) trait ByteTarget {
     fn overwrite(&mut self, bytes: usize) -> Option<&mut [u8]>;
     /// The target made a copy of `bytes`; `None` as for [`ByteTarget::overwrite`].
     fn copy_of(&mut self, bytes: &[u8]) -> Option<&mut [u8]>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn envelope(source: usize, bytes: usize) -> Envelope {
+        Envelope {
+            source,
+            tag: 0,
+            internal: false,
+            meta: 0,
+            payload: Box::new(vec![0u8; bytes]),
+        }
+    }
+
+    /// Past [`Outbox::SCANNED`] destinations the batches are found through the index: the
+    /// batches and their totals must be the same as a scan's.
+    #[test]
+    fn an_outbox_counts_each_destination_s_messages_and_bytes_past_the_scanned_few() {
+        let mut outbox = Outbox::default();
+        let destinations = 3 * Outbox::SCANNED;
+        for round in 0..3 {
+            for to in (0..destinations).rev() {
+                outbox.push(to, envelope(7, to + round));
+            }
+        }
+        let sent: Vec<(usize, u64, u64)> = outbox.sent_by(7).collect();
+        assert_eq!(sent.len(), destinations - 1, "none to itself");
+        for (i, &(to, messages, bytes)) in sent.iter().enumerate() {
+            let expected_to = destinations - 1 - i - usize::from(destinations - 1 - i <= 7);
+            assert_eq!(to, expected_to, "first-send order");
+            assert_eq!((messages, bytes), (3, 3 * to as u64 + 3), "to {to}");
+        }
+        let drained: Vec<(usize, usize)> = outbox.drain().map(|(to, b)| (to, b.len())).collect();
+        assert_eq!(drained.len(), destinations);
+        assert!(drained.iter().all(|&(_, n)| n == 3));
+        outbox.push(5, envelope(7, 10));
+        assert_eq!(outbox.sent_by(7).collect::<Vec<_>>(), vec![(5, 1, 10)]);
+    }
 }

@@ -54,6 +54,10 @@ pub struct SimOptions {
     pub no_trace: bool,
     /// How the nodes execute: coroutines on one thread (the default) or one thread each.
     pub engine: SimEngine,
+    /// OS threads (lanes) the coroutine engine spreads its nodes over, contiguous pid ranges
+    /// that meet at every superstep's end; `None`: one. Results, times, traces and the error
+    /// of a failed run are the same bit for bit whatever the count.
+    pub lanes: Option<usize>,
 }
 
 /// How the nodes of a sim run execute. Both give the same virtual times, results and traces
@@ -114,25 +118,21 @@ impl SuperstepCost {
 
 /// What nodes deposit during one superstep, double-buffered by superstep parity like the
 /// mailboxes: written before the barrier that ends superstep `s`, read and reset by its
-/// last arriver.
-struct Tally {
-    work_s: Vec<AtomicU64>,
-    bytes_out: Vec<AtomicU64>,
-    bytes_in: Vec<AtomicU64>,
-    messages_out: Vec<AtomicU64>,
-    messages_in: Vec<AtomicU64>,
+/// last arriver. By node: a node's deposit writes one place, not five arrays.
+struct Tally(Vec<NodeTally>);
+
+#[derive(Default)]
+struct NodeTally {
+    work_s: AtomicU64,
+    bytes_out: AtomicU64,
+    bytes_in: AtomicU64,
+    messages_out: AtomicU64,
+    messages_in: AtomicU64,
 }
 
 impl Tally {
     fn new(p: usize) -> Self {
-        let zeros = || (0..p).map(|_| AtomicU64::new(0)).collect();
-        Self {
-            work_s: zeros(),
-            bytes_out: zeros(),
-            bytes_in: zeros(),
-            messages_out: zeros(),
-            messages_in: zeros(),
-        }
+        Self((0..p).map(|_| NodeTally::default()).collect())
     }
 }
 
@@ -226,33 +226,38 @@ impl VirtualClock {
     }
 
     /// Records node `pid`'s compute time and the messages it sent this superstep
-    /// (`(destination, bytes)`, self-sends excluded by the caller).
+    /// (`(destination, messages, bytes)`, self-sends excluded by the caller).
     pub fn deposit(
         &self,
         parity: usize,
         pid: usize,
         work_s: f64,
-        sent: impl Iterator<Item = (usize, u64)>,
+        sent: impl Iterator<Item = (usize, u64, u64)>,
     ) {
-        let t = &self.tally[parity];
-        t.work_s[pid].store(work_s.to_bits(), Ordering::Relaxed);
-        for (to, bytes) in sent {
-            t.bytes_out[pid].fetch_add(bytes, Ordering::Relaxed);
-            t.messages_out[pid].fetch_add(1, Ordering::Relaxed);
-            t.bytes_in[to].fetch_add(bytes, Ordering::Relaxed);
-            t.messages_in[to].fetch_add(1, Ordering::Relaxed);
+        let t = &self.tally[parity].0;
+        let (mut messages_out, mut bytes_out) = (0, 0);
+        for (to, messages, bytes) in sent {
+            messages_out += messages;
+            bytes_out += bytes;
+            t[to].bytes_in.fetch_add(bytes, Ordering::Relaxed);
+            t[to].messages_in.fetch_add(messages, Ordering::Relaxed);
         }
+        let node = &t[pid];
+        node.work_s.store(work_s.to_bits(), Ordering::Relaxed);
+        node.bytes_out.fetch_add(bytes_out, Ordering::Relaxed);
+        node.messages_out.fetch_add(messages_out, Ordering::Relaxed);
     }
 
     /// Records every node's `loads` in the supersteps of this parity: a collective that
     /// moved its data natively, as its messages would have been recorded.
     pub fn deposit_loads(&self, parity: usize, loads: &[super::Load]) {
-        let t = &self.tally[parity];
-        for (pid, load) in loads.iter().enumerate() {
-            t.bytes_out[pid].fetch_add(load.bytes_out, Ordering::Relaxed);
-            t.messages_out[pid].fetch_add(load.messages_out, Ordering::Relaxed);
-            t.bytes_in[pid].fetch_add(load.bytes_in, Ordering::Relaxed);
-            t.messages_in[pid].fetch_add(load.messages_in, Ordering::Relaxed);
+        for (node, load) in self.tally[parity].0.iter().zip(loads) {
+            node.bytes_out.fetch_add(load.bytes_out, Ordering::Relaxed);
+            node.messages_out
+                .fetch_add(load.messages_out, Ordering::Relaxed);
+            node.bytes_in.fetch_add(load.bytes_in, Ordering::Relaxed);
+            node.messages_in
+                .fetch_add(load.messages_in, Ordering::Relaxed);
         }
     }
 
@@ -273,15 +278,16 @@ impl VirtualClock {
     }
 
     fn take_traffic(&self, parity: usize) -> Vec<NodeTraffic> {
-        let t = &self.tally[parity];
         let take = |v: &AtomicU64| v.swap(0, Ordering::Relaxed);
-        (0..self.r.len())
-            .map(|j| NodeTraffic {
-                work_s: f64::from_bits(take(&t.work_s[j])),
-                bytes_out: take(&t.bytes_out[j]),
-                bytes_in: take(&t.bytes_in[j]),
-                messages_out: take(&t.messages_out[j]),
-                messages_in: take(&t.messages_in[j]),
+        self.tally[parity]
+            .0
+            .iter()
+            .map(|node| NodeTraffic {
+                work_s: f64::from_bits(take(&node.work_s)),
+                bytes_out: take(&node.bytes_out),
+                bytes_in: take(&node.bytes_in),
+                messages_out: take(&node.messages_out),
+                messages_in: take(&node.messages_in),
             })
             .collect()
     }
