@@ -34,7 +34,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{HbspError, Result};
-use crate::machine_model::{CollectiveCost, MachineModel};
+use crate::machine_model::{CollectiveCost, ComputeRate, MachineModel};
 use crate::nodeset::NodeSet;
 
 /// A machine room: named nodes with their marked speeds and the network that joins them.
@@ -777,6 +777,22 @@ impl Machine {
     /// `C = sum_j C_j`.
     pub fn cluster_speed(&self) -> f64 {
         self.nodes.iter().map(|n| n.marked_speed).sum()
+    }
+
+    /// The start-up a run of this machine's workload pays on its machine model (none without
+    /// one): `run_overhead_s` plus `process_overhead_s` per process. With node kinds
+    /// differing, the largest of each is the one waited for.
+    pub fn start_up_s(&self) -> f64 {
+        let Some(model) = &self.model else {
+            return 0.0;
+        };
+        let largest = |field: fn(&ComputeRate) -> f64| {
+            self.nodes
+                .iter()
+                .map(|n| field(&model.rate(self.workload(), n.kind.as_deref())))
+                .fold(0.0, f64::max)
+        };
+        largest(|r| r.run_overhead_s) + self.processes() as f64 * largest(|r| r.process_overhead_s)
     }
 
     /// `L(p)` for this machine's processes (see [`Machine::processes`]), in seconds.

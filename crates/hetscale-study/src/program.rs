@@ -93,7 +93,10 @@ impl Program {
                 } else {
                     balanced
                 };
-                Ok((compute, total - compute))
+                // The start-up a calibrated platform states is a machine fact, as g, L and o
+                // are: HBSP^1 has no term for it.
+                let start_up = config.machine.for_workload(kernel.name()).start_up_s();
+                Ok((compute, total - compute + start_up))
             }
             Self::Command(command) => {
                 let fail = |message: String| StudyError::Configuration {

@@ -361,16 +361,12 @@ impl ModelCharges {
             .iter()
             .map(|n| model.rate(machine.workload(), n.kind.as_deref()))
             .collect();
-        // A run pays its start-up once; with kinds differing, the largest is the one waited for.
-        let largest = |field: fn(&ComputeRate) -> f64| rates.iter().map(field).fold(0.0, f64::max);
-        let run_overhead_s = largest(|r| r.run_overhead_s)
-            + machine.processes() as f64 * largest(|r| r.process_overhead_s);
-        let collective_scale = largest(|r| r.collective_scale);
+        let collective_scale = rates.iter().map(|r| r.collective_scale).fold(0.0, f64::max);
         Self {
             jitter: (0..machine.p()).map(|j| model.jitter_factor(j)).collect(),
             model: model.clone(),
             rates,
-            run_overhead_s,
+            run_overhead_s: machine.start_up_s(),
             collective_scale,
             processes: machine.processes(),
         }
