@@ -61,6 +61,9 @@ pub enum StudyError {
     /// A platform could not be calibrated on the runs given.
     #[error("calibrate: {0}")]
     Calibration(String),
+    /// An experiment `hetscale reproduce` does not have, or cannot run as a study.
+    #[error("reproduce: {0}")]
+    Reproduce(String),
     /// Writing an export failed.
     #[error("export: {0}")]
     Export(String),

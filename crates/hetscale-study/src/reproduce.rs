@@ -147,13 +147,13 @@ impl Experiment {
             "jpdc-ge" | "jpdc-mm" | "jpdc-conv2d" => Self::jpdc(id),
             "tpds-burg" => Self::tpds_burg("tpds-burg", "burg-ncube", "ncube2"),
             "tpds-burg-maspar" => Self::tpds_burg("tpds-burg-maspar", "burg-maspar", "maspar"),
-            KALINOV_SUMMA => Err(StudyError::Calibration(format!(
+            KALINOV_SUMMA => Err(StudyError::Reproduce(format!(
                 "{KALINOV_SUMMA} is not a study: reproduce it with reproduce_kalinov::reproduce_kalinov"
             ))),
-            WP_COLLECTIVES => Err(StudyError::Calibration(format!(
+            WP_COLLECTIVES => Err(StudyError::Reproduce(format!(
                 "{WP_COLLECTIVES} is not a study: reproduce it with reproduce_wp::reproduce_wp"
             ))),
-            other => Err(StudyError::Calibration(format!(
+            other => Err(StudyError::Reproduce(format!(
                 "unknown experiment \"{other}\": use one of {}",
                 EXPERIMENTS.join(", ")
             ))),

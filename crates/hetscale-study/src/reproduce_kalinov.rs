@@ -173,7 +173,7 @@ fn series(
         .map(|&p| run_point(experiment, platform, registry, statement.strategy, p))
         .collect::<Result<Vec<_>>>()?;
     let (Some(first), Some(last)) = (points.first(), points.last()) else {
-        return Err(StudyError::Calibration(
+        return Err(StudyError::Reproduce(
             "kalinov-summa needs at least one processor count".into(),
         ));
     };
