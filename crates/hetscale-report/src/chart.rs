@@ -480,11 +480,38 @@ fn log_ticks(lo: f64, hi: f64, mantissas: &[f64]) -> Vec<f64> {
     };
     // Every decade up to 10 labels; beyond, every other one (or fewer), 1 among them.
     let step = (decades / 10.0).ceil().max(1.0) as i32;
-    (lo.log10().floor() as i32..=hi.log10().ceil() as i32)
+    let ticks: Vec<f64> = (lo.log10().floor() as i32..=hi.log10().ceil() as i32)
         .filter(|k| k.rem_euclid(step) == 0)
         .flat_map(|k| mantissas.iter().map(move |m| m * 10f64.powi(k)))
         .filter(|v| (lo..=hi).contains(v))
-        .collect()
+        .collect();
+    if ticks.len() >= 2 || !mantissas.starts_with(&[1.0, 2.0, 5.0]) {
+        return ticks;
+    }
+    // A range too narrow for any 1-2-5 mark (N from 28 to 40): round steps, as a linear axis.
+    round_steps(lo, hi)
+}
+
+/// Multiples of the largest 1, 2 or 5 times a power of ten that puts at least 3 in `lo..=hi`
+/// (the ends alone where the range is below what an f64 step resolves).
+fn round_steps(lo: f64, hi: f64) -> Vec<f64> {
+    let top = (hi - lo).log10().floor() as i32;
+    for exponent in (top - 2..=top).rev() {
+        for mantissa in [5.0, 2.0, 1.0] {
+            // Whole multiples of 10^exponent are exact where the exponent is >= 0; below,
+            // dividing by 10^-exponent rounds as the labels print.
+            let step = mantissa * 10f64.powi(exponent);
+            let (first, last) = ((lo / step).ceil(), (hi / step).floor());
+            if (2.0..=20.0).contains(&(last - first)) {
+                let scale = 10f64.powi(-exponent.min(0));
+                let ticks = (first as i64..=last as i64)
+                    .map(|k| (k as f64 * mantissa * 10f64.powi(exponent.max(0))) / scale)
+                    .collect();
+                return ticks;
+            }
+        }
+    }
+    vec![lo, hi]
 }
 
 fn series_glyph(s: &Series, i: usize) -> Glyph {
@@ -1347,6 +1374,9 @@ mod tests {
         assert_eq!(log_ticks(8e5, 4e10, &[]), [1e6, 1e7, 1e8, 1e9, 1e10]);
         let wide = log_ticks(1e-10, 1e15, &[]);
         assert!(wide.len() <= 13 && wide.contains(&1.0), "{wide:?}");
+        // Too narrow for 1-2-5 marks or doublings: round steps.
+        assert_eq!(log_ticks(26.0, 42.0, &[]), [30.0, 35.0, 40.0]);
+        assert_eq!(log_ticks(0.31, 0.38, &[]), [0.32, 0.34, 0.36, 0.38]);
         assert!(log_ticks(0.0, 1.0, &[]).is_empty());
         assert!(log_ticks(5.0, 1.0, &[]).is_empty());
     }
