@@ -1207,6 +1207,12 @@ fn segment_label(v: &SegmentValue<usize>, labels: &[String], from_top: bool) -> 
     }
 }
 
+/// `v`, or 0 where it is rounding noise on an axis spanning `span` (a tick computed as
+/// `-0.05 + 5 x 0.01` prints 6.9e-18, not 0).
+fn snap_to_zero(v: f64, span: f64) -> f64 {
+    if v.abs() <= 1e-9 * span.abs() { 0.0 } else { v }
+}
+
 fn draw_color_bar(area: &Root<'_>, map: &HeatMap, lo: f64, hi: f64) -> Drawn {
     let (lo_axis, hi_axis) = if hi > lo {
         (lo, hi)
@@ -1226,7 +1232,7 @@ fn draw_color_bar(area: &Root<'_>, map: &HeatMap, lo: f64, hi: f64) -> Drawn {
         .disable_x_axis()
         .y_desc(typeset(&map.value_label))
         .y_labels(5)
-        .y_label_formatter(&|v| format_number(*v, CELL_DIGITS))
+        .y_label_formatter(&|v| format_number(snap_to_zero(*v, hi_axis - lo_axis), CELL_DIGITS))
         .axis_desc_style((FONT, LABEL))
         .label_style((FONT, TEXT))
         .draw()
@@ -1374,6 +1380,8 @@ mod tests {
         assert_eq!(log_ticks(8e5, 4e10, &[]), [1e6, 1e7, 1e8, 1e9, 1e10]);
         let wide = log_ticks(1e-10, 1e15, &[]);
         assert!(wide.len() <= 13 && wide.contains(&1.0), "{wide:?}");
+        assert_eq!(snap_to_zero(6.9e-18, 0.1), 0.0);
+        assert_eq!(snap_to_zero(-0.02, 0.1), -0.02);
         // Too narrow for 1-2-5 marks or doublings: round steps.
         assert_eq!(log_ticks(26.0, 42.0, &[]), [30.0, 35.0, 40.0]);
         assert_eq!(log_ticks(0.31, 0.38, &[]), [0.32, 0.34, 0.36, 0.38]);
