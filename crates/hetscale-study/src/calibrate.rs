@@ -147,7 +147,7 @@ pub struct PlatformCalibration {
     pub platform: Platform,
 }
 
-/// What the machine model charges one run, split as `(A + K w_1/2) / f + S c + B + s`.
+/// What the machine model charges one run, split as `(A + K w_1/2) / f + S c + B + s + P s_p`.
 #[derive(Debug, Clone, Copy)]
 struct RunParts {
     /// `A`, s (with the platform's `w_1/2` when it is not free).
@@ -298,8 +298,9 @@ fn calibrate_kernel(
 }
 
 /// The fit's columns, one per free parameter: `1/f` multiplies `A`, `w_1/2 / f` multiplies
-/// `K`, `c` multiplies `S`, `s` multiplies 1. Without `1/f` free, the other two are divided by the platform's `f`
-/// in [`known_part`]'s stead.
+/// `K`, `c` multiplies `S`, `s` multiplies 1 and `s_p` multiplies `P`. Without `1/f` free,
+/// `w_1/2 / f` is read with the platform's `f`; the parts of parameters not free are in
+/// [`known_part`].
 fn design(parts: &[RunParts], free: &[FreeParameter]) -> Vec<(&'static str, Vec<f64>)> {
     let mut columns = Vec::new();
     if free.contains(&FreeParameter::RateFraction) {
