@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use bytemuck::Pod;
 use hetscale_model::hbsp::HbspMachine;
 
-use crate::backend::{ByteTarget, Call, Native, Outbox, Transport};
+use crate::backend::{ByteTarget, Call, ComputeSpan, Native, Outbox, Transport};
 use crate::error::{HbspError, Result};
 use crate::message::{Envelope, MAX_ZEROS, Message, MessageInfo, Payload, Pool, Zeros};
 use crate::platform::Machine;
@@ -493,7 +493,8 @@ impl<'a> Ctx<'a> {
     }
 
     /// Runs a compute block of `ops` operations: records the work in the trace; under speed
-    /// emulation (threads) stretches the block to take `C_max / C_j` times as long; on `sim`
+    /// emulation (threads, mpi) stretches the block to take `C_max / C_j` times its CPU time
+    /// (a wait for a core on a busy host counts towards it, not on top of it); on `sim`
     /// charges `ops / C_j` of virtual time, and with skeleton execution skips the block and
     /// returns `R::default()`.
     pub fn compute<R: Default>(&mut self, ops: f64, block: impl FnOnce() -> R) -> Result<R> {
@@ -501,10 +502,9 @@ impl<'a> Ctx<'a> {
         if self.transport.skips_compute() {
             return Ok(R::default());
         }
-        let start = std::time::Instant::now();
+        let span = ComputeSpan::start(self.transport.emulation_stretch() > 1.0);
         let result = block();
-        self.transport
-            .after_compute(start.elapsed().as_secs_f64())?;
+        self.transport.after_compute(span.end())?;
         Ok(result)
     }
 

@@ -406,13 +406,17 @@ fn speed_emulation_stretches_slow_nodes() {
     });
     let output = hbsp::run(&backend, &machine(&[4.0, 1.0]), |ctx| {
         let start = std::time::Instant::now();
+        // 5 ms of CPU: emulation stretches CPU time (a sleeping block is no compute).
         ctx.compute(1.0, || {
-            std::thread::sleep(std::time::Duration::from_millis(5))
+            let cpu = cpu_time::ThreadTime::now();
+            while cpu.elapsed() < std::time::Duration::from_millis(5) {
+                std::hint::spin_loop();
+            }
         })?;
         Ok::<_, HbspError>(start.elapsed().as_secs_f64())
     })
     .unwrap();
-    // The slow node (4x slower) takes about 20 ms; the fast one about 5 ms.
+    // The slow node (4x slower) takes at least 20 ms; the fast one about 5 ms.
     assert!(output.results[1] > 3.0 * 0.005, "{:?}", output.results);
     assert!(
         output.results[0] < output.results[1],

@@ -366,7 +366,7 @@ impl Transport for CoroutineTransport<'_, '_> {
         self.shared.skip_compute
     }
 
-    fn after_compute(&mut self, _elapsed_s: f64) -> Result<()> {
+    fn after_compute(&mut self, _block: super::ComputeTime) -> Result<()> {
         self.check()
     }
 

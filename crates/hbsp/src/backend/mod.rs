@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::str::FromStr;
+use std::time::Duration;
 
 use crate::error::{HbspError, Result};
 use crate::message::{Envelope, Payload};
@@ -213,6 +214,47 @@ impl fmt::Display for Call {
     }
 }
 
+/// The time a compute block took: wall-clock, and (under speed emulation) the thread's CPU.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ComputeTime {
+    pub wall: Duration,
+    pub cpu: Duration,
+}
+
+/// A compute block being timed; CPU time is read only under speed emulation (the read is a
+/// system call).
+pub(crate) struct ComputeSpan {
+    wall: std::time::Instant,
+    cpu: Option<Duration>,
+}
+
+impl ComputeSpan {
+    pub fn start(emulating: bool) -> Self {
+        Self {
+            wall: std::time::Instant::now(),
+            cpu: emulating.then(node::thread_cpu_time),
+        }
+    }
+
+    pub fn end(&self) -> ComputeTime {
+        let wall = self.wall.elapsed();
+        let cpu = self
+            .cpu
+            .map_or(wall, |start| node::thread_cpu_time().saturating_sub(start));
+        ComputeTime { wall, cpu }
+    }
+}
+
+/// The pause that makes a compute block of a node `stretch` times slower than this host's core
+/// take `stretch` times its CPU time. Its CPU time, not its wall time: on an oversubscribed
+/// host a block also waits for a core, and stretching that wait too would slow the node twice.
+pub(crate) fn emulation_pause(stretch: f64, block: ComputeTime) -> Duration {
+    if stretch <= 1.0 {
+        return Duration::ZERO;
+    }
+    block.cpu.mul_f64(stretch).saturating_sub(block.wall)
+}
+
 /// How much longer node `pid`'s compute blocks take under speed emulation: `C_max / C_j`.
 pub(crate) fn emulation_stretch(machine: &crate::Machine, pid: usize) -> f64 {
     let fastest = machine
@@ -351,8 +393,13 @@ pub(crate) trait Transport {
     fn charge(&mut self, ops: f64) -> Result<()>;
     /// Whether compute blocks are skipped (sim skeleton execution).
     fn skips_compute(&self) -> bool;
-    /// Called after a compute block that took `elapsed_s` of real time.
-    fn after_compute(&mut self, elapsed_s: f64) -> Result<()>;
+    /// How much longer than its CPU time a compute block must take (`C_max / C_j` under
+    /// speed emulation, else 1).
+    fn emulation_stretch(&self) -> f64 {
+        1.0
+    }
+    /// Called after a compute block, with the time it took.
+    fn after_compute(&mut self, block: ComputeTime) -> Result<()>;
     /// Sends a recycled vector home to node `owner`, whose later sends reuse it.
     fn give_back(&self, owner: usize, buffer: Box<dyn Payload>);
     /// The vectors other nodes gave back to this node since the last call.
@@ -427,6 +474,23 @@ pub(crate) trait ByteTarget {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn emulation_pauses_a_block_to_its_stretched_cpu_time_not_its_wall_time() {
+        let block = |cpu_ms: u64, wall_ms: u64| ComputeTime {
+            wall: Duration::from_millis(wall_ms),
+            cpu: Duration::from_millis(cpu_ms),
+        };
+        let ms = Duration::from_millis;
+        // A half-speed node on an idle core: its block takes twice its CPU time.
+        assert_eq!(emulation_pause(2.0, block(10, 10)), ms(10));
+        // It waited 5 ms for a core: that wait counts towards the 20 ms.
+        assert_eq!(emulation_pause(2.0, block(10, 15)), ms(5));
+        // It waited longer than the emulation would have made it: no pause.
+        assert_eq!(emulation_pause(2.0, block(10, 30)), Duration::ZERO);
+        // The fastest node never pauses.
+        assert_eq!(emulation_pause(1.0, block(10, 10)), Duration::ZERO);
+    }
 
     fn envelope(source: usize, bytes: usize) -> Envelope {
         Envelope {

@@ -26,7 +26,6 @@ use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
 use std::sync::Arc;
-use std::time::Duration;
 
 use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
@@ -556,10 +555,12 @@ impl Transport for MpiTransport<'_> {
         false
     }
 
-    fn after_compute(&mut self, elapsed_s: f64) -> Result<()> {
-        if self.stretch > 1.0 {
-            std::thread::sleep(Duration::from_secs_f64(elapsed_s * (self.stretch - 1.0)));
-        }
+    fn emulation_stretch(&self) -> f64 {
+        self.stretch
+    }
+
+    fn after_compute(&mut self, block: super::ComputeTime) -> Result<()> {
+        std::thread::sleep(super::emulation_pause(self.stretch, block));
         Ok(())
     }
 

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use super::barrier::{Arrival, Barrier};
 use super::node::{SuperstepWork, run_program};
 use super::sim::{SimOptions, VirtualClock, WorkCharge};
-use super::{Call, Outbox, ThreadsOptions, Transport};
+use super::{Call, ComputeTime, Outbox, ThreadsOptions, Transport, emulation_pause};
 use crate::RunOutput;
 use crate::ctx::{Ctx, MachineFacts};
 use crate::error::{HbspError, Result};
@@ -247,11 +247,14 @@ impl Transport for ThreadTransport<'_, '_> {
         std::mem::take(&mut *relock(&slot.buffers))
     }
 
-    fn after_compute(&mut self, elapsed_s: f64) -> Result<()> {
-        let factor = self.shared.stretch[self.pid];
-        if factor > 1.0 {
-            let extra = Duration::from_secs_f64(elapsed_s * (factor - 1.0));
-            self.wait_until(Instant::now() + extra)?;
+    fn emulation_stretch(&self) -> f64 {
+        self.shared.stretch[self.pid]
+    }
+
+    fn after_compute(&mut self, block: ComputeTime) -> Result<()> {
+        let pause = emulation_pause(self.shared.stretch[self.pid], block);
+        if !pause.is_zero() {
+            self.wait_until(Instant::now() + pause)?;
         }
         self.shared.barrier.check()
     }
