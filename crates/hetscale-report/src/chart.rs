@@ -1072,9 +1072,13 @@ impl ColorScale {
 
 /// Width of the colour bar beside a heat map, px.
 const COLOR_BAR_WIDTH: u32 = 125;
-/// Significant digits of a heat map cell's value: what fits a cell at the smallest legible
-/// size (the tables keep every digit).
-const CELL_DIGITS: usize = 2;
+/// The most characters a heat map cell's value may take: what fits a cell at the smallest
+/// legible size (the tables keep every digit).
+const CELL_CHARS: usize = 6;
+/// The most decimal places a heat map cell's value shows.
+const CELL_DECIMALS: usize = 3;
+/// Significant digits of the colour bar's tick labels.
+const BAR_DIGITS: usize = 2;
 
 /// Draws `map` with its colour scale, each cell labelled with its value.
 pub fn heat_map(map: &HeatMap) -> Result<Svg> {
@@ -1163,6 +1167,7 @@ fn draw_cells(area: &Root<'_>, map: &HeatMap, lo: f64, hi: f64) -> Drawn {
             .color(&text)
             .pos(Pos::new(HPos::Center, VPos::Center))
     };
+    let cell_text = cell_formatter(map);
     for (r, row) in map.values.iter().enumerate() {
         let y = rows - 1 - r;
         for (c, value) in row.iter().enumerate() {
@@ -1179,7 +1184,7 @@ fn draw_cells(area: &Root<'_>, map: &HeatMap, lo: f64, hi: f64) -> Drawn {
             let centre = (SegmentValue::CenterOf(c), SegmentValue::CenterOf(y));
             chart
                 .draw_series(std::iter::once(Text::new(
-                    format_number(*v, CELL_DIGITS),
+                    cell_text(*v),
                     centre,
                     cell_font(color),
                 )))
@@ -1187,6 +1192,49 @@ fn draw_cells(area: &Root<'_>, map: &HeatMap, lo: f64, hi: f64) -> Drawn {
         }
     }
     Ok(())
+}
+
+/// How a heat map's cells print their values: every cell with the same decimal places, as
+/// many (up to [`CELL_DECIMALS`]) as keep the widest value within [`CELL_CHARS`]; whole
+/// numbers without any. Where nothing fits, or the values are too small for fixed decimals,
+/// each value takes [`format_number`]'s significant digits.
+fn cell_formatter(map: &HeatMap) -> impl Fn(f64) -> String {
+    let values: Vec<f64> = map
+        .values
+        .iter()
+        .flatten()
+        .flatten()
+        .copied()
+        .filter(|v| v.is_finite())
+        .collect();
+    let largest = values.iter().map(|v| v.abs()).fold(0.0, f64::max);
+    let widest = |decimals: usize| {
+        values
+            .iter()
+            .map(|v| fixed_decimals(*v, decimals).len())
+            .max()
+            .unwrap_or(0)
+    };
+    let decimals = if values.iter().all(|v| v.fract() == 0.0) {
+        Some(0)
+    } else if largest < 1e-3 {
+        None
+    } else {
+        (0..=CELL_DECIMALS).rev().find(|&d| widest(d) <= CELL_CHARS)
+    };
+    move |v: f64| match decimals {
+        Some(d) if v.is_finite() => fixed_decimals(v, d),
+        _ => format_number(v, 2),
+    }
+}
+
+/// `v` with `decimals` places; a tiny negative value that rounds to zero prints unsigned.
+fn fixed_decimals(v: f64, decimals: usize) -> String {
+    let text = format!("{v:.decimals$}");
+    match text.strip_prefix('-') {
+        Some(digits) if digits.chars().all(|c| c == '0' || c == '.') => digits.to_owned(),
+        _ => text,
+    }
 }
 
 /// `n` equal segments, indices `0..n` (plotters' integer ranges include their end).
@@ -1232,7 +1280,9 @@ fn draw_color_bar(area: &Root<'_>, map: &HeatMap, lo: f64, hi: f64) -> Drawn {
         .disable_x_axis()
         .y_desc(typeset(&map.value_label))
         .y_labels(5)
-        .y_label_formatter(&|v| format_number(snap_to_zero(*v, hi_axis - lo_axis), CELL_DIGITS))
+        // Ticks long enough that a label stands clear of the bar.
+        .set_tick_mark_size(LabelAreaPosition::Left, 10)
+        .y_label_formatter(&|v| format_number(snap_to_zero(*v, hi_axis - lo_axis), BAR_DIGITS))
         .axis_desc_style((FONT, LABEL))
         .label_style((FONT, TEXT))
         .draw()
@@ -1374,6 +1424,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn heat_map_cells_share_the_decimals_of_their_largest_value() {
+        let map = |values: Vec<f64>| HeatMap {
+            values: vec![values.into_iter().map(Some).collect()],
+            ..HeatMap::default()
+        };
+        let texts = |values: Vec<f64>| {
+            let map = map(values.clone());
+            let text = cell_formatter(&map);
+            values.into_iter().map(text).collect::<Vec<_>>()
+        };
+        // A psi difference map: small values no longer than the large ones.
+        assert_eq!(
+            texts(vec![-0.055, -0.0021, 0.108, -1e-18]),
+            ["-0.055", "-0.002", "0.108", "0.000"]
+        );
+        // psi with its diagonal: 0.014 keeps its digits beside 1.
+        assert_eq!(texts(vec![1.0, 0.0142, 0.41]), ["1.000", "0.014", "0.410"]);
+        assert_eq!(texts(vec![480.0, 3200.0]), ["480", "3200"]);
+        assert_eq!(texts(vec![-123.45, 3200.5]), ["-123.5", "3200.5"]);
+        // Beyond fixed notation, each value keeps its own digits.
+        assert_eq!(texts(vec![2.5e-5, 1e-4]), ["2.5e-5", "1e-4"]);
+    }
+
+    #[test]
     fn log_ticks_label_doublings_decades_and_fractions() {
         assert_eq!(log_ticks(1.7, 37.0, &[]), [2.0, 4.0, 8.0, 16.0, 32.0]);
         assert_eq!(log_ticks(0.02, 1.05, &[]), [0.02, 0.05, 0.1, 0.2, 0.5, 1.0]);
@@ -1484,7 +1558,7 @@ mod tests {
 
     #[test]
     fn heat_maps_print_their_values_and_check_their_shape() {
-        assert!(heat_map(&psi()).unwrap().as_str().contains("\n0.9\n"));
+        assert!(heat_map(&psi()).unwrap().as_str().contains("\n0.900\n"));
         let mut ragged = psi();
         ragged.values[1].pop();
         assert!(
