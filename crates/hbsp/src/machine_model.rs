@@ -12,6 +12,7 @@
 //! [machine]
 //! link_bytes_per_s = 12.5e6      # per port, full duplex: 100 Mbit/s Ethernet
 //! latency_s = 0.08e-3            # per message
+//! receive_s_per_byte = 0.0       # x r_j, per byte a node takes in (0: off)
 //! backplane_bytes_per_s = 0.0    # shared switch capacity (0: no contention)
 //! superstep_s = 0.0              # fixed cost of every superstep, on top of L(p)
 //! jitter = 0.0                   # sd of a seeded, per-node log-normal speed factor
@@ -38,12 +39,17 @@
 //! `max_j c_j + comm + barrier + superstep_s`, where `c_j = jitter_j sum_blocks (w + w_1/2) /
 //! (f C_j)`; for a measured collective `comm = base + per_node p + per_log2_node log2 p +
 //! S (per_byte + per_log2_node_byte ceil(log2 p))` with `S` the largest number of bytes a node
-//! receives, and no barrier; otherwise `comm = max(max_j (r_j h_j / link + latency m_j),
-//! sum_j bytes_j / backplane)` and `barrier = L(p)` (0 with `barrier = "none"`, for
-//! message-passing codes whose nodes wait only for their own messages). A kernel's
-//! `collective_scale` multiplies its measured collectives' `comm` and its `barrier`: what its
-//! code pays for them against the benchmark that measured them (JPDC's GE paid less than
-//! section 4.5's `T_broadcast` and `T_barrier`). The end of a run adds `run_overhead_s` and
+//! receives, and no barrier; otherwise `comm = max(max_j (r_j (h_j / link + receive b_j) +
+//! latency m_j), sum_j bytes_j / backplane)` with `b_j` the bytes node `j` received, and
+//! `barrier = L(p)` (0 with `barrier = "none"`, for message-passing codes whose nodes wait
+//! only for their own messages). The `receive` term is what a receiver pays at its own speed
+//! once the bytes have arrived (Williams & Parsons 2001, Figure 2: `pvm_recv`, then the move
+//! into `recvbuf`); with it a transfer from a slow node to a fast one costs less than the
+//! reverse, as Williams & Parsons measured at p = 2 (section 5.1). Measured and
+//! topology-derived collectives' formulas stand for the whole collective and do not add it.
+//! A kernel's `collective_scale` multiplies its measured collectives' `comm` and its
+//! `barrier`: what its code pays for them against the benchmark that measured them (JPDC's GE
+//! paid less than section 4.5's `T_broadcast` and `T_barrier`). The end of a run adds `run_overhead_s` and
 //! `process_overhead_s` times its processes ([`crate::Machine::processes`]).
 //!
 //! On a `hypercube` or `torus` a collective without a measured cost is charged as a library
@@ -69,6 +75,12 @@ pub struct MachineModel {
     /// Seconds per message (software and wire start-up).
     #[serde(default)]
     pub latency_s: f64,
+    /// Seconds per byte a node pays, times its own `r_j`, to take in the bytes it receives,
+    /// after they arrive: a message-passing library's receive path (Williams & Parsons 2001,
+    /// Figure 2: `pvm_recv` and the move into `recvbuf`, on the receiver's CPU). 0: off, a
+    /// transfer costs the same whichever end sends.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub receive_s_per_byte: f64,
     /// Bytes per second the switch moves in total; 0 means it never limits (no contention).
     #[serde(default)]
     pub backplane_bytes_per_s: f64,
@@ -314,6 +326,7 @@ impl MachineModel {
         Self {
             link_bytes_per_s,
             latency_s: 0.0,
+            receive_s_per_byte: 0.0,
             backplane_bytes_per_s: 0.0,
             superstep_s: 0.0,
             jitter: 0.0,
@@ -370,6 +383,14 @@ impl MachineModel {
         })
     }
 
+    /// Seconds a node of slowness `r` spends on a superstep's messages: its port moving the
+    /// larger of what it sent and received (`h_bytes`), taking in the `bytes_in` it received
+    /// at its own speed, and a latency per message.
+    pub fn port_time(&self, r: f64, h_bytes: u64, bytes_in: u64, messages: u64) -> f64 {
+        r * (h_bytes as f64 / self.link_bytes_per_s + self.receive_s_per_byte * bytes_in as f64)
+            + self.latency_s * messages as f64
+    }
+
     /// The measured cost of the collective `name`, if the model has one.
     pub fn collective(&self, name: &str) -> Option<&CollectiveCost> {
         self.collectives.iter().find(|c| c.name == name)
@@ -395,6 +416,7 @@ impl MachineModel {
             "machine",
             &[
                 ("latency_s", self.latency_s),
+                ("receive_s_per_byte", self.receive_s_per_byte),
                 ("backplane_bytes_per_s", self.backplane_bytes_per_s),
                 ("superstep_s", self.superstep_s),
                 ("jitter", self.jitter),

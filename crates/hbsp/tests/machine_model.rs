@@ -82,6 +82,68 @@ fn a_message_costs_the_link_and_the_latency_not_g() {
     assert!(close(hbsp, 1e-9 * 1.1 * 50_000.0 + L), "{hbsp}");
 }
 
+/// One superstep in which node `from` sends `bytes` to the other node.
+fn one_transfer(m: &Machine, from: usize, bytes: usize) -> f64 {
+    common::sim_elapsed(m, |ctx| {
+        if ctx.pid() == from {
+            ctx.send(1 - from, 0, &vec![0u8; bytes])?;
+        }
+        ctx.sync()
+    })
+}
+
+#[test]
+fn a_receiver_pays_its_receive_cost_at_its_own_r_j() {
+    const RECEIVE: f64 = 2e-6;
+    let mut m = model();
+    m.receive_s_per_byte = RECEIVE;
+    let machine = machine(m, "mm");
+    // Node 1 (r = 1.1) receives 50 kB: its port, then 1.1 x 2 us a byte to take them in.
+    let to_slow = one_transfer(&machine, 0, 50_000);
+    let expected = 1.1 * 50_000.0 / LINK + 1.1 * RECEIVE * 50_000.0 + LATENCY + L;
+    assert!(close(to_slow, expected), "{to_slow} vs {expected}");
+    // Node 0 (r = 1) receives: its receive (0.1 s) outweighs node 1's port (0.055 s).
+    let to_fast = one_transfer(&machine, 1, 50_000);
+    let expected = 50_000.0 / LINK + RECEIVE * 50_000.0 + LATENCY + L;
+    assert!(close(to_fast, expected), "{to_fast} vs {expected}");
+    // Williams & Parsons' p = 2 scatter: the slow node sending beats the slow node receiving.
+    assert!(to_fast < to_slow);
+}
+
+#[test]
+fn the_receive_cost_is_off_by_default() {
+    assert_eq!(MachineModel::with_link(LINK).receive_s_per_byte, 0.0);
+    let text = platform(model()).to_toml_string().unwrap();
+    assert!(!text.contains("receive_s_per_byte"), "{text}");
+    let parsed = Platform::from_toml_str(&text).unwrap();
+    assert_eq!(parsed.machine.unwrap().receive_s_per_byte, 0.0);
+    for preset in hbsp::presets::all() {
+        let receive = preset.machine.map_or(0.0, |m| m.receive_s_per_byte);
+        assert_eq!(receive, 0.0, "preset {}", preset.name);
+    }
+    // Without it a transfer costs the slower end's port whichever end sends.
+    let machine = machine(model(), "mm");
+    assert!(close(
+        one_transfer(&machine, 0, 50_000),
+        one_transfer(&machine, 1, 50_000)
+    ));
+}
+
+#[test]
+fn a_bad_receive_cost_is_named() {
+    for bad in ["-1e-6", "nan"] {
+        let text = platform(model()).to_toml_string().unwrap().replace(
+            "[machine]\n",
+            &format!("[machine]\nreceive_s_per_byte = {bad}\n"),
+        );
+        let err = Platform::from_toml_str(&text).unwrap_err().to_string();
+        assert!(
+            err.contains("receive_s_per_byte must be >= 0"),
+            "{bad}: {err}"
+        );
+    }
+}
+
 #[test]
 fn a_shared_backplane_slows_concurrent_senders() {
     let mut m = model();

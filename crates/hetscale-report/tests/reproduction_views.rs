@@ -67,10 +67,11 @@ fn williams_and_parsons_observations_stand_beside_their_factors() {
     let observations = report.tables().find(|t| t.name == WP_ID).unwrap();
     assert_eq!(observations.rows.len(), 7);
     let verdicts: Vec<String> = observations.rows.iter().map(|r| text(&r[3])).collect();
-    assert_eq!(verdicts[2], "does not hold");
-    assert!(text(&observations.rows[2][6]).contains("receiving end"));
+    assert_eq!(verdicts[5], "does not hold");
+    assert!(text(&observations.rows[5][6]).contains("second phase"));
+    assert_eq!(verdicts[2], "holds");
     assert_eq!(
-        observations.rows[1][6],
+        observations.rows[2][6],
         Cell::Empty,
         "a holding observation lacks nothing"
     );

@@ -416,8 +416,7 @@ impl ModelCharges {
         } else {
             let mut busiest: f64 = 0.0;
             for (node, r) in traffic.iter().zip(&clock.r) {
-                let port = r * node.h() as f64 / m.link_bytes_per_s;
-                busiest = busiest.max(port + m.latency_s * node.m() as f64);
+                busiest = busiest.max(m.port_time(*r, node.h(), node.bytes_in, node.m()));
                 cost.h_bytes = cost.h_bytes.max(r * node.h() as f64);
             }
             if m.backplane_bytes_per_s > 0.0 {
