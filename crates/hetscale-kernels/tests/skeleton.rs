@@ -21,10 +21,12 @@ fn sim(engine: SimEngine, skip_compute: bool) -> Backend {
     })
 }
 
-/// `(kernel, N, the seeded inputs its run with data takes)`. GE's inputs are the diagonally
-/// dominant ones of `pivoting = none`, on which partial pivoting too takes row `i` at step
-/// `i`, the order a skeleton assumes.
-fn kernels() -> Vec<(Box<dyn Kernel>, usize, Box<dyn Kernel>)> {
+/// A kernel, a size `N` and the kernel whose seeded inputs its run with data takes.
+type Case = (Box<dyn Kernel>, usize, Box<dyn Kernel>);
+
+/// GE's inputs are the diagonally dominant ones of `pivoting = none`, on which partial
+/// pivoting too takes row `i` at step `i`, the order a skeleton assumes.
+fn kernels() -> Vec<Case> {
     let dominant = || -> Box<dyn Kernel> {
         Box::new(GeKernel {
             pivoting: Pivoting::None,
