@@ -89,9 +89,10 @@ fn resolve_root(ctx: &Ctx<'_>, root: Root) -> Result<usize> {
     }
 }
 
-/// Bytes of `items` items of `T`.
+/// Bytes of `items` items of `T`; `usize::MAX` if that overflows (a zeros collective then
+/// refuses it).
 fn item_bytes<T>(items: usize) -> usize {
-    items * std::mem::size_of::<T>()
+    items.saturating_mul(std::mem::size_of::<T>())
 }
 
 fn bytes<T>(items: usize) -> f64 {
@@ -785,6 +786,9 @@ pub fn broadcast_zeros<T: Pod + Send>(
 ) -> Result<Collective<usize>> {
     let root = resolve_root(ctx, root)?;
     let call = broadcast_call(root, algorithm);
+    if ctx.pid() == root {
+        ctx.check_zeros(item_bytes::<T>(n))?;
+    }
     if ctx.has_native_broadcast() && std::mem::size_of::<T>() > 0 {
         let (n, sent) = broadcast_natively::<T>(ctx, &call, root, Items::Count(n), algorithm)?;
         return Ok(Collective {

@@ -290,12 +290,19 @@ impl<'a> Ctx<'a> {
 
     /// A payload of `bytes` zero bytes that owns no memory.
     fn zeros(&self, bytes: usize) -> Result<Box<dyn Payload>> {
+        self.check_zeros(bytes)?;
+        Ok(Box::new(Zeros(bytes)))
+    }
+
+    /// An error unless a message of `bytes` zero bytes can be sent (`usize::MAX` stands for
+    /// a length that overflowed).
+    pub(crate) fn check_zeros(&self, bytes: usize) -> Result<()> {
         if bytes > MAX_ZEROS {
             return Err(self.misuse(format!(
                 "a message of {bytes} zero bytes is longer than the {MAX_ZEROS} bytes send_zeros takes: send less"
             )));
         }
-        Ok(Box::new(Zeros(bytes)))
+        Ok(())
     }
 
     fn post<T: Pod + Send>(

@@ -379,7 +379,7 @@ fn transpose_counts(counts: &[usize], images: usize) -> Vec<Vec<usize>> {
         .map(|&rows_i| {
             counts
                 .iter()
-                .map(|&rows_k| images * rows_i * rows_k)
+                .map(|&rows_k| rows_i.saturating_mul(rows_k).saturating_mul(images))
                 .collect()
         })
         .collect()
@@ -450,21 +450,25 @@ fn skeleton_program(ctx: &mut Ctx<'_>, n: usize) -> Result<()> {
     let counts = ctx.balanced_counts(n);
     let work_per_flop = work_per_flop(n);
     let root = Root::Fastest;
-    let values = counts[ctx.pid()] * n;
+    // Saturated sizes (an absurd N) are refused by the collectives, in one line.
+    let values = counts[ctx.pid()].saturating_mul(n);
     let transform = |values| transform_ops(n, values, work_per_flop);
-    let two_images: Vec<usize> = counts.iter().map(|r| 2 * r * n).collect();
+    let two_images: Vec<usize> = counts
+        .iter()
+        .map(|r| r.saturating_mul(n).saturating_mul(2))
+        .collect();
     ctx.phase("distribute", |ctx| {
         scatterv_zeros::<Complex64>(ctx, root, &two_images)
     })?;
-    ctx.charge_work(transform(2 * values))?;
+    ctx.charge_work(transform(values.saturating_mul(2)))?;
     alltoallv_zeros::<Complex64>(ctx, &transpose_counts(&counts, 2))?;
-    ctx.charge_work(transform(2 * values))?;
+    ctx.charge_work(transform(values.saturating_mul(2)))?;
     ctx.charge_work(6.0 * values as f64 * work_per_flop)?;
     ctx.charge_work(transform(values))?;
     alltoallv_zeros::<Complex64>(ctx, &transpose_counts(&counts, 1))?;
     ctx.charge_work(transform(values))?;
     ctx.charge_work(2.0 * values as f64 * work_per_flop)?;
-    let elements: Vec<usize> = counts.iter().map(|r| r * n).collect();
+    let elements: Vec<usize> = counts.iter().map(|r| r.saturating_mul(n)).collect();
     ctx.phase("collect", |ctx| {
         gatherv_zeros::<Complex64>(ctx, root, &elements)
     })?;

@@ -242,10 +242,12 @@ fn node_program(ctx: &mut Ctx<'_>, a: &Matrix, b: &Matrix, n: usize) -> Result<O
 fn skeleton_program(ctx: &mut Ctx<'_>, n: usize) -> Result<()> {
     let root = Root::Pid(ctx.rank(1)?);
     let rows = ctx.balanced_counts(n);
-    let elements: Vec<usize> = rows.iter().map(|&r| r * n).collect();
+    // Saturated sizes (an absurd N) are refused by the collectives, in one line.
+    let elements: Vec<usize> = rows.iter().map(|&r| r.saturating_mul(n)).collect();
     ctx.phase("distribute", |ctx| {
         scatterv_zeros::<f64>(ctx, root, &elements)?;
-        broadcast_zeros::<f64>(ctx, root, n * n, BroadcastAlgorithm::Auto)?;
+        let b = n.saturating_mul(n);
+        broadcast_zeros::<f64>(ctx, root, b, BroadcastAlgorithm::Auto)?;
         Ok::<_, KernelError>(())
     })?;
     ctx.charge_work(2.0 * rows[ctx.pid()] as f64 * square(n))?;

@@ -104,3 +104,24 @@ fn the_size_alone_is_refused_in_one_line_by_a_backend_that_computes() {
         }
     }
 }
+
+#[test]
+fn a_skeleton_whose_messages_overflow_is_a_one_line_error() {
+    // N^2 values do not fit a usize: the sizes saturate and the first collective refuses
+    // them, instead of overflowing (a panic in debug builds, wrong sizes in release ones).
+    let machine = common::machine(&[1.0, 2.0]);
+    let n = 5_000_000_000;
+    for kernel in [&MmKernel as &dyn Kernel, &Conv2dKernel] {
+        let err = kernel
+            .run(&[size_only(n)], &sim(SimEngine::Coroutines, true), &machine)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(&format!("a message of {} zero bytes", usize::MAX))
+                && err.contains("send less")
+                && !err.contains('\n'),
+            "{}: {err}",
+            kernel.name()
+        );
+    }
+}
