@@ -22,6 +22,11 @@
 //! | [`allreduce`] | 2 | reduce-scatter + allgather of balanced pieces, about `2 g r_s n + 2L` |
 //! | [`allgather`] | 1 | `g max_j r_j max(n_j (p - 1), n - n_j) + L` |
 //! | [`alltoall`], [`alltoallv`] | 1 | `g max_j r_j max(sum_k n_jk, sum_i n_ij) + L` |
+//!
+//! [`scatterv_zeros`], [`gatherv_zeros`], [`broadcast_zeros`] and [`alltoallv_zeros`] are
+//! their namesakes for a program that never reads the values (a sim skeleton run): the same
+//! supersteps, messages, costs and traces, with payloads that are lengths only, so they take
+//! no memory of the data's size.
 
 use bytemuck::Pod;
 use hetscale_model::hbsp as model;
@@ -82,6 +87,12 @@ fn resolve_root(ctx: &Ctx<'_>, root: Root) -> Result<usize> {
             ctx.nprocs() - 1
         ))),
     }
+}
+
+/// Bytes of `items` items of `T`; `usize::MAX` if that overflows (a zeros collective then
+/// refuses it).
+fn item_bytes<T>(items: usize) -> usize {
+    items.saturating_mul(std::mem::size_of::<T>())
 }
 
 fn bytes<T>(items: usize) -> f64 {
@@ -180,12 +191,7 @@ pub fn scatterv<T: Pod + Send>(
 ) -> Result<Collective<Vec<T>>> {
     let root = resolve_root(ctx, root)?;
     check_counts(ctx, "scatterv", counts)?;
-    let call = Call::Collective {
-        name: "scatterv",
-        root: Some(root),
-        shape: counts.to_vec(),
-        phase: 0,
-    };
+    let call = scatterv_call(root, counts);
     if ctx.pid() == root {
         let total: usize = counts.iter().sum();
         if total != data.len() {
@@ -206,6 +212,15 @@ pub fn scatterv<T: Pod + Send>(
     };
     let predicted_s = model::scatter_cost(ctx.cost_model(), root, &byte_counts::<T>(counts))?;
     Ok(Collective { value, predicted_s })
+}
+
+fn scatterv_call(root: usize, counts: &[usize]) -> Call {
+    Call::Collective {
+        name: "scatterv",
+        root: Some(root),
+        shape: counts.to_vec(),
+        phase: 0,
+    }
 }
 
 /// Root side of a scatter: one message per other node, empty ones included, so every node
@@ -299,12 +314,7 @@ fn gather_counts<T: Pod + Send>(
             data.len()
         )));
     }
-    let call = Call::Collective {
-        name,
-        root: Some(root),
-        shape: counts.to_vec(),
-        phase: 0,
-    };
+    let call = gather_call(name, root, counts);
     if ctx.pid() != root {
         ctx.send_internal(root, 0, 0, data.to_vec())?;
     }
@@ -316,6 +326,15 @@ fn gather_counts<T: Pod + Send>(
     };
     let predicted_s = model::gather_cost(ctx.cost_model(), root, &byte_counts::<T>(counts))?;
     Ok(Collective { value, predicted_s })
+}
+
+fn gather_call(name: &'static str, root: usize, counts: &[usize]) -> Call {
+    Call::Collective {
+        name,
+        root: Some(root),
+        shape: counts.to_vec(),
+        phase: 0,
+    }
 }
 
 /// Concatenates the received pieces with this node's own at position `own`, in pid order.
@@ -350,14 +369,9 @@ pub fn broadcast<T: Pod + Send>(
     algorithm: BroadcastAlgorithm,
 ) -> Result<Collective<Vec<T>>> {
     let root = resolve_root(ctx, root)?;
-    let call = Call::Collective {
-        name: "broadcast",
-        root: Some(root),
-        shape: vec![algorithm as usize],
-        phase: 0,
-    };
+    let call = broadcast_call(root, algorithm);
     if ctx.has_native_broadcast() && std::mem::size_of::<T>() > 0 {
-        return broadcast_natively(ctx, &call, root, data, algorithm);
+        return Ok(broadcast_natively(ctx, &call, root, Items::Values(data), algorithm)?.1);
     }
     let (tag, n, piece) = if ctx.pid() == root {
         let chosen = choose_broadcast::<T>(ctx, root, data.len(), algorithm)?;
@@ -389,6 +403,15 @@ pub fn broadcast<T: Pod + Send>(
         _ => broadcast_second_phase(ctx, root, &call, data, piece)?,
     };
     Ok(Collective { value, predicted_s })
+}
+
+fn broadcast_call(root: usize, algorithm: BroadcastAlgorithm) -> Call {
+    Call::Collective {
+        name: "broadcast",
+        root: Some(root),
+        shape: vec![algorithm as usize],
+        phase: 0,
+    }
 }
 
 fn choose_broadcast<T>(
@@ -650,11 +673,7 @@ fn exchange_blocks<T: Pod + Send>(
     counts: &[Vec<usize>],
 ) -> Result<Collective<Vec<Vec<T>>>> {
     let (p, me) = (ctx.nprocs(), ctx.pid());
-    if counts.len() != p || counts.iter().any(|row| row.len() != p) {
-        return Err(ctx.misuse(format!(
-            "{name}: counts must be a {p} x {p} matrix (one row per sending node)"
-        )));
-    }
+    check_square_counts(ctx, name, counts)?;
     let mine: Vec<usize> = blocks.iter().map(Vec::len).collect();
     if counts[me] != mine {
         return Err(ctx.misuse(format!(
@@ -662,12 +681,7 @@ fn exchange_blocks<T: Pod + Send>(
             counts[me]
         )));
     }
-    let call = Call::Collective {
-        name,
-        root: None,
-        shape: counts.concat(),
-        phase: 0,
-    };
+    let call = exchange_call(name, counts);
     for (to, block) in blocks
         .iter()
         .enumerate()
@@ -681,9 +695,184 @@ fn exchange_blocks<T: Pod + Send>(
         value[message.source] = message.data;
     }
     value[me] = blocks[me].clone();
-    let bytes_matrix: Vec<Vec<f64>> = counts.iter().map(|row| byte_counts::<T>(row)).collect();
-    let predicted_s = model::alltoall_cost(ctx.cost_model(), &bytes_matrix)?;
+    let predicted_s = alltoall_cost::<T>(ctx, counts)?;
     Ok(Collective { value, predicted_s })
+}
+
+fn check_square_counts(ctx: &Ctx<'_>, name: &str, counts: &[Vec<usize>]) -> Result<()> {
+    let p = ctx.nprocs();
+    if counts.len() != p || counts.iter().any(|row| row.len() != p) {
+        return Err(ctx.misuse(format!(
+            "{name}: counts must be a {p} x {p} matrix (one row per sending node)"
+        )));
+    }
+    Ok(())
+}
+
+fn exchange_call(name: &'static str, counts: &[Vec<usize>]) -> Call {
+    Call::Collective {
+        name,
+        root: None,
+        shape: counts.concat(),
+        phase: 0,
+    }
+}
+
+fn alltoall_cost<T>(ctx: &Ctx<'_>, counts: &[Vec<usize>]) -> Result<f64> {
+    let bytes_matrix: Vec<Vec<f64>> = counts.iter().map(|row| byte_counts::<T>(row)).collect();
+    Ok(model::alltoall_cost(ctx.cost_model(), &bytes_matrix)?)
+}
+
+// Collectives of zeros: for a program that never reads the values it moves (a sim skeleton
+// run). Each makes the supersteps, messages and calls of its namesake for the same counts, so
+// every backend charges and traces it bit for bit as the namesake, but every payload is a
+// length that owns no memory (see `Ctx::send_zeros`) and receivers learn only how many items
+// they would have received: memory does not grow with the data.
+
+/// [`scatterv`] of `counts[j]` items of `T` to each node `j`, without the items: returns
+/// this node's count.
+pub fn scatterv_zeros<T: Pod + Send>(
+    ctx: &mut Ctx<'_>,
+    root: Root,
+    counts: &[usize],
+) -> Result<Collective<usize>> {
+    let root = resolve_root(ctx, root)?;
+    check_counts(ctx, "scatterv", counts)?;
+    if ctx.pid() == root {
+        // As `send_pieces`: a message to every other node, empty ones included.
+        let total = counts.iter().sum::<usize>() as u64;
+        for (to, &count) in counts.iter().enumerate().filter(|&(to, _)| to != root) {
+            ctx.send_internal_zeros(to, 0, total, item_bytes::<T>(count))?;
+        }
+    }
+    ctx.sync_as(&scatterv_call(root, counts))?;
+    ctx.discard_internal();
+    let predicted_s = model::scatter_cost(ctx.cost_model(), root, &byte_counts::<T>(counts))?;
+    Ok(Collective {
+        value: counts[ctx.pid()],
+        predicted_s,
+    })
+}
+
+/// [`gatherv`] of `counts[j]` items of `T` from each node `j`, without the items: the root
+/// gets the total count, the other nodes `None`.
+pub fn gatherv_zeros<T: Pod + Send>(
+    ctx: &mut Ctx<'_>,
+    root: Root,
+    counts: &[usize],
+) -> Result<Collective<Option<usize>>> {
+    let root = resolve_root(ctx, root)?;
+    check_counts(ctx, "gatherv", counts)?;
+    let me = ctx.pid();
+    if me != root {
+        ctx.send_internal_zeros(root, 0, 0, item_bytes::<T>(counts[me]))?;
+    }
+    ctx.sync_as(&gather_call("gatherv", root, counts))?;
+    ctx.discard_internal();
+    let predicted_s = model::gather_cost(ctx.cost_model(), root, &byte_counts::<T>(counts))?;
+    Ok(Collective {
+        value: (me == root).then(|| counts.iter().sum()),
+        predicted_s,
+    })
+}
+
+/// [`broadcast`] of `n` items of `T` (`n` significant at the root only), without the items:
+/// returns `n` on every node.
+pub fn broadcast_zeros<T: Pod + Send>(
+    ctx: &mut Ctx<'_>,
+    root: Root,
+    n: usize,
+    algorithm: BroadcastAlgorithm,
+) -> Result<Collective<usize>> {
+    let root = resolve_root(ctx, root)?;
+    let call = broadcast_call(root, algorithm);
+    if ctx.pid() == root {
+        ctx.check_zeros(item_bytes::<T>(n))?;
+    }
+    if ctx.has_native_broadcast() && std::mem::size_of::<T>() > 0 {
+        let (n, sent) = broadcast_natively::<T>(ctx, &call, root, Items::Count(n), algorithm)?;
+        return Ok(Collective {
+            value: n,
+            predicted_s: sent.predicted_s,
+        });
+    }
+    let me = ctx.pid();
+    let (tag, n) = if me == root {
+        let tag = choose_broadcast::<T>(ctx, root, n, algorithm)?;
+        // As `broadcast_first_phase`: all items to each node, or each its balanced piece.
+        let split = ctx.shared_counts(n);
+        for to in (0..ctx.nprocs()).filter(|&to| to != root) {
+            let items = if tag == ONE_PHASE { n } else { split[to] };
+            ctx.send_internal_zeros(to, tag, n as u64, item_bytes::<T>(items))?;
+        }
+        ctx.sync_as(&call)?;
+        (tag, n)
+    } else {
+        ctx.sync_as(&call)?;
+        let n = ctx.internal_meta().unwrap_or(0) as usize;
+        match ctx.discard_internal()[..] {
+            [piece] => (piece.tag, n),
+            _ => {
+                return Err(
+                    ctx.misuse("broadcast: expected exactly one message from the root".into())
+                );
+            }
+        }
+    };
+    if tag == TWO_PHASE {
+        // As `broadcast_second_phase`: every node's non-empty piece to all but the root.
+        let piece = item_bytes::<T>(ctx.shared_counts(n)[me]);
+        if piece > 0 {
+            for to in (0..ctx.nprocs()).filter(|&to| to != root && to != me) {
+                ctx.send_internal_zeros(to, TWO_PHASE, 0, piece)?;
+            }
+        }
+        ctx.sync_as(&call.next_phase())?;
+        ctx.discard_internal();
+    }
+    let predicted_s = broadcast_cost::<T>(ctx, root, n, tag)?;
+    Ok(Collective {
+        value: n,
+        predicted_s,
+    })
+}
+
+/// [`alltoallv`] of `counts[i][j]` items of `T` from each node `i` to each node `j`,
+/// without the items: `value[i]` is how many node `i` sent here.
+pub fn alltoallv_zeros<T: Pod + Send>(
+    ctx: &mut Ctx<'_>,
+    counts: &[Vec<usize>],
+) -> Result<Collective<Vec<usize>>> {
+    check_square_counts(ctx, "alltoallv", counts)?;
+    let me = ctx.pid();
+    // As `exchange_blocks`: only non-empty blocks travel.
+    for (to, &count) in counts[me].iter().enumerate() {
+        if to != me && count > 0 {
+            ctx.send_internal_zeros(to, 0, 0, item_bytes::<T>(count))?;
+        }
+    }
+    ctx.sync_as(&exchange_call("alltoallv", counts))?;
+    ctx.discard_internal();
+    let predicted_s = alltoall_cost::<T>(ctx, counts)?;
+    Ok(Collective {
+        value: counts.iter().map(|row| row[me]).collect(),
+        predicted_s,
+    })
+}
+
+/// What a native broadcast's root moves: its values, or only how many (a broadcast of zeros).
+enum Items<'a, T> {
+    Values(&'a [T]),
+    Count(usize),
+}
+
+impl<T> Items<'_, T> {
+    fn len(&self) -> usize {
+        match self {
+            Self::Values(data) => data.len(),
+            Self::Count(n) => *n,
+        }
+    }
 }
 
 // Native collectives: on a backend with collectives of its own (MPI), a collective whose
@@ -764,28 +953,38 @@ fn scatter_traffic(ctx: &Ctx<'_>, root: usize, piece: impl Fn(usize) -> usize) -
 /// A broadcast by the backend's own collective; `algorithm` sets the predicted cost, what
 /// the trace counts and what sim charges (two-phase: two supersteps, the second moving
 /// nothing more).
+/// Returns the number of items the root broadcast and what this node received.
 fn broadcast_natively<T: Pod + Send>(
     ctx: &mut Ctx<'_>,
     call: &Call,
     root: usize,
-    data: &[T],
+    items: Items<'_, T>,
     algorithm: BroadcastAlgorithm,
-) -> Result<Collective<Vec<T>>> {
+) -> Result<(usize, Collective<Vec<T>>)> {
     let size = std::mem::size_of::<T>();
-    let (source, loads): (&[u8], Vec<Vec<Load>>) = if ctx.pid() == root {
-        let tag = choose_broadcast::<T>(ctx, root, data.len(), algorithm)?;
-        let pieces = broadcast_pieces::<T>(ctx, data.len(), tag);
-        (
-            bytemuck::cast_slice(data),
-            broadcast_loads(root, &pieces, tag),
-        )
+    let loads = if ctx.pid() == root {
+        let tag = choose_broadcast::<T>(ctx, root, items.len(), algorithm)?;
+        let pieces = broadcast_pieces::<T>(ctx, items.len(), tag);
+        broadcast_loads(root, &pieces, tag)
     } else {
-        (&[], Vec::new())
+        Vec::new()
     };
-    let native = Native::Broadcast {
-        root,
-        source,
-        loads: &loads,
+    let is_root = ctx.pid() == root;
+    let native = match items {
+        Items::Values(data) => Native::Broadcast {
+            root,
+            source: if is_root {
+                bytemuck::cast_slice(data)
+            } else {
+                &[]
+            },
+            loads: &loads,
+        },
+        Items::Count(n) => Native::BroadcastLength {
+            root,
+            bytes: if is_root { n * size } else { 0 },
+            loads: &loads,
+        },
     };
     let mut second = Traffic::default();
     let (announced, value) = ctx.sync_native(call, native, |ctx, bytes| {
@@ -808,7 +1007,7 @@ fn broadcast_natively<T: Pod + Send>(
         ctx.sync_as(&call.next_phase())?;
     }
     let predicted_s = broadcast_cost::<T>(ctx, root, n, tag)?;
-    Ok(Collective { value, predicted_s })
+    Ok((n, Collective { value, predicted_s }))
 }
 
 /// Bytes of the piece each node gets from the root in a broadcast's first superstep: all

@@ -284,12 +284,25 @@ impl<'a> Ctx<'a> {
     /// of `bytes` bytes; received, it reads as zeros (or is dropped unread with
     /// [`Ctx::discard_all`]).
     pub fn send_zeros(&mut self, to: usize, tag: u32, bytes: usize) -> Result<()> {
+        let zeros = self.zeros(bytes)?;
+        self.post_payload(to, tag, None, zeros)
+    }
+
+    /// A payload of `bytes` zero bytes that owns no memory.
+    fn zeros(&self, bytes: usize) -> Result<Box<dyn Payload>> {
+        self.check_zeros(bytes)?;
+        Ok(Box::new(Zeros(bytes)))
+    }
+
+    /// An error unless a message of `bytes` zero bytes can be sent (`usize::MAX` stands for
+    /// a length that overflowed).
+    pub(crate) fn check_zeros(&self, bytes: usize) -> Result<()> {
         if bytes > MAX_ZEROS {
             return Err(self.misuse(format!(
                 "a message of {bytes} zero bytes is longer than the {MAX_ZEROS} bytes send_zeros takes: send less"
             )));
         }
-        self.post_payload(to, tag, None, Box::new(Zeros(bytes)))
+        Ok(())
     }
 
     fn post<T: Pod + Send>(
@@ -318,7 +331,7 @@ impl<'a> Ctx<'a> {
                 p,
             }));
         }
-        self.recorder.sent(to, payload.bytes().len());
+        self.recorder.sent(to, payload.len());
         let (internal, meta) = (meta.is_some(), meta.unwrap_or(0));
         let envelope = Envelope {
             source: self.pid,
@@ -412,7 +425,7 @@ impl<'a> Ctx<'a> {
             self.pool.put(buffer);
         }
         for envelope in delivered {
-            self.recorder.received(envelope.payload.bytes().len());
+            self.recorder.received(envelope.payload.len());
             if envelope.internal {
                 self.internal.push_back(envelope);
             } else {
@@ -436,7 +449,7 @@ impl<'a> Ctx<'a> {
 
     /// Total payload bytes of the queued messages.
     pub fn queue_bytes(&self) -> usize {
-        self.queue.iter().map(|e| e.payload.bytes().len()).sum()
+        self.queue.iter().map(|e| e.payload.len()).sum()
     }
 
     /// Removes and returns the first queued message as a vector of `T` (HBSPlib
@@ -469,7 +482,7 @@ impl<'a> Ctx<'a> {
 
     fn check_payload<T: Pod>(&self, envelope: &Envelope) -> Result<()> {
         let size = std::mem::size_of::<T>();
-        let bytes = envelope.payload.bytes().len();
+        let bytes = envelope.payload.len();
         if size == 0 || bytes % size == 0 {
             return Ok(());
         }
@@ -552,6 +565,24 @@ impl<'a> Ctx<'a> {
         data: Vec<T>,
     ) -> Result<()> {
         self.post(to, tag, Some(meta), data)
+    }
+
+    /// Sends a collective's message of `bytes` zero bytes that owns no memory (see
+    /// [`Ctx::send_zeros`]), kept apart from the user's queue; `meta` travels with it.
+    pub(crate) fn send_internal_zeros(
+        &mut self,
+        to: usize,
+        tag: u32,
+        meta: u64,
+        bytes: usize,
+    ) -> Result<()> {
+        let zeros = self.zeros(bytes)?;
+        self.post_payload(to, tag, Some(meta), zeros)
+    }
+
+    /// Drops every message a collective received unread; returns what each was.
+    pub(crate) fn discard_internal(&mut self) -> Vec<MessageInfo> {
+        self.internal.drain(..).map(|e| e.info()).collect()
     }
 
     /// The meta of the first message a collective received.

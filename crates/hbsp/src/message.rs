@@ -31,6 +31,10 @@ pub struct MessageInfo {
 /// gets the vector back without a copy.
 pub(crate) trait Payload: Send {
     fn bytes(&self) -> &[u8];
+    /// Bytes of the payload, without reading them (a [`Zeros`] payload's are never made).
+    fn len(&self) -> usize {
+        self.bytes().len()
+    }
     /// Bytes the allocation can hold.
     fn capacity_bytes(&self) -> usize;
     fn as_any(&self) -> &dyn Any;
@@ -64,6 +68,10 @@ pub(crate) struct Zeros(pub usize);
 impl Payload for Zeros {
     fn bytes(&self) -> &[u8] {
         &zero_region(self.0)[..self.0]
+    }
+
+    fn len(&self) -> usize {
+        self.0
     }
 
     /// Nothing to reuse: the region is shared.
@@ -119,7 +127,7 @@ impl Envelope {
         MessageInfo {
             source: self.source,
             tag: self.tag,
-            bytes: self.payload.bytes().len(),
+            bytes: self.payload.len(),
         }
     }
 

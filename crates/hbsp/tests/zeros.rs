@@ -1,6 +1,9 @@
 //! `Ctx::send_zeros`: a message of a given size without a payload to build, which a skeleton
 //! run sends instead of its data, costs on every backend exactly what the data would.
 
+mod common;
+
+use hbsp::collectives::{self, BroadcastAlgorithm, Root};
 use hbsp::{Backend, HbspError, Platform};
 
 /// Node 0 sends node 1 `bytes` bytes, as zeros or as data, and node 1 takes what it got:
@@ -74,4 +77,104 @@ fn a_zeros_message_beyond_the_address_space_is_a_one_line_error() {
     .unwrap_err()
     .to_string();
     assert!(err.contains("send less") && !err.contains('\n'), "{err}");
+}
+
+/// Scatterv, broadcasts (both algorithms, three roots), an all-to-all and a gatherv of
+/// uneven counts, zero shares included, as values or as their `*_zeros` namesakes. Each node
+/// returns the item counts it got, in order.
+fn collectives(ctx: &mut hbsp::Ctx<'_>, zeros: bool) -> Result<Vec<usize>, HbspError> {
+    let (p, me) = (ctx.nprocs(), ctx.pid());
+    let counts: Vec<usize> = (0..p).map(|j| (j * 37) % 11 * 13).collect();
+    let values = |n: usize| vec![1.5f64; n];
+    let mut got = Vec::new();
+    let root = Root::Pid(2);
+    got.push(if zeros {
+        collectives::scatterv_zeros::<f64>(ctx, root, &counts)?.value
+    } else {
+        let data = if me == 2 {
+            values(counts.iter().sum())
+        } else {
+            Vec::new()
+        };
+        collectives::scatterv(ctx, root, &data, &counts)?
+            .value
+            .len()
+    });
+    for (root, algorithm, n) in [
+        (3, BroadcastAlgorithm::OnePhase, 1001),
+        (7, BroadcastAlgorithm::TwoPhase, 1001),
+        (9, BroadcastAlgorithm::Auto, 5),
+        (0, BroadcastAlgorithm::Auto, 50_000),
+    ] {
+        let root = Root::Pid(root);
+        got.push(if zeros {
+            let n = if Root::Pid(me) == root { n } else { 0 };
+            collectives::broadcast_zeros::<f64>(ctx, root, n, algorithm)?.value
+        } else {
+            let data = if Root::Pid(me) == root {
+                values(n)
+            } else {
+                Vec::new()
+            };
+            collectives::broadcast(ctx, root, &data, algorithm)?
+                .value
+                .len()
+        });
+    }
+    let matrix: Vec<Vec<usize>> = (0..p)
+        .map(|i| (0..p).map(|k| (i + 2 * k) % 4 * 10).collect())
+        .collect();
+    got.extend(if zeros {
+        collectives::alltoallv_zeros::<f64>(ctx, &matrix)?.value
+    } else {
+        let blocks: Vec<Vec<f64>> = matrix[me].iter().map(|&c| values(c)).collect();
+        let received = collectives::alltoallv(ctx, &blocks, &matrix)?.value;
+        received.iter().map(Vec::len).collect()
+    });
+    let root = Root::Pid(4);
+    got.push(if zeros {
+        collectives::gatherv_zeros::<f64>(ctx, root, &counts)?
+            .value
+            .unwrap_or(0)
+    } else {
+        let gathered = collectives::gatherv(ctx, root, &values(counts[me]), &counts)?;
+        gathered.value.map_or(0, |v| v.len())
+    });
+    Ok(got)
+}
+
+/// The `*_zeros` collectives move no values, yet every sim engine charges and traces them
+/// exactly as their namesakes moving the data, with the trace on and off, on the HBSP^1
+/// model and on a machine model of measured collectives; each node learns the counts the
+/// data would have had.
+#[test]
+fn zeros_collectives_cost_and_trace_what_their_namesakes_do_bit_for_bit() {
+    let uneven = common::machine(&common::uneven(10));
+    let sunwulf = Platform::load("sunwulf")
+        .unwrap()
+        .select(&"server:1,sunblade:5,sunfire:4".parse().unwrap())
+        .unwrap();
+    for machine in [&uneven, &sunwulf] {
+        for no_trace in [false, true] {
+            let options = hbsp::SimOptions {
+                work: hbsp::WorkCharge::Declared,
+                no_trace,
+                ..hbsp::SimOptions::default()
+            };
+            for backend in common::sim_engines(options) {
+                let run = |zeros| hbsp::run(&backend, machine, |ctx| collectives(ctx, zeros));
+                let (data, sizes) = (run(false).unwrap(), run(true).unwrap());
+                let what = format!("{} nodes, no_trace {no_trace}, {backend}", machine.p());
+                assert_eq!(
+                    sizes.elapsed_s.to_bits(),
+                    data.elapsed_s.to_bits(),
+                    "{what}"
+                );
+                assert_eq!(sizes.costs, data.costs, "{what}");
+                assert_eq!(sizes.trace, data.trace, "{what}");
+                assert_eq!(sizes.results, data.results, "{what}");
+                assert!(data.elapsed_s > 0.0 && data.costs.len() >= 8, "{what}");
+            }
+        }
+    }
 }

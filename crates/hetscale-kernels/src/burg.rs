@@ -43,6 +43,10 @@
 //! `redundant` the repeated scalar work paced by the slowest node; neither term depends on
 //! `N` beyond the rounding of the blocks. Sequential fraction `K (K + 1) / W` (the Levinson
 //! steps).
+//!
+//! Skeleton runs (sim with the compute blocks skipped) hold no sample: every node knows only
+//! its block's bounds, the shifted values are zeros and [`BurgKernel::skeleton_inputs`] gives
+//! the size alone, so their memory does not grow with `N`.
 
 use hbsp::collectives::allreduce;
 use hbsp::{Backend, Ctx, Machine};
@@ -53,7 +57,8 @@ use crate::charges::{self, Charges, IDLE};
 use crate::error::{KernelError, Result, invalid};
 use crate::input::ar2_series;
 use crate::kernel::{
-    Kernel, KernelRun, Overhead, Verification, root_result, skeleton, speeds, timed_run,
+    Kernel, KernelRun, Overhead, Verification, root_result, size_only, skeleton, skeleton_size,
+    speeds, timed_run,
 };
 use crate::partition::{block_counts, efficiency_detail, offsets};
 use crate::verify::relative_max_error;
@@ -177,7 +182,26 @@ impl Kernel for BurgKernel {
         Ok(vec![Array::vector("x", ar2_series(n, seed))])
     }
 
+    /// The size alone: a skeleton run reads no sample.
+    fn skeleton_inputs(&self, n: usize, _seed: u64) -> Result<Vec<Array>> {
+        check_order(n, self.order)?;
+        Ok(vec![size_only(n)])
+    }
+
+    /// Per node its model, as [`Kernel::memory_per_node`] counts it without the samples:
+    /// nothing of size `N`.
+    fn skeleton_bytes(&self, n: usize, machine: &Machine) -> Result<Option<f64>> {
+        let model = 2.0 * self.order as f64 * F64;
+        Ok(Some(
+            machine.p() as f64 * model + self.overhead_bytes(n, machine)?,
+        ))
+    }
+
     fn run(&self, inputs: &[Array], backend: &Backend, machine: &Machine) -> Result<KernelRun> {
+        if let Some(n) = skeleton_size("burg", inputs, backend, "x")? {
+            check_order(n, self.order)?;
+            return execute(None, n, self.order, backend, machine);
+        }
         let [x] = expect_arrays("burg", inputs, &["x"])? else {
             unreachable!("expect_arrays checked the count")
         };
@@ -185,24 +209,36 @@ impl Kernel for BurgKernel {
     }
 }
 
-/// Fits an AR model of `order` to `x` on `machine` and verifies the coefficients.
+/// Fits an AR model of `order` to `x` on `machine` and verifies the coefficients (a
+/// skeleton run reads no sample).
 pub fn fit(x: &[f64], order: usize, backend: &Backend, machine: &Machine) -> Result<KernelRun> {
     let n = x.len();
     check_order(n, order)?;
-    let skeleton = skeleton(backend);
-    let timed = timed_run(backend, machine, |ctx| {
-        node_program(ctx, x, order, skeleton)
-    })?;
+    execute(Some(x), n, order, backend, machine)
+}
+
+/// Fits at size `n`: to `series` (then `phi` is checked), or in a skeleton run to a series
+/// of `n` samples that is never made.
+fn execute(
+    series: Option<&[f64]>,
+    n: usize,
+    order: usize,
+    backend: &Backend,
+    machine: &Machine,
+) -> Result<KernelRun> {
+    let series = series.filter(|_| !skeleton(backend));
+    let timed = timed_run(backend, machine, |ctx| node_program(ctx, series, n, order))?;
     let phi = root_result(timed.results)?;
-    let verification = if timed.compute_skipped {
-        Verification::skipped()
-    } else {
-        let reference = sequential(x, order)?;
-        Verification::new(
-            "max |phi - phi_seq| / max |phi_seq| against sequential Burg",
-            relative_max_error(&phi, &reference, |a, b| (a - b).abs()),
-            1e-9,
-        )
+    let verification = match series {
+        Some(x) if !timed.compute_skipped => {
+            let reference = sequential(x, order)?;
+            Verification::new(
+                "max |phi - phi_seq| / max |phi_seq| against sequential Burg",
+                relative_max_error(&phi, &reference, |a, b| (a - b).abs()),
+                1e-9,
+            )
+        }
+        _ => Verification::skipped(),
     };
     Ok(KernelRun {
         kernel: "burg",
@@ -265,9 +301,10 @@ fn levinson(a: &mut Vec<f64>, k: f64) {
     a.push(k);
 }
 
-/// A node's block of the forward and backward prediction errors.
+/// A node's block of the forward and backward prediction errors (none in a skeleton run).
 struct Block {
     start: usize,
+    len: usize,
     f: Vec<f64>,
     b: Vec<f64>,
     /// `b(start - 1)` received from the previous holder.
@@ -276,7 +313,7 @@ struct Block {
 
 impl Block {
     fn end(&self) -> usize {
-        self.start + self.f.len()
+        self.start + self.len
     }
 
     /// `b(i - 1)` for a global index `i` of this block.
@@ -314,22 +351,24 @@ impl Block {
     }
 }
 
-/// The node's part; with `skeleton` (compute blocks skipped) the reflection coefficients are
-/// taken as 0 instead of checked.
+/// The node's part on the `n` samples of `series`; without a series (a skeleton run, compute
+/// blocks skipped) the shifted values are zeros and the reflection coefficients are taken
+/// as 0 instead of checked.
 fn node_program(
     ctx: &mut Ctx<'_>,
-    x: &[f64],
+    series: Option<&[f64]>,
+    n: usize,
     order: usize,
-    skeleton: bool,
 ) -> Result<Option<Vec<f64>>> {
     let (me, p) = (ctx.pid(), ctx.nprocs());
     let is_root = me == ctx.rank(1)?;
-    let counts = ctx.balanced_counts(x.len());
-    let start = offsets(&counts)[me];
+    let counts = ctx.balanced_counts(n);
+    let (start, len) = (offsets(&counts)[me], counts[me]);
     // The node's own block: the series is distributed before the program starts.
-    let own = x[start..start + counts[me]].to_vec();
+    let own = series.map_or_else(Vec::new, |x| x[start..start + len].to_vec());
     let mut block = Block {
         start,
+        len,
         f: own.clone(),
         b: own,
         before: 0.0,
@@ -337,8 +376,8 @@ fn node_program(
     let next_holder = (me + 1..p).find(|&j| counts[j] > 0);
     let mut a = Vec::with_capacity(order);
     for m in 1..=order {
-        if let (Some(to), Some(&last)) = (next_holder, block.b.last()) {
-            ctx.send(to, 0, &[last])?;
+        if let Some(to) = next_holder.filter(|_| len > 0) {
+            ctx.send(to, 0, &[block.b.last().copied().unwrap_or(0.0)])?;
         }
         ctx.sync()?;
         if let Some(message) = ctx.recv::<f64>()? {
@@ -347,10 +386,9 @@ fn node_program(
         let active = block.active(m) as f64;
         let partial = ctx.compute(6.0 * active, || block.sums(m))?;
         let [num, den] = global_sum(ctx, &partial)?;
-        let k = if skeleton {
-            0.0
-        } else {
-            reflection(num, den, m)?
+        let k = match series {
+            Some(_) => reflection(num, den, m)?,
+            None => 0.0,
         };
         ctx.compute(2.0 + 2.0 * (m - 1) as f64, || levinson(&mut a, k))?;
         ctx.compute(4.0 * active, || block.update(m, k))?;

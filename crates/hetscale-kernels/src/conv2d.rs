@@ -20,10 +20,17 @@
 //!
 //! Overhead model (exact): scatter of both images, two all-to-alls, gather, each superstep
 //! with its barrier, plus the idle time of integer row counts; no sequential part.
+//!
+//! Skeleton runs (sim with the compute blocks skipped) hold no image and plan no transform:
+//! the scatter, the transposes and the gather move sizes only (`hbsp`'s `*_zeros`
+//! collectives, charged like the data), and [`Conv2dKernel::skeleton_inputs`] gives the size
+//! alone, so their memory does not grow with `N^2`.
 
 use std::sync::Arc;
 
-use hbsp::collectives::{Root, alltoallv, gatherv, scatterv};
+use hbsp::collectives::{
+    Root, alltoallv, alltoallv_zeros, gatherv, gatherv_zeros, scatterv, scatterv_zeros,
+};
 use hbsp::{Backend, Ctx, Machine};
 use num_complex::Complex64;
 use rustfft::{Fft, FftPlanner};
@@ -32,7 +39,10 @@ use crate::array::{Array, expect_arrays};
 use crate::charges::{self, Charges, IDLE};
 use crate::error::{Result, check_size, invalid};
 use crate::input::{Stream, complex_matrix};
-use crate::kernel::{Kernel, KernelRun, Overhead, Verification, root_result, speeds, timed_run};
+use crate::kernel::{
+    Kernel, KernelRun, Overhead, Verification, root_result, size_only, skeleton, skeleton_size,
+    speeds, timed_run,
+};
 use crate::matrix::ComplexMatrix;
 use crate::partition::{block_counts, efficiency_detail, offsets};
 use crate::verify::relative_max_error;
@@ -151,7 +161,27 @@ impl Kernel for Conv2dKernel {
         ])
     }
 
+    /// The size alone: a skeleton run moves sizes and reads no value.
+    fn skeleton_inputs(&self, n: usize, _seed: u64) -> Result<Vec<Array>> {
+        check_size("N", n, 1)?;
+        Ok(vec![size_only(n)])
+    }
+
+    /// Per node its row counts, the all-to-alls' `p x p` counts and its trace: nothing of
+    /// size `N^2`.
+    fn skeleton_bytes(&self, n: usize, machine: &Machine) -> Result<Option<f64>> {
+        let p = machine.p() as f64;
+        let transpose_counts = 2.0 * p * p * 8.0;
+        let trace = crate::mm::skeleton_trace_bytes(5.0, machine);
+        Ok(Some(
+            p * transpose_counts + trace + self.overhead_bytes(n, machine)?,
+        ))
+    }
+
     fn run(&self, inputs: &[Array], backend: &Backend, machine: &Machine) -> Result<KernelRun> {
+        if let Some(n) = skeleton_size("conv2d", inputs, backend, "X and Y")? {
+            return execute(None, n, backend, machine);
+        }
         let [x, y] = expect_arrays("conv2d", inputs, &["X", "Y"])? else {
             unreachable!("expect_arrays checked the count")
         };
@@ -164,7 +194,8 @@ impl Kernel for Conv2dKernel {
     }
 }
 
-/// Runs the circular convolution of `x` and `y` on `machine` and verifies it.
+/// Runs the circular convolution of `x` and `y` on `machine` and verifies it (a skeleton
+/// run moves sizes only).
 pub fn convolve(
     x: &ComplexMatrix,
     y: &ComplexMatrix,
@@ -179,22 +210,43 @@ pub fn convolve(
             y.cols()
         )));
     }
-    let timed = timed_run(backend, machine, |ctx| node_program(ctx, x, y, n))?;
-    let d = ComplexMatrix::new(n, n, root_result(timed.results)?)?;
-    let verification = Verification::unless_skipped(timed.compute_skipped, || {
-        let reference = sequential(x, y);
-        Verification::new(
-            "max |D - D_seq| / max |D_seq| against a sequential FFT convolution",
-            relative_max_error(d.as_slice(), reference.as_slice(), |a, b| (a - b).norm()),
-            1e-10,
-        )
-    });
+    execute(Some((x, y)), n, backend, machine)
+}
+
+/// Convolves at size `n`: `images` (then `D` is checked), or in a skeleton run sizes alone.
+fn execute(
+    images: Option<(&ComplexMatrix, &ComplexMatrix)>,
+    n: usize,
+    backend: &Backend,
+    machine: &Machine,
+) -> Result<KernelRun> {
+    let (d, verification, trace, time_s) = match images.filter(|_| !skeleton(backend)) {
+        Some((x, y)) => {
+            let timed = timed_run(backend, machine, |ctx| node_program(ctx, x, y, n))?;
+            let d = ComplexMatrix::new(n, n, root_result(timed.results)?)?;
+            let verification = Verification::unless_skipped(timed.compute_skipped, || {
+                let reference = sequential(x, y);
+                Verification::new(
+                    "max |D - D_seq| / max |D_seq| against a sequential FFT convolution",
+                    relative_max_error(d.as_slice(), reference.as_slice(), |a, b| (a - b).norm()),
+                    1e-10,
+                )
+            });
+            (d, verification, timed.trace, timed.time_s)
+        }
+        None => {
+            let timed = timed_run(backend, machine, |ctx| skeleton_program(ctx, n))?;
+            // No D of N^2 values.
+            let d = ComplexMatrix::new(0, 0, Vec::new())?;
+            (d, Verification::skipped(), timed.trace, timed.time_s)
+        }
+    };
     Ok(KernelRun {
         kernel: "conv2d",
         n,
         p: machine.p(),
         work: work(n),
-        time_s: timed.time_s,
+        time_s,
         cluster_speed: machine.cluster_speed(),
         speed_unit: machine.speed_unit().to_owned(),
         result: Array::complex_matrix("D", d),
@@ -203,7 +255,7 @@ pub fn convolve(
             &block_counts(n, &speeds(machine))?,
             &speeds(machine),
         )],
-        trace: timed.trace,
+        trace,
     })
 }
 
@@ -265,12 +317,14 @@ impl Plan {
         fft: &Arc<dyn Fft<f64>>,
         data: &mut [Complex64],
     ) -> Result<()> {
-        let ffts = data.len() / self.n.max(1);
-        ctx.compute(ffts as f64 * fft_ops(self.n) * self.work_per_flop, || {
-            if !data.is_empty() {
-                fft.process(data);
-            }
-        })?;
+        ctx.compute(
+            transform_ops(self.n, data.len(), self.work_per_flop),
+            || {
+                if !data.is_empty() {
+                    fft.process(data);
+                }
+            },
+        )?;
         Ok(())
     }
 
@@ -297,14 +351,7 @@ impl Plan {
                 block
             })
             .collect();
-        let counts: Vec<Vec<usize>> = (0..p)
-            .map(|i| {
-                (0..p)
-                    .map(|k| images * self.counts[i] * self.counts[k])
-                    .collect()
-            })
-            .collect();
-        let received = alltoallv(ctx, &blocks, &counts)?.value;
+        let received = alltoallv(ctx, &blocks, &transpose_counts(&self.counts, images))?.value;
         let mut out = vec![Complex64::default(); images * mine * n];
         for (i, block) in received.iter().enumerate() {
             let rows_i = self.counts[i];
@@ -316,6 +363,26 @@ impl Plan {
         }
         Ok(out)
     }
+}
+
+/// Operations declared for transforming `values` values as rows of length `n`.
+fn transform_ops(n: usize, values: usize, work_per_flop: f64) -> f64 {
+    let ffts = values / n.max(1);
+    ffts as f64 * fft_ops(n) * work_per_flop
+}
+
+/// Items node `i` sends node `k` in a transpose of `images` stacked images in row blocks of
+/// `counts`.
+fn transpose_counts(counts: &[usize], images: usize) -> Vec<Vec<usize>> {
+    counts
+        .iter()
+        .map(|&rows_i| {
+            counts
+                .iter()
+                .map(|&rows_k| rows_i.saturating_mul(rows_k).saturating_mul(images))
+                .collect()
+        })
+        .collect()
 }
 
 fn node_program(
@@ -375,4 +442,35 @@ fn pack_two_images(x: &ComplexMatrix, y: &ComplexMatrix, counts: &[usize]) -> Ve
         }
     }
     packed
+}
+
+/// [`node_program`] on sizes alone: the same collectives and declared work, no image and
+/// no transform planned.
+fn skeleton_program(ctx: &mut Ctx<'_>, n: usize) -> Result<()> {
+    let counts = ctx.balanced_counts(n);
+    let work_per_flop = work_per_flop(n);
+    let root = Root::Fastest;
+    // Saturated sizes (an absurd N) are refused by the collectives, in one line.
+    let values = counts[ctx.pid()].saturating_mul(n);
+    let transform = |values| transform_ops(n, values, work_per_flop);
+    let two_images: Vec<usize> = counts
+        .iter()
+        .map(|r| r.saturating_mul(n).saturating_mul(2))
+        .collect();
+    ctx.phase("distribute", |ctx| {
+        scatterv_zeros::<Complex64>(ctx, root, &two_images)
+    })?;
+    ctx.charge_work(transform(values.saturating_mul(2)))?;
+    alltoallv_zeros::<Complex64>(ctx, &transpose_counts(&counts, 2))?;
+    ctx.charge_work(transform(values.saturating_mul(2)))?;
+    ctx.charge_work(6.0 * values as f64 * work_per_flop)?;
+    ctx.charge_work(transform(values))?;
+    alltoallv_zeros::<Complex64>(ctx, &transpose_counts(&counts, 1))?;
+    ctx.charge_work(transform(values))?;
+    ctx.charge_work(2.0 * values as f64 * work_per_flop)?;
+    let elements: Vec<usize> = counts.iter().map(|r| r.saturating_mul(n)).collect();
+    ctx.phase("collect", |ctx| {
+        gatherv_zeros::<Complex64>(ctx, root, &elements)
+    })?;
+    Ok(())
 }

@@ -40,8 +40,16 @@
 //! owner; without, the broadcasts of `N - i` and of 1 value and the barrier ending the
 //! elimination) + gather, each superstep with its barrier, plus the idle time of each step's
 //! uneven remaining rows; sequential fraction `N^2 / flops` (back substitution on the root).
+//!
+//! Skeleton runs (sim with the compute blocks skipped) hold no row: the scatter, the pivot
+//! rows' broadcasts and the gather move sizes only (`hbsp`'s `*_zeros` collectives, charged
+//! like the data), pivots are taken in natural order, and [`GeKernel::skeleton_inputs`] gives
+//! the size alone, so their memory does not grow with `N^2`.
 
-use hbsp::collectives::{BroadcastAlgorithm, Root, allreduce, broadcast, gatherv, scatterv};
+use hbsp::collectives::{
+    BroadcastAlgorithm, Root, allreduce, broadcast, broadcast_zeros, gatherv, gatherv_zeros,
+    scatterv, scatterv_zeros,
+};
 use hbsp::{Backend, Ctx, Machine};
 use hetscale_model::hbsp::Traffic;
 
@@ -50,7 +58,8 @@ use crate::charges::{self, Charges, IDLE};
 use crate::error::{KernelError, Result, check_size, invalid};
 use crate::input::{Stream, matrix, uniform};
 use crate::kernel::{
-    Kernel, KernelRun, Overhead, Verification, root_result, skeleton, speeds, timed_run,
+    Kernel, KernelRun, Overhead, Verification, root_result, size_only, skeleton, skeleton_size,
+    speeds, timed_run,
 };
 use crate::matrix::Matrix;
 use crate::partition::{cyclic_owners, efficiency_detail};
@@ -148,16 +157,7 @@ impl Kernel for GeKernel {
     /// Row counts are the cyclic distribution's totals, which the speeds' integer shares give
     /// within one row (the owners of all `N` rows are not built: `N` may be absurd here).
     fn memory_per_node(&self, n: usize, machine: &Machine) -> Result<Vec<f64>> {
-        // Up to four supersteps per step with pivoting (the allreduce's two and a two-phase
-        // broadcast's) and five without (two broadcasts, each two-phase at worst, and the
-        // barrier), and a flow to every node in the allreduce's second superstep or the
-        // second broadcast and in a two-phase broadcast (measured: 2.6 kB per node and step
-        // at p = 64).
-        let supersteps_per_step = match self.pivoting {
-            Pivoting::Partial => 4.0,
-            Pivoting::None => 5.0,
-        };
-        let trace_bytes_per_step = supersteps_per_step * 256.0 + 2.0 * 24.0 * machine.p() as f64;
+        let trace_bytes_per_step = self.trace_bytes_per_step(machine);
         let shares = hetscale_model::hbsp::integer_shares(n, &speeds(machine))?;
         let root = machine.ranking()[0];
         let (nf, width) = (n as f64, n as f64 + 1.0);
@@ -212,12 +212,48 @@ impl Kernel for GeKernel {
         ])
     }
 
+    /// The size alone: a skeleton run moves sizes and reads no value.
+    fn skeleton_inputs(&self, n: usize, _seed: u64) -> Result<Vec<Array>> {
+        check_size("N", n, 1)?;
+        Ok(vec![size_only(n)])
+    }
+
+    /// Per node its rows' indices and flags, the pivot order and its trace; the owners of
+    /// the rows and `x`: nothing of size `N^2`.
+    fn skeleton_bytes(&self, n: usize, machine: &Machine) -> Result<Option<f64>> {
+        let (nf, p) = (n as f64, machine.p() as f64);
+        let per_node = nf * self.trace_bytes_per_step(machine) + 2.0 * F64 * nf;
+        let shared = 3.0 * F64 * nf;
+        Ok(Some(
+            p * per_node + shared + self.overhead_bytes(n, machine)?,
+        ))
+    }
+
     fn run(&self, inputs: &[Array], backend: &Backend, machine: &Machine) -> Result<KernelRun> {
+        if let Some(n) = skeleton_size("ge", inputs, backend, "A and b")? {
+            return execute(None, n, self.pivoting, backend, machine);
+        }
         let [a, b] = expect_arrays("ge", inputs, &["A", "b"])? else {
             unreachable!("expect_arrays checked the count")
         };
         let a = a.to_square_matrix()?;
         solve(&a, &b.to_vector(1)?, self.pivoting, backend, machine)
+    }
+}
+
+impl GeKernel {
+    /// Bytes of a node's trace per elimination step.
+    fn trace_bytes_per_step(&self, machine: &Machine) -> f64 {
+        // Up to four supersteps per step with pivoting (the allreduce's two and a two-phase
+        // broadcast's) and five without (two broadcasts, each two-phase at worst, and the
+        // barrier), and a flow to every node in the allreduce's second superstep or the
+        // second broadcast and in a two-phase broadcast (measured: 2.6 kB per node and step
+        // at p = 64).
+        let supersteps_per_step = match self.pivoting {
+            Pivoting::Partial => 4.0,
+            Pivoting::None => 5.0,
+        };
+        supersteps_per_step * 256.0 + 2.0 * 24.0 * machine.p() as f64
     }
 }
 
@@ -413,7 +449,8 @@ fn make_diagonally_dominant(a: &mut Matrix) {
     }
 }
 
-/// Solves `A x = b` on `machine` and verifies the residual.
+/// Solves `A x = b` on `machine` and verifies the residual (a skeleton run moves sizes
+/// only).
 pub fn solve(
     a: &Matrix,
     b: &[f64],
@@ -428,10 +465,21 @@ pub fn solve(
             b.len()
         )));
     }
+    execute(Some((a, b)), n, pivoting, backend, machine)
+}
+
+/// Solves at size `n`: `A x = b` for `system` (then the residual is checked), or in a
+/// skeleton run on sizes alone.
+fn execute(
+    system: Option<(&Matrix, &[f64])>,
+    n: usize,
+    pivoting: Pivoting,
+    backend: &Backend,
+    machine: &Machine,
+) -> Result<KernelRun> {
     let owners = cyclic_owners(n, &speeds(machine))?;
     let problem = Problem {
-        a,
-        b,
+        system: system.filter(|_| !skeleton(backend)),
         elimination: Elimination {
             n,
             owners: &owners,
@@ -442,10 +490,9 @@ pub fn solve(
     };
     let timed = timed_run(backend, machine, |ctx| problem.node_program(ctx))?;
     let x = root_result(timed.results)?;
-    let (verification, residual) = if timed.compute_skipped {
-        (Verification::skipped(), f64::NAN)
-    } else {
-        residual_check(a, b, &x)
+    let (verification, residual) = match problem.system {
+        Some((a, b)) if !timed.compute_skipped => residual_check(a, b, &x),
+        _ => (Verification::skipped(), f64::NAN),
     };
     Ok(KernelRun {
         kernel: "ge",
@@ -496,8 +543,8 @@ pub(crate) fn residual_check(a: &Matrix, b: &[f64], x: &[f64]) -> (Verification,
 
 /// `ge`'s program: the root scatters the rows of `[A | b]`, then [`Elimination::solve`].
 struct Problem<'a> {
-    a: &'a Matrix,
-    b: &'a [f64],
+    /// `A` and `b`; `None` in a skeleton run, which moves sizes only.
+    system: Option<(&'a Matrix, &'a [f64])>,
     elimination: Elimination<'a>,
 }
 
@@ -532,33 +579,42 @@ impl LocalRows {
             data,
         }
     }
+
+    /// The rows `global` without their values, for a skeleton run.
+    fn without_values(global: Vec<usize>) -> Self {
+        Self::new(global, Vec::new())
+    }
 }
 
 impl Problem<'_> {
     fn node_program(&self, ctx: &mut Ctx<'_>) -> Result<Option<Vec<f64>>> {
-        let root = ctx.rank(1)?;
+        let root = Root::Pid(ctx.rank(1)?);
         let elimination = &self.elimination;
         let counts = elimination.counts(ctx.nprocs());
-        let packed = if ctx.pid() == root {
-            self.pack_by_owner(ctx.nprocs())
+        let global = elimination.rows_of(ctx.pid());
+        let Some((a, b)) = self.system else {
+            ctx.phase("distribute", |ctx| {
+                scatterv_zeros::<f64>(ctx, root, &counts)
+            })?;
+            return elimination.solve(ctx, LocalRows::without_values(global));
+        };
+        let packed = if Root::Pid(ctx.pid()) == root {
+            self.pack_by_owner(a, b, ctx.nprocs())
         } else {
             Vec::new()
         };
-        let data = ctx.phase("distribute", |ctx| {
-            scatterv(ctx, Root::Pid(root), &packed, &counts)
-        })?;
-        let rows = LocalRows::new(elimination.rows_of(ctx.pid()), data.value);
-        elimination.solve(ctx, rows)
+        let data = ctx.phase("distribute", |ctx| scatterv(ctx, root, &packed, &counts))?;
+        elimination.solve(ctx, LocalRows::new(global, data.value))
     }
 
     /// `[A | b]` rows grouped by owner, each group in ascending row order.
-    fn pack_by_owner(&self, p: usize) -> Vec<f64> {
+    fn pack_by_owner(&self, a: &Matrix, b: &[f64], p: usize) -> Vec<f64> {
         let n = self.elimination.n;
         let mut packed = Vec::with_capacity(n * (n + 1));
         for pid in 0..p {
             for i in self.elimination.rows_of(pid) {
-                packed.extend_from_slice(self.a.row(i));
-                packed.push(self.b[i]);
+                packed.extend_from_slice(a.row(i));
+                packed.push(b[i]);
             }
         }
         packed
@@ -603,6 +659,15 @@ impl Elimination<'_> {
             Ok::<_, KernelError>(())
         })?;
         pivots.push(last_remaining(self.n, &pivots));
+        if self.skeleton {
+            let gathered = ctx.phase("collect", |ctx| {
+                gatherv_zeros::<f64>(ctx, Root::Pid(root), &counts)
+            })?;
+            return match gathered.value {
+                Some(_) => Ok(Some(self.skip_back_substitution(ctx)?)),
+                None => Ok(None),
+            };
+        }
         let gathered = ctx.phase("collect", |ctx| {
             gatherv(ctx, Root::Pid(root), &rows.data, &counts)
         })?;
@@ -619,7 +684,9 @@ impl Elimination<'_> {
         let width = self.width();
         // Comparisons, not flops (W excludes them), so no compute block.
         let mut candidate = [-1.0, -1.0];
-        for (k, &g) in rows.global.iter().enumerate() {
+        // A skeleton's rows hold no values: it searches nothing.
+        let searched = if self.skeleton { &[][..] } else { &rows.global };
+        for (k, &g) in searched.iter().enumerate() {
             let v = rows.data[k * width + i].abs();
             if rows.remaining[k] && v > candidate[0] {
                 candidate = [v, g as f64];
@@ -653,17 +720,23 @@ impl Elimination<'_> {
     ) -> Result<Vec<f64>> {
         let owner = self.owners[pivot_row];
         let width = self.width();
-        let segment = if ctx.pid() == owner {
+        let mine = (ctx.pid() == owner).then(|| {
             let k = rows
                 .global
                 .binary_search(&pivot_row)
                 .expect("the owner holds its row");
             rows.remaining[k] = false;
-            rows.data[k * width + i..(k + 1) * width].to_vec()
-        } else {
-            Vec::new()
-        };
+            k
+        });
         let root = Root::Pid(owner);
+        if self.skeleton {
+            self.broadcast_pivot_size(ctx, root, width - i)?;
+            return Ok(Vec::new());
+        }
+        let segment = match mine {
+            Some(k) => rows.data[k * width + i..(k + 1) * width].to_vec(),
+            None => Vec::new(),
+        };
         let pivot = match self.pivoting {
             Pivoting::Partial => broadcast(ctx, root, &segment, BroadcastAlgorithm::Auto)?.value,
             Pivoting::None => {
@@ -673,13 +746,30 @@ impl Elimination<'_> {
                 pivot
             }
         };
-        if pivot[0] == 0.0 && !self.skeleton {
+        if pivot[0] == 0.0 {
             return Err(singular(i));
         }
-        if !pivot[0].is_finite() && !self.skeleton {
+        if !pivot[0].is_finite() {
             return Err(not_finite(i));
         }
         Ok(pivot)
+    }
+
+    /// [`Elimination::broadcast_pivot`]'s broadcasts of a pivot row of `len` values, as
+    /// sizes only.
+    fn broadcast_pivot_size(&self, ctx: &mut Ctx<'_>, root: Root, len: usize) -> Result<()> {
+        let auto = BroadcastAlgorithm::Auto;
+        match self.pivoting {
+            Pivoting::Partial => {
+                broadcast_zeros::<f64>(ctx, root, len, auto)?;
+            }
+            Pivoting::None => {
+                let a_part = len.saturating_sub(1);
+                broadcast_zeros::<f64>(ctx, root, a_part, auto)?;
+                broadcast_zeros::<f64>(ctx, root, len - a_part, auto)?;
+            }
+        }
+        Ok(())
     }
 
     fn eliminate(
@@ -708,6 +798,13 @@ impl Elimination<'_> {
         Ok(())
     }
 
+    /// The back substitution of a skeleton run: its work declared, `x` left zero.
+    fn skip_back_substitution(&self, ctx: &mut Ctx<'_>) -> Result<Vec<f64>> {
+        let n = self.n;
+        ctx.charge_work((n * n) as f64 * self.work_per_flop)?;
+        Ok(vec![0.0; n])
+    }
+
     /// Back substitution on the root, following the pivot order.
     fn back_substitute(
         &self,
@@ -725,7 +822,7 @@ impl Elimination<'_> {
             }
         }
         let last = &packed[position[pivots[n - 1]] * width..][..width];
-        if last[n - 1] == 0.0 && !self.skeleton {
+        if last[n - 1] == 0.0 {
             return Err(singular(n - 1));
         }
         let mut x = vec![0.0; n];

@@ -317,6 +317,24 @@ pub fn size_only_n(inputs: &[Array]) -> Option<usize> {
     }
 }
 
+/// `Some(n)` when `inputs` is [`size_only`]`(n)` and `backend` runs skeletons, which need no
+/// values; `None` for other inputs. The size alone on a backend that computes is an error
+/// naming the `arrays` `kernel` needs.
+pub fn skeleton_size(
+    kernel: &str,
+    inputs: &[Array],
+    backend: &Backend,
+    arrays: &str,
+) -> Result<Option<usize>> {
+    match size_only_n(inputs) {
+        Some(n) if skeleton(backend) => Ok(Some(n)),
+        Some(_) => Err(crate::error::invalid(format!(
+            "{kernel} was given only the size N, which is enough for a skeleton run (sim with the compute blocks skipped) only: give {arrays}"
+        ))),
+        None => Ok(None),
+    }
+}
+
 /// The inputs of a run of `kernel` at size `n` on `backend`: [`Kernel::skeleton_inputs`] when
 /// the backend skips the compute blocks, else [`Kernel::generate`]'s.
 pub fn inputs_for(

@@ -60,7 +60,7 @@ pub use array::{Array, ArrayData};
 pub use error::{KernelError, Result};
 pub use kernel::{
     Kernel, KernelRun, Overhead, Timed, Verification, flops_per_unit, inputs_for, root_result,
-    size_only, size_only_n, skeleton, speeds, timed_run,
+    size_only, size_only_n, skeleton, skeleton_size, speeds, timed_run,
 };
 pub use local::measure_dgemm_speed;
 pub use matrix::{ComplexMatrix, Matrix};

@@ -201,12 +201,20 @@ mod tests {
                 |backend: &Backend| run_memory(kernel.as_ref(), n, &four, backend).unwrap();
             assert_eq!(estimate(&Backend::threads()), inputs + all + check);
             // Sim adds every node's stack and state; a kernel whose skeleton holds less
-            // (summa: sizes only) says how much.
+            // (sizes only) says how much: less than a run with the data, and at a large N
+            // (where the data outweigh the trace) a small part of the inputs alone.
             let runtime = 4.0 * hbsp::memory::COROUTINE_NODE_BYTES;
             match kernel.skeleton_bytes(n, &four).unwrap() {
                 Some(bytes) => {
                     assert_eq!(estimate(&skeleton), bytes + runtime);
-                    assert!(bytes < inputs, "{}: {bytes}", kernel.name());
+                    assert!(bytes < inputs + all, "{}: {bytes}", kernel.name());
+                    let large = 1_000_000;
+                    let bytes = kernel.skeleton_bytes(large, &four).unwrap().unwrap();
+                    assert!(
+                        10.0 * bytes < kernel.input_bytes(large),
+                        "{}: {bytes}",
+                        kernel.name()
+                    );
                 }
                 None => assert_eq!(estimate(&skeleton), inputs + all + runtime),
             }

@@ -14,15 +14,26 @@
 //!   supersteps, as `BroadcastAlgorithm::Auto` chooses on the machine) and of the
 //!   compute-and-gather superstep, with the idle time of integer row counts; no sequential
 //!   part.
+//!
+//! Skeleton runs (sim with the compute blocks skipped) hold no matrix: the collectives move
+//! sizes only (`hbsp`'s `*_zeros` collectives, charged like the data) and
+//! [`MmKernel::skeleton_inputs`] gives the size alone, so their memory does not grow with
+//! `N^2`.
 
-use hbsp::collectives::{BroadcastAlgorithm, Root, broadcast, gatherv, scatterv};
+use hbsp::collectives::{
+    BroadcastAlgorithm, Root, broadcast, broadcast_zeros, gatherv, gatherv_zeros, scatterv,
+    scatterv_zeros,
+};
 use hbsp::{Backend, Ctx, Machine};
 
 use crate::array::{Array, square_operands};
 use crate::charges::{self, Charges, IDLE};
 use crate::error::{KernelError, Result};
 use crate::input::product_operands;
-use crate::kernel::{Kernel, KernelRun, Overhead, Verification, root_result, speeds, timed_run};
+use crate::kernel::{
+    Kernel, KernelRun, Overhead, Verification, root_result, size_only, skeleton, skeleton_size,
+    speeds, timed_run,
+};
 use crate::local::gemm;
 use crate::matrix::Matrix;
 use crate::partition::{block_counts, efficiency_detail};
@@ -112,10 +123,33 @@ impl Kernel for MmKernel {
         product_operands(n, seed)
     }
 
+    /// The size alone: a skeleton run moves sizes and reads no value.
+    fn skeleton_inputs(&self, n: usize, _seed: u64) -> Result<Vec<Array>> {
+        crate::error::check_size("N", n, 1)?;
+        Ok(vec![size_only(n)])
+    }
+
+    /// Per node its row counts and its trace: nothing of size `N^2`.
+    fn skeleton_bytes(&self, n: usize, machine: &Machine) -> Result<Option<f64>> {
+        Ok(Some(
+            skeleton_trace_bytes(5.0, machine) + self.overhead_bytes(n, machine)?,
+        ))
+    }
+
     fn run(&self, inputs: &[Array], backend: &Backend, machine: &Machine) -> Result<KernelRun> {
+        if let Some(n) = skeleton_size("mm", inputs, backend, "A and B")? {
+            return execute(None, n, backend, machine);
+        }
         let (a, b) = square_operands("mm", inputs)?;
         multiply(&a, &b, backend, machine)
     }
+}
+
+/// Bytes of the trace of a skeleton run of `supersteps` supersteps on `machine`: a few
+/// hundred per node and superstep, with a flow to every node in a collective's superstep.
+pub(crate) fn skeleton_trace_bytes(supersteps: f64, machine: &Machine) -> f64 {
+    let p = machine.p() as f64;
+    supersteps * p * (512.0 + 24.0 * p)
 }
 
 /// Checks that `A` and `B` are square of the same size; returns `N`.
@@ -131,19 +165,42 @@ pub(crate) fn check_operands(a: &Matrix, b: &Matrix) -> Result<usize> {
     Ok(n)
 }
 
-/// Runs `C = A B` on `machine` and verifies `C`.
+/// Runs `C = A B` on `machine` and verifies `C` (a skeleton run moves sizes only).
 pub fn multiply(a: &Matrix, b: &Matrix, backend: &Backend, machine: &Machine) -> Result<KernelRun> {
     let n = check_operands(a, b)?;
-    let timed = timed_run(backend, machine, |ctx| node_program(ctx, a, b, n))?;
-    let c = Matrix::new(n, n, root_result(timed.results)?)?;
-    let verification =
-        Verification::unless_skipped(timed.compute_skipped, || product_check(a, b, &c, 0x5eed));
+    execute(Some((a, b)), n, backend, machine)
+}
+
+/// Runs `C = A B` at size `n`: on `operands` (then `C` is verified), or in a skeleton run on
+/// sizes alone.
+fn execute(
+    operands: Option<(&Matrix, &Matrix)>,
+    n: usize,
+    backend: &Backend,
+    machine: &Machine,
+) -> Result<KernelRun> {
+    let (c, verification, trace, time_s) = match operands.filter(|_| !skeleton(backend)) {
+        Some((a, b)) => {
+            let timed = timed_run(backend, machine, |ctx| node_program(ctx, a, b, n))?;
+            let c = Matrix::new(n, n, root_result(timed.results)?)?;
+            let verification = Verification::unless_skipped(timed.compute_skipped, || {
+                product_check(a, b, &c, 0x5eed)
+            });
+            (c, verification, timed.trace, timed.time_s)
+        }
+        None => {
+            let timed = timed_run(backend, machine, |ctx| skeleton_program(ctx, n))?;
+            // No C of N^2 values.
+            let c = Matrix::new(0, 0, Vec::new())?;
+            (c, Verification::skipped(), timed.trace, timed.time_s)
+        }
+    };
     Ok(KernelRun {
         kernel: "mm",
         n,
         p: machine.p(),
         work: work(n),
-        time_s: timed.time_s,
+        time_s,
         cluster_speed: machine.cluster_speed(),
         speed_unit: machine.speed_unit().to_owned(),
         result: Array::matrix("C", c),
@@ -152,7 +209,7 @@ pub fn multiply(a: &Matrix, b: &Matrix, backend: &Backend, machine: &Machine) ->
             &block_counts(n, &speeds(machine))?,
             &speeds(machine),
         )],
-        trace: timed.trace,
+        trace,
     })
 }
 
@@ -179,4 +236,21 @@ fn node_program(ctx: &mut Ctx<'_>, a: &Matrix, b: &Matrix, n: usize) -> Result<O
         gatherv(ctx, Root::Pid(root), &c_rows, &elements)
     })?;
     Ok(c.value)
+}
+
+/// [`node_program`] on sizes alone: the same collectives and declared work, no matrix.
+fn skeleton_program(ctx: &mut Ctx<'_>, n: usize) -> Result<()> {
+    let root = Root::Pid(ctx.rank(1)?);
+    let rows = ctx.balanced_counts(n);
+    // Saturated sizes (an absurd N) are refused by the collectives, in one line.
+    let elements: Vec<usize> = rows.iter().map(|&r| r.saturating_mul(n)).collect();
+    ctx.phase("distribute", |ctx| {
+        scatterv_zeros::<f64>(ctx, root, &elements)?;
+        let b = n.saturating_mul(n);
+        broadcast_zeros::<f64>(ctx, root, b, BroadcastAlgorithm::Auto)?;
+        Ok::<_, KernelError>(())
+    })?;
+    ctx.charge_work(2.0 * rows[ctx.pid()] as f64 * square(n))?;
+    ctx.phase("collect", |ctx| gatherv_zeros::<f64>(ctx, root, &elements))?;
+    Ok(())
 }

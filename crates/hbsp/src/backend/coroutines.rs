@@ -194,9 +194,9 @@ struct Shared<'m> {
     /// `arrivals[lane]`, each on cache lines of its own: every arrival writes it.
     arrivals: Vec<Padded<Mutex<Arrivals>>>,
     failure: Failure,
-    /// `broadcast[parity]`: the data a native broadcast's root published in the superstep
-    /// of that parity (parity as for `mail`).
-    broadcast: [Mutex<Vec<u8>>; 2],
+    /// `broadcast[parity]`: what a native broadcast's root published in the superstep of
+    /// that parity (parity as for `mail`).
+    broadcast: [Mutex<Published>; 2],
     /// `suspended_at[pid]`: an address in node `pid`'s stack frame where it last suspended,
     /// for its lane to prefetch (0 before it first suspends).
     suspended_at: Vec<AtomicUsize>,
@@ -320,25 +320,32 @@ impl Transport for CoroutineTransport<'_, '_> {
         native: Native<'_>,
         target: &mut dyn ByteTarget,
     ) -> Result<(Vec<Envelope>, usize)> {
-        let Native::Broadcast {
-            root,
-            source,
-            loads,
-        } = native
-        else {
-            return Err(self.fail(HbspError::InvalidBackend(
-                "sim moves only broadcasts natively".into(),
-            )));
+        let (root, source, bytes, loads) = match native {
+            Native::Broadcast {
+                root,
+                source,
+                loads,
+            } => (root, Some(source), source.len(), loads),
+            Native::BroadcastLength { root, bytes, loads } => (root, None, bytes, loads),
+            Native::Scatter { .. } => {
+                return Err(self.fail(HbspError::InvalidBackend(
+                    "sim moves only broadcasts natively".into(),
+                )));
+            }
         };
         let parity = (self.superstep & 1) as usize;
         if self.pid == root {
-            self.publish(parity, source, loads);
+            self.publish(parity, source, bytes, loads);
         }
         let delivered = self.exchange(outbox, call)?;
-        let data = relock(&self.shared.broadcast[parity]);
-        if target.copy_of(&data).is_none() {
+        let published = relock(&self.shared.broadcast[parity]);
+        let data = match &*published {
+            Published::Zeros(bytes) => return Ok((delivered, *bytes)),
+            Published::Bytes(data) => data,
+        };
+        if target.copy_of(data).is_none() {
             let bytes = data.len();
-            drop(data);
+            drop(published);
             return Err(self.fail(type_mismatch(bytes)));
         }
         Ok((delivered, data.len()))
@@ -388,15 +395,42 @@ impl Transport for CoroutineTransport<'_, '_> {
 
 impl CoroutineTransport<'_, '_> {
     /// The root's side of a native broadcast in the superstep of `parity`: its data for the
-    /// nodes to copy, and the loads of the broadcast's supersteps (this one and, two-phase,
+    /// nodes to copy (`None`: a broadcast of `bytes` zeros, whose length alone is published),
+    /// and the loads of the broadcast's supersteps (this one and, two-phase,
     /// the next, whose tally was emptied when the previous superstep closed).
-    fn publish(&self, parity: usize, source: &[u8], loads: &[Vec<super::Load>]) {
+    fn publish(
+        &self,
+        parity: usize,
+        source: Option<&[u8]>,
+        bytes: usize,
+        loads: &[Vec<super::Load>],
+    ) {
         let mut published = relock(&self.shared.broadcast[parity]);
-        published.clear();
-        published.extend_from_slice(source);
+        match (source, &mut *published) {
+            (Some(source), Published::Bytes(data)) => {
+                data.clear();
+                data.extend_from_slice(source);
+            }
+            (Some(source), other) => *other = Published::Bytes(source.to_vec()),
+            (None, other) => *other = Published::Zeros(bytes),
+        }
         for (step, loads) in loads.iter().enumerate().take(2) {
             self.shared.clock.deposit_loads(parity ^ (step & 1), loads);
         }
+    }
+}
+
+/// What a native broadcast's root publishes for every node to take.
+enum Published {
+    /// Its data, which every node copies.
+    Bytes(Vec<u8>),
+    /// The length of a broadcast of zeros that no node reads: nothing to copy.
+    Zeros(usize),
+}
+
+impl Default for Published {
+    fn default() -> Self {
+        Self::Bytes(Vec::new())
     }
 }
 

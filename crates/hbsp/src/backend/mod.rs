@@ -313,7 +313,7 @@ impl Outbox {
     const SCANNED: usize = 16;
 
     pub fn push(&mut self, to: usize, envelope: Envelope) {
-        let bytes = envelope.payload.bytes().len() as u64;
+        let bytes = envelope.payload.len() as u64;
         let slot = self.slot(to);
         self.batches[slot].1.push(envelope);
         let totals = &mut self.totals[slot];
@@ -447,6 +447,15 @@ pub(crate) enum Native<'a> {
         source: &'a [u8],
         /// On the root, every node's load in each superstep of the collective's HBSP^1
         /// algorithm (at most two), which sim charges; empty elsewhere.
+        loads: &'a [Vec<Load>],
+    },
+    /// A broadcast of `bytes` zero bytes that no node reads (a sim skeleton run): only the
+    /// length travels, charged as [`Native::Broadcast`] of that many bytes would be.
+    BroadcastLength {
+        root: usize,
+        /// The length, on the root; 0 elsewhere.
+        bytes: usize,
+        /// As for [`Native::Broadcast`].
         loads: &'a [Vec<Load>],
     },
     /// Node `j` receives `counts(n)[j]` bytes of the root's `source` (in pid order), where

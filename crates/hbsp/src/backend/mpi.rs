@@ -352,6 +352,7 @@ impl MpiTransport<'_> {
                 Native::Broadcast { root, source, .. } | Native::Scatter { root, source, .. },
                 _,
             )) if *root == self.pid => source.len(),
+            Some((Native::BroadcastLength { root, bytes, .. }, _)) if *root == self.pid => *bytes,
             _ => 0,
         };
         let signature = call.signature();
@@ -429,6 +430,8 @@ impl MpiTransport<'_> {
                     return Err(self.fail(type_mismatch("broadcast", announced)));
                 }
             }
+            // Every rank knows the announced length: nothing else moves.
+            Native::BroadcastLength { .. } => {}
             Native::Scatter {
                 root,
                 source,

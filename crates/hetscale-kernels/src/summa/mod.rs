@@ -59,7 +59,7 @@ use crate::charges::{Charges, IDLE};
 use crate::error::{KernelError, Result, invalid};
 use crate::input::product_operands;
 use crate::kernel::{
-    Kernel, KernelRun, Verification, root_result, size_only, size_only_n, skeleton, speeds,
+    Kernel, KernelRun, Verification, root_result, size_only, skeleton, skeleton_size, speeds,
     timed_run,
 };
 use crate::local::gemm;
@@ -262,12 +262,7 @@ impl Kernel for SummaKernel {
     }
 
     fn run(&self, inputs: &[Array], backend: &Backend, machine: &Machine) -> Result<KernelRun> {
-        if let Some(n) = size_only_n(inputs) {
-            if !skeleton(backend) {
-                return Err(invalid(
-                    "summa was given only the size N, which is enough for a skeleton run (sim with the compute blocks skipped) only: give A and B",
-                ));
-            }
+        if let Some(n) = skeleton_size("summa", inputs, backend, "A and B")? {
             return execute(None, n, self, backend, machine);
         }
         let (a, b) = square_operands("summa", inputs)?;
