@@ -12,9 +12,10 @@
 use crate::machine_model::{Barrier, CollectiveCost, MachineModel, Topology};
 use crate::platform::{BarrierCost, BarrierPoint, Network, Node, Platform};
 use hetscale_model::papers::{
-    KALINOV_NODES, KALINOV_PER_ELEMENT_S, KALINOV_STARTUP_S, NCUBE2_ALPHA_S,
-    NCUBE2_BETA_S_PER_BYTE, SUNWULF_SERVER, SUNWULF_SUNBLADE, SUNWULF_SUNFIRE, UCF_BARRIER_US,
-    UCF_ETHERNET_BYTES_PER_S, UCF_G_US_PER_BYTE, UCF_NODES, kalinov_speeds, ucf_message_start_up_s,
+    KALINOV_NODES, KALINOV_PER_ELEMENT_S, KALINOV_STARTUP_S, MASPAR_BURG_R_INF_MFLOPS,
+    NCUBE2_ALPHA_S, NCUBE2_BETA_S_PER_BYTE, NCUBE2_BURG_R_INF_MFLOPS, SUNWULF_SERVER,
+    SUNWULF_SUNBLADE, SUNWULF_SUNFIRE, UCF_BARRIER_US, UCF_ETHERNET_BYTES_PER_S, UCF_G_US_PER_BYTE,
+    UCF_NODES, kalinov_speeds, ucf_message_start_up_s,
 };
 
 /// Names of the presets, for listings and error messages.
@@ -219,7 +220,7 @@ pub fn ucf_machine_model() -> MachineModel {
 pub fn ncube2() -> Platform {
     // Sun & Rover 1994, section IV-B: Burg on the nCUBE 2 reaches an asymptotic speed of
     // 1.7 MFLOPS per node, used here as the marked speed.
-    const NODE_MFLOPS: f64 = 1.7;
+    const NODE_MFLOPS: f64 = NCUBE2_BURG_R_INF_MFLOPS;
     // Sun & Rover 1994, section IV: "now, 128 nodes".
     let nodes = (0..128)
         .map(|i| Node::new(format!("ncube-{i}"), NODE_MFLOPS).with_kind("ncube"))
@@ -265,7 +266,7 @@ fn ncube2_machine_model() -> MachineModel {
 pub fn maspar() -> Platform {
     // Sun & Rover 1994, section IV-D: Burg on the MasPar reaches an asymptotic average unit
     // speed of 41 KFLOPS, used here as the marked speed (as the ncube2 preset uses Burg's).
-    const PE_MFLOPS: f64 = 0.041;
+    const PE_MFLOPS: f64 = MASPAR_BURG_R_INF_MFLOPS;
     // Section IV-D: the study's machine sizes run to 8192 processors.
     let nodes = (0..8192)
         .map(|i| Node::new(format!("pe-{i}"), PE_MFLOPS).with_kind("pe"))

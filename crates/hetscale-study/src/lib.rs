@@ -47,6 +47,7 @@ pub mod predicted;
 pub mod program;
 pub mod reproduce;
 pub mod reproduce_kalinov;
+pub mod reproduce_slalom;
 pub mod reproduce_wp;
 pub mod runner;
 pub mod spec;

@@ -20,6 +20,7 @@ use crate::calibrate::{FreeParameter, PlatformCalibration, calibrate, simulate, 
 use crate::error::{Result, StudyError};
 use crate::measurements::{MeasuredRun, PublishedValue, Quantity, published};
 use crate::reproduce_kalinov::KALINOV_SUMMA;
+use crate::reproduce_slalom::{TPDS_SLALOM, TPDS_SLALOM_MASPAR};
 use crate::reproduce_wp::WP_COLLECTIVES;
 use crate::runner::Observer;
 use crate::spec::{Approach, StudySpec};
@@ -29,19 +30,22 @@ use crate::study::{StudyResult, run_study_with};
 /// The experiments `hetscale reproduce` knows, by id. All but [`KALINOV_SUMMA`] are studies
 /// ([`Experiment::named`]); that one has no published table to calibrate on and is
 /// [`crate::reproduce_kalinov`]'s.
-pub const EXPERIMENTS: [&str; 7] = [
+pub const EXPERIMENTS: [&str; 9] = [
     "jpdc-ge",
     "jpdc-mm",
     "jpdc-conv2d",
     "tpds-burg",
     "tpds-burg-maspar",
+    TPDS_SLALOM,
+    TPDS_SLALOM_MASPAR,
     KALINOV_SUMMA,
     WP_COLLECTIVES,
 ];
 
 /// The experiments that are no study: they check a paper's statements on runs of their own,
-/// with no calibration and no study report (see `reproduce_kalinov` and `reproduce_wp`).
-pub const STATEMENT_CHECKS: [&str; 2] = [KALINOV_SUMMA, WP_COLLECTIVES];
+/// with no calibration and no study report (see `reproduce_kalinov` and `reproduce_wp`), or
+/// say why the paper's data cannot be reproduced (`reproduce_slalom::maspar_gap`).
+pub const STATEMENT_CHECKS: [&str; 3] = [KALINOV_SUMMA, WP_COLLECTIVES, TPDS_SLALOM_MASPAR];
 
 /// The experiments of the default study: the JPDC reproduction.
 pub const DEFAULT_STUDY: [&str; 3] = ["jpdc-ge", "jpdc-mm", "jpdc-conv2d"];
@@ -67,8 +71,16 @@ pub struct Experiment {
     pub assumption: Option<String>,
     /// Preset or platform file.
     pub platform: String,
-    /// Configurations `(label, nodes)` in the paper's order; the first is the base.
+    /// Configurations `(label, nodes)` in the paper's order; the first is the base unless
+    /// [`Experiment::base_configuration`] names another.
     pub configurations: Vec<(String, String)>,
+    /// The configuration calibrated on, when the paper publishes no run of the first (Sun &
+    /// Rover's SLALOM on the nCUBE 2 has none on one node).
+    pub base_configuration: Option<String>,
+    /// The kernel's asymptotic rate over the marked speed, when the paper states it (SLALOM's
+    /// 1.5 Mflop/s on an nCUBE 2 marked at Burg's 1.7): a machine fact, set before the
+    /// calibration and not fitted.
+    pub rate_fraction: Option<f64>,
     /// The machine model's parameters the base configuration's rows fit.
     pub free: Vec<FreeParameter>,
     /// Whether the kernel takes the machine's start-up per run from the GE experiment's base
@@ -147,6 +159,10 @@ impl Experiment {
             "jpdc-ge" | "jpdc-mm" | "jpdc-conv2d" => Self::jpdc(id),
             "tpds-burg" => Self::tpds_burg("tpds-burg", "burg-ncube", "ncube2"),
             "tpds-burg-maspar" => Self::tpds_burg("tpds-burg-maspar", "burg-maspar", "maspar"),
+            TPDS_SLALOM => crate::reproduce_slalom::tpds_slalom(),
+            TPDS_SLALOM_MASPAR => Err(StudyError::Reproduce(format!(
+                "{TPDS_SLALOM_MASPAR} is not a study: see reproduce_slalom::maspar_gap"
+            ))),
             KALINOV_SUMMA => Err(StudyError::Reproduce(format!(
                 "{KALINOV_SUMMA} is not a study: reproduce it with reproduce_kalinov::reproduce_kalinov"
             ))),
@@ -235,7 +251,7 @@ impl Experiment {
 
     /// The published rows of the CSV's `experiment` and its configurations, in the paper's
     /// order.
-    fn from_paper(
+    pub(crate) fn from_paper(
         id: &str,
         paper: &str,
         experiment: &str,
@@ -268,6 +284,8 @@ impl Experiment {
             assumption: None,
             platform: platform.into(),
             configurations,
+            base_configuration: None,
+            rate_fraction: None,
             values,
             free: vec![FreeParameter::RateFraction],
             shares_start_up: false,
@@ -278,7 +296,9 @@ impl Experiment {
 
     /// The base configuration's label.
     pub fn base(&self) -> &str {
-        &self.configurations[0].0
+        self.base_configuration
+            .as_deref()
+            .unwrap_or(&self.configurations[0].0)
     }
 
     /// The runs calibration may use: the base configuration's published times, and the
@@ -379,7 +399,7 @@ impl Experiment {
 
 /// The work of `kernel` at size `n`: the paper's formula for the JPDC kernels, else the
 /// kernel's own count.
-fn kernel_work(
+pub(crate) fn kernel_work(
     registry: &KernelRegistry,
     options: &KernelOptions,
     kernel: &str,
@@ -394,7 +414,7 @@ fn kernel_work(
 }
 
 /// The smallest size whose work is closest to `target` (work grows with the size).
-fn size_of_work(target: f64, work: &dyn Fn(u64) -> Result<f64>) -> Result<u64> {
+pub(crate) fn size_of_work(target: f64, work: &dyn Fn(u64) -> Result<f64>) -> Result<u64> {
     let mut high = 2u64;
     while work(high)? < target {
         high = high.checked_mul(2).ok_or_else(|| {
@@ -427,6 +447,11 @@ pub fn reproduce(
     out: &Path,
 ) -> Result<Reproduction> {
     let mut platform = Platform::load(&experiment.platform)?;
+    if let Some(fraction) = experiment.rate_fraction {
+        platform = with_rate(&platform, &experiment.kernel, |rate| {
+            rate.rate_fraction = fraction;
+        });
+    }
     let runs = experiment.calibration_runs(&platform, registry)?;
     if experiment.shares_start_up {
         let start_up = machine_start_up(registry, &experiment.platform)?;

@@ -21,7 +21,10 @@ pub use kalinov::{
     KALINOV_PER_ELEMENT_S, KALINOV_R_MAX, KALINOV_SPEED_CYCLE, KALINOV_STARTUP_S, kalinov_speeds,
 };
 pub use published::Published;
-pub use tpds::{NCUBE2_ALPHA_S, NCUBE2_BETA_S_PER_BYTE};
+pub use tpds::{
+    MASPAR_BURG_R_INF_MFLOPS, MASPAR_SLALOM_R_INF_MFLOPS, NCUBE2_ALPHA_S, NCUBE2_BETA_S_PER_BYTE,
+    NCUBE2_BURG_R_INF_MFLOPS, NCUBE2_SLALOM_R_INF_MFLOPS,
+};
 
 use crate::error::Result;
 use serde::Serialize;

@@ -12,6 +12,19 @@ pub const NCUBE2_ALPHA_S: f64 = 130e-6;
 /// nCUBE 2 transfer time per byte beta, seconds (Sun & Rover section IV-B: 0.5 us/byte).
 pub const NCUBE2_BETA_S_PER_BYTE: f64 = 0.5e-6;
 
+/// Burg's asymptotic average unit speed on the nCUBE 2, Mflop/s (section IV-B: "1.7 MFLOPS");
+/// the `ncube2` preset's marked speed.
+pub const NCUBE2_BURG_R_INF_MFLOPS: f64 = 1.7;
+/// SLALOM's asymptotic average unit speed on the nCUBE 2, Mflop/s (section IV-C: "1.5
+/// MFLOPS, giving a reference speed of 0.75 MFLOPS").
+pub const NCUBE2_SLALOM_R_INF_MFLOPS: f64 = 1.5;
+/// Burg's asymptotic average unit speed on the MasPar MP-1, Mflop/s (section IV-D: "41
+/// KFLOPS"); the `maspar` preset's marked speed.
+pub const MASPAR_BURG_R_INF_MFLOPS: f64 = 0.041;
+/// SLALOM's asymptotic average unit speed on the MasPar MP-1, Mflop/s (section IV-D: "18
+/// KFLOPS, giving a reference speed of 9 KFLOPS").
+pub const MASPAR_SLALOM_R_INF_MFLOPS: f64 = 0.018;
+
 /// Table II: Burg-nCUBE system sizes and the times (s) that keep the average unit speed.
 const TABLE2: [(&str, f64); 8] = [
     ("1", 0.004029),

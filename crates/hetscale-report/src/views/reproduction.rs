@@ -54,8 +54,20 @@ pub fn reproduction_section(reproductions: &[Reproduction]) -> Result<Section> {
     );
     for r in reproductions {
         section = section.text(medians_line(r));
+        if let Some(why) = &r.assumption {
+            section = section.text(format!("{}: {why}.", r.id));
+        }
     }
     Ok(section.table(table))
+}
+
+/// A published experiment hetscale does not reproduce, and why.
+pub fn unreproduced_section(id: &str, explanation: &str) -> Section {
+    Section::new(
+        format!("{id}-not-reproduced"),
+        format!("{id}: not reproduced"),
+    )
+    .text(format!("{id}: {explanation}."))
 }
 
 fn medians_line(r: &Reproduction) -> String {

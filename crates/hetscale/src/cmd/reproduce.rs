@@ -8,7 +8,9 @@ use anyhow::Context as _;
 use hetscale_kernels::KernelRegistry;
 use hetscale_model::papers::KALINOV_KEEPS_SCALABILITY;
 use hetscale_report::Report;
-use hetscale_report::views::reproduction::{kalinov_sections, reproduction_section, wp_sections};
+use hetscale_report::views::reproduction::{
+    kalinov_sections, reproduction_section, unreproduced_section, wp_sections,
+};
 use hetscale_report::views::study::study_report;
 use hetscale_study::calibrate::Estimate;
 use hetscale_study::reproduce::{
@@ -17,6 +19,7 @@ use hetscale_study::reproduce::{
 use hetscale_study::reproduce_kalinov::{
     KALINOV_SUMMA, KalinovExperiment, KalinovReproduction, reproduce_kalinov,
 };
+use hetscale_study::reproduce_slalom::{MasparGap, TPDS_SLALOM_MASPAR, maspar_gap};
 use hetscale_study::reproduce_wp::{WP_COLLECTIVES, WpExperiment, WpReproduction, reproduce_wp};
 use hetscale_study::store::Store;
 
@@ -61,6 +64,10 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             .unwrap_or_else(|| "ucf-cluster".into()),
         ..WpExperiment::default()
     });
+    let maspar = ids
+        .contains(&TPDS_SLALOM_MASPAR)
+        .then(|| maspar_gap(registry))
+        .transpose()?;
     let experiments = ids
         .iter()
         .filter(|id| !STATEMENT_CHECKS.contains(id))
@@ -86,7 +93,13 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         .map(|experiment| reproduce_kalinov(&experiment, registry))
         .transpose()?;
     let wp = wp.map(|experiment| reproduce_wp(&experiment)).transpose()?;
-    let index = write_report(&done, kalinov.as_ref(), wp.as_ref(), &args.out)?;
+    let index = write_report(
+        &done,
+        kalinov.as_ref(),
+        wp.as_ref(),
+        maspar.as_ref(),
+        &args.out,
+    )?;
     if args.json {
         let values: Vec<_> = done
             .iter()
@@ -95,11 +108,15 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             .chain(wp.iter().flat_map(|w| w.values()))
             .collect();
         outln!("{}", serde_json::to_string_pretty(&values)?);
+        maspar
+            .iter()
+            .for_each(|m| eprintln!("{}: {}", m.id, m.explanation()));
         eprintln!("Report: {}", index.display());
     } else {
         done.iter().for_each(|r| out!("{}", render_text(r)));
         kalinov.iter().for_each(|k| out!("{}", render_kalinov(k)));
         wp.iter().for_each(|w| out!("{}", render_wp(w)));
+        maspar.iter().for_each(|m| out!("{}", render_maspar(m)));
         if !done.is_empty() {
             outln!("Calibrated platforms and runs in {}", args.out.display());
         }
@@ -138,6 +155,15 @@ pub(crate) fn render_wp(w: &WpReproduction) -> String {
         w.observations.len()
     );
     s
+}
+
+/// Why SLALOM on the MasPar is not reproduced.
+pub(crate) fn render_maspar(m: &MasparGap) -> String {
+    format!(
+        "== {}: SLALOM on the MasPar MP-1 (Tables X-XI)\n   {}\n",
+        m.id,
+        m.explanation()
+    )
 }
 
 /// His statement and hetscale's `E_he` series, per strategy.
@@ -193,6 +219,7 @@ pub(crate) fn write_report(
     done: &[Reproduction],
     kalinov: Option<&KalinovReproduction>,
     wp: Option<&WpReproduction>,
+    maspar: Option<&MasparGap>,
     dir: &Path,
 ) -> anyhow::Result<PathBuf> {
     let mut report = if done.is_empty() {
@@ -211,6 +238,9 @@ pub(crate) fn write_report(
         .into_iter()
         .chain(wp.map(wp_sections))
         .collect::<Result<Vec<_>, _>>()?;
+    if let Some(m) = maspar {
+        report.push(unreproduced_section(&m.id, &m.explanation()));
+    }
     statements
         .into_iter()
         .flatten()

@@ -179,7 +179,7 @@ fn run_default(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     write_atomically(&published, serde_json::to_string_pretty(&values)?)
         .with_context(|| format!("cannot write {}", published.display()))?;
     let results: Vec<StudyResult> = reproductions.iter().map(|r| r.study.clone()).collect();
-    let index = super::reproduce::write_report(&reproductions, None, None, &args.out)?;
+    let index = super::reproduce::write_report(&reproductions, None, None, None, &args.out)?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&results)?);
         eprintln!("Report: {}", index.display());
