@@ -1,19 +1,10 @@
 //! `hetscale calibrate` and `hetscale reproduce` as a user runs them.
 
-use assert_cmd::Command;
-use serde_json::Value;
+mod common;
 
-fn hetscale() -> Command {
-    // `local` keeps its placeholder speed: no test depends on this host's cached one.
-    let mut command = Command::cargo_bin("hetscale").expect("binary built");
-    command.env("HETSCALE_CACHE_DIR", "");
-    command
-}
-
-/// `hetscale ARGS` run in `dir`.
-fn hetscale_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
-    hetscale().args(args).current_dir(dir).output().unwrap()
-}
+use common::{
+    SMALL_GE, failure_of, hetscale, hetscale_in, json_of, one_line_error, spec_dir, succeeded,
+};
 
 const RUNS: &str = "configuration,nodes,kernel,n,time_s\n\
     C'_2,\"server:1,sunfire:1\",mm,96,0.25\n\
@@ -24,23 +15,14 @@ const RUNS: &str = "configuration,nodes,kernel,n,time_s\n\
 fn calibrate_fits_writes_a_platform_and_predict_takes_it() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("runs.csv"), RUNS).unwrap();
-    let out = hetscale_in(
-        dir.path(),
-        &[
-            "calibrate",
-            "--runs",
-            "runs.csv",
-            "--write-platform",
-            "fit.toml",
-            "--json",
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let fit: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fit = json_of(hetscale_in(dir.path()).args([
+        "calibrate",
+        "--runs",
+        "runs.csv",
+        "--write-platform",
+        "fit.toml",
+        "--json",
+    ]));
     let mm = &fit["kernels"][0];
     assert_eq!(mm["kernel"], "mm");
     let f = mm["rate_fraction"]["estimate"].as_f64().unwrap();
@@ -54,24 +36,16 @@ fn calibrate_fits_writes_a_platform_and_predict_takes_it() {
             .unwrap_or(f64::INFINITY),
     );
     assert!(lo < f && f < hi, "[{lo}, {hi}] around {f}");
-    let predict = hetscale_in(
-        dir.path(),
-        &[
-            "predict",
-            "mm",
-            "--platform",
-            "fit.toml",
-            "--nodes",
-            "server:1,sunfire:1",
-            "--target",
-            "0.1",
-        ],
-    );
-    assert!(
-        predict.status.success(),
-        "{}",
-        String::from_utf8_lossy(&predict.stderr)
-    );
+    succeeded(hetscale_in(dir.path()).args([
+        "predict",
+        "mm",
+        "--platform",
+        "fit.toml",
+        "--nodes",
+        "server:1,sunfire:1",
+        "--target",
+        "0.1",
+    ]));
 }
 
 #[test]
@@ -79,51 +53,27 @@ fn a_bad_runs_file_is_one_line_naming_file_line_and_field_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let bad = RUNS.replace("0.45", "abc");
     std::fs::write(dir.path().join("runs.csv"), bad).unwrap();
-    let out = hetscale_in(
-        dir.path(),
-        &[
-            "calibrate",
-            "--runs",
-            "runs.csv",
-            "--write-platform",
-            "fit.toml",
-        ],
-    );
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    let calibrate = [
+        "calibrate",
+        "--runs",
+        "runs.csv",
+        "--write-platform",
+        "fit.toml",
+    ];
+    let err = one_line_error(hetscale_in(dir.path()).args(calibrate));
     assert!(err.contains("runs.csv line 3, field time_s"), "{err}");
     assert!(!dir.path().join("fit.toml").exists());
     // One run cannot fix two parameters.
     let one: String = RUNS.lines().take(2).map(|l| format!("{l}\n")).collect();
     std::fs::write(dir.path().join("runs.csv"), one).unwrap();
-    let out = hetscale_in(
-        dir.path(),
-        &[
-            "calibrate",
-            "--runs",
-            "runs.csv",
-            "--write-platform",
-            "fit.toml",
-        ],
-    );
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success() && err.contains("at least 2 runs"),
-        "{err}"
-    );
+    let err = failure_of(hetscale_in(dir.path()).args(calibrate));
+    assert!(err.contains("at least 2 runs"), "{err}");
     assert!(!dir.path().join("fit.toml").exists());
 }
 
 #[test]
 fn reproduce_rejects_an_unknown_experiment_in_one_line() {
-    let out = hetscale()
-        .args(["reproduce", "--only", "jpdc-nope"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    let err = one_line_error(hetscale().args(["reproduce", "--only", "jpdc-nope"]));
     assert!(err.contains("jpdc-ge, jpdc-mm, jpdc-conv2d"), "{err}");
 }
 
@@ -138,25 +88,10 @@ fn reproduce_help_lists_every_experiment() {
 
 #[test]
 fn calibrating_on_a_study_database_recovers_the_simulated_machine() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("spec.toml"),
-        include_str!("specs/small-ge.toml"),
-    )
-    .unwrap();
-    let study = hetscale_in(dir.path(), &["study", "spec.toml", "--out", "out"]);
-    assert!(
-        study.status.success(),
-        "{}",
-        String::from_utf8_lossy(&study.stderr)
-    );
-    let out = hetscale_in(dir.path(), &["calibrate", "--db", "out/study.db", "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let fit: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let dir = spec_dir(SMALL_GE);
+    succeeded(hetscale_in(dir.path()).args(["study", "spec.toml", "--out", "out"]));
+    let fit =
+        json_of(hetscale_in(dir.path()).args(["calibrate", "--db", "out/study.db", "--json"]));
     let ge = &fit["kernels"][0];
     // The preset computes at its marked speed with no start-up: the fit finds exactly that.
     let f = ge["rate_fraction"]["estimate"].as_f64().unwrap();

@@ -1,24 +1,21 @@
 //! End-to-end tests of the `hetscale` binary.
 
-use assert_cmd::Command;
-use serde_json::Value;
+mod common;
 
-fn hetscale() -> Command {
-    // `local` keeps its placeholder speed: no test depends on this host's cached one.
-    let mut command = Command::cargo_bin("hetscale").expect("binary built");
-    command.env("HETSCALE_CACHE_DIR", "");
-    command
-}
+use common::{
+    SMALL_GE, failure_of, hetscale, hetscale_in, hetscale_process, json_of, one_line_error,
+    succeeded,
+};
+use serde_json::Value;
 
 #[test]
 fn paper_json_has_every_table_with_the_documented_shape() {
-    let out = hetscale().args(["paper", "--json"]).output().unwrap();
-    assert!(out.status.success());
-    let tables: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let tables = json_of(hetscale().args(["paper", "--json"]));
+    let tables = tables.as_array().unwrap();
     let ids: Vec<&str> = tables.iter().map(|t| t["id"].as_str().unwrap()).collect();
     assert_eq!(ids.len(), 13);
     assert!(ids.contains(&"tpds-table1") && ids.contains(&"hbsp-improvement"));
-    for t in &tables {
+    for t in tables {
         for key in ["id", "title", "source", "rows", "notes"] {
             assert!(t.get(key).is_some(), "{key} missing in {}", t["id"]);
         }
@@ -38,6 +35,35 @@ fn paper_json_has_every_table_with_the_documented_shape() {
     assert!((gromit["computed"].as_f64().unwrap() - 0.867).abs() < 5e-4);
 }
 
+/// The message a panicking `launch` leaves.
+fn panic_message(launch: impl FnOnce() + std::panic::UnwindSafe) -> String {
+    let payload = std::panic::catch_unwind(launch).expect_err("the launch panics");
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .expect("a formatted panic message")
+}
+
+#[test]
+fn a_launch_that_ends_otherwise_than_expected_names_the_command_and_shows_stderr() {
+    let failed = panic_message(|| {
+        succeeded(hetscale().args(["paper", "--only", "nosuchtable"]));
+    });
+    assert!(
+        failed.contains("\"paper\" \"--only\" \"nosuchtable\"")
+            && failed.contains("hetscale: no table id contains")
+            && failed.contains("to see the ids"),
+        "{failed}"
+    );
+    let passed = panic_message(|| {
+        one_line_error(hetscale().args(["platform", "list"]));
+    });
+    assert!(
+        passed.contains("Unexpected success") && passed.contains("\"platform\" \"list\""),
+        "{passed}"
+    );
+}
+
 #[test]
 fn paper_text_names_the_values_that_do_not_reproduce() {
     let out = hetscale()
@@ -54,16 +80,7 @@ fn paper_text_names_the_values_that_do_not_reproduce() {
 #[test]
 fn default_study_runs_and_reports_psi() {
     let dir = tempfile::tempdir().unwrap();
-    let out = hetscale()
-        .args(["study", "--json", "--out", "out"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeeded(hetscale_in(dir.path()).args(["study", "--json", "--out", "out"]));
     let studies: Value = serde_json::from_slice(&out.stdout).unwrap();
     let ge = &studies[0];
     assert_eq!(ge["spec"]["target"], 0.3);
@@ -120,38 +137,22 @@ fn bad_input_is_a_one_line_error_and_nonzero_exit() {
         vec!["paper", "--only", "nosuchtable"],
         vec!["study", "missing.toml"],
     ] {
-        let out = hetscale().args(&args).output().unwrap();
-        assert!(!out.status.success(), "{args:?}");
-        let err = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        let err = one_line_error(hetscale().args(&args));
         assert!(err.starts_with("hetscale: "), "{err}");
     }
-    assert!(
-        !hetscale()
-            .arg("no-such-command")
-            .output()
-            .unwrap()
-            .status
-            .success()
-    );
+    failure_of(hetscale().arg("no-such-command"));
 }
 
 #[test]
 fn a_study_name_that_is_a_path_is_refused_before_any_run() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("victim.json"), "precious").unwrap();
-    let spec = include_str!("specs/small-ge.toml");
+    let spec = SMALL_GE;
     for name in ["../../victim", "/tmp/hetscale-absolute-victim", "a/b"] {
         let text = spec.replace("name = \"small ge\"", &format!("name = \"{name}\""));
         std::fs::write(dir.path().join("spec.toml"), text).unwrap();
-        let out = hetscale()
-            .args(["study", "spec.toml", "--out", "x/y"])
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
-        assert!(!out.status.success(), "{name}");
-        let err = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        let err =
+            one_line_error(hetscale_in(dir.path()).args(["study", "spec.toml", "--out", "x/y"]));
         assert!(
             err.contains("spec.toml line 3") && err.contains("contains '/'"),
             "{name}: {err}"
@@ -172,21 +173,13 @@ fn a_study_name_that_is_a_path_is_refused_before_any_run() {
 fn run_prints_the_paths_of_the_trace_and_report_it_wrote() {
     let dir = tempfile::tempdir().unwrap();
     let run = |json: bool| {
-        let mut command = hetscale();
-        command
-            .args(["run", "mm", "--backend", "sim", "--platform", "sunwulf"])
-            .args([
-                "--nodes", "2", "--n", "16", "--trace", "t.json", "--report", "r",
-            ])
-            .current_dir(dir.path());
-        if json {
-            command.arg("--json");
-        }
-        let out = command.output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let out = succeeded(
+            hetscale_in(dir.path())
+                .args(["run", "mm", "--backend", "sim", "--platform", "sunwulf"])
+                .args([
+                    "--nodes", "2", "--n", "16", "--trace", "t.json", "--report", "r",
+                ])
+                .args(json.then_some("--json")),
         );
         (
             String::from_utf8(out.stdout).unwrap(),
@@ -231,11 +224,8 @@ fn export_refuses_missing_and_foreign_files() {
         (empty.clone(), "is an empty file, not a hetscale database"),
         (dir.join("x".repeat(300)), "File name too long"),
     ] {
-        let out = hetscale().arg("export").arg(&path).output().unwrap();
-        assert!(!out.status.success(), "{}", path.display());
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = one_line_error(hetscale().arg("export").arg(&path));
         assert!(err.contains(expect), "{err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     }
     let tables: Vec<String> = rusqlite::Connection::open(&notes)
         .unwrap()
@@ -260,18 +250,11 @@ fn export_refuses_missing_and_foreign_files() {
 
 #[test]
 fn collectives_on_sim_match_the_model_row_by_row() {
-    let out = hetscale()
-        .args(["collectives", "--json", "--p", "2,4", "--sizes", "100,200"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let rows =
+        json_of(hetscale().args(["collectives", "--json", "--p", "2,4", "--sizes", "100,200"]));
+    let rows = rows.as_array().unwrap();
     assert_eq!(rows.len(), 2 * 2 * 7);
-    for row in &rows {
+    for row in rows {
         let (a, p) = (
             row["actual_s"].as_f64().unwrap(),
             row["predicted_s"].as_f64().unwrap(),
@@ -281,19 +264,14 @@ fn collectives_on_sim_match_the_model_row_by_row() {
             assert!(row.get(key).is_some());
         }
     }
-    let bad = hetscale()
-        .args(["collectives", "--p", "11"])
-        .output()
-        .unwrap();
-    assert!(!bad.status.success());
+    failure_of(hetscale().args(["collectives", "--p", "11"]));
 }
 
 /// Runs `args` with stdout a pipe whose reader is already gone; returns status and stderr.
 fn with_closed_stdout(args: &[&str], dir: &std::path::Path) -> (Option<i32>, String) {
     let (reader, writer) = os_pipe::pipe().unwrap();
     drop(reader);
-    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("hetscale"))
-        .env("HETSCALE_CACHE_DIR", "")
+    let out = hetscale_process()
         .args(args)
         .current_dir(dir)
         .stdout(writer)

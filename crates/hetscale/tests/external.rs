@@ -6,15 +6,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+use common::{hetscale_in, hetscale_process, json_of, one_line_error, succeeded};
 use serde_json::Value;
-
-fn hetscale() -> Command {
-    // `local` keeps its placeholder speed: no test depends on this host's cached one.
-    let mut command = Command::cargo_bin("hetscale").expect("binary built");
-    command.env("HETSCALE_CACHE_DIR", "");
-    command
-}
 
 /// A program whose time on `p` processes of 100 Mflop/s is exactly `W / (p 1e8) + 0.1 p`
 /// seconds with `W = 2 n^2`: it does its `2 n^2` flops (far faster than 100 Mflop/s), then
@@ -107,16 +100,6 @@ nodes = "2"
     )
 }
 
-/// The JSON a successful command printed; a failure shows its standard error.
-fn json_of(out: &std::process::Output) -> Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON document on standard output")
-}
-
 fn run_count(db: &Path) -> i64 {
     rusqlite::Connection::open(db)
         .unwrap()
@@ -157,18 +140,14 @@ fn a_c_program_is_studied_with_all_three_approaches_and_resumes() {
     assert!(report.is_file());
 
     let export = dir.path().join("emulated.txt");
-    hetscale()
-        .args([
-            "export",
-            "s.db",
-            "--format",
-            "extrap",
-            "--output",
-            "emulated.txt",
-        ])
-        .current_dir(dir.path())
-        .assert()
-        .success();
+    succeeded(hetscale_in(dir.path()).args([
+        "export",
+        "s.db",
+        "--format",
+        "extrap",
+        "--output",
+        "emulated.txt",
+    ]));
     if let Some(models) = common::extrap_models(&export) {
         assert_eq!(models.len(), 1, "{models:?}");
         assert_eq!(models[0].0, "emulated");
@@ -187,12 +166,8 @@ fn approach_3_without_an_overhead_formula_says_what_it_needs() {
             "timeout_s = 10\ntime_regex = \"time: (\\\\S+)\"",
         );
     std::fs::write(dir.path().join("spec.toml"), text).unwrap();
-    let out = hetscale()
-        .args(["study", "spec.toml", "--out", "out", "--json"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let result = json_of(&out);
+    let result =
+        json_of(hetscale_in(dir.path()).args(["study", "spec.toml", "--out", "out", "--json"]));
     let result = &result[0];
     // The time read from the output is the model's exactly: N is within the 2% tolerance.
     for (index, exact) in [(0, 2236.0), (1, 4472.0)] {
@@ -337,38 +312,27 @@ fn noisy_runs_give_the_computed_n_and_psi_a_95_percent_interval() {
 fn run_command_prints_one_measurement() {
     let dir = tempfile::tempdir().unwrap();
     let program = setup(dir.path());
-    let out = hetscale()
-        .args([
-            "run",
-            "--platform",
-            "two.toml",
-            "--nodes",
-            "2",
-            "--n",
-            "1000",
-        ])
-        .arg("--command")
-        .arg(format!("{} {{n}} {{p}}", program.display()))
-        .args(["--work", "2*n^2", "--time-json", "time_s", "--json"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let run = json_of(&out);
+    let run = json_of(
+        hetscale_in(dir.path())
+            .args([
+                "run",
+                "--platform",
+                "two.toml",
+                "--nodes",
+                "2",
+                "--n",
+                "1000",
+            ])
+            .arg("--command")
+            .arg(format!("{} {{n}} {{p}}", program.display()))
+            .args(["--work", "2*n^2", "--time-json", "time_s", "--json"]),
+    );
     // T = 2e6 / 2e8 + 0.1 * 2 = 0.21 s; E_s = 2e6 / (0.21 * 2e8).
     assert_eq!(run["p"], 2);
     assert!((run["time_s"].as_f64().unwrap() - 0.21).abs() < 1e-9);
     assert_eq!(run["work_flop"].as_f64().unwrap(), 2e6);
     let e_s = run["speed_efficiency"].as_f64().unwrap();
     assert!((e_s - 2e6 / (0.21 * 2e8)).abs() < 1e-9, "{e_s}");
-}
-
-/// A one-line error on standard error, and a failing exit.
-fn one_line_failure(args: &[&str], dir: &Path) -> String {
-    let out = hetscale().args(args).current_dir(dir).output().unwrap();
-    assert!(!out.status.success(), "{args:?} succeeded");
-    let err = String::from_utf8_lossy(&out.stderr).trim().to_string();
-    assert_eq!(err.lines().count(), 1, "{err}");
-    err
 }
 
 #[test]
@@ -388,7 +352,7 @@ fn failing_commands_are_stored_as_failed_and_end_the_study_with_one_line() {
         // --quiet: the error is then all of stderr (off a terminal, progress is logged there).
         args.extend_from_slice(&["--warmup", "0", "--db", "f.db", "--out", "out", "--quiet"]);
         args.extend_from_slice(extra);
-        one_line_failure(&args, dir.path())
+        one_line_error(hetscale_in(dir.path()).args(&args))
     };
     let err = study(
         "sh -c 'echo first >&2; echo disk full >&2; exit 3' {n}",
@@ -426,20 +390,17 @@ fn failing_commands_are_stored_as_failed_and_end_the_study_with_one_line() {
 fn bad_templates_and_formulas_are_one_line_errors() {
     let dir = tempfile::tempdir().unwrap();
     let run = |command: &str, work: &str| {
-        one_line_failure(
-            &[
-                "run",
-                "--command",
-                command,
-                "--work",
-                work,
-                "--n",
-                "10",
-                "--nodes",
-                "1",
-            ],
-            dir.path(),
-        )
+        one_line_error(hetscale_in(dir.path()).args([
+            "run",
+            "--command",
+            command,
+            "--work",
+            work,
+            "--n",
+            "10",
+            "--nodes",
+            "1",
+        ]))
     };
     assert!(run("prog {q}", "n").contains("unknown placeholder {q}"));
     assert!(run("prog {n", "n").contains("unbalanced brace"));
@@ -458,7 +419,7 @@ fn an_always_failing_command_fails_the_study_despite_the_default_warm_up() {
         args.extend_from_slice(&["--target", "0.5", "--n-max", "64", "--repetitions", "1"]);
         args.extend_from_slice(&["--db", "f.db", "--out", "out", "--name", name]);
         args.extend_from_slice(extra);
-        one_line_failure(&args, dir.path())
+        one_line_error(hetscale_in(dir.path()).args(&args))
     };
     let failing = "sh -c 'echo disk full >&2; exit 3' {n}";
     let exits = study("exits", failing, &["--work", "n"]);
@@ -504,23 +465,19 @@ fn an_always_failing_command_fails_the_study_despite_the_default_warm_up() {
 #[test]
 fn numbers_out_of_bounds_are_one_line_errors_naming_the_flag() {
     let dir = tempfile::tempdir().unwrap();
-    let run = one_line_failure(
-        &[
-            "run",
-            "--command",
-            "echo {n}",
-            "--work",
-            "n",
-            "--n",
-            "5",
-            "--nodes",
-            "1",
-        ]
-        .into_iter()
-        .chain(["--timeout", "1e300"])
-        .collect::<Vec<_>>(),
-        dir.path(),
-    );
+    let run = one_line_error(hetscale_in(dir.path()).args([
+        "run",
+        "--command",
+        "echo {n}",
+        "--work",
+        "n",
+        "--n",
+        "5",
+        "--nodes",
+        "1",
+        "--timeout",
+        "1e300",
+    ]));
     assert!(
         run.contains("--timeout 1e300: give a positive number of seconds up to 2592000"),
         "{run}"
@@ -541,7 +498,7 @@ fn numbers_out_of_bounds_are_one_line_errors_naming_the_flag() {
                 args.extend_from_slice(&[default, its_value]);
             }
         }
-        one_line_failure(&args, dir.path())
+        one_line_error(hetscale_in(dir.path()).args(&args))
     };
     for (flag, value, says) in [
         (
@@ -623,8 +580,7 @@ fn step_study_args() -> Vec<&'static str> {
 }
 
 fn spawn_hetscale(dir: &Path, args: &[&str]) -> std::process::Child {
-    std::process::Command::new(assert_cmd::cargo::cargo_bin("hetscale"))
-        .env("HETSCALE_CACHE_DIR", "")
+    hetscale_process()
         .args(args)
         .current_dir(dir)
         .stdout(std::process::Stdio::null())
@@ -709,11 +665,7 @@ fn ctrl_c_ends_the_commands_group_stores_nothing_half_done_and_the_rerun_resumes
     drop(conn);
 
     std::fs::remove_file(dir.path().join("block")).unwrap();
-    hetscale()
-        .args(step_study_args())
-        .current_dir(dir.path())
-        .assert()
-        .success();
+    succeeded(hetscale_in(dir.path()).args(step_study_args()));
     let calls = std::fs::read_to_string(dir.path().join("calls")).unwrap();
     let at = |n: &str| calls.lines().filter(|l| *l == n).count();
     assert_eq!(
@@ -766,12 +718,7 @@ fn measured_failure(work: &str, target: &str) -> String {
     args.extend(["--nodes", "1", "--target", target, "--n-max", "256"]);
     args.extend(["--repetitions", "1", "--warmup", "0"]);
     args.extend(["--out", "out", "--json", "--quiet"]);
-    let out = hetscale()
-        .args(&args)
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let result = json_of(&out);
+    let result = json_of(hetscale_in(dir.path()).args(&args));
     result[0]["measured"]["failures"][0]["message"]
         .as_str()
         .unwrap_or_else(|| panic!("a failure: {result}"))

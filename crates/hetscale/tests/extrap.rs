@@ -3,60 +3,33 @@
 
 mod common;
 
-use std::path::Path;
-
-use assert_cmd::Command;
-
-/// A small GE study on simulated Sunwulf (three configurations).
-const SPEC: &str = include_str!("specs/small-ge.toml");
-
-fn hetscale(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("hetscale")
-        .expect("binary built")
-        .env("HETSCALE_CACHE_DIR", "")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
-
-fn run_ok(dir: &Path, args: &[&str]) -> String {
-    let out = hetscale(dir, args);
-    assert!(
-        out.status.success(),
-        "hetscale {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use common::{SMALL_GE, hetscale_in, one_line_error, stdout_of};
 
 #[test]
 fn extra_p_models_each_study_of_a_database_holding_two_kernels() {
     let dir = tempfile::tempdir().unwrap();
-    let mm = SPEC
+    let mm = SMALL_GE
         .replace("name = \"small ge\"", "name = \"small mm\"")
         .replace("kernel = \"ge\"", "kernel = \"mm\"")
         .replace("target = 0.3", "target = 0.2")
         .replace("[kernel_options]\npivoting = \"none\"\n", "");
-    std::fs::write(dir.path().join("ge.toml"), SPEC).unwrap();
+    std::fs::write(dir.path().join("ge.toml"), SMALL_GE).unwrap();
     std::fs::write(dir.path().join("mm.toml"), mm).unwrap();
     for spec in ["ge.toml", "mm.toml"] {
-        run_ok(dir.path(), &["study", spec, "--db", "s.db", "--out", "out"]);
+        stdout_of(hetscale_in(dir.path()).args(["study", spec, "--db", "s.db", "--out", "out"]));
     }
 
-    let out = hetscale(dir.path(), &["export", "s.db", "--format", "extrap"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let err =
+        one_line_error(hetscale_in(dir.path()).args(["export", "s.db", "--format", "extrap"]));
     assert!(
         err.contains("\"small ge\", \"small mm\": export one with --study NAME"),
         "{err}"
     );
 
     for study in ["small ge", "small mm"] {
-        let text = run_ok(
-            dir.path(),
-            &["export", "s.db", "--format", "extrap", "--study", study],
+        let text = stdout_of(
+            hetscale_in(dir.path())
+                .args(["export", "s.db", "--format", "extrap", "--study", study]),
         );
         assert!(!text.contains("DATA \n"), "an empty point: {text}");
         assert!(text.contains("\nMETRIC time_s\n"), "{text}");

@@ -3,26 +3,10 @@
 //! `work_flop`), numbers as numbers, `nodes` a node-set string beside the count `p`, `n` an
 //! integer, psi a full square matrix.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{SMALL_GE, hetscale_in, json_of, spec_dir};
 use serde_json::Value;
-
-fn hetscale() -> Command {
-    // `local` keeps its placeholder speed: no test depends on this host's cached one.
-    let mut command = Command::cargo_bin("hetscale").expect("binary built");
-    command.env("HETSCALE_CACHE_DIR", "");
-    command
-}
-
-/// `hetscale ARGS` in `dir`, its standard output as JSON.
-fn json_of(dir: &std::path::Path, args: &[&str]) -> Value {
-    let out = hetscale().args(args).current_dir(dir).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON document on standard output")
-}
 
 /// Keys of the old, mixed schema that must not come back.
 const RETIRED: [&str; 4] = [
@@ -114,25 +98,21 @@ const STEP: &str = "echo \"time: 0.5\"\n";
 
 #[test]
 fn every_commands_json_follows_the_one_schema() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = spec_dir(SMALL_GE);
     let d = dir.path();
     std::fs::write(d.join("step.sh"), STEP).unwrap();
-    std::fs::write(d.join("spec.toml"), include_str!("specs/small-ge.toml")).unwrap();
 
-    let run = json_of(
-        d,
-        &[
-            "run",
-            "ge",
-            "--n",
-            "32",
-            "--backend",
-            "sim",
-            "--nodes",
-            "2",
-            "--json",
-        ],
-    );
+    let run = json_of(hetscale_in(d).args([
+        "run",
+        "ge",
+        "--n",
+        "32",
+        "--backend",
+        "sim",
+        "--nodes",
+        "2",
+        "--json",
+    ]));
     assert_schema("run", &run);
     assert_eq!(run["nodes"], "2", "{run}");
     assert_eq!(run["p"], 2);
@@ -156,25 +136,22 @@ fn every_commands_json_follows_the_one_schema() {
         "1",
         "--json",
     ];
-    let command = json_of(d, &command);
+    let command = json_of(hetscale_in(d).args(command));
     assert_schema("run --command", &command);
     assert_eq!(command["marked_speed_flops"], 1e9, "{command}");
     assert_eq!(command["nodes"], "1");
 
-    let predict = json_of(
-        d,
-        &[
-            "predict",
-            "mm",
-            "--nodes",
-            "sunblade:2",
-            "--nodes",
-            "sunblade:8",
-            "--target",
-            "0.2",
-            "--json",
-        ],
-    );
+    let predict = json_of(hetscale_in(d).args([
+        "predict",
+        "mm",
+        "--nodes",
+        "sunblade:2",
+        "--nodes",
+        "sunblade:8",
+        "--target",
+        "0.2",
+        "--json",
+    ]));
     assert_schema("predict", &predict);
     let point = &predict["points"][1];
     let root = point["n_root"].as_f64().unwrap();
@@ -185,17 +162,15 @@ fn every_commands_json_follows_the_one_schema() {
         "below the diagonal"
     );
 
-    let bench = json_of(d, &["bench", "--quick", "--json"]);
+    let bench = json_of(hetscale_in(d).args(["bench", "--quick", "--json"]));
     assert_schema("bench", &bench);
     assert!(
         bench["marked_speed_flops"].as_f64().unwrap() > 1e6,
         "{bench}"
     );
 
-    let study = json_of(
-        d,
-        &["study", "spec.toml", "--out", "out", "--json", "--quiet"],
-    );
+    let study =
+        json_of(hetscale_in(d).args(["study", "spec.toml", "--out", "out", "--json", "--quiet"]));
     assert_schema("study", &study);
     let configuration = &study[0]["configurations"][0];
     assert!(
@@ -203,7 +178,7 @@ fn every_commands_json_follows_the_one_schema() {
         "{configuration}"
     );
 
-    let export = json_of(d, &["export", "out/study.db", "--format", "json"]);
+    let export = json_of(hetscale_in(d).args(["export", "out/study.db", "--format", "json"]));
     assert_schema("export", &export);
     assert!(
         export[0]["nodes"].is_string() && export[0]["p"].is_u64(),
@@ -270,7 +245,7 @@ fn the_other_commands_json_follows_the_one_schema_too() {
         "platform list --json",
     ] {
         let args: Vec<&str> = command.split_whitespace().collect();
-        assert_schema(command, &json_of(d, &args));
+        assert_schema(command, &json_of(hetscale_in(d).args(&args)));
     }
 }
 
@@ -279,7 +254,7 @@ fn platform_json_gives_marked_speeds_in_flops_or_names_the_index() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let json = |args: &[&str]| {
-        let value = json_of(d, args);
+        let value = json_of(hetscale_in(d).args(args));
         assert_schema(&args.join(" "), &value);
         value
     };

@@ -1,18 +1,8 @@
 //! `hetscale platform` and `hetscale probe` from the outside.
 
-use assert_cmd::Command;
+mod common;
 
-fn hetscale() -> Command {
-    let mut command = Command::cargo_bin("hetscale").unwrap();
-    command.env("HETSCALE_CACHE_DIR", "");
-    command
-}
-
-/// What `command` printed, as JSON; it must succeed.
-fn json_of(command: &mut Command) -> serde_json::Value {
-    let out = command.assert().success();
-    serde_json::from_slice(&out.get_output().stdout).expect("one JSON document")
-}
+use common::{failure_of, hetscale, json_of, one_line_error, stdout_of, succeeded};
 
 #[test]
 fn platform_list_and_show() {
@@ -44,15 +34,7 @@ fn bad_input_is_one_line_and_non_zero() {
         vec!["platform", "validate", "/nonexistent/file.toml"],
         vec!["probe", "--backend", "sim", "--nodes", "2", "--collectives"],
     ] {
-        let out = hetscale()
-            .args(&args)
-            .assert()
-            .failure()
-            .get_output()
-            .stderr
-            .clone();
-        let text = String::from_utf8(out).unwrap();
-        assert_eq!(text.trim_end().lines().count(), 1, "{args:?}: {text}");
+        let text = one_line_error(hetscale().args(&args));
         assert!(!text.contains("panicked"), "{text}");
     }
 }
@@ -63,47 +45,20 @@ fn validate_reports_the_field() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("bad.toml");
     std::fs::write(&file, "name = \"x\"\n[network]\ng_s_per_byte = 1e-9\nL = { base_s = 0 }\n[[node]]\nname = \"gromit\"\nmarked_speed = -1\n").unwrap();
-    let out = hetscale()
-        .args(["platform", "validate"])
-        .arg(&file)
-        .assert()
-        .failure()
-        .get_output()
-        .stderr
-        .clone();
-    assert!(
-        String::from_utf8(out)
-            .unwrap()
-            .contains("node \"gromit\": marked_speed must be > 0, got -1")
-    );
+    let err = failure_of(hetscale().args(["platform", "validate"]).arg(&file));
+    assert!(err.contains("node \"gromit\": marked_speed must be > 0, got -1"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn validate_accepts_presets_and_refuses_an_overflowing_c() {
-    let out = hetscale()
-        .args(["platform", "validate", "sunwulf"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(out).unwrap();
+    let text = stdout_of(hetscale().args(["platform", "validate", "sunwulf"]));
     assert!(text.starts_with("sunwulf: ok: sunwulf"), "{text}");
 
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("huge.toml");
     std::fs::write(&file, "name = \"huge\"\n[network]\ng_s_per_byte = 1e-9\nL = { base_s = 0 }\n[[node]]\nname = \"a\"\nmarked_speed = 1e308\n[[node]]\nname = \"b\"\nmarked_speed = 1e308\n").unwrap();
-    let out = hetscale()
-        .args(["platform", "validate"])
-        .arg(&file)
-        .assert()
-        .failure()
-        .get_output()
-        .stderr
-        .clone();
-    let text = String::from_utf8(out).unwrap();
-    assert_eq!(text.trim_end().lines().count(), 1, "{text}");
+    let text = one_line_error(hetscale().args(["platform", "validate"]).arg(&file));
     assert!(text.contains("marked speeds sum to inf"), "{text}");
 }
 
@@ -128,11 +83,7 @@ fn probe_writes_json_and_a_platform_file() {
     );
     assert_eq!(report["p"], 2);
     assert_eq!(report["g_s_per_byte_ci"].as_array().unwrap().len(), 2);
-    hetscale()
-        .args(["platform", "validate"])
-        .arg(&file)
-        .assert()
-        .success();
+    succeeded(hetscale().args(["platform", "validate"]).arg(&file));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -1,32 +1,17 @@
 //! `hetscale predict` end to end: defaults that work for every kernel, both psi columns, and
 //! one-line refusals of what cannot fit in memory.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{hetscale, json_of, one_line_error, stdout_of};
 use serde_json::Value;
-
-fn hetscale() -> Command {
-    // `local` keeps its placeholder speed: no test depends on this host's cached one.
-    let mut command = Command::cargo_bin("hetscale").expect("binary built");
-    command.env("HETSCALE_CACHE_DIR", "");
-    command
-}
-
-/// `hetscale predict ARGS`: stdout on success, stderr otherwise.
-fn predict(args: &[&str]) -> (bool, String, String) {
-    let out = hetscale().arg("predict").args(args).output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
 
 #[test]
 fn burg_predicts_with_its_defaults() {
     // Burg's default order used to equal the default n_min (8), so nothing could be searched.
-    let (ok, stdout, stderr) =
-        predict(&["burg", "--nodes", "2", "--nodes", "4", "--target", "0.3"]);
-    assert!(ok, "{stderr}");
+    let stdout = stdout_of(hetscale().args([
+        "predict", "burg", "--nodes", "2", "--nodes", "4", "--target", "0.3",
+    ]));
     assert!(stdout.contains("burg on sunwulf"), "{stdout}");
     assert_eq!(
         stdout
@@ -41,6 +26,7 @@ fn burg_predicts_with_its_defaults() {
 #[test]
 fn psi_is_printed_between_consecutive_configurations_and_from_the_first() {
     let args = [
+        "predict",
         "mm",
         "--nodes",
         "sunblade:2",
@@ -51,9 +37,7 @@ fn psi_is_printed_between_consecutive_configurations_and_from_the_first() {
         "--target",
         "0.2",
     ];
-    let (ok, stdout, stderr) = predict(&[&args[..], &["--json"]].concat());
-    assert!(ok, "{stderr}");
-    let study: Value = serde_json::from_str(&stdout).unwrap();
+    let study = json_of(hetscale().args(args).arg("--json"));
     let points = study["points"].as_array().unwrap();
     let psi = |i: usize, j: usize| study["psi"]["values"][i][j].as_f64().unwrap();
     assert_eq!(points[0]["psi_from_previous"], Value::Null);
@@ -69,8 +53,7 @@ fn psi_is_printed_between_consecutive_configurations_and_from_the_first() {
         "{consecutive} {from_first}"
     );
 
-    let (ok, text, stderr) = predict(&args);
-    assert!(ok, "{stderr}");
+    let text = stdout_of(hetscale().args(args));
     let header = text.lines().nth(1).unwrap();
     assert!(
         header.contains("psi(prev,this)") && header.contains("psi(1st,this)"),
@@ -127,9 +110,7 @@ fn what_cannot_fit_in_memory_is_refused_in_one_line() {
         ),
     ];
     for (args, advice) in cases {
-        let (ok, _, stderr) = predict(args);
-        assert!(!ok, "{args:?}");
-        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+        let stderr = one_line_error(hetscale().arg("predict").args(args));
         assert!(stderr.contains(advice), "{args:?}: {stderr}");
     }
 }

@@ -1,43 +1,16 @@
 //! `hetscale report DB` and the report `hetscale study` writes: the same page either way,
 //! every study view in it, and one-line errors for a database without studies.
 
+mod common;
+
 use std::path::Path;
 
-use assert_cmd::Command;
-
-fn hetscale() -> Command {
-    // `local` keeps its placeholder speed: no test depends on this host's cached one.
-    let mut command = Command::cargo_bin("hetscale").expect("binary built");
-    command.env("HETSCALE_CACHE_DIR", "");
-    command
-}
-
-/// A small GE study on simulated Sunwulf (three configurations: a held-out check too).
-const SPEC: &str = include_str!("specs/small-ge.toml");
-
-/// Runs `hetscale` in `dir`; returns stdout, failing with stderr if it fails.
-fn run_ok(dir: &Path, args: &[&str]) -> String {
-    let out = hetscale().args(args).current_dir(dir).output().unwrap();
-    assert!(
-        out.status.success(),
-        "hetscale {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// Runs `hetscale` in `dir` expecting failure; returns stderr.
-fn run_err(dir: &Path, args: &[&str]) -> String {
-    let out = hetscale().args(args).current_dir(dir).output().unwrap();
-    assert!(!out.status.success(), "hetscale {args:?} should fail");
-    String::from_utf8(out.stderr).unwrap()
-}
+use common::{SMALL_GE, hetscale_in, one_line_error, spec_dir, stdout_of, succeeded};
 
 #[test]
 fn study_writes_the_report_and_report_rebuilds_it_from_the_database() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("spec.toml"), SPEC).unwrap();
-    let printed = run_ok(dir.path(), &["study", "spec.toml", "--out", "out"]);
+    let dir = spec_dir(SMALL_GE);
+    let printed = stdout_of(hetscale_in(dir.path()).args(["study", "spec.toml", "--out", "out"]));
     assert!(
         printed.contains("Report: out/index.html"),
         "the study prints where its report is: {printed}"
@@ -51,21 +24,21 @@ fn study_writes_the_report_and_report_rebuilds_it_from_the_database() {
     }
     assert!(dir.path().join("out/tables/small-ge-psi.csv").exists());
 
-    let printed = run_ok(dir.path(), &["report", "out/study.db", "--out", "again"]);
+    let printed =
+        stdout_of(hetscale_in(dir.path()).args(["report", "out/study.db", "--out", "again"]));
     assert_eq!(printed.trim(), "Report: again/index.html");
     let again = std::fs::read_to_string(dir.path().join("again/index.html")).unwrap();
     assert_eq!(again, page, "the database alone gives the same report");
 
     // Without --out, the report goes beside the database, where the study put it.
-    let printed = run_ok(dir.path(), &["report", "out/study.db"]);
+    let printed = stdout_of(hetscale_in(dir.path()).args(["report", "out/study.db"]));
     assert_eq!(printed.trim(), "Report: out/index.html");
 }
 
 #[test]
 fn a_resumed_study_says_how_many_runs_it_reused() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("spec.toml"), SPEC).unwrap();
-    let first = run_ok(dir.path(), &["study", "spec.toml", "--out", "out"]);
+    let dir = spec_dir(SMALL_GE);
+    let first = stdout_of(hetscale_in(dir.path()).args(["study", "spec.toml", "--out", "out"]));
     assert!(!first.contains("Resumed"), "{first}");
     let stored: i64 = rusqlite::Connection::open(dir.path().join("out/study.db"))
         .unwrap()
@@ -73,7 +46,7 @@ fn a_resumed_study_says_how_many_runs_it_reused() {
             r.get(0)
         })
         .unwrap();
-    let again = run_ok(dir.path(), &["study", "spec.toml", "--out", "out"]);
+    let again = stdout_of(hetscale_in(dir.path()).args(["study", "spec.toml", "--out", "out"]));
     assert!(
         again.contains(&format!(
             "Resumed study \"small ge\": reused {stored} stored runs\n"
@@ -84,12 +57,11 @@ fn a_resumed_study_says_how_many_runs_it_reused() {
 
 #[test]
 fn a_study_that_settles_nothing_still_writes_its_report() {
-    let dir = tempfile::tempdir().unwrap();
-    let spec = SPEC
+    let spec = SMALL_GE
         .replace("target = 0.3", "target = 0.95")
         .replace("n_max = 2048", "n_max = 64");
-    std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
-    let printed = run_ok(dir.path(), &["study", "spec.toml", "--out", "out"]);
+    let dir = spec_dir(&spec);
+    let printed = stdout_of(hetscale_in(dir.path()).args(["study", "spec.toml", "--out", "out"]));
     assert!(printed.contains("Report: out/index.html"), "{printed}");
     let page = std::fs::read_to_string(dir.path().join("out/index.html")).unwrap();
     assert!(page.contains("did not settle"), "failures are stated");
@@ -99,8 +71,7 @@ fn a_study_that_settles_nothing_still_writes_its_report() {
 fn a_database_without_studies_is_a_one_line_error() {
     let dir = tempfile::tempdir().unwrap();
     drop(hetscale_study::store::Store::open(&dir.path().join("none.db")).unwrap());
-    let err = run_err(dir.path(), &["report", "none.db"]);
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let err = one_line_error(hetscale_in(dir.path()).args(["report", "none.db"]));
     assert!(
         err.contains("holds no study") && err.contains("hetscale study"),
         "{err}"
@@ -108,13 +79,11 @@ fn a_database_without_studies_is_a_one_line_error() {
     assert!(!dir.path().join("index.html").exists());
 
     std::fs::write(dir.path().join("empty.db"), b"").unwrap();
-    let err = run_err(dir.path(), &["report", "empty.db"]);
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let err = one_line_error(hetscale_in(dir.path()).args(["report", "empty.db"]));
     assert!(err.contains("empty file, not a hetscale database"), "{err}");
     assert_eq!(std::fs::read(dir.path().join("empty.db")).unwrap(), b"");
 
-    let err = run_err(dir.path(), &["report", "missing.db"]);
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let err = one_line_error(hetscale_in(dir.path()).args(["report", "missing.db"]));
     assert!(err.contains("no study database at missing.db"), "{err}");
     assert!(
         !dir.path().join("missing.db").exists(),
@@ -127,9 +96,9 @@ fn a_database_without_studies_is_a_one_line_error() {
 fn study_on_a_platform_file(dir: &Path) -> String {
     let platform = hbsp::presets::sunwulf().to_toml_string().unwrap();
     std::fs::write(dir.join("plat.toml"), platform).unwrap();
-    let spec = SPEC.replace("platform = \"sunwulf\"", "platform = \"plat.toml\"");
+    let spec = SMALL_GE.replace("platform = \"sunwulf\"", "platform = \"plat.toml\"");
     std::fs::write(dir.join("spec.toml"), spec).unwrap();
-    run_ok(dir, &["study", "spec.toml", "--out", "out"]);
+    stdout_of(hetscale_in(dir).args(["study", "spec.toml", "--out", "out"]));
     std::fs::read_to_string(dir.join("out/index.html")).unwrap()
 }
 
@@ -155,25 +124,19 @@ fn report_and_export_read_the_database_alone_and_change_nothing() {
     // From another directory, where plat.toml means nothing: the stored platform is used.
     let elsewhere = tempfile::tempdir().unwrap();
     let again = elsewhere.path().join("again");
-    let out = hetscale()
-        .arg("report")
-        .arg(&db)
-        .arg("--out")
-        .arg(&again)
-        .current_dir(elsewhere.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeeded(
+        hetscale_in(elsewhere.path())
+            .arg("report")
+            .arg(&db)
+            .arg("--out")
+            .arg(&again),
     );
     assert_eq!(
         std::fs::read_to_string(again.join("index.html")).unwrap(),
         page,
         "the database alone gives the same report"
     );
-    let csv = run_ok(elsewhere.path(), &["export", db.to_str().unwrap()]);
+    let csv = stdout_of(hetscale_in(elsewhere.path()).args(["export", db.to_str().unwrap()]));
     assert!(csv.starts_with("study,purpose,kernel,"), "{csv}");
 
     assert_eq!(
@@ -190,26 +153,26 @@ fn report_and_export_read_the_database_alone_and_change_nothing() {
 
 #[test]
 fn export_names_the_studies_and_refuses_tampered_runs() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("spec.toml"), SPEC).unwrap();
-    run_ok(dir.path(), &["study", "spec.toml", "--out", "out"]);
-    let err = run_err(dir.path(), &["export", "out/study.db", "--study", "nosuch"]);
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let dir = spec_dir(SMALL_GE);
+    stdout_of(hetscale_in(dir.path()).args(["study", "spec.toml", "--out", "out"]));
+    let err = one_line_error(hetscale_in(dir.path()).args([
+        "export",
+        "out/study.db",
+        "--study",
+        "nosuch",
+    ]));
     assert!(
         err.contains("has no study \"nosuch\": it holds \"small ge\""),
         "{err}"
     );
-    let json = run_ok(
-        dir.path(),
-        &[
-            "export",
-            "out/study.db",
-            "--study",
-            "small ge",
-            "--format",
-            "json",
-        ],
-    );
+    let json = stdout_of(hetscale_in(dir.path()).args([
+        "export",
+        "out/study.db",
+        "--study",
+        "small ge",
+        "--format",
+        "json",
+    ]));
     assert!(json.contains("\"study\": \"small ge\""), "{json}");
 
     rusqlite::Connection::open(dir.path().join("out/study.db"))
@@ -217,8 +180,7 @@ fn export_names_the_studies_and_refuses_tampered_runs() {
         .execute("UPDATE runs SET n = -5 WHERE id = 3", [])
         .unwrap();
     for command in ["export", "report"] {
-        let err = run_err(dir.path(), &[command, "out/study.db"]);
-        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        let err = one_line_error(hetscale_in(dir.path()).args([command, "out/study.db"]));
         assert!(
             err.contains("holds a run with n = -5") && err.contains("altered"),
             "{command}: {err}"
@@ -230,9 +192,8 @@ fn export_names_the_studies_and_refuses_tampered_runs() {
 /// namespace of its own (root only; skipped, saying so, where namespaces are not allowed).
 #[test]
 fn a_database_on_a_read_only_filesystem_can_be_exported() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("spec.toml"), SPEC).unwrap();
-    run_ok(dir.path(), &["study", "spec.toml", "--out", "out"]);
+    let dir = spec_dir(SMALL_GE);
+    stdout_of(hetscale_in(dir.path()).args(["study", "spec.toml", "--out", "out"]));
     std::fs::create_dir(dir.path().join("ro")).unwrap();
     let script = format!(
         "mount -t tmpfs tmpfs ro && cp out/study.db ro/ && mount -o remount,ro ro && exec {} export ro/study.db",

@@ -1,50 +1,38 @@
 //! End-to-end tests of `hetscale run`.
 
-use assert_cmd::Command;
-use serde_json::Value;
+mod common;
 
-fn hetscale() -> Command {
-    // `local` keeps its placeholder speed: no test depends on this host's cached one.
-    let mut command = Command::cargo_bin("hetscale").expect("binary built");
-    command.env("HETSCALE_CACHE_DIR", "");
-    command
-}
+use common::{failure_of, hetscale, hetscale_in, json_of, one_line_error, stdout_of};
 
 #[test]
 fn run_json_reports_t_w_s_c_and_e_s_and_dumps_the_result() {
     let dir = std::env::temp_dir().join(format!("hetscale-run-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out_path = dir.join("c.npy");
-    let out = hetscale()
-        .args([
-            "run",
-            "summa",
-            "--platform",
-            "ucf-cluster",
-            "--nodes",
-            "4",
-            "--n",
-            "24",
-        ])
-        .args([
-            "--strategy",
-            "hohe2",
-            "--grid",
-            "2x2",
-            "--nb",
-            "5",
-            "--json",
-            "--dump-result",
-        ])
-        .arg(&out_path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let report = json_of(
+        hetscale()
+            .args([
+                "run",
+                "summa",
+                "--platform",
+                "ucf-cluster",
+                "--nodes",
+                "4",
+                "--n",
+                "24",
+            ])
+            .args([
+                "--strategy",
+                "hohe2",
+                "--grid",
+                "2x2",
+                "--nb",
+                "5",
+                "--json",
+                "--dump-result",
+            ])
+            .arg(&out_path),
     );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["kernel"], "summa");
     assert_eq!(report["details"]["grid"], "2x2");
     assert_eq!(report["details"]["strategy"], "hohe2");
@@ -60,25 +48,21 @@ fn run_json_reports_t_w_s_c_and_e_s_and_dumps_the_result() {
     // The dumped matrices feed a second run through --input.
     let a = dir.join("a.npy");
     hetscale_kernels::write_npy(&a, &c).unwrap();
-    let out = hetscale()
-        .args([
-            "run",
-            "mm",
-            "--platform",
-            "sunwulf",
-            "--nodes",
-            "sunblade:2,sunfire:1",
-        ])
-        .arg("--input")
-        .arg(format!("{},{}", a.display(), a.display()))
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = stdout_of(
+        hetscale()
+            .args([
+                "run",
+                "mm",
+                "--platform",
+                "sunwulf",
+                "--nodes",
+                "sunblade:2,sunfire:1",
+            ])
+            .arg("--input")
+            .arg(format!("{},{}", a.display(), a.display())),
+    );
     assert!(
-        out.status.success()
-            && text.contains("E_s      ")
-            && !text.contains("n/a")
-            && text.contains("verified yes"),
+        text.contains("E_s      ") && !text.contains("n/a") && text.contains("verified yes"),
         "{text}"
     );
     std::fs::remove_dir_all(dir).unwrap();
@@ -94,19 +78,13 @@ fn every_kernel_runs_and_verifies() {
         vec!["summa", "--n", "20", "--strategy", "heho"],
         vec!["mm", "--n", "20", "--backend", "sim"],
     ] {
-        let out = hetscale()
-            .arg("run")
-            .args(&args)
-            .args(["--platform", "sunwulf", "--nodes", "server:1,sunfire:2"])
-            // Speed emulation is a threads option; sim charges each node's speed itself.
-            .args((!args.contains(&"sim")).then_some("--emulate-speeds"))
-            .output()
-            .unwrap();
-        let text = String::from_utf8(out.stdout).unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
+        let text = stdout_of(
+            hetscale()
+                .arg("run")
+                .args(&args)
+                .args(["--platform", "sunwulf", "--nodes", "server:1,sunfire:2"])
+                // Speed emulation is a threads option; sim charges each node's speed itself.
+                .args((!args.contains(&"sim")).then_some("--emulate-speeds")),
         );
         assert!(text.contains("verified yes"), "{text}");
     }
@@ -200,10 +178,7 @@ fn bad_input_is_a_one_line_error() {
         ],
     ];
     for args in cases {
-        let out = hetscale().args(&args).output().unwrap();
-        assert!(!out.status.success(), "{args:?}");
-        let err = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        let err = one_line_error(hetscale().args(&args));
         assert!(err.starts_with("hetscale: "), "{err}");
     }
     std::fs::remove_dir_all(dir).unwrap();
@@ -226,13 +201,7 @@ fn sim_runs_are_deterministic_and_skeletons_unverified() {
             "--json",
         ];
         args.extend_from_slice(extra);
-        let out = hetscale().args(&args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+        json_of(hetscale().args(&args))
     };
     let (a, b) = (run(&[]), run(&[]));
     assert_eq!(
@@ -254,18 +223,12 @@ fn sim_runs_are_deterministic_and_skeletons_unverified() {
 #[test]
 fn slalom_runs_on_the_ncube2_verified_and_as_a_skeleton() {
     let run = |extra: &[&str]| {
-        let out = hetscale()
-            .args(["run", "slalom", "--backend", "sim", "--platform", "ncube2"])
-            .args(["--nodes", "16", "--n", "200", "--json"])
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+        json_of(
+            hetscale()
+                .args(["run", "slalom", "--backend", "sim", "--platform", "ncube2"])
+                .args(["--nodes", "16", "--n", "200", "--json"])
+                .args(extra),
+        )
     };
     let full = run(&[]);
     assert_eq!(full["kernel"], "slalom");
@@ -308,21 +271,16 @@ fn sizes_beyond_memory_are_refused_before_anything_is_allocated() {
 #[test]
 fn a_kernel_with_command_is_refused() {
     // --command used to be ignored when a kernel was named.
-    let out = hetscale()
-        .args([
-            "run",
-            "mm",
-            "--n",
-            "4",
-            "--command",
-            "echo {n}",
-            "--work",
-            "n",
-        ])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8(out.stderr).unwrap();
+    let err = failure_of(hetscale().args([
+        "run",
+        "mm",
+        "--n",
+        "4",
+        "--command",
+        "echo {n}",
+        "--work",
+        "n",
+    ]));
     assert!(err.contains("cannot be used with '--command"), "{err}");
 }
 
@@ -333,13 +291,14 @@ fn a_study_refuses_runs_that_cannot_fit_in_memory() {
                 target = 0.3\napproaches = [\"measured\"]\nn_min = 1000000\nn_max = 4000000\n\
                 [[configuration]]\nlabel = \"one\"\nnodes = \"server:1\"\n";
     std::fs::write(dir.path().join("huge.toml"), spec).unwrap();
-    let out = hetscale()
-        .args(["study", "huge.toml", "--db", "s.db", "--out", "out"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8(out.stderr).unwrap();
+    let err = failure_of(hetscale_in(dir.path()).args([
+        "study",
+        "huge.toml",
+        "--db",
+        "s.db",
+        "--out",
+        "out",
+    ]));
     assert!(
         err.contains("N = 1000000: mm at N = 1000000 on 1 nodes would need about"),
         "{err}"

@@ -1,32 +1,22 @@
 //! `hetscale run --trace FILE.json --report DIR`: the Perfetto trace and the run's report.
 
-use assert_cmd::Command;
-use serde_json::Value;
+mod common;
 
-fn hetscale() -> Command {
-    // `local` keeps its placeholder speed: no test depends on this host's cached one.
-    let mut command = Command::cargo_bin("hetscale").expect("binary built");
-    command.env("HETSCALE_CACHE_DIR", "");
-    command
-}
+use common::{hetscale, succeeded};
+use serde_json::Value;
 
 #[test]
 fn run_writes_its_perfetto_trace_and_report() {
     let dir = std::env::temp_dir().join(format!("hetscale-run-views-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (trace, report) = (dir.join("trace.json"), dir.join("report"));
-    let out = hetscale()
-        .args(["run", "ge", "--backend", "sim", "--platform", "sunwulf"])
-        .args(["--nodes", "4", "--n", "32", "--trace"])
-        .arg(&trace)
-        .arg("--report")
-        .arg(&report)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeeded(
+        hetscale()
+            .args(["run", "ge", "--backend", "sim", "--platform", "sunwulf"])
+            .args(["--nodes", "4", "--n", "32", "--trace"])
+            .arg(&trace)
+            .arg("--report")
+            .arg(&report),
     );
     let json: Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
     let events = json["traceEvents"].as_array().unwrap();

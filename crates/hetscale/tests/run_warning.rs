@@ -1,7 +1,9 @@
 //! `hetscale run` warns when a run's speed-efficiency exceeds 1: no code runs faster than the
 //! marked speed of its machine, so the marked speeds are wrong for this code.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{failure_of, hetscale, succeeded};
 use serde_json::Value;
 
 /// Two nodes marked at 0.001 Mflop/s: any real run of a few thousand flops beats that by
@@ -25,21 +27,16 @@ fn run_ge(backend: &str, extra: &[&str]) -> std::process::Output {
     let dir = tempfile::tempdir().unwrap();
     let platform = dir.path().join("undermarked.toml");
     std::fs::write(&platform, UNDERMARKED).unwrap();
-    let out = Command::cargo_bin("hetscale")
-        .unwrap()
-        .env("HETSCALE_CACHE_DIR", "")
-        .args(["run", "ge", "--n", "30", "--backend", backend, "--platform"])
-        .arg(&platform)
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    succeeded(
+        hetscale()
+            .args(["run", "ge", "--n", "30", "--backend", backend, "--platform"])
+            .arg(&platform)
+            .args(extra),
+    )
 }
+
+/// `run mm` on one node of the `local` platform, on `sim`: a run that gets `local`'s speed.
+const LOCAL_RUN: [&str; 8] = ["run", "mm", "--n", "16", "--backend", "sim", "--nodes", "1"];
 
 fn warning_lines(stderr: &[u8]) -> Vec<String> {
     String::from_utf8_lossy(stderr)
@@ -101,15 +98,7 @@ fn a_run_within_the_marked_speed_has_no_warning() {
 
 #[test]
 fn on_the_local_preset_the_placeholder_speed_is_said_in_text_and_json() {
-    let run = |json: &[&str]| {
-        Command::cargo_bin("hetscale")
-            .unwrap()
-            .env("HETSCALE_CACHE_DIR", "")
-            .args(["run", "mm", "--n", "16", "--backend", "sim", "--nodes", "1"])
-            .args(json)
-            .output()
-            .unwrap()
-    };
+    let run = |json: &[&str]| hetscale().args(LOCAL_RUN).args(json).output().unwrap();
     let placeholder = "platform local: the marked speed of 1000 Mflop/s per core is a placeholder, not a measurement, so E_s and psi are relative to it; measure this host once with `hetscale bench --quick --save-local` (the cache must be on: HETSCALE_CACHE_DIR unset or a directory), or with `hetscale bench --write-platform local.toml` and pass --platform local.toml";
     let text = run(&[]);
     assert_eq!(
@@ -144,40 +133,21 @@ fn runs_and_warmup_give_hyperfine_statistics_of_t() {
         line.contains(" s +/- 0.000000 s (mean +/- sd of 3 runs), range "),
         "{stdout}"
     );
-    let bad = Command::cargo_bin("hetscale")
-        .unwrap()
-        .env("HETSCALE_CACHE_DIR", "")
-        .args(["run", "ge", "--n", "30", "--runs", "0"])
-        .output()
-        .unwrap();
-    assert!(!bad.status.success());
-    assert!(
-        String::from_utf8_lossy(&bad.stderr).contains("--runs"),
-        "{}",
-        String::from_utf8_lossy(&bad.stderr)
-    );
+    let bad = failure_of(hetscale().args(["run", "ge", "--n", "30", "--runs", "0"]));
+    assert!(bad.contains("--runs"), "{bad}");
+}
+
+/// `hetscale` with the speed cache of the `local` platform in `cache`.
+fn hetscale_cached_in(cache: &std::path::Path) -> assert_cmd::Command {
+    let mut command = hetscale();
+    command.env("HETSCALE_CACHE_DIR", cache);
+    command
 }
 
 /// `run mm` on one `local` node with the speed cache in `cache`: its JSON and its stderr.
 fn run_local(cache: &std::path::Path) -> (Value, String) {
-    let out = Command::cargo_bin("hetscale")
-        .unwrap()
-        .env("HETSCALE_CACHE_DIR", cache)
-        .args([
-            "run",
-            "mm",
-            "--n",
-            "16",
-            "--backend",
-            "sim",
-            "--nodes",
-            "1",
-            "--json",
-        ])
-        .output()
-        .unwrap();
+    let out = succeeded(hetscale_cached_in(cache).args(LOCAL_RUN).arg("--json"));
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "{stderr}");
     (serde_json::from_slice(&out.stdout).unwrap(), stderr)
 }
 
@@ -212,26 +182,12 @@ fn local_measures_this_host_once_caches_it_and_says_where() {
     assert_eq!(stderr.trim(), note(speed, &by));
     // bench --save-local replaces it, saying where.
     std::fs::write(&file, "{ damaged").unwrap();
-    let (_, stderr) = {
-        let out = Command::cargo_bin("hetscale")
-            .unwrap()
-            .env("HETSCALE_CACHE_DIR", cache.path())
-            .args(["run", "mm", "--n", "16", "--backend", "sim", "--nodes", "1"])
-            .output()
-            .unwrap();
-        assert!(!out.status.success());
-        (
-            out.stdout,
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    };
+    let stderr = failure_of(hetscale_cached_in(cache.path()).args(LOCAL_RUN));
     assert!(
         stderr.contains("is unreadable") && stderr.contains("delete it and the next use"),
         "{stderr}"
     );
-    let out = Command::cargo_bin("hetscale")
-        .unwrap()
-        .env("HETSCALE_CACHE_DIR", cache.path())
+    let out = hetscale_cached_in(cache.path())
         .args(["bench", "--quick", "--save-local"])
         .output()
         .unwrap();

@@ -7,18 +7,10 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
 
-use assert_cmd::Command;
-use serde_json::Value;
-
-fn hetscale() -> Command {
-    // `local` keeps its placeholder speed: no test depends on this host's cached one.
-    let mut command = Command::cargo_bin("hetscale").expect("binary built");
-    command.env("HETSCALE_CACHE_DIR", "");
-    command
-}
-
-/// A small GE study on simulated Sunwulf: a few seconds, a few dozen runs.
-const SPEC: &str = include_str!("specs/small-ge.toml");
+use common::{
+    SMALL_GE, failure_of, hetscale, hetscale_in, hetscale_process, json_of, one_line_error,
+    spec_dir, stdout_of, succeeded,
+};
 
 /// Every stored run, without its row id and timestamp (which differ between databases).
 fn runs(db: &Path) -> BTreeSet<String> {
@@ -52,9 +44,8 @@ fn run_count(db: &Path) -> usize {
 }
 
 fn study(dir: &Path, db: &str) -> std::process::Command {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("hetscale"));
-    cmd.env("HETSCALE_CACHE_DIR", "")
-        .args(["study", "spec.toml", "--db", db, "--out", "out"])
+    let mut cmd = hetscale_process();
+    cmd.args(["study", "spec.toml", "--db", db, "--out", "out"])
         .current_dir(dir)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
@@ -63,8 +54,7 @@ fn study(dir: &Path, db: &str) -> std::process::Command {
 
 #[test]
 fn a_study_killed_at_a_random_point_resumes_to_exactly_the_uninterrupted_runs() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("spec.toml"), SPEC).unwrap();
+    let dir = spec_dir(SMALL_GE);
     assert!(study(dir.path(), "whole.db").status().unwrap().success());
     let whole = runs(&dir.path().join("whole.db"));
     assert!(whole.len() > 10, "the study makes enough runs to interrupt");
@@ -112,8 +102,7 @@ fn a_study_killed_at_a_random_point_resumes_to_exactly_the_uninterrupted_runs() 
 
 #[test]
 fn rerunning_a_finished_study_runs_nothing_and_reports_the_same() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("spec.toml"), SPEC).unwrap();
+    let dir = spec_dir(SMALL_GE);
     let first = common::study_json(dir.path());
     let count = run_count(&dir.path().join("s.db"));
     assert_eq!(common::study_json(dir.path()), first);
@@ -133,22 +122,11 @@ fn rerunning_a_finished_study_runs_nothing_and_reports_the_same() {
 
 #[test]
 fn an_unreachable_target_reports_the_highest_speed_efficiency_reached() {
-    let dir = tempfile::tempdir().unwrap();
-    let spec = SPEC
+    let spec = SMALL_GE
         .replace("target = 0.3", "target = 0.95")
         .replace("n_max = 2048", "n_max = 64");
-    std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
-    let out = hetscale()
-        .args(["study", "spec.toml", "--out", "out"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let dir = spec_dir(&spec);
+    let text = stdout_of(hetscale_in(dir.path()).args(["study", "spec.toml", "--out", "out"]));
     assert!(
         text.contains("not settled") && text.contains("the highest E_s reached is"),
         "{text}"
@@ -157,17 +135,9 @@ fn an_unreachable_target_reports_the_highest_speed_efficiency_reached() {
 
 #[test]
 fn an_invalid_spec_is_one_line_naming_the_line_and_field() {
-    let dir = tempfile::tempdir().unwrap();
-    let spec = SPEC.replace("target = 0.3", "target = -0.3");
-    std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
-    let out = hetscale()
-        .args(["study", "spec.toml", "--out", "out"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let spec = SMALL_GE.replace("target = 0.3", "target = -0.3");
+    let dir = spec_dir(&spec);
+    let err = one_line_error(hetscale_in(dir.path()).args(["study", "spec.toml", "--out", "out"]));
     assert!(
         err.contains("spec.toml line 7") && err.contains("target"),
         "{err}"
@@ -176,56 +146,44 @@ fn an_invalid_spec_is_one_line_naming_the_line_and_field() {
 
 #[test]
 fn a_changed_spec_under_the_same_name_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("spec.toml"),
-        SPEC.replace("n_max = 2048", "n_max = 256"),
-    )
-    .unwrap();
+    let dir = spec_dir(&SMALL_GE.replace("n_max = 2048", "n_max = 256"));
     let first = study(dir.path(), "s.db").status().unwrap();
     assert!(first.success());
     std::fs::write(
         dir.path().join("spec.toml"),
-        SPEC.replace("n_max = 2048", "n_max = 512"),
+        SMALL_GE.replace("n_max = 2048", "n_max = 512"),
     )
     .unwrap();
-    let out = hetscale()
-        .args(["study", "spec.toml", "--db", "s.db", "--out", "out"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("different spec"));
+    let err = failure_of(hetscale_in(dir.path()).args([
+        "study",
+        "spec.toml",
+        "--db",
+        "s.db",
+        "--out",
+        "out",
+    ]));
+    assert!(err.contains("different spec"));
 }
 
 #[test]
 fn predict_reaches_thousands_of_nodes_instantly() {
-    let out = hetscale()
-        .args([
-            "predict",
-            "mm",
-            "--platform",
-            "sunwulf",
-            "--nodes",
-            "sunblade:64",
-            "--nodes",
-            "sunblade:4096",
-            "--replicate",
-            "64",
-            // Sunwulf's 100 Mbit/s links cap MM near 0.08 at 4096 SunBlades (one-phase
-            // broadcast of B): ask for what that machine can give.
-            "--target",
-            "0.05",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let study: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let study = json_of(hetscale().args([
+        "predict",
+        "mm",
+        "--platform",
+        "sunwulf",
+        "--nodes",
+        "sunblade:64",
+        "--nodes",
+        "sunblade:4096",
+        "--replicate",
+        "64",
+        // Sunwulf's 100 Mbit/s links cap MM near 0.08 at 4096 SunBlades (one-phase
+        // broadcast of B): ask for what that machine can give.
+        "--target",
+        "0.05",
+        "--json",
+    ]));
     let points = study["points"].as_array().unwrap();
     assert_eq!(points[1]["configuration"]["p"], 4096);
     for p in points {
@@ -251,31 +209,24 @@ fn predict_reaches_thousands_of_nodes_instantly() {
 fn bench_writes_a_local_platform_that_runs() {
     let dir = tempfile::tempdir().unwrap();
     let platform = dir.path().join("local.toml");
-    let out = hetscale()
-        .args(["bench", "--quick", "--json", "--write-platform"])
-        .arg(&platform)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let report = json_of(
+        hetscale()
+            .args(["bench", "--quick", "--json", "--write-platform"])
+            .arg(&platform),
     );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let speed = report["marked_speed_flops"].as_f64().unwrap();
     assert!(speed > 0.0);
     let text = std::fs::read_to_string(&platform).unwrap();
     assert!(text.contains("marked_speed"));
-    hetscale()
-        .args(["run", "mm", "--n", "32", "--nodes", "1", "--platform"])
-        .arg(&platform)
-        .assert()
-        .success();
+    succeeded(
+        hetscale()
+            .args(["run", "mm", "--n", "32", "--nodes", "1", "--platform"])
+            .arg(&platform),
+    );
 }
 
 #[test]
 fn a_threads_study_repeats_every_size_and_stores_each_run() {
-    let dir = tempfile::tempdir().unwrap();
     let spec = r#"
 name = "threads"
 kernel = "mm"
@@ -294,7 +245,7 @@ nodes = "1"
 label = "two"
 nodes = "2"
 "#;
-    std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
+    let dir = spec_dir(spec);
     assert!(study(dir.path(), "t.db").status().unwrap().success());
     let conn = rusqlite::Connection::open(dir.path().join("t.db")).unwrap();
     let sizes: i64 = conn
@@ -321,15 +272,16 @@ nodes = "2"
 
 #[test]
 fn off_a_terminal_each_size_measured_is_a_log_line_and_quiet_silences_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let spec = SPEC.replace("samples = 3", "samples = 3\napproaches = [\"measured\"]");
-    std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
-    let logged = hetscale()
-        .args(["study", "spec.toml", "--db", "a.db", "--out", "out"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(logged.status.success());
+    let spec = SMALL_GE.replace("samples = 3", "samples = 3\napproaches = [\"measured\"]");
+    let dir = spec_dir(&spec);
+    let logged = succeeded(hetscale_in(dir.path()).args([
+        "study",
+        "spec.toml",
+        "--db",
+        "a.db",
+        "--out",
+        "out",
+    ]));
     let stderr = String::from_utf8(logged.stderr).unwrap();
     let lines: Vec<&str> = stderr.lines().collect();
     // The measured search on C_2 starts at n_min = 16 and doubles.
@@ -349,20 +301,15 @@ fn off_a_terminal_each_size_measured_is_a_log_line_and_quiet_silences_it() {
             && lines[settled + 1].contains(" s, ETA "),
         "{stderr}"
     );
-    let quiet = hetscale()
-        .args([
-            "study",
-            "spec.toml",
-            "--db",
-            "b.db",
-            "--out",
-            "out",
-            "--quiet",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(quiet.status.success());
+    let quiet = succeeded(hetscale_in(dir.path()).args([
+        "study",
+        "spec.toml",
+        "--db",
+        "b.db",
+        "--out",
+        "out",
+        "--quiet",
+    ]));
     assert_eq!(String::from_utf8(quiet.stderr).unwrap(), "");
 }
 

@@ -3,8 +3,21 @@
 #![allow(dead_code)]
 
 use std::path::Path;
+use std::process::Output;
 
+use assert_cmd::Command;
 use serde_json::Value;
+
+/// A small GE study on simulated Sunwulf, three configurations (a held-out check too): a few
+/// seconds, a few dozen runs.
+pub const SMALL_GE: &str = include_str!("../specs/small-ge.toml");
+
+/// A temporary directory holding `spec` as `spec.toml`.
+pub fn spec_dir(spec: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("spec.toml"), spec).unwrap();
+    dir
+}
 
 /// The arguments of a study of `spec.toml` in the current directory, stored in `s.db`, its
 /// report under `out`, its results printed as JSON.
@@ -18,23 +31,62 @@ pub const STUDY_ARGS: [&str; 7] = [
     "--json",
 ];
 
-/// `hetscale study spec.toml --db s.db --out out --json` in `dir` ([`STUDY_ARGS`]), with the
-/// `local` platform's placeholder speed (no test depends on this host's cached one): its
-/// results, one object per study. A failure shows the study's standard error.
+/// The `hetscale` binary as a `std` command, for what `assert_cmd` cannot do (spawn it, give
+/// it a pipe of the test's own). `local` keeps its placeholder speed: no test depends on this
+/// host's cached one.
+pub fn hetscale_process() -> std::process::Command {
+    let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("hetscale"));
+    command.env("HETSCALE_CACHE_DIR", "");
+    command
+}
+
+/// The `hetscale` binary, as [`hetscale_process`] sets it up.
+pub fn hetscale() -> Command {
+    Command::from_std(hetscale_process())
+}
+
+/// [`hetscale`] run in `dir`.
+pub fn hetscale_in(dir: &Path) -> Command {
+    let mut command = hetscale();
+    command.current_dir(dir);
+    command
+}
+
+/// What `command` gave; it must succeed: a failure names the command and shows its exit
+/// code, standard output and standard error.
+pub fn succeeded(command: &mut Command) -> Output {
+    command.assert().success().get_output().clone()
+}
+
+/// The standard output of `command`, which must succeed (see [`succeeded`]).
+pub fn stdout_of(command: &mut Command) -> String {
+    String::from_utf8(succeeded(command).stdout).expect("UTF-8 on standard output")
+}
+
+/// The JSON document `command` printed; it must succeed (see [`succeeded`]).
+pub fn json_of(command: &mut Command) -> Value {
+    serde_json::from_slice(&succeeded(command).stdout)
+        .expect("one JSON document on standard output")
+}
+
+/// The standard error of `command`, which must fail: a success names the command.
+pub fn failure_of(command: &mut Command) -> String {
+    let out = command.assert().failure().get_output().clone();
+    String::from_utf8(out.stderr).expect("UTF-8 on standard error")
+}
+
+/// The one-line error `command` fails with, without its line end: a success, or an error of
+/// more lines, names the command.
+pub fn one_line_error(command: &mut Command) -> String {
+    let err = failure_of(command).trim_end().to_string();
+    assert_eq!(err.lines().count(), 1, "{command:?}: {err}");
+    err
+}
+
+/// `hetscale study spec.toml --db s.db --out out --json` in `dir` ([`STUDY_ARGS`]): its
+/// results, one object per study.
 pub fn study_json(dir: &Path) -> Value {
-    let out = assert_cmd::Command::cargo_bin("hetscale")
-        .expect("binary built")
-        .env("HETSCALE_CACHE_DIR", "")
-        .args(STUDY_ARGS)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON document on standard output")
+    json_of(hetscale_in(dir).args(STUDY_ARGS))
 }
 
 /// Set to `1` to skip loading exports with Extra-P where the `extrap` package is missing.
