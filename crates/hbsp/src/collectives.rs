@@ -740,7 +740,8 @@ pub fn scatterv_zeros<T: Pod + Send>(
     check_counts(ctx, "scatterv", counts)?;
     if ctx.pid() == root {
         // As `send_pieces`: a message to every other node, empty ones included.
-        let total = counts.iter().sum::<usize>() as u64;
+        // Saturating: a skeleton's absurd counts are refused by the send, not overflowed here.
+        let total = counts.iter().fold(0usize, |a, &c| a.saturating_add(c)) as u64;
         for (to, &count) in counts.iter().enumerate().filter(|&(to, _)| to != root) {
             ctx.send_internal_zeros(to, 0, total, item_bytes::<T>(count))?;
         }

@@ -167,14 +167,12 @@ impl Kernel for Conv2dKernel {
         Ok(vec![size_only(n)])
     }
 
-    /// Per node its row counts, the all-to-alls' `p x p` counts and its trace: nothing of
-    /// size `N^2`.
+    /// Per node its row counts and the all-to-alls' `p x p` counts: nothing of size `N^2`.
     fn skeleton_bytes(&self, n: usize, machine: &Machine) -> Result<Option<f64>> {
         let p = machine.p() as f64;
         let transpose_counts = 2.0 * p * p * 8.0;
-        let trace = crate::mm::skeleton_trace_bytes(5.0, machine);
         Ok(Some(
-            p * transpose_counts + trace + self.overhead_bytes(n, machine)?,
+            p * transpose_counts + self.overhead_bytes(n, machine)?,
         ))
     }
 

@@ -63,6 +63,13 @@ pub trait Kernel: Sync {
         Ok(OVERHEAD_BYTES_PER_NODE * machine.p() as f64)
     }
 
+    /// Bytes of the per-superstep trace of a run at size `n` on `machine`, counted only when
+    /// the backend records one (default: a few supersteps, see [`few_supersteps_trace_bytes`]).
+    fn trace_bytes(&self, n: usize, machine: &Machine) -> Result<f64> {
+        let _ = n;
+        Ok(few_supersteps_trace_bytes(5.0, machine))
+    }
+
     /// A seeded input of problem size `n` (the same seed gives the same arrays everywhere).
     fn generate(&self, n: usize, seed: u64) -> Result<Vec<Array>>;
 
@@ -84,6 +91,13 @@ pub trait Kernel: Sync {
     /// Runs on `backend` over `machine` with `inputs` (as [`Kernel::generate`] makes them),
     /// verifies the result against a sequential reference and reports.
     fn run(&self, inputs: &[Array], backend: &Backend, machine: &Machine) -> Result<KernelRun>;
+}
+
+/// Bytes of the trace of `supersteps` supersteps on `machine`: a few hundred per node and
+/// superstep, with a flow to every node in a collective's superstep.
+pub fn few_supersteps_trace_bytes(supersteps: f64, machine: &Machine) -> f64 {
+    let p = machine.p() as f64;
+    supersteps * p * (512.0 + 24.0 * p)
 }
 
 /// Bytes per node an overhead model replaying supersteps takes: a few per-node vectors of the

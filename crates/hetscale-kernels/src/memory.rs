@@ -7,7 +7,8 @@
 //! `threads` and `sim` backends run all nodes in this one process, an `mpi` rank only its own)
 //! and, unless the compute blocks are skipped, the verification's sequential reference
 //! ([`Kernel::verification_bytes`]); on `sim`, every node's stack and state too
-//! ([`hbsp::memory::sim_node_bytes`]). A kernel whose skeleton runs hold less says so with
+//! ([`hbsp::memory::sim_node_bytes`]); and the run's trace ([`Kernel::trace_bytes`]) where the
+//! backend records one. A kernel whose skeleton runs hold less says so with
 //! [`Kernel::skeleton_bytes`].
 
 use hbsp::{Backend, Machine};
@@ -35,10 +36,13 @@ pub fn run_memory(
     machine: &Machine,
     backend: &Backend,
 ) -> Result<f64> {
-    let runtime = match backend {
+    let mut runtime = match backend {
         Backend::Sim(options) => machine.p() as f64 * hbsp::memory::sim_node_bytes(options),
         _ => 0.0,
     };
+    if backend.records_trace() {
+        runtime += kernel.trace_bytes(n, machine)?;
+    }
     if skeleton(backend) {
         if let Some(bytes) = kernel.skeleton_bytes(n, machine)? {
             return Ok(bytes + runtime);
@@ -123,6 +127,30 @@ mod tests {
         .unwrap()
     }
 
+    #[test]
+    fn a_run_without_a_trace_is_not_charged_for_one() {
+        // GE's trace grows as N p^2: at 1024 nodes it is most of a traced skeleton run.
+        let sim = |no_trace| {
+            Backend::Sim(hbsp::SimOptions {
+                skip_compute: true,
+                no_trace,
+                ..Default::default()
+            })
+        };
+        let (ge, m) = (GeKernel::default(), machine(1024));
+        let traced = run_memory(&ge, 1024, &m, &sim(false)).unwrap();
+        let untraced = run_memory(&ge, 1024, &m, &sim(true)).unwrap();
+        let trace = ge.trace_bytes(1024, &m).unwrap();
+        assert!(trace > 1e10, "{trace}");
+        assert_eq!(traced, untraced + trace);
+        for kernel in kernels() {
+            let m = machine(64);
+            let with = run_memory(kernel.as_ref(), 256, &m, &sim(false)).unwrap();
+            let without = run_memory(kernel.as_ref(), 256, &m, &sim(true)).unwrap();
+            assert!(without < with, "{}: {without} vs {with}", kernel.name());
+        }
+    }
+
     fn kernels() -> [Box<dyn Kernel>; 5] {
         [
             Box::new(MmKernel),
@@ -197,13 +225,15 @@ mod tests {
             let check = kernel.verification_bytes(n);
             let all: f64 = nodes.iter().sum();
             let largest = nodes.iter().copied().fold(0.0, f64::max);
+            // Every backend records a trace by default.
+            let trace = kernel.trace_bytes(n, &four).unwrap();
             let estimate =
                 |backend: &Backend| run_memory(kernel.as_ref(), n, &four, backend).unwrap();
-            assert_eq!(estimate(&Backend::threads()), inputs + all + check);
+            assert_eq!(estimate(&Backend::threads()), inputs + all + check + trace);
             // Sim adds every node's stack and state; a kernel whose skeleton holds less
             // (sizes only) says how much: less than a run with the data, and at a large N
             // (where the data outweigh the trace) a small part of the inputs alone.
-            let runtime = 4.0 * hbsp::memory::COROUTINE_NODE_BYTES;
+            let runtime = 4.0 * hbsp::memory::COROUTINE_NODE_BYTES + trace;
             match kernel.skeleton_bytes(n, &four).unwrap() {
                 Some(bytes) => {
                     assert_eq!(estimate(&skeleton), bytes + runtime);
@@ -220,7 +250,7 @@ mod tests {
             }
             assert_eq!(
                 estimate(&Backend::Mpi(Default::default())),
-                inputs + largest + check
+                inputs + largest + check + trace
             );
             assert!(inputs > 0.0 && check > 0.0, "{}", kernel.name());
         }

@@ -129,11 +129,9 @@ impl Kernel for MmKernel {
         Ok(vec![size_only(n)])
     }
 
-    /// Per node its row counts and its trace: nothing of size `N^2`.
+    /// Per node its row counts: nothing of size `N^2`.
     fn skeleton_bytes(&self, n: usize, machine: &Machine) -> Result<Option<f64>> {
-        Ok(Some(
-            skeleton_trace_bytes(5.0, machine) + self.overhead_bytes(n, machine)?,
-        ))
+        Ok(Some(self.overhead_bytes(n, machine)?))
     }
 
     fn run(&self, inputs: &[Array], backend: &Backend, machine: &Machine) -> Result<KernelRun> {
@@ -143,13 +141,6 @@ impl Kernel for MmKernel {
         let (a, b) = square_operands("mm", inputs)?;
         multiply(&a, &b, backend, machine)
     }
-}
-
-/// Bytes of the trace of a skeleton run of `supersteps` supersteps on `machine`: a few
-/// hundred per node and superstep, with a flow to every node in a collective's superstep.
-pub(crate) fn skeleton_trace_bytes(supersteps: f64, machine: &Machine) -> f64 {
-    let p = machine.p() as f64;
-    supersteps * p * (512.0 + 24.0 * p)
 }
 
 /// Checks that `A` and `B` are square of the same size; returns `N`.

@@ -261,6 +261,11 @@ impl Kernel for SlalomKernel {
             .collect())
     }
 
+    /// The solve's trace, as `ge`'s with partial pivoting.
+    fn trace_bytes(&self, n: usize, machine: &Machine) -> Result<f64> {
+        Ok(ge::elimination_trace_bytes(n, Pivoting::Partial, machine))
+    }
+
     /// The row owners (the setup's compute is counted row by row) and what replaying takes.
     fn overhead_bytes(&self, n: usize, machine: &Machine) -> Result<f64> {
         Ok(n as f64 * 8.0 + crate::kernel::OVERHEAD_BYTES_PER_NODE * machine.p() as f64)

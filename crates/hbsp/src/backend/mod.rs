@@ -78,6 +78,15 @@ impl Default for ThreadsOptions {
 }
 
 impl Backend {
+    /// Whether a run records its per-superstep [`crate::Trace`].
+    pub fn records_trace(&self) -> bool {
+        match self {
+            Self::Threads(options) => options.trace,
+            Self::Sim(options) => !options.no_trace,
+            Self::Mpi(options) => options.trace,
+        }
+    }
+
     /// The threads backend with default options.
     pub fn threads() -> Self {
         Self::Threads(ThreadsOptions::default())

@@ -248,17 +248,20 @@ impl Kernel for SummaKernel {
         Ok(vec![size_only(n)])
     }
 
-    /// Per node its processes' bookkeeping and its trace (a few hundred bytes per superstep
-    /// and node), plus the schedule: nothing of size `N^2`.
+    /// Per node its processes' bookkeeping, plus the schedule: nothing of size `N^2`.
     fn skeleton_bytes(&self, n: usize, machine: &Machine) -> Result<Option<f64>> {
+        Ok(Some(self.overhead_bytes(n, machine)?))
+    }
+
+    /// A few hundred bytes per superstep and node.
+    fn trace_bytes(&self, n: usize, machine: &Machine) -> Result<f64> {
         let layout = self.layout(n, machine)?;
         let (a_slots, _) = a_pass_slots(&layout);
         // At most as many panels as `Schedule::new` can cut, without building it.
         let panels = (n / self.nb) as f64 + 1.0 + layout.processes() as f64;
         let ring_steps = panels + layout.grid.0.max(layout.grid.1) as f64;
         let supersteps = ring_steps * (a_slots + 1) as f64 + 3.0;
-        let trace = supersteps * machine.p() as f64 * 512.0;
-        Ok(Some(trace + self.overhead_bytes(n, machine)?))
+        Ok(supersteps * machine.p() as f64 * 512.0)
     }
 
     fn run(&self, inputs: &[Array], backend: &Backend, machine: &Machine) -> Result<KernelRun> {

@@ -279,6 +279,9 @@ fn backend(args: &Args) -> anyhow::Result<Backend> {
             options.work = hbsp::WorkCharge::Declared;
             options.skip_compute = args.skip_compute;
             options.engine = args.sim_engine.parse()?;
+            // Only --trace and --report read the trace: at thousands of nodes it can outweigh
+            // everything else the run holds.
+            options.no_trace = args.trace.is_none() && args.report.is_none();
         }
         Backend::Mpi(options) => {
             anyhow::ensure!(!args.skip_compute, "--skip-compute needs --backend sim");
@@ -343,12 +346,17 @@ fn warnings(run: &KernelRun, times: &Summary, platform: &Platform) -> Vec<String
     .collect()
 }
 
-fn verified_word(v: &Verification) -> &'static str {
-    match (v.passed, v.skipped) {
+/// The verification line: its verdict and, where a check ran, its error and tolerance.
+fn verification_text(v: &Verification) -> String {
+    let verdict = match (v.passed, v.skipped) {
         (true, _) => "yes",
-        (false, true) => "skipped (skeleton run)",
+        (false, true) => return "skipped (skeleton run: the compute blocks did not run)".into(),
         (false, false) => "NO",
-    }
+    };
+    format!(
+        "{verdict} ({} = {:.3e}, tolerance {:.3e})",
+        v.method, v.error, v.tolerance
+    )
 }
 
 /// The run in the one JSON schema (README, "JSON output"); `marked_speed_flops` is `null` on a
@@ -385,7 +393,7 @@ fn report_text(run: &KernelRun, backend: &Backend, times: &Summary) -> String {
          S = W/T  {:.4} Mflop/s\n\
          C        {:.4} {}\n\
          E_s      {efficiency}\n\
-         verified {} ({} = {:.3e}, tolerance {:.3e})\n",
+         verified {}\n",
         run.kernel,
         run.p,
         run.n,
@@ -394,10 +402,7 @@ fn report_text(run: &KernelRun, backend: &Backend, times: &Summary) -> String {
         run.speed() / 1e6,
         run.cluster_speed,
         run.speed_unit,
-        verified_word(&run.verification),
-        run.verification.method,
-        run.verification.error,
-        run.verification.tolerance,
+        verification_text(&run.verification),
     );
     for (name, value) in &run.details {
         out.push_str(&format!("{name}: {value}\n"));
