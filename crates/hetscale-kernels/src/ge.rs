@@ -858,7 +858,7 @@ impl Elimination<'_> {
 /// Of two pivot candidates `[|a_ji|, j]` (`j = -1`: the node has none), the larger value,
 /// then the lower row: associative and commutative, so every node gets the same pivot
 /// whatever the reduction's order. NaN counts as the largest value, to be refused.
-fn max_location(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
+pub(crate) fn max_location(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
     match (a[1] >= 0.0, b[1] >= 0.0) {
         (false, _) => b,
         (_, false) => a,
@@ -869,13 +869,13 @@ fn max_location(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
     }
 }
 
-fn not_finite(column: usize) -> KernelError {
+pub(crate) fn not_finite(column: usize) -> KernelError {
     KernelError::Numerical(format!(
         "no finite pivot in column {column}: the elimination overflowed to Inf or NaN; scale the matrix so its entries are far below 1e300"
     ))
 }
 
-fn singular(column: usize) -> KernelError {
+pub(crate) fn singular(column: usize) -> KernelError {
     KernelError::Numerical(format!(
         "the matrix is singular: no non-zero pivot in column {column}{}",
         if column == 0 {

@@ -53,6 +53,7 @@ mod npy;
 pub mod partition;
 mod registry;
 pub mod slalom;
+mod slalom_grid;
 pub mod summa;
 mod verify;
 

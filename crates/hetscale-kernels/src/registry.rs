@@ -28,6 +28,8 @@ pub struct KernelOptions {
     pub nb: usize,
     /// Burg model order.
     pub order: usize,
+    /// SLALOM layout: `rows` or `grid` (a square process grid).
+    pub layout: String,
 }
 
 impl Default for KernelOptions {
@@ -38,6 +40,7 @@ impl Default for KernelOptions {
             grid: None,
             nb: 128,
             order: burg::DEFAULT_ORDER,
+            layout: "rows".into(),
         }
     }
 }
@@ -131,7 +134,9 @@ pub fn kernel_by_name(name: &str, options: &KernelOptions) -> Result<Box<dyn Ker
         "burg" => Box::new(BurgKernel {
             order: options.order,
         }),
-        "slalom" => Box::new(SlalomKernel),
+        "slalom" => Box::new(SlalomKernel {
+            layout: options.layout.parse()?,
+        }),
         other => {
             return Err(invalid(format!(
                 "unknown kernel \"{other}\": use one of {}",

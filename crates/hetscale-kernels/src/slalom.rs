@@ -13,8 +13,15 @@
 //!    patches of one face do not see each other (`F_ij = 0`). Rows are dealt by the
 //!    heterogeneous cyclic distribution of `ge` (in proportion to marked speed), and nothing
 //!    is communicated: each node holds its rows from the start.
-//! 2. **Solve**: `A x = b` by `ge`'s solver core ([`crate::ge`]'s elimination with partial
-//!    pivoting, the rows gathered on the root, back substitution there).
+//! 2. **Solve**: `A x = b` with partial pivoting, laid out as the `layout` option says:
+//!    - [`Layout::Rows`] (the default): `ge`'s solver core ([`crate::ge`]'s elimination on
+//!      rows dealt in proportion to speed, the rows gathered on the root, back substitution
+//!      there);
+//!    - [`Layout::Grid`]: the nCUBE 2 program's `sqrt(p) x sqrt(p)` process grid, the
+//!      matrix cyclic over it, pivot search and broadcasts along grid columns and rows in
+//!      `log2 sqrt(p)` neighbour steps, a distributed back substitution and no gather of the
+//!      matrix (`slalom_grid`); the setup then builds each node's block of rows and columns.
+//!      It needs a square number of nodes.
 //! 3. **Answer**: the root forms the total radiated power `sum_i A_i x_i`.
 //!
 //! Inputs: the reflectance `rho` and emittance `E` of every patch (as [`SlalomKernel::generate`]
@@ -31,16 +38,17 @@
 //! at most of order `N^3` with `N^2` storage (section IV); the geometry (`O(N)` coordinate
 //! arithmetic on every node) and pivot comparisons are not counted.
 //!
-//! Overhead model (exact): the setup is compute only (each node's rows times their
-//! couplings, paced by the slowest node in the first superstep), then `ge`'s solve replayed
-//! superstep by superstep ([`crate::ge`]); sequential fraction: back substitution and the
-//! answer on the root, `(N^2 + 2 N) / W`.
+//! Overhead model: the setup is compute only (each node's couplings, paced by the slowest
+//! node in the first superstep), then the solve replayed superstep by superstep: `ge`'s
+//! (exact; sequential fraction: back substitution and the answer on the root,
+//! `(N^2 + 2 N) / W`) or the grid's (a step's multipliers charged with its update; the
+//! answer, `2 N / W`, sequential).
 
 use hbsp::{Backend, Ctx, Machine};
 
 use crate::array::{Array, expect_arrays};
 use crate::charges::Charges;
-use crate::error::{Result, check_size, invalid};
+use crate::error::{KernelError, Result, check_size, invalid};
 use crate::ge::{self, Elimination, LocalRows, Pivoting, SolveModel, residual_check};
 use crate::input::{Stream, uniform};
 use crate::kernel::{
@@ -48,6 +56,7 @@ use crate::kernel::{
 };
 use crate::matrix::Matrix;
 use crate::partition::{block_counts, cyclic_owners, efficiency_detail};
+use crate::slalom_grid::{Block, Grid, GridSolver};
 use crate::verify::relative_max_error;
 
 const F64: f64 = 8.0;
@@ -63,7 +72,44 @@ const CEILING: usize = 5;
 
 /// SLALOM's radiosity problem: setup, GE solve, answer.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct SlalomKernel;
+pub struct SlalomKernel {
+    /// How the matrix is spread over the nodes.
+    pub layout: Layout,
+}
+
+/// How SLALOM spreads its matrix over the nodes (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Layout {
+    /// Whole rows, dealt in proportion to speed; `ge`'s solver.
+    #[default]
+    Rows,
+    /// A `q x q` process grid (`p = q^2`), rows and columns cyclic over it.
+    Grid,
+}
+
+impl Layout {
+    /// `rows` or `grid`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Rows => "rows",
+            Self::Grid => "grid",
+        }
+    }
+}
+
+impl std::str::FromStr for Layout {
+    type Err = KernelError;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "rows" => Ok(Self::Rows),
+            "grid" => Ok(Self::Grid),
+            _ => Err(invalid(format!(
+                "unknown slalom layout \"{s}\": use rows or grid"
+            ))),
+        }
+    }
+}
 
 /// A face of the box: the axis its normal is on, the coordinate of its plane, the signs of
 /// its inward and outward normals, and the two axes it spans.
@@ -168,15 +214,27 @@ fn answer_flops(n: usize) -> f64 {
 /// Row `i` of `[A | b]`: `1` on the diagonal, `0 - rho_i F_ij` for patches `j` on other faces,
 /// then `E_i`.
 fn matrix_row(patches: &[Patch], rho: &[f64], emittance: &[f64], i: usize) -> Vec<f64> {
+    (0..=patches.len())
+        .map(|j| entry(patches, rho, emittance, i, j))
+        .collect()
+}
+
+/// Entry `(i, j)` of `[A | b]` (column `N` is `b`).
+fn entry(patches: &[Patch], rho: &[f64], emittance: &[f64], i: usize, j: usize) -> f64 {
+    let n = patches.len();
+    if j == n {
+        return emittance[i];
+    }
+    if j == i {
+        return 1.0;
+    }
+    let (me, other) = (&patches[i], &patches[j]);
+    if other.face == me.face {
+        return 0.0;
+    }
     let faces = faces();
-    let me = &patches[i];
-    let mine = &faces[me.face];
-    let mut row = vec![0.0; patches.len() + 1];
-    for (j, other) in patches.iter().enumerate() {
-        if other.face == me.face {
-            continue;
-        }
-        let theirs = &faces[other.face];
+    let (mine, theirs) = (&faces[me.face], &faces[other.face]);
+    {
         let d = [
             other.centre[0] - me.centre[0],
             other.centre[1] - me.centre[1],
@@ -188,11 +246,8 @@ fn matrix_row(patches: &[Patch], rho: &[f64], emittance: &[f64], i: usize) -> Ve
         let cos_j = theirs.outward * d[theirs.normal_axis];
         let numerator = cos_i * cos_j * other.area;
         let denominator = r2 * (std::f64::consts::PI * r2 + other.area);
-        row[j] = 0.0 - rho[i] * (numerator / denominator);
+        0.0 - rho[i] * (numerator / denominator)
     }
-    row[i] = 1.0;
-    row[patches.len()] = emittance[i];
-    row
 }
 
 /// Checks the inputs: `rho` and `E` of equal length `N >= 2`, `0 <= rho < 1` (a face that
@@ -248,6 +303,9 @@ impl Kernel for SlalomKernel {
     /// A node's rows of `[A | b]`, the geometry and the pivot row; the root also holds the
     /// gathered rows and `x` (as `ge`).
     fn memory_per_node(&self, n: usize, machine: &Machine) -> Result<Vec<f64>> {
+        if self.layout == Layout::Grid {
+            return grid_memory(n, machine);
+        }
         let shares = hetscale_model::hbsp::integer_shares(n, &speeds(machine))?;
         let root = machine.ranking()[0];
         let (nf, width) = (n as f64, n as f64 + 1.0);
@@ -276,13 +334,20 @@ impl Kernel for SlalomKernel {
     fn overhead(&self, n: usize, machine: &Machine) -> Result<Overhead> {
         check_size("N (patches)", n, 2)?;
         let w = work(n)?;
-        let setup = setup_ops(n, machine)?;
+        let setup = match self.layout {
+            Layout::Rows => setup_ops(n, machine)?,
+            Layout::Grid => grid_setup_ops(n, Grid::of(machine.p())?)?,
+        };
         let solve = SolveModel {
             n,
             pivoting: Pivoting::Partial,
             work_per_flop: 1.0,
         };
         let mut replay = Charges::new(machine);
+        if self.layout == Layout::Grid {
+            crate::slalom_grid::replay(&mut replay, machine, n, setup, answer_flops(n))?;
+            return Ok(replay.overhead(w, w, answer_flops(n)));
+        }
         let sequential = solve.replay(&mut replay, machine, setup, answer_flops(n))?;
         Ok(replay.overhead(w, w, sequential))
     }
@@ -310,6 +375,7 @@ impl Kernel for SlalomKernel {
         solve(
             &rho.to_vector(2)?,
             &emittance.to_vector(2)?,
+            self.layout,
             backend,
             machine,
         )
@@ -327,6 +393,46 @@ fn setup_ops(n: usize, machine: &Machine) -> Result<Vec<f64>> {
     Ok(ops)
 }
 
+/// The setup's operations on each node of the grid: its rows' couplings with its columns,
+/// from the patches per face of its rows and of its columns.
+fn grid_setup_ops(n: usize, grid: Grid) -> Result<Vec<f64>> {
+    let per_face = patches_per_face(n)?;
+    let faces_of = face_of_each_patch(&per_face);
+    let count = |indices: Vec<usize>| {
+        let mut on = [0.0f64; 6];
+        indices
+            .into_iter()
+            .filter(|&i| i < n)
+            .for_each(|i| on[faces_of[i]] += 1.0);
+        on
+    };
+    let q = grid.q;
+    let row_faces: Vec<[f64; 6]> = (0..q).map(|r| count((r..n).step_by(q).collect())).collect();
+    let col_faces: Vec<[f64; 6]> = (0..q).map(|c| count((c..n).step_by(q).collect())).collect();
+    Ok((0..q * q)
+        .map(|pid| {
+            let (rows, cols) = (&row_faces[pid / q], &col_faces[pid % q]);
+            let all: f64 = cols.iter().sum();
+            let pairs: f64 = (0..6).map(|f| rows[f] * (all - cols[f])).sum();
+            FORM_FACTOR_FLOPS * pairs
+        })
+        .collect())
+}
+
+/// Per node of the grid: its block of `[A | b]` (`ceil(N/q) x ceil((N+1)/q)`), the pivot
+/// row's and the multipliers' segments, the geometry and `x`; node 0 also assembles `x`.
+fn grid_memory(n: usize, machine: &Machine) -> Result<Vec<f64>> {
+    let q = Grid::of(machine.p())?.q as f64;
+    let nf = n as f64;
+    let (rows, cols) = ((nf / q).ceil(), ((nf + 1.0) / q).ceil());
+    Ok((0..machine.p())
+        .map(|pid| {
+            let root = if pid == 0 { nf } else { 0.0 };
+            (rows * cols + rows + cols + 6.0 * nf + root) * F64
+        })
+        .collect())
+}
+
 fn face_of_each_patch(per_face: &[usize]) -> Vec<usize> {
     per_face
         .iter()
@@ -340,10 +446,15 @@ fn face_of_each_patch(per_face: &[usize]) -> Vec<usize> {
 pub fn solve(
     rho: &[f64],
     emittance: &[f64],
+    layout: Layout,
     backend: &Backend,
     machine: &Machine,
 ) -> Result<KernelRun> {
     let n = check_inputs(rho, emittance)?;
+    let grid = match layout {
+        Layout::Grid => Some(Grid::of(machine.p())?),
+        Layout::Rows => None,
+    };
     let patches = geometry(n)?;
     let owners = cyclic_owners(n, &speeds(machine))?;
     let elimination = Elimination {
@@ -358,6 +469,7 @@ pub fn solve(
         rho,
         emittance,
         elimination,
+        grid,
     };
     let timed = timed_run(backend, machine, |ctx| problem.node_program(ctx))?;
     let (x, power) = root_result(timed.results)?;
@@ -367,7 +479,12 @@ pub fn solve(
         verify(&patches, rho, emittance, &x)?
     };
     let mut owned = vec![0; machine.p()];
-    owners.iter().for_each(|&o| owned[o] += 1);
+    match grid {
+        Some(grid) => {
+            (0..machine.p()).for_each(|pid| owned[pid] = Block::indices(grid, pid, n).0.len())
+        }
+        None => owners.iter().for_each(|&o| owned[o] += 1),
+    }
     Ok(KernelRun {
         kernel: "slalom",
         n,
@@ -383,6 +500,7 @@ pub fn solve(
                 "patches per face".into(),
                 format!("{:?}", patches_per_face(n)?),
             ),
+            ("layout".into(), layout.name().into()),
             efficiency_detail(&owned, &speeds(machine)),
             ("radiated power".into(), format!("{power:.6e}")),
         ],
@@ -395,11 +513,56 @@ struct Problem<'a> {
     rho: &'a [f64],
     emittance: &'a [f64],
     elimination: Elimination<'a>,
+    /// The process grid, when the layout is [`Layout::Grid`].
+    grid: Option<Grid>,
 }
 
 impl Problem<'_> {
     /// Setup of the node's rows, the shared GE solve, and the answer on the root.
     fn node_program(&self, ctx: &mut Ctx<'_>) -> Result<Option<(Vec<f64>, f64)>> {
+        let x = match self.grid {
+            Some(grid) => self.grid_solve(ctx, grid)?,
+            None => self.rows_solve(ctx)?,
+        };
+        let Some(x) = x else { return Ok(None) };
+        let power = ctx.compute(answer_flops(self.patches.len()), || {
+            self.patches
+                .iter()
+                .zip(&x)
+                .map(|(p, x)| p.area * x)
+                .sum::<f64>()
+        })?;
+        Ok(Some((x, power)))
+    }
+
+    /// Setup of the node's block of rows and columns, then the grid solve; skeleton runs
+    /// build no block.
+    fn grid_solve(&self, ctx: &mut Ctx<'_>, grid: Grid) -> Result<Option<Vec<f64>>> {
+        let n = self.patches.len();
+        let (rows, cols) = Block::indices(grid, ctx.pid(), n);
+        let ops = grid_setup_ops(n, grid)?[ctx.pid()];
+        let data = ctx.phase("setup", |ctx| {
+            ctx.compute(ops, || {
+                rows.iter()
+                    .flat_map(|&i| {
+                        cols.iter()
+                            .map(move |&j| entry(self.patches, self.rho, self.emittance, i, j))
+                    })
+                    .collect::<Vec<f64>>()
+            })
+        })?;
+        let solver = GridSolver {
+            grid,
+            n,
+            skeleton: self.elimination.skeleton,
+        };
+        ctx.phase("solve", |ctx| {
+            solver.solve(ctx, Block::new(rows, cols, data))
+        })
+    }
+
+    /// Setup of the node's rows, then `ge`'s solve.
+    fn rows_solve(&self, ctx: &mut Ctx<'_>) -> Result<Option<Vec<f64>>> {
         let mine = self.elimination.rows_of(ctx.pid());
         let n = self.patches.len();
         let per_face = patches_per_face(n)?;
@@ -420,18 +583,9 @@ impl Problem<'_> {
         } else {
             data
         };
-        let x = ctx.phase("solve", |ctx| {
+        ctx.phase("solve", |ctx| {
             self.elimination.solve(ctx, LocalRows::new(mine, data))
-        })?;
-        let Some(x) = x else { return Ok(None) };
-        let power = ctx.compute(answer_flops(n), || {
-            self.patches
-                .iter()
-                .zip(&x)
-                .map(|(p, x)| p.area * x)
-                .sum::<f64>()
-        })?;
-        Ok(Some((x, power)))
+        })
     }
 }
 

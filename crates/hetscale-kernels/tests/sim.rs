@@ -30,7 +30,7 @@ fn kernels() -> Vec<(Box<dyn Kernel>, usize, bool)> {
         (Box::new(Conv2dKernel), 16, true),
         (Box::new(BurgKernel { order: 5 }), 300, true),
         // Its pivots follow the values (partial pivoting), as ge's do.
-        (Box::new(SlalomKernel), 30, false),
+        (Box::new(SlalomKernel::default()), 30, false),
     ];
     for strategy in Strategy::ALL {
         all.push((

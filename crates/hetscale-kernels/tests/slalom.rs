@@ -13,8 +13,10 @@ fn verifies_on_threads_and_sim_for_p_1_to_8_and_declares_exactly_w() {
     for machine in machines() {
         for backend in [threads(), Backend::sim_declared()] {
             let n = 37 + machine.p();
-            let inputs = SlalomKernel.generate(n, 3).unwrap();
-            let run = SlalomKernel.run(&inputs, &backend, &machine).unwrap();
+            let inputs = SlalomKernel::default().generate(n, 3).unwrap();
+            let run = SlalomKernel::default()
+                .run(&inputs, &backend, &machine)
+                .unwrap();
             let what = format!("{backend} p = {} N = {n}", machine.p());
             assert!(run.verification.passed, "{what}: {:?}", run.verification);
             assert_eq!(run.work, slalom::work(n).unwrap(), "{what}");
@@ -33,11 +35,11 @@ fn radiosities_are_at_least_the_emission_and_the_same_on_any_machine() {
     // B = E + diag(rho) F B with rho F >= 0: every patch gives off at least what it emits,
     // and the lit ceiling more than it emits (its light comes back from the walls).
     let n = 120;
-    let inputs = SlalomKernel.generate(n, 9).unwrap();
-    let one = SlalomKernel
+    let inputs = SlalomKernel::default().generate(n, 9).unwrap();
+    let one = SlalomKernel::default()
         .run(&inputs, &threads(), &machine(&[1.0]))
         .unwrap();
-    let many = SlalomKernel
+    let many = SlalomKernel::default()
         .run(&inputs, &threads(), &machine(&[3.0, 1.0, 2.0, 0.5, 2.5]))
         .unwrap();
     let (x, e) = (real(&one.result), real(&inputs[1]));
@@ -51,7 +53,10 @@ fn radiosities_are_at_least_the_emission_and_the_same_on_any_machine() {
 fn work_is_the_documented_exact_count() {
     // N = 6: one patch per face, 30 couplings of 18 flops, ge's 191 flops, the answer's 12.
     assert_eq!(slalom::work(6).unwrap(), 30.0 * 18.0 + 191.0 + 12.0);
-    assert_eq!(SlalomKernel.work(6), SlalomKernel.counted_ops(6));
+    assert_eq!(
+        SlalomKernel::default().work(6),
+        SlalomKernel::default().counted_ops(6)
+    );
 }
 
 #[test]
@@ -73,12 +78,15 @@ fn bad_inputs_are_one_line_errors() {
     ];
     for (rho, e, expected) in cases {
         let inputs = [Array::vector("rho", rho), Array::vector("E", e)];
-        let Err(err) = SlalomKernel.run(&inputs, &threads(), &machine) else {
+        let Err(err) = SlalomKernel::default().run(&inputs, &threads(), &machine) else {
             panic!("{expected}: accepted");
         };
         let err = err.to_string();
         assert!(err.contains(expected) && !err.contains('\n'), "{err}");
     }
-    let err = SlalomKernel.generate(1, 1).unwrap_err().to_string();
+    let err = SlalomKernel::default()
+        .generate(1, 1)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains(">= 2"), "{err}");
 }

@@ -67,6 +67,11 @@ pub fn tpds_slalom() -> Result<Experiment> {
             .map(|&p| (p.to_owned(), format!("ncube:{p}")))
             .collect(),
         base_configuration: Some(NCUBE2_BASE.to_owned()),
+        // Section IV-C: "only executes on square hypercubes": the sqrt(p) x sqrt(p) grid.
+        options: KernelOptions {
+            layout: "grid".into(),
+            ..KernelOptions::default()
+        },
         rate_fraction: Some(NCUBE2_SLALOM_R_INF_MFLOPS / NCUBE2_BURG_R_INF_MFLOPS),
         // Theorem 1's average unit speed mu(W/N): a node's whole share W/N runs at r_inf
         // (W/N) / (W/N + W_1/2), a fixed W_1/2 / r_inf a run (`half_work` would charge it

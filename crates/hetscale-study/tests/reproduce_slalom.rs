@@ -51,6 +51,10 @@ fn measured<'a>(
 fn slalom_on_the_ncube_calibrates_on_the_four_node_run_and_reaches_every_isospeed() {
     let experiment = small_slalom();
     assert_eq!(experiment.base(), "4");
+    assert_eq!(
+        experiment.options.layout, "grid",
+        "section IV-C: square hypercubes"
+    );
     assert!((experiment.target - 0.75 / 1.7).abs() < 1e-12);
     let reproduction = run(&experiment);
     let kernel = &reproduction.calibration.kernels[0];
@@ -71,12 +75,13 @@ fn slalom_on_the_ncube_calibrates_on_the_four_node_run_and_reaches_every_isospee
     let base = measured(&reproduction, "text", "4");
     assert_eq!(base.role, "calibration");
     assert!(base.rel_err.unwrap().abs() <= 0.01, "{base:?}");
-    // Validation: Fig. 10's 490 patches on 16 nodes and Table VII's psi(1, 4).
+    // Validation: Fig. 10's 490 patches on 16 nodes and Table VII's psi(4, 16), the pair of
+    // grids the row kernel missed by 40% (the full run's median over six pairs is 16.5%).
     let sixteen = measured(&reproduction, "text", "16");
     assert_eq!(sixteen.role, "validation");
-    assert!(sixteen.rel_err.unwrap().abs() <= 0.20, "{sixteen:?}");
-    let psi = measured(&reproduction, "VII", "psi(1,4)");
-    assert!(psi.rel_err.unwrap().abs() <= 0.20, "{psi:?}");
+    assert!(sixteen.rel_err.unwrap().abs() <= 0.05, "{sixteen:?}");
+    let psi = measured(&reproduction, "VII", "psi(4,16)");
+    assert!(psi.rel_err.unwrap().abs() <= 0.10, "{psi:?}");
     let psi_rows = reproduction
         .values
         .iter()

@@ -104,6 +104,9 @@ pub struct KernelArgs {
     /// GE pivoting: partial or none (the paper's; generated matrices are then diagonally dominant).
     #[arg(long, default_value = "partial")]
     pub pivoting: String,
+    /// SLALOM layout: rows (GE's rows, by speed) or grid (a square process grid, as on the nCUBE 2).
+    #[arg(long, default_value = "rows")]
+    pub layout: String,
 }
 
 impl KernelArgs {
@@ -120,6 +123,7 @@ impl KernelArgs {
             grid: self.grid.clone(),
             nb: self.nb,
             order: self.order,
+            layout: self.layout.clone(),
         }
     }
 }
