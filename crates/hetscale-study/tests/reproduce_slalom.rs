@@ -2,38 +2,16 @@
 //! calibrated on the 4-node run only, with no validation row reaching any value hetscale finds;
 //! on the MasPar (`tpds-slalom-maspar`) the reason it is not reproduced.
 
+mod common;
+
+use common::run;
 use hetscale_kernels::KernelRegistry;
-use hetscale_study::reproduce::{Experiment, Reproduction, reproduce};
+use hetscale_study::reproduce::{Experiment, Reproduction};
 use hetscale_study::reproduce_slalom::{TPDS_SLALOM, maspar_gap};
-use hetscale_study::runner::Silent;
-use hetscale_study::store::Store;
 
 /// `tpds-slalom` on 1, 4 and 16 nodes (the full experiment runs to 64).
 fn small_slalom() -> Experiment {
-    let mut experiment = Experiment::named(TPDS_SLALOM).unwrap();
-    let kept = ["1", "4", "16"];
-    experiment
-        .configurations
-        .retain(|(label, _)| kept.contains(&label.as_str()));
-    experiment.values.retain(|v| {
-        v.configuration
-            .split('>')
-            .all(|label| kept.contains(&label))
-    });
-    experiment
-}
-
-fn run(experiment: &Experiment) -> Reproduction {
-    let out = tempfile::tempdir().unwrap();
-    let store = Store::open_in_memory().unwrap();
-    reproduce(
-        experiment,
-        &KernelRegistry::builtin(),
-        &store,
-        &Silent,
-        out.path(),
-    )
-    .unwrap()
+    common::small(TPDS_SLALOM, &["1", "4", "16"])
 }
 
 fn measured<'a>(

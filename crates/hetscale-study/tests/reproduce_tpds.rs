@@ -2,37 +2,14 @@
 //! the simulated nCUBE 2 reaches the isospeed on each, its measured psi agree with Table V, and
 //! no validation row moves any value hetscale finds.
 
-use hetscale_kernels::KernelRegistry;
-use hetscale_study::reproduce::{Experiment, Reproduction, TPDS_BURG_ORDER, reproduce};
-use hetscale_study::runner::Silent;
-use hetscale_study::store::Store;
+mod common;
+
+use common::run;
+use hetscale_study::reproduce::{Experiment, Reproduction, TPDS_BURG_ORDER};
 
 /// `tpds-burg` on 1, 2, 4 and 8 nodes (the full experiment runs to 128 nodes: slow unoptimized).
 fn small_burg() -> Experiment {
-    let mut experiment = Experiment::named("tpds-burg").unwrap();
-    let kept = ["1", "2", "4", "8"];
-    experiment
-        .configurations
-        .retain(|(label, _)| kept.contains(&label.as_str()));
-    experiment.values.retain(|v| {
-        v.configuration
-            .split('>')
-            .all(|label| kept.contains(&label))
-    });
-    experiment
-}
-
-fn run(experiment: &Experiment) -> Reproduction {
-    let out = tempfile::tempdir().unwrap();
-    let store = Store::open_in_memory().unwrap();
-    reproduce(
-        experiment,
-        &KernelRegistry::builtin(),
-        &store,
-        &Silent,
-        out.path(),
-    )
-    .unwrap()
+    common::small("tpds-burg", &["1", "2", "4", "8"])
 }
 
 #[test]
