@@ -35,3 +35,28 @@ pub fn run(experiment: &Experiment) -> Reproduction {
     )
     .unwrap()
 }
+
+/// Checks that scaling every validation value (every row off the base configuration) by 1.5
+/// moves no value hetscale finds, while the published side does move (so the comparison saw
+/// the altered rows).
+pub fn check_validation_rows_move_nothing(experiment: &Experiment) {
+    let base = experiment.base().to_owned();
+    let mut altered = experiment.clone();
+    for v in altered
+        .values
+        .iter_mut()
+        .filter(|v| v.configuration != base)
+    {
+        v.value *= 1.5;
+    }
+    let tool = |r: &Reproduction| -> Vec<(String, String, Option<f64>)> {
+        r.values
+            .iter()
+            .map(|v| (v.item.clone(), v.approach.clone(), v.tool))
+            .collect()
+    };
+    let published = |r: &Reproduction| r.values.iter().map(|v| v.published).collect::<Vec<_>>();
+    let (original, moved) = (run(experiment), run(&altered));
+    assert_eq!(tool(&original), tool(&moved));
+    assert_ne!(published(&original), published(&moved));
+}
