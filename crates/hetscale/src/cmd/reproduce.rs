@@ -253,7 +253,12 @@ pub(crate) fn write_report(
 
 pub(crate) fn render_text(r: &Reproduction) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "== {}: target E_s = {}", r.id, r.target);
+    let _ = writeln!(
+        s,
+        "== {}: target E_s = {}",
+        r.id,
+        hetscale_report::format_number(r.target, 4)
+    );
     if let Some(why) = &r.assumption {
         let _ = writeln!(s, "   assumed: {why}");
     }
