@@ -49,6 +49,7 @@ fn main() {
         let backend = Backend::Mpi(MpiOptions {
             emulate_speeds: true,
             trace: false,
+            ..MpiOptions::default()
         });
         let rows = hbsp::run(&backend, &machine, |ctx| measure(ctx, repetitions))
             .unwrap_or_else(|e| panic!("{e}"));

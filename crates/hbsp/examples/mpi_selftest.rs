@@ -7,9 +7,14 @@
 //! `mpi_selftest panic|abort|error RANK`: node RANK fails in its second superstep while the
 //! others wait; the job must end with the failure named and a non-zero exit.
 //! `mpi_selftest empty N`: N empty supersteps, for counting the MPI calls they make.
+//!
+//! With `--rounds` anywhere among the arguments the ranks agree by `MPI_Sendrecv` rounds, as
+//! across machines, instead of through shared memory.
 
 use hbsp::collectives::{self, BroadcastAlgorithm, Root};
-use hbsp::{Backend, Ctx, HbspError, Machine, MpiSession, Network, Node, Platform, RunOutput};
+use hbsp::{
+    Backend, Ctx, HbspError, Machine, MpiOptions, MpiSession, Network, Node, Platform, RunOutput,
+};
 
 type Outcome = Result<(), String>;
 
@@ -21,19 +26,24 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (flags, args): (Vec<String>, Vec<String>) =
+        std::env::args().skip(1).partition(|a| a.starts_with("--"));
+    let mpi = Backend::Mpi(MpiOptions {
+        shared_memory: !flags.iter().any(|f| f == "--rounds"),
+        ..MpiOptions::default()
+    });
     let machine = machine(session.size());
     let outcome = match args.first().map(String::as_str).unwrap_or("check") {
         // Even speeds too: there equal pieces move by MPI's own collectives.
-        "check" => check(&machine).and_then(|()| check(&even_machine(session.size()))),
-        "mismatch" => mismatch(&machine),
+        "check" => check(&mpi, &machine).and_then(|()| check(&mpi, &even_machine(session.size()))),
+        "mismatch" => mismatch(&mpi, &machine),
         "empty" => {
             let supersteps = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(100);
-            empty(&even_machine(session.size()), supersteps)
+            empty(&mpi, &even_machine(session.size()), supersteps)
         }
         mode @ ("panic" | "abort" | "error") => {
             let rank = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(0);
-            fail(&machine, mode, rank)
+            fail(&mpi, &machine, mode, rank)
         }
         other => Err(format!(
             "unknown mode {other}: use check, mismatch, empty, panic, abort or error"
@@ -88,9 +98,9 @@ fn even_machine(p: usize) -> Machine {
 /// A node's view of a program run, comparable across backends.
 type Seen = Vec<(String, Vec<u64>, u64)>;
 
-fn check(machine: &Machine) -> Outcome {
+fn check(mpi: &Backend, machine: &Machine) -> Outcome {
     for (name, program) in programs() {
-        let on_mpi = hbsp::run(&Backend::mpi(), machine, program).map_err(|e| e.to_string())?;
+        let on_mpi = hbsp::run(mpi, machine, program).map_err(|e| e.to_string())?;
         let on_threads =
             hbsp::run(&Backend::threads(), machine, program).map_err(|e| e.to_string())?;
         if on_mpi.results != on_threads.results {
@@ -242,8 +252,8 @@ fn all_to_all(ctx: &mut Ctx<'_>) -> hbsp::Result<Seen> {
 }
 
 /// Node 0 calls a broadcast where the others sync: every rank must see the mismatch.
-fn mismatch(machine: &Machine) -> Outcome {
-    let outcome = hbsp::run(&Backend::mpi(), machine, |ctx| {
+fn mismatch(mpi: &Backend, machine: &Machine) -> Outcome {
+    let outcome = hbsp::run(mpi, machine, |ctx| {
         if ctx.pid() == 0 {
             collectives::broadcast(ctx, Root::Pid(0), &[1u32], BroadcastAlgorithm::OnePhase)?;
         } else {
@@ -262,8 +272,8 @@ fn mismatch(machine: &Machine) -> Outcome {
 }
 
 /// `supersteps` empty supersteps.
-fn empty(machine: &Machine, supersteps: usize) -> Outcome {
-    hbsp::run(&Backend::mpi(), machine, |ctx| {
+fn empty(mpi: &Backend, machine: &Machine, supersteps: usize) -> Outcome {
+    hbsp::run(mpi, machine, |ctx| {
         for _ in 0..supersteps {
             ctx.sync()?;
         }
@@ -274,8 +284,8 @@ fn empty(machine: &Machine, supersteps: usize) -> Outcome {
 }
 
 /// Node `rank` panics, aborts or returns an error in its second superstep.
-fn fail(machine: &Machine, mode: &str, rank: usize) -> Outcome {
-    let outcome = hbsp::run(&Backend::mpi(), machine, |ctx| {
+fn fail(mpi: &Backend, machine: &Machine, mode: &str, rank: usize) -> Outcome {
+    let outcome = hbsp::run(mpi, machine, |ctx| {
         ctx.sync().map_err(|e| e.to_string())?;
         if ctx.pid() == rank {
             match mode {

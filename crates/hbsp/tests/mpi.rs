@@ -50,11 +50,11 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn every_program_matches_the_threads_backend_on_1_to_4_ranks() {
-    for ranks in 1..=4 {
-        let (output, _) = mpirun(ranks, &["check"]);
+    for (ranks, agreement) in (1..=4).flat_map(|r| [(r, "--shared"), (r, "--rounds")]) {
+        let (output, _) = mpirun(ranks, &["check", agreement]);
         assert!(
             output.status.success(),
-            "{ranks} ranks: {}{}",
+            "{ranks} ranks, {agreement}: {}{}",
             text(&output.stdout),
             text(&output.stderr)
         );
@@ -62,9 +62,14 @@ fn every_program_matches_the_threads_backend_on_1_to_4_ranks() {
     }
 }
 
-/// Every rank's `(sendrecv, alltoall, alltoallv)` calls in `mpi_selftest empty supersteps`,
-/// counted by `tests/mpi_calls.c` preloaded into the ranks.
-fn calls_of_empty_supersteps(ranks: usize, supersteps: usize) -> Vec<(u64, u64, u64)> {
+/// Every rank's `(sendrecv, alltoall, alltoallv)` calls in `mpi_selftest empty supersteps`
+/// with `agreement` (`--shared` or `--rounds`), counted by `tests/mpi_calls.c` preloaded
+/// into the ranks.
+fn calls_of_empty_supersteps(
+    ranks: usize,
+    supersteps: usize,
+    agreement: &str,
+) -> Vec<(u64, u64, u64)> {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let shim = dir.path().join("libmpi_calls.so");
     let source = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mpi_calls.c");
@@ -79,7 +84,7 @@ fn calls_of_empty_supersteps(ranks: usize, supersteps: usize) -> Vec<(u64, u64, 
     let (output, _) = mpirun_with(
         ranks,
         &["-x", &preload],
-        &["empty", &supersteps.to_string()],
+        &["empty", &supersteps.to_string(), agreement],
     );
     assert!(output.status.success(), "{}", text(&output.stderr));
     let stdout = text(&output.stdout);
@@ -107,7 +112,7 @@ fn an_empty_superstep_is_a_barrier_s_rounds_of_sendrecv_and_nothing_else() {
     for (ranks, rounds) in [(2, 1), (3, 2), (4, 2)] {
         // The program's supersteps and the final one when it returns.
         let expected = (rounds * (supersteps as u64 + 1), 0, 0);
-        for (rank, calls) in calls_of_empty_supersteps(ranks, supersteps)
+        for (rank, calls) in calls_of_empty_supersteps(ranks, supersteps, "--rounds")
             .into_iter()
             .enumerate()
         {
@@ -120,12 +125,30 @@ fn an_empty_superstep_is_a_barrier_s_rounds_of_sendrecv_and_nothing_else() {
 }
 
 #[test]
+fn on_one_machine_an_empty_superstep_makes_no_mpi_call() {
+    for ranks in [2, 3, 4] {
+        for (rank, calls) in calls_of_empty_supersteps(ranks, 200, "--shared")
+            .into_iter()
+            .enumerate()
+        {
+            assert_eq!(
+                calls,
+                (0, 0, 0),
+                "{ranks} ranks, rank {rank}: (sendrecv, alltoall, alltoallv)"
+            );
+        }
+    }
+}
+
+#[test]
 fn a_mismatch_of_calls_is_an_error_on_every_rank() {
-    let (output, _) = mpirun(3, &["mismatch"]);
-    assert!(output.status.success(), "{}", text(&output.stderr));
-    let stdout = text(&output.stdout);
-    assert_eq!(stdout.matches("mismatch reported").count(), 3, "{stdout}");
-    assert!(stdout.contains("node 0 (n0) called broadcast"), "{stdout}");
+    for agreement in ["--shared", "--rounds"] {
+        let (output, _) = mpirun(3, &["mismatch", agreement]);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        let stdout = text(&output.stdout);
+        assert_eq!(stdout.matches("mismatch reported").count(), 3, "{stdout}");
+        assert!(stdout.contains("node 0 (n0) called broadcast"), "{stdout}");
+    }
 }
 
 #[test]

@@ -20,6 +20,8 @@ pub(crate) mod barrier;
 pub mod coroutines;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+#[cfg(feature = "mpi")]
+mod mpi_shared;
 pub(crate) mod node;
 pub mod sim;
 pub mod stack_pool;
@@ -47,6 +49,10 @@ pub struct MpiOptions {
     pub emulate_speeds: bool,
     /// Record a per-superstep [`crate::Trace`] (on by default; benchmarks turn it off).
     pub trace: bool,
+    /// Agree at superstep boundaries through shared memory when every rank runs on one
+    /// machine (on by default); off, the ranks use the `MPI_Sendrecv` rounds a job spread
+    /// over several machines uses.
+    pub shared_memory: bool,
 }
 
 impl Default for MpiOptions {
@@ -54,6 +60,7 @@ impl Default for MpiOptions {
         Self {
             emulate_speeds: false,
             trace: true,
+            shared_memory: true,
         }
     }
 }
