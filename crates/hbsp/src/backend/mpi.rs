@@ -672,6 +672,7 @@ impl Agreement {
 /// Tags of hbsp's point-to-point messages on its own communicator.
 const AGREEMENT_TAG: i32 = 0;
 const BROADCAST_TAG: i32 = 1;
+const SCATTER_TAG: i32 = 2;
 
 /// The error for more bytes in one superstep than MPI counts hold.
 fn too_many_bytes(pid: usize, what: &str, bytes: u64) -> HbspError {
@@ -690,7 +691,11 @@ fn type_mismatch(collective: &str, bytes: usize) -> HbspError {
     ))
 }
 
-/// `MPI_Scatterv` of the root's `source`, `counts[j]` bytes to rank `j`, into `target`.
+/// The root's `source`, `counts[j]` bytes to rank `j`, into `target`: the root sends every
+/// piece straight from `source` and copies its own while the others read (over shared memory
+/// OpenMPI lets the receiver copy). `MPI_Scatterv` copies the root's piece first or last; with
+/// pieces by speed the fastest root keeps the largest, and overlapping its copy took 1 MiB
+/// from 2.1-2.5x `MPI_Scatterv`'s time (as messages) to about 1.0x.
 fn scatter_bytes(
     world: &SimpleCommunicator,
     root: usize,
@@ -700,14 +705,36 @@ fn scatter_bytes(
     target: &mut [u8],
 ) {
     let process = world.process_at_rank(root as i32);
-    if is_root {
-        let counts: Vec<i32> = counts.iter().map(|&c| c as i32).collect();
-        let displacements = displacements(&counts);
-        let partition = Partition::new(source, &counts[..], &displacements[..]);
-        process.scatter_varcount_into_root(&partition, target);
-    } else {
-        process.scatter_varcount_into(target);
+    if !is_root {
+        if !target.is_empty() {
+            process.receive_into_with_tag(target, SCATTER_TAG);
+        }
+        return;
     }
+    let mut pieces = Vec::with_capacity(counts.len());
+    let mut at = 0;
+    for &count in counts {
+        pieces.push(&source[at..at + count]);
+        at += count;
+    }
+    mpi::request::scope(|scope| {
+        let sending: Vec<_> = pieces
+            .iter()
+            .enumerate()
+            .filter(|&(rank, piece)| rank != root && !piece.is_empty())
+            .map(|(rank, piece)| {
+                world.process_at_rank(rank as i32).immediate_send_with_tag(
+                    scope,
+                    *piece,
+                    SCATTER_TAG,
+                )
+            })
+            .collect();
+        target.copy_from_slice(pieces[root]);
+        for request in sending {
+            request.wait();
+        }
+    });
 }
 
 /// Where each of `counts` starts when they are laid end to end.
