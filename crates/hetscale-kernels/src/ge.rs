@@ -26,6 +26,31 @@
 //!   `T_o` would not be the one the paper fitted. The values and the arithmetic are those of
 //!   one broadcast of columns `i..=N`, so the result is the same bit for bit.
 //!
+//! - **Blocks** ([`GeKernel::block`] `= b > 1`, [`Pivoting::None`] only; `b = 1`, the
+//!   default, is the program above): the rows are dealt block-cyclically, blocks of `b`
+//!   consecutive rows (the last one `N - (B - 1) b` rows when `b` does not divide `N`,
+//!   `B = ceil(N / b)` blocks) over the heterogeneous cyclic distribution
+//!   ([`crate::partition::block_cyclic_owners`]), so every prefix of blocks is split within
+//!   one block of the speed proportions. Block step `k = 0..B-1` (rows `lo..hi = k b..k b + b`)
+//!   is one superstep (two when the broadcast is two-phase): every node eliminates the
+//!   columns of block `k - 1` (received in the previous step) from its rows of the blocks
+//!   `>= k`; the owner of block `k`, whose rows now hold every earlier update, eliminates
+//!   within the block (row `r` the columns `lo..r`); and it broadcasts the block's `b` pivot
+//!   rows, columns `lo..=N` (`b (N + 1 - lo)` values, `b` included), in one broadcast. Both
+//!   computations are one compute block. The last block is not broadcast: its compute lands
+//!   in the gather's superstep, and the root checks its pivots when it back-substitutes. No
+//!   barrier beyond the broadcast's is needed: a step's pivot rows arrive with the sync that
+//!   ends its broadcast, and the next step's compute precedes the next broadcast. So about
+//!   `N / b` supersteps instead of `3 N`. Each row meets the same operations on the same
+//!   values in the same order as in the row-cyclic program, so `x` is the same bit for bit.
+//!   BSP cost: `sum_k [max_j w_jk + g max_j r_j h_jk + L]` (a two-phase broadcast adds a
+//!   superstep and its `L`), with `w_jk` node `j`'s rows of blocks `>= k` times
+//!   [`columns_flops`] of block `k - 1`, plus [`within_block_flops`] `~ b^2 (N - lo)` on
+//!   the owner, and `h_jk` the broadcast's `8 b (N + 1 - lo)` bytes (times `p - 1` at the
+//!   root when one-phase). The owner's within-block elimination is work the others wait
+//!   for: about `b N^2 / 2` operations on the critical path, `~ 3 b p / (4 N)` of the
+//!   balanced compute time, the price of `b`-fold fewer supersteps (no look-ahead).
+//!
 //! Work: `W(N) = 2/3 N^3 - 1/2 N^2 - 19/6 N + 3` as published (JPDC 4.1.1), and a run
 //! declares exactly that. The implementation performs `2/3 N^3 + 3/2 N^2 - 7/6 N` flops
 //! ([`flops`]): step `i` costs `1 + 2 (N - i)` per remaining row (one division for the
@@ -38,12 +63,18 @@
 //! Overhead model (JPDC 4.5 on HBSP^1, exact): scatter of the rows + per step (with pivoting,
 //! the allreduce of the candidates and the broadcast of `N + 1 - i` values from the row's
 //! owner; without, the broadcasts of `N - i` and of 1 value and the barrier ending the
-//! elimination) + gather, each superstep with its barrier, plus the idle time of each step's
-//! uneven remaining rows; sequential fraction `N^2 / flops` (back substitution on the root).
+//! elimination; with blocks, per block step the broadcast of the block's pivot rows with the
+//! step's compute) + gather, each superstep with its barrier, plus the idle time of each
+//! step's uneven remaining rows (and with blocks the owner's within-block elimination);
+//! sequential fraction `N^2 / flops` (back substitution on the root). Past 100,000
+//! node-steps (steps: rows, or blocks) the model replays every `stride`-th step for the
+//! `stride` it stands for, from the distribution's prefix property, so a prediction at
+//! thousands of nodes stays fast; below, it replays every step and is exact.
 //!
 //! Skeleton runs (sim with the compute blocks skipped) hold no row: the scatter, the pivot
 //! rows' broadcasts and the gather move sizes only (`hbsp`'s `*_zeros` collectives, charged
-//! like the data), pivots are taken in natural order, and [`GeKernel::skeleton_inputs`] gives
+//! like the data; with blocks, one `broadcast_zeros` of the block's size per step), pivots
+//! are taken in natural order, and [`GeKernel::skeleton_inputs`] gives
 //! the size alone, so their memory does not grow with `N^2`.
 
 use hbsp::collectives::{
@@ -62,7 +93,7 @@ use crate::kernel::{
     speeds, timed_run,
 };
 use crate::matrix::Matrix;
-use crate::partition::{cyclic_owners, efficiency_detail};
+use crate::partition::{block_cyclic_owners, cyclic_owners, efficiency_detail};
 use crate::verify::max_or_nan;
 
 const F64: f64 = 8.0;
@@ -103,10 +134,54 @@ impl std::str::FromStr for Pivoting {
 }
 
 /// Gaussian elimination with back substitution.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct GeKernel {
     /// Pivot choice.
     pub pivoting: Pivoting,
+    /// Rows per block of the distribution: 1 (the default) is the paper's row-cyclic program;
+    /// `b > 1` deals blocks of `b` consecutive rows and makes one broadcast per block (see the
+    /// module docs; it needs [`Pivoting::None`]).
+    pub block: usize,
+}
+
+impl Default for GeKernel {
+    fn default() -> Self {
+        Self {
+            pivoting: Pivoting::default(),
+            block: 1,
+        }
+    }
+}
+
+impl GeKernel {
+    /// Checks the options that do not depend on `N`: a block of at least one row, and
+    /// partial pivoting only with `block = 1`.
+    pub fn check_options(&self) -> Result<()> {
+        if self.block == 0 {
+            return Err(invalid(
+                "ge block 0: give a block of at least 1 row (1 is the paper's row-cyclic GE)",
+            ));
+        }
+        if self.block > 1 && self.pivoting == Pivoting::Partial {
+            return Err(invalid(format!(
+                "partial pivoting needs block = 1: use pivoting none with block {}, or block 1",
+                self.block
+            )));
+        }
+        Ok(())
+    }
+
+    /// [`GeKernel::check_options`], and a block of at most `N` rows.
+    fn check_block(&self, n: usize) -> Result<()> {
+        self.check_options()?;
+        if self.block > n {
+            return Err(invalid(format!(
+                "ge block {} exceeds N = {n}: give a block of at most N rows",
+                self.block
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// `W(N) = 2/3 N^3 - 1/2 N^2 - 19/6 N + 3`, as published (JPDC 4.1.1).
@@ -154,9 +229,15 @@ impl Kernel for GeKernel {
     /// A node's rows of `[A | b]` and the pivot row; the root also
     /// holds its copy of `A` and `b`, the packed rows it scatters, the gathered rows and `x`.
     /// Row counts are the cyclic distribution's totals, which the speeds' integer shares give
-    /// within one row (the owners of all `N` rows are not built: `N` may be absurd here).
+    /// within one row (the owners of all `N` rows are not built: `N` may be absurd here); with
+    /// blocks, the shares of the blocks, `b` rows each.
     fn memory_per_node(&self, n: usize, machine: &Machine) -> Result<Vec<f64>> {
-        let shares = hetscale_model::hbsp::integer_shares(n, &speeds(machine))?;
+        let block = self.block.max(1);
+        let shares: Vec<usize> =
+            hetscale_model::hbsp::integer_shares(n.div_ceil(block), &speeds(machine))?
+                .into_iter()
+                .map(|blocks| blocks.saturating_mul(block).min(n))
+                .collect();
         let root = machine.ranking()[0];
         let (nf, width) = (n as f64, n as f64 + 1.0);
         Ok(shares
@@ -180,10 +261,12 @@ impl Kernel for GeKernel {
     /// inputs).
     fn overhead(&self, n: usize, machine: &Machine) -> Result<Overhead> {
         check_size("N", n, 1)?;
+        self.check_block(n)?;
         let root = machine.ranking()[0];
         let solve = SolveModel {
             n,
             pivoting: self.pivoting,
+            block: self.block,
             work_per_flop: work_per_flop(n),
         };
         let mut replay = Charges::new(machine);
@@ -199,6 +282,7 @@ impl Kernel for GeKernel {
 
     fn generate(&self, n: usize, seed: u64) -> Result<Vec<Array>> {
         check_size("N", n, 1)?;
+        self.check_block(n)?;
         crate::memory::check_inputs_fit(self, n)?;
         let mut a = matrix(n, n, seed, Stream::A);
         if self.pivoting == Pivoting::None {
@@ -213,6 +297,7 @@ impl Kernel for GeKernel {
     /// The size alone: a skeleton run moves sizes and reads no value.
     fn skeleton_inputs(&self, n: usize, _seed: u64) -> Result<Vec<Array>> {
         check_size("N", n, 1)?;
+        self.check_block(n)?;
         Ok(vec![size_only(n)])
     }
 
@@ -227,20 +312,32 @@ impl Kernel for GeKernel {
         ))
     }
 
-    /// A few supersteps per elimination step, which on many nodes outweighs small matrices.
+    /// A few supersteps per elimination step (per block step with blocks), which on many
+    /// nodes outweighs small matrices.
     fn trace_bytes(&self, n: usize, machine: &Machine) -> Result<f64> {
+        if self.block > 1 {
+            let p = machine.p() as f64;
+            // Up to two supersteps per block step (a two-phase broadcast) and a flow to every
+            // node in each.
+            let steps = n.div_ceil(self.block) as f64;
+            return Ok(steps * p * (2.0 * 256.0 + 2.0 * 24.0 * p));
+        }
         Ok(elimination_trace_bytes(n, self.pivoting, machine))
     }
 
     fn run(&self, inputs: &[Array], backend: &Backend, machine: &Machine) -> Result<KernelRun> {
         if let Some(n) = skeleton_size("ge", inputs, backend, "A and b")? {
-            return execute(None, n, self.pivoting, backend, machine);
+            self.check_block(n)?;
+            return execute(None, n, *self, backend, machine);
         }
         let [a, b] = expect_arrays("ge", inputs, &["A", "b"])? else {
             unreachable!("expect_arrays checked the count")
         };
         let a = a.to_square_matrix()?;
-        solve(&a, &b.to_vector(1)?, self.pivoting, backend, machine)
+        let b = b.to_vector(1)?;
+        let n = check_system(&a, &b)?;
+        self.check_block(n)?;
+        execute(Some((&a, &b)), n, *self, backend, machine)
     }
 }
 
@@ -278,6 +375,8 @@ fn pivot_broadcasts(pivoting: Pivoting, n: usize, i: usize) -> Vec<usize> {
 pub(crate) struct SolveModel {
     pub n: usize,
     pub pivoting: Pivoting,
+    /// Rows per block (1: the row-cyclic program).
+    pub block: usize,
     /// Work each flop declares (see [`work_per_flop`]).
     pub work_per_flop: f64,
 }
@@ -285,6 +384,10 @@ pub(crate) struct SolveModel {
 impl SolveModel {
     /// Bytes of each node's rows of `[A | b]`.
     pub fn row_bytes(&self, machine: &Machine) -> Result<Vec<f64>> {
+        if self.block > 1 {
+            let blocks = BlockSteps::new(self.n, self.block, machine)?;
+            return Ok(rows_bytes(&blocks.rows(&blocks.steps.total), self.n));
+        }
         let stride = replay_stride(self.n, machine.p());
         let steps = EliminationSteps::new(self.n, &speeds(machine), stride)?;
         Ok(rows_bytes(&steps.total, self.n))
@@ -308,8 +411,10 @@ impl SolveModel {
         first: Vec<f64>,
         root_tail: f64,
     ) -> Result<f64> {
+        if self.block > 1 {
+            return self.replay_in_blocks(replay, machine, first, root_tail);
+        }
         let (n, p) = (self.n, machine.p());
-        let root = machine.ranking()[0];
         let stride = replay_stride(n, p);
         let steps = EliminationSteps::new(n, &speeds(machine), stride)?;
         let row_bytes = rows_bytes(&steps.total, n);
@@ -340,18 +445,146 @@ impl SolveModel {
                 eliminate.clear();
             }
         }
+        self.finish(replay, machine, &eliminate, &row_bytes, root_tail)
+    }
+
+    /// The gather (with `eliminate` in its superstep) and the end, in which the root
+    /// back-substitutes and does `root_tail` more; returns the root's sequential operations.
+    fn finish(
+        &self,
+        replay: &mut Charges<'_>,
+        machine: &Machine,
+        eliminate: &[f64],
+        row_bytes: &[f64],
+        root_tail: f64,
+    ) -> Result<f64> {
+        let (n, p) = (self.n, machine.p());
+        let root = machine.ranking()[0];
         replay.set_weight(1.0);
-        replay.collective(
-            "gatherv",
-            0,
-            &eliminate,
-            &charges::gatherv(root, &row_bytes),
-        )?;
+        replay.collective("gatherv", 0, eliminate, &charges::gatherv(root, row_bytes))?;
         let mut sequential = vec![0.0; p];
         sequential[root] = (n as f64).powi(2) * self.work_per_flop + root_tail;
         replay.end(&sequential, &Traffic::idle(p))?;
         Ok(sequential[root])
     }
+
+    /// [`SolveModel::replay`] of the blocked program: block step `k < B - 1` (`B` blocks)
+    /// is the broadcast of the block's `(hi - lo) (N + 1 - lo)` values from its owner (one
+    /// or two supersteps), whose first superstep holds the step's compute: each node's rows
+    /// of the blocks `>= k` times [`columns_flops`] of block `k - 1`, and on the owner
+    /// [`within_block_flops`] of block `k`. The last block's compute lands in the gather.
+    /// Past [`EXACT_REPLAY_NODE_STEPS`] node-steps every `stride`-th block step is replayed
+    /// for the `stride` it stands for, as in the row-cyclic model.
+    fn replay_in_blocks(
+        &self,
+        replay: &mut Charges<'_>,
+        machine: &Machine,
+        mut first: Vec<f64>,
+        root_tail: f64,
+    ) -> Result<f64> {
+        let (n, b, p) = (self.n, self.block, machine.p());
+        let blocks = BlockSteps::new(n, b, machine)?;
+        let count = blocks.count;
+        let stride = blocks.steps.stride;
+        let row_bytes = rows_bytes(&blocks.rows(&blocks.steps.total), n);
+        let bounds = |k: usize| (k * b, (k * b + b).min(n));
+        // Each node's compute in a block step's first superstep: the elimination of block
+        // `k - 1`'s columns from its rows of the blocks `>= k`, then block `k`'s own.
+        let compute = |k: usize, owner: usize, below: &[usize]| -> Vec<f64> {
+            let (lo, hi) = bounds(k);
+            let per_row = match k {
+                0 => 0.0,
+                _ => columns_flops(n, bounds(k - 1).0, bounds(k - 1).1),
+            };
+            (0..p)
+                .map(|j| {
+                    let mut rows = below[j];
+                    let mut flops = 0.0;
+                    if j == owner {
+                        rows += hi - lo;
+                        flops = within_block_flops(n, lo, hi);
+                    }
+                    (rows as f64 * per_row + flops) * self.work_per_flop
+                })
+                .collect()
+        };
+        let first_of = |first: &mut Vec<f64>, ops: Vec<f64>| -> Vec<f64> {
+            if first.is_empty() {
+                return ops;
+            }
+            let merged = first.iter().zip(&ops).map(|(a, b)| a + b).collect();
+            first.clear();
+            merged
+        };
+        let last_owner = blocks.last_owner;
+        for (k, owner, remaining) in blocks.steps {
+            replay.set_weight(stride.min(count - 1 - k) as f64);
+            let below = rows_of_blocks(&remaining, b, n, last_owner);
+            let mut eliminate = first_of(&mut first, compute(k, owner, &below));
+            let (lo, hi) = bounds(k);
+            for (phase, traffic) in
+                charges::broadcast(machine, owner, (hi - lo) * (n + 1 - lo), F64)?
+                    .iter()
+                    .enumerate()
+            {
+                replay.collective("broadcast", phase, &eliminate, traffic)?;
+                eliminate.clear();
+            }
+        }
+        let none = vec![0; p];
+        let eliminate = first_of(&mut first, compute(count - 1, last_owner, &none));
+        self.finish(replay, machine, &eliminate, &row_bytes, root_tail)
+    }
+}
+
+/// The block steps of the blocked GE model: [`EliminationSteps`] over the blocks (block
+/// step `k` is the broadcast of block `k`, `k < B - 1`), and the owner of the last block,
+/// which is shorter than the others when `b` does not divide `N`.
+struct BlockSteps {
+    n: usize,
+    block: usize,
+    /// `B`, the number of blocks.
+    count: usize,
+    last_owner: usize,
+    steps: EliminationSteps,
+}
+
+impl BlockSteps {
+    fn new(n: usize, block: usize, machine: &Machine) -> Result<Self> {
+        let count = n.div_ceil(block);
+        let stride = replay_stride(count, machine.p());
+        let steps = EliminationSteps::new(count, &speeds(machine), stride)?;
+        Ok(Self {
+            n,
+            block,
+            count,
+            last_owner: steps.owner(count - 1),
+            steps,
+        })
+    }
+
+    /// Rows of `blocks[j]` blocks for each node `j`, among them the last block.
+    fn rows(&self, blocks: &[usize]) -> Vec<usize> {
+        rows_of_blocks(blocks, self.block, self.n, self.last_owner)
+    }
+}
+
+/// Rows of `blocks[j]` blocks of `b` rows for each node `j`, counting the last block (of
+/// `N - (B - 1) b` rows, `last_owner`'s) among them when its owner has any.
+fn rows_of_blocks(blocks: &[usize], b: usize, n: usize, last_owner: usize) -> Vec<usize> {
+    let short = n.div_ceil(b) * b - n;
+    blocks
+        .iter()
+        .enumerate()
+        .map(|(j, &count)| {
+            let rows = count * b;
+            if j == last_owner {
+                rows.saturating_sub(short)
+            } else {
+                rows
+            }
+        })
+        .collect()
 }
 
 /// Bytes of `rows[j]` rows of `[A | b]` for each node `j`.
@@ -411,6 +644,20 @@ impl EliminationSteps {
         })
     }
 
+    /// The owner of row `i`: exact with stride 1, else by the prefix property (the node
+    /// whose share of the first rows grows from `i` to `i + 1`).
+    fn owner(&self, i: usize) -> usize {
+        match &self.owners {
+            Some(owners) => owners[i],
+            None => {
+                let (before, after) = (self.prefix(i), self.prefix(i + 1));
+                (0..before.len())
+                    .find(|&j| after[j] > before[j])
+                    .unwrap_or_else(|| fastest(&self.shares))
+            }
+        }
+    }
+
     /// Rows of the first `i` each node holds, by the prefix property.
     fn prefix(&self, i: usize) -> Vec<usize> {
         self.shares
@@ -436,12 +683,9 @@ impl Iterator for EliminationSteps {
                 owners[i]
             }
             None => {
-                let (before, after) = (self.prefix(i), self.prefix(i + 1));
-                let owner = (0..before.len())
-                    .find(|&j| after[j] > before[j])
-                    .unwrap_or_else(|| fastest(&self.shares));
+                let after = self.prefix(i + 1);
                 self.remaining = self.total.iter().zip(&after).map(|(t, a)| t - a).collect();
-                owner
+                self.owner(i)
             }
         };
         Some((i, owner, self.remaining.clone()))
@@ -465,6 +709,13 @@ pub fn solve(
     backend: &Backend,
     machine: &Machine,
 ) -> Result<KernelRun> {
+    let n = check_system(a, b)?;
+    let kernel = GeKernel { pivoting, block: 1 };
+    execute(Some((a, b)), n, kernel, backend, machine)
+}
+
+/// `N`, when `A` is `N x N` and `b` has `N` elements.
+fn check_system(a: &Matrix, b: &[f64]) -> Result<usize> {
     let n = a.check_square("A")?;
     if b.len() != n {
         return Err(invalid(format!(
@@ -472,7 +723,7 @@ pub fn solve(
             b.len()
         )));
     }
-    execute(Some((a, b)), n, pivoting, backend, machine)
+    Ok(n)
 }
 
 /// Solves at size `n`: `A x = b` for `system` (then the residual is checked), or in a
@@ -480,17 +731,19 @@ pub fn solve(
 fn execute(
     system: Option<(&Matrix, &[f64])>,
     n: usize,
-    pivoting: Pivoting,
+    kernel: GeKernel,
     backend: &Backend,
     machine: &Machine,
 ) -> Result<KernelRun> {
-    let owners = cyclic_owners(n, &speeds(machine))?;
+    let GeKernel { pivoting, block } = kernel;
+    let owners = block_cyclic_owners(n, block, &speeds(machine))?;
     let problem = Problem {
         system: system.filter(|_| !skeleton(backend)),
         elimination: Elimination {
             n,
             owners: &owners,
             pivoting,
+            block,
             skeleton: skeleton(backend),
             work_per_flop: work_per_flop(n),
         },
@@ -516,6 +769,8 @@ fn execute(
             efficiency_detail(&owned_rows(&owners, machine.p()), &speeds(machine)),
         ]
         .into_iter()
+        // The row-cyclic program's details stay as they were.
+        .chain((block > 1).then(|| ("block".into(), block.to_string())))
         .chain(
             // A skeleton run computed no x to check.
             residual
@@ -569,6 +824,9 @@ pub(crate) struct Elimination<'a> {
     /// Owner pid of each row.
     pub owners: &'a [usize],
     pub pivoting: Pivoting,
+    /// Rows per block: 1 is the row-cyclic program, `b > 1` the blocked one (one broadcast
+    /// of `b` pivot rows per block, [`Pivoting::None`] only; `owners` deals whole blocks).
+    pub block: usize,
     /// Compute blocks are skipped (sim skeleton execution): values are meaningless, so pivots
     /// are taken in natural order and never checked.
     pub skeleton: bool,
@@ -657,8 +915,9 @@ impl Elimination<'_> {
     /// Eliminates, gathers the rows on the root (the fastest node) and back-substitutes
     /// there: `x` on the root, `None` elsewhere.
     pub fn solve(&self, ctx: &mut Ctx<'_>, mut rows: LocalRows) -> Result<Option<Vec<f64>>> {
-        let root = ctx.rank(1)?;
-        let counts = self.counts(ctx.nprocs());
+        if self.block > 1 {
+            return self.solve_in_blocks(ctx, rows);
+        }
         let mut pivots = Vec::with_capacity(self.n);
         ctx.phase("eliminate", |ctx| {
             for i in 0..self.n - 1 {
@@ -673,6 +932,21 @@ impl Elimination<'_> {
             Ok::<_, KernelError>(())
         })?;
         pivots.push(last_remaining(self.n, &pivots));
+        // Only the last pivot was never broadcast (and checked on the way).
+        self.collect(ctx, &rows, &pivots, self.n - 1)
+    }
+
+    /// Gathers the rows on the root and back-substitutes there in the order `pivots`, after
+    /// checking the pivots from `pivots[unchecked]` on, which no broadcast checked.
+    fn collect(
+        &self,
+        ctx: &mut Ctx<'_>,
+        rows: &LocalRows,
+        pivots: &[usize],
+        unchecked: usize,
+    ) -> Result<Option<Vec<f64>>> {
+        let root = ctx.rank(1)?;
+        let counts = self.counts(ctx.nprocs());
         if self.skeleton {
             let gathered = ctx.phase("collect", |ctx| {
                 gatherv_zeros::<f64>(ctx, Root::Pid(root), &counts)
@@ -686,9 +960,134 @@ impl Elimination<'_> {
             gatherv(ctx, Root::Pid(root), &rows.data, &counts)
         })?;
         match gathered.value {
-            Some(all) => Ok(Some(self.back_substitute(ctx, &all, &pivots)?)),
+            Some(all) => Ok(Some(self.back_substitute(ctx, &all, pivots, unchecked)?)),
             None => Ok(None),
         }
+    }
+
+    /// The blocked program (`block = b > 1`, no pivoting). Block step `k` (rows
+    /// `lo..hi = k b..min(k b + b, N)`): every node eliminates the columns of block `k - 1`
+    /// from its rows of the blocks `>= k`, the owner of block `k` then eliminates within
+    /// it (its rows now have every earlier update), all in one compute block, and the owner
+    /// broadcasts the block's rows, columns `lo..=N`, in one broadcast. The last block is
+    /// not broadcast: its elimination runs in the gather's superstep.
+    fn solve_in_blocks(&self, ctx: &mut Ctx<'_>, mut rows: LocalRows) -> Result<Option<Vec<f64>>> {
+        let (n, b) = (self.n, self.block);
+        let blocks = n.div_ceil(b);
+        ctx.phase("eliminate", |ctx| {
+            let mut previous: Option<(usize, usize, Vec<f64>)> = None;
+            for k in 0..blocks {
+                let (lo, hi) = (k * b, (k * b + b).min(n));
+                self.update(ctx, &mut rows, previous.take(), (lo, hi))?;
+                if k + 1 < blocks {
+                    let pivots = self.broadcast_block(ctx, &rows, lo, hi)?;
+                    previous = Some((lo, hi, pivots));
+                }
+            }
+            Ok::<_, KernelError>(())
+        })?;
+        let pivots: Vec<usize> = (0..n).collect();
+        // The last block's pivots were never broadcast.
+        self.collect(ctx, &rows, &pivots, (blocks - 1) * b)
+    }
+
+    /// A block step's compute: this node eliminates the columns `plo..phi` of the
+    /// `previous` block's pivot rows (if any) from its remaining rows, then, if it owns the
+    /// rows `lo..hi`, eliminates within them and marks them done.
+    fn update(
+        &self,
+        ctx: &mut Ctx<'_>,
+        rows: &mut LocalRows,
+        previous: Option<(usize, usize, Vec<f64>)>,
+        (lo, hi): (usize, usize),
+    ) -> Result<()> {
+        let (n, width) = (self.n, self.width());
+        let remaining = rows.remaining.iter().filter(|&&r| r).count();
+        let mut flops = 0.0;
+        if let Some((plo, phi, _)) = &previous {
+            flops += remaining as f64 * columns_flops(n, *plo, *phi);
+        }
+        let owned = (self.owners[lo] == ctx.pid()).then(|| {
+            let first = rows
+                .global
+                .binary_search(&lo)
+                .expect("the owner holds its block");
+            flops += within_block_flops(n, lo, hi);
+            first
+        });
+        ctx.compute(flops * self.work_per_flop, || {
+            if let Some((plo, phi, pivots)) = &previous {
+                let pivot_width = width - plo;
+                for (row, _) in rows
+                    .data
+                    .chunks_exact_mut(width)
+                    .zip(&rows.remaining)
+                    .filter(|(_, r)| **r)
+                {
+                    for c in *plo..*phi {
+                        let pivot = &pivots[(c - plo) * pivot_width + (c - plo)..][..width - c];
+                        eliminate_column(row, pivot, c);
+                    }
+                }
+            }
+            if let Some(first) = owned {
+                let block = &mut rows.data[first * width..(first + hi - lo) * width];
+                for c in lo..hi {
+                    let (above, below) = block.split_at_mut((c - lo + 1) * width);
+                    let pivot = &above[(c - lo) * width + c..];
+                    for row in below.chunks_exact_mut(width) {
+                        eliminate_column(row, pivot, c);
+                    }
+                }
+            }
+        })?;
+        if let Some(first) = owned {
+            rows.remaining[first..first + hi - lo].fill(false);
+        }
+        Ok(())
+    }
+
+    /// The pivot rows `lo..hi` (columns `lo..=N`, `(hi - lo) (N + 1 - lo)` values) from
+    /// their owner to every node in one broadcast; every node checks their pivots.
+    fn broadcast_block(
+        &self,
+        ctx: &mut Ctx<'_>,
+        rows: &LocalRows,
+        lo: usize,
+        hi: usize,
+    ) -> Result<Vec<f64>> {
+        let owner = self.owners[lo];
+        let width = self.width();
+        let root = Root::Pid(owner);
+        let auto = BroadcastAlgorithm::Auto;
+        if self.skeleton {
+            broadcast_zeros::<f64>(ctx, root, (hi - lo) * (width - lo), auto)?;
+            return Ok(Vec::new());
+        }
+        let segment: Vec<f64> = if ctx.pid() == owner {
+            let first = rows
+                .global
+                .binary_search(&lo)
+                .expect("the owner holds its block");
+            rows.data[first * width..(first + hi - lo) * width]
+                .chunks_exact(width)
+                .flat_map(|row| &row[lo..])
+                .copied()
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let pivots = broadcast(ctx, root, &segment, auto)?.value;
+        for c in lo..hi {
+            let pivot = pivots[(c - lo) * (width - lo) + (c - lo)];
+            if pivot == 0.0 {
+                return Err(singular(c));
+            }
+            if !pivot.is_finite() {
+                return Err(not_finite(c));
+            }
+        }
+        Ok(pivots)
     }
 
     fn choose_pivot(&self, ctx: &mut Ctx<'_>, rows: &LocalRows, i: usize) -> Result<usize> {
@@ -803,10 +1202,7 @@ impl Elimination<'_> {
                 .zip(&rows.remaining)
                 .filter(|(_, r)| **r)
             {
-                let multiplier = row[i] / pivot[0];
-                for (x, &p) in row[i + 1..].iter_mut().zip(&pivot[1..]) {
-                    *x -= multiplier * p;
-                }
+                eliminate_column(row, pivot, i);
             }
         })?;
         Ok(())
@@ -819,12 +1215,14 @@ impl Elimination<'_> {
         Ok(vec![0.0; n])
     }
 
-    /// Back substitution on the root, following the pivot order.
+    /// Back substitution on the root, following the pivot order, after checking the pivots
+    /// `s >= unchecked` are not zero.
     fn back_substitute(
         &self,
         ctx: &mut Ctx<'_>,
         packed: &[f64],
         pivots: &[usize],
+        unchecked: usize,
     ) -> Result<Vec<f64>> {
         let (n, width) = (self.n, self.width());
         let mut position = vec![0usize; n];
@@ -835,9 +1233,10 @@ impl Elimination<'_> {
                 next += 1;
             }
         }
-        let last = &packed[position[pivots[n - 1]] * width..][..width];
-        if last[n - 1] == 0.0 {
-            return Err(singular(n - 1));
+        for s in unchecked..n {
+            if packed[position[pivots[s]] * width + s] == 0.0 {
+                return Err(singular(s));
+            }
         }
         let mut x = vec![0.0; n];
         ctx.compute((n * n) as f64 * self.work_per_flop, || {
@@ -853,6 +1252,34 @@ impl Elimination<'_> {
         })?;
         Ok(x)
     }
+}
+
+/// Eliminates column `c` from `row` (`N + 1` values) with the pivot row's columns `c..=N`
+/// in `pivot`: the multiplier `row[c] / pivot[0]` times the columns `c + 1..=N`.
+fn eliminate_column(row: &mut [f64], pivot: &[f64], c: usize) {
+    let multiplier = row[c] / pivot[0];
+    for (x, &p) in row[c + 1..].iter_mut().zip(&pivot[1..]) {
+        *x -= multiplier * p;
+    }
+}
+
+/// Flops of eliminating the columns `lo..hi` from one row below them: `1 + 2 (N - c)` for
+/// column `c` (the multiplier, and a multiply and a subtraction for each of the columns
+/// `c + 1..N` and `b`).
+pub(crate) fn columns_flops(n: usize, lo: usize, hi: usize) -> f64 {
+    let m = (hi - lo) as u128;
+    (m * (2 * n as u128 + 2 - lo as u128 - hi as u128)) as f64
+}
+
+/// Flops of the elimination within the rows `lo..hi`: row `r` eliminates the columns `lo..r`,
+/// `sum_c (hi - 1 - c) (1 + 2 (N - c))` in closed form.
+pub(crate) fn within_block_flops(n: usize, lo: usize, hi: usize) -> f64 {
+    let m = (hi - lo) as u128;
+    let first = 1 + 2 * (n - lo) as u128;
+    if m < 2 {
+        return 0.0;
+    }
+    (first * m * (m - 1) / 2 - m * (m - 1) * (m - 2) / 3) as f64
 }
 
 /// Of two pivot candidates `[|a_ji|, j]` (`j = -1`: the node has none), the larger value,
@@ -920,6 +1347,28 @@ mod tests {
         }
         assert_eq!(max_location(none, none), none);
         assert!(max_location([f64::NAN, 5.0], [9.0, 1.0])[0].is_nan());
+    }
+
+    #[test]
+    fn the_blocked_flops_are_the_row_cyclic_ones_regrouped() {
+        for n in 1..40usize {
+            for b in 1..=n {
+                let by_hand_columns =
+                    |lo: usize, hi: usize| -> usize { (lo..hi).map(|c| 1 + 2 * (n - c)).sum() };
+                let by_hand_within = |lo: usize, hi: usize| -> usize {
+                    (lo..hi).map(|c| (hi - 1 - c) * (1 + 2 * (n - c))).sum()
+                };
+                // Block k's own elimination, and its columns from every row below it.
+                let mut total = n * n;
+                for lo in (0..n).step_by(b) {
+                    let hi = (lo + b).min(n);
+                    assert_eq!(columns_flops(n, lo, hi), by_hand_columns(lo, hi) as f64);
+                    assert_eq!(within_block_flops(n, lo, hi), by_hand_within(lo, hi) as f64);
+                    total += by_hand_within(lo, hi) + (n - hi) * by_hand_columns(lo, hi);
+                }
+                assert_eq!(total as f64, flops(n), "n = {n}, b = {b}");
+            }
+        }
     }
 
     #[test]

@@ -171,6 +171,21 @@ fn ge_model_matches_the_simulator() {
 }
 
 #[test]
+fn ge_in_blocks_model_matches_the_simulator() {
+    // Blocks of 7 rows, N not a multiple of 7 (a short last block); at N = 401 some
+    // broadcasts of the bandwidth-bound machine are two-phase.
+    let options = KernelOptions {
+        pivoting: "none".into(),
+        block: 7,
+        ..KernelOptions::default()
+    };
+    check("ge", &options, &[32, 128, 401]);
+    // Without pivoting a run with data takes the same steps as a skeleton.
+    let worst = worst_error("ge", &options, &[61], &sim(false));
+    assert!(worst < 1e-9, "ge in blocks on data: {worst:.1e}");
+}
+
+#[test]
 fn ge_with_partial_pivoting_model_matches_the_simulator() {
     // Skeleton runs pivot in natural order, the order the model assumes.
     check("ge", &KernelOptions::default(), &[32, 128]);
