@@ -302,10 +302,16 @@ impl Kernel for GeKernel {
     }
 
     /// Per node its rows' indices and flags, the pivot order and its trace; the owners of
-    /// the rows and `x`: nothing of size `N^2`.
+    /// the rows and `x`: nothing of size `N^2`. With blocks no node keeps a pivot order
+    /// (the root makes the natural one): per node its rows and the `p` counts of the
+    /// collectives.
     fn skeleton_bytes(&self, n: usize, machine: &Machine) -> Result<Option<f64>> {
         let (nf, p) = (n as f64, machine.p() as f64);
-        let per_node = 2.0 * F64 * nf;
+        let per_node = if self.block > 1 {
+            F64 * (p + nf / p + 1.0)
+        } else {
+            2.0 * F64 * nf
+        };
         let shared = 3.0 * F64 * nf;
         Ok(Some(
             p * per_node + shared + self.overhead_bytes(n, machine)?,
@@ -868,6 +874,8 @@ impl Problem<'_> {
             ctx.phase("distribute", |ctx| {
                 scatterv_zeros::<f64>(ctx, root, &counts)
             })?;
+            // `p` counts on each of `p` nodes: not kept through the elimination.
+            drop(counts);
             return elimination.solve(ctx, LocalRows::without_values(global));
         };
         let packed = if Root::Pid(ctx.pid()) == root {
@@ -876,6 +884,7 @@ impl Problem<'_> {
             Vec::new()
         };
         let data = ctx.phase("distribute", |ctx| scatterv(ctx, root, &packed, &counts))?;
+        drop(counts);
         elimination.solve(ctx, LocalRows::new(global, data.value))
     }
 
@@ -933,16 +942,17 @@ impl Elimination<'_> {
         })?;
         pivots.push(last_remaining(self.n, &pivots));
         // Only the last pivot was never broadcast (and checked on the way).
-        self.collect(ctx, &rows, &pivots, self.n - 1)
+        self.collect(ctx, &rows, Some(&pivots), self.n - 1)
     }
 
-    /// Gathers the rows on the root and back-substitutes there in the order `pivots`, after
-    /// checking the pivots from `pivots[unchecked]` on, which no broadcast checked.
+    /// Gathers the rows on the root and back-substitutes there in the order `pivots` (`None`:
+    /// the natural order, made on the root alone), after checking the pivots from
+    /// `pivots[unchecked]` on, which no broadcast checked.
     fn collect(
         &self,
         ctx: &mut Ctx<'_>,
         rows: &LocalRows,
-        pivots: &[usize],
+        pivots: Option<&[usize]>,
         unchecked: usize,
     ) -> Result<Option<Vec<f64>>> {
         let root = ctx.rank(1)?;
@@ -959,10 +969,18 @@ impl Elimination<'_> {
         let gathered = ctx.phase("collect", |ctx| {
             gatherv(ctx, Root::Pid(root), &rows.data, &counts)
         })?;
-        match gathered.value {
-            Some(all) => Ok(Some(self.back_substitute(ctx, &all, pivots, unchecked)?)),
-            None => Ok(None),
-        }
+        let Some(all) = gathered.value else {
+            return Ok(None);
+        };
+        let natural: Vec<usize>;
+        let pivots = match pivots {
+            Some(pivots) => pivots,
+            None => {
+                natural = (0..self.n).collect();
+                &natural
+            }
+        };
+        Ok(Some(self.back_substitute(ctx, &all, pivots, unchecked)?))
     }
 
     /// The blocked program (`block = b > 1`, no pivoting). Block step `k` (rows
@@ -986,9 +1004,8 @@ impl Elimination<'_> {
             }
             Ok::<_, KernelError>(())
         })?;
-        let pivots: Vec<usize> = (0..n).collect();
-        // The last block's pivots were never broadcast.
-        self.collect(ctx, &rows, &pivots, (blocks - 1) * b)
+        // Pivots in natural order; the last block's were never broadcast.
+        self.collect(ctx, &rows, None, (blocks - 1) * b)
     }
 
     /// A block step's compute: this node eliminates the columns `plo..phi` of the
