@@ -265,14 +265,17 @@ impl Kernel for GeKernel {
     /// is the sequential part). On real data partial pivoting changes which node broadcasts
     /// each step and whose rows remain, which the model cannot know (about 1% on seeded
     /// inputs).
+    ///
+    /// With blocks, at `N < b` (where a run is refused) the model is that of one block of
+    /// `N` rows, so a search over `N` (approach 3) may start below `b`.
     fn overhead(&self, n: usize, machine: &Machine) -> Result<Overhead> {
         check_size("N", n, 1)?;
-        self.check_block(n)?;
+        self.check_options()?;
         let root = machine.ranking()[0];
         let solve = SolveModel {
             n,
             pivoting: self.pivoting,
-            block: self.block,
+            block: self.block.min(n),
             work_per_flop: work_per_flop(n),
         };
         let mut replay = Charges::new(machine);
