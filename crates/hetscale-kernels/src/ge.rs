@@ -49,7 +49,8 @@
 //!   the owner, and `h_jk` the broadcast's `8 b (N + 1 - lo)` bytes (times `p - 1` at the
 //!   root when one-phase). The owner's within-block elimination is work the others wait
 //!   for: about `b N^2 / 2` operations on the critical path, `~ 3 b p / (4 N)` of the
-//!   balanced compute time, the price of `b`-fold fewer supersteps (no look-ahead).
+//!   balanced compute time, the price of `b`-fold fewer supersteps (no look-ahead). With
+//!   fewer blocks than nodes (`N / b < p`) some nodes own none and wait throughout.
 //!
 //! Work: `W(N) = 2/3 N^3 - 1/2 N^2 - 19/6 N + 3` as published (JPDC 4.1.1), and a run
 //! declares exactly that. The implementation performs `2/3 N^3 + 3/2 N^2 - 7/6 N` flops
@@ -290,7 +291,7 @@ impl Kernel for GeKernel {
     }
 
     /// A few vectors per node; with blocks also the owner of every block and a heap of the
-    /// nodes (see [`SolveModel::replay`]).
+    /// nodes (see the overhead model in the module docs).
     fn overhead_bytes(&self, n: usize, machine: &Machine) -> Result<f64> {
         let p = machine.p() as f64;
         // The heap holds an entry per node and one per block step (stale ones stay).
@@ -1351,14 +1352,14 @@ fn eliminate_column(row: &mut [f64], pivot: &[f64], c: usize) {
 /// Flops of eliminating the columns `lo..hi` from one row below them: `1 + 2 (N - c)` for
 /// column `c` (the multiplier, and a multiply and a subtraction for each of the columns
 /// `c + 1..N` and `b`).
-pub(crate) fn columns_flops(n: usize, lo: usize, hi: usize) -> f64 {
+pub fn columns_flops(n: usize, lo: usize, hi: usize) -> f64 {
     let m = (hi - lo) as u128;
     (m * (2 * n as u128 + 2 - lo as u128 - hi as u128)) as f64
 }
 
 /// Flops of the elimination within the rows `lo..hi`: row `r` eliminates the columns `lo..r`,
 /// `sum_c (hi - 1 - c) (1 + 2 (N - c))` in closed form.
-pub(crate) fn within_block_flops(n: usize, lo: usize, hi: usize) -> f64 {
+pub fn within_block_flops(n: usize, lo: usize, hi: usize) -> f64 {
     let m = (hi - lo) as u128;
     let first = 1 + 2 * (n - lo) as u128;
     if m < 2 {
