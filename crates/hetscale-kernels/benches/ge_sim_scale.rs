@@ -3,39 +3,57 @@
 //! each timed in wall and CPU seconds. Simulating a run is linear in p when the CPU time per
 //! node (last column) stays flat.
 //!
-//! `cargo bench -p hetscale-kernels --bench ge_sim_scale` (arguments: `[N] [largest p]`,
-//! default 4096 and 1024).
+//! `cargo bench -p hetscale-kernels --bench ge_sim_scale -- [N] [largest p] [block]`
+//! (defaults 4096, 1024 and 1). A block `b > 1` runs the blocked program (pivoting none, one
+//! broadcast per block of `b` rows); `--block B` says the same, and `--only-largest` runs
+//! P alone, e.g. `-- 100000 4096 64 --only-largest`.
 
 use std::time::Instant;
 
 use hbsp::{Backend, BarrierCost, Machine, Network, Node, Platform, SimOptions, WorkCharge};
-use hetscale_kernels::ge::GeKernel;
+use hetscale_kernels::ge::{GeKernel, Pivoting};
 use hetscale_kernels::kernel::Kernel;
 
 fn main() {
-    let mut args = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .map(|a| a.parse::<usize>().ok());
-    let mut next = |default| args.next().flatten().unwrap_or(default);
-    let (n, largest) = (next(4096), next(1024));
+    let (mut positional, mut block, mut only_largest) = (Vec::new(), None, false);
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--block" => block = args.next().and_then(|b| b.parse::<usize>().ok()),
+            "--only-largest" => only_largest = true,
+            // cargo's own flags (`--bench`).
+            a if a.starts_with('-') => {}
+            a => positional.push(a.parse::<usize>().ok()),
+        }
+    }
+    let next = |k: usize, default| positional.get(k).copied().flatten().unwrap_or(default);
+    let (n, largest) = (next(0, 4096), next(1, 1024));
+    let block = block.unwrap_or_else(|| next(2, 1));
     let backend = Backend::Sim(SimOptions {
         work: WorkCharge::Declared,
         skip_compute: true,
         no_trace: true,
         ..SimOptions::default()
     });
-    let kernel = GeKernel::default();
+    let kernel = if block > 1 {
+        GeKernel {
+            pivoting: Pivoting::None,
+            block,
+        }
+    } else {
+        GeKernel::default()
+    };
     let inputs = kernel.skeleton_inputs(n, 1).expect("skeleton inputs");
     println!(
-        "ge skeleton on sim, N = {n}; load average {}",
+        "ge skeleton on sim, N = {n}, block {block} (pivoting {}); load average {}",
+        kernel.pivoting.name(),
         load_average()
     );
     println!(
         "{:>6} {:>10} {:>10} {:>14} {:>16}",
         "p", "wall s", "CPU s", "virtual s", "CPU ms / node"
     );
-    let mut p = 32;
+    let mut p = if only_largest { largest } else { 32 };
     while p <= largest {
         let machine = machine(p);
         let (start, cpu_start) = (Instant::now(), cpu_seconds());

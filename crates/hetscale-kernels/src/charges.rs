@@ -82,6 +82,16 @@ impl<'m> Charges<'m> {
         Ok(())
     }
 
+    /// The compute of a superstep whose slowest node takes `ops_per_speed` (its operations
+    /// over its marked speed, `max_j ops_j / C_j`), charged apart from the superstep's
+    /// traffic and barrier (which [`Charges::collective`] charges with no compute): a model
+    /// that finds the slowest node without a per-node vector.
+    pub fn slowest_compute(&mut self, ops_per_speed: f64) {
+        if let Some(unit) = self.flops_per_unit {
+            self.compute_s += self.weight * ops_per_speed / unit;
+        }
+    }
+
     /// The program's last superstep: its compute and traffic, but no barrier.
     pub fn end(&mut self, ops: &[f64], traffic: &Traffic) -> Result<()> {
         self.communication_s += self.weight

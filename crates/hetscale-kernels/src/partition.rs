@@ -12,6 +12,11 @@
 //!   every trailing sub-matrix Gaussian elimination works on, is then split within one row of
 //!   the speed proportions.
 //!
+//! - [`block_cyclic_owners`]: the same distribution dealt in blocks of `b` consecutive rows
+//!   (`cyclic_owners` over the `ceil(N / b)` blocks; the last block may be shorter), for
+//!   `ge`'s blocked variant: every prefix of blocks is split within one block of the speed
+//!   proportions.
+//!
 //! [`load_balance_efficiency`] rates any split: 1 means every node finishes at the same time.
 
 use std::cmp::Reverse;
@@ -65,6 +70,18 @@ pub fn cyclic_owners(n: usize, speeds: &[f64]) -> Result<Vec<usize>> {
         })
         .collect();
     Ok(owners)
+}
+
+/// Owner pid of each of `n` rows dealt block-cyclically: blocks of `block` consecutive rows
+/// (the last one shorter when `block` does not divide `n`) distributed by [`cyclic_owners`],
+/// so each node's share of the blocks, and of every prefix of them, follows its speed.
+/// `block = 1` is [`cyclic_owners`] itself.
+pub fn block_cyclic_owners(n: usize, block: usize, speeds: &[f64]) -> Result<Vec<usize>> {
+    if block == 0 {
+        return Err(invalid("a block of 0 rows: give a block of at least 1 row"));
+    }
+    let blocks = cyclic_owners(n.div_ceil(block), speeds)?;
+    Ok((0..n).map(|i| blocks[i / block]).collect())
 }
 
 /// A finishing time ordered by `total_cmp` (speeds are checked positive and finite).
@@ -134,6 +151,22 @@ mod tests {
             }
         }
         assert_eq!(&owners[..6], &[0, 2, 0, 0, 1, 2]);
+    }
+
+    #[test]
+    fn block_cyclic_owners_deal_whole_blocks_in_the_cyclic_order() {
+        let speeds = [3.0, 1.0, 2.0];
+        let blocks = cyclic_owners(4, &speeds).unwrap();
+        let owners = block_cyclic_owners(10, 3, &speeds).unwrap();
+        assert_eq!(owners.len(), 10);
+        for (i, &o) in owners.iter().enumerate() {
+            assert_eq!(o, blocks[i / 3], "row {i}");
+        }
+        assert_eq!(
+            block_cyclic_owners(7, 1, &speeds).unwrap(),
+            cyclic_owners(7, &speeds).unwrap()
+        );
+        assert!(block_cyclic_owners(7, 0, &speeds).is_err());
     }
 
     #[test]

@@ -20,6 +20,11 @@ use crate::{KERNEL_NAMES, Kernel};
 pub struct KernelOptions {
     /// GE pivoting: `partial` or `none` (the paper's algorithm).
     pub pivoting: String,
+    /// GE rows per block: 1 (the paper's row-cyclic program) or more (one broadcast of `b`
+    /// pivot rows per block; needs pivoting `none`). Left out of the serialized options at
+    /// 1, so specs and stored studies from before it read and compare as they did.
+    #[serde(skip_serializing_if = "is_one")]
+    pub block: usize,
     /// SUMMA strategy: `hoho`, `heho`, `hohe1` or `hohe2`.
     pub strategy: String,
     /// SUMMA grid `PxQ`; near-square when absent.
@@ -36,6 +41,7 @@ impl Default for KernelOptions {
     fn default() -> Self {
         Self {
             pivoting: "partial".into(),
+            block: 1,
             strategy: "hoho".into(),
             grid: None,
             nb: 128,
@@ -43,6 +49,10 @@ impl Default for KernelOptions {
             layout: "rows".into(),
         }
     }
+}
+
+fn is_one(block: &usize) -> bool {
+    *block == 1
 }
 
 /// Makes a configured kernel from the options a study spec or the command line gives.
@@ -122,9 +132,14 @@ impl KernelRegistry {
 pub fn kernel_by_name(name: &str, options: &KernelOptions) -> Result<Box<dyn Kernel>> {
     Ok(match name {
         "mm" => Box::new(MmKernel),
-        "ge" => Box::new(GeKernel {
-            pivoting: options.pivoting.parse()?,
-        }),
+        "ge" => {
+            let ge = GeKernel {
+                pivoting: options.pivoting.parse()?,
+                block: options.block,
+            };
+            ge.check_options()?;
+            Box::new(ge)
+        }
         "conv2d" => Box::new(Conv2dKernel),
         "summa" => Box::new(SummaKernel {
             strategy: parse_strategy(&options.strategy)?,
@@ -179,6 +194,26 @@ mod tests {
         };
         let err = err.to_string();
         assert!(err.contains("fft") && err.contains("conv2d"), "{err}");
+    }
+
+    #[test]
+    fn ge_blocks_need_one_row_and_no_pivoting() {
+        let options = |pivoting: &str, block| KernelOptions {
+            pivoting: pivoting.into(),
+            block,
+            ..KernelOptions::default()
+        };
+        assert!(kernel_by_name("ge", &options("none", 64)).is_ok());
+        for (pivoting, block, says) in [
+            ("none", 0, "block 0"),
+            ("partial", 8, "partial pivoting needs block = 1"),
+        ] {
+            let Err(err) = kernel_by_name("ge", &options(pivoting, block)) else {
+                panic!("{pivoting} with block {block} is refused");
+            };
+            let err = err.to_string();
+            assert!(err.contains(says) && !err.contains('\n'), "{err}");
+        }
     }
 
     #[test]

@@ -341,6 +341,7 @@ impl Kernel for SlalomKernel {
         let solve = SolveModel {
             n,
             pivoting: Pivoting::Partial,
+            block: 1,
             work_per_flop: 1.0,
         };
         let mut replay = Charges::new(machine);
@@ -461,6 +462,7 @@ pub fn solve(
         n,
         owners: &owners,
         pivoting: Pivoting::Partial,
+        block: 1,
         skeleton: skeleton(backend),
         work_per_flop: 1.0,
     };

@@ -44,7 +44,10 @@ fn both_variants_match_the_naive_solver_for_every_p_and_awkward_n() {
     for machine in machines() {
         for pivoting in [Pivoting::Partial, Pivoting::None] {
             for n in [1, 2, 5, 17] {
-                let kernel = GeKernel { pivoting };
+                let kernel = GeKernel {
+                    pivoting,
+                    ..GeKernel::default()
+                };
                 let inputs = kernel.generate(n, 11 + n as u64).unwrap();
                 let run = kernel.run(&inputs, &threads(), &machine).unwrap();
                 let expected = naive_solve(real(&inputs[0]), real(&inputs[1]), n);
@@ -90,6 +93,7 @@ fn partial_pivoting_solves_systems_with_zero_diagonals() {
     }
     let no_pivoting = GeKernel {
         pivoting: Pivoting::None,
+        ..GeKernel::default()
     }
     .run(&inputs, &threads(), &machines()[2]);
     let err = no_pivoting.unwrap_err().to_string();
@@ -193,6 +197,7 @@ fn without_pivoting_each_step_is_two_broadcasts_and_a_barrier_as_jpdc_counts_it(
     let machine = machine(&speeds);
     let kernel = GeKernel {
         pivoting: Pivoting::None,
+        ..GeKernel::default()
     };
     let run = kernel
         .run(
@@ -237,4 +242,141 @@ fn without_pivoting_each_step_is_two_broadcasts_and_a_barrier_as_jpdc_counts_it(
     }
     // After the last step only the gather and the root's back substitution remain.
     assert_eq!(run.trace.supersteps(), first + 3 * (n - 1) + 2);
+}
+
+/// Machines of p = 1, 3 and 4 heterogeneous nodes (at p = 4 one so slow its share of the
+/// blocks may round to zero).
+fn blocked_machines() -> Vec<hbsp::Machine> {
+    [&[2.0][..], &[2.0, 1.0, 3.0], &[3.0, 1.5, 2.5, 0.02]]
+        .into_iter()
+        .map(machine)
+        .collect()
+}
+
+fn blocked(block: usize) -> GeKernel {
+    GeKernel {
+        pivoting: Pivoting::None,
+        block,
+    }
+}
+
+#[test]
+fn blocks_match_the_naive_solver_and_the_row_cyclic_program_bit_for_bit() {
+    // N not a multiple of b (a short last block), and b = N (one block, no broadcast).
+    let cases = [(17, 2), (17, 5), (23, 4), (23, 23)];
+    for backend in [threads(), hbsp::Backend::sim_declared()] {
+        for machine in blocked_machines() {
+            for (n, b) in cases {
+                let inputs = blocked(b).generate(n, 3 + n as u64).unwrap();
+                let run = blocked(b).run(&inputs, &backend, &machine).unwrap();
+                let row_cyclic = blocked(1).run(&inputs, &backend, &machine).unwrap();
+                let expected = naive_solve(real(&inputs[0]), real(&inputs[1]), n);
+                let what = format!("{backend:?} p = {} n = {n} b = {b}", machine.p());
+                assert!(run.verification.passed, "{what}: {:?}", run.verification);
+                assert!(max_abs_diff(real(&run.result), &expected) < 1e-10, "{what}");
+                // The same operations on the same values in the same order.
+                let bits = |r: &hetscale_kernels::KernelRun| -> Vec<u64> {
+                    real(&r.result).iter().map(|x| x.to_bits()).collect()
+                };
+                assert_eq!(bits(&run), bits(&row_cyclic), "{what}");
+                let w = ge::work(n);
+                assert!(
+                    (declared(&run) - w).abs() <= 1e-12 * w,
+                    "{what}: declared {}",
+                    declared(&run)
+                );
+                assert!(
+                    run.details.contains(&("block".into(), b.to_string())),
+                    "{what}: {:?}",
+                    run.details
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn each_block_step_is_one_broadcast_superstep_of_its_pivot_rows() {
+    // On this machine every broadcast is one-phase: after the scatter, block step k < B - 1
+    // is one superstep in which block k's owner sends its b rows' columns k b..=N to every
+    // other node; then the gather and the root's back substitution.
+    let (n, b, speeds) = (23, 4, [2.0, 1.0, 3.0]);
+    let machine = machine(&speeds);
+    let kernel = blocked(b);
+    let run = kernel
+        .run(
+            &kernel.generate(n, 5).unwrap(),
+            &hbsp::Backend::sim_declared(),
+            &machine,
+        )
+        .unwrap();
+    assert!(run.verification.passed, "{:?}", run.verification);
+    let owners = hetscale_kernels::partition::block_cyclic_owners(n, b, &speeds).unwrap();
+    let blocks = n.div_ceil(b);
+    let others = (speeds.len() - 1) as u64;
+    // The starting barrier and the scatter come first.
+    let first = 2;
+    for k in 0..blocks - 1 {
+        let (lo, hi) = (k * b, (k * b + b).min(n));
+        let bytes = ((hi - lo) * (n + 1 - lo)) as u64 * 8 * others;
+        assert_eq!(
+            sent(&run, owners[lo], first + k),
+            (bytes, others),
+            "block step {k}"
+        );
+    }
+    assert_eq!(run.trace.supersteps(), first + blocks - 1 + 2);
+}
+
+#[test]
+fn bad_blocks_are_one_line_errors() {
+    let machine = machine(&[1.0, 2.0]);
+    let partial = GeKernel {
+        pivoting: Pivoting::Partial,
+        block: 4,
+    };
+    for (kernel, n, says) in [
+        (blocked(0), 8, "block 0"),
+        (blocked(9), 8, "block 9 exceeds N = 8"),
+        (partial, 8, "partial pivoting needs block = 1"),
+    ] {
+        let err = kernel.generate(n, 1).unwrap_err().to_string();
+        assert!(err.contains(says) && !err.contains('\n'), "{err}");
+        let inputs = blocked(1).generate(n, 1).unwrap();
+        let err = kernel
+            .run(&inputs, &threads(), &machine)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(says) && !err.contains('\n'), "{err}");
+        // The model of a block wider than N is that of one block (a search over N may
+        // start below b); the others are refused.
+        match kernel.block {
+            9 => assert_eq!(
+                kernel.overhead(n, &machine).unwrap(),
+                blocked(n).overhead(n, &machine).unwrap()
+            ),
+            _ => {
+                let err = kernel.overhead(n, &machine).unwrap_err().to_string();
+                assert!(err.contains(says), "{err}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_blocked_model_at_4096_nodes_and_n_100000_is_fast() {
+    // The model samples block steps past 100,000 node-steps, so a prediction at scale
+    // replays ~100 steps of O(p) each.
+    let speeds: Vec<f64> = (0..4096)
+        .map(|j| if j % 2 == 0 { 200.0 } else { 100.0 })
+        .collect();
+    let machine = machine(&speeds);
+    let start = std::time::Instant::now();
+    let over = blocked(64).overhead(100_000, &machine).unwrap();
+    let elapsed = start.elapsed().as_secs_f64();
+    assert!(
+        over.overhead_s > 0.0 && over.overhead_s.is_finite(),
+        "{over:?}"
+    );
+    assert!(elapsed < 5.0, "{elapsed} s");
 }

@@ -171,6 +171,45 @@ fn ge_model_matches_the_simulator() {
 }
 
 #[test]
+fn ge_in_blocks_model_matches_the_simulator() {
+    // Blocks of 7 rows, N not a multiple of 7 (a short last block); at N = 401 some
+    // broadcasts of the bandwidth-bound machine are two-phase.
+    let options = KernelOptions {
+        pivoting: "none".into(),
+        block: 7,
+        ..KernelOptions::default()
+    };
+    check("ge", &options, &[32, 128, 401]);
+    // Without pivoting a run with data takes the same steps as a skeleton.
+    let worst = worst_error("ge", &options, &[61], &sim(false));
+    assert!(worst < 1e-9, "ge in blocks on data: {worst:.1e}");
+}
+
+#[test]
+fn ge_in_blocks_sampled_at_scale_stays_within_a_thousandth() {
+    // 384 nodes of the UCF workstations' speeds and unequal r_j, over 100,000 node-steps:
+    // the model samples the broadcasts (every step's compute stays exact).
+    let mut platform = Platform::load("ucf-cluster").unwrap();
+    platform.speed_unit = "Mflop/s".into();
+    platform.network.o_s = 0.08e-3;
+    let kinds = platform.nodes.clone();
+    platform.nodes = (0..384)
+        .map(|j| {
+            let kind = &kinds[j % kinds.len()];
+            Node::new(format!("n{j}"), kind.marked_speed).with_r(kind.r)
+        })
+        .collect();
+    let machine = ("ucf x 384".to_string(), platform.all().unwrap());
+    let options = KernelOptions {
+        pivoting: "none".into(),
+        block: 3,
+        ..KernelOptions::default()
+    };
+    let error = model_error("ge", &options, &machine, 2001, &sim(true));
+    assert!(error.abs() < 1e-3, "ge in blocks at p = 384: {error:.1e}");
+}
+
+#[test]
 fn ge_with_partial_pivoting_model_matches_the_simulator() {
     // Skeleton runs pivot in natural order, the order the model assumes.
     check("ge", &KernelOptions::default(), &[32, 128]);

@@ -23,6 +23,7 @@ fn kernels() -> Vec<(Box<dyn Kernel>, usize, bool)> {
         (
             Box::new(GeKernel {
                 pivoting: Pivoting::None,
+                ..GeKernel::default()
             }),
             20,
             true,

@@ -30,12 +30,15 @@ fn kernels() -> Vec<Case> {
     let dominant = || -> Box<dyn Kernel> {
         Box::new(GeKernel {
             pivoting: Pivoting::None,
+            ..GeKernel::default()
         })
     };
     vec![
         (Box::new(MmKernel), 23, Box::new(MmKernel)),
         (Box::new(GeKernel::default()), 21, dominant()),
         (dominant(), 21, dominant()),
+        // Blocks of 4 rows, the last one short.
+        (Box::new(blocked()), 21, Box::new(blocked())),
         (Box::new(Conv2dKernel), 16, Box::new(Conv2dKernel)),
         (
             Box::new(BurgKernel { order: 5 }),
@@ -43,6 +46,14 @@ fn kernels() -> Vec<Case> {
             Box::new(BurgKernel { order: 5 }),
         ),
     ]
+}
+
+/// GE in blocks of 4 rows (no pivoting).
+fn blocked() -> GeKernel {
+    GeKernel {
+        pivoting: Pivoting::None,
+        block: 4,
+    }
 }
 
 fn sunwulf(nodes: &str) -> Machine {

@@ -148,8 +148,23 @@ fn an_mm_skeleton_allocates_no_matrix() {
 #[test]
 fn a_ge_skeleton_allocates_no_row_of_the_matrix_with_or_without_pivoting() {
     for pivoting in [Pivoting::Partial, Pivoting::None] {
-        assert_no_data_of_size_n2(&GeKernel { pivoting }, matrices(1, 8));
+        assert_no_data_of_size_n2(
+            &GeKernel {
+                pivoting,
+                ..GeKernel::default()
+            },
+            matrices(1, 8),
+        );
     }
+}
+
+#[test]
+fn a_blocked_ge_skeleton_allocates_no_row_of_the_matrix() {
+    let kernel = GeKernel {
+        pivoting: Pivoting::None,
+        block: 16,
+    };
+    assert_no_data_of_size_n2(&kernel, matrices(1, 8));
 }
 
 #[test]

@@ -100,6 +100,10 @@ impl MpiLauncher {
         if let Some(grid) = &options.grid {
             argv.extend(["--grid".into(), grid.clone()]);
         }
+        // Only when set, so the default command line stays as it was.
+        if options.block != 1 {
+            argv.extend(["--block".into(), options.block.to_string()]);
+        }
         argv
     }
 

@@ -858,6 +858,30 @@ nodes = "server:1,sunblade:1,sunfire:2"
     }
 
     #[test]
+    fn ge_blocks_are_a_kernel_option_absent_from_the_canonical_spec_at_one() {
+        let ge = VALID.replace("kernel = \"mm\"", "kernel = \"ge\"");
+        let blocked = format!("{ge}\n[kernel_options]\npivoting = \"none\"\nblock = 8\n");
+        let spec = StudySpec::from_toml_str(&blocked, "t").unwrap();
+        assert_eq!(spec.kernel_options.block, 8);
+        assert!(
+            spec.canonical().contains("\"block\":8"),
+            "{}",
+            spec.canonical()
+        );
+        // The default (1) leaves the canonical text, and so stored studies, as they were.
+        let plain = StudySpec::from_toml_str(&ge, "t").unwrap();
+        assert_eq!(plain.kernel_options.block, 1);
+        assert!(
+            !plain.canonical().contains("block"),
+            "{}",
+            plain.canonical()
+        );
+        let partial = format!("{ge}\n[kernel_options]\nblock = 8\n");
+        let err = error_of(&partial);
+        assert!(err.contains("partial pivoting needs block = 1"), "{err}");
+    }
+
+    #[test]
     fn a_spec_validates_again_as_it_was_and_a_tampered_one_is_refused() {
         let registry = KernelRegistry::builtin();
         let spec = StudySpec::from_toml_str(

@@ -61,6 +61,7 @@ pub fn ge_run() -> (Trace, TraceOptions) {
     let machine = machine(4);
     let kernel = GeKernel {
         pivoting: "partial".parse().expect("pivoting"),
+        ..GeKernel::default()
     };
     let inputs = kernel.generate(160, 1).expect("inputs");
     let run = kernel

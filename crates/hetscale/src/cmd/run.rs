@@ -104,6 +104,10 @@ pub struct KernelArgs {
     /// GE pivoting: partial or none (the paper's; generated matrices are then diagonally dominant).
     #[arg(long, default_value = "partial")]
     pub pivoting: String,
+    /// GE rows per block: 1 (the paper's row-cyclic program) or more (block-cyclic rows, one
+    /// broadcast of b pivot rows per block; needs --pivoting none).
+    #[arg(long, default_value_t = 1)]
+    pub block: usize,
     /// SLALOM layout: rows (GE's rows, by speed) or grid (a square process grid, as on the nCUBE 2).
     #[arg(long, default_value = "rows")]
     pub layout: String,
@@ -119,6 +123,7 @@ impl KernelArgs {
     pub fn options(&self) -> KernelOptions {
         KernelOptions {
             pivoting: self.pivoting.clone(),
+            block: self.block,
             strategy: self.strategy.clone(),
             grid: self.grid.clone(),
             nb: self.nb,
