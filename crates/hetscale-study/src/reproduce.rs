@@ -92,6 +92,9 @@ pub struct Experiment {
     /// 4.5 measured `T_broadcast(p)`, `T_send`, `T_barrier` for its prediction), instead of
     /// HBSP^1's `g h + L`.
     pub measures_collectives: bool,
+    /// Whether the paper's approach 3 (prediction from the base's run) applies; Sun & Rover's
+    /// SLALOM does not satisfy their Theorem 1, so for it hetscale predicts nothing either.
+    pub predicts: bool,
     /// The published rows of the experiment.
     pub values: Vec<PublishedValue>,
 }
@@ -291,6 +294,7 @@ impl Experiment {
             shares_start_up: false,
             n_max: 16384,
             measures_collectives: false,
+            predicts: true,
         })
     }
 
@@ -377,13 +381,18 @@ impl Experiment {
         let mut text = format!(
             "name = \"{id}\"\nkernel = \"{kernel}\"\nbackend = \"sim\"\nplatform = \"{platform}\"\n\
              skeleton = true\ntarget = {target}\ntolerance = 0.01\n\
-             approaches = [\"measured\", \"computed\", \"predicted\"]\n\
+             approaches = [{approaches}]\n\
              n_min = 16\nn_max = {n_max}\nsamples = 4\n\n[kernel_options]\n{options}",
             id = self.id,
             kernel = self.kernel,
             platform = platform_file.display(),
             target = self.target,
             n_max = self.n_max,
+            approaches = if self.predicts {
+                "\"measured\", \"computed\", \"predicted\""
+            } else {
+                "\"measured\", \"computed\""
+            },
             // Every option, so the study runs the experiment's program.
             options = toml::to_string(&self.options)
                 .map_err(|e| StudyError::Calibration(format!("kernel options: {e}")))?,

@@ -78,6 +78,8 @@ pub fn tpds_slalom() -> Result<Experiment> {
         // at every one of GE's elimination steps).
         free: vec![FreeParameter::RunOverhead],
         n_max: 4096,
+        // Section IV-C: "approach 3 for calculating scalability is not applicable".
+        predicts: false,
         ..e
     })
 }

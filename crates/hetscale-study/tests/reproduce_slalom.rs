@@ -66,6 +66,15 @@ fn slalom_on_the_ncube_calibrates_on_the_four_node_run_and_reaches_every_isospee
         .filter(|v| v.table == "VII" && v.approach == "measured")
         .count();
     assert_eq!(psi_rows, 3);
+    // Section IV-C: approach 3 does not apply to SLALOM, so nothing is predicted.
+    assert!(!experiment.predicts);
+    assert!(reproduction.study.predicted.is_none());
+    assert!(
+        reproduction
+            .values
+            .iter()
+            .all(|v| v.approach != "predicted")
+    );
 }
 
 #[test]

@@ -303,6 +303,7 @@ pub(crate) fn render_text(r: &Reproduction) -> String {
         ("N", "computed"),
         ("N", "predicted"),
         ("psi", "measured"),
+        ("psi", "computed"),
         ("psi", "predicted"),
         ("T", "measured"),
     ] {
