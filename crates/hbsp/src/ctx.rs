@@ -111,7 +111,13 @@ impl<'a> Ctx<'a> {
         trace: bool,
     ) -> Self {
         let node = &machine.nodes()[pid];
-        let mut recorder = Recorder::new(trace, pid, node.name.clone(), node.marked_speed);
+        let mut recorder = Recorder::new(
+            trace,
+            pid,
+            machine.p(),
+            node.name.clone(),
+            node.marked_speed,
+        );
         recorder.begin(transport.now());
         Self {
             pid,
@@ -370,7 +376,7 @@ impl<'a> Ctx<'a> {
 
     /// Whether this node records a full trace (per-destination flows), not only totals.
     pub(crate) fn tracing(&self) -> bool {
-        self.recorder.enabled()
+        self.recorder.records_flows()
     }
 
     /// Ends a collective's superstep in which `native` moves its data with the backend's own

@@ -10,6 +10,17 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+/// Nodes beyond which a trace is summarised: each node keeps its per-superstep totals
+/// (times, bytes and messages in and out, work) but not its [`Flow`]s to each destination,
+/// so a superstep's trace is O(p), not O(p^2) (a broadcast or an all-to-all on 1024 nodes
+/// would otherwise record a million flows per superstep).
+pub const FLOW_NODES: usize = 256;
+
+/// Whether a trace on `p` nodes records each node's flows to each destination.
+pub fn records_flows(p: usize) -> bool {
+    p <= FLOW_NODES
+}
+
 /// The trace of a whole run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Trace {
@@ -57,7 +68,8 @@ pub struct SuperstepTrace {
     pub work_ops: f64,
     /// User-named phases that ended in this superstep.
     pub phases: Vec<PhaseTrace>,
-    /// What was sent to each destination, in order of first send (self-sends included).
+    /// What was sent to each destination, in order of first send (self-sends included);
+    /// empty on more than [`FLOW_NODES`] nodes.
     #[serde(default)]
     pub flows: Vec<Flow>,
 }
@@ -98,6 +110,8 @@ impl Trace {
 /// Accumulates one node's trace.
 pub(crate) struct Recorder {
     enabled: bool,
+    /// Whether flows are recorded too (see [`FLOW_NODES`]).
+    flows: bool,
     node: NodeTrace,
     current: SuperstepTrace,
     /// Index in `current.flows` of each destination's flow.
@@ -105,9 +119,11 @@ pub(crate) struct Recorder {
 }
 
 impl Recorder {
-    pub fn new(enabled: bool, pid: usize, name: String, marked_speed: f64) -> Self {
+    /// A recorder for node `pid` of `p`.
+    pub fn new(enabled: bool, pid: usize, p: usize, name: String, marked_speed: f64) -> Self {
         Self {
             enabled,
+            flows: enabled && records_flows(p),
             node: NodeTrace {
                 pid,
                 name,
@@ -123,6 +139,11 @@ impl Recorder {
         self.enabled
     }
 
+    /// Whether each destination's flow is recorded, not only the totals.
+    pub fn records_flows(&self) -> bool {
+        self.flows
+    }
+
     /// Marks the start of the first superstep.
     pub fn begin(&mut self, now_s: f64) {
         self.current.start_s = now_s;
@@ -131,7 +152,7 @@ impl Recorder {
     pub fn sent(&mut self, to: usize, bytes: usize) {
         self.current.bytes_out += bytes as u64;
         self.current.messages_out += 1;
-        if self.enabled {
+        if self.flows {
             self.flow_to(to, bytes as u64);
         }
     }
@@ -151,7 +172,7 @@ impl Recorder {
         flows[slot].messages += 1;
     }
 
-    /// Adds a superstep's totals at once (no flows: only when not enabled).
+    /// Adds a superstep's totals at once (no flows: only when flows are not recorded).
     pub(crate) fn count(&mut self, load: &crate::backend::Load) {
         self.current.bytes_out += load.bytes_out;
         self.current.messages_out += load.messages_out;

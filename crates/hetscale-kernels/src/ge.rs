@@ -348,9 +348,9 @@ impl Kernel for GeKernel {
         if self.block > 1 {
             let p = machine.p() as f64;
             // Up to two supersteps per block step (a two-phase broadcast) and a flow to every
-            // node in each.
+            // node in each, where flows are recorded.
             let steps = n.div_ceil(self.block) as f64;
-            return Ok(steps * p * (2.0 * 256.0 + 2.0 * 24.0 * p));
+            return Ok(steps * p * (2.0 * 256.0 + flow_bytes(2.0, machine.p())));
         }
         Ok(elimination_trace_bytes(n, self.pivoting, machine))
     }
@@ -388,7 +388,17 @@ fn trace_bytes_per_step(pivoting: Pivoting, p: f64) -> f64 {
         Pivoting::Partial => 4.0,
         Pivoting::None => 5.0,
     };
-    supersteps_per_step * 256.0 + 2.0 * 24.0 * p
+    supersteps_per_step * 256.0 + flow_bytes(2.0, p as usize)
+}
+
+/// Bytes of `supersteps` supersteps' flows to every one of `p` nodes, none where a trace on
+/// `p` nodes keeps totals only ([`hbsp::trace::FLOW_NODES`]).
+fn flow_bytes(supersteps: f64, p: usize) -> f64 {
+    if hbsp::trace::records_flows(p) {
+        supersteps * 24.0 * p as f64
+    } else {
+        0.0
+    }
 }
 
 /// Values each broadcast of step `i`'s pivot row carries: columns `i..=N` at once with
