@@ -67,7 +67,7 @@ pub use chart::{
 pub use error::{ReportError, Result};
 pub use html::{Block, Figure, Report, Section, Written, escape};
 pub use numbers::{format_number, time_unit};
-pub use perfetto::{chrome_trace, write_chrome_trace};
+pub use perfetto::{EXPORT_BYTES_PER_TRACE_BYTE, chrome_trace, write_chrome_trace};
 pub use table::{Cell, Column, Table};
 pub use timeline::{
     Activity, ActivityTotals, Message, NetworkModel, NodeTimeline, Slice, Timeline, TraceOptions,

@@ -268,6 +268,38 @@ fn sizes_beyond_memory_are_refused_before_anything_is_allocated() {
     }
 }
 
+/// GE's skeleton on 1024 nodes at N = 16384 runs in a few hundred MB, but its trace exported
+/// for Perfetto would take tens of GB (such an export was killed for memory at 23.5 GB).
+#[test]
+fn a_trace_export_that_cannot_fit_is_refused_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.json");
+    let out = hetscale()
+        .args([
+            "run",
+            "ge",
+            "--backend",
+            "sim",
+            "--skip-compute",
+            "--platform",
+            "maspar",
+        ])
+        .args(["--nodes", "pe:1024", "--n", "16384", "--trace"])
+        .arg(&trace)
+        .timeout(std::time::Duration::from_secs(20))
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("ge at N = 16384 on 1024 nodes with its trace exported would need about")
+            && err.contains("drop --trace and --report"),
+        "{err}"
+    );
+    assert!(!trace.exists());
+}
+
 #[test]
 fn a_kernel_with_command_is_refused() {
     // --command used to be ignored when a kernel was named.

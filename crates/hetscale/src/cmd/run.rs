@@ -5,13 +5,13 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use hbsp::{Backend, Platform};
-use hetscale_kernels::memory::check_run_fits;
+use hetscale_kernels::memory::{check_fits, check_run_fits, run_memory};
 use hetscale_kernels::{
     Array, Kernel, KernelOptions, KernelRegistry, KernelRun, Verification, inputs_for, read_npy,
     write_npy,
 };
 use hetscale_report::views::run::run_report;
-use hetscale_report::{TraceOptions, write_chrome_trace};
+use hetscale_report::{EXPORT_BYTES_PER_TRACE_BYTE, TraceOptions, write_chrome_trace};
 use hetscale_study::stats::{Summary, summarize};
 use serde_json::json;
 
@@ -314,6 +314,7 @@ fn inputs(
             .n
             .context("give the problem size with --n N, or input files with --input")?;
         check_run_fits(kernel, n, machine, backend)?;
+        check_export_fits(args, kernel, n, machine, backend)?;
         return Ok(inputs_for(kernel, n, args.seed, backend)?);
     }
     let arrays = args
@@ -332,8 +333,35 @@ fn inputs(
     }
     if let Some(&n) = arrays.first().and_then(|a| a.shape.first()) {
         check_run_fits(kernel, n, machine, backend)?;
+        check_export_fits(args, kernel, n, machine, backend)?;
     }
     Ok(arrays)
+}
+
+/// Refuses, in one line, a run whose trace export (`--trace`, `--report`) would not fit
+/// beside the run itself.
+fn check_export_fits(
+    args: &Args,
+    kernel: &dyn Kernel,
+    n: usize,
+    machine: &hbsp::Machine,
+    backend: &Backend,
+) -> anyhow::Result<()> {
+    if args.trace.is_none() && args.report.is_none() {
+        return Ok(());
+    }
+    let export = EXPORT_BYTES_PER_TRACE_BYTE * kernel.trace_bytes(n, machine)?;
+    let needed = run_memory(kernel, n, machine, backend)? + export;
+    let what = format!(
+        "{} at N = {n} on {} nodes with its trace exported",
+        kernel.name(),
+        machine.p()
+    );
+    Ok(check_fits(
+        &what,
+        needed,
+        "drop --trace and --report, or use a smaller N or fewer nodes",
+    )?)
 }
 
 /// What the user should know about a run that succeeded: an `E_s` above 1 means the code ran
