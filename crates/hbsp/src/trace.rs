@@ -11,7 +11,8 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 /// Nodes beyond which a trace is summarised: each node keeps its per-superstep totals
-/// (times, bytes and messages in and out, work) but not its [`Flow`]s to each destination,
+/// (times, bytes and messages in and out, work) and its flow to itself, but not its
+/// [`Flow`]s to the other nodes,
 /// so a superstep's trace is O(p), not O(p^2) (a broadcast or an all-to-all on 1024 nodes
 /// would otherwise record a million flows per superstep).
 pub const FLOW_NODES: usize = 256;
@@ -69,7 +70,7 @@ pub struct SuperstepTrace {
     /// User-named phases that ended in this superstep.
     pub phases: Vec<PhaseTrace>,
     /// What was sent to each destination, in order of first send (self-sends included);
-    /// empty on more than [`FLOW_NODES`] nodes.
+    /// on more than [`FLOW_NODES`] nodes only the flow to itself.
     #[serde(default)]
     pub flows: Vec<Flow>,
 }
@@ -152,7 +153,9 @@ impl Recorder {
     pub fn sent(&mut self, to: usize, bytes: usize) {
         self.current.bytes_out += bytes as u64;
         self.current.messages_out += 1;
-        if self.flows {
+        // The flow to itself is kept in a summarised trace too: it tells the totals' network
+        // traffic from the node's messages to itself.
+        if self.flows || (self.enabled && to == self.node.pid) {
             self.flow_to(to, bytes as u64);
         }
     }

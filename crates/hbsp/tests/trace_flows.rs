@@ -47,13 +47,14 @@ fn traces_without_flows_still_load() {
     assert!(step.flows.is_empty());
 }
 
-/// Every node sends its pid's worth of bytes to the next node and a broadcast follows: the
-/// per-superstep totals of each node's trace, and its flows.
+/// Every node sends its pid's worth of bytes to the next node and 3 bytes to itself, and a
+/// broadcast follows: the per-superstep totals of each node's trace, and its flows.
 fn ring_and_broadcast(p: usize) -> hbsp::Trace {
     let speeds: Vec<f64> = (0..p).map(|j| 1.0 + (j % 3) as f64).collect();
     hbsp::run(&Backend::sim_declared(), &machine(&speeds), |ctx| {
         let next = (ctx.pid() + 1) % ctx.nprocs();
         ctx.send(next, 0, &vec![0u8; ctx.pid() + 1])?;
+        ctx.send(ctx.pid(), 0, &[0u8; 3])?;
         ctx.sync()?;
         hbsp::collectives::broadcast(
             ctx,
@@ -74,15 +75,26 @@ fn beyond_flow_nodes_a_trace_keeps_the_totals_but_not_the_flows() {
         let trace = ring_and_broadcast(p);
         for node in &trace.nodes {
             let ring = &node.supersteps[0];
-            assert_eq!(ring.bytes_out, node.pid as u64 + 1, "p = {p}");
-            assert_eq!(ring.messages_in, 1, "p = {p}");
+            assert_eq!(ring.bytes_out, node.pid as u64 + 1 + 3, "p = {p}");
+            assert_eq!(ring.messages_in, 2, "p = {p}");
             let root = &trace.nodes[0].supersteps[1];
             assert_eq!(root.bytes_out, 32 * (p as u64 - 1), "p = {p}");
-            let flows: usize = node.supersteps.iter().map(|s| s.flows.len()).sum();
+            // The flow to itself is kept either way: it tells the network's share of the totals.
+            let own = Flow {
+                to: node.pid,
+                bytes: 3,
+                messages: 1,
+            };
+            assert!(ring.flows.contains(&own), "p = {p}, node {}", node.pid);
+            let to_others: usize = node
+                .supersteps
+                .iter()
+                .map(|s| s.flows.iter().filter(|f| f.to != node.pid).count())
+                .sum();
             if p > FLOW_NODES {
-                assert_eq!(flows, 0, "p = {p}, node {}", node.pid);
+                assert_eq!(to_others, 0, "p = {p}, node {}", node.pid);
             } else {
-                assert!(flows >= 1, "p = {p}, node {}", node.pid);
+                assert!(to_others >= 1, "p = {p}, node {}", node.pid);
             }
         }
     }
