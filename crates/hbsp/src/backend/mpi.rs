@@ -6,12 +6,14 @@
 //! complement and whether the rank sends), combined by OR. When all ranks share one machine
 //! they combine it through a shared-memory window (`mpi_shared`), faster than
 //! `MPI_Barrier`; otherwise in `ceil(log2 P)` rounds of `MPI_Sendrecv`, the pattern of
-//! `MPI_Barrier` itself. Either way an empty superstep costs about a barrier. It checks that all nodes made the same call; when anybody sends, an
-//! `MPI_Alltoall` of per-destination byte counts and one `MPI_Alltoallv` of the messages
-//! follow. BSP needs exactly this: every node learns what it receives at the sync, and the
-//! barrier comes with the exchange. A broadcast, or a scatter of equal pieces, runs as
-//! `MPI_Bcast` (between two ranks, one message) / `MPI_Scatterv` after the agreement, which
-//! carries the root's byte count, into a vector of the node's pool (see `collectives`).
+//! `MPI_Barrier` itself. Either way an empty superstep costs about a barrier. It checks that
+//! all nodes made the same call; when anybody sends, an `MPI_Alltoall` of per-destination
+//! byte counts and one `MPI_Alltoallv` of the messages follow. BSP needs exactly this: every
+//! node learns what it receives at the sync, and the barrier comes with the exchange. A
+//! scatter (equal pieces or not) sends every piece from the root's data while the root
+//! copies its own; a broadcast does the same on one machine and is one `MPI_Bcast` across
+//! machines; both run after the agreement, which carries the root's byte count, into a
+//! vector of the node's pool (see `collectives`).
 //!
 //! When the program returns, the nodes' traces and results travel to every rank (one
 //! `MPI_Allgatherv`), so the [`crate::RunOutput`] is the same everywhere and equals what the
