@@ -183,6 +183,23 @@ fn nan_and_overflow_are_one_line_errors_not_panics() {
 }
 
 /// What one node sent in one superstep of a run's trace: (payload bytes, messages).
+/// `kernel` on sim at size `n` (seed 5), its result verified.
+fn verified_sim_run(
+    kernel: &GeKernel,
+    n: usize,
+    machine: &hbsp::Machine,
+) -> hetscale_kernels::KernelRun {
+    let run = kernel
+        .run(
+            &kernel.generate(n, 5).unwrap(),
+            &hbsp::Backend::sim_declared(),
+            machine,
+        )
+        .unwrap();
+    assert!(run.verification.passed, "{:?}", run.verification);
+    run
+}
+
 fn sent(run: &hetscale_kernels::KernelRun, pid: usize, superstep: usize) -> (u64, u64) {
     let s = &run.trace.nodes[pid].supersteps[superstep];
     (s.bytes_out, s.messages_out)
@@ -199,14 +216,7 @@ fn without_pivoting_each_step_is_two_broadcasts_and_a_barrier_as_jpdc_counts_it(
         pivoting: Pivoting::None,
         ..GeKernel::default()
     };
-    let run = kernel
-        .run(
-            &kernel.generate(n, 5).unwrap(),
-            &hbsp::Backend::sim_declared(),
-            &machine,
-        )
-        .unwrap();
-    assert!(run.verification.passed, "{:?}", run.verification);
+    let run = verified_sim_run(&kernel, n, &machine);
     let owners = hetscale_kernels::partition::cyclic_owners(n, &speeds).unwrap();
     let others = (speeds.len() - 1) as u64;
     let first = (0..run.trace.supersteps())
@@ -303,14 +313,7 @@ fn each_block_step_is_one_broadcast_superstep_of_its_pivot_rows() {
     let (n, b, speeds) = (23, 4, [2.0, 1.0, 3.0]);
     let machine = machine(&speeds);
     let kernel = blocked(b);
-    let run = kernel
-        .run(
-            &kernel.generate(n, 5).unwrap(),
-            &hbsp::Backend::sim_declared(),
-            &machine,
-        )
-        .unwrap();
-    assert!(run.verification.passed, "{:?}", run.verification);
+    let run = verified_sim_run(&kernel, n, &machine);
     let owners = hetscale_kernels::partition::block_cyclic_owners(n, b, &speeds).unwrap();
     let blocks = n.div_ceil(b);
     let others = (speeds.len() - 1) as u64;

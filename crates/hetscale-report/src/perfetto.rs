@@ -122,8 +122,8 @@ impl Serialize for ChromeTrace<'_> {
     }
 }
 
-/// Builds the export of `trace` and hands it to `use_it`; `counter_names` (one per node)
-/// must outlive the events that borrow them.
+/// Builds the export of `trace` and hands it to `use_it`: a callback, because the events
+/// borrow the counters' names built here.
 fn with_export<R>(
     trace: &Trace,
     options: &TraceOptions,

@@ -71,6 +71,7 @@ impl SharedAgreement {
             0
         };
         let mut base: *mut Slot = std::ptr::null_mut();
+        // SAFETY: reads a constant handle rsmpi's C shim exports.
         let mut window: ffi::MPI_Win = unsafe { ffi::RSMPI_WIN_NULL };
         // SAFETY: a collective call on `node`, whose ranks all run this line; MPI writes the
         // base pointer and the window handle into the two out-parameters.
@@ -106,7 +107,7 @@ impl SharedAgreement {
         let usable = queried == 0
             && !segment.is_null()
             && size as usize >= skip + 2 * p * std::mem::size_of::<Slot>();
-        // SAFETY: within the segment (checked just above), aligned for `Slot`.
+        // SAFETY: `skip` < 64 bytes, inside rank 0's segment of at least 64 (or null and 0).
         let slots = unsafe { segment.add(skip) }.cast::<Slot>();
         let agreement = Self {
             window,
