@@ -24,7 +24,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use hbsp::{Backend, Ctx, HbspError, Machine, ThreadsOptions};
+use hbsp::{Backend, Ctx, HbspError, Machine, Message, ThreadsOptions};
 
 const SIZES: [usize; 8] = [
     1 << 10,
@@ -98,7 +98,10 @@ fn supersteps(machine: &Machine, exchange: Exchange, bytes: usize, iters: u64) -
                     buffer.copy_from_slice(&payload);
                     ctx.send_vec(other, 0, std::mem::take(&mut buffer))?;
                     ctx.sync()?;
-                    buffer = ctx.recv::<u8>()?.map(|m| m.data).unwrap_or_default();
+                    buffer = ctx
+                        .recv::<u8>()?
+                        .map(Message::into_data)
+                        .unwrap_or_default();
                     black_box(&buffer);
                 }
                 Exchange::LocalCopy => {

@@ -13,7 +13,8 @@
 
 use hbsp::collectives::{self, BroadcastAlgorithm, Root};
 use hbsp::{
-    Backend, Ctx, HbspError, Machine, MpiOptions, MpiSession, Network, Node, Platform, RunOutput,
+    Backend, Ctx, HbspError, Machine, Message, MpiOptions, MpiSession, Network, Node, Platform,
+    RunOutput,
 };
 
 type Outcome = Result<(), String>;
@@ -152,10 +153,12 @@ fn messages(ctx: &mut Ctx<'_>) -> hbsp::Result<Seen> {
         ctx.sync()?;
         while let Some(info) = ctx.peek() {
             let message = if info.bytes % 8 == 0 && info.tag < 100 {
-                ctx.recv::<u64>()?.map(|m| (m.source, m.tag, m.data))
+                ctx.recv::<u64>()?.map(Message::into_parts)
             } else {
-                ctx.recv::<u8>()?
-                    .map(|m| (m.source, m.tag, m.data.into_iter().map(u64::from).collect()))
+                ctx.recv::<u8>()?.map(|m| {
+                    let (source, tag, data) = m.into_parts();
+                    (source, tag, data.into_iter().map(u64::from).collect())
+                })
             };
             if let Some((source, tag, data)) = message {
                 seen.push((format!("step {step} from {source} tag {tag}"), data, 0));

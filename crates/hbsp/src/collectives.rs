@@ -265,7 +265,7 @@ fn own_or_received<T: Pod + Send>(
     }
     let mut messages = ctx.take_internal::<T>()?;
     match messages.pop() {
-        Some((message, _)) if messages.is_empty() => Ok(message.data),
+        Some((message, _)) if messages.is_empty() => Ok(message.into_data()),
         _ => Err(ctx.misuse("scatter: expected exactly one piece from the root".into())),
     }
 }
@@ -388,7 +388,7 @@ pub fn broadcast<T: Pod + Send>(
         ctx.sync_as(&call)?;
         let mut messages = ctx.take_internal::<T>()?;
         match messages.pop() {
-            Some((m, n)) if messages.is_empty() => (m.tag, n as usize, m.data),
+            Some((m, n)) if messages.is_empty() => (m.tag, n as usize, m.into_data()),
             _ => {
                 return Err(
                     ctx.misuse("broadcast: expected exactly one message from the root".into())
@@ -547,7 +547,7 @@ fn ordered_vectors<T: Pod + Send>(ctx: &mut Ctx<'_>, own: &[T]) -> Result<Vec<Ve
     let mut vectors: Vec<(usize, Vec<T>)> = ctx
         .take_internal::<T>()?
         .into_iter()
-        .map(|(m, _)| (m.source, m.data))
+        .map(|(m, _)| (m.source, m.into_data()))
         .collect();
     vectors.push((me, own.to_vec()));
     vectors.sort_by_key(|(source, _)| *source);
@@ -692,7 +692,8 @@ fn exchange_blocks<T: Pod + Send>(
     ctx.sync_as(&call)?;
     let mut value: Vec<Vec<T>> = vec![Vec::new(); p];
     for (message, _) in ctx.take_internal::<T>()? {
-        value[message.source] = message.data;
+        let source = message.source;
+        value[source] = message.into_data();
     }
     value[me] = blocks[me].clone();
     let predicted_s = alltoall_cost::<T>(ctx, counts)?;

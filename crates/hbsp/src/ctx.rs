@@ -246,11 +246,13 @@ impl<'a> Ctx<'a> {
     /// The vector goes home to its sender because that node last wrote it, so its memory is
     /// still in that node's cache. A message this node sent itself stays here.
     pub fn recycle<T: Pod + Send>(&mut self, message: Message<T>) {
-        let buffer: Box<dyn Payload> = Box::new(message.data);
-        if message.source != self.pid && message.source < self.nprocs() {
-            self.transport.give_back(message.source, buffer);
-        } else {
-            self.pool.put(buffer);
+        let source = message.source;
+        let buffer: Box<dyn Payload> = Box::new(message.into_data());
+        match self.transport.return_desk() {
+            Some(desk) if source != self.pid && source < self.nprocs() => {
+                desk.deposit(source, buffer)
+            }
+            _ => self.pool.put(buffer),
         }
     }
 
@@ -271,9 +273,7 @@ impl<'a> Ctx<'a> {
         }
         // A receiver may have given a vector back since the last sync: fetch it now rather
         // than a superstep later, which would need a second buffer in rotation.
-        for buffer in self.transport.take_back() {
-            self.pool.put(buffer);
-        }
+        self.collect_returned();
         self.pool
             .take(len)
             .unwrap_or_else(|| Vec::with_capacity(len))
@@ -424,12 +424,19 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Moves the vectors other nodes gave back into this node's pool (bounded by the pool,
+    /// whatever they give).
+    fn collect_returned(&mut self) {
+        if let Some(desk) = self.transport.return_desk() {
+            for buffer in desk.collect(self.pid) {
+                self.pool.put(buffer);
+            }
+        }
+    }
+
     /// Queues what a superstep delivered and closes it in the trace.
     fn deliver(&mut self, delivered: Vec<Envelope>, entered: f64) {
-        // Bounded by the pool, whatever other nodes recycle.
-        for buffer in self.transport.take_back() {
-            self.pool.put(buffer);
-        }
+        self.collect_returned();
         for envelope in delivered {
             self.recorder.received(envelope.payload.len());
             if envelope.internal {
@@ -460,18 +467,19 @@ impl<'a> Ctx<'a> {
 
     /// Removes and returns the first queued message as a vector of `T` (HBSPlib
     /// `hbsp_move`); `None` when the queue is empty. A payload sent as `T` is moved, not
-    /// copied. The payload length must be a multiple of `size_of::<T>()`.
-    pub fn recv<T: Pod>(&mut self) -> Result<Option<Message<T>>> {
+    /// copied. The payload length must be a multiple of `size_of::<T>()`. Dropping the
+    /// message hands a large vector back to its sender, as [`Ctx::recycle`] does.
+    pub fn recv<T: Pod + Send>(&mut self) -> Result<Option<Message<T>>> {
         let Some(front) = self.queue.front() else {
             return Ok(None);
         };
         self.check_payload::<T>(front)?;
         let envelope = self.queue.pop_front().expect("front exists");
-        Ok(Some(open(envelope)))
+        Ok(Some(self.open(envelope)))
     }
 
     /// Removes and returns every queued message.
-    pub fn recv_all<T: Pod>(&mut self) -> Result<Vec<Message<T>>> {
+    pub fn recv_all<T: Pod + Send>(&mut self) -> Result<Vec<Message<T>>> {
         let mut messages = Vec::with_capacity(self.queue.len());
         while let Some(message) = self.recv()? {
             messages.push(message);
@@ -597,7 +605,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Takes every message a collective received, in (source, send order), with its `meta`.
-    pub(crate) fn take_internal<T: Pod>(&mut self) -> Result<Vec<(Message<T>, u64)>> {
+    pub(crate) fn take_internal<T: Pod + Send>(&mut self) -> Result<Vec<(Message<T>, u64)>> {
         let envelopes: Vec<Envelope> = self.internal.drain(..).collect();
         for envelope in &envelopes {
             self.check_payload::<T>(envelope)?;
@@ -606,9 +614,16 @@ impl<'a> Ctx<'a> {
             .into_iter()
             .map(|e| {
                 let meta = e.meta;
-                (open(e), meta)
+                (self.open(e), meta)
             })
             .collect())
+    }
+
+    /// The message in `envelope`, its vector going back to its sender when dropped.
+    fn open<T: Pod + Send>(&self, envelope: Envelope) -> Message<T> {
+        let (source, tag) = (envelope.source, envelope.tag);
+        let desk = self.transport.return_desk();
+        Message::returning(source, tag, envelope.into_vec(), desk)
     }
 
     /// The final barrier when the program returns; hands back the trace.
@@ -685,14 +700,5 @@ impl Traffic {
             totals,
             ..Self::default()
         }
-    }
-}
-
-fn open<T: Pod>(envelope: Envelope) -> Message<T> {
-    let (source, tag) = (envelope.source, envelope.tag);
-    Message {
-        source,
-        tag,
-        data: envelope.into_vec(),
     }
 }

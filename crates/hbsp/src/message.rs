@@ -1,12 +1,19 @@
 //! Messages: what `send` queues and `recv` returns.
 
 use std::any::Any;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use bytemuck::Pod;
 use serde::{Deserialize, Serialize};
 
 /// A received message with its payload as a vector of `T`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Dropping a large message hands its vector back to the node that sent it, as
+/// [`crate::Ctx::recycle`] does, so a plain `send`/`recv` exchange stops allocating once it
+/// is going: a fresh megabyte-sized vector per superstep costs page faults and, in glibc, an
+/// `mmap`/`munmap` pair. [`Message::into_data`] takes the vector out for good.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Message<T> {
     /// Pid of the sender.
     pub source: usize,
@@ -14,6 +21,169 @@ pub struct Message<T> {
     pub tag: u32,
     /// The payload.
     pub data: Vec<T>,
+    /// Where the vector goes when the message is dropped; `None` for small payloads.
+    #[serde(skip)]
+    home: Option<Home<T>>,
+}
+
+impl<T> Message<T> {
+    /// A message that goes nowhere when dropped.
+    pub fn new(source: usize, tag: u32, data: Vec<T>) -> Self {
+        Self {
+            source,
+            tag,
+            data,
+            home: None,
+        }
+    }
+
+    /// The payload, kept by the caller instead of going back to its sender.
+    pub fn into_data(self) -> Vec<T> {
+        self.into_parts().2
+    }
+
+    /// `(source, tag, data)`, the payload kept by the caller as by [`Message::into_data`].
+    pub fn into_parts(mut self) -> (usize, u32, Vec<T>) {
+        self.home = None;
+        (self.source, self.tag, std::mem::take(&mut self.data))
+    }
+}
+
+impl<T: Pod + Send> Message<T> {
+    /// A received message whose vector, if large enough to be worth reusing, goes back to
+    /// `source`'s spare vectors through `desk` when dropped.
+    pub(crate) fn returning(
+        source: usize,
+        tag: u32,
+        data: Vec<T>,
+        desk: Option<&Arc<ReturnDesk>>,
+    ) -> Self {
+        let worth_returning = data.capacity() * std::mem::size_of::<T>() >= ReturnDesk::MIN_BYTES;
+        let home = desk.filter(|_| worth_returning).map(|desk| Home {
+            desk: Arc::clone(desk),
+            owner: source,
+            give: |desk, owner, data| desk.deposit(owner, Box::new(data)),
+        });
+        Self {
+            source,
+            tag,
+            data,
+            home,
+        }
+    }
+}
+
+impl<T: PartialEq> PartialEq for Message<T> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.source, self.tag, &self.data) == (other.source, other.tag, &other.data)
+    }
+}
+
+impl<T> Drop for Message<T> {
+    fn drop(&mut self) {
+        if let Some(home) = self.home.take() {
+            (home.give)(&home.desk, home.owner, std::mem::take(&mut self.data));
+        }
+    }
+}
+
+/// A received vector's way back to the node that sent it.
+struct Home<T> {
+    desk: Arc<ReturnDesk>,
+    owner: usize,
+    /// Boxes the vector as a [`Payload`]: made where `T: Pod + Send` is known, so that
+    /// `Message<T>` itself needs no bounds.
+    give: fn(&ReturnDesk, usize, Vec<T>),
+}
+
+impl<T> Clone for Home<T> {
+    fn clone(&self) -> Self {
+        Self {
+            desk: Arc::clone(&self.desk),
+            owner: self.owner,
+            give: self.give,
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for Home<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Home({})", self.owner)
+    }
+}
+
+/// Vectors on their way back to the nodes that sent them (dropped or recycled messages),
+/// one slot per node, until that node's next send or sync takes them into its [`Pool`].
+/// Shared by a run's nodes and by the messages they hand out, which may outlive the run:
+/// once closed it keeps nothing.
+pub(crate) struct ReturnDesk {
+    slots: Vec<ReturnSlot>,
+    closed: AtomicBool,
+}
+
+#[derive(Default)]
+struct ReturnSlot {
+    /// Set after every deposit, so the owner's sends skip the lock when nothing came back.
+    any: AtomicBool,
+    /// The vectors and their total capacity in bytes.
+    buffers: Mutex<(Vec<Box<dyn Payload>>, usize)>,
+}
+
+impl ReturnDesk {
+    /// Smallest vector a dropped message returns: below it the allocator serves sizes from
+    /// its free lists without faults, and a slot would fill with vectors too small to reuse.
+    pub const MIN_BYTES: usize = 64 << 10;
+
+    pub fn new(p: usize) -> Arc<Self> {
+        Arc::new(Self {
+            slots: (0..p).map(|_| ReturnSlot::default()).collect(),
+            closed: AtomicBool::new(false),
+        })
+    }
+
+    /// Leaves `buffer` for node `owner`; dropped instead once the run is over, for an unknown
+    /// node, or when the slot already holds as much as a [`Pool`] keeps (the owner has not
+    /// come for its vectors).
+    pub fn deposit(&self, owner: usize, buffer: Box<dyn Payload>) {
+        let Some(slot) = self.slots.get(owner) else {
+            return;
+        };
+        if self.closed.load(Ordering::Acquire) {
+            return;
+        }
+        let mut held = relock(&slot.buffers);
+        if held.1 + buffer.capacity_bytes() > Pool::MAX_BYTES && !held.0.is_empty() {
+            return;
+        }
+        held.1 += buffer.capacity_bytes();
+        held.0.push(buffer);
+        slot.any.store(true, Ordering::Release);
+    }
+
+    /// The vectors left for node `owner` since it last looked.
+    pub fn collect(&self, owner: usize) -> Vec<Box<dyn Payload>> {
+        let Some(slot) = self.slots.get(owner) else {
+            return Vec::new();
+        };
+        // A plain load first: every sync comes here, and a read leaves the cache line shared
+        // with the neighbouring nodes' flags instead of taking it from them.
+        if !slot.any.load(Ordering::Relaxed) || !slot.any.swap(false, Ordering::Acquire) {
+            return Vec::new();
+        }
+        std::mem::take(&mut *relock(&slot.buffers)).0
+    }
+
+    /// Ends the run: frees what is held and whatever is dropped later.
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        for slot in &self.slots {
+            drop(std::mem::take(&mut *relock(&slot.buffers)));
+        }
+    }
+}
+
+fn relock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// What [`crate::Ctx::peek`] tells about the first queued message (HBSPlib `get_tag`).
@@ -297,5 +467,53 @@ mod tests {
         pool.put(Box::new(Vec::<u8>::with_capacity(2 * Pool::MAX_BYTES)));
         assert_eq!(pool.len(), 1);
         assert!(pool.take::<u8>(Pool::MAX_BYTES + 1).is_some());
+    }
+
+    fn buffer(bytes: usize) -> Box<dyn Payload> {
+        Box::new(Vec::<u8>::with_capacity(bytes))
+    }
+
+    #[test]
+    fn the_desk_holds_what_a_pool_keeps_and_nothing_once_closed() {
+        let desk = ReturnDesk::new(2);
+        let half = Pool::MAX_BYTES / 2;
+        for _ in 0..3 {
+            desk.deposit(1, buffer(half));
+        }
+        desk.deposit(7, buffer(half));
+        assert_eq!(desk.collect(1).len(), 2, "a third half would exceed a pool");
+        assert!(desk.collect(1).is_empty(), "collected once");
+        desk.deposit(0, buffer(2 * Pool::MAX_BYTES));
+        assert_eq!(
+            desk.collect(0).len(),
+            1,
+            "one vector, however large, is kept"
+        );
+        desk.deposit(0, buffer(half));
+        desk.close();
+        desk.deposit(0, buffer(half));
+        assert!(
+            desk.collect(0).is_empty(),
+            "closing frees held and later vectors"
+        );
+    }
+
+    #[test]
+    fn a_message_goes_home_only_if_large_and_not_taken_apart() {
+        let desk = ReturnDesk::new(2);
+        let large = ReturnDesk::MIN_BYTES;
+        drop(Message::returning(1, 0, vec![0u8; large], Some(&desk)));
+        drop(Message::returning(1, 0, vec![0u8; large - 1], Some(&desk)));
+        let kept = Message::returning(1, 0, vec![0u8; large], Some(&desk)).into_data();
+        let collected = desk.collect(1);
+        assert_eq!(collected.len(), 1);
+        assert_eq!(collected[0].capacity_bytes(), large);
+        assert_eq!(kept.len(), large);
+        let clone = Message::returning(1, 0, vec![0u8; large], Some(&desk)).clone();
+        assert_eq!(
+            clone,
+            Message::new(1, 0, vec![0u8; large]),
+            "equal ignores the home"
+        );
     }
 }

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{machine, uneven, within_5s};
-use hbsp::{Backend, Ctx, HbspError, ThreadsOptions};
+use hbsp::{Backend, Ctx, HbspError, Message, ThreadsOptions};
 
 fn threads() -> Backend {
     Backend::threads()
@@ -37,7 +37,7 @@ fn messages_arrive_after_sync_in_source_then_send_order() {
                 let got: Vec<(usize, u32, Vec<u32>)> = ctx
                     .recv_all::<u32>()?
                     .into_iter()
-                    .map(|m| (m.source, m.tag, m.data))
+                    .map(Message::into_parts)
                     .collect();
                 Ok::<_, HbspError>((first, bytes, got))
             })
@@ -79,7 +79,7 @@ fn payloads_convert_between_pod_types() {
     let output = hbsp::run(&threads(), &machine(&[1.0, 1.0]), |ctx| {
         ctx.send(1 - ctx.pid(), 0, &[1.5f64, -2.0])?;
         ctx.sync()?;
-        let bytes = ctx.recv::<u8>()?.unwrap().data;
+        let bytes = ctx.recv::<u8>()?.unwrap().into_data();
         Ok::<_, HbspError>(bytemuck::pod_collect_to_vec::<u8, f64>(&bytes))
     })
     .unwrap();
@@ -127,6 +127,61 @@ fn recycled_vectors_carry_the_senders_next_messages() {
         assert!(
             capacities[1..].iter().all(|&c| c >= 6000),
             "{backend}: later sends reuse the recycled vector: {capacities:?}"
+        );
+    }
+}
+
+/// Capacities of the messages node 0 receives from node 1, one per round, when node 0
+/// grows each received vector's capacity and then lets it go as `release` says.
+fn released_capacities(backend: &Backend, items: usize, release: fn(Message<u64>)) -> Vec<usize> {
+    let output = within_5s({
+        let backend = backend.clone();
+        move || {
+            hbsp::run(&backend, &machine(&[1.0, 1.0]), move |ctx| {
+                let mut capacities = Vec::new();
+                for round in 0..4u64 {
+                    if ctx.pid() == 1 {
+                        ctx.send(0, 0, &vec![round; items])?;
+                    }
+                    ctx.sync()?;
+                    if let Some(mut message) = ctx.recv::<u64>()? {
+                        if message.data != vec![round; items] {
+                            return Err(ctx.abort("payload changed"));
+                        }
+                        capacities.push(message.data.capacity());
+                        message.data.reserve(items);
+                        release(message);
+                    }
+                    // The vector is home before the sender's next send.
+                    ctx.sync()?;
+                }
+                Ok::<_, HbspError>(capacities)
+            })
+        }
+    })
+    .unwrap();
+    output.results.into_iter().next().unwrap()
+}
+
+#[test]
+fn a_dropped_large_message_carries_the_senders_next_one() {
+    let large = 20_000; // 160 kB, above the threshold of 64 KiB
+    for backend in in_process() {
+        let dropped = released_capacities(&backend, large, drop);
+        assert!(dropped[0] < 2 * large, "{backend}: {dropped:?}");
+        assert!(
+            dropped[1..].iter().all(|&c| c >= 2 * large),
+            "{backend}: sends after the first reuse the dropped vector: {dropped:?}"
+        );
+        let kept = released_capacities(&backend, large, |m| drop(m.into_data()));
+        assert!(
+            kept.iter().all(|&c| c < 2 * large),
+            "{backend}: a vector taken with into_data stays with the receiver: {kept:?}"
+        );
+        let small = released_capacities(&backend, 1000, drop);
+        assert!(
+            small.iter().all(|&c| c < 2000),
+            "{backend}: small vectors go back to the allocator: {small:?}"
         );
     }
 }

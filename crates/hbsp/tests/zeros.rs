@@ -4,7 +4,7 @@
 mod common;
 
 use hbsp::collectives::{self, BroadcastAlgorithm, Root};
-use hbsp::{Backend, HbspError, Platform};
+use hbsp::{Backend, HbspError, Message, Platform};
 
 /// Node 0 sends node 1 `bytes` bytes, as zeros or as data, and node 1 takes what it got:
 /// `(virtual time, bytes node 0 sent by the trace, what node 1 received)`.
@@ -58,7 +58,7 @@ fn zeros_read_as_zeros_on_threads() {
     let out = hbsp::run(&Backend::threads(), &machine, |ctx| {
         ctx.send_zeros(1 - ctx.pid(), 0, 24)?;
         ctx.sync()?;
-        Ok::<_, HbspError>(ctx.recv::<f64>()?.map(|m| m.data))
+        Ok::<_, HbspError>(ctx.recv::<f64>()?.map(Message::into_data))
     })
     .unwrap();
     assert_eq!(out.results, vec![Some(vec![0.0; 3]); 2]);

@@ -25,7 +25,7 @@
 //! machines such as the nCUBE 2. Skeleton runs hold no block and send sizes only; pivots are
 //! then taken in natural order.
 
-use hbsp::{Ctx, Machine};
+use hbsp::{Ctx, Machine, Message};
 use hetscale_model::hbsp::Traffic;
 
 use crate::charges::Charges;
@@ -137,7 +137,11 @@ fn round(
         }
     }
     ctx.sync()?;
-    Ok(ctx.recv_all::<f64>()?.into_iter().map(|m| m.data).collect())
+    Ok(ctx
+        .recv_all::<f64>()?
+        .into_iter()
+        .map(Message::into_data)
+        .collect())
 }
 
 /// Broadcasts `data` (significant at index `root` of each line) along every line through an
@@ -567,7 +571,7 @@ impl GridSolver {
             return Ok(Some(all));
         }
         for (column, values) in
-            std::iter::once((0, mine)).chain(got.into_iter().map(|m| (m.source, m.data)))
+            std::iter::once((0, mine)).chain(got.into_iter().map(|m| (m.source, m.into_data())))
         {
             for (j, v) in (column..n).step_by(q).zip(values) {
                 all[j] = v;

@@ -29,7 +29,7 @@
 //!   the process's mappings per node (`vm.max_map_count`, often 65530): see [`max_nodes`].
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Barrier, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Barrier, Condvar, Mutex, MutexGuard, PoisonError};
 
 use corosensei::{CoroutineResult, ScopedCoroutine, ScopedCoroutineRef, Yielder};
 
@@ -40,7 +40,7 @@ use super::{ByteTarget, Call, Native, Outbox, Transport};
 use crate::RunOutput;
 use crate::ctx::{Ctx, MachineFacts};
 use crate::error::{HbspError, Result};
-use crate::message::{Envelope, Payload};
+use crate::message::{Envelope, ReturnDesk};
 use crate::platform::Machine;
 use crate::trace::NodeTrace;
 
@@ -187,10 +187,8 @@ struct Shared<'m> {
     mail: [Vec<Mutex<Vec<Envelope>>>; 2],
     /// `calls[pid]`: the node's call at this boundary, unless a plain sync (error messages).
     calls: Vec<Mutex<Option<Call>>>,
-    /// `returned[pid]`: recycled vectors on their way back to node `pid`, which sent them;
-    /// `any_returned[pid]` says whether there are any, without the lock.
-    returned: Vec<Mutex<Vec<Box<dyn Payload>>>>,
-    any_returned: Vec<AtomicBool>,
+    /// Recycled and dropped messages' vectors on their way back to their senders.
+    returned: Arc<ReturnDesk>,
     /// `arrivals[lane]`, each on cache lines of its own: every arrival writes it.
     arrivals: Vec<Padded<Mutex<Arrivals>>>,
     failure: Failure,
@@ -212,8 +210,7 @@ impl<'m> Shared<'m> {
             skip_compute: options.skip_compute,
             mail: [slots(p), slots(p)],
             calls: slots(p),
-            returned: slots(p),
-            any_returned: (0..p).map(|_| AtomicBool::new(false)).collect(),
+            returned: ReturnDesk::new(p),
             arrivals: (0..lanes).map(|_| Padded::default()).collect(),
             failure: Failure::default(),
             broadcast: Default::default(),
@@ -377,19 +374,8 @@ impl Transport for CoroutineTransport<'_, '_> {
         self.check()
     }
 
-    fn give_back(&self, owner: usize, buffer: Box<dyn Payload>) {
-        if let Some(slot) = self.shared.returned.get(owner) {
-            relock(slot).push(buffer);
-            self.shared.any_returned[owner].store(true, Ordering::Release);
-        }
-    }
-
-    fn take_back(&self) -> Vec<Box<dyn Payload>> {
-        let shared = self.shared;
-        if !shared.any_returned[self.pid].swap(false, Ordering::Acquire) {
-            return Vec::new();
-        }
-        std::mem::take(&mut *relock(&shared.returned[self.pid]))
+    fn return_desk(&self) -> Option<&Arc<ReturnDesk>> {
+        Some(&self.shared.returned)
     }
 }
 
@@ -500,6 +486,8 @@ where
         }
         Ok::<_, HbspError>(outcomes)
     })?;
+    // Messages outliving the run free their vectors instead of leaving them in the desk.
+    shared.returned.close();
     let Shared { clock, failure, .. } = shared;
     super::node::output(
         machine,

@@ -11,10 +11,11 @@ use std::collections::HashMap;
 use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::error::{HbspError, Result};
-use crate::message::{Envelope, Payload};
+use crate::message::{Envelope, ReturnDesk};
 
 pub(crate) mod barrier;
 pub mod coroutines;
@@ -416,10 +417,9 @@ pub(crate) trait Transport {
     }
     /// Called after a compute block, with the time it took.
     fn after_compute(&mut self, block: ComputeTime) -> Result<()>;
-    /// Sends a recycled vector home to node `owner`, whose later sends reuse it.
-    fn give_back(&self, owner: usize, buffer: Box<dyn Payload>);
-    /// The vectors other nodes gave back to this node since the last call.
-    fn take_back(&self) -> Vec<Box<dyn Payload>>;
+    /// Where received vectors go back to the nodes that sent them, for their later sends to
+    /// reuse; `None` where the sender's memory is another process's.
+    fn return_desk(&self) -> Option<&Arc<ReturnDesk>>;
     /// Whether [`Transport::exchange_with`] runs collectives with the backend's own (MPI's).
     fn has_native_collectives(&self) -> bool {
         false

@@ -42,7 +42,7 @@ use super::{ByteTarget, Call, MpiOptions, Native, Outbox, Transport, mismatch};
 use crate::RunOutput;
 use crate::ctx::{Ctx, MachineFacts};
 use crate::error::{HbspError, Result};
-use crate::message::{Envelope, Payload};
+use crate::message::{Envelope, Payload, ReturnDesk};
 use crate::platform::{Machine, Node, Platform};
 use crate::trace::{NodeTrace, Trace};
 
@@ -584,12 +584,9 @@ impl Transport for MpiTransport<'_> {
         Ok(())
     }
 
-    fn give_back(&self, _owner: usize, _buffer: Box<dyn Payload>) {
+    fn return_desk(&self) -> Option<&Arc<ReturnDesk>> {
         // Another process's memory: nothing to hand back.
-    }
-
-    fn take_back(&self) -> Vec<Box<dyn Payload>> {
-        Vec::new()
+        None
     }
 }
 

@@ -6,8 +6,7 @@
 //! empties its own right after it, and nobody touches the same parity again before the next
 //! barrier, which the receiver must reach first.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::barrier::{Arrival, Barrier};
@@ -17,7 +16,7 @@ use super::{Call, ComputeTime, Outbox, ThreadsOptions, Transport, emulation_paus
 use crate::RunOutput;
 use crate::ctx::{Ctx, MachineFacts};
 use crate::error::{HbspError, Result};
-use crate::message::{Envelope, Payload};
+use crate::message::{Envelope, ReturnDesk};
 use crate::platform::Machine;
 use crate::trace::NodeTrace;
 
@@ -29,8 +28,8 @@ struct Shared<'m> {
     mail: [Vec<Mutex<Vec<Envelope>>>; 2],
     /// `calls[parity][pid]`: a node's last call other than a plain sync, for error messages.
     calls: [Vec<Mutex<Option<Call>>>; 2],
-    /// `returned[pid]`: recycled vectors on their way back to node `pid`, which sent them.
-    returned: Vec<Returned>,
+    /// Recycled and dropped messages' vectors on their way back to their senders.
+    returned: Arc<ReturnDesk>,
     /// `C_max / C_j` per node under speed emulation, else 1.
     stretch: Vec<f64>,
     start: Instant,
@@ -39,16 +38,15 @@ struct Shared<'m> {
     skip_compute: bool,
 }
 
-/// Vectors recycled by receivers, waiting for the node that sent them.
-#[derive(Default)]
-struct Returned {
-    /// Set after every deposit, so the owner's sends skip the lock when nothing came back.
-    any: AtomicBool,
-    buffers: Mutex<Vec<Box<dyn Payload>>>,
-}
-
 fn relock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Messages outliving the run free their vectors instead of leaving them in the desk.
+impl Drop for Shared<'_> {
+    fn drop(&mut self) {
+        self.returned.close();
+    }
 }
 
 impl<'m> Shared<'m> {
@@ -90,7 +88,7 @@ impl<'m> Shared<'m> {
             barrier: Barrier::new(p, crate::presets::cores()),
             mail: [0, 1].map(slots),
             calls: [0, 1].map(calls),
-            returned: (0..p).map(|_| Returned::default()).collect(),
+            returned: ReturnDesk::new(p),
             stretch,
             start: Instant::now(),
             clock,
@@ -230,21 +228,8 @@ impl Transport for ThreadTransport<'_, '_> {
         self.shared.skip_compute
     }
 
-    fn give_back(&self, owner: usize, buffer: Box<dyn Payload>) {
-        if let Some(slot) = self.shared.returned.get(owner) {
-            relock(&slot.buffers).push(buffer);
-            slot.any.store(true, Ordering::Release);
-        }
-    }
-
-    fn take_back(&self) -> Vec<Box<dyn Payload>> {
-        let slot = &self.shared.returned[self.pid];
-        // A plain load first: every sync comes here, and a read leaves the cache line shared
-        // with the neighbouring nodes' flags instead of taking it from them.
-        if !slot.any.load(Ordering::Relaxed) || !slot.any.swap(false, Ordering::Acquire) {
-            return Vec::new();
-        }
-        std::mem::take(&mut *relock(&slot.buffers))
+    fn return_desk(&self) -> Option<&Arc<ReturnDesk>> {
+        Some(&self.shared.returned)
     }
 
     fn emulation_stretch(&self) -> f64 {
