@@ -3,8 +3,9 @@
 //! and verified on the `threads` backend with emulated speeds (one node at a core's speed, one
 //! or two at half of it, so every configuration fits 2 cores), `hetscale calibrate` on the 1-
 //! and 2-node runs, and the 3-node configuration predicted (`sim` on the calibrated platform)
-//! and measured: its held-out error is printed with its interval (see `held_out_check` for
-//! what it is today, and why).
+//! and measured: its held-out error is printed with its interval. The predicted approach takes
+//! the machine's `g`, `o` and `L(p)` from `hetscale probe` on each configuration's nodes (a
+//! microbenchmark, no kernel run), and the kernel's compute rate from the calibration.
 
 mod common;
 
@@ -88,6 +89,20 @@ fn calibration_runs(kernel: &str, platform: &Path) -> String {
     csv
 }
 
+/// The platform with this host's `g`, `o` and `L(p)` as `hetscale probe` measures them at
+/// each configuration's `p`: the HBSP^1 parameters the predicted approach takes from the
+/// machine (no kernel run of the held-out configuration). `L(3)` is what three node threads
+/// on two cores pay per superstep, tens of microseconds against well under one at p = 2.
+fn probed_platform(platform: &Path, dir: &Path) -> PathBuf {
+    let probed = dir.join("probed.toml");
+    for (_, nodes) in CALIBRATION.iter().chain([&HELD_OUT]) {
+        let args = ["probe", "--platform", platform.to_str().unwrap(), "--nodes", nodes];
+        let write = ["--write-platform", probed.to_str().unwrap(), "--json"];
+        json_of(&[&args[..], &write[..]].concat());
+    }
+    probed
+}
+
 /// The largest relative error of the calibrated model on the runs it was fitted on.
 fn largest_residual(fit: &Value) -> f64 {
     fit["kernels"][0]["residuals"]
@@ -98,16 +113,9 @@ fn largest_residual(fit: &Value) -> f64 {
         .fold(0.0, f64::max)
 }
 
-fn held_out_check(kernel: &str) {
-    let _alone = ONE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let dir = tempfile::tempdir().unwrap();
-    let platform = platform();
-    let runs = dir.path().join("runs.csv");
-    std::fs::write(&runs, calibration_runs(kernel, &platform)).unwrap();
-    let fitted = dir.path().join("fit.toml");
-    let fit = json_of(&[
+/// `hetscale calibrate` on `runs` from `platform`, written to `fitted`; the fit as JSON.
+fn calibrate(runs: &Path, platform: &Path, fitted: &Path) -> Value {
+    json_of(&[
         "calibrate",
         "--runs",
         runs.to_str().unwrap(),
@@ -116,7 +124,29 @@ fn held_out_check(kernel: &str) {
         "--write-platform",
         fitted.to_str().unwrap(),
         "--json",
-    ]);
+    ])
+}
+
+/// Held-out errors of one kernel: the prediction from the probed platform and, beside it,
+/// from the platform as written (its network a guess), each against C_3's measured median.
+struct HeldOut {
+    probed: f64,
+    as_written: f64,
+}
+
+fn held_out_check(kernel: &str) -> HeldOut {
+    let _alone = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = tempfile::tempdir().unwrap();
+    let platform = platform();
+    let runs = dir.path().join("runs.csv");
+    std::fs::write(&runs, calibration_runs(kernel, &platform)).unwrap();
+    let probed = probed_platform(&platform, dir.path());
+    let fitted = dir.path().join("fit.toml");
+    let fit = calibrate(&runs, &probed, &fitted);
+    let unprobed = dir.path().join("fit-as-written.toml");
+    calibrate(&runs, &platform, &unprobed);
     let n = *sizes(kernel).last().unwrap();
     let mut times: Vec<f64> = (0..HELD_OUT_RUNS)
         .map(|_| measured_time(kernel, &platform, HELD_OUT.1, n))
@@ -127,40 +157,56 @@ fn held_out_check(kernel: &str) {
     let predicted = predicted_time(kernel, &fitted, HELD_OUT.1, n);
     let error = predicted / median - 1.0;
     let interval = (predicted / slowest - 1.0, predicted / fastest - 1.0);
+    let as_written = predicted_time(kernel, &unprobed, HELD_OUT.1, n) / median - 1.0;
     println!(
-        "held-out error of {kernel} on {} ({}), N = {n}: {:+.1}% [{:+.1}%, {:+.1}%] (94% interval of the median from {HELD_OUT_RUNS} runs; predicted {predicted:.3e} s, measured median {median:.3e} s; calibrated on {} and {})",
+        "held-out error of {kernel} on {} ({}), N = {n}: {:+.1}% [{:+.1}%, {:+.1}%] (94% interval of the median from {HELD_OUT_RUNS} runs; predicted {predicted:.3e} s, measured median {median:.3e} s; calibrated on {} and {} with the probed network; {:+.1}% with the platform's network as written)",
         HELD_OUT.0,
         HELD_OUT.1,
         100.0 * error,
         100.0 * interval.0,
         100.0 * interval.1,
         CALIBRATION[0].0,
-        CALIBRATION[1].0
+        CALIBRATION[1].0,
+        100.0 * as_written,
     );
-    // What the check asserts is that the whole chain runs on real, verified runs (each
-    // `measured_time` checks its verification, each command its success) and yields a
-    // prediction; not that the prediction falls inside the interval. It does not: on this
-    // 2-core host (load 2-4 from other builds, 24 Nov 2026) it missed by -52% to -83%, the
-    // model predicting C_3 two to five times faster than it ran. C_3 puts three threads on
-    // two cores, and while the two half-speed nodes compute at once all three share the
-    // cores, which neither the emulation (a duty cycle per compute block) nor the calibrated
-    // machine model has. The error is printed for the log (CI runs this file with
-    // --nocapture).
+    // Every `measured_time` checks its verification and every command its success, so the
+    // whole chain ran on real, verified runs. How close the prediction comes is each kernel's
+    // test's business: this 2-core host is shared and noisy, so neither asserts a fixed bound.
     assert!(
         predicted.is_finite() && predicted > 0.0,
         "{kernel}: predicted {predicted} s"
     );
     assert!(largest_residual(&fit).is_finite(), "{fit}");
+    HeldOut {
+        probed: error,
+        as_written,
+    }
 }
 
+/// Printed only. MM is one compute block per node, and on this host two concurrent
+/// matrix products slow each other (`hetscale run mm --backend threads --nodes core:2` is only
+/// 1.2-1.5x faster than `core:1` at N = 1024-1536, while a scalar loop runs 1.0x in parallel:
+/// the cores share memory bandwidth or vector units), so C_3, with both cores busy all the
+/// time, runs about twice as slow as a model of independent nodes calibrated where they are
+/// half busy (C_2) predicts. The machine model has no such sharing between nodes.
 #[test]
 fn mm_on_emulated_heterogeneous_threads_predicts_its_held_out_configuration() {
     held_out_check("mm");
 }
 
+/// GE syncs twice per eliminated row, and three node threads on two cores pay tens of
+/// microseconds per superstep against well under one for two: the probe's `L(3)` carries it,
+/// the platform's guess of 5 us does not (about -70% without the probe, within about 25%
+/// with it on this host). The check: the probed network predicts C_3 better.
 #[test]
 fn ge_on_emulated_heterogeneous_threads_predicts_its_held_out_configuration() {
-    held_out_check("ge");
+    let error = held_out_check("ge");
+    assert!(
+        error.probed.abs() < error.as_written.abs(),
+        "the probed L(p) should predict C_3 better than the platform's guess: {:+.1}% vs {:+.1}%",
+        100.0 * error.probed,
+        100.0 * error.as_written
+    );
 }
 
 #[test]
