@@ -96,7 +96,13 @@ fn calibration_runs(kernel: &str, platform: &Path) -> String {
 fn probed_platform(platform: &Path, dir: &Path) -> PathBuf {
     let probed = dir.join("probed.toml");
     for (_, nodes) in CALIBRATION.iter().chain([&HELD_OUT]) {
-        let args = ["probe", "--platform", platform.to_str().unwrap(), "--nodes", nodes];
+        let args = [
+            "probe",
+            "--platform",
+            platform.to_str().unwrap(),
+            "--nodes",
+            nodes,
+        ];
         let write = ["--write-platform", probed.to_str().unwrap(), "--json"];
         json_of(&[&args[..], &write[..]].concat());
     }
