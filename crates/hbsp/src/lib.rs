@@ -37,7 +37,7 @@
 //! | `hbsp_send` | [`Ctx::send`]`(to, tag, &[T])` for any `T: bytemuck::Pod` ([`Ctx::send_vec`] moves a `Vec`; [`Ctx::recycle`] hands a received vector back for `send` to reuse) |
 //! | `hbsp_get_tag` | [`Ctx::peek`]: source, tag and size of the first queued message |
 //! | `hbsp_qsize` | [`Ctx::queue_len`] (and [`Ctx::queue_bytes`]) |
-//! | `hbsp_move` | [`Ctx::recv`]`::<T>()` (and [`Ctx::recv_all`]) |
+//! | `hbsp_move` | [`Ctx::recv`]`::<T>()` (and [`Ctx::recv_all`]); dropping a large [`Message`] hands its vector back like [`Ctx::recycle`], [`Message::into_data`] keeps it |
 //! | `hbsp_get_rank(k)` | [`Ctx::rank`]`(k)`: pid of speed rank `k`, 1 = fastest |
 //! | `hbsp_get_speed(j)` | [`Ctx::speed`]`(j)`: marked speed `C_j` |
 //! | `hbsp_cluster_speed` | [`Ctx::cluster_speed`]: `C = sum_j C_j` |

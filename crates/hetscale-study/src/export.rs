@@ -1,8 +1,8 @@
 //! Exports of stored runs: CSV, JSON and Extra-P's text input format.
 
 use crate::error::{Result, StudyError};
-use crate::program::COMMAND_KERNEL;
 use crate::runner::SAMPLE;
+use crate::spec::COMMAND_KERNEL;
 use crate::spec::StudySpec;
 use crate::store::{RunRecord, Store};
 use serde::Serialize;

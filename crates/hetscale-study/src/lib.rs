@@ -31,6 +31,7 @@
 pub mod calibrate;
 pub mod command_study;
 pub mod computed;
+pub mod configuration;
 pub mod default_study;
 pub mod error;
 pub mod export;

@@ -8,10 +8,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use hbsp::Platform;
 use hetscale_kernels::Verification;
 
+use crate::configuration::ResolvedConfiguration;
 use crate::error::{Result, StudyError};
 use crate::external::{launch, timeout_of_s};
 use crate::program::RunOutcome;
-use crate::runner::ResolvedConfiguration;
 use crate::spec::StudySpec;
 
 /// Launches the runs of one study as MPI jobs.

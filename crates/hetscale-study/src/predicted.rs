@@ -5,35 +5,9 @@ use hetscale_model::error::positive;
 use hetscale_model::scalability::ScalabilityMatrix;
 use hetscale_model::{ModelError, Result, metrics, root};
 
+use crate::configuration::{Configuration, ResolvedConfiguration};
 use crate::program::Program;
-use crate::runner::ResolvedConfiguration;
 use serde::Serialize;
-
-/// One configuration of a study: a set of nodes and its marked speed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Configuration {
-    /// How the configuration is shown (e.g. `C_8`).
-    pub label: String,
-    /// Number of nodes `p`.
-    #[serde(rename = "p")]
-    pub nodes: usize,
-    /// Marked speed `C` of the configuration, flop/s.
-    #[serde(rename = "marked_speed_flops")]
-    pub marked_speed: f64,
-}
-
-impl Configuration {
-    /// A validated configuration.
-    pub fn new(label: impl Into<String>, nodes: usize, marked_speed: f64) -> Result<Self> {
-        positive("nodes", nodes as f64)?;
-        positive("marked_speed", marked_speed)?;
-        Ok(Self {
-            label: label.into(),
-            nodes,
-            marked_speed,
-        })
-    }
-}
 
 /// The predicted operating point of one configuration. In JSON, `n` is the integer size the
 /// text shows and `n_root` the real-valued root.

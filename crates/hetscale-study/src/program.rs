@@ -11,13 +11,10 @@ use std::path::{Path, PathBuf};
 use hbsp::Backend;
 use hetscale_kernels::{Kernel, KernelRegistry, Verification};
 
+use crate::configuration::ResolvedConfiguration;
 use crate::error::{Result, StudyError};
 use crate::external::{ExternalCommand, hostfile_text, launch_timed, placeholder_values};
-use crate::runner::ResolvedConfiguration;
 use crate::spec::StudySpec;
-
-/// The `kernel` a command study records in the database and tables.
-pub const COMMAND_KERNEL: &str = "command";
 
 /// A kernel or an external command.
 pub enum Program {

@@ -359,7 +359,7 @@ impl Experiment {
     /// The marked speed of a row's configuration, flop/s.
     fn marked_speed(&self, platform: &Platform, v: &PublishedValue) -> Result<f64> {
         Ok(
-            crate::runner::resolve(platform, &v.configuration, &v.nodes)?
+            crate::configuration::resolve(platform, &v.configuration, &v.nodes)?
                 .configuration
                 .marked_speed,
         )

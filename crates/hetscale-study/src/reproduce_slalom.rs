@@ -140,7 +140,7 @@ pub fn maspar_gap(registry: &KernelRegistry) -> Result<MasparGap> {
     let pes = machine.p();
     let options = KernelOptions::default();
     let work = |n: u64| kernel_work(registry, &options, "slalom", n as f64);
-    let speed = crate::runner::resolve(&platform, &base.configuration, &base.nodes)?
+    let speed = crate::configuration::resolve(&platform, &base.configuration, &base.nodes)?
         .configuration
         .marked_speed;
     let n = size_of_work(target * speed * base.value, &work)?;

@@ -5,14 +5,14 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use hbsp::{Backend, Machine, Platform, WorkCharge};
+use hbsp::{Backend, Platform, WorkCharge};
+use hetscale_kernels::KernelRegistry;
 use hetscale_kernels::memory::check_run_fits;
-use hetscale_kernels::{KernelRegistry, flops_per_unit};
 use serde::Serialize;
 
+use crate::configuration::{ResolvedConfiguration, resolve};
 use crate::error::{Result, StudyError};
 use crate::mpi_launch::MpiLauncher;
-use crate::predicted::Configuration;
 use crate::program::{Hostfiles, Program, RunOutcome};
 use crate::spec::{Approach, StudySpec};
 use crate::stats::{Summary, summarize};
@@ -46,19 +46,6 @@ pub trait Observer {
 pub struct Silent;
 
 impl Observer for Silent {}
-
-/// A configuration of the study, resolved on its platform.
-#[derive(Debug, Clone)]
-pub struct ResolvedConfiguration {
-    /// Label, node count and marked speed `C` in flop/s.
-    pub configuration: Configuration,
-    /// The node set as the spec wrote it.
-    pub nodes: String,
-    /// The HBSP machine it runs on.
-    pub machine: Machine,
-    /// Marked speed of the node that roots the kernels' distribution (the fastest), flop/s.
-    pub root_speed: f64,
-}
 
 /// The median run time at one size of one configuration, and the speed-efficiency it gives.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -516,33 +503,6 @@ impl<'a> Runner<'a> {
             version: env!("CARGO_PKG_VERSION").into(),
         }
     }
-}
-
-/// Resolves one configuration on `platform`; its marked speed must be a flop rate, since
-/// `E_s = W / (T C)` divides flop by flop/s.
-pub fn resolve(platform: &Platform, label: &str, nodes: &str) -> Result<ResolvedConfiguration> {
-    let fail = |message: String| StudyError::Configuration {
-        configuration: label.into(),
-        message,
-    };
-    let machine = platform
-        .select(&nodes.parse()?)
-        .map_err(|e| fail(format!("nodes \"{nodes}\": {e}")))?;
-    let unit = flops_per_unit(machine.speed_unit()).ok_or_else(|| {
-        fail(format!(
-            "platform {} gives speeds in {}, not a flop rate: E_s = W / (T C) needs Mflop/s",
-            platform.name,
-            machine.speed_unit()
-        ))
-    })?;
-    let root_speed = machine.marked_speed(machine.ranking()[0]) * unit;
-    let configuration = Configuration::new(label, machine.p(), machine.cluster_speed() * unit)?;
-    Ok(ResolvedConfiguration {
-        configuration,
-        nodes: nodes.into(),
-        machine,
-        root_speed,
-    })
 }
 
 /// The backend of the spec; on `sim`, kernels' declared work is charged exactly, so runs are

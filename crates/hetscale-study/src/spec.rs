@@ -59,7 +59,9 @@ use toml::Spanned;
 
 use crate::error::{Result, StudyError};
 use crate::external::CommandSpec;
-use crate::program::COMMAND_KERNEL;
+
+/// The `kernel` a command study records in the database and tables.
+pub const COMMAND_KERNEL: &str = "command";
 
 /// The three ways to find the problem size of each configuration (SPEC section 6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

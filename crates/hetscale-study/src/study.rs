@@ -9,10 +9,11 @@ use serde::{Deserialize, Serialize};
 use hetscale_kernels::KernelRegistry;
 
 use crate::computed::{ComputedFit, compute, size_at_level};
+use crate::configuration::ResolvedConfiguration;
 use crate::error::{Result, StudyError};
 use crate::measured::search;
 use crate::predicted::{KernelTimeModel, PredictedStudy};
-use crate::runner::{Measurement, Observer, ResolvedConfiguration, Runner};
+use crate::runner::{Measurement, Observer, Runner};
 use crate::spec::{Approach, StudySpec};
 use crate::store::{RunRecord, Store};
 use crate::uncertainty::{psi_interval, size_interval};

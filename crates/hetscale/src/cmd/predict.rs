@@ -4,9 +4,9 @@
 use crate::output::{out, outln};
 use hetscale_kernels::KernelRegistry;
 use hetscale_kernels::MAX_N;
+use hetscale_study::configuration::resolve;
 use hetscale_study::predicted::{PredictedStudy, check_replication_fits};
 use hetscale_study::program::Program;
-use hetscale_study::runner::resolve;
 use hetscale_study::study::predict_configurations;
 
 use super::run::KernelArgs;

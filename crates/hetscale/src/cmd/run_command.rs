@@ -5,9 +5,9 @@ use crate::output::{out, outln};
 use anyhow::Context;
 use hbsp::Backend;
 use hetscale_study::command_study::in_options;
+use hetscale_study::configuration::resolve;
 use hetscale_study::external::CommandSpec;
 use hetscale_study::program::{Hostfiles, Program, RunOutcome, execute};
-use hetscale_study::runner::resolve;
 use serde_json::json;
 
 /// How to run any program: its command template, work and time.
