@@ -451,7 +451,8 @@ impl Row {
             source_name: self.source_name.clone(),
             line: self.line,
             field: field.map(str::to_owned),
-            message,
+            // A quoted CSV field may span lines; the error quoting it stays on one.
+            message: message.replace('\r', "\\r").replace('\n', "\\n"),
         }
     }
 
