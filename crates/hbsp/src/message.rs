@@ -148,10 +148,12 @@ impl ReturnDesk {
         let Some(slot) = self.slots.get(owner) else {
             return;
         };
+        // Under the lock: a deposit racing `close` either lands before the slot is emptied
+        // or sees it closed.
+        let mut held = relock(&slot.buffers);
         if self.closed.load(Ordering::Acquire) {
             return;
         }
-        let mut held = relock(&slot.buffers);
         if held.1 + buffer.capacity_bytes() > Pool::MAX_BYTES && !held.0.is_empty() {
             return;
         }
