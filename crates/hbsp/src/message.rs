@@ -112,6 +112,9 @@ impl<T> std::fmt::Debug for Home<T> {
     }
 }
 
+/// Vectors left for one node, and their total capacity in bytes.
+type Returned = (Vec<Box<dyn Payload>>, usize);
+
 /// Vectors on their way back to the nodes that sent them (dropped or recycled messages),
 /// one slot per node, until that node's next send or sync takes them into its [`Pool`].
 /// Shared by a run's nodes and by the messages they hand out, which may outlive the run:
@@ -122,7 +125,7 @@ pub(crate) struct ReturnDesk {
     /// sync, and at 65,536 nodes the flags fit in cache where the slots do not.
     any: Vec<AtomicBool>,
     /// `slots[pid]`: the vectors left for `pid` and their total capacity in bytes.
-    slots: Vec<Mutex<(Vec<Box<dyn Payload>>, usize)>>,
+    slots: Vec<Mutex<Returned>>,
     closed: AtomicBool,
 }
 
