@@ -114,6 +114,57 @@ fn broadcast_all_algorithms() {
     }
 }
 
+/// What a node got from an in-place collective: whether it borrowed the root's data (and
+/// where it points), its items, and the cost.
+type InPlace = (bool, bool, Vec<u32>, f64);
+
+fn in_place_view(value: std::borrow::Cow<'_, [u32]>, input: &[u32], cost: f64) -> InPlace {
+    let borrowed = matches!(value, std::borrow::Cow::Borrowed(_));
+    let inside = input.as_ptr_range().contains(&value.as_ptr());
+    (borrowed, inside, value.to_vec(), cost)
+}
+
+#[test]
+fn in_place_collectives_borrow_at_the_root_and_match_their_copying_namesakes() {
+    let n = 1000;
+    for m in machines().take(5) {
+        let counts = m.balanced_counts(n);
+        let root = m.ranking()[0];
+        for algorithm in [BroadcastAlgorithm::OnePhase, BroadcastAlgorithm::TwoPhase] {
+            let shares = counts.clone();
+            let results = run(m.clone(), move |ctx| {
+                let input = data(n);
+                let piece = collectives::scatterv_in_place(ctx, Root::Fastest, &input, &shares)?;
+                let piece = in_place_view(piece.value, &input, piece.predicted_s);
+                let copied = collectives::scatterv(ctx, Root::Fastest, &input, &shares)?;
+                let all = collectives::broadcast_in_place(ctx, Root::Fastest, &input, algorithm)?;
+                let all = in_place_view(all.value, &input, all.predicted_s);
+                let copy = collectives::broadcast(ctx, Root::Fastest, &input, algorithm)?;
+                Ok((piece, copied.value, copied.predicted_s, all, copy.value))
+            });
+            let mut start = 0;
+            for (j, (piece, copied, copied_s, all, copy)) in results.into_iter().enumerate() {
+                let at_root = j == root;
+                let expect = &data(n)[start..start + counts[j]];
+                start += counts[j];
+                assert_eq!((piece.0, piece.1), (at_root, at_root), "scatterv, node {j}");
+                assert_eq!((&piece.2[..], piece.3), (expect, copied_s), "node {j}");
+                assert_eq!(copied, expect);
+                assert_eq!(
+                    (all.0, all.1),
+                    (at_root, at_root),
+                    "{algorithm:?}, node {j}"
+                );
+                assert_eq!(
+                    (&all.2, &copy),
+                    (&data(n), &data(n)),
+                    "{algorithm:?}, node {j}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn broadcast_auto_picks_the_cheaper_algorithm() {
     let ucf = hbsp::Platform::load("ucf-cluster").unwrap();

@@ -21,8 +21,8 @@
 //! `N^2`.
 
 use hbsp::collectives::{
-    BroadcastAlgorithm, Root, broadcast, broadcast_zeros, gatherv, gatherv_zeros, scatterv,
-    scatterv_zeros,
+    BroadcastAlgorithm, Root, broadcast_in_place, broadcast_zeros, gatherv, gatherv_zeros,
+    scatterv_in_place, scatterv_zeros,
 };
 use hbsp::{Backend, Ctx, Machine};
 
@@ -213,10 +213,13 @@ fn node_program(ctx: &mut Ctx<'_>, a: &Matrix, b: &Matrix, n: usize) -> Result<O
     let root = ctx.rank(1)?;
     let rows = ctx.balanced_counts(n);
     let elements: Vec<usize> = rows.iter().map(|&r| r * n).collect();
+    // In place: the root multiplies straight from A and B, as an MPI code would with
+    // MPI_IN_PLACE, instead of copying megabytes into fresh vectors first.
     let (a_rows, b_full) = ctx.phase("distribute", |ctx| {
-        let a_rows = scatterv(ctx, Root::Pid(root), a.as_slice(), &elements)?.value;
-        let b_full = broadcast(ctx, Root::Pid(root), b.as_slice(), BroadcastAlgorithm::Auto)?;
-        Ok::<_, KernelError>((a_rows, b_full.value))
+        let a_rows = scatterv_in_place(ctx, Root::Pid(root), a.as_slice(), &elements)?.value;
+        let b_full =
+            broadcast_in_place(ctx, Root::Pid(root), b.as_slice(), BroadcastAlgorithm::Auto)?.value;
+        Ok::<_, KernelError>((a_rows, b_full))
     })?;
     let mine = rows[ctx.pid()];
     let mut c_rows = vec![0.0; mine * n];
