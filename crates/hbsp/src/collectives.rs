@@ -425,13 +425,15 @@ pub fn broadcast_in_place<'d, T: Pod + Send>(
         let chosen = choose_broadcast::<T>(ctx, root, data.len(), algorithm)?;
         broadcast_first_phase(ctx, root, data, chosen)?;
         ctx.sync_as(&call)?;
-        let counts = ctx.balanced_counts(data.len());
-        let start = offsets(&counts)[root];
-        (
-            chosen,
-            data.len(),
-            data[start..start + counts[root]].to_vec(),
-        )
+        // The root's own piece, which only the second phase sends on.
+        let piece = if chosen == ONE_PHASE {
+            Vec::new()
+        } else {
+            let counts = ctx.balanced_counts(data.len());
+            let start = offsets(&counts)[root];
+            data[start..start + counts[root]].to_vec()
+        };
+        (chosen, data.len(), piece)
     } else {
         ctx.sync_as(&call)?;
         let mut messages = ctx.take_internal::<T>()?;
