@@ -1433,6 +1433,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_model_at_scale_replays_a_bounded_sample_of_its_steps() {
+        // Blocked GE at N = 100,000, b = 64 on 4096 nodes: 1563 block steps of O(p) each
+        // would be 6.4e6 node-steps; the sample keeps about EXACT_REPLAY_NODE_STEPS.
+        for (steps, p) in [
+            (1563usize, 4096usize),
+            (100_000, 4096),
+            (1_000_000, 1024),
+            (10, 2),
+        ] {
+            let replayed = steps.div_ceil(replay_stride(steps, p));
+            assert!(
+                replayed * p <= EXACT_REPLAY_NODE_STEPS + p,
+                "{steps} steps on {p} nodes replay {replayed}"
+            );
+            assert!(replayed >= 1);
+        }
+        assert_eq!(
+            replay_stride(1000, 2),
+            1,
+            "small models are replayed exactly"
+        );
+    }
+
+    #[test]
     fn max_location_takes_the_largest_value_then_the_lower_row_in_any_order() {
         let none = [-1.0, -1.0];
         let candidates = [[0.5, 3.0], [2.0, 7.0], none, [2.0, 4.0], [1.0, 0.0]];

@@ -366,20 +366,18 @@ fn bad_blocks_are_one_line_errors() {
     }
 }
 
+/// The model samples block steps past 100,000 node-steps (the bound is the unit test
+/// `a_model_at_scale_replays_a_bounded_sample_of_its_steps`; no wall clock here: timings
+/// belong in benchmarks), so a prediction at scale replays a few dozen steps of O(p) each.
 #[test]
-fn a_blocked_model_at_4096_nodes_and_n_100000_is_fast() {
-    // The model samples block steps past 100,000 node-steps, so a prediction at scale
-    // replays ~100 steps of O(p) each.
+fn a_blocked_model_at_4096_nodes_and_n_100000_gives_a_finite_overhead() {
     let speeds: Vec<f64> = (0..4096)
         .map(|j| if j % 2 == 0 { 200.0 } else { 100.0 })
         .collect();
     let machine = machine(&speeds);
-    let start = std::time::Instant::now();
     let over = blocked(64).overhead(100_000, &machine).unwrap();
-    let elapsed = start.elapsed().as_secs_f64();
     assert!(
         over.overhead_s > 0.0 && over.overhead_s.is_finite(),
         "{over:?}"
     );
-    assert!(elapsed < 5.0, "{elapsed} s");
 }
