@@ -298,6 +298,36 @@ impl Experiment {
         })
     }
 
+    /// The experiment calibrated another way (`hetscale reproduce --fit`, `--rate-fraction`):
+    /// the base configuration fits `free` instead of the experiment's own choice, and the
+    /// kernel's `rate_fraction`, when given, is a machine fact set before the fit (kept unless
+    /// `free` names it). The runs calibrated on stay the base's: a choice of parameters cannot
+    /// bring a validation row into the fit.
+    pub fn calibrated_with(
+        mut self,
+        free: Option<Vec<FreeParameter>>,
+        rate_fraction: Option<f64>,
+    ) -> Result<Self> {
+        if let Some(fraction) = rate_fraction {
+            if !(fraction.is_finite() && fraction > 0.0) {
+                return Err(StudyError::Calibration(format!(
+                    "rate fraction {fraction} is not a positive number: give the kernel's \
+                     achieved rate over the marked speed, e.g. 0.5"
+                )));
+            }
+            self.rate_fraction = Some(fraction);
+        }
+        if let Some(free) = free {
+            if free.is_empty() {
+                return Err(StudyError::Calibration(
+                    "no parameter to fit: name at least one (e.g. rate_fraction)".into(),
+                ));
+            }
+            self.free = free;
+        }
+        Ok(self)
+    }
+
     /// The base configuration's label.
     pub fn base(&self) -> &str {
         self.base_configuration

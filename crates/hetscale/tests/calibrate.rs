@@ -78,6 +78,41 @@ fn reproduce_rejects_an_unknown_experiment_in_one_line() {
 }
 
 #[test]
+fn reproduce_refuses_a_calibration_choice_it_cannot_apply_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let kalinov = one_line_error(hetscale().args([
+        "reproduce",
+        "--only",
+        "kalinov-summa",
+        "--fit",
+        "rate_fraction",
+        "--out",
+        out,
+    ]));
+    assert!(kalinov.contains("calibrates nothing"), "{kalinov}");
+    assert!(kalinov.contains("jpdc-ge"), "{kalinov}");
+    for (flag, value, says) in [
+        ("--rate-fraction", "-0.5", "not a positive number"),
+        ("--rate-fraction", "NaN", "not a positive number"),
+        ("--fit", "rate,bogus", "unknown parameter \"bogus\""),
+    ] {
+        let err = one_line_error(hetscale().args([
+            "reproduce",
+            "--only",
+            "jpdc-ge",
+            flag,
+            value,
+            "--out",
+            out,
+        ]));
+        assert!(err.contains(says), "{flag} {value}: {err}");
+    }
+    // Nothing ran: no study database was filled.
+    assert!(!dir.path().join("jpdc-ge.platform.toml").exists());
+}
+
+#[test]
 fn reproduce_help_lists_every_experiment() {
     let out = hetscale().args(["reproduce", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&out.stdout);

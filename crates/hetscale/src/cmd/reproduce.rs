@@ -12,7 +12,7 @@ use hetscale_report::views::reproduction::{
     kalinov_sections, reproduction_section, unreproduced_section, wp_sections,
 };
 use hetscale_report::views::study::study_report;
-use hetscale_study::calibrate::Estimate;
+use hetscale_study::calibrate::{Estimate, FreeParameter};
 use hetscale_study::reproduce::{
     EXPERIMENTS, Experiment, Reproduction, STATEMENT_CHECKS, reproduce,
 };
@@ -39,6 +39,32 @@ pub struct Args {
     /// Directory for the calibrated platforms and the study database.
     #[arg(long, default_value = "hetscale-reproduce")]
     pub out: PathBuf,
+    /// Parameters the base configuration fits instead of the experiment's own choice,
+    /// comma-separated: rate_fraction, run_overhead_s, process_overhead_s, half_work,
+    /// collective_scale (with --only; the others keep the platform's values).
+    #[arg(long, value_delimiter = ',', requires = "only")]
+    pub fit: Option<Vec<String>>,
+    /// The kernel's achieved rate over the marked speed, as a machine fact set before the fit
+    /// (e.g. JPDC section 4.5's t_c for GE); fitted only if --fit names rate_fraction (with --only).
+    #[arg(long, requires = "only", allow_negative_numbers = true)]
+    pub rate_fraction: Option<f64>,
+}
+
+/// `--fit`'s parameters, if given.
+fn free_parameters(args: &Args) -> anyhow::Result<Option<Vec<FreeParameter>>> {
+    args.fit
+        .as_ref()
+        .map(|names| names.iter().map(|n| FreeParameter::parse(n)).collect())
+        .transpose()
+        .map_err(Into::into)
+}
+
+/// The experiments that calibrate (all but the statement checks).
+fn studies() -> Vec<&'static str> {
+    EXPERIMENTS
+        .into_iter()
+        .filter(|id| !STATEMENT_CHECKS.contains(id))
+        .collect()
 }
 
 /// `--only`'s help, listing the ids from [`EXPERIMENTS`] so that it cannot fall behind.
@@ -76,9 +102,17 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             if let Some(platform) = &args.platform {
                 experiment.platform = platform.clone();
             }
-            Ok(experiment)
+            Ok(experiment.calibrated_with(free_parameters(args)?, args.rate_fraction)?)
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
+    if experiments.is_empty() && (args.fit.is_some() || args.rate_fraction.is_some()) {
+        anyhow::bail!(
+            "--fit and --rate-fraction calibrate a study experiment, and {} calibrates nothing: \
+             use them with --only {}",
+            ids.join(", "),
+            studies().join(" | ")
+        );
+    }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create --out {}", args.out.display()))?;
     let store = Store::open(&args.out.join("reproduce.db"))?;

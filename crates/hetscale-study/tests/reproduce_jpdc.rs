@@ -1,0 +1,65 @@
+//! `hetscale reproduce`'s JPDC GE experiment calibrated another way (`--fit`,
+//! `--rate-fraction`), on its two smallest configurations: the stated rate is kept, the named
+//! parameters are fitted, and still no validation row moves any value hetscale finds.
+
+mod common;
+
+use common::run;
+use hetscale_study::calibrate::FreeParameter;
+use hetscale_study::reproduce::Experiment;
+
+/// JPDC section 4.5's `t_c = 3.1e-5` ms per operation over a SunBlade's marked 20.29 Mflop/s.
+const SECTION_4_5_RATE: f64 = 1.0 / (3.1e-8 * 20.29e6);
+
+/// `jpdc-ge` on C_2 and C_4 with the rate stated and the collectives and start-up fitted.
+fn ge_with_stated_rate() -> Experiment {
+    common::small("jpdc-ge", &["C_2", "C_4"])
+        .calibrated_with(
+            Some(vec![
+                FreeParameter::CollectiveScale,
+                FreeParameter::ProcessOverhead,
+            ]),
+            Some(SECTION_4_5_RATE),
+        )
+        .unwrap()
+}
+
+#[test]
+fn a_stated_rate_is_kept_and_only_the_named_parameters_are_fitted() {
+    let reproduction = run(&ge_with_stated_rate());
+    let fit = &reproduction.calibration.kernels[0];
+    assert!(!fit.rate_fraction.fitted);
+    assert_eq!(fit.rate_fraction.estimate, SECTION_4_5_RATE);
+    assert!(fit.collective_scale.fitted && fit.process_overhead_s.fitted);
+    assert!(!fit.run_overhead_s.fitted && !fit.half_work.fitted);
+    // The experiment's own choice fits the rate: the two calibrations differ.
+    let own = run(&common::small("jpdc-ge", &["C_2", "C_4"]));
+    assert!(own.calibration.kernels[0].rate_fraction.fitted);
+    assert_ne!(
+        own.calibration.kernels[0].collective_scale.estimate,
+        fit.collective_scale.estimate
+    );
+}
+
+#[test]
+fn a_calibration_choice_reads_no_validation_row() {
+    common::check_validation_rows_move_nothing(&ge_with_stated_rate());
+}
+
+#[test]
+fn a_calibration_choice_refuses_a_rate_that_is_no_rate_and_an_empty_fit() {
+    for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        let err = Experiment::named("jpdc-ge")
+            .unwrap()
+            .calibrated_with(None, Some(bad))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("not a positive number"), "{bad}: {err}");
+    }
+    let err = Experiment::named("jpdc-ge")
+        .unwrap()
+        .calibrated_with(Some(Vec::new()), None)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("no parameter to fit"), "{err}");
+}
