@@ -137,6 +137,37 @@ pub struct KernelCalibration {
     pub residuals: Vec<Residual>,
 }
 
+impl Estimate {
+    /// `name = 0.7057 (95% CI [0.5366, 1.0303])`, `(kept)` when not fitted, or `(exact fit
+    /// ...)` when the runs left no degree of freedom.
+    pub fn describe(&self, name: &str) -> String {
+        let how = match (self.fitted, self.ci95) {
+            (false, _) => "kept".to_string(),
+            (true, None) => "exact fit (as many runs as parameters)".to_string(),
+            (true, Some((a, b))) => format!("95% CI [{a:.4}, {b:.4}]"),
+        };
+        format!("{name} = {:.4} ({how})", self.estimate)
+    }
+}
+
+impl KernelCalibration {
+    /// Every parameter of the kernel's fit, fitted or kept, in one line.
+    pub fn parameters_line(&self) -> String {
+        [
+            self.rate_fraction
+                .describe(FreeParameter::RateFraction.name()),
+            self.run_overhead_s
+                .describe(FreeParameter::RunOverhead.name()),
+            self.process_overhead_s
+                .describe(FreeParameter::ProcessOverhead.name()),
+            self.half_work.describe(FreeParameter::HalfWork.name()),
+            self.collective_scale
+                .describe(FreeParameter::CollectiveScale.name()),
+        ]
+        .join(", ")
+    }
+}
+
 /// A calibrated platform and how it was found.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PlatformCalibration {
@@ -585,4 +616,37 @@ pub fn stored_runs(store: &crate::store::Store, registry: &KernelRegistry) -> Re
         platform: Platform::from_toml_str(&platform)?,
         options,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn estimate(estimate: f64, ci95: Option<(f64, f64)>, fitted: bool) -> Estimate {
+        Estimate {
+            estimate,
+            ci95,
+            fitted,
+        }
+    }
+
+    #[test]
+    fn the_parameters_line_says_which_were_fitted_and_how_well() {
+        let kept = estimate(0.0, None, false);
+        let k = KernelCalibration {
+            kernel: "ge".into(),
+            rate_fraction: estimate(0.70568, Some((0.5366, 1.0303)), true),
+            run_overhead_s: kept,
+            process_overhead_s: estimate(0.035, None, true),
+            half_work: kept,
+            collective_scale: estimate(1.0, None, false),
+            residuals: Vec::new(),
+        };
+        assert_eq!(
+            k.parameters_line(),
+            "rate_fraction = 0.7057 (95% CI [0.5366, 1.0303]), run_overhead_s = 0.0000 (kept), \
+             process_overhead_s = 0.0350 (exact fit (as many runs as parameters)), \
+             half_work = 0.0000 (kept), collective_scale = 1.0000 (kept)"
+        );
+    }
 }

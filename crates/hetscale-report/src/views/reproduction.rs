@@ -54,6 +54,14 @@ pub fn reproduction_section(reproductions: &[Reproduction]) -> Result<Section> {
     );
     for r in reproductions {
         section = section.text(medians_line(r));
+        for k in &r.calibration.kernels {
+            section = section.text(format!(
+                "{}: calibrated on the base configuration's {} runs: {}.",
+                r.id,
+                k.residuals.len(),
+                k.parameters_line()
+            ));
+        }
         if let Some(why) = &r.assumption {
             section = section.text(format!("{}: {why}.", r.id));
         }

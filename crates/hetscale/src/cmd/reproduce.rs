@@ -12,7 +12,7 @@ use hetscale_report::views::reproduction::{
     kalinov_sections, reproduction_section, unreproduced_section, wp_sections,
 };
 use hetscale_report::views::study::study_report;
-use hetscale_study::calibrate::{Estimate, FreeParameter};
+use hetscale_study::calibrate::FreeParameter;
 use hetscale_study::reproduce::{
     EXPERIMENTS, Experiment, Reproduction, STATEMENT_CHECKS, reproduce,
 };
@@ -297,23 +297,11 @@ pub(crate) fn render_text(r: &Reproduction) -> String {
         let _ = writeln!(s, "   assumed: {why}");
     }
     for k in &r.calibration.kernels {
-        let describe = |name: &str, e: &Estimate| {
-            let how = match (e.fitted, e.ci95) {
-                (false, _) => "kept".to_string(),
-                (true, None) => "exact fit (as many runs as parameters)".to_string(),
-                (true, Some((a, b))) => format!("95% CI [{a:.4}, {b:.4}]"),
-            };
-            format!("{name} = {:.4} ({how})", e.estimate)
-        };
         let _ = writeln!(
             s,
-            "   calibrated on the base configuration ({} runs): {}, {}, {}, {}, {}",
+            "   calibrated on the base configuration ({} runs): {}",
             k.residuals.len(),
-            describe("rate_fraction", &k.rate_fraction),
-            describe("run_overhead_s", &k.run_overhead_s),
-            describe("process_overhead_s", &k.process_overhead_s),
-            describe("half_work", &k.half_work),
-            describe("collective_scale", &k.collective_scale),
+            k.parameters_line()
         );
     }
     let _ = writeln!(
