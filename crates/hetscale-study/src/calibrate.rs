@@ -13,8 +13,9 @@
 //! and `B` (exactly while the slowest node stays the slowest); `1/f`, `w_1/2 / f`, `c`, `s`
 //! and `s_p` then come from a linear least-squares fit of the measured times, weighted by
 //! `1/T` so that each run counts by its relative error, with 95% intervals. Parameters not
-//! free keep the platform's values. A run used here is a
-//! calibration run: it must never be the one a prediction is checked against.
+//! free keep the platform's values. Each fit also reports its leave-one-out error
+//! ([`CrossValidation`]), which compares choices of free parameters on the same runs. A run
+//! used here is a calibration run: it must never be the one a prediction is checked against.
 //!
 //! ```no_run
 //! use hetscale_kernels::KernelRegistry;
@@ -135,6 +136,8 @@ pub struct KernelCalibration {
     pub collective_scale: Estimate,
     /// One per run.
     pub residuals: Vec<Residual>,
+    /// The fit's error on runs it was not given; `None` when the runs cannot spare one.
+    pub cross_validation: Option<CrossValidation>,
 }
 
 impl Estimate {
@@ -165,6 +168,42 @@ impl KernelCalibration {
                 .describe(FreeParameter::CollectiveScale.name()),
         ]
         .join(", ")
+    }
+}
+
+/// How well the fit predicts a run it was not given (leave-one-out cross-validation): each
+/// run left out in turn, the other runs fitted with the same free parameters, the left-out
+/// run predicted. Smaller is better; comparing it across choices of free parameters chooses
+/// among them on the calibration runs alone.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CrossValidation {
+    /// `(predicted - measured) / measured` per run, in the runs' order.
+    pub rel_errors: Vec<f64>,
+    /// Root mean square of `rel_errors`.
+    pub rms: f64,
+    /// Largest `|rel_error|`.
+    pub max_abs: f64,
+}
+
+impl CrossValidation {
+    fn of(rel_errors: Vec<f64>) -> Self {
+        let rms = (rel_errors.iter().map(|e| e * e).sum::<f64>() / rel_errors.len() as f64).sqrt();
+        let max_abs = rel_errors.iter().fold(0.0_f64, |m, e| m.max(e.abs()));
+        Self {
+            rel_errors,
+            rms,
+            max_abs,
+        }
+    }
+
+    /// `leave-one-out error: rms 6.3%, largest 11.7% (7 runs)`.
+    pub fn describe(&self) -> String {
+        format!(
+            "leave-one-out error: rms {:.1}%, largest {:.1}% ({} runs)",
+            100.0 * self.rms,
+            100.0 * self.max_abs,
+            self.rel_errors.len()
+        )
     }
 }
 
@@ -263,51 +302,22 @@ fn calibrate_kernel(
         })
         .collect::<Result<Vec<_>>>()?;
     let columns = design(&parts, free);
-    let names: Vec<&str> = columns.iter().map(|(name, _)| *name).collect();
-    let columns: Vec<Vec<f64>> = columns.into_iter().map(|(_, c)| c).collect();
-    let y: Vec<f64> = runs
-        .iter()
-        .zip(&parts)
-        .map(|(run, p)| run.time_s - known_part(p, &current, free))
-        .collect();
-    let weights: Vec<f64> = runs.iter().map(|r| 1.0 / r.time_s).collect();
-    let fit = fit_linear(&names, &columns, &y, Some(&weights))
-        .map_err(|e| StudyError::Calibration(format!("kernel {kernel}: {e}")))?;
-    let parameter = |name: &str| fit.parameters.iter().find(|p| p.name == name);
-    let rate_fraction = match parameter("1/rate_fraction") {
-        Some(theta) => rate_estimate(kernel, theta)?,
-        None => kept(current.rate_fraction),
+    let problem = Problem {
+        names: columns.iter().map(|(name, _)| *name).collect(),
+        columns: columns.into_iter().map(|(_, c)| c).collect(),
+        y: runs
+            .iter()
+            .zip(&parts)
+            .map(|(run, p)| run.time_s - known_part(p, &current, free))
+            .collect(),
+        weights: runs.iter().map(|r| 1.0 / r.time_s).collect(),
     };
-    let run_overhead_s = match parameter("run_overhead_s") {
-        Some(p) => cut_at_zero(p.estimate, p.ci95),
-        None => kept(current.run_overhead_s),
-    };
-    let process_overhead_s = match parameter("process_overhead_s") {
-        Some(p) => cut_at_zero(p.estimate, p.ci95),
-        None => kept(current.process_overhead_s),
-    };
-    let half_work = match parameter("half_work/rate_fraction") {
-        // w_1/2 = theta f; its interval is theta's scaled by f.
-        Some(p) => {
-            let f = rate_fraction.estimate;
-            cut_at_zero(p.estimate * f, p.ci95.map(|(lo, hi)| (lo * f, hi * f)))
-        }
-        None => kept(current.half_work),
-    };
-    let collective_scale = match parameter("collective_scale") {
-        Some(p) => cut_at_zero(p.estimate, p.ci95),
-        None => kept(current.collective_scale),
-    };
+    let fitted = problem.fit(kernel, &current)?;
     let residuals = runs
         .iter()
         .zip(&parts)
         .map(|(run, p)| {
-            let compute = p.compute_s + p.per_half_work_s * half_work.estimate;
-            let model_s = compute / rate_fraction.estimate
-                + p.collective_s * collective_scale.estimate
-                + p.rest_s
-                + run_overhead_s.estimate
-                + p.processes * process_overhead_s.estimate;
+            let model_s = fitted.model_time(p);
             Residual {
                 configuration: run.configuration.clone(),
                 n: run.n,
@@ -317,15 +327,120 @@ fn calibrate_kernel(
             }
         })
         .collect();
+    let cross_validation = problem.leave_one_out(kernel, runs, &parts, &current);
     Ok(KernelCalibration {
         kernel: kernel.to_owned(),
-        rate_fraction,
-        run_overhead_s,
-        process_overhead_s,
-        half_work,
-        collective_scale,
+        rate_fraction: fitted.rate_fraction,
+        run_overhead_s: fitted.run_overhead_s,
+        process_overhead_s: fitted.process_overhead_s,
+        half_work: fitted.half_work,
+        collective_scale: fitted.collective_scale,
         residuals,
+        cross_validation,
     })
+}
+
+/// The five parameters of one kernel's compute rate after a fit.
+struct Fitted {
+    rate_fraction: Estimate,
+    run_overhead_s: Estimate,
+    process_overhead_s: Estimate,
+    half_work: Estimate,
+    collective_scale: Estimate,
+}
+
+impl Fitted {
+    /// `(A + K w_1/2) / f + S c + B + s + P s_p`.
+    fn model_time(&self, p: &RunParts) -> f64 {
+        let compute = p.compute_s + p.per_half_work_s * self.half_work.estimate;
+        compute / self.rate_fraction.estimate
+            + p.collective_s * self.collective_scale.estimate
+            + p.rest_s
+            + self.run_overhead_s.estimate
+            + p.processes * self.process_overhead_s.estimate
+    }
+}
+
+/// The weighted linear least-squares problem of one kernel's calibration: a column per free
+/// parameter, the measured time less the known part as `y`, `1/T` as weights.
+struct Problem {
+    names: Vec<&'static str>,
+    columns: Vec<Vec<f64>>,
+    y: Vec<f64>,
+    weights: Vec<f64>,
+}
+
+impl Problem {
+    /// The fit, read back as the model's parameters (those without a column keep
+    /// `current`'s values).
+    fn fit(&self, kernel: &str, current: &ComputeRate) -> Result<Fitted> {
+        let fit = fit_linear(&self.names, &self.columns, &self.y, Some(&self.weights))
+            .map_err(|e| StudyError::Calibration(format!("kernel {kernel}: {e}")))?;
+        let parameter = |name: &str| fit.parameters.iter().find(|p| p.name == name);
+        let fitted_or = |name: &str, value: f64| match parameter(name) {
+            Some(p) => cut_at_zero(p.estimate, p.ci95),
+            None => kept(value),
+        };
+        let rate_fraction = match parameter("1/rate_fraction") {
+            Some(theta) => rate_estimate(kernel, theta)?,
+            None => kept(current.rate_fraction),
+        };
+        let half_work = match parameter("half_work/rate_fraction") {
+            // w_1/2 = theta f; its interval is theta's scaled by f.
+            Some(p) => {
+                let f = rate_fraction.estimate;
+                cut_at_zero(p.estimate * f, p.ci95.map(|(lo, hi)| (lo * f, hi * f)))
+            }
+            None => kept(current.half_work),
+        };
+        Ok(Fitted {
+            rate_fraction,
+            run_overhead_s: fitted_or("run_overhead_s", current.run_overhead_s),
+            process_overhead_s: fitted_or("process_overhead_s", current.process_overhead_s),
+            half_work,
+            collective_scale: fitted_or("collective_scale", current.collective_scale),
+        })
+    }
+
+    /// The problem without run `i`.
+    fn without(&self, i: usize) -> Self {
+        let drop = |values: &[f64]| -> Vec<f64> {
+            values
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, v)| *v)
+                .collect()
+        };
+        Self {
+            names: self.names.clone(),
+            columns: self.columns.iter().map(|c| drop(c)).collect(),
+            y: drop(&self.y),
+            weights: drop(&self.weights),
+        }
+    }
+
+    /// Each run left out in turn, the others fitted, the left-out run predicted. `None` when
+    /// fewer runs than parameters would remain, or when a run's absence leaves a parameter
+    /// unidentified (e.g. the only run of its size).
+    fn leave_one_out(
+        &self,
+        kernel: &str,
+        runs: &[&MeasuredRun],
+        parts: &[RunParts],
+        current: &ComputeRate,
+    ) -> Option<CrossValidation> {
+        if runs.len() <= self.columns.len() {
+            return None;
+        }
+        let rel_errors = (0..runs.len())
+            .map(|i| {
+                let fitted = self.without(i).fit(kernel, current).ok()?;
+                Some((fitted.model_time(&parts[i]) - runs[i].time_s) / runs[i].time_s)
+            })
+            .collect::<Option<Vec<f64>>>()?;
+        Some(CrossValidation::of(rel_errors))
+    }
 }
 
 /// The fit's columns, one per free parameter: `1/f` multiplies `A`, `w_1/2 / f` multiplies
@@ -641,6 +756,7 @@ mod tests {
             half_work: kept,
             collective_scale: estimate(1.0, None, false),
             residuals: Vec::new(),
+            cross_validation: None,
         };
         assert_eq!(
             k.parameters_line(),

@@ -257,3 +257,42 @@ fn calibrate_recovers_an_average_unit_speed_curve() {
     let (small, large) = (&runs[0], &runs[1]);
     assert!(small.time_s / 200.0 > large.time_s / 2000.0);
 }
+
+#[test]
+fn the_leave_one_out_error_is_the_refit_without_each_run_predicting_it() {
+    let registry = KernelRegistry::builtin();
+    let options = KernelOptions::default();
+    let start = Platform::load("sunwulf").unwrap();
+    let runs = simulated_runs(&[0.08, -0.05, 0.03, -0.07, 0.06, -0.02]);
+    let fit = calibrate(&start, &registry, &options, &runs, &BOTH).unwrap();
+    let cv = fit.kernels[0].cross_validation.as_ref().unwrap();
+    assert_eq!(cv.rel_errors.len(), runs.len());
+    for (i, left_out) in runs.iter().enumerate() {
+        let mut others = runs.clone();
+        others.remove(i);
+        let refit = calibrate(&start, &registry, &options, &others, &BOTH).unwrap();
+        let predicted = simulate(&refit.platform, &registry, &options, left_out).unwrap();
+        let expected = (predicted - left_out.time_s) / left_out.time_s;
+        assert!(
+            (cv.rel_errors[i] - expected).abs() < 1e-9,
+            "run {i}: {} vs {expected}",
+            cv.rel_errors[i]
+        );
+    }
+    let largest = cv.rel_errors.iter().fold(0.0_f64, |m, e| m.max(e.abs()));
+    assert_eq!(cv.max_abs, largest);
+    assert!(cv.rms > 0.0 && cv.rms <= cv.max_abs);
+    // Noise-free runs of the same model leave nothing to mispredict.
+    let exact = calibrate(
+        &start,
+        &registry,
+        &options,
+        &simulated_runs(&[0.0; 6]),
+        &BOTH,
+    )
+    .unwrap();
+    assert!(exact.kernels[0].cross_validation.as_ref().unwrap().max_abs < 1e-9);
+    // With no run to spare there is nothing to cross-validate.
+    let two = calibrate(&start, &registry, &options, &runs[..2], &BOTH).unwrap();
+    assert!(two.kernels[0].cross_validation.is_none());
+}

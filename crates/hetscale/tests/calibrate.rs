@@ -28,6 +28,8 @@ fn calibrate_fits_writes_a_platform_and_predict_takes_it() {
     let f = mm["rate_fraction"]["estimate"].as_f64().unwrap();
     assert!(f > 0.0 && f < 1.0, "{f}");
     assert_eq!(mm["residuals"].as_array().unwrap().len(), 3);
+    // Without the 128 run the other two leave no time for computing: no leave-one-out error.
+    assert!(mm["cross_validation"].is_null(), "{mm}");
     let (lo, hi) = (
         mm["rate_fraction"]["ci95"][0].as_f64().unwrap(),
         // An interval of 1/f that reaches 0 has no upper bound on f: JSON writes it null.
@@ -132,5 +134,10 @@ fn calibrating_on_a_study_database_recovers_the_simulated_machine() {
     let f = ge["rate_fraction"]["estimate"].as_f64().unwrap();
     let s = ge["run_overhead_s"]["estimate"].as_f64().unwrap();
     assert!((f - 1.0).abs() < 1e-6 && s.abs() < 1e-6, "f = {f}, s = {s}");
-    assert!(ge["residuals"].as_array().unwrap().len() > 10);
+    let runs = ge["residuals"].as_array().unwrap().len();
+    assert!(runs > 10);
+    // The simulator's own runs: every left-out run is predicted exactly.
+    let cv = &ge["cross_validation"];
+    assert_eq!(cv["rel_errors"].as_array().unwrap().len(), runs, "{cv}");
+    assert!(cv["max_abs"].as_f64().unwrap() < 1e-6, "{cv}");
 }

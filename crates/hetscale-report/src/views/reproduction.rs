@@ -56,10 +56,13 @@ pub fn reproduction_section(reproductions: &[Reproduction]) -> Result<Section> {
         section = section.text(medians_line(r));
         for k in &r.calibration.kernels {
             section = section.text(format!(
-                "{}: calibrated on the base configuration's {} runs: {}.",
+                "{}: calibrated on the base configuration's {} runs: {}{}.",
                 r.id,
                 k.residuals.len(),
-                k.parameters_line()
+                k.parameters_line(),
+                k.cross_validation
+                    .as_ref()
+                    .map_or(String::new(), |cv| format!("; {}", cv.describe()))
             ));
         }
         if let Some(why) = &r.assumption {

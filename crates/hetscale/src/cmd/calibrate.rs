@@ -104,6 +104,17 @@ fn render_text(fit: &PlatformCalibration) -> String {
             };
             let _ = writeln!(s, "  {name:<15} {:>10.4}  {ci}", e.estimate);
         }
+        match &k.cross_validation {
+            Some(cv) => {
+                let _ = writeln!(s, "  {}", cv.describe());
+            }
+            None => {
+                let _ = writeln!(
+                    s,
+                    "  leave-one-out error: none (the runs cannot spare one: the others do not fit without it)"
+                );
+            }
+        }
         let _ = writeln!(
             s,
             "  {:<10} {:>8} {:>12} {:>12} {:>8}",

@@ -303,6 +303,9 @@ pub(crate) fn render_text(r: &Reproduction) -> String {
             k.residuals.len(),
             k.parameters_line()
         );
+        if let Some(cv) = &k.cross_validation {
+            let _ = writeln!(s, "   {}", cv.describe());
+        }
     }
     let _ = writeln!(
         s,
