@@ -340,6 +340,78 @@ fn calibrate_kernel(
     })
 }
 
+/// Every free parameter, in the order `--fit auto` tries them.
+pub const ALL_PARAMETERS: [FreeParameter; 5] = [
+    FreeParameter::RateFraction,
+    FreeParameter::RunOverhead,
+    FreeParameter::ProcessOverhead,
+    FreeParameter::HalfWork,
+    FreeParameter::CollectiveScale,
+];
+
+/// One choice of free parameters, scored on the runs alone.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FitChoice {
+    /// The parameters fitted, by their platform-file names.
+    pub fit: Vec<&'static str>,
+    /// Leave-one-out rms relative error, the mean over the kernels.
+    pub loo_rms: f64,
+    /// The largest leave-one-out |relative error| over the kernels.
+    pub loo_max_abs: f64,
+}
+
+/// The choice of free parameters that predicts left-out runs best (`hetscale calibrate --fit
+/// auto`): every non-empty subset of [`ALL_PARAMETERS`] whose fit, and every leave-one-out
+/// refit, the runs identify, ranked by leave-one-out rms (fewer parameters first on a tie).
+/// Returns the best calibration and the ranking; an error when no subset can be
+/// cross-validated (too few runs).
+pub fn choose_fit(
+    platform: &Platform,
+    registry: &KernelRegistry,
+    options: &KernelOptions,
+    runs: &[MeasuredRun],
+) -> Result<(PlatformCalibration, Vec<FitChoice>)> {
+    let mut scored = Vec::new();
+    for mask in 1u32..(1 << ALL_PARAMETERS.len()) {
+        let free: Vec<FreeParameter> = ALL_PARAMETERS
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| mask & (1 << i) != 0)
+            .map(|(_, p)| *p)
+            .collect();
+        let Ok(fit) = calibrate(platform, registry, options, runs, &free) else {
+            continue;
+        };
+        let Some(validations) = fit
+            .kernels
+            .iter()
+            .map(|k| k.cross_validation.as_ref())
+            .collect::<Option<Vec<_>>>()
+        else {
+            continue;
+        };
+        let choice = FitChoice {
+            fit: free.iter().map(|p| p.name()).collect(),
+            loo_rms: validations.iter().map(|v| v.rms).sum::<f64>() / validations.len() as f64,
+            loo_max_abs: validations.iter().fold(0.0_f64, |m, v| m.max(v.max_abs)),
+        };
+        scored.push((choice, fit));
+    }
+    scored.sort_by(|(a, _), (b, _)| {
+        a.loo_rms
+            .total_cmp(&b.loo_rms)
+            .then(a.fit.len().cmp(&b.fit.len()))
+    });
+    let Some((_, best)) = scored.first().cloned() else {
+        return Err(StudyError::Calibration(format!(
+            "--fit auto: {} run(s) leave no choice of parameters a left-out run can check: \
+             add runs at other sizes or name the parameters with --fit",
+            runs.len()
+        )));
+    };
+    Ok((best, scored.into_iter().map(|(c, _)| c).collect()))
+}
+
 /// The five parameters of one kernel's compute rate after a fit.
 struct Fitted {
     rate_fraction: Estimate,

@@ -3,7 +3,7 @@
 
 use hbsp::Platform;
 use hetscale_kernels::{KernelOptions, KernelRegistry};
-use hetscale_study::calibrate::{FreeParameter, calibrate, simulate, with_rate};
+use hetscale_study::calibrate::{FreeParameter, calibrate, choose_fit, simulate, with_rate};
 use hetscale_study::measurements::{MeasuredRun, Quantity};
 use hetscale_study::reproduce::Experiment;
 
@@ -295,4 +295,48 @@ fn the_leave_one_out_error_is_the_refit_without_each_run_predicting_it() {
     // With no run to spare there is nothing to cross-validate.
     let two = calibrate(&start, &registry, &options, &runs[..2], &BOTH).unwrap();
     assert!(two.kernels[0].cross_validation.is_none());
+}
+
+#[test]
+fn fit_auto_ranks_every_identified_choice_by_leave_one_out_and_fits_the_best() {
+    let registry = KernelRegistry::builtin();
+    let options = KernelOptions::default();
+    let start = Platform::load("sunwulf").unwrap();
+    let runs = simulated_runs(&[0.02, -0.01, 0.015, -0.02, 0.01, -0.015]);
+    let (best, ranking) = choose_fit(&start, &registry, &options, &runs).unwrap();
+    assert!(ranking.len() > 3, "{ranking:?}");
+    assert!(
+        ranking.windows(2).all(|w| w[0].loo_rms <= w[1].loo_rms),
+        "{ranking:?}"
+    );
+    // The best choice is what calibrate fits with those parameters.
+    let free: Vec<FreeParameter> = ranking[0]
+        .fit
+        .iter()
+        .map(|name| FreeParameter::parse(name).unwrap())
+        .collect();
+    assert_eq!(
+        calibrate(&start, &registry, &options, &runs, &free).unwrap(),
+        best
+    );
+    // The truth's own choice (rate and start-up) is among the choices, scored as its own
+    // cross-validation, and no better than the best.
+    let both = ranking
+        .iter()
+        .find(|c| c.fit == ["rate_fraction", "run_overhead_s"])
+        .unwrap();
+    let fit = calibrate(&start, &registry, &options, &runs, &BOTH).unwrap();
+    assert_eq!(
+        both.loo_rms,
+        fit.kernels[0].cross_validation.as_ref().unwrap().rms
+    );
+    assert!(ranking[0].loo_rms <= both.loo_rms);
+    // One run leaves nothing to cross-validate.
+    let err = choose_fit(&start, &registry, &options, &runs[..1])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("--fit auto") && err.contains("1 run(s)"),
+        "{err}"
+    );
 }

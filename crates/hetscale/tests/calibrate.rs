@@ -51,6 +51,40 @@ fn calibrate_fits_writes_a_platform_and_predict_takes_it() {
 }
 
 #[test]
+fn fit_auto_prints_its_ranking_and_fits_the_best() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("runs.csv"), RUNS).unwrap();
+    let fit = json_of(hetscale_in(dir.path()).args([
+        "calibrate",
+        "--runs",
+        "runs.csv",
+        "--fit",
+        "auto",
+        "--json",
+    ]));
+    let compared = fit["compared"].as_array().unwrap();
+    assert!(!compared.is_empty(), "{fit}");
+    let rms: Vec<f64> = compared
+        .iter()
+        .map(|c| c["loo_rms"].as_f64().unwrap())
+        .collect();
+    assert!(rms.windows(2).all(|w| w[0] <= w[1]), "{rms:?}");
+    // The kernel's fit is the first choice's: its leave-one-out error is the ranking's best.
+    let best = fit["kernels"][0]["cross_validation"]["rms"]
+        .as_f64()
+        .unwrap();
+    assert_eq!(best, rms[0]);
+    let err = one_line_error(hetscale_in(dir.path()).args([
+        "calibrate",
+        "--runs",
+        "runs.csv",
+        "--fit",
+        "auto,rate_fraction",
+    ]));
+    assert!(err.contains("give it alone"), "{err}");
+}
+
+#[test]
 fn a_bad_runs_file_is_one_line_naming_file_line_and_field_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let bad = RUNS.replace("0.45", "abc");

@@ -240,6 +240,7 @@ fn the_other_commands_json_follows_the_one_schema_too() {
         "paper --json",
         "reproduce --only tpds-burg --json",
         "calibrate --runs runs.csv --platform sunwulf --json",
+        "calibrate --runs runs.csv --platform sunwulf --fit auto --json",
         "collectives --backend sim --platform ucf-cluster --json",
         "probe --backend sim --platform sunwulf --nodes 8 --collectives --quick --json",
         "platform list --json",

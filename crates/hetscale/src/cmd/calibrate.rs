@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use hbsp::Platform;
 use hetscale_kernels::KernelRegistry;
-use hetscale_study::calibrate::{FreeParameter, PlatformCalibration, calibrate, stored_runs};
+use hetscale_study::calibrate::{
+    FitChoice, FreeParameter, PlatformCalibration, calibrate, choose_fit, stored_runs,
+};
 use hetscale_study::measurements::read_runs;
 use hetscale_study::store::Store;
 
@@ -32,7 +34,8 @@ pub struct Args {
     #[arg(long, conflicts_with = "db")]
     pub platform: Option<String>,
     /// Parameters to fit, comma-separated: rate_fraction, run_overhead_s, process_overhead_s,
-    /// half_work, collective_scale.
+    /// half_work, collective_scale; or `auto`: every choice the runs identify, ranked by
+    /// leave-one-out error, the best one fitted.
     #[arg(
         long,
         default_value = "rate_fraction,run_overhead_s",
@@ -64,26 +67,63 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         ),
         (None, None) => anyhow::bail!("give the runs: --runs FILE.csv or --db FILE.db"),
     };
-    let free = args
-        .fit
-        .iter()
-        .map(|name| FreeParameter::parse(name))
-        .collect::<Result<Vec<_>, _>>()?;
-    let fit = calibrate(&platform, registry, &options, &runs, &free)?;
+    let (fit, compared) = if args.fit.iter().any(|f| f.trim() == "auto") {
+        if args.fit.len() > 1 {
+            anyhow::bail!("--fit auto chooses the parameters itself: give it alone");
+        }
+        let (fit, compared) = choose_fit(&platform, registry, &options, &runs)?;
+        (fit, Some(compared))
+    } else {
+        let free = args
+            .fit
+            .iter()
+            .map(|name| FreeParameter::parse(name))
+            .collect::<Result<Vec<_>, _>>()?;
+        (
+            calibrate(&platform, registry, &options, &runs, &free)?,
+            None,
+        )
+    };
     if let Some(path) = &args.write_platform {
         fit.platform
             .write_file(path)
             .with_context(|| format!("cannot write --write-platform {}", path.display()))?;
     }
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&fit)?);
+        let mut json = serde_json::to_value(&fit)?;
+        if let Some(compared) = &compared {
+            json["compared"] = serde_json::to_value(compared)?;
+        }
+        outln!("{}", serde_json::to_string_pretty(&json)?);
     } else {
+        if let Some(compared) = &compared {
+            out!("{}", render_comparison(compared));
+        }
         out!("{}", render_text(&fit));
         if let Some(path) = &args.write_platform {
             outln!("Calibrated platform written to {}", path.display());
         }
     }
     Ok(())
+}
+
+/// `--fit auto`'s ranking, best first.
+fn render_comparison(compared: &[FitChoice]) -> String {
+    let mut s = format!(
+        "{} choices of parameters the runs identify, by leave-one-out error (best first):\n",
+        compared.len()
+    );
+    let _ = writeln!(s, "  {:>8} {:>8}  fit", "rms", "largest");
+    for c in compared {
+        let _ = writeln!(
+            s,
+            "  {:>7.1}% {:>7.1}%  {}",
+            100.0 * c.loo_rms,
+            100.0 * c.loo_max_abs,
+            c.fit.join(",")
+        );
+    }
+    s
 }
 
 fn render_text(fit: &PlatformCalibration) -> String {
