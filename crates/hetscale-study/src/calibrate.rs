@@ -340,11 +340,13 @@ fn calibrate_kernel(
     })
 }
 
-/// Every free parameter, in the order `--fit auto` tries them.
+/// Every free parameter, in the order `--fit auto` prefers them on a tie (a start-up per
+/// process before one per run: on one configuration the runs cannot tell them apart, and
+/// across configurations the papers' overheads grow with the processes).
 pub const ALL_PARAMETERS: [FreeParameter; 5] = [
     FreeParameter::RateFraction,
-    FreeParameter::RunOverhead,
     FreeParameter::ProcessOverhead,
+    FreeParameter::RunOverhead,
     FreeParameter::HalfWork,
     FreeParameter::CollectiveScale,
 ];
@@ -362,7 +364,8 @@ pub struct FitChoice {
 
 /// The choice of free parameters that predicts left-out runs best (`hetscale calibrate --fit
 /// auto`): every non-empty subset of [`ALL_PARAMETERS`] whose fit, and every leave-one-out
-/// refit, the runs identify, ranked by leave-one-out rms (fewer parameters first on a tie).
+/// refit, the runs identify, ranked by leave-one-out rms (to 1e-6: closer choices tie, and
+/// go to fewer parameters, then to [`ALL_PARAMETERS`]' order).
 /// Returns the best calibration and the ranking; an error when no subset can be
 /// cross-validated (too few runs).
 pub fn choose_fit(
@@ -397,11 +400,8 @@ pub fn choose_fit(
         };
         scored.push((choice, fit));
     }
-    scored.sort_by(|(a, _), (b, _)| {
-        a.loo_rms
-            .total_cmp(&b.loo_rms)
-            .then(a.fit.len().cmp(&b.fit.len()))
-    });
+    // Stable: tied choices keep the enumeration's order, which follows ALL_PARAMETERS.
+    scored.sort_by_key(|(c, _)| ((c.loo_rms * 1e6).round() as i64, c.fit.len()));
     let Some((_, best)) = scored.first().cloned() else {
         return Err(StudyError::Calibration(format!(
             "--fit auto: {} run(s) leave no choice of parameters a left-out run can check: \

@@ -16,7 +16,9 @@ use hetscale_kernels::{KernelOptions, KernelRegistry};
 use hetscale_model::workload;
 use serde::Serialize;
 
-use crate::calibrate::{FreeParameter, PlatformCalibration, calibrate, simulate, with_rate};
+use crate::calibrate::{
+    FreeParameter, PlatformCalibration, calibrate, choose_fit, simulate, with_rate,
+};
 use crate::error::{Result, StudyError};
 use crate::measurements::{MeasuredRun, PublishedValue, Quantity, published};
 use crate::reproduce_kalinov::KALINOV_SUMMA;
@@ -83,6 +85,9 @@ pub struct Experiment {
     pub rate_fraction: Option<f64>,
     /// The machine model's parameters the base configuration's rows fit.
     pub free: Vec<FreeParameter>,
+    /// Whether the base configuration chooses its free parameters itself, by leave-one-out
+    /// error over its runs ([`crate::calibrate::choose_fit`]), instead of fitting `free`.
+    pub chooses_free: bool,
     /// Whether the kernel takes the machine's start-up per run from the GE experiment's base
     /// (see [`machine_start_up`]) instead of fitting its own.
     pub shares_start_up: bool,
@@ -291,6 +296,7 @@ impl Experiment {
             rate_fraction: None,
             values,
             free: vec![FreeParameter::RateFraction],
+            chooses_free: false,
             shares_start_up: false,
             n_max: 16384,
             measures_collectives: false,
@@ -326,6 +332,15 @@ impl Experiment {
             self.free = free;
         }
         Ok(self)
+    }
+
+    /// The experiment with its free parameters chosen on the base's runs (`hetscale reproduce
+    /// --fit auto`): every choice they identify, ranked by leave-one-out error.
+    pub fn choosing_free(self) -> Self {
+        Self {
+            chooses_free: true,
+            ..self
+        }
     }
 
     /// The base configuration's label.
@@ -498,13 +513,17 @@ pub fn reproduce(
             rate.process_overhead_s = start_up;
         });
     }
-    let mut calibration = calibrate(
-        &platform,
-        registry,
-        &experiment.options,
-        &runs,
-        &experiment.free,
-    )?;
+    let mut calibration = if experiment.chooses_free {
+        choose_fit(&platform, registry, &experiment.options, &runs)?.0
+    } else {
+        calibrate(
+            &platform,
+            registry,
+            &experiment.options,
+            &runs,
+            &experiment.free,
+        )?
+    };
     if experiment.measures_collectives {
         calibration.platform = with_measured_collectives(&calibration.platform, experiment)?;
     }

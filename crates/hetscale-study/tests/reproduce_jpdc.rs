@@ -63,3 +63,28 @@ fn a_calibration_choice_refuses_a_rate_that_is_no_rate_and_an_empty_fit() {
         .to_string();
     assert!(err.contains("no parameter to fit"), "{err}");
 }
+
+#[test]
+fn the_base_runs_choose_the_experiments_own_parameters_and_no_validation_row_counts() {
+    let small = || common::small("jpdc-ge", &["C_2", "C_4"]);
+    let chosen = run(&small().choosing_free());
+    let own = run(&small());
+    // Leave-one-out over GE's seven base runs ranks the experiment's own choice (rate,
+    // start-up per process, collective scale) first: the same calibration.
+    let fitted = |r: &hetscale_study::reproduce::Reproduction| {
+        let k = &r.calibration.kernels[0];
+        [
+            k.rate_fraction.estimate,
+            k.process_overhead_s.estimate + k.run_overhead_s.estimate,
+            k.collective_scale.estimate,
+        ]
+    };
+    let (a, b) = (fitted(&chosen), fitted(&own));
+    assert!(
+        a.iter()
+            .zip(&b)
+            .all(|(x, y)| (x - y).abs() <= 1e-9 * y.abs().max(1.0)),
+        "{a:?} vs {b:?}"
+    );
+    common::check_validation_rows_move_nothing(&small().choosing_free());
+}

@@ -41,7 +41,8 @@ pub struct Args {
     pub out: PathBuf,
     /// Parameters the base configuration fits instead of the experiment's own choice,
     /// comma-separated: rate_fraction, run_overhead_s, process_overhead_s, half_work,
-    /// collective_scale (with --only; the others keep the platform's values).
+    /// collective_scale (with --only; the others keep the platform's values); or `auto`: the
+    /// choice with the smallest leave-one-out error over the base's runs.
     #[arg(long, value_delimiter = ',', requires = "only")]
     pub fit: Option<Vec<String>>,
     /// The kernel's achieved rate over the marked speed, as a machine fact set before the fit
@@ -52,11 +53,20 @@ pub struct Args {
 
 /// `--fit`'s parameters, if given.
 fn free_parameters(args: &Args) -> anyhow::Result<Option<Vec<FreeParameter>>> {
+    if args.fit.iter().flatten().any(|name| name.trim() == "auto") {
+        anyhow::bail!("--fit auto chooses the parameters itself: give it alone");
+    }
     args.fit
         .as_ref()
         .map(|names| names.iter().map(|n| FreeParameter::parse(n)).collect())
         .transpose()
         .map_err(Into::into)
+}
+
+/// Whether `--fit` is `auto` alone (beside names it is refused by [`free_parameters`]).
+fn is_auto(fit: &Option<Vec<String>>) -> bool {
+    fit.as_deref()
+        .is_some_and(|names| names.len() == 1 && names[0].trim() == "auto")
 }
 
 /// The experiments that calibrate (all but the statement checks).
@@ -102,7 +112,14 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             if let Some(platform) = &args.platform {
                 experiment.platform = platform.clone();
             }
-            Ok(experiment.calibrated_with(free_parameters(args)?, args.rate_fraction)?)
+            let experiment = if is_auto(&args.fit) {
+                experiment
+                    .calibrated_with(None, args.rate_fraction)?
+                    .choosing_free()
+            } else {
+                experiment.calibrated_with(free_parameters(args)?, args.rate_fraction)?
+            };
+            Ok(experiment)
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     if experiments.is_empty() && (args.fit.is_some() || args.rate_fraction.is_some()) {
