@@ -36,7 +36,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
 
 use hbsp::machine_model::{ComputeRate, MachineModel};
 use hbsp::{Backend, Machine, Platform, SimOptions, WorkCharge};
@@ -242,6 +243,15 @@ pub fn calibrate(
     runs: &[MeasuredRun],
     free: &[FreeParameter],
 ) -> Result<PlatformCalibration> {
+    calibrate_with(&Simulations::new(platform, registry, options), runs, free)
+}
+
+/// [`calibrate`] on `simulations`' platform, whose runs' parts it keeps across calls.
+fn calibrate_with(
+    simulations: &Simulations,
+    runs: &[MeasuredRun],
+    free: &[FreeParameter],
+) -> Result<PlatformCalibration> {
     if runs.is_empty() {
         return Err(StudyError::Calibration(
             "no runs to calibrate on: give at least one measured run".into(),
@@ -258,10 +268,10 @@ pub fn calibrate(
     for run in runs {
         by_kernel.entry(run.kernel.as_str()).or_default().push(run);
     }
-    let mut calibrated = platform.clone();
+    let mut calibrated = simulations.platform.clone();
     let mut kernels = Vec::new();
     for (kernel, runs) in by_kernel {
-        let fit = calibrate_kernel(&calibrated, registry, options, kernel, &runs, free)?;
+        let fit = calibrate_kernel(simulations, kernel, &runs, free)?;
         calibrated = with_rate(&calibrated, kernel, |rate| {
             rate.rate_fraction = fit.rate_fraction.estimate;
             rate.run_overhead_s = fit.run_overhead_s.estimate;
@@ -278,23 +288,69 @@ pub fn calibrate(
     })
 }
 
+/// Each run's parts ([`run_parts`]) on one platform, simulated once per run and choice of
+/// free `w_1/2` and `collective_scale`. A kernel's parts do not depend on the other kernels'
+/// fitted rates, so the platform before any fit serves every kernel.
+struct Simulations<'a> {
+    platform: &'a Platform,
+    registry: &'a KernelRegistry,
+    options: &'a KernelOptions,
+    parts: RefCell<HashMap<PartsKey, RunParts>>,
+}
+
+/// A run's kernel, node-set and size, and whether `w_1/2` and `collective_scale` are free.
+type PartsKey = (String, String, u64, bool, bool);
+
+impl<'a> Simulations<'a> {
+    fn new(
+        platform: &'a Platform,
+        registry: &'a KernelRegistry,
+        options: &'a KernelOptions,
+    ) -> Self {
+        Self {
+            platform,
+            registry,
+            options,
+            parts: RefCell::default(),
+        }
+    }
+
+    fn parts(&self, run: &MeasuredRun, half_work: bool, scale: bool) -> Result<RunParts> {
+        let key = (
+            run.kernel.clone(),
+            run.nodes.clone(),
+            run.n,
+            half_work,
+            scale,
+        );
+        if let Some(parts) = self.parts.borrow().get(&key) {
+            return Ok(*parts);
+        }
+        let parts = run_parts(
+            self.platform,
+            self.registry,
+            self.options,
+            run,
+            half_work,
+            scale,
+        )?;
+        self.parts.borrow_mut().insert(key, parts);
+        Ok(parts)
+    }
+}
+
 fn calibrate_kernel(
-    platform: &Platform,
-    registry: &KernelRegistry,
-    options: &KernelOptions,
+    simulations: &Simulations,
     kernel: &str,
     runs: &[&MeasuredRun],
     free: &[FreeParameter],
 ) -> Result<KernelCalibration> {
-    let current = current_rate(platform, kernel);
+    let current = current_rate(simulations.platform, kernel);
     let fits = |p: FreeParameter| free.contains(&p);
     let parts = runs
         .iter()
         .map(|run| {
-            run_parts(
-                platform,
-                registry,
-                options,
+            simulations.parts(
                 run,
                 fits(FreeParameter::HalfWork),
                 fits(FreeParameter::CollectiveScale),
@@ -374,6 +430,7 @@ pub fn choose_fit(
     options: &KernelOptions,
     runs: &[MeasuredRun],
 ) -> Result<(PlatformCalibration, Vec<FitChoice>)> {
+    let simulations = Simulations::new(platform, registry, options);
     let mut scored = Vec::new();
     for mask in 1u32..(1 << ALL_PARAMETERS.len()) {
         let free: Vec<FreeParameter> = ALL_PARAMETERS
@@ -382,7 +439,7 @@ pub fn choose_fit(
             .filter(|(i, _)| mask & (1 << i) != 0)
             .map(|(_, p)| *p)
             .collect();
-        let Ok(fit) = calibrate(platform, registry, options, runs, &free) else {
+        let Ok(fit) = calibrate_with(&simulations, runs, &free) else {
             continue;
         };
         let Some(validations) = fit
