@@ -11,10 +11,16 @@ const RUNS: &str = "configuration,nodes,kernel,n,time_s\n\
     C'_2,\"server:1,sunfire:1\",mm,128,0.45\n\
     C'_4,\"server:1,sunblade:1,sunfire:2\",mm,160,0.5\n";
 
-#[test]
-fn calibrate_fits_writes_a_platform_and_predict_takes_it() {
+/// A scratch directory holding [`RUNS`] as `runs.csv`.
+fn with_runs() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("runs.csv"), RUNS).unwrap();
+    dir
+}
+
+#[test]
+fn calibrate_fits_writes_a_platform_and_predict_takes_it() {
+    let dir = with_runs();
     let fit = json_of(hetscale_in(dir.path()).args([
         "calibrate",
         "--runs",
@@ -52,8 +58,7 @@ fn calibrate_fits_writes_a_platform_and_predict_takes_it() {
 
 #[test]
 fn fit_auto_prints_its_ranking_and_fits_the_best() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("runs.csv"), RUNS).unwrap();
+    let dir = with_runs();
     let fit = json_of(hetscale_in(dir.path()).args([
         "calibrate",
         "--runs",
