@@ -455,7 +455,9 @@ pub fn choose_fit(
             loo_rms: validations.iter().map(|v| v.rms).sum::<f64>() / validations.len() as f64,
             loo_max_abs: validations.iter().fold(0.0_f64, |m, v| m.max(v.max_abs)),
         };
-        scored.push((choice, fit));
+        if choice.loo_rms.is_finite() {
+            scored.push((choice, fit));
+        }
     }
     // Stable: tied choices keep the enumeration's order, which follows ALL_PARAMETERS.
     scored.sort_by_key(|(c, _)| ((c.loo_rms * 1e6).round() as i64, c.fit.len()));
