@@ -246,6 +246,17 @@ pub fn calibrate(
     calibrate_with(&Simulations::new(platform, registry, options), runs, free)
 }
 
+/// `platform` with `fit`'s values for its kernel.
+fn with_fit(platform: &Platform, fit: &KernelCalibration) -> Platform {
+    with_rate(platform, &fit.kernel, |rate| {
+        rate.rate_fraction = fit.rate_fraction.estimate;
+        rate.run_overhead_s = fit.run_overhead_s.estimate;
+        rate.process_overhead_s = fit.process_overhead_s.estimate;
+        rate.half_work = fit.half_work.estimate;
+        rate.collective_scale = fit.collective_scale.estimate;
+    })
+}
+
 /// [`calibrate`] on `simulations`' platform, whose runs' parts it keeps across calls.
 fn calibrate_with(
     simulations: &Simulations,
@@ -272,13 +283,7 @@ fn calibrate_with(
     let mut kernels = Vec::new();
     for (kernel, runs) in by_kernel {
         let fit = calibrate_kernel(simulations, kernel, &runs, free)?;
-        calibrated = with_rate(&calibrated, kernel, |rate| {
-            rate.rate_fraction = fit.rate_fraction.estimate;
-            rate.run_overhead_s = fit.run_overhead_s.estimate;
-            rate.process_overhead_s = fit.process_overhead_s.estimate;
-            rate.half_work = fit.half_work.estimate;
-            rate.collective_scale = fit.collective_scale.estimate;
-        });
+        calibrated = with_fit(&calibrated, &fit);
         kernels.push(fit);
     }
     calibrated.validate()?;
@@ -410,20 +415,23 @@ pub const ALL_PARAMETERS: [FreeParameter; 5] = [
 /// One choice of free parameters, scored on the runs alone.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FitChoice {
+    /// The kernel whose runs chose.
+    pub kernel: String,
     /// The parameters fitted, by their platform-file names.
     pub fit: Vec<&'static str>,
-    /// Leave-one-out rms relative error, the mean over the kernels.
+    /// Leave-one-out rms relative error.
     pub loo_rms: f64,
-    /// The largest leave-one-out |relative error| over the kernels.
+    /// The largest leave-one-out |relative error|.
     pub loo_max_abs: f64,
 }
 
-/// The choice of free parameters that predicts left-out runs best (`hetscale calibrate --fit
-/// auto`): every non-empty subset of [`ALL_PARAMETERS`] whose fit, and every leave-one-out
-/// refit, the runs identify, ranked by leave-one-out rms (to 1e-6: closer choices tie, and
-/// go to fewer parameters, then to [`ALL_PARAMETERS`]' order).
-/// Returns the best calibration and the ranking; an error when no subset can be
-/// cross-validated (too few runs).
+/// The choice of free parameters that predicts left-out runs best, for each kernel of the
+/// runs (`hetscale calibrate --fit auto`): every non-empty subset of [`ALL_PARAMETERS`] whose
+/// fit, and every leave-one-out refit, the kernel's runs identify, ranked by leave-one-out
+/// rms (to 1e-6: closer choices tie, and go to fewer parameters, then to
+/// [`ALL_PARAMETERS`]' order). Returns the calibration with each kernel's best choice and
+/// the rankings, kernel by kernel; an error when a kernel's runs can cross-validate no
+/// choice (too few runs).
 pub fn choose_fit(
     platform: &Platform,
     registry: &KernelRegistry,
@@ -431,6 +439,37 @@ pub fn choose_fit(
     runs: &[MeasuredRun],
 ) -> Result<(PlatformCalibration, Vec<FitChoice>)> {
     let simulations = Simulations::new(platform, registry, options);
+    let mut by_kernel: BTreeMap<&str, Vec<MeasuredRun>> = BTreeMap::new();
+    for run in runs {
+        by_kernel
+            .entry(run.kernel.as_str())
+            .or_default()
+            .push(run.clone());
+    }
+    let mut calibrated = platform.clone();
+    let (mut kernels, mut rankings) = (Vec::new(), Vec::new());
+    for (kernel, runs) in by_kernel {
+        let (fit, ranking) = choose_kernel_fit(&simulations, kernel, &runs)?;
+        calibrated = with_fit(&calibrated, &fit);
+        kernels.push(fit);
+        rankings.extend(ranking);
+    }
+    calibrated.validate()?;
+    Ok((
+        PlatformCalibration {
+            kernels,
+            platform: calibrated,
+        },
+        rankings,
+    ))
+}
+
+/// [`choose_fit`] for the runs of one kernel.
+fn choose_kernel_fit(
+    simulations: &Simulations,
+    kernel: &str,
+    runs: &[MeasuredRun],
+) -> Result<(KernelCalibration, Vec<FitChoice>)> {
     let mut scored = Vec::new();
     for mask in 1u32..(1 << ALL_PARAMETERS.len()) {
         let free: Vec<FreeParameter> = ALL_PARAMETERS
@@ -439,21 +478,18 @@ pub fn choose_fit(
             .filter(|(i, _)| mask & (1 << i) != 0)
             .map(|(_, p)| *p)
             .collect();
-        let Ok(fit) = calibrate_with(&simulations, runs, &free) else {
+        let Ok(mut fit) = calibrate_with(simulations, runs, &free) else {
             continue;
         };
-        let Some(validations) = fit
-            .kernels
-            .iter()
-            .map(|k| k.cross_validation.as_ref())
-            .collect::<Option<Vec<_>>>()
-        else {
+        let fit = fit.kernels.remove(0);
+        let Some(validation) = &fit.cross_validation else {
             continue;
         };
         let choice = FitChoice {
+            kernel: kernel.to_owned(),
             fit: free.iter().map(|p| p.name()).collect(),
-            loo_rms: validations.iter().map(|v| v.rms).sum::<f64>() / validations.len() as f64,
-            loo_max_abs: validations.iter().fold(0.0_f64, |m, v| m.max(v.max_abs)),
+            loo_rms: validation.rms,
+            loo_max_abs: validation.max_abs,
         };
         if choice.loo_rms.is_finite() {
             scored.push((choice, fit));
@@ -463,8 +499,8 @@ pub fn choose_fit(
     scored.sort_by_key(|(c, _)| ((c.loo_rms * 1e6).round() as i64, c.fit.len()));
     let Some((_, best)) = scored.first().cloned() else {
         return Err(StudyError::Calibration(format!(
-            "--fit auto: {} run(s) leave no choice of parameters a left-out run can check: \
-             add runs at other sizes or name the parameters with --fit",
+            "--fit auto: kernel {kernel}: {} run(s) leave no choice of parameters a left-out \
+             run can check: add runs at other sizes or name the parameters with --fit",
             runs.len()
         )));
     };

@@ -342,3 +342,28 @@ fn fit_auto_ranks_every_identified_choice_by_leave_one_out_and_fits_the_best() {
         "{err}"
     );
 }
+
+#[test]
+fn fit_auto_lets_each_kernel_choose_on_its_own_runs() {
+    let registry = KernelRegistry::builtin();
+    let start = Platform::load("sunwulf").unwrap();
+    let ge = Experiment::named("jpdc-ge").unwrap();
+    let mut runs = ge.calibration_runs(&start, &registry).unwrap();
+    runs.extend(simulated_runs(&[0.02, -0.01, 0.015, -0.02, 0.01, -0.015]));
+    let (fit, ranking) = choose_fit(&start, &registry, &ge.options, &runs).unwrap();
+    let kernels: Vec<&str> = fit.kernels.iter().map(|k| k.kernel.as_str()).collect();
+    assert_eq!(kernels, ["ge", "mm"]);
+    for (k, kernel) in fit.kernels.iter().zip(kernels) {
+        let own: Vec<_> = ranking.iter().filter(|c| c.kernel == kernel).collect();
+        assert!(!own.is_empty(), "{kernel}");
+        // Each kernel's fit is its own ranking's best.
+        assert_eq!(k.cross_validation.as_ref().unwrap().rms, own[0].loo_rms);
+    }
+    // GE's base runs choose what `reproduce` fits them with; MM's, independently, another.
+    let best = |kernel: &str| &ranking.iter().find(|c| c.kernel == kernel).unwrap().fit;
+    assert_eq!(
+        best("ge"),
+        &["rate_fraction", "process_overhead_s", "collective_scale"]
+    );
+    assert_ne!(best("mm"), best("ge"));
+}

@@ -1,5 +1,6 @@
 //! `hetscale calibrate`: fit a platform's machine model to measured runs.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -107,21 +108,26 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `--fit auto`'s ranking, best first.
+/// `--fit auto`'s rankings, kernel by kernel, best first.
 fn render_comparison(compared: &[FitChoice]) -> String {
-    let mut s = format!(
-        "{} choices of parameters the runs identify, by leave-one-out error (best first):\n",
-        compared.len()
-    );
-    let _ = writeln!(s, "  {:>8} {:>8}  fit", "rms", "largest");
-    for c in compared {
+    let mut s = String::new();
+    for kernel in compared.iter().map(|c| &c.kernel).collect::<BTreeSet<_>>() {
+        let choices: Vec<&FitChoice> = compared.iter().filter(|c| &c.kernel == kernel).collect();
         let _ = writeln!(
             s,
-            "  {:>7.1}% {:>7.1}%  {}",
-            100.0 * c.loo_rms,
-            100.0 * c.loo_max_abs,
-            c.fit.join(",")
+            "kernel {kernel}: {} choices of parameters its runs identify, by leave-one-out error (best first):",
+            choices.len()
         );
+        let _ = writeln!(s, "  {:>8} {:>8}  fit", "rms", "largest");
+        for c in choices {
+            let _ = writeln!(
+                s,
+                "  {:>7.1}% {:>7.1}%  {}",
+                100.0 * c.loo_rms,
+                100.0 * c.loo_max_abs,
+                c.fit.join(",")
+            );
+        }
     }
     s
 }
