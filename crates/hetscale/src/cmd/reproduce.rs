@@ -46,7 +46,8 @@ pub struct Args {
     #[arg(long, value_delimiter = ',', requires = "only")]
     pub fit: Option<Vec<String>>,
     /// The kernel's achieved rate over the marked speed, as a machine fact set before the fit
-    /// (e.g. JPDC section 4.5's t_c for GE); fitted only if --fit names rate_fraction (with --only).
+    /// (e.g. JPDC section 4.5's t_c for GE); fitted only if --fit names rate_fraction or auto
+    /// chooses it (with --only).
     #[arg(long, requires = "only", allow_negative_numbers = true)]
     pub rate_fraction: Option<f64>,
 }
