@@ -119,6 +119,18 @@ fn largest_residual(fit: &Value) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// The calibration's leave-one-out error (each calibration run predicted by the fit of the
+/// others), as `rms X%, largest Y%`, or why there is none.
+fn leave_one_out(fit: &Value) -> String {
+    let cv = &fit["kernels"][0]["cross_validation"];
+    match (cv["rms"].as_f64(), cv["max_abs"].as_f64()) {
+        (Some(rms), Some(largest)) => {
+            format!("rms {:.1}%, largest {:.1}%", 100.0 * rms, 100.0 * largest)
+        }
+        _ => "none (no run to spare)".into(),
+    }
+}
+
 /// `hetscale calibrate` on `runs` from `platform`, written to `fitted`; the fit as JSON.
 fn calibrate(runs: &Path, platform: &Path, fitted: &Path) -> Value {
     json_of(&[
@@ -161,7 +173,7 @@ fn held_out_check(kernel: &str) {
     let as_written = predicted_time(kernel, &unprobed, HELD_OUT.1, n) / median - 1.0;
     let in_sample = largest_residual(&fit);
     println!(
-        "held-out error of {kernel} on {} ({}), N = {n}: {:+.1}% [{:+.1}%, {:+.1}%] (94% interval of the median from {HELD_OUT_RUNS} runs; predicted {predicted:.3e} s, measured median {median:.3e} s; calibrated on {} and {} with the probed network, largest calibration residual {:.1}%; {:+.1}% with the platform's network as written)",
+        "held-out error of {kernel} on {} ({}), N = {n}: {:+.1}% [{:+.1}%, {:+.1}%] (94% interval of the median from {HELD_OUT_RUNS} runs; predicted {predicted:.3e} s, measured median {median:.3e} s; calibrated on {} and {} with the probed network, largest calibration residual {:.1}%, leave-one-out error {}; {:+.1}% with the platform's network as written)",
         HELD_OUT.0,
         HELD_OUT.1,
         100.0 * error,
@@ -170,6 +182,7 @@ fn held_out_check(kernel: &str) {
         CALIBRATION[0].0,
         CALIBRATION[1].0,
         100.0 * in_sample,
+        leave_one_out(&fit),
         100.0 * as_written,
     );
     let (low, high) = interval;
