@@ -308,7 +308,7 @@ fn fit_auto_ranks_every_identified_choice_by_leave_one_out_and_fits_the_best() {
     assert!(
         ranking
             .windows(2)
-            .all(|w| w[0].loo_rms <= w[1].loo_rms + 1e-6),
+            .all(|w| w[0].cross_validation.rms <= w[1].cross_validation.rms + 1e-6),
         "{ranking:?}"
     );
     // The best choice is what calibrate fits with those parameters.
@@ -329,10 +329,10 @@ fn fit_auto_ranks_every_identified_choice_by_leave_one_out_and_fits_the_best() {
         .unwrap();
     let fit = calibrate(&start, &registry, &options, &runs, &BOTH).unwrap();
     assert_eq!(
-        both.loo_rms,
-        fit.kernels[0].cross_validation.as_ref().unwrap().rms
+        &both.cross_validation,
+        fit.kernels[0].cross_validation.as_ref().unwrap()
     );
-    assert!(ranking[0].loo_rms <= both.loo_rms + 1e-6);
+    assert!(ranking[0].cross_validation.rms <= both.cross_validation.rms + 1e-6);
     // One run leaves nothing to cross-validate.
     let err = choose_fit(&start, &registry, &options, &runs[..1])
         .unwrap_err()
@@ -357,7 +357,7 @@ fn fit_auto_lets_each_kernel_choose_on_its_own_runs() {
         let own: Vec<_> = ranking.iter().filter(|c| c.kernel == kernel).collect();
         assert!(!own.is_empty(), "{kernel}");
         // Each kernel's fit is its own ranking's best.
-        assert_eq!(k.cross_validation.as_ref().unwrap().rms, own[0].loo_rms);
+        assert_eq!(k.cross_validation.as_ref(), Some(&own[0].cross_validation));
     }
     // GE's base runs choose what `reproduce` fits them with; MM's, independently, another.
     let best = |kernel: &str| &ranking.iter().find(|c| c.kernel == kernel).unwrap().fit;

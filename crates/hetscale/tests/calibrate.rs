@@ -71,7 +71,7 @@ fn fit_auto_prints_its_ranking_and_fits_the_best() {
     assert!(!compared.is_empty(), "{fit}");
     let rms: Vec<f64> = compared
         .iter()
-        .map(|c| c["loo_rms"].as_f64().unwrap())
+        .map(|c| c["cross_validation"]["rms"].as_f64().unwrap())
         .collect();
     assert!(rms.windows(2).all(|w| w[0] <= w[1] + 1e-6), "{rms:?}");
     // The kernel's fit is the first choice's: its leave-one-out error is the ranking's best.

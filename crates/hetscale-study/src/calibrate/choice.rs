@@ -8,7 +8,8 @@ use hetscale_kernels::{KernelOptions, KernelRegistry};
 use serde::Serialize;
 
 use super::{
-    FreeParameter, KernelCalibration, PlatformCalibration, Simulations, calibrate_with, with_fit,
+    CrossValidation, FreeParameter, KernelCalibration, PlatformCalibration, Simulations,
+    calibrate_with, with_fit,
 };
 use crate::error::{Result, StudyError};
 use crate::measurements::MeasuredRun;
@@ -31,10 +32,8 @@ pub struct FitChoice {
     pub kernel: String,
     /// The parameters fitted, by their platform-file names.
     pub fit: Vec<&'static str>,
-    /// Leave-one-out rms relative error.
-    pub loo_rms: f64,
-    /// The largest leave-one-out |relative error|.
-    pub loo_max_abs: f64,
+    /// The fit's leave-one-out error.
+    pub cross_validation: CrossValidation,
 }
 
 /// The choice of free parameters that predicts left-out runs best, for each kernel of the
@@ -94,21 +93,20 @@ fn choose_kernel_fit(
             continue;
         };
         let fit = fit.kernels.remove(0);
-        let Some(validation) = &fit.cross_validation else {
+        let Some(cross_validation) = fit.cross_validation.clone() else {
             continue;
         };
-        let choice = FitChoice {
-            kernel: kernel.to_owned(),
-            fit: free.iter().map(|p| p.name()).collect(),
-            loo_rms: validation.rms,
-            loo_max_abs: validation.max_abs,
-        };
-        if choice.loo_rms.is_finite() {
+        if cross_validation.rms.is_finite() {
+            let choice = FitChoice {
+                kernel: kernel.to_owned(),
+                fit: free.iter().map(|p| p.name()).collect(),
+                cross_validation,
+            };
             scored.push((choice, fit));
         }
     }
     // Stable: tied choices keep the enumeration's order, which follows ALL_PARAMETERS.
-    scored.sort_by_key(|(c, _)| ((c.loo_rms * 1e6).round() as i64, c.fit.len()));
+    scored.sort_by_key(|(c, _)| ((c.cross_validation.rms * 1e6).round() as i64, c.fit.len()));
     let Some((_, best)) = scored.first().cloned() else {
         return Err(StudyError::Calibration(format!(
             "--fit auto: kernel {kernel}: {} run(s) leave no choice of parameters a left-out \

@@ -179,7 +179,9 @@ impl KernelCalibration {
 /// How well the fit predicts a run it was not given (leave-one-out cross-validation): each
 /// run left out in turn, the other runs fitted with the same free parameters, the left-out
 /// run predicted. Smaller is better; comparing it across choices of free parameters chooses
-/// among them on the calibration runs alone.
+/// among them on the calibration runs alone. Unlike the linear fit's own
+/// `FitQuality::loo_cv_rmse` (absolute, on the unweighted columns), these are relative errors
+/// of the machine model as written to the platform: rate inverted, start-ups cut at zero.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CrossValidation {
     /// `(predicted - measured) / measured` per run, in the runs' order.

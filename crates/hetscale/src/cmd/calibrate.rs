@@ -123,8 +123,8 @@ fn render_comparison(compared: &[FitChoice]) -> String {
             let _ = writeln!(
                 s,
                 "  {:>7.1}% {:>7.1}%  {}",
-                100.0 * c.loo_rms,
-                100.0 * c.loo_max_abs,
+                100.0 * c.cross_validation.rms,
+                100.0 * c.cross_validation.max_abs,
                 c.fit.join(",")
             );
         }
