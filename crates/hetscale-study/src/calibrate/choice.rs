@@ -1,15 +1,13 @@
 //! Choosing the free parameters on the runs alone (`hetscale calibrate --fit auto`): every
 //! choice the runs identify, fitted and ranked by its leave-one-out error.
 
-use std::collections::BTreeMap;
-
 use hbsp::Platform;
 use hetscale_kernels::{KernelOptions, KernelRegistry};
 use serde::Serialize;
 
 use super::{
     CrossValidation, FreeParameter, KernelCalibration, PlatformCalibration, Simulations,
-    calibrate_with, with_fit,
+    calibrate_with, runs_by_kernel, with_fit,
 };
 use crate::error::{Result, StudyError};
 use crate::measurements::MeasuredRun;
@@ -50,16 +48,10 @@ pub fn choose_fit(
     runs: &[MeasuredRun],
 ) -> Result<(PlatformCalibration, Vec<FitChoice>)> {
     let simulations = Simulations::new(platform, registry, options);
-    let mut by_kernel: BTreeMap<&str, Vec<MeasuredRun>> = BTreeMap::new();
-    for run in runs {
-        by_kernel
-            .entry(run.kernel.as_str())
-            .or_default()
-            .push(run.clone());
-    }
     let mut calibrated = platform.clone();
     let (mut kernels, mut rankings) = (Vec::new(), Vec::new());
-    for (kernel, runs) in by_kernel {
+    for (kernel, runs) in runs_by_kernel(runs) {
+        let runs: Vec<MeasuredRun> = runs.into_iter().cloned().collect();
         let (fit, ranking) = choose_kernel_fit(&simulations, kernel, &runs)?;
         calibrated = with_fit(&calibrated, &fit);
         kernels.push(fit);

@@ -146,33 +146,47 @@ pub struct KernelCalibration {
 }
 
 impl Estimate {
-    /// `name = 0.7057 (95% CI [0.5366, 1.0303])`, `(kept)` when not fitted, or `(exact fit
-    /// ...)` when the runs left no degree of freedom.
-    pub fn describe(&self, name: &str) -> String {
-        let how = match (self.fitted, self.ci95) {
+    /// How the value was found: `95% CI [0.5366, 1.0303]`, `kept` (from the platform), or
+    /// `exact fit (...)` when the runs left no degree of freedom.
+    pub fn how(&self) -> String {
+        match (self.fitted, self.ci95) {
             (false, _) => "kept".to_string(),
             (true, None) => "exact fit (as many runs as parameters)".to_string(),
             (true, Some((a, b))) => format!("95% CI [{a:.4}, {b:.4}]"),
-        };
-        format!("{name} = {:.4} ({how})", self.estimate)
+        }
+    }
+
+    /// `name = 0.7057 (95% CI [0.5366, 1.0303])`: the value and [`Estimate::how`].
+    pub fn describe(&self, name: &str) -> String {
+        format!("{name} = {:.4} ({})", self.estimate, self.how())
     }
 }
 
 impl KernelCalibration {
+    /// The five parameters by their platform-file names, fitted or kept.
+    pub fn parameters(&self) -> [(&'static str, &Estimate); 5] {
+        [
+            (FreeParameter::RateFraction.name(), &self.rate_fraction),
+            (FreeParameter::RunOverhead.name(), &self.run_overhead_s),
+            (
+                FreeParameter::ProcessOverhead.name(),
+                &self.process_overhead_s,
+            ),
+            (FreeParameter::HalfWork.name(), &self.half_work),
+            (
+                FreeParameter::CollectiveScale.name(),
+                &self.collective_scale,
+            ),
+        ]
+    }
+
     /// Every parameter of the kernel's fit, fitted or kept, in one line.
     pub fn parameters_line(&self) -> String {
-        [
-            self.rate_fraction
-                .describe(FreeParameter::RateFraction.name()),
-            self.run_overhead_s
-                .describe(FreeParameter::RunOverhead.name()),
-            self.process_overhead_s
-                .describe(FreeParameter::ProcessOverhead.name()),
-            self.half_work.describe(FreeParameter::HalfWork.name()),
-            self.collective_scale
-                .describe(FreeParameter::CollectiveScale.name()),
-        ]
-        .join(", ")
+        self.parameters()
+            .iter()
+            .map(|(name, e)| e.describe(name))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -252,6 +266,15 @@ pub fn calibrate(
     calibrate_with(&Simulations::new(platform, registry, options), runs, free)
 }
 
+/// The runs of each kernel, in kernel-name order.
+fn runs_by_kernel(runs: &[MeasuredRun]) -> BTreeMap<&str, Vec<&MeasuredRun>> {
+    let mut by_kernel: BTreeMap<&str, Vec<&MeasuredRun>> = BTreeMap::new();
+    for run in runs {
+        by_kernel.entry(run.kernel.as_str()).or_default().push(run);
+    }
+    by_kernel
+}
+
 /// `platform` with `fit`'s values for its kernel.
 fn with_fit(platform: &Platform, fit: &KernelCalibration) -> Platform {
     with_rate(platform, &fit.kernel, |rate| {
@@ -281,13 +304,9 @@ fn calibrate_with(
                 .into(),
         ));
     }
-    let mut by_kernel: BTreeMap<&str, Vec<&MeasuredRun>> = BTreeMap::new();
-    for run in runs {
-        by_kernel.entry(run.kernel.as_str()).or_default().push(run);
-    }
     let mut calibrated = simulations.platform.clone();
     let mut kernels = Vec::new();
-    for (kernel, runs) in by_kernel {
+    for (kernel, runs) in runs_by_kernel(runs) {
         let fit = calibrate_kernel(simulations, kernel, &runs, free)?;
         calibrated = with_fit(&calibrated, &fit);
         kernels.push(fit);

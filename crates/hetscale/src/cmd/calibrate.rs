@@ -136,19 +136,8 @@ fn render_text(fit: &PlatformCalibration) -> String {
     let mut s = String::new();
     for k in &fit.kernels {
         let _ = writeln!(s, "kernel {} ({} runs)", k.kernel, k.residuals.len());
-        for (name, e) in [
-            ("rate_fraction", &k.rate_fraction),
-            ("run_overhead_s", &k.run_overhead_s),
-            ("process_overhead_s", &k.process_overhead_s),
-            ("half_work", &k.half_work),
-            ("collective_scale", &k.collective_scale),
-        ] {
-            let ci = match (e.fitted, e.ci95) {
-                (false, _) => "kept from the platform".to_string(),
-                (true, Some((a, b))) => format!("95% CI [{a:.4}, {b:.4}]"),
-                (true, None) => "exact (as many runs as parameters: no interval)".to_string(),
-            };
-            let _ = writeln!(s, "  {name:<15} {:>10.4}  {ci}", e.estimate);
+        for (name, e) in k.parameters() {
+            let _ = writeln!(s, "  {name:<18} {:>10.4}  {}", e.estimate, e.how());
         }
         match &k.cross_validation {
             Some(cv) => {
