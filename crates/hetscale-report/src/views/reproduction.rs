@@ -56,9 +56,9 @@ pub fn reproduction_section(reproductions: &[Reproduction]) -> Result<Section> {
         section = section.text(medians_line(r));
         for k in &r.calibration.kernels {
             section = section.text(format!(
-                "{}: calibrated on the base configuration's {} runs: {}{}.",
+                "{}: calibrated on the base configuration's {}: {}{}.",
                 r.id,
-                k.residuals.len(),
+                k.runs_label(),
                 k.parameters_line(),
                 k.cross_validation
                     .as_ref()

@@ -180,6 +180,14 @@ impl KernelCalibration {
         ]
     }
 
+    /// `7 runs` (or `1 run`): what the fit saw.
+    pub fn runs_label(&self) -> String {
+        match self.residuals.len() {
+            1 => "1 run".to_string(),
+            n => format!("{n} runs"),
+        }
+    }
+
     /// Every parameter of the kernel's fit, fitted or kept, in one line.
     pub fn parameters_line(&self) -> String {
         self.parameters()
@@ -850,5 +858,17 @@ mod tests {
              process_overhead_s = 0.0350 (exact fit (as many runs as parameters)), \
              half_work = 0.0000 (kept), collective_scale = 1.0000 (kept)"
         );
+        assert_eq!(k.runs_label(), "0 runs");
+        let one = KernelCalibration {
+            residuals: vec![Residual {
+                configuration: "C_2".into(),
+                n: 100,
+                measured_s: 1.0,
+                model_s: 1.0,
+                rel_err: 0.0,
+            }],
+            ..k
+        };
+        assert_eq!(one.runs_label(), "1 run");
     }
 }

@@ -317,8 +317,8 @@ pub(crate) fn render_text(r: &Reproduction) -> String {
     for k in &r.calibration.kernels {
         let _ = writeln!(
             s,
-            "   calibrated on the base configuration ({} runs): {}",
-            k.residuals.len(),
+            "   calibrated on the base configuration ({}): {}",
+            k.runs_label(),
             k.parameters_line()
         );
         if let Some(cv) = &k.cross_validation {
