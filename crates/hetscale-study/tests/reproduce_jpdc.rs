@@ -1,6 +1,7 @@
 //! `hetscale reproduce`'s JPDC GE experiment calibrated another way (`--fit`,
 //! `--rate-fraction`), on its two smallest configurations: the stated rate is kept, the named
-//! parameters are fitted, and still no validation row moves any value hetscale finds.
+//! parameters are fitted, and still no validation row moves any value hetscale finds; and the
+//! efficiency its study holds, the calibrated machine's own at the base point.
 
 mod common;
 
@@ -87,4 +88,53 @@ fn the_base_runs_choose_the_experiments_own_parameters_and_no_validation_row_cou
         "{a:?} vs {b:?}"
     );
     common::check_validation_rows_move_nothing(&small().choosing_free());
+}
+
+/// GE's seven base runs over-determine the fit, which misses Table 5's E_s = 0.3 at C_2's
+/// N = 310: the study holds the calibrated machine's own E_s there instead (the contour
+/// through the base point), so the measured approach finds N = 310 again on C_2, the held
+/// value is the E_s of the study's run there, and C_4 is searched on the same contour.
+#[test]
+fn the_study_holds_the_calibrated_machines_efficiency_at_the_base_point() {
+    let r = run(&common::small("jpdc-ge", &["C_2", "C_4"]));
+    let held = r.held.clone().expect("C_2 publishes its N at the target");
+    assert_eq!((held.configuration.as_str(), held.n), ("C_2", 310));
+    assert!((held.e_s - r.target).abs() > 0.01, "{held:?}");
+    assert_eq!(r.study.spec.target, held.e_s);
+    assert_eq!(r.held_target(), held.e_s);
+    let measured = r
+        .study
+        .measured
+        .as_ref()
+        .expect("the measured approach ran");
+    let base = measured.point("C_2").expect("C_2 settled");
+    assert!((base.n - 310.0).abs() <= 0.02 * 310.0, "{base:?}");
+    assert!(
+        (base.speed_efficiency - held.e_s).abs() <= 0.01,
+        "{base:?} vs {held:?}"
+    );
+    let next = measured.point("C_4").expect("C_4 settled");
+    assert!((next.speed_efficiency - held.e_s).abs() <= 0.01, "{next:?}");
+    // `--published-target`: the same machine holds 0.3, which it reaches below N = 310.
+    let published = run(&common::small("jpdc-ge", &["C_2", "C_4"]).holding_published_target());
+    assert_eq!(
+        (published.held.as_ref(), published.study.spec.target),
+        (None, 0.3)
+    );
+    let at_target = published
+        .study
+        .measured
+        .as_ref()
+        .unwrap()
+        .point("C_2")
+        .unwrap();
+    assert!(at_target.n < 0.97 * 310.0, "{at_target:?}");
+}
+
+/// Where the base has one run, the fit passes through it and the held E_s is the target.
+#[test]
+fn an_exact_base_fit_holds_the_published_target() {
+    let r = run(&common::small("jpdc-mm", &["C'_2"]));
+    let held = r.held.clone().expect("C'_2 publishes its N at the target");
+    assert!((held.e_s - r.target).abs() <= 1e-3 * r.target, "{held:?}");
 }

@@ -210,12 +210,16 @@ fn held_out_check(kernel: &str) {
     assert!(in_sample.is_finite(), "{fit}");
 }
 
-/// MM is one compute block per node, and on this host two concurrent
-/// matrix products slow each other (`hetscale run mm --backend threads --nodes core:2` is only
-/// 1.2-1.5x faster than `core:1` at N = 1024-1536, while a scalar loop runs 1.0x in parallel:
-/// the cores share memory bandwidth or vector units), so C_3, with both cores busy all the
-/// time, runs about twice as slow as a model of independent nodes calibrated where they are
-/// half busy (C_2) predicts. The machine model has no such sharing between nodes.
+/// MM is one compute block per node. C_3 runs about twice as slow as a model of independent
+/// nodes calibrated on C_1 and C_2 predicts, and not because two products contend for a core's
+/// memory: on a quiet host two concurrent products in one process run as fast as one
+/// (`cargo run --release -p hetscale-kernels --example concurrent_dgemm`, 24 Nov: 62.6 Gflop/s
+/// alone, 62.1 + 58.1 at once). C_3's trace at N = 1024 (`hetscale run mm --backend threads
+/// --emulate-speeds --nodes full:1,half:2 --trace`) shows where the time goes: each half node's
+/// block takes 37-38 ms where its stretched share should take 18, the full node's 24 ms where
+/// 18 (three threads on two cores while the half nodes compute), and the root spends 13 ms
+/// distributing and 21 ms collecting the 8 MB pieces (2 ms of copying). The machine model
+/// has neither the shared cores nor the cost of fresh message buffers.
 #[test]
 fn mm_on_emulated_heterogeneous_threads_predicts_its_held_out_configuration() {
     held_out_check("mm");

@@ -65,6 +65,9 @@ pub fn reproduction_section(reproductions: &[Reproduction]) -> Result<Section> {
                     .map_or(String::new(), |cv| format!("; {}", cv.describe()))
             ));
         }
+        if let Some(held) = &r.held {
+            section = section.text(format!("{}: {}.", r.id, held.describe()));
+        }
         if let Some(why) = &r.assumption {
             section = section.text(format!("{}: {why}.", r.id));
         }

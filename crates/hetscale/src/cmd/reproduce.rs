@@ -50,6 +50,10 @@ pub struct Args {
     /// chooses it (with --only).
     #[arg(long, requires = "only", allow_negative_numbers = true)]
     pub rate_fraction: Option<f64>,
+    /// Hold the paper's target E_s itself on the calibrated machine, instead of the machine's
+    /// own E_s at the base configuration's published size (the contour through the base point)
+    #[arg(long)]
+    pub published_target: bool,
 }
 
 /// `--fit`'s parameters, if given.
@@ -120,7 +124,11 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             } else {
                 experiment.calibrated_with(free_parameters(args)?, args.rate_fraction)?
             };
-            Ok(experiment)
+            Ok(if args.published_target {
+                experiment.holding_published_target()
+            } else {
+                experiment
+            })
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     if experiments.is_empty() && (args.fit.is_some() || args.rate_fraction.is_some()) {
@@ -324,6 +332,9 @@ pub(crate) fn render_text(r: &Reproduction) -> String {
         if let Some(cv) = &k.cross_validation {
             let _ = writeln!(s, "   {}", cv.describe());
         }
+    }
+    if let Some(held) = &r.held {
+        let _ = writeln!(s, "   {}", held.describe());
     }
     let _ = writeln!(
         s,
