@@ -163,7 +163,7 @@ pub struct Reproduction {
 /// runs fits them in the least-squares sense, so its `E_s` at the base's published size is
 /// near the published target, not on it (GE: 0.324 at N = 310 against 0.3); holding the
 /// target itself would carry that base residual into every other configuration as a bias of
-/// the same sign, holding the base point's value follows the machine's contour through it.
+/// the same sign; holding the base point's value follows the machine's contour through it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HeldEfficiency {
     /// The calibrated machine's `E_s = W / (T C)` at the base point.
@@ -186,11 +186,6 @@ impl HeldEfficiency {
 }
 
 impl Reproduction {
-    /// The speed-efficiency the study held.
-    pub fn held_target(&self) -> f64 {
-        self.held.as_ref().map_or(self.target, |h| h.e_s)
-    }
-
     /// Median |rel err| of the validation rows of `quantity` by `approach`.
     pub fn median_error(&self, quantity: &str, approach: &str) -> Option<f64> {
         let errors: Vec<f64> = self

@@ -131,10 +131,12 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             })
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    if experiments.is_empty() && (args.fit.is_some() || args.rate_fraction.is_some()) {
+    if experiments.is_empty()
+        && (args.fit.is_some() || args.rate_fraction.is_some() || args.published_target)
+    {
         anyhow::bail!(
-            "--fit and --rate-fraction calibrate a study experiment, and {} calibrates nothing: \
-             use them with --only {}",
+            "--fit, --rate-fraction and --published-target calibrate a study experiment, and {} \
+             calibrates nothing: use them with --only {}",
             ids.join(", "),
             studies().join(" | ")
         );
