@@ -218,8 +218,9 @@ fn held_out_check(kernel: &str) {
 /// --emulate-speeds --nodes full:1,half:2 --trace`) shows where the time goes: each half node's
 /// block takes 37-38 ms where its stretched share should take 18, the full node's 24 ms where
 /// 18 (three threads on two cores while the half nodes compute), and the root spends 13 ms
-/// distributing and 21 ms collecting the 8 MB pieces (2 ms of copying). The machine model
-/// has neither the shared cores nor the cost of fresh message buffers.
+/// distributing and 21 ms collecting the 8 MB pieces (2 ms of copying). Most of it is fresh
+/// message memory: about 2 us per 4 KB page faulted in, five times the probe's `g` on warm
+/// buffers (README, host studies); the machine model has no such cost.
 #[test]
 fn mm_on_emulated_heterogeneous_threads_predicts_its_held_out_configuration() {
     held_out_check("mm");
