@@ -471,6 +471,38 @@ impl Experiment {
         Ok(Some(work(n)? / (e_s * self.marked_speed(platform, v)?)))
     }
 
+    /// The time of the experiment's kernel at size `n` on row `v`'s configuration of the
+    /// simulated `platform`, s.
+    fn simulated_time(
+        &self,
+        platform: &Platform,
+        registry: &KernelRegistry,
+        v: &PublishedValue,
+        n: u64,
+    ) -> Result<f64> {
+        let run = MeasuredRun {
+            configuration: v.configuration.clone(),
+            nodes: v.nodes.clone(),
+            kernel: self.kernel.clone(),
+            n,
+            time_s: f64::NAN,
+        };
+        simulate(platform, registry, &self.options, &run)
+    }
+
+    /// `E_s = W / (T C)` of that run, with the paper's `W` and the configuration's `C`.
+    fn simulated_efficiency(
+        &self,
+        platform: &Platform,
+        registry: &KernelRegistry,
+        v: &PublishedValue,
+        n: u64,
+    ) -> Result<f64> {
+        let time_s = self.simulated_time(platform, registry, v, n)?;
+        let work = kernel_work(registry, &self.options, &self.kernel, n as f64)?;
+        Ok(work / (time_s * self.marked_speed(platform, v)?))
+    }
+
     /// What the study holds on the calibrated `platform` (see [`HeldEfficiency`]): its `E_s` at
     /// the base configuration's published size at the target; `None` when the base
     /// publishes no such size (Sun & Rover's bases publish a time at the isospeed instead).
@@ -491,16 +523,7 @@ impl Experiment {
             return Ok(None);
         };
         let n = v.value.round() as u64;
-        let run = MeasuredRun {
-            configuration: v.configuration.clone(),
-            nodes: v.nodes.clone(),
-            kernel: self.kernel.clone(),
-            n,
-            time_s: f64::NAN,
-        };
-        let time_s = simulate(platform, registry, &self.options, &run)?;
-        let work = kernel_work(registry, &self.options, &self.kernel, n as f64)?;
-        let e_s = work / (time_s * self.marked_speed(platform, v)?);
+        let e_s = self.simulated_efficiency(platform, registry, v, n)?;
         Ok(Some(HeldEfficiency {
             // To four places, as it prints: the study settles E_s to 0.01 anyway.
             e_s: (e_s * 1e4).round() / 1e4,
@@ -625,7 +648,7 @@ pub fn reproduce(
     store.replace_if_changed(&spec.name, &spec.canonical(), &resolved)?;
     let study = run_study_with(&spec, registry, store, observer)?;
     let mut values = size_and_psi_rows(experiment, &study);
-    values.extend(time_rows(experiment, &calibration.platform, registry)?);
+    values.extend(run_rows(experiment, &calibration.platform, registry)?);
     Ok(Reproduction {
         id: experiment.id.clone(),
         target: experiment.target,
@@ -747,26 +770,24 @@ fn size_and_psi_rows(experiment: &Experiment, study: &StudyResult) -> Vec<Reprod
     rows
 }
 
-fn time_rows(
+/// The rows of a run at a published size: its time beside a published time (Tables 3-4), its
+/// `E_s` beside a published speed-efficiency (section 4.4.1's 0.312 at N = 310 on C_2, the
+/// base point the study holds, and 0.288 at N = 480 on C_4).
+fn run_rows(
     experiment: &Experiment,
     platform: &Platform,
     registry: &KernelRegistry,
 ) -> Result<Vec<ReproducedValue>> {
     let mut rows = Vec::new();
-    for v in experiment
-        .values
-        .iter()
-        .filter(|v| v.quantity == Quantity::Time)
-    {
+    for v in &experiment.values {
         let Some(n) = v.n else { continue };
-        let run = MeasuredRun {
-            configuration: v.configuration.clone(),
-            nodes: v.nodes.clone(),
-            kernel: experiment.kernel.clone(),
-            n,
-            time_s: v.value,
+        let tool = match v.quantity {
+            Quantity::Time => experiment.simulated_time(platform, registry, v, n)?,
+            Quantity::SpeedEfficiency => {
+                experiment.simulated_efficiency(platform, registry, v, n)?
+            }
+            _ => continue,
         };
-        let tool = simulate(platform, registry, &experiment.options, &run)?;
         let role = role(experiment, &v.configuration);
         rows.push(row(
             v,

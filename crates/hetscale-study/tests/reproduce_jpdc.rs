@@ -114,6 +114,28 @@ fn the_study_holds_the_calibrated_machines_efficiency_at_the_base_point() {
     );
     let next = measured.point("C_4").expect("C_4 settled");
     assert!((next.speed_efficiency - held.e_s).abs() <= 0.01, "{next:?}");
+    // Section 4.4.1's measured E_s beside the machine's: 0.312 at the base point (what the
+    // study holds, a calibration row) and 0.288 at N = 480 on C_4 (a validation row).
+    let e_s = |item: &str| {
+        r.values
+            .iter()
+            .find(|v| v.quantity == "E_s" && v.item == item)
+            .unwrap_or_else(|| panic!("no E_s row {item}"))
+    };
+    let (at_base, at_c4) = (e_s("C_2 N=310"), e_s("C_4 N=480"));
+    assert_eq!(
+        (at_base.published, at_base.role.as_str()),
+        (0.312, "calibration")
+    );
+    assert!(
+        (at_base.tool.unwrap() - held.e_s).abs() <= 5e-5,
+        "{at_base:?}"
+    );
+    assert_eq!(
+        (at_c4.published, at_c4.role.as_str()),
+        (0.288, "validation")
+    );
+    assert!(r.median_error("E_s", "measured").is_some());
     // `--published-target`: the same machine holds 0.3, which it reaches below N = 310.
     let published = run(&common::small("jpdc-ge", &["C_2", "C_4"]).holding_published_target());
     assert_eq!(

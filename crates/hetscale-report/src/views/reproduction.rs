@@ -90,6 +90,7 @@ fn medians_line(r: &Reproduction) -> String {
         ("N", "predicted"),
         ("psi", "measured"),
         ("T", "measured"),
+        ("E_s", "measured"),
     ]
     .iter()
     .filter_map(|(q, a)| {

@@ -362,6 +362,7 @@ pub(crate) fn render_text(r: &Reproduction) -> String {
         ("psi", "computed"),
         ("psi", "predicted"),
         ("T", "measured"),
+        ("E_s", "measured"),
     ] {
         if let Some(m) = r.median_error(quantity, approach) {
             let _ = writeln!(
