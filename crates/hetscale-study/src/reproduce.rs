@@ -178,7 +178,7 @@ impl HeldEfficiency {
     /// One line: what was held, and where it comes from.
     pub fn describe(&self) -> String {
         format!(
-            "held E_s = {:.4}: the calibrated machine's at {}'s published N = {} (the \
+            "held E_s = {:.4}: the calibrated machine's on {} at its published N = {} (the \
              contour through the base point)",
             self.e_s, self.configuration, self.n
         )
