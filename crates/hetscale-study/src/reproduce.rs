@@ -13,7 +13,7 @@ use std::path::Path;
 use hbsp::collective_probe::{CollectiveProbeOptions, probe_collectives};
 use hbsp::{Backend, Platform};
 use hetscale_kernels::{KernelOptions, KernelRegistry};
-use hetscale_model::workload;
+use hetscale_model::{metrics, workload};
 use serde::Serialize;
 
 use crate::calibrate::{
@@ -500,7 +500,11 @@ impl Experiment {
     ) -> Result<f64> {
         let time_s = self.simulated_time(platform, registry, v, n)?;
         let work = kernel_work(registry, &self.options, &self.kernel, n as f64)?;
-        Ok(work / (time_s * self.marked_speed(platform, v)?))
+        Ok(metrics::speed_efficiency(
+            work,
+            time_s,
+            self.marked_speed(platform, v)?,
+        )?)
     }
 
     /// What the study holds on the calibrated `platform` (see [`HeldEfficiency`]): its `E_s` at

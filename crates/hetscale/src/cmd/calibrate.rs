@@ -135,7 +135,7 @@ fn render_comparison(compared: &[FitChoice]) -> String {
 fn render_text(fit: &PlatformCalibration) -> String {
     let mut s = String::new();
     for k in &fit.kernels {
-        let _ = writeln!(s, "kernel {} ({} runs)", k.kernel, k.residuals.len());
+        let _ = writeln!(s, "kernel {} ({})", k.kernel, k.runs_label());
         for (name, e) in k.parameters() {
             let _ = writeln!(s, "  {name:<18} {:>10.4}  {}", e.estimate, e.how());
         }
