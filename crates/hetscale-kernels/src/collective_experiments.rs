@@ -105,7 +105,7 @@ fn time_variant(
     n: usize,
     repetitions: usize,
 ) -> Result<(f64, f64)> {
-    let mut times = Vec::with_capacity(repetitions.max(1));
+    let mut times = Vec::new();
     let mut predicted = 0.0;
     for _ in 0..repetitions.max(1) {
         let out = hbsp::run(backend, machine, |ctx| {

@@ -12,9 +12,9 @@ pub struct Args {
     /// Small sizes and 3 repetitions: seconds instead of a minute, less representative.
     #[arg(long)]
     pub quick: bool,
-    /// Timed runs per kernel.
-    #[arg(long)]
-    pub repetitions: Option<usize>,
+    /// Timed runs per kernel, 1 to 10,000.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=10_000))]
+    pub repetitions: Option<u16>,
     /// Write the `local` platform (one node per core at the measured marked speed) to FILE;
     /// fill its network with `hetscale probe --write-platform FILE`.
     #[arg(long)]
@@ -36,7 +36,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         BenchOptions::default()
     };
     if let Some(r) = args.repetitions {
-        options.repetitions = r;
+        options.repetitions = r.into();
     }
     let report = measure(&options)?;
     if let Some(path) = &args.write_platform {

@@ -25,9 +25,10 @@ pub struct Args {
         default_value = "100,200,300,400,500,600,700,800,900,1000"
     )]
     pub sizes: Vec<usize>,
-    /// Runs per point (median reported); 1 suffices on sim, which is deterministic.
-    #[arg(long, default_value_t = 1)]
-    pub repetitions: usize,
+    /// Runs per point, 1 to 10,000 (median reported); 1 suffices on sim, which is
+    /// deterministic.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=10_000))]
+    pub repetitions: u16,
     /// Print the rows as JSON: one per (collective, variant, p, n) with actual_s and predicted_s.
     #[arg(long)]
     pub json: bool,
@@ -58,7 +59,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 .with_context(|| format!("--p {p}"))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let rows = run_experiments(&backend, &machines, &args.sizes, args.repetitions)?;
+    let rows = run_experiments(&backend, &machines, &args.sizes, args.repetitions.into())?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&rows)?);
     } else {

@@ -46,11 +46,11 @@ pub struct Args {
     /// With --command: largest problem size searched.
     #[arg(long, requires = "command")]
     pub n_max: Option<u64>,
-    /// With --command: runs per size (default 3, after one warm-up run).
-    #[arg(long, requires = "command")]
+    /// With --command: runs per size, 1 to 10,000 (default 3, after one warm-up run).
+    #[arg(long, requires = "command", value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub repetitions: Option<u32>,
-    /// With --command: unrecorded warm-up runs before each size (default 1).
-    #[arg(long, requires = "command")]
+    /// With --command: unrecorded warm-up runs before each size, 0 to 10,000 (default 1).
+    #[arg(long, requires = "command", value_parser = clap::value_parser!(u32).range(0..=10_000))]
     pub warmup: Option<u32>,
     /// With --command: the study's name in the database.
     #[arg(long, default_value = "command")]
