@@ -5,13 +5,25 @@
 //! The contents go to a temporary file in the target's directory, which is synced and then
 //! renamed over the target. A full disk, a failed writer or a killed process leaves the old
 //! file as it was (or no file), never a truncated one, and no temporary file behind (but for
-//! SIGKILL, which leaves a hidden `.hetscale-*.tmp` beside the target). A symbolic link is
-//! followed, so the file it points to is replaced and the link kept; a target that is not a
+//! SIGKILL, which leaves a hidden `.hetscale-*.tmp` beside the target). A target that is not a
 //! regular file (a terminal, a pipe) or is under `/dev` or `/proc` (`/dev/stdout`) is a stream,
 //! written in place.
+//!
+//! Symbolic links are not followed out of where the user asked hetscale to write: a link at
+//! the target is replaced by the new file (the file it led to is left as it was), and the
+//! directories a command makes inside its output directory ([`create_real_dir`]) must be real
+//! directories, not links. Otherwise whoever could create entries in a shared output directory
+//! could plant `out/index.html -> ~/.bashrc` and have the next report overwrite it. Links in
+//! the path the user gave (`--out` itself, or a directory above it) are the user's and are
+//! followed.
+//!
+//! A command registers the files it reads with [`protect_input`]; a write that would replace
+//! one of them (the same path, a link to it or a hard link of it) is refused
+//! ([`check_not_input`]), so `export s.db -o s.db` cannot turn the database into its export.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 /// Writes `contents` to `path`, replacing it whole (see the module documentation).
 pub fn write_atomically(path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> io::Result<()> {
@@ -32,26 +44,24 @@ pub fn write_atomically_with(
     write: impl FnOnce(&Path) -> io::Result<()>,
 ) -> io::Result<()> {
     let path = path.as_ref();
-    if written_in_place(path) {
+    check_not_input(path)?;
+    if written_in_place(path) || is_stream(path) {
         return write(path);
     }
-    let target = resolved(path)?;
-    if target.exists() && !target.is_file() {
-        return write(&target);
-    }
-    let dir = match target.parent() {
+    let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
     let mut builder = tempfile::Builder::new();
     builder.prefix(".hetscale-").suffix(".tmp");
-    if let Some(permissions) = permissions_for(&target) {
+    if let Some(permissions) = permissions_for(path) {
         builder.permissions(permissions);
     }
     let temporary = builder.tempfile_in(dir)?;
     write(temporary.path())?;
     std::fs::File::open(temporary.path())?.sync_all()?;
-    temporary.persist(&target).map_err(|e| e.error)?;
+    // rename(2) replaces the directory entry itself: a link there is replaced, not followed.
+    temporary.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
 
@@ -62,37 +72,151 @@ fn written_in_place(path: &Path) -> bool {
     path.starts_with("/dev") || path.starts_with("/proc")
 }
 
-/// The file a symbolic link at `path` leads to (the link is kept, its target replaced);
-/// `path` itself otherwise.
-fn resolved(path: &Path) -> io::Result<PathBuf> {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => match std::fs::canonicalize(path) {
-            Ok(target) => Ok(target),
-            // A dangling link: create the file it names.
-            Err(_) => {
-                let link = std::fs::read_link(path)?;
-                Ok(match path.parent() {
-                    Some(dir) if link.is_relative() => dir.join(link),
-                    _ => link,
-                })
-            }
+/// Whether `path` itself (not what a link there leads to) is a pipe, a terminal or another
+/// file that is not regular: written in place, as it cannot be replaced by a copy.
+fn is_stream(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| {
+        let kind = m.file_type();
+        !kind.is_file() && !kind.is_symlink() && !kind.is_dir()
+    })
+}
+
+/// Creates the directory `dir` (its parent must exist), or uses it if it is already one; a
+/// symbolic link there (even to a directory) or any other file is refused, so that a link
+/// planted in an output directory cannot lead the files written into `dir` out of it.
+/// Every error names `dir`.
+pub fn create_real_dir(dir: impl AsRef<Path>) -> io::Result<()> {
+    let dir = dir.as_ref();
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(m) if m.file_type().is_symlink() => Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!(
+                "{} is a symbolic link, not a directory: hetscale follows no link inside its \
+                 output directory; remove the link or write elsewhere",
+                dir.display()
+            ),
+        )),
+        Ok(_) => Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!(
+                "{} is a file, not a directory: remove it or write elsewhere",
+                dir.display()
+            ),
+        )),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => match std::fs::create_dir(dir) {
+            // Made meanwhile by someone else: check what it is.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => create_real_dir(dir),
+            made => made.map_err(|e| named(dir, "cannot create directory", e)),
         },
-        _ => Ok(path.to_path_buf()),
+        Err(e) => Err(named(dir, "cannot use directory", e)),
     }
 }
 
-/// The mode the new file gets: the replaced file's, or what `std::fs::write` would give a
-/// new file (0o666 less the umask).
+/// `error`, its message prefixed with what failed on `path`.
+fn named(path: &Path, what: &str, error: io::Error) -> io::Error {
+    io::Error::new(error.kind(), format!("{what} {}: {error}", path.display()))
+}
+
+/// An input file a command reads and must not replace.
+struct Input {
+    /// What it is to the command (`the study database`, `--runs`), for the message.
+    what: String,
+    path: PathBuf,
+    ids: Vec<FileId>,
+}
+
+/// The files [`protect_input`] registered in this process.
+static INPUTS: Mutex<Vec<Input>> = Mutex::new(Vec::new());
+
+/// Registers `path` as a file this process reads, under the name `what` (`the study
+/// database`, `--runs`): [`write_atomically`] then refuses to replace it. A path that names
+/// no file (a preset's name, a database not yet made) registers nothing.
+pub fn protect_input(what: impl Into<String>, path: impl AsRef<Path>) {
+    let path = path.as_ref();
+    let ids = file_ids(path);
+    if ids.is_empty() {
+        return;
+    }
+    INPUTS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(Input {
+            what: what.into(),
+            path: path.to_path_buf(),
+            ids,
+        });
+}
+
+/// Refuses `path` as an output if it is an input registered with [`protect_input`]: the same
+/// path, a symbolic link to it, the link it was read through, or a hard link of it. Commands
+/// call it before their work, to refuse in a moment rather than after it; every write checks
+/// again.
+pub fn check_not_input(path: impl AsRef<Path>) -> io::Result<()> {
+    let ids = file_ids(path.as_ref());
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let inputs = INPUTS.lock().unwrap_or_else(PoisonError::into_inner);
+    match inputs
+        .iter()
+        .find(|i| i.ids.iter().any(|id| ids.contains(id)))
+    {
+        Some(input) => Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!(
+                "it is {} {}, which this command reads: writing it would destroy it; write to \
+                 another path",
+                input.what,
+                input.path.display()
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// What identifies a file: its device and inode (the same through any link or name).
+#[cfg(unix)]
+type FileId = (u64, u64);
+
+#[cfg(not(unix))]
+type FileId = PathBuf;
+
+/// The identities of the directory entry at `path` and of the file it leads to (they differ
+/// for a symbolic link); none if there is no file there.
+#[cfg(unix)]
+fn file_ids(path: &Path) -> Vec<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    [std::fs::symlink_metadata(path), std::fs::metadata(path)]
+        .into_iter()
+        .flatten()
+        .map(|m| (m.dev(), m.ino()))
+        .collect()
+}
+
+#[cfg(not(unix))]
+fn file_ids(path: &Path) -> Vec<FileId> {
+    std::fs::canonicalize(path).into_iter().collect()
+}
+
+/// The mode the new file gets: that of the regular file it replaces, or what
+/// `std::fs::write` would give a new file (0o666 less the umask).
 #[cfg(unix)]
 fn permissions_for(target: &Path) -> Option<std::fs::Permissions> {
     use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(target).map_or(0o666, |m| m.permissions().mode() & 0o7777);
+    let replaced = std::fs::symlink_metadata(target)
+        .ok()
+        .filter(|m| m.is_file());
+    let mode = replaced.map_or(0o666, |m| m.permissions().mode() & 0o7777);
     Some(std::fs::Permissions::from_mode(mode))
 }
 
 #[cfg(not(unix))]
 fn permissions_for(target: &Path) -> Option<std::fs::Permissions> {
-    std::fs::metadata(target).ok().map(|m| m.permissions())
+    std::fs::symlink_metadata(target)
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.permissions())
 }
 
 #[cfg(test)]
@@ -138,24 +262,110 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
-    fn keeps_the_mode_of_the_file_it_replaces_and_the_link_to_it() {
+    fn keeps_the_mode_of_the_file_it_replaces() {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.toml");
         std::fs::write(&path, "old").unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
-        let link = dir.path().join("link.toml");
-        std::os::unix::fs::symlink("a.toml", &link).unwrap();
-        write_atomically(&link, "new").unwrap();
-        assert!(
-            std::fs::symlink_metadata(&link)
-                .unwrap()
-                .file_type()
-                .is_symlink()
-        );
+        write_atomically(&path, "new").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o640);
+    }
+
+    fn is_link(path: &Path) -> bool {
+        std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_at_the_target_is_replaced_and_what_it_led_to_left_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim.txt");
+        std::fs::write(&victim, "precious").unwrap();
+        let out = dir.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        let link = out.join("index.html");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        write_atomically(&link, "report").unwrap();
+        assert!(!is_link(&link), "the link was replaced by a file");
+        assert_eq!(std::fs::read_to_string(&link).unwrap(), "report");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        // A dangling link does not make the file it names either.
+        let elsewhere = dir.path().join("created-elsewhere.txt");
+        let dangling = out.join("table.csv");
+        std::os::unix::fs::symlink(&elsewhere, &dangling).unwrap();
+        write_atomically(&dangling, "a,b").unwrap();
+        assert!(!elsewhere.exists() && !is_link(&dangling));
+        assert_eq!(names_in(&out), ["index.html", "table.csv"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_real_dir_is_made_or_used_and_a_link_or_file_there_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let tables = dir.path().join("tables");
+        create_real_dir(&tables).unwrap();
+        create_real_dir(&tables).unwrap();
+        assert!(tables.is_dir());
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        let link = dir.path().join("figures");
+        std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+        let err = create_real_dir(&link).unwrap_err().to_string();
+        assert!(
+            err.contains("figures is a symbolic link, not a directory") && !err.contains('\n'),
+            "{err}"
+        );
+        std::fs::write(dir.path().join("file"), "").unwrap();
+        let err = create_real_dir(dir.path().join("file")).unwrap_err();
+        assert!(err.to_string().contains("file is a file, not a directory"));
+        let err = create_real_dir(dir.path().join("no/such")).unwrap_err();
+        assert!(err.to_string().contains("cannot create directory"), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_input_is_not_replaced_by_any_of_its_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("study.db");
+        std::fs::write(&input, "runs").unwrap();
+        let unrelated = dir.path().join("unrelated.db");
+        std::fs::write(&unrelated, "other").unwrap();
+        let read_through = dir.path().join("read-through.db");
+        std::os::unix::fs::symlink(&unrelated, &read_through).unwrap();
+        protect_input("the study database", &input);
+        protect_input("--runs", &read_through);
+        protect_input("--platform", dir.path().join("no such file"));
+        let link = dir.path().join("link.db");
+        std::os::unix::fs::symlink(&input, &link).unwrap();
+        let hard = dir.path().join("hard.db");
+        std::fs::hard_link(&input, &hard).unwrap();
+        let dir_link = dir.path().join("same-dir");
+        std::os::unix::fs::symlink(dir.path(), &dir_link).unwrap();
+        for output in [
+            input.clone(),
+            link,
+            hard,
+            dir_link.join("study.db"),
+            dir.path().join(".").join("study.db"),
+        ] {
+            let err = write_atomically(&output, "csv").unwrap_err();
+            assert!(
+                err.to_string().starts_with("it is the study database ")
+                    && err.to_string().ends_with("write to another path"),
+                "{}: {err}",
+                output.display()
+            );
+        }
+        for output in [unrelated.clone(), read_through] {
+            let err = write_atomically(&output, "csv").unwrap_err();
+            assert!(err.to_string().starts_with("it is --runs "), "{err}");
+        }
+        assert_eq!(std::fs::read_to_string(&input).unwrap(), "runs");
+        assert_eq!(std::fs::read_to_string(&unrelated).unwrap(), "other");
+        write_atomically(dir.path().join("export.csv"), "csv").unwrap();
     }
 
     #[cfg(unix)]
