@@ -12,13 +12,20 @@ use std::path::Path;
 use std::time::Duration;
 
 /// Schema version written into `meta`; bump on incompatible changes. Version 3 added the
-/// runs' `status` (`ok` or `failed`) and `error`; version 4 the studies' resolved `platform`.
-const SCHEMA_VERSION: i64 = 4;
+/// runs' `status` (`ok` or `failed`) and `error`; version 4 the studies' resolved `platform`;
+/// version 5 the `failure_history` of runs retried after they failed.
+const SCHEMA_VERSION: i64 = 5;
 /// How each older version becomes the next: `(version, statements)`; applied in order, so
 /// any version listed here is migrated to [`SCHEMA_VERSION`].
-const MIGRATIONS: [(i64, &str); 2] = [(2, MIGRATE_FROM_2), (3, MIGRATE_FROM_3)];
+const MIGRATIONS: [(i64, &str); 3] = [
+    (2, MIGRATE_FROM_2),
+    (3, MIGRATE_FROM_3),
+    (4, MIGRATE_FROM_4),
+];
 /// `runs.status` of a run that failed (non-zero exit, timeout, unreadable time, ...).
 const FAILED: &str = "failed";
+/// `runs.status` of a completed run.
+const OK: &str = "ok";
 /// How long a writer waits for another process's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// What to do with a database hetscale cannot use.
@@ -55,6 +62,27 @@ CREATE TABLE IF NOT EXISTS runs (
     error TEXT,
     UNIQUE (study, purpose, configuration, n, repetition)
 );
+CREATE TABLE IF NOT EXISTS failure_history (
+    id INTEGER PRIMARY KEY,
+    study TEXT NOT NULL,
+    purpose TEXT NOT NULL,
+    kernel TEXT NOT NULL,
+    backend TEXT NOT NULL,
+    platform TEXT NOT NULL,
+    configuration TEXT NOT NULL,
+    nodes INTEGER NOT NULL,
+    marked_speed REAL NOT NULL,
+    n INTEGER NOT NULL,
+    repetition INTEGER NOT NULL,
+    time_s REAL NOT NULL,
+    work REAL NOT NULL,
+    speed_efficiency REAL NOT NULL,
+    verified INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    version TEXT NOT NULL,
+    recorded_at TEXT,
+    error TEXT
+);
 ";
 
 /// Version 2 to 3: the status columns, every existing run completed.
@@ -69,6 +97,17 @@ UPDATE meta SET value = '3' WHERE key = 'schema_version';
 const MIGRATE_FROM_3: &str = "
 ALTER TABLE studies ADD COLUMN platform TEXT;
 UPDATE meta SET value = '4' WHERE key = 'schema_version';
+";
+
+/// Version 4 to 5: the history of failed runs that were retried (none yet).
+const MIGRATE_FROM_4: &str = "
+CREATE TABLE IF NOT EXISTS failure_history (id INTEGER PRIMARY KEY, study TEXT NOT NULL, purpose TEXT NOT NULL,
+    kernel TEXT NOT NULL, backend TEXT NOT NULL, platform TEXT NOT NULL,
+    configuration TEXT NOT NULL, nodes INTEGER NOT NULL, marked_speed REAL NOT NULL,
+    n INTEGER NOT NULL, repetition INTEGER NOT NULL, time_s REAL NOT NULL, work REAL NOT NULL,
+    speed_efficiency REAL NOT NULL, verified INTEGER NOT NULL, host TEXT NOT NULL,
+    version TEXT NOT NULL, recorded_at TEXT, error TEXT);
+UPDATE meta SET value = '5' WHERE key = 'schema_version';
 ";
 
 /// One completed run, as stored.
@@ -393,6 +432,10 @@ impl Store {
                 })
                 .and_then(|_| {
                     self.conn
+                        .execute("DELETE FROM failure_history WHERE study = ?1", [name])
+                })
+                .and_then(|_| {
+                    self.conn
                         .execute("DELETE FROM studies WHERE name = ?1", [name])
                 })
                 .and_then(|_| self.conn.execute_batch("COMMIT"))
@@ -426,14 +469,60 @@ impl Store {
             .map_err(|e| store_error(&self.path, &e))
     }
 
-    /// Writes `run` unless a run with the same key exists. Returns whether it was written.
+    /// Writes `run` as completed unless a completed run with the same key exists; a failure
+    /// stored under its key (the run was retried) moves to the failure history in the same
+    /// transaction. Returns whether it was written.
     pub fn record(&self, run: &RunRecord) -> Result<bool> {
-        let written = self
-            .conn
+        self.write_run(run, None)
+    }
+
+    /// Writes `run` as failed, with the one-line `error` (its `time_s` is the time until the
+    /// failure, its `speed_efficiency` 0), unless a completed run with the same key exists; an
+    /// earlier failure under its key moves to the failure history. A failed run is never
+    /// returned by [`Store::find`] or [`Store::runs`], so it never counts as a measurement;
+    /// [`Store::failure`] and [`Store::failed_runs`] return it.
+    pub fn record_failure(&self, run: &RunRecord, error: &str) -> Result<bool> {
+        self.write_run(run, Some(error))
+    }
+
+    /// Writes `run`, completed or failed with `error`, in one transaction with the move of the
+    /// failure it retries: whenever the writer is killed, the database holds either the old
+    /// failure or the new row, and never a failure that reads as completed.
+    fn write_run(&self, run: &RunRecord, error: Option<&str>) -> Result<bool> {
+        let fail = |e: rusqlite::Error| store_error(&self.path, &e);
+        let key = params![
+            run.study,
+            run.purpose,
+            run.configuration,
+            run.n as i64,
+            run.repetition
+        ];
+        let (status, efficiency) = match error {
+            Some(_) => (FAILED, 0.0),
+            None => (OK, run.speed_efficiency),
+        };
+        let transaction = self.conn.unchecked_transaction().map_err(fail)?;
+        transaction
             .execute(
-                "INSERT OR IGNORE INTO runs (study, purpose, kernel, backend, platform, configuration, nodes, \
-                 marked_speed, n, repetition, time_s, work, speed_efficiency, verified, host, version) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                &format!(
+                    "INSERT INTO failure_history ({RUN_COLUMNS}, recorded_at, error) \
+                     SELECT {RUN_COLUMNS}, recorded_at, error FROM runs {KEY_MATCH} AND status = '{FAILED}'"
+                ),
+                key,
+            )
+            .map_err(fail)?;
+        transaction
+            .execute(
+                &format!("DELETE FROM runs {KEY_MATCH} AND status = '{FAILED}'"),
+                key,
+            )
+            .map_err(fail)?;
+        let written = transaction
+            .execute(
+                &format!(
+                    "INSERT OR IGNORE INTO runs ({RUN_COLUMNS}, status, error) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
+                ),
                 params![
                     run.study,
                     run.purpose,
@@ -447,31 +536,24 @@ impl Store {
                     run.repetition,
                     run.time_s,
                     run.work,
-                    run.speed_efficiency,
+                    efficiency,
                     run.verified,
                     run.host,
-                    run.version
+                    run.version,
+                    status,
+                    error
                 ],
             )
-            .map_err(|e| store_error(&self.path, &e))?;
+            .map_err(fail)?;
+        transaction.commit().map_err(fail)?;
         Ok(written == 1)
     }
 
-    /// Writes `run` as failed, with the one-line `error` (its `time_s` is the time until the
-    /// failure, its `speed_efficiency` 0), unless a run with the same key exists. A failed run
-    /// is never returned by [`Store::find`] or [`Store::runs`], so it never counts as a
-    /// measurement; [`Store::failure`] and [`Store::failed_runs`] return it.
-    pub fn record_failure(&self, run: &RunRecord, error: &str) -> Result<bool> {
-        let written = self.record(run)?;
-        if written {
-            self.conn
-                .execute(
-                    &format!("UPDATE runs SET status = '{FAILED}', error = ?6, speed_efficiency = 0 {KEY_MATCH}"),
-                    params![run.study, run.purpose, run.configuration, run.n as i64, run.repetition, error],
-                )
-                .map_err(|e| store_error(&self.path, &e))?;
-        }
-        Ok(written)
+    /// The failures of runs that were retried afterwards (of one study, if given), each with
+    /// its error, oldest first: a resumed study retries a failed run, and this keeps why it
+    /// failed before.
+    pub fn failure_history(&self, study: Option<&str>) -> Result<Vec<(RunRecord, String)>> {
+        self.failures_in("failure_history", study)
     }
 
     /// Why the run with this key failed, if it is stored as failed.
@@ -493,13 +575,23 @@ impl Store {
             .map_err(|e| store_error(&self.path, &e))
     }
 
-    /// Every failed run (of one study, if given) with its error, in insertion order.
+    /// Every failed run (of one study, if given) with its error, in insertion order; the
+    /// failures retried since are in [`Store::failure_history`].
     pub fn failed_runs(&self, study: Option<&str>) -> Result<Vec<(RunRecord, String)>> {
+        self.failures_in("runs", study)
+    }
+
+    /// The failed runs of `table` (`runs` or `failure_history`) with their errors.
+    fn failures_in(&self, table: &str, study: Option<&str>) -> Result<Vec<(RunRecord, String)>> {
         let fail = |e: rusqlite::Error| store_error(&self.path, &e);
+        let failed = match table {
+            "runs" => format!("status = '{FAILED}'"),
+            _ => "1".into(),
+        };
         let mut stmt = self
             .conn
             .prepare(&format!(
-                "{SELECT_ANY_RUN}, error FROM runs WHERE status = '{FAILED}' AND (?1 IS NULL OR study = ?1) ORDER BY id"
+                "SELECT {RUN_COLUMNS}, error FROM {table} WHERE {failed} AND (?1 IS NULL OR study = ?1) ORDER BY id"
             ))
             .map_err(fail)?;
         let rows = stmt
@@ -525,6 +617,17 @@ impl Store {
             .map_err(|e| store_error(&self.path, &e))
     }
 
+    /// How many completed runs the database holds, of every study.
+    pub fn completed_runs(&self) -> Result<usize> {
+        self.conn
+            .query_row(
+                &format!("SELECT count(*) FROM runs WHERE status = '{OK}'"),
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| store_error(&self.path, &e))
+    }
+
     /// Every completed run (of one study, if given), in insertion order; failed runs are left
     /// out (see [`Store::failed_runs`]).
     pub fn runs(&self, study: Option<&str>) -> Result<Vec<RunRecord>> {
@@ -540,7 +643,8 @@ impl Store {
     }
 }
 
-const SELECT_ANY_RUN: &str = "SELECT study, purpose, kernel, backend, platform, configuration, nodes, marked_speed, n, \
+/// The columns of a [`RunRecord`], in the order [`row_to_run`] reads them.
+const RUN_COLUMNS: &str = "study, purpose, kernel, backend, platform, configuration, nodes, marked_speed, n, \
     repetition, time_s, work, speed_efficiency, verified, host, version";
 /// Completed runs only; the query goes on with `AND ...`.
 const SELECT_RUN: &str = "SELECT study, purpose, kernel, backend, platform, configuration, nodes, marked_speed, n, \
@@ -800,6 +904,65 @@ mod tests {
         assert_eq!((failed[0].0.n, failed[0].1.as_str()), (200, "timed out"));
     }
 
+    /// A writer killed between two statements of a failure once left it stored as a
+    /// completed run (D3). A trigger that refuses any run reaching the table as `ok` shows the
+    /// failure is never there as `ok`, not even between two statements.
+    #[test]
+    fn a_failure_never_reaches_the_table_as_completed() {
+        let store = Store::open_in_memory().unwrap();
+        store
+            .conn
+            .execute_batch(
+                "CREATE TEMP TRIGGER no_ok_run BEFORE INSERT ON runs WHEN NEW.status = 'ok' \
+                 BEGIN SELECT RAISE(ABORT, 'a run written as ok'); END;",
+            )
+            .unwrap();
+        assert!(store.record_failure(&sample(200, 0), "exit 1").unwrap());
+        let key = RunKey {
+            study: "s",
+            purpose: "sample",
+            configuration: "C_2",
+            n: 200,
+            repetition: 0,
+        };
+        assert_eq!(store.failure(key).unwrap().as_deref(), Some("exit 1"));
+        assert!(store.runs(None).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_retried_failure_is_replaced_and_kept_in_the_history() {
+        let store = Store::open_in_memory().unwrap();
+        let key = RunKey {
+            study: "s",
+            purpose: "sample",
+            configuration: "C_2",
+            n: 100,
+            repetition: 0,
+        };
+        assert!(store.record_failure(&sample(100, 0), "node died").unwrap());
+        assert!(store.record_failure(&sample(100, 0), "timed out").unwrap());
+        assert_eq!(store.failure(key).unwrap().as_deref(), Some("timed out"));
+        assert!(store.record(&sample(100, 0)).unwrap());
+        assert_eq!(store.find(key).unwrap(), Some(sample(100, 0)));
+        assert_eq!(store.failure(key).unwrap(), None);
+        assert!(store.failed_runs(None).unwrap().is_empty());
+        let history: Vec<String> = store
+            .failure_history(Some("s"))
+            .unwrap()
+            .into_iter()
+            .map(|(run, error)| {
+                assert_eq!((run.n, run.speed_efficiency), (100, 0.0));
+                error
+            })
+            .collect();
+        assert_eq!(history, ["node died", "timed out"]);
+        assert!(
+            !store.record_failure(&sample(100, 0), "late").unwrap(),
+            "a completed run is never replaced"
+        );
+        assert_eq!(store.failure_history(None).unwrap().len(), 2);
+    }
+
     /// The version 2 schema, as hetscale wrote it before runs had a status.
     const SCHEMA_V2: &str = "
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -1056,7 +1219,8 @@ mod tests {
         store
             .conn
             .execute_batch(
-                "ALTER TABLE studies DROP COLUMN platform; UPDATE meta SET value = '3' WHERE key = 'schema_version';",
+                "ALTER TABLE studies DROP COLUMN platform; DROP TABLE failure_history; \
+                 UPDATE meta SET value = '3' WHERE key = 'schema_version';",
             )
             .unwrap();
         drop(store);
