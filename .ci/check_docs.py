@@ -54,8 +54,8 @@ def is_commit_hash(token: str) -> bool:
 def markdown_files() -> list[Path]:
     files = [ROOT / "README.md"]
     files += sorted((ROOT / "docs").glob("*.md"))
-    files += sorted(ROOT.glob("crates/*/README.md"))
-    files += sorted(ROOT.glob("examples/*/README.md"))
+    files += sorted(ROOT.glob("crates/**/README.md"))
+    files += sorted(ROOT.glob("examples/**/README.md"))
     return [f for f in files if f.exists()]
 
 
