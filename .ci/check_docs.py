@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Checks the documentation: links resolve, the README is a front door, no README is a diary.
 
-- Every relative link in README.md, docs/*.md and crates/*/README.md (and examples/*/README.md)
-  resolves to an existing file or directory.
+- Every relative link in README.md, docs/*.md and the crates' and examples' READMEs resolves to
+  an existing file or directory, and a link's `#anchor` into a Markdown file to one of its
+  headings (as GitHub names them).
 - README.md has at most 250 lines and holds, in its first 10 lines, the main job
   `cargo run --release -p hetscale -- study` and the tests `cargo test --workspace --all-features`.
 - No README (README.md, docs/README.md, crates/*/README.md, examples/*/README.md) and no page of
@@ -63,6 +64,26 @@ def readmes(files: list[Path]) -> list[Path]:
     return [f for f in files if f.name == "README.md" or f.parent.name == "docs"]
 
 
+def github_anchors(text: str) -> set[str]:
+    """The anchors GitHub gives a Markdown file's headings (lowercase, punctuation dropped,
+    spaces as hyphens, `-1`, `-2` for repeats)."""
+    anchors: set[str] = set()
+    seen: dict[str, int] = {}
+    in_fence = False
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+            continue
+        match = None if in_fence else re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if not match:
+            continue
+        slug = re.sub(r"[^\w\- ]", "", match.group(1).lower()).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        anchors.add(slug if count == 0 else f"{slug}-{count}")
+    return anchors
+
+
 def check_links(path: Path, text: str, problems: list[str]) -> int:
     count = 0
     in_fence = False
@@ -74,15 +95,25 @@ def check_links(path: Path, text: str, problems: list[str]) -> int:
             continue
         targets = LINK_PATTERN.findall(line) + REF_PATTERN.findall(line)
         for target in targets:
-            if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.IGNORECASE) or target.startswith("#"):
-                continue  # an URL (http:, mailto:) or an anchor in the same page
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.IGNORECASE):
+                continue  # an URL (http:, mailto:)
+            if target.startswith("#"):
+                if target[1:] not in github_anchors(text):
+                    problems.append(f"{path.relative_to(ROOT)}:{number}: no heading `{target}`")
+                continue
             count += 1
-            file_part = unquote(target.split("#", 1)[0])
+            file_part, _, anchor = unquote(target).partition("#")
             resolved = (path.parent / file_part).resolve()
             if not resolved.exists():
                 problems.append(
                     f"{path.relative_to(ROOT)}:{number}: link target `{target}` does not exist"
                 )
+            elif anchor and resolved.suffix == ".md":
+                if anchor not in github_anchors(resolved.read_text(encoding="utf-8")):
+                    problems.append(
+                        f"{path.relative_to(ROOT)}:{number}: `{target}`: no heading "
+                        f"`#{anchor}` in {resolved.relative_to(ROOT)}"
+                    )
     return count
 
 
@@ -105,7 +136,7 @@ def main() -> int:
     links = 0
     for path in files:
         links += check_links(path, path.read_text(encoding="utf-8"), problems)
-    print(f"links: {links} relative links in {len(files)} files checked")
+    print(f"links: {links} relative links (and their anchors) in {len(files)} files checked")
 
     readme = ROOT / "README.md"
     lines = readme.read_text(encoding="utf-8").splitlines()
