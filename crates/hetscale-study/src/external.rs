@@ -1,6 +1,6 @@
 //! Launching any program as a run: a command template with placeholders, substituted without
 //! a shell, spawned in its own process group with a timeout (the whole group is ended when it
-//! expires, or when SIGINT or SIGTERM asks hetscale to stop), the end of its output kept and
+//! expires, or when a signal asks hetscale to stop), the end of its output kept and
 //! its time read from the wall clock, a regular expression or a JSON field.
 //!
 //! ```
@@ -186,14 +186,14 @@ const LONGEST_TIME_LINE: usize = 64 << 10;
 /// The most of a program's output an error message quotes.
 const QUOTED_BYTES: usize = 300;
 
-/// How often a wait looks whether SIGINT or SIGTERM asked hetscale to stop.
+/// How often a wait looks whether a signal (see [`crate::interrupt`]) asked hetscale to stop.
 const INTERRUPT_POLL: Duration = Duration::from_millis(50);
 
 /// How long a process group asked to stop (SIGTERM) may take before it is killed (SIGKILL).
 const STOP_GRACE: Duration = Duration::from_secs(2);
 
 /// Runs `argv` (program and arguments, no shell) in a new process group, keeping the end of
-/// its output; after `timeout`, or when SIGINT or SIGTERM asks hetscale to stop (see
+/// its output; after `timeout`, or when SIGINT, SIGTERM or SIGHUP asks hetscale to stop (see
 /// [`crate::interrupt`]), the whole group is ended and the launch fails. A non-zero exit is an
 /// error quoting the end of the last line of standard error. Every error is one line.
 ///

@@ -1,6 +1,7 @@
-//! Ctrl-C (SIGINT) and SIGTERM while programs run. A launched program has its own process
-//! group, so a terminal's Ctrl-C never reaches it; once [`catch`] is called, the first
-//! signal asks hetscale to stop instead of dying: [`crate::external::launch`] ends the running
+//! Ctrl-C (SIGINT), SIGTERM and SIGHUP (the terminal or SSH session closed) while programs
+//! run. A launched program has its own process group, so a terminal's Ctrl-C or hang-up never
+//! reaches it (nor what it started: left alone, it would run on with no parent); once
+//! [`catch`] is called, the first signal asks hetscale to stop instead of dying: [`crate::external::launch`] ends the running
 //! program's whole group, the runner stores nothing of the run it cut short and starts no
 //! other, and the study ends with [`crate::StudyError::Interrupted`]. A second signal ends
 //! hetscale at once, as if nothing were caught (a kernel run in-process is not cut short by
@@ -9,12 +10,15 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, Once};
 
-use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+
+/// The signals that ask hetscale to stop.
+const STOPPING: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
 
 static REQUESTED: LazyLock<Arc<AtomicBool>> = LazyLock::new(Arc::default);
 static SIGNAL: LazyLock<Arc<AtomicUsize>> = LazyLock::new(Arc::default);
 
-/// From now on, SIGINT and SIGTERM ask hetscale to stop (see the module); calling it again
+/// From now on, SIGINT, SIGTERM and SIGHUP ask hetscale to stop (see the module); calling it again
 /// changes nothing.
 pub fn catch() -> std::io::Result<()> {
     static ONCE: Once = Once::new();
@@ -24,7 +28,7 @@ pub fn catch() -> std::io::Result<()> {
 }
 
 fn register() -> std::io::Result<()> {
-    for signal in [SIGINT, SIGTERM] {
+    for signal in STOPPING {
         // Handlers run in this order: the first signal finds the flag clear and lives; the
         // signal is known before the flag says there is one.
         signal_hook::flag::register_conditional_default(signal, Arc::clone(&REQUESTED))?;
@@ -46,6 +50,7 @@ pub fn name(signal: i32) -> &'static str {
     match signal {
         SIGINT => "SIGINT",
         SIGTERM => "SIGTERM",
+        SIGHUP => "SIGHUP",
         _ => "a signal",
     }
 }

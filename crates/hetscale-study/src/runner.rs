@@ -3,7 +3,7 @@
 //! store already holds the run (an interrupted study being resumed), reads it instead.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use hbsp::{Backend, Platform, WorkCharge};
 use hetscale_kernels::KernelRegistry;
@@ -38,6 +38,8 @@ pub trait Observer {
     fn measured(&self, _measurement: &Measurement) {}
     /// A completed run was read from the store instead of run again (a resumed study).
     fn run_reused(&self) {}
+    /// A run stored as failed by an earlier study run is run again (a resumed study).
+    fn failure_retried(&self) {}
     /// `approach` finished a configuration; `outcome` says what it found.
     fn configuration_finished(&self, _approach: Approach, _label: &str, _outcome: &str) {}
 }
@@ -72,6 +74,9 @@ pub struct Runner<'a> {
     hostfiles: Hostfiles,
     /// The first run that failed, for a study none of whose runs completed.
     first_failure: RefCell<Option<String>>,
+    /// The runs that failed in this study run, by key: their failures stand, where a failure
+    /// stored by an earlier run of the study is retried.
+    failed_here: RefCell<BTreeSet<OwnedKey>>,
     store: &'a Store,
     observer: &'a dyn Observer,
     backend: Backend,
@@ -101,6 +106,7 @@ impl<'a> Runner<'a> {
         observer: &'a dyn Observer,
     ) -> Result<Self> {
         let platform = crate::local_speed::load_platform(&spec.platform)?.platform;
+        platform.check_kernels(&registry.names())?;
         let runner = Self::on_platform(spec, registry, &platform, store, observer)?;
         store.register_study(&spec.name, &spec.canonical(), &platform.to_toml_string()?)?;
         Ok(Self {
@@ -159,6 +165,7 @@ impl<'a> Runner<'a> {
             program,
             hostfiles: Hostfiles::default(),
             first_failure: RefCell::new(None),
+            failed_here: RefCell::new(BTreeSet::new()),
             store,
             observer,
             backend: backend(spec, spec.skeleton)?,
@@ -212,12 +219,14 @@ impl<'a> Runner<'a> {
         })
     }
 
-    /// Why the study must stop, if SIGINT or SIGTERM asked it to (see [`crate::interrupt`]).
+    /// Why the study must stop, if a signal asked it to (see [`crate::interrupt`]).
     pub fn interruption(&self) -> Result<Option<StudyError>> {
         if crate::interrupt::requested().is_none() {
             return Ok(None);
         }
-        let stored = self.store.runs(Some(&self.spec.name))?.len();
+        // The whole database's: a rerun resumes every study in it (the default study's
+        // experiments share one), not just the one that was cut short.
+        let stored = self.store.completed_runs()?;
         Ok(Some(StudyError::Interrupted { stored }))
     }
 
@@ -246,15 +255,37 @@ impl<'a> Runner<'a> {
         if let Some(m) = self.measurements.borrow().get(&(index, n)) {
             return Ok(m.clone());
         }
+        self.measure_runs(index, n, self.spec.repetitions)
+    }
+
+    /// Measures configuration `index` at size `n` again with at least `runs` repetitions,
+    /// beyond the spec's if need be (a size whose noise must be pinned down), reusing the
+    /// runs the store holds.
+    pub fn remeasure(&self, index: usize, n: u64, runs: u32) -> Result<Measurement> {
+        self.measure_runs(index, n, runs)
+    }
+
+    fn measure_runs(&self, index: usize, n: u64, at_least: u32) -> Result<Measurement> {
         let config = &self.configurations[index];
+        // Runs this study measured already are read again, not reused from an earlier one.
+        let known = self
+            .measurements
+            .borrow()
+            .get(&(index, n))
+            .map_or(0, |m| m.time.samples as u32);
         let mut times = Vec::new();
         let mut warmed_up = false;
-        for repetition in 0..self.spec.max_repetitions {
+        for repetition in 0..self.spec.max_repetitions.max(at_least) {
             let key = self.key(config, SAMPLE, n, repetition);
-            let time = match self.stored(key)? {
+            let stored = if repetition < known {
+                self.store.find(key)?
+            } else {
+                self.stored(key)?
+            };
+            let time = match stored {
                 Some(stored) => stored.time_s,
                 None => {
-                    if let Some(error) = self.store.failure(key)? {
+                    if let Some(error) = self.standing_failure(key)? {
                         return Err(self.failed(config, error));
                     }
                     if self.replay {
@@ -266,7 +297,7 @@ impl<'a> Runner<'a> {
                 }
             };
             times.push(time);
-            if self.enough(&times)? {
+            if times.len() as u32 >= at_least && self.enough(&times)? {
                 break;
             }
         }
@@ -293,7 +324,7 @@ impl<'a> Runner<'a> {
             }
             return Ok(stored);
         }
-        if let Some(error) = self.store.failure(key)? {
+        if let Some(error) = self.standing_failure(key)? {
             return Err(self.failed(config, error));
         }
         if self.replay {
@@ -307,7 +338,7 @@ impl<'a> Runner<'a> {
                     "verification failed at N = {n}: {} = {:.3e} exceeds {:.3e}",
                     v.method, v.error, v.tolerance
                 );
-                self.store.record_failure(&record, &error)?;
+                self.record_failure(key, &record, &error)?;
                 Err(self.failed(config, error))
             }
             _ => {
@@ -315,6 +346,28 @@ impl<'a> Runner<'a> {
                 Ok(record)
             }
         }
+    }
+
+    /// The stored failure of the run with `key` that stands. A report (replaying) shows every
+    /// stored failure; a study retries one stored by an earlier run of it (a node that died,
+    /// a timeout may not fail again), its failure kept in the store's failure history, and
+    /// stands by one it made itself.
+    fn standing_failure(&self, key: RunKey<'_>) -> Result<Option<String>> {
+        let Some(error) = self.store.failure(key)? else {
+            return Ok(None);
+        };
+        if self.replay || self.failed_here.borrow().contains(&OwnedKey::of(key)) {
+            return Ok(Some(error));
+        }
+        self.observer.failure_retried();
+        Ok(None)
+    }
+
+    /// Stores `record` as failed with `error`: a failure of this study run, which stands.
+    fn record_failure(&self, key: RunKey<'_>, record: &RunRecord, error: &str) -> Result<()> {
+        self.failed_here.borrow_mut().insert(OwnedKey::of(key));
+        self.store.record_failure(record, error)?;
+        Ok(())
     }
 
     /// The completed run with `key` the store holds, told to the observer as reused.
@@ -388,7 +441,8 @@ impl<'a> Runner<'a> {
                     verification: None,
                 };
                 let record = self.record(config, SAMPLE, repetition, &run);
-                self.store.record_failure(&record, &error)?;
+                let key = self.key(config, SAMPLE, n, repetition);
+                self.record_failure(key, &record, &error)?;
                 Err(self.failed(config, error))
             }
         }
@@ -502,6 +556,21 @@ impl<'a> Runner<'a> {
             host: self.host.clone(),
             version: env!("CARGO_PKG_VERSION").into(),
         }
+    }
+}
+
+/// A [`RunKey`] within one study: purpose, configuration, size and repetition.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct OwnedKey(String, String, u64, u32);
+
+impl OwnedKey {
+    fn of(key: RunKey<'_>) -> Self {
+        Self(
+            key.purpose.to_string(),
+            key.configuration.to_string(),
+            key.n,
+            key.repetition,
+        )
     }
 }
 

@@ -623,8 +623,9 @@ impl Store {
             .query_row(
                 &format!("SELECT count(*) FROM runs WHERE status = '{OK}'"),
                 [],
-                |r| r.get(0),
+                |r| r.get::<_, i64>(0),
             )
+            .map(|count| usize::try_from(count).unwrap_or_default())
             .map_err(|e| store_error(&self.path, &e))
     }
 
@@ -733,25 +734,64 @@ fn migratable(version: i64) -> bool {
 /// A read-only connection that writes nothing beside the database either. A database
 /// nobody has open has no `-wal` file: it is read as immutable, which creates no `-wal` or
 /// `-shm` (so a read-only filesystem works too). One with a `-wal` (or a rollback journal)
-/// is being written or was not closed: it is read through SQLite's locks and journal.
+/// is being written or was not closed: it is read through SQLite's locks and journal, or,
+/// where SQLite cannot create the `-shm` it needs for that (a read-only directory), from a
+/// copy in memory.
 fn open_reader(path: &Path) -> rusqlite::Result<Connection> {
-    let beside = |suffix: &str| {
-        let mut name = path.as_os_str().to_owned();
-        name.push(suffix);
-        std::path::PathBuf::from(name).exists()
-    };
-    let mode = if beside("-wal") || beside("-journal") {
+    let wal = beside(path, "-wal");
+    let mode = if wal.exists() || beside(path, "-journal").exists() {
         "mode=ro"
     } else {
         "immutable=1"
     };
     let uri = format!("{}?{mode}", file_uri(path));
-    Connection::open_with_flags(
+    let conn = Connection::open_with_flags(
         uri,
         OpenFlags::SQLITE_OPEN_READ_ONLY
             | OpenFlags::SQLITE_OPEN_URI
             | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
+    )?;
+    // SQLite opens lazily: the first read is where a missing `-shm` shows.
+    match conn.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(())) {
+        Err(e)
+            if wal.exists() && e.sqlite_error_code() == Some(rusqlite::ErrorCode::CannotOpen) =>
+        {
+            read_with_wal_in_memory(path, &wal)
+        }
+        _ => Ok(conn),
+    }
+}
+
+/// The file beside database `path` with `suffix` (`-wal`, `-shm`, `-journal`) added.
+fn beside(path: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    name.into()
+}
+
+/// Database `path` with the completed transactions of its `wal` applied, in memory: both are
+/// copied into a private temporary directory, where SQLite may write the `-shm` the WAL needs
+/// (read as immutable, the runs only in the WAL would be missing), then into memory; the
+/// directory is removed.
+fn read_with_wal_in_memory(path: &Path, wal: &Path) -> rusqlite::Result<Connection> {
+    let unreadable = |e: std::io::Error| {
+        rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CANTOPEN),
+            Some(e.to_string()),
+        )
+    };
+    let dir = tempfile::tempdir().map_err(unreadable)?;
+    let copy = dir.path().join("study.db");
+    std::fs::copy(path, &copy).map_err(unreadable)?;
+    std::fs::copy(wal, beside(&copy, "-wal")).map_err(unreadable)?;
+    let on_disk = Connection::open(&copy)?;
+    let mut memory = Connection::open_in_memory()?;
+    rusqlite::backup::Backup::new(&on_disk, &mut memory)?.run_to_completion(
+        256,
+        Duration::ZERO,
+        None,
+    )?;
+    Ok(memory)
 }
 
 /// `path` as an SQLite `file:` URI with an empty authority, every byte outside the
@@ -1150,6 +1190,61 @@ mod tests {
         drop(reader);
         assert_eq!(files_in(dir.path()), files, "no -wal or -shm left behind");
         assert_eq!(std::fs::read(&path).unwrap(), bytes);
+    }
+
+    /// Makes a directory immutable (even to root, which ignores its permissions) while it
+    /// lives; none if `chattr` cannot (not installed, or a filesystem without the attribute).
+    struct Immutable<'a>(&'a Path);
+
+    impl<'a> Immutable<'a> {
+        fn make(dir: &'a Path) -> Option<Self> {
+            let made = std::process::Command::new("chattr")
+                .arg("+i")
+                .arg(dir)
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            made.then_some(Self(dir))
+        }
+    }
+
+    impl Drop for Immutable<'_> {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("chattr")
+                .arg("-i")
+                .arg(self.0)
+                .status();
+        }
+    }
+
+    #[test]
+    fn a_database_with_its_wal_on_a_read_only_directory_is_read_whole() {
+        let written = tempfile::tempdir().unwrap();
+        let path = written.path().join("study.db");
+        let store = Store::open(&path).unwrap();
+        store.register_study("s", "{a}", "name = \"p\"").unwrap();
+        store.record(&sample(7, 0)).unwrap();
+        // The database and its WAL copied while the study ran (the last run only in the
+        // WAL), without the -shm: what a killed study leaves on its way to read-only media.
+        store
+            .conn
+            .pragma_update(None, "wal_autocheckpoint", 0)
+            .unwrap();
+        store.record(&sample(8, 0)).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let copy = dir.path().join("study.db");
+        std::fs::copy(&path, &copy).unwrap();
+        std::fs::copy(beside(&path, "-wal"), beside(&copy, "-wal")).unwrap();
+        drop(store);
+        let Some(_read_only) = Immutable::make(dir.path()) else {
+            eprintln!("skipped: chattr +i cannot make a read-only directory here");
+            return;
+        };
+        let reader = Store::open_read_only(&copy).unwrap();
+        assert_eq!(reader.runs(None).unwrap(), vec![sample(7, 0), sample(8, 0)]);
+        assert_eq!(reader.studies().unwrap(), ["s"]);
+        drop(reader);
+        assert_eq!(files_in(dir.path()), ["study.db", "study.db-wal"]);
     }
 
     #[test]
