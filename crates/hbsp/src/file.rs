@@ -82,40 +82,43 @@ fn is_stream(path: &Path) -> bool {
 }
 
 /// Creates the directory `dir` (its parent must exist), or uses it if it is already one; a
-/// symbolic link there (even to a directory) or any other file is refused, so that a link
-/// planted in an output directory cannot lead the files written into `dir` out of it.
-/// Every error names `dir`.
+/// symbolic link there (even to a directory) or any other file is refused ([`Refused`]), so
+/// that a link planted in an output directory cannot lead the files written into `dir` out of
+/// it.
 pub fn create_real_dir(dir: impl AsRef<Path>) -> io::Result<()> {
     let dir = dir.as_ref();
     match std::fs::symlink_metadata(dir) {
         Ok(m) if m.is_dir() => Ok(()),
-        Ok(m) if m.file_type().is_symlink() => Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            format!(
-                "{} is a symbolic link, not a directory: hetscale follows no link inside its \
-                 output directory; remove the link or write elsewhere",
-                dir.display()
-            ),
+        Ok(m) if m.file_type().is_symlink() => Err(refused(
+            "it is a symbolic link, not a directory: hetscale follows no link inside its output \
+             directory; remove the link or write elsewhere",
         )),
-        Ok(_) => Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            format!(
-                "{} is a file, not a directory: remove it or write elsewhere",
-                dir.display()
-            ),
+        Ok(_) => Err(refused(
+            "it is a file, not a directory: remove it or write elsewhere",
         )),
         Err(e) if e.kind() == io::ErrorKind::NotFound => match std::fs::create_dir(dir) {
             // Made meanwhile by someone else: check what it is.
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => create_real_dir(dir),
-            made => made.map_err(|e| named(dir, "cannot create directory", e)),
+            made => made,
         },
-        Err(e) => Err(named(dir, "cannot use directory", e)),
+        Err(e) => Err(e),
     }
 }
 
-/// `error`, its message prefixed with what failed on `path`.
-fn named(path: &Path, what: &str, error: io::Error) -> io::Error {
-    io::Error::new(error.kind(), format!("{what} {}: {error}", path.display()))
+/// A write or directory this module refuses (not a failure of the system): the message says
+/// what is wrong with the path (`it is ...`) and what to do.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Refused(String);
+
+fn refused(message: impl Into<String>) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, Refused(message.into()))
+}
+
+/// Whether `err` is a [`Refused`] write, whose message says what to do, rather than a failure
+/// of the system.
+pub fn is_refusal(err: &io::Error) -> bool {
+    err.get_ref().is_some_and(|inner| inner.is::<Refused>())
 }
 
 /// An input file a command reads and must not replace.
@@ -162,15 +165,12 @@ pub fn check_not_input(path: impl AsRef<Path>) -> io::Result<()> {
         .iter()
         .find(|i| i.ids.iter().any(|id| ids.contains(id)))
     {
-        Some(input) => Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            format!(
-                "it is {} {}, which this command reads: writing it would destroy it; write to \
-                 another path",
-                input.what,
-                input.path.display()
-            ),
-        )),
+        Some(input) => Err(refused(format!(
+            "it is {} {}, which this command reads: writing it would destroy it; write to \
+             another path",
+            input.what,
+            input.path.display()
+        ))),
         None => Ok(()),
     }
 }
@@ -315,14 +315,15 @@ mod tests {
         std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
         let err = create_real_dir(&link).unwrap_err().to_string();
         assert!(
-            err.contains("figures is a symbolic link, not a directory") && !err.contains('\n'),
+            err.starts_with("it is a symbolic link, not a directory") && !err.contains('\n'),
             "{err}"
         );
         std::fs::write(dir.path().join("file"), "").unwrap();
         let err = create_real_dir(dir.path().join("file")).unwrap_err();
-        assert!(err.to_string().contains("file is a file, not a directory"));
+        assert!(err.to_string().starts_with("it is a file, not a directory"));
+        assert!(is_refusal(&err));
         let err = create_real_dir(dir.path().join("no/such")).unwrap_err();
-        assert!(err.to_string().contains("cannot create directory"), "{err}");
+        assert!(err.kind() == io::ErrorKind::NotFound && !is_refusal(&err));
     }
 
     #[cfg(unix)]
@@ -352,11 +353,12 @@ mod tests {
             dir.path().join(".").join("study.db"),
         ] {
             let err = write_atomically(&output, "csv").unwrap_err();
+            let message = err.to_string();
             assert!(
-                err.to_string().starts_with("it is the study database ")
-                    && err.to_string().ends_with("write to another path"),
-                "{}: {err}",
-                output.display()
+                message.starts_with("it is the study database ")
+                    && message.ends_with("write to another path")
+                    && is_refusal(&err),
+                "{message}"
             );
         }
         for output in [unrelated.clone(), read_through] {

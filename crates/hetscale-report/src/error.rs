@@ -60,6 +60,15 @@ pub enum ReportError {
         /// Why (part of the message, not a separate source, so it is printed once).
         error: std::io::Error,
     },
+    /// A file or directory `hbsp::file` refuses to write (a symbolic link where a directory
+    /// of the report goes, an input of the command); the error says why and what to do.
+    #[error("cannot write {}: {error}", path.display())]
+    Refused {
+        /// The file or directory.
+        path: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
     /// The plotting library failed (a bug in a chart function, not in the data).
     #[error("drawing {chart} failed: {reason}")]
     Plot {
@@ -72,10 +81,11 @@ pub enum ReportError {
 
 impl ReportError {
     pub(crate) fn io(path: impl Into<PathBuf>, error: std::io::Error) -> Self {
-        Self::Io {
-            path: path.into(),
-            error,
+        let path = path.into();
+        if hbsp::file::is_refusal(&error) {
+            return Self::Refused { path, error };
         }
+        Self::Io { path, error }
     }
 }
 

@@ -279,12 +279,20 @@ impl Report {
     }
 
     /// Writes `dir/index.html`, `dir/tables/<name>.{md,csv,json}` and every figure as
-    /// `dir/figures/<id>.svg` (for a paper or slides), creating `dir`.
+    /// `dir/figures/<id>.svg` (for a paper or slides), creating `dir`. A symbolic link inside
+    /// `dir` is never followed: one at a file's place is replaced, one at `tables` or
+    /// `figures` refused (see [`hbsp::file`]), so a link planted in a shared `dir` cannot lead
+    /// the report out of it.
     pub fn write(&self, dir: impl AsRef<Path>) -> Result<Written> {
         let dir = dir.as_ref();
         let html = self.to_html()?;
+        std::fs::create_dir_all(dir).map_err(|e| ReportError::io(dir, e))?;
         let tables_dir = dir.join("tables");
-        std::fs::create_dir_all(&tables_dir).map_err(|e| ReportError::io(&tables_dir, e))?;
+        let figures_dir = dir.join("figures");
+        // Both checked before any file is written: a link there fails the report whole.
+        for sub in [&tables_dir, &figures_dir] {
+            hbsp::file::create_real_dir(sub).map_err(|e| ReportError::io(sub, e))?;
+        }
         let index = dir.join("index.html");
         write_file(&index, &html)?;
         let mut tables = Vec::new();
@@ -301,7 +309,7 @@ impl Report {
                 tables.push(path);
             }
         }
-        let figures = self.write_figures(&dir.join("figures"))?;
+        let figures = self.write_figures(&figures_dir)?;
         Ok(Written {
             index,
             tables,
@@ -310,7 +318,6 @@ impl Report {
     }
 
     fn write_figures(&self, dir: &Path) -> Result<Vec<PathBuf>> {
-        std::fs::create_dir_all(dir).map_err(|e| ReportError::io(dir, e))?;
         self.figures()
             .map(|figure| {
                 let path = dir.join(format!("{}.svg", figure.id));
@@ -422,6 +429,43 @@ mod tests {
         assert!(
             file.contains("xmlns=\"http://www.w3.org/2000/svg\""),
             "a standalone SVG names its namespace"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn write_follows_no_link_planted_in_its_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim.txt");
+        std::fs::write(&victim, "precious").unwrap();
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        let out = dir.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        std::os::unix::fs::symlink(&victim, out.join("index.html")).unwrap();
+        let report = Report::new("r").section(Section::new("a", "A").table(table("runs")));
+        report.write(&out).unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert!(
+            std::fs::read_to_string(out.join("index.html"))
+                .unwrap()
+                .contains("<html")
+        );
+        let shared = dir.path().join("shared");
+        std::fs::create_dir(&shared).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, shared.join("tables")).unwrap();
+        let err = report.write(&shared).unwrap_err().to_string();
+        assert!(
+            err.ends_with(
+                "tables: it is a symbolic link, not a directory: hetscale follows no \
+                 link inside its output directory; remove the link or write elsewhere"
+            ),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+        assert!(
+            !shared.join("index.html").exists(),
+            "refused before any file is written"
         );
     }
 }
