@@ -90,6 +90,21 @@ pub enum BroadcastAlgorithm {
     Auto,
 }
 
+/// The name of every collective this module implements: what a platform's measured
+/// `[[network.collective]]` and `[[machine.collective]]` entries may name.
+pub const NAMES: [&str; 10] = [
+    "broadcast",
+    "scatter",
+    "scatterv",
+    "gather",
+    "gatherv",
+    "allgather",
+    "reduce",
+    "allreduce",
+    "alltoall",
+    "alltoallv",
+];
+
 const ONE_PHASE: u32 = 1;
 const TWO_PHASE: u32 = 2;
 

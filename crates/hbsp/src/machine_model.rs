@@ -263,10 +263,16 @@ impl CollectiveCost {
 
     /// Checks the terms; `table` names where it is written (`machine.collective`).
     pub(crate) fn validate(&self, table: &str) -> Result<(), String> {
-        let at = format!("{table} \"{}\"", self.name);
+        let at = format!("{table} {:?}", self.name);
         if self.name.trim().is_empty() {
             return Err(format!(
                 "{table}: name is empty: write name = \"broadcast\""
+            ));
+        }
+        if !crate::collectives::NAMES.contains(&self.name.as_str()) {
+            return Err(format!(
+                "{at} names no collective: use one of {}",
+                crate::collectives::NAMES.join(", ")
             ));
         }
         non_negative(
@@ -280,6 +286,21 @@ impl CollectiveCost {
             ],
         )
     }
+}
+
+/// Checks every entry of a `[[network.collective]]` or `[[machine.collective]]` list (named
+/// `table`): a collective measured twice would leave one measurement silently unused.
+pub(crate) fn validate_collectives(
+    table: &str,
+    collectives: &[CollectiveCost],
+) -> Result<(), String> {
+    for (i, c) in collectives.iter().enumerate() {
+        c.validate(table)?;
+        if collectives[..i].iter().any(|d| d.name == c.name) {
+            return Err(format!("{table} {:?} is listed twice: keep one", c.name));
+        }
+    }
+    Ok(())
 }
 
 impl ComputeRate {
@@ -428,15 +449,7 @@ impl MachineModel {
                 self.jitter
             ));
         }
-        for (i, c) in self.collectives.iter().enumerate() {
-            c.validate("machine.collective")?;
-            if self.collectives[..i].iter().any(|d| d.name == c.name) {
-                return Err(format!(
-                    "machine.collective \"{}\" is listed twice: keep one",
-                    c.name
-                ));
-            }
-        }
+        validate_collectives("machine.collective", &self.collectives)?;
         for (i, c) in self.compute.iter().enumerate() {
             c.validate()?;
             if self.compute[..i]
@@ -450,6 +463,44 @@ impl MachineModel {
             }
         }
         Ok(())
+    }
+
+    /// An error unless every `[[machine.compute]]` kind is `*` or one of `kinds`, the
+    /// platform's node kinds: an entry for no kind would be silently unused.
+    pub fn check_kinds(&self, kinds: &[&str]) -> Result<(), String> {
+        let Some(entry) = self
+            .compute
+            .iter()
+            .find(|c| c.kind != "*" && !kinds.contains(&c.kind.as_str()))
+        else {
+            return Ok(());
+        };
+        let valid = if kinds.is_empty() {
+            "\"*\" (the platform's nodes have no kind)".to_owned()
+        } else {
+            format!("one of {} or \"*\"", kinds.join(", "))
+        };
+        Err(format!(
+            "machine.compute kind {:?} is no node's kind: use {valid}",
+            entry.kind
+        ))
+    }
+
+    /// An error unless every `[[machine.compute]]` kernel is `*` or one of `kernels` (the
+    /// kernels a registry knows): an entry for no kernel would be silently unused.
+    pub fn check_kernels(&self, kernels: &[String]) -> Result<(), String> {
+        let Some(entry) = self
+            .compute
+            .iter()
+            .find(|c| c.kernel != "*" && !kernels.contains(&c.kernel))
+        else {
+            return Ok(());
+        };
+        Err(format!(
+            "machine.compute kernel {:?} is no kernel: use one of {} or \"*\"",
+            entry.kernel,
+            kernels.join(", ")
+        ))
     }
 }
 

@@ -367,6 +367,15 @@ impl Platform {
         if self.name.trim().is_empty() {
             return bad("platform name is empty: write name = \"my-cluster\"".into());
         }
+        for (key, text) in [
+            ("name", &self.name),
+            ("description", &self.description),
+            ("speed_unit", &self.speed_unit),
+        ] {
+            if let Some(problem) = control_character_problem(text) {
+                return bad(format!("platform {key} {problem}"));
+            }
+        }
         if self.nodes.is_empty() {
             return bad(format!(
                 "platform \"{}\" has no nodes: add a [[node]] table with name and marked_speed",
@@ -398,9 +407,23 @@ impl Platform {
             .validate()
             .map_err(HbspError::InvalidPlatform)?;
         if let Some(model) = &self.machine {
-            model.validate().map_err(HbspError::InvalidPlatform)?;
+            model
+                .validate()
+                .and_then(|()| model.check_kinds(&self.kinds()))
+                .map_err(HbspError::InvalidPlatform)?;
         }
         self.check_derived().map_err(HbspError::InvalidPlatform)
+    }
+
+    /// Checks that every `[[machine.compute]]` entry names one of `kernels` (or `*`); the
+    /// platform cannot know the kernels, so whoever loads it for a registry calls this.
+    pub fn check_kernels(&self, kernels: &[String]) -> Result<()> {
+        match &self.machine {
+            Some(model) => model
+                .check_kernels(kernels)
+                .map_err(|e| HbspError::InvalidPlatform(format!("platform {}: {e}", self.name))),
+            None => Ok(()),
+        }
     }
 
     /// Every field can be finite while what is computed from them is not: C = sum C_j,
@@ -542,22 +565,31 @@ impl Node {
         if let Some(problem) = self.kind.as_deref().and_then(identifier_problem) {
             return bad(format!("kind {problem}"));
         }
-        if !(self.marked_speed.is_finite() && self.marked_speed > 0.0) {
-            return bad(format!(
-                "marked_speed must be > 0, got {}",
-                self.marked_speed
-            ));
+        if let Some(problem) = positive_normal_problem(self.marked_speed) {
+            return bad(format!("marked_speed {problem}"));
         }
         if self.cpus == 0 {
             return bad("cpus must be >= 1, got 0".into());
         }
-        if !(self.r.is_finite() && self.r > 0.0) {
-            return bad(format!(
-                "r must be > 0 (1 = fastest injector), got {}",
-                self.r
-            ));
+        if let Some(problem) = positive_normal_problem(self.r) {
+            return bad(format!("r {problem} (1 = fastest injector)"));
         }
         Ok(())
+    }
+}
+
+/// Why `value` cannot be a speed or a slowness: not finite, not > 0, or so close to 0
+/// (subnormal, e.g. 5e-324) that dividing by it overflows and the statistics fail later.
+fn positive_normal_problem(value: f64) -> Option<String> {
+    if !(value.is_finite() && value > 0.0) {
+        Some(format!("must be > 0, got {value}"))
+    } else if !value.is_normal() {
+        Some(format!(
+            "= {value:e} is too close to 0 to compute with: give one of at least {:e}, or a smaller unit",
+            f64::MIN_POSITIVE
+        ))
+    } else {
+        None
     }
 }
 
@@ -568,7 +600,18 @@ fn extreme_ratio(values: impl Iterator<Item = f64> + Clone) -> f64 {
     max / min
 }
 
+/// Why `text`, a name or label a user gave and hetscale prints, cannot be printed as it is:
+/// a control character (an escape, a bell) would reach the terminal or a CSV file raw.
+pub fn control_character_problem(text: &str) -> Option<String> {
+    text.chars()
+        .find(|c| c.is_control())
+        .map(|c| format!("{text:?} contains the control character {c:?}: remove it"))
+}
+
 fn identifier_problem(word: &str) -> Option<String> {
+    if let Some(problem) = control_character_problem(word) {
+        return Some(problem);
+    }
     let separator = word
         .chars()
         .find(|c| c.is_whitespace() || [',', ':', '*'].contains(c));
@@ -611,9 +654,7 @@ impl Network {
         if !(self.o_s.is_finite() && self.o_s >= 0.0) {
             return Err(format!("network.o_s must be >= 0, got {}", self.o_s));
         }
-        for collective in &self.collectives {
-            collective.validate("network.collective")?;
-        }
+        crate::machine_model::validate_collectives("network.collective", &self.collectives)?;
         self.l.validate()
     }
 

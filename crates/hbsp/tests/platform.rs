@@ -229,3 +229,116 @@ fn platform_files_load_and_report_their_path() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A valid two-kind platform with `extra` appended (TOML tables).
+fn two_kinds_with(extra: &str) -> String {
+    format!(
+        "name = \"t\"\n[network]\ng_s_per_byte = 1e-9\nL = {{ base_s = 1e-5 }}\n{extra}\n\
+         [[node]]\nname = \"a\"\nkind = \"blade\"\nmarked_speed = 1\n\
+         [[node]]\nname = \"b\"\nkind = \"server\"\nmarked_speed = 2\n"
+    )
+}
+
+const MACHINE: &str = "[machine]\nlink_bytes_per_s = 1e6\n";
+
+#[test]
+fn collectives_must_be_named_once_and_by_a_collective_this_library_has() {
+    let typo = two_kinds_with("[[network.collective]]\nname = \"braodcast\"\nbase_s = 1.0\n");
+    assert_eq!(
+        platform_error(&typo),
+        "network.collective \"braodcast\" names no collective: use one of broadcast, scatter, \
+         scatterv, gather, gatherv, allgather, reduce, allreduce, alltoall, alltoallv"
+    );
+    let twice = two_kinds_with(
+        "[[network.collective]]\nname = \"broadcast\"\nbase_s = 1.0\n\
+         [[network.collective]]\nname = \"broadcast\"\nbase_s = 2.0\n",
+    );
+    assert_eq!(
+        platform_error(&twice),
+        "network.collective \"broadcast\" is listed twice: keep one"
+    );
+    let machine_typo = two_kinds_with(&format!(
+        "{MACHINE}[[machine.collective]]\nname = \"gater\"\n"
+    ));
+    assert!(
+        platform_error(&machine_typo)
+            .starts_with("machine.collective \"gater\" names no collective: use one of broadcast"),
+        "{}",
+        platform_error(&machine_typo)
+    );
+    for name in hbsp::collectives::NAMES {
+        let known = two_kinds_with(&format!("[[network.collective]]\nname = \"{name}\"\n"));
+        Platform::from_toml_str(&known).unwrap();
+    }
+}
+
+#[test]
+fn compute_rates_must_name_a_node_kind_and_a_known_kernel() {
+    let kind = two_kinds_with(&format!(
+        "{MACHINE}[[machine.compute]]\nkind = \"blaed\"\nrate_fraction = 0.5\n"
+    ));
+    assert_eq!(
+        platform_error(&kind),
+        "machine.compute kind \"blaed\" is no node's kind: use one of blade, server or \"*\""
+    );
+    let kernel = two_kinds_with(&format!(
+        "{MACHINE}[[machine.compute]]\nkernel = \"mn\"\nkind = \"blade\"\nrate_fraction = 0.5\n"
+    ));
+    let platform = Platform::from_toml_str(&kernel).unwrap();
+    let known = ["mm".to_string(), "ge".to_string()];
+    assert_eq!(
+        platform.check_kernels(&known).unwrap_err().to_string(),
+        "platform t: machine.compute kernel \"mn\" is no kernel: use one of mm, ge or \"*\""
+    );
+    let fixed = Platform::from_toml_str(&kernel.replace("\"mn\"", "\"mm\"")).unwrap();
+    fixed.check_kernels(&known).unwrap();
+    for preset in hbsp::presets::all() {
+        preset
+            .check_kernels(&known)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+#[test]
+fn names_and_labels_with_control_characters_are_refused() {
+    let escape = "C1\u{1b}]0;pwned\u{7}";
+    let node = two_kinds_with("").replace(
+        "name = \"a\"",
+        &format!("name = \"{}\"", "a\\u001b]0;x\\u0007"),
+    );
+    assert!(
+        platform_error(&node).contains("contains the control character '\\u{1b}': remove it"),
+        "{}",
+        platform_error(&node)
+    );
+    let kind = two_kinds_with("").replace("kind = \"blade\"", "kind = \"bl\\u0007ade\"");
+    assert!(
+        platform_error(&kind).contains("kind \"bl\\u{7}ade\" contains"),
+        "{}",
+        platform_error(&kind)
+    );
+    let platform_name = two_kinds_with("").replace("name = \"t\"", "name = \"t\\u001b[2J\"");
+    assert!(platform_error(&platform_name).starts_with("platform name"));
+    assert!(
+        !platform_error(&platform_name).contains('\u{1b}'),
+        "the error itself prints no escape"
+    );
+    assert!(hbsp::platform::control_character_problem(escape).is_some());
+    assert!(hbsp::platform::control_character_problem("C_1 (server*2)").is_none());
+}
+
+#[test]
+fn speeds_too_close_to_zero_to_compute_with_are_refused() {
+    let tiny = two_kinds_with("").replace("marked_speed = 1\n", "marked_speed = 5e-324\n");
+    assert_eq!(
+        platform_error(&tiny),
+        "node \"a\": marked_speed = 5e-324 is too close to 0 to compute with: give one of at \
+         least 2.2250738585072014e-308, or a smaller unit"
+    );
+    let r = two_kinds_with("").replace("marked_speed = 1\n", "marked_speed = 1\nr = 1e-320\n");
+    assert!(
+        platform_error(&r).contains("r = 1e-320 is too close to 0"),
+        "{}",
+        platform_error(&r)
+    );
+}

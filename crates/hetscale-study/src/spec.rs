@@ -679,7 +679,8 @@ fn validate_configurations(
         c.nodes.parse::<hbsp::NodeSet>().map_err(|e| {
             let which = match c.label.trim() {
                 "" => (i + 1).to_string(),
-                label => format!("\"{label}\""),
+                // Debug quoting: a control character in the label is shown escaped.
+                label => format!("{label:?}"),
             };
             at(span.clone(), format!("configuration {which}: nodes: {e}"))
         })?;
@@ -687,6 +688,13 @@ fn validate_configurations(
             return Err(at(
                 span.clone(),
                 format!("configuration {}: label is empty", i + 1),
+            ));
+        }
+        // Labels are printed in tables and exported to CSV, like names.
+        if let Some(problem) = hbsp::platform::control_character_problem(&c.label) {
+            return Err(at(
+                span.clone(),
+                format!("configuration {}: label {problem}", i + 1),
             ));
         }
         if configurations[..i].iter().any(|o| o.label == c.label) {

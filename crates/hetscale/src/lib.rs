@@ -95,7 +95,7 @@ pub fn main_with(registry: KernelRegistry) -> ExitCode {
         Command::Predict(args) => cmd::predict::run(&args, &registry),
         Command::Export(args) => cmd::export::run(&args),
         Command::Collectives(args) => cmd::collectives::run(&args),
-        Command::Platform(args) => cmd::platform::run(&args),
+        Command::Platform(args) => cmd::platform::run(&args, &registry),
         Command::Probe(args) => cmd::probe::run(&args),
         Command::Calibrate(args) => cmd::calibrate::run(&args, &registry),
         Command::Reproduce(args) => cmd::reproduce::run(&args, &registry),

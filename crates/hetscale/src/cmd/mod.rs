@@ -17,9 +17,14 @@ pub mod study;
 mod study_text;
 
 /// The platform `name_or_path`, `local` at this host's cached marked speed; where that speed
-/// comes from is said on stderr (standard output stays the command's result).
-pub(crate) fn load_platform(name_or_path: &str) -> anyhow::Result<hbsp::Platform> {
+/// comes from is said on stderr (standard output stays the command's result). Its machine
+/// model may name only `registry`'s kernels.
+pub(crate) fn load_platform(
+    name_or_path: &str,
+    registry: &hetscale_kernels::KernelRegistry,
+) -> anyhow::Result<hbsp::Platform> {
     let loaded = hetscale_study::local_speed::load_platform(name_or_path)?;
+    loaded.platform.check_kernels(&registry.names())?;
     if let Some(note) = loaded.note {
         eprintln!("note: {note}");
     }

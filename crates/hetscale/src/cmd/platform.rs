@@ -2,7 +2,7 @@
 
 use crate::output::{out, outln};
 use hbsp::{Machine, NodeSet, Platform};
-use hetscale_kernels::flops_per_unit;
+use hetscale_kernels::{KernelRegistry, flops_per_unit};
 use serde_json::{Map, Value, json};
 
 /// List the built-in platforms, show one, or validate a platform file.
@@ -157,11 +157,11 @@ fn schema_keys(value: Value, unit: &str) -> Value {
 }
 
 /// Runs `hetscale platform`.
-pub fn run(args: &Args) -> anyhow::Result<()> {
+pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     match &args.action {
         Action::List { json } => list(*json),
         Action::Show { name, nodes, json } => show(name, nodes.as_deref(), *json),
-        Action::Validate { name, json } => validate(name, *json),
+        Action::Validate { name, json } => validate(name, registry, *json),
     }
 }
 
@@ -242,8 +242,9 @@ fn print_machine(view: &MachineView<'_>) {
     );
 }
 
-fn validate(name: &str, json: bool) -> anyhow::Result<()> {
+fn validate(name: &str, registry: &KernelRegistry, json: bool) -> anyhow::Result<()> {
     let platform = Platform::load(name)?;
+    platform.check_kernels(&registry.names())?;
     let summary = Summary::of(&platform);
     if json {
         outln!("{}", serde_json::to_string_pretty(&summary.to_json())?);

@@ -62,7 +62,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         args.n_max
     );
     let program = Program::Kernel(args.kernel_options.kernel(&args.kernel, registry)?);
-    let platform = super::load_platform(&args.platform)?;
+    let platform = super::load_platform(&args.platform, registry)?;
     check_replication_fits(platform.nodes.len(), args.replicate)?;
     let platform = platform.replicated(args.replicate)?;
     let configs = args

@@ -136,14 +136,14 @@ impl KernelArgs {
 /// Runs `hetscale run`.
 pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     let Some(kernel) = &args.kernel else {
-        return super::run_command::run(args);
+        return super::run_command::run(args, registry);
     };
     if let Some(path) = &args.trace {
         ensure_parent_exists("--trace", path)?;
     }
     let backend = backend(args)?;
     let job = Job::start(&backend)?;
-    let platform = super::load_platform(&args.platform)?;
+    let platform = super::load_platform(&args.platform, registry)?;
     let machine = machine(args, &platform, job.as_ref())?;
     let kernel = args.kernel_options.kernel(kernel, registry)?;
     let inputs = inputs(args, kernel.as_ref(), &machine, &backend)?;

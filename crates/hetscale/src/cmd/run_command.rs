@@ -67,7 +67,10 @@ impl CommandArgs {
 
 /// Runs `hetscale run --command ...`: `--warmup` then `--runs` runs at --n on --nodes of
 /// --platform.
-pub fn run(args: &super::run::Args) -> anyhow::Result<()> {
+pub fn run(
+    args: &super::run::Args,
+    registry: &hetscale_kernels::KernelRegistry,
+) -> anyhow::Result<()> {
     let spec = args
         .command
         .spec()?
@@ -79,7 +82,7 @@ pub fn run(args: &super::run::Args) -> anyhow::Result<()> {
     let command = spec.validate().map_err(|e| {
         anyhow::anyhow!(in_options(&e).unwrap_or_else(|| format!("--command: {e}")))
     })?;
-    let platform = super::load_platform(&args.platform)?;
+    let platform = super::load_platform(&args.platform, registry)?;
     let config = resolve(&platform, &args.nodes, &args.nodes)?;
     let program = Program::Command(Box::new(command));
     let hostfiles = Hostfiles::default();
