@@ -3,7 +3,9 @@
 
 use hbsp::Platform;
 use hetscale_kernels::{KernelOptions, KernelRegistry};
-use hetscale_study::calibrate::{FreeParameter, calibrate, choose_fit, simulate, with_rate};
+use hetscale_study::calibrate::{
+    FitChoice, FreeParameter, calibrate, choose_fit, simulate, with_rate,
+};
 use hetscale_study::measurements::{MeasuredRun, Quantity};
 use hetscale_study::reproduce::Experiment;
 
@@ -366,4 +368,24 @@ fn fit_auto_lets_each_kernel_choose_on_its_own_runs() {
         &["rate_fraction", "process_overhead_s", "collective_scale"]
     );
     assert_ne!(best("mm"), best("ge"));
+}
+
+#[test]
+fn fit_auto_says_when_a_rule_not_the_runs_broke_a_tie() {
+    // GE's base runs identify two choices of three parameters at the same leave-one-out error.
+    let registry = KernelRegistry::builtin();
+    let start = Platform::load("sunwulf").unwrap();
+    let ge = Experiment::named("jpdc-ge").unwrap();
+    let runs = ge.calibration_runs(&start, &registry).unwrap();
+    let (_, ranking) = choose_fit(&start, &registry, &ge.options, &runs).unwrap();
+    let tied: Vec<&FitChoice> = ranking.iter().filter(|c| c.tied).collect();
+    assert!(tied.len() >= 2, "{ranking:#?}");
+    assert!(ranking.iter().take(tied.len()).all(|c| c.tied));
+    let rule = ranking[0].tie_break.as_deref().unwrap();
+    assert!(
+        rule.starts_with(&format!("{} choices tie at leave-one-out rms", tied.len()))
+            && rule.contains("chosen by a rule, not by the runs"),
+        "{rule}"
+    );
+    assert!(ranking[1..].iter().all(|c| c.tie_break.is_none()));
 }
