@@ -68,6 +68,10 @@ pub const REFUSED: u8 = 2;
 
 /// Whether `err` refuses a run too large for this machine, whichever crate refused it.
 fn is_refusal(err: &anyhow::Error) -> bool {
+/// The exit code of a study that settled no configuration (every one failed or its target
+/// was unreachable); its database, results and report are written all the same.
+pub const UNSETTLED: u8 = 3;
+
     err.chain().any(|cause| {
         cause
             .downcast_ref::<hbsp::HbspError>()
@@ -116,3 +120,6 @@ pub fn main_with(registry: KernelRegistry) -> ExitCode {
         }
     }
 }
+            if err.is::<cmd::study::Unsettled>() {
+                return ExitCode::from(UNSETTLED);
+            }

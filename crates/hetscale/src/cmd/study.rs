@@ -21,8 +21,21 @@ use std::time::Instant;
 use super::report::write_report;
 use super::study_text::render_text;
 
+/// What `hetscale study --help` adds after the options: resuming and the exit codes.
+const AFTER_HELP: &str = "\
+Resuming: rerun with the same --db (or --out) to resume a study. Completed runs are reused; a
+run that failed (non-zero exit, timeout, a node that died) is run again, its earlier failure
+kept in the database's failure_history table.
+
+Exit codes: 0 the study settled at least one configuration; 1 an error (every run failed,
+bad input); 2 a run refused as too large for this machine; 3 the study settled no
+configuration (every one failed or its target was unreachable; the database, results and
+report are still written); 128 + N stopped by signal N (SIGINT, SIGTERM, SIGHUP: rerun to
+resume).";
+
 /// Arguments of `hetscale study`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct Args {
     /// Study spec (TOML); with none, the built-in default study: the JPDC reproduction (GE, MM
     /// and conv2d on simulated Sunwulf, calibrated on their base configurations).
@@ -55,7 +68,8 @@ pub struct Args {
     /// With --command: the study's name in the database.
     #[arg(long, default_value = "command")]
     pub name: String,
-    /// Database every run is written to as it completes; rerunning resumes from it.
+    /// Database every run is written to as it completes; rerunning resumes from it, retrying
+    /// the runs that failed.
     #[arg(long)]
     pub db: Option<PathBuf>,
     /// Directory for the results (the database too, unless --db is given).
@@ -102,7 +116,7 @@ fn pass_hosts(args: &Args, spec: &mut StudySpec) -> anyhow::Result<()> {
 
 /// Runs `hetscale study`.
 pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
-    hetscale_study::interrupt::catch().context("cannot catch SIGINT and SIGTERM")?;
+    hetscale_study::interrupt::catch().context("cannot catch SIGINT, SIGTERM and SIGHUP")?;
     let mut specs = match (&args.spec, command_study(args)?) {
         (_, Some(study)) => vec![study.spec()?],
         (Some(path), None) => vec![StudySpec::from_file_with(path, registry)?],
@@ -145,7 +159,45 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         resumed.iter().for_each(|line| outln!("{line}"));
         print_locations(&db, &args.out, &index);
     }
-    Ok(())
+    settled_something(&results)
+}
+
+/// A study that settled no configuration in any approach (every one failed or its target
+/// was unreachable): what it found is written, and it ends with [`crate::UNSETTLED`].
+#[derive(Debug)]
+pub(crate) struct Unsettled {
+    /// The names of the studies that settled nothing.
+    studies: Vec<String>,
+}
+
+impl std::fmt::Display for Unsettled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "study {} settled no configuration (see \"not settled\" above and the report): lower the target, raise n_max or fix the failing runs",
+            self.studies.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for Unsettled {}
+
+/// [`Unsettled`] if a study settled nothing.
+fn settled_something(results: &[StudyResult]) -> anyhow::Result<()> {
+    let studies: Vec<String> = results
+        .iter()
+        .filter(|r| {
+            [&r.measured, &r.computed, &r.predicted]
+                .into_iter()
+                .flatten()
+                .all(|approach| approach.points.is_empty())
+        })
+        .map(|r| format!("\"{}\"", r.spec.name))
+        .collect();
+    if studies.is_empty() {
+        return Ok(());
+    }
+    Err(Unsettled { studies }.into())
 }
 
 fn print_locations(db: &Path, out: &Path, index: &Path) {
@@ -165,11 +217,13 @@ fn run_default(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     let db = args.db.clone().unwrap_or_else(|| args.out.join("study.db"));
     let store = Store::open(&db)?;
     let mut reproductions = Vec::new();
+    let mut resumed = Vec::new();
     for id in DEFAULT_STUDY {
         let experiment = Experiment::named(id)?;
         let progress = Progress::new(id, args.quiet);
         let reproduction = reproduce(&experiment, registry, &store, &progress, &args.out);
         progress.finish();
+        resumed.extend(progress.resumed_line());
         let reproduction = reproduction?;
         write_result(&args.out, &reproduction.study)?;
         reproductions.push(reproduction);
@@ -182,15 +236,17 @@ fn run_default(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     let index = super::reproduce::write_report(&reproductions, None, None, None, &args.out)?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&results)?);
+        resumed.iter().for_each(|line| eprintln!("{line}"));
         eprintln!("Report: {}", index.display());
     } else {
         for r in &reproductions {
             out!("{}", render_text(&r.study));
             out!("{}", super::reproduce::render_text(r));
         }
+        resumed.iter().for_each(|line| outln!("{line}"));
         print_locations(&db, &args.out, &index);
     }
-    Ok(())
+    settled_something(&results)
 }
 
 /// The one-off command study the options describe, if --command was given.
@@ -238,6 +294,8 @@ pub(crate) struct Progress {
     name: String,
     /// Completed runs read from the database instead of run again.
     reused: Cell<usize>,
+    /// Runs stored as failed by an earlier run of the study, run again.
+    retried: Cell<usize>,
     /// Whether to write log lines (stderr is not a terminal and not `--quiet`).
     log: bool,
     /// The configuration being settled: its log prefix, start and sizes measured so far.
@@ -260,6 +318,7 @@ impl Progress {
             current: RefCell::new(None),
             name: name.to_owned(),
             reused: Cell::new(0),
+            retried: Cell::new(0),
             log: !terminal && !quiet,
             configuration: RefCell::new(String::new()),
             started: Cell::new(Instant::now()),
@@ -268,15 +327,19 @@ impl Progress {
         }
     }
 
-    /// What the user is told of a resumed study; none for a study that reused no run.
+    /// What the user is told of a resumed study; none for a study that neither reused a
+    /// stored run nor retried a failed one.
     fn resumed_line(&self) -> Option<String> {
-        let reused = self.reused.get();
-        (reused > 0).then(|| {
-            format!(
-                "Resumed study \"{}\": reused {reused} stored runs",
-                self.name
-            )
-        })
+        let counts = [
+            (self.reused.get(), "reused", "stored run"),
+            (self.retried.get(), "retried", "failed run"),
+        ];
+        let said: Vec<String> = counts
+            .into_iter()
+            .filter(|(count, _, _)| *count > 0)
+            .map(|(count, verb, what)| format!("{verb} {}", plural(count, what)))
+            .collect();
+        (!said.is_empty()).then(|| format!("Resumed study \"{}\": {}", self.name, said.join(", ")))
     }
 
     pub(crate) fn finish(&self) {
@@ -358,6 +421,10 @@ impl Observer for Progress {
 
     fn run_reused(&self) {
         self.reused.set(self.reused.get() + 1);
+    }
+
+    fn failure_retried(&self) {
+        self.retried.set(self.retried.get() + 1);
     }
 
     fn configuration_finished(&self, _approach: Approach, _label: &str, outcome: &str) {
