@@ -113,6 +113,9 @@ pub fn main_with(registry: KernelRegistry) -> ExitCode {
             if is_refusal(&err) {
                 return ExitCode::from(REFUSED);
             }
+            if err.is::<cmd::study::Unsettled>() {
+                return ExitCode::from(UNSETTLED);
+            }
             // As a shell reports a process ended by the signal.
             hetscale_study::interrupt::requested()
                 .and_then(|signal| u8::try_from(128 + signal).ok())
@@ -120,6 +123,3 @@ pub fn main_with(registry: KernelRegistry) -> ExitCode {
         }
     }
 }
-            if err.is::<cmd::study::Unsettled>() {
-                return ExitCode::from(UNSETTLED);
-            }
