@@ -151,6 +151,18 @@ pub struct Calibration {
     pub model: KernelTimeModel,
 }
 
+impl Calibration {
+    /// What to say when the fitted compute factor `a` has the base configuration's nodes
+    /// computing faster than their marked speed (`a < 1`: at `1 / a` times it).
+    pub fn warning(&self) -> Option<String> {
+        let subject = format!(
+            "approach 3's calibration on {}: compute factor a = {:.4}",
+            self.configuration, self.model.compute_factor
+        );
+        crate::calibrate::faster_than_marked(&subject, 1.0 / self.model.compute_factor)
+    }
+}
+
 /// Held-out validation: the time model fitted on every configuration but the largest, used to
 /// predict the largest, against what was found there.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -407,7 +419,10 @@ fn analyse(runner: &Runner<'_>) -> Result<StudyResult> {
         return Err(error);
     }
     let contours = contours(runner, &fits);
-    let warnings = study_warnings(runner, measured.as_ref(), computed.as_ref(), &samples);
+    let warnings = study_warnings(runner, measured.as_ref(), computed.as_ref(), &samples)
+        .into_iter()
+        .chain(calibration.as_ref().and_then(Calibration::warning))
+        .collect();
     Ok(StudyResult {
         spec: spec.clone(),
         configurations: runner
@@ -671,13 +686,14 @@ fn model_size(
             .map_err(|e| hetscale_model::ModelError::Inconsistent(e.to_string()))?;
         Ok(work / (time * config.configuration.marked_speed))
     };
-    Ok(solve_for_target(
+    solve_for_target(
         efficiency,
         spec.target,
         spec.n_min as f64,
         spec.n_max as f64,
         "predicted speed-efficiency",
-    )?)
+    )
+    .map_err(|e| crate::warnings::with_range_advice(e, &config.configuration.label, crate::warnings::SPEC_RANGE))
 }
 
 /// Fits `T = a T_compute + k T_o` on every size measured on all configurations but the

@@ -181,3 +181,44 @@ fn calibrating_on_a_study_database_recovers_the_simulated_machine() {
     assert_eq!(cv["rel_errors"].as_array().unwrap().len(), runs, "{cv}");
     assert!(cv["max_abs"].as_f64().unwrap() < 1e-6, "{cv}");
 }
+
+#[test]
+fn a_fit_faster_than_the_marked_speed_or_unbounded_is_warned_of_in_text_and_json() {
+    // [`RUNS`] ten times faster: the nodes would compute at twice their marked speed.
+    let dir = tempfile::tempdir().unwrap();
+    let fast = RUNS
+        .replace(",0.25\n", ",0.025\n")
+        .replace(",0.45\n", ",0.045\n")
+        .replace(",0.5\n", ",0.05\n");
+    std::fs::write(dir.path().join("runs.csv"), fast).unwrap();
+    let args = ["calibrate", "--runs", "runs.csv"];
+    let fit = json_of(hetscale_in(dir.path()).args(args).arg("--json"));
+    let warnings: Vec<&str> = fit["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("kernel mm: rate_fraction = 2.0")
+            && warnings[0].contains("x their marked speed"),
+        "{}",
+        warnings[0]
+    );
+    assert!(
+        warnings[1].starts_with("kernel mm: rate_fraction's 95% interval [")
+            && warnings[1].contains(", inf] is unbounded"),
+        "{}",
+        warnings[1]
+    );
+    let text = succeeded(hetscale_in(dir.path()).args(args));
+    let err = String::from_utf8(text.stderr).unwrap();
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        warnings
+            .iter()
+            .map(|w| format!("warning: {w}"))
+            .collect::<Vec<_>>()
+    );
+}

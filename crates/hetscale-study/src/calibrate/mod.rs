@@ -188,6 +188,29 @@ impl KernelCalibration {
         }
     }
 
+    /// What the fit implies that the runs or the platform should not: nodes computing faster
+    /// than their marked speed, or a fitted parameter its runs do not bound. One line each.
+    pub fn warnings(&self) -> Vec<String> {
+        let subject = format!(
+            "kernel {}: rate_fraction = {:.4}",
+            self.kernel, self.rate_fraction.estimate
+        );
+        let faster = (self.rate_fraction.fitted)
+            .then(|| faster_than_marked(&subject, self.rate_fraction.estimate))
+            .flatten();
+        let unbounded = self.parameters().into_iter().filter_map(|(name, e)| {
+            let (lo, hi) = e
+                .ci95
+                .filter(|(lo, hi)| !(lo.is_finite() && hi.is_finite()))?;
+            Some(format!(
+                "kernel {}: {name}'s 95% interval [{lo:.4}, {hi:.4}] is unbounded: the runs do \
+                 not pin it down; add runs at other sizes or node-sets, or fit fewer parameters",
+                self.kernel
+            ))
+        });
+        faster.into_iter().chain(unbounded).collect()
+    }
+
     /// Every parameter of the kernel's fit, fitted or kept, in one line.
     pub fn parameters_line(&self) -> String {
         self.parameters()
@@ -234,6 +257,24 @@ impl CrossValidation {
             self.rel_errors.len()
         )
     }
+}
+
+/// How far above its marked speed a fit may put a node before it is said: timing noise and
+/// the model's rounding move a fit a few percent, a node beating its own benchmark by more
+/// is a marked speed measured too low (a loaded machine) or runs of another machine.
+const FASTER_THAN_MARKED_SLACK: f64 = 1.05;
+
+/// What to say when a fit (`subject`, e.g. `rate_fraction = 3.27`) has nodes computing at
+/// `speedup` times their marked speed, beyond [`FASTER_THAN_MARKED_SLACK`]; `None` otherwise.
+pub fn faster_than_marked(subject: &str, speedup: f64) -> Option<String> {
+    (speedup > FASTER_THAN_MARKED_SLACK).then(|| {
+        format!(
+            "{subject} has the nodes computing at {speedup:.2}x their marked speed, which a \
+             benchmarked sustained speed should not allow: the marked speeds are too low for \
+             this code (measure them with `hetscale bench` on a quiet machine), or the runs are \
+             not of this platform"
+        )
+    })
 }
 
 /// A calibrated platform and how it was found.
@@ -870,5 +911,51 @@ mod tests {
             ..k
         };
         assert_eq!(one.runs_label(), "1 run");
+    }
+
+    #[test]
+    fn a_node_faster_than_its_marked_speed_and_an_unbounded_interval_are_said() {
+        let kept = estimate(0.0, None, false);
+        let fit = |rate: Estimate| KernelCalibration {
+            kernel: "ge".into(),
+            rate_fraction: rate,
+            run_overhead_s: estimate(0.01, Some((0.0, 0.02)), true),
+            process_overhead_s: kept,
+            half_work: kept,
+            collective_scale: kept,
+            residuals: Vec::new(),
+            cross_validation: None,
+        };
+        // `calibrate`'s GE on a loaded host: 3.27 [1.34, inf].
+        let warnings = fit(estimate(3.27, Some((1.34, f64::INFINITY)), true)).warnings();
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(
+            warnings[0].starts_with("kernel ge: rate_fraction = 3.2700 has the nodes computing at 3.27x their marked speed"),
+            "{}",
+            warnings[0]
+        );
+        assert!(
+            warnings[1]
+                .starts_with("kernel ge: rate_fraction's 95% interval [1.3400, inf] is unbounded"),
+            "{}",
+            warnings[1]
+        );
+        // A physical fit, or a fast rate kept from the platform, says nothing.
+        assert!(
+            fit(estimate(0.7, Some((0.5, 1.03)), true))
+                .warnings()
+                .is_empty()
+        );
+        assert!(
+            fit(estimate(1.04, Some((0.9, 1.2)), true))
+                .warnings()
+                .is_empty()
+        );
+        assert!(fit(estimate(2.0, None, false)).warnings().is_empty());
+        assert_eq!(
+            faster_than_marked("a = 0.5", 1.0 / 0.5)
+                .map(|w| w.starts_with("a = 0.5 has the nodes computing at 2.00x")),
+            Some(true)
+        );
     }
 }

@@ -14,7 +14,7 @@ use hetscale_study::measurements::read_runs;
 use hetscale_study::store::Store;
 
 use super::run::KernelArgs;
-use crate::output::{out, outln};
+use crate::output::{errln, out, outln};
 
 /// Arguments of `hetscale calibrate`.
 #[derive(Debug, clap::Args)]
@@ -56,6 +56,8 @@ pub struct Args {
 
 /// Runs `hetscale calibrate`.
 pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
+    args.runs.iter().for_each(|csv| hbsp::file::protect_input("--runs", csv));
+    args.db.iter().for_each(|db| hbsp::file::protect_input("the study database", db));
     let (platform, runs, options) = match (&args.db, &args.runs) {
         (Some(db), _) => {
             let stored = stored_runs(&Store::open_read_only(db)?, registry)?;
@@ -90,11 +92,14 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             .write_file(path)
             .with_context(|| format!("cannot write --write-platform {}", path.display()))?;
     }
+    let warnings: Vec<String> = fit.kernels.iter().flat_map(|k| k.warnings()).collect();
+    warnings.iter().for_each(|w| errln!("warning: {w}"));
     if args.json {
         let mut json = serde_json::to_value(&fit)?;
         if let Some(compared) = &compared {
             json["compared"] = serde_json::to_value(compared)?;
         }
+        json["warnings"] = serde_json::to_value(&warnings)?;
         outln!("{}", serde_json::to_string_pretty(&json)?);
     } else {
         if let Some(compared) = &compared {
@@ -119,14 +124,18 @@ fn render_comparison(compared: &[FitChoice]) -> String {
             choices.len()
         );
         let _ = writeln!(s, "  {:>8} {:>8}  fit", "rms", "largest");
-        for c in choices {
+        for c in &choices {
             let _ = writeln!(
                 s,
-                "  {:>7.1}% {:>7.1}%  {}",
+                "  {:>7.4}% {:>7.1}%  {}{}",
                 100.0 * c.cross_validation.rms,
                 100.0 * c.cross_validation.max_abs,
-                c.fit.join(",")
+                c.fit.join(","),
+                if c.tied { "  (tied)" } else { "" }
             );
+        }
+        if let Some(rule) = choices.iter().find_map(|c| c.tie_break.as_deref()) {
+            let _ = writeln!(s, "  {rule}");
         }
     }
     s
