@@ -27,14 +27,72 @@ pub enum Bracketing {
     Between(Bracket),
 }
 
+/// At most this many times the spec's repetitions are run at a size whose `E_s` interval
+/// misses the target, before the noise is blamed (as hyperfine extends a noisy benchmark).
+const NOISE_REPETITIONS: u32 = 3;
+
 /// Finds the size on configuration `index` whose measured `E_s` is within tolerance of the
-/// target, starting the bracket at `start`.
+/// target, starting the bracket at `start`. A size whose `E_s` interval misses the tolerance
+/// band is measured again with more repetitions; if it still misses, the configuration is not
+/// settled: the noise of the runs, not `N`, decided where the search stopped.
 pub fn search(runner: &Runner<'_>, index: usize, start: u64) -> Result<Measurement> {
-    match bracket(runner, index, start)? {
-        Bracketing::Hit(m) => Ok(m),
-        Bracketing::Between(b) => refine(runner, index, b),
+    let found = match bracket(runner, index, start)? {
+        Bracketing::Hit(m) => m,
+        Bracketing::Between(b) => refine(runner, index, b)?,
+    };
+    if !misses_target(runner, &found) {
+        return Ok(found);
+    }
+    let runs = NOISE_REPETITIONS * runner.spec().repetitions.max(1);
+    let again = runner.remeasure(index, found.n, runs)?;
+    if misses_target(runner, &again) {
+        return Err(noise(runner, index, &again));
+    }
+    Ok(again)
+}
+
+/// Whether `m`'s `E_s` interval lies wholly outside the tolerance band around the target,
+/// or its noise is unknown (one run) while its `E_s` is outside the band. Runs that all
+/// agree (the simulator, a command printing exact times) have no noise: their size is off
+/// the target by integer `N` alone, and stands (see [`crate::warnings`]).
+fn misses_target(runner: &Runner<'_>, m: &Measurement) -> bool {
+    let spec = runner.spec();
+    if spec.backend == "sim" {
+        // Virtual time has no noise.
+        return false;
+    }
+    let band = spec.tolerance * spec.target;
+    let (lo, hi) = m.speed_efficiency_ci;
+    let off = |e: f64| (e - spec.target).abs() > band;
+    match m.time.samples {
+        1 => off(m.speed_efficiency),
+        _ => lo < hi && (hi < spec.target - band || lo > spec.target + band),
     }
 }
+
+/// The error of a size the noise settled: its `E_s` interval misses the target after the
+/// extra repetitions. Its message starts with [`NOT_SETTLED_NOISE`].
+fn noise(runner: &Runner<'_>, index: usize, m: &Measurement) -> StudyError {
+    let spec = runner.spec();
+    let (lo, hi) = m.speed_efficiency_ci;
+    let message = format!(
+        "{NOT_SETTLED_NOISE} E_s = {:.4} [{lo:.4}, {hi:.4}] at N = {} after {} runs misses the \
+         target {} +/- {:.2}%, yet the search stopped there: the noise of the runs (a loaded \
+         machine?), not N, decides; rerun on a quiet machine or raise repetitions",
+        m.speed_efficiency,
+        m.n,
+        m.time.samples,
+        spec.target,
+        100.0 * spec.tolerance
+    );
+    StudyError::Configuration {
+        configuration: runner.configurations()[index].configuration.label.clone(),
+        message,
+    }
+}
+
+/// How the message of a configuration the noise left unsettled starts (the reason "noise").
+pub const NOT_SETTLED_NOISE: &str = "noise:";
 
 /// Brackets the target on configuration `index` from `start` by doubling `N` while `E_s` is
 /// below the target, or halving it while above, within the spec's `[n_min, n_max]`.
@@ -155,15 +213,13 @@ fn unreachable(runner: &Runner<'_>, index: usize, upward: bool) -> StudyError {
              raises it, so this target is unreachable on this configuration; lower the target",
             spec.target, spec.n_max
         )
-    } else if upward {
-        format!(
-            "no N in [{}, {}] reaches E_s = {}: the highest E_s reached is {e:.4} at N = {n}; raise n_max or lower the target",
-            spec.n_min, spec.n_max, spec.target
-        )
     } else {
-        format!(
-            "E_s = {e:.4} at N = {n} already exceeds the target {}: lower n_min or raise the target",
-            spec.target
+        crate::warnings::unreachable_target(
+            "E_s",
+            spec.target,
+            (spec.n_min as f64, spec.n_max as f64),
+            (e, n as f64),
+            crate::warnings::SPEC_RANGE,
         )
     };
     StudyError::Configuration {
