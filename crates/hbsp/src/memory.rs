@@ -7,6 +7,8 @@
 //! stacks. The data a program allocates is its own to estimate (hetscale's kernels do, in
 //! `hetscale_kernels::memory`).
 
+use std::path::{Path, PathBuf};
+
 use crate::backend::coroutines;
 use crate::backend::stack_pool::Guards;
 use crate::backend::{SimEngine, SimOptions};
@@ -66,13 +68,18 @@ pub fn check_fits(what: &str, needed: f64, advice: &str) -> Result<()> {
 }
 
 /// Bytes of memory a new allocation can take now: the kernel's `MemAvailable`, lowered to the
-/// room left under a cgroup (v2) limit if the process runs under one; `None` where the system
-/// does not say (then nothing is refused).
+/// room left under the memory limits of this process's own cgroup and its ancestors (v1 or
+/// v2, see [`cgroup_room`]); `None` where the system does not say (then nothing is refused).
 pub fn available_memory() -> Option<f64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
     let available = meminfo_kib(&meminfo, "MemAvailable:")? * 1024.0;
-    Some(cgroup_room().map_or(available, |room| room.min(available)))
+    let membership = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    let room = cgroup_room(Path::new(CGROUP_ROOT), &membership);
+    Some(room.map_or(available, |room| room.min(available)))
 }
+
+/// Where the cgroup file systems are mounted.
+const CGROUP_ROOT: &str = "/sys/fs/cgroup";
 
 /// The value of `field` (in kB) of `/proc/meminfo`.
 fn meminfo_kib(meminfo: &str, field: &str) -> Option<f64> {
@@ -86,12 +93,87 @@ fn meminfo_kib(meminfo: &str, field: &str) -> Option<f64> {
         .ok()
 }
 
-/// `memory.max - memory.current` of this process's cgroup (v2), if it is limited.
-fn cgroup_room() -> Option<f64> {
-    let read = |file: &str| std::fs::read_to_string(format!("/sys/fs/cgroup/{file}")).ok();
-    let limit: f64 = read("memory.max")?.trim().parse().ok()?; // "max" = no limit
-    let used: f64 = read("memory.current")?.trim().parse().ok()?;
-    Some((limit - used).max(0.0))
+/// Bytes left under the tightest memory limit of the cgroups a process belongs to, `None`
+/// if none is limited. `membership` is the process's `/proc/self/cgroup`; `root` is where
+/// the cgroup file systems are mounted (`/sys/fs/cgroup`). Each limited cgroup leaves its
+/// limit minus its usage, and a cgroup's ancestors limit it too:
+///
+/// - v2 (`0::/path`): `memory.max` (`max` = no limit) minus `memory.current`, of `path` and
+///   its ancestors, in `root` (a v2-only host) or `root/unified` (a hybrid one);
+/// - v1 (`N:...memory...:/path`): `memory.limit_in_bytes` minus `memory.usage_in_bytes`, of
+///   `path` and its ancestors in `root/memory` (the kernel's "no limit" is a huge value).
+pub fn cgroup_room(root: &Path, membership: &str) -> Option<f64> {
+    let mut rooms = Vec::new();
+    for line in membership.lines() {
+        let mut fields = line.splitn(3, ':');
+        let (Some(_), Some(controllers), Some(path)) =
+            (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        if controllers.is_empty() {
+            rooms.extend(limited_rooms(&v2_mount(root), path, &V2_FILES));
+        } else if controllers.split(',').any(|c| c == "memory") {
+            rooms.extend(limited_rooms(&root.join("memory"), path, &V1_FILES));
+        }
+    }
+    rooms.into_iter().reduce(f64::min)
+}
+
+/// The files that give a cgroup's memory limit and its usage.
+struct LimitFiles {
+    limit: &'static str,
+    usage: &'static str,
+}
+
+const V2_FILES: LimitFiles = LimitFiles {
+    limit: "memory.max",
+    usage: "memory.current",
+};
+
+const V1_FILES: LimitFiles = LimitFiles {
+    limit: "memory.limit_in_bytes",
+    usage: "memory.usage_in_bytes",
+};
+
+/// Limits at or above this many bytes mean none: cgroup v1 writes "no limit" as the largest
+/// page-aligned `i64` (about 9.2e18).
+const NO_LIMIT_BYTES: f64 = (1u64 << 62) as f64;
+
+/// Where the v2 hierarchy is: `root` itself on a v2-only host, `root/unified` on a hybrid one.
+fn v2_mount(root: &Path) -> PathBuf {
+    if root.join("cgroup.controllers").exists() {
+        root.to_path_buf()
+    } else {
+        root.join("unified")
+    }
+}
+
+/// The room (limit minus usage) of cgroup `path` under `mount` and of each of its ancestors
+/// that has a limit.
+fn limited_rooms(mount: &Path, path: &str, files: &LimitFiles) -> Vec<f64> {
+    let mut dir = mount.join(path.trim_start_matches('/'));
+    let mut rooms = Vec::new();
+    loop {
+        rooms.extend(room_in(&dir, files));
+        if dir == mount || !dir.pop() || !dir.starts_with(mount) {
+            return rooms;
+        }
+    }
+}
+
+/// Limit minus usage of the cgroup in `dir`, if it has a limit.
+fn room_in(dir: &Path, files: &LimitFiles) -> Option<f64> {
+    let read = |file: &str| -> Option<f64> {
+        // "max" (v2's "no limit") does not parse: no limit.
+        std::fs::read_to_string(dir.join(file))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    };
+    let limit = read(files.limit).filter(|&limit| limit < NO_LIMIT_BYTES)?;
+    Some((limit - read(files.usage).unwrap_or(0.0)).max(0.0))
 }
 
 /// Bytes as people read them: `512 B`, `3.2 MB`, `24.0 GB`, `2.4e7 TB`.

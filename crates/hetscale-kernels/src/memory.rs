@@ -7,8 +7,9 @@
 //! `threads` and `sim` backends run all nodes in this one process, an `mpi` rank only its own)
 //! and, unless the compute blocks are skipped, the verification's sequential reference
 //! ([`Kernel::verification_bytes`]); on `sim`, every node's stack and state too
-//! ([`hbsp::memory::sim_node_bytes`]); and the run's trace ([`Kernel::trace_bytes`]) where the
-//! backend records one. A kernel whose skeleton runs hold less says so with
+//! ([`hbsp::memory::sim_node_bytes`]); what grows with every pair of nodes in the processes
+//! that run all nodes ([`pair_bytes`]); and the run's trace ([`Kernel::trace_bytes`]) where
+//! the backend records one. A kernel whose skeleton runs hold less says so with
 //! [`Kernel::skeleton_bytes`].
 
 use hbsp::{Backend, Machine};
@@ -28,6 +29,32 @@ pub(crate) fn check_inputs_fit(kernel: &dyn Kernel, n: usize) -> Result<()> {
     )
 }
 
+/// Bytes per pair of nodes a run of a kernel holds at its peak besides its data, on `backend`:
+/// what grows as `p^2`, most of a run's memory on thousands of nodes.
+///
+/// - sim: every node keeps a few vectors of one count per node across its collectives'
+///   boundaries (its share of the rows, the counts it passes to `scatterv`/`gatherv`, the
+///   collective's record of them). Measured (peak RSS, `run mm --skip-compute --n 64`):
+///   32 B per pair at p = 8,000, 10,000 and 16,000 (2.1, 3.3 and 8.2 GB); ge and slalom 25,
+///   burg 10, summa 3; the margin covers the rest.
+/// - threads: an all-to-all superstep (the second phase of a two-phase broadcast) queues a
+///   message per pair, each an envelope and a small vector. Measured with `run mm --n 64`:
+///   442 B per pair at p = 2,048 (1.9 GB) and 446 at 4,096 (7.5 GB).
+/// - mpi: a rank holds its own node only.
+pub fn pair_bytes(backend: &Backend) -> f64 {
+    match backend {
+        Backend::Sim(_) => SIM_PAIR_BYTES,
+        Backend::Threads(_) => THREADS_PAIR_BYTES,
+        _ => 0.0,
+    }
+}
+
+/// Bytes per pair of nodes of a sim run (see [`pair_bytes`]).
+pub const SIM_PAIR_BYTES: f64 = 40.0;
+
+/// Bytes per pair of nodes of a threads run (see [`pair_bytes`]).
+pub const THREADS_PAIR_BYTES: f64 = 512.0;
+
 /// Peak bytes a run of `kernel` at size `n` on `machine` takes in this process (see the
 /// module docs); skeleton runs (compute skipped) leave out the verification.
 pub fn run_memory(
@@ -36,10 +63,11 @@ pub fn run_memory(
     machine: &Machine,
     backend: &Backend,
 ) -> Result<f64> {
-    let mut runtime = match backend {
-        Backend::Sim(options) => machine.p() as f64 * hbsp::memory::sim_node_bytes(options),
-        _ => 0.0,
-    };
+    let p = machine.p() as f64;
+    let mut runtime = p * p * pair_bytes(backend);
+    if let Backend::Sim(options) = backend {
+        runtime += p * hbsp::memory::sim_node_bytes(options);
+    }
     if backend.records_trace() {
         runtime += kernel.trace_bytes(n, machine)?;
     }
@@ -233,11 +261,15 @@ mod tests {
             let trace = kernel.trace_bytes(n, &four).unwrap();
             let estimate =
                 |backend: &Backend| run_memory(kernel.as_ref(), n, &four, backend).unwrap();
-            assert_eq!(estimate(&Backend::threads()), inputs + all + check + trace);
+            let pairs = 16.0 * THREADS_PAIR_BYTES;
+            assert_eq!(
+                estimate(&Backend::threads()),
+                inputs + all + check + pairs + trace
+            );
             // Sim adds every node's stack and state; a kernel whose skeleton holds less
             // (sizes only) says how much: less than a run with the data, and at a large N
             // (where the data outweigh the trace) a small part of the inputs alone.
-            let runtime = 4.0 * hbsp::memory::COROUTINE_NODE_BYTES + trace;
+            let runtime = 4.0 * hbsp::memory::COROUTINE_NODE_BYTES + 16.0 * SIM_PAIR_BYTES + trace;
             match kernel.skeleton_bytes(n, &four).unwrap() {
                 Some(bytes) => {
                     assert_eq!(estimate(&skeleton), bytes + runtime);
@@ -262,6 +294,34 @@ mod tests {
         // every row): an absurd N is answered at once.
         let absurd = run_memory(&GeKernel::default(), 1 << 40, &four, &Backend::threads()).unwrap();
         assert!(absurd > 1e25, "{absurd}");
+    }
+
+    /// The state that grows as p^2 is counted: `run mm --backend sim --skip-compute --n 64`
+    /// peaked at 12.7 GB on 20,000 nodes, estimated at 0.3 GB (16 KiB per node), and was
+    /// never refused; on threads a run of thousands of nodes queues a message per pair.
+    #[test]
+    fn the_estimate_counts_what_grows_with_every_pair_of_nodes() {
+        let skeleton = Backend::Sim(hbsp::SimOptions {
+            skip_compute: true,
+            no_trace: true,
+            ..Default::default()
+        });
+        let sim = run_memory(&MmKernel, 64, &machine(20_000), &skeleton).unwrap();
+        assert!(sim > 12e9, "{sim:e}");
+        let threads = Backend::Threads(hbsp::ThreadsOptions {
+            trace: false,
+            ..Default::default()
+        });
+        // Measured: 1.9 GB on 2,048 threads.
+        let threads = run_memory(&MmKernel, 64, &machine(2048), &threads).unwrap();
+        assert!(threads > 1.9e9, "{threads:e}");
+        // An MPI rank holds its own node only.
+        let mpi = Backend::Mpi(hbsp::MpiOptions {
+            trace: false,
+            ..Default::default()
+        });
+        let mpi = run_memory(&MmKernel, 64, &machine(20_000), &mpi).unwrap();
+        assert!(mpi < 1e8, "{mpi:e}");
     }
 
     #[test]
