@@ -52,7 +52,9 @@ pub fn cache_file() -> Option<PathBuf> {
 
 /// The platform `name_or_path` (a preset or a TOML file). The `local` preset gets this host's
 /// cached marked speed, measured now with the quick suite if nothing is cached yet; with the
-/// cache off it keeps its placeholder (and [`Platform::placeholder_warning`] says so).
+/// cache off it keeps its placeholder (and [`Platform::placeholder_warning`] says so). A
+/// speed measured now on a loaded machine (see [`MarkedSpeedReport::spread_warning`]) is used
+/// for this run but not cached: the next use measures again.
 pub fn load_platform(name_or_path: &str) -> Result<LoadedPlatform> {
     let platform = Platform::load(name_or_path)?;
     let file = match cache_file() {
@@ -64,14 +66,59 @@ pub fn load_platform(name_or_path: &str) -> Result<LoadedPlatform> {
             });
         }
     };
-    let cached = match read(&file)? {
-        Some(cached) => cached,
-        None => save(&file, &measure(&BenchOptions::quick())?)?,
+    if let Some(cached) = read(&file)? {
+        return Ok(cached_at(platform, &cached, &file));
+    }
+    let report = measure(&BenchOptions::quick())?;
+    match report.spread_warning() {
+        None => {
+            let cached = save(&file, &report)?;
+            Ok(cached_at(platform, &cached, &file))
+        }
+        Some(warning) => Ok(LoadedPlatform {
+            platform: at_speed(platform, &cached_of(&report), "measured now, not cached"),
+            note: Some(format!(
+                "platform local: {warning}; it was not cached, so the next use of local measures again"
+            )),
+        }),
+    }
+}
+
+/// `platform` at the speeds runs on it use, without measuring anything: `local` at this
+/// host's cached marked speed if one is cached, with a note saying where it came from; its
+/// placeholder otherwise, with a note saying that a run measures it first.
+pub fn as_runs_use(platform: Platform) -> Result<LoadedPlatform> {
+    if !platform.has_placeholder_speeds() {
+        return Ok(LoadedPlatform {
+            platform,
+            note: None,
+        });
+    }
+    let Some(file) = cache_file() else {
+        return Ok(LoadedPlatform {
+            platform,
+            note: None,
+        });
     };
-    Ok(LoadedPlatform {
-        platform: at_speed(platform, &cached, &file),
-        note: Some(note(&cached, &file)),
-    })
+    match read(&file)? {
+        Some(cached) => Ok(cached_at(platform, &cached, &file)),
+        None => Ok(LoadedPlatform {
+            platform,
+            note: Some(format!(
+                "platform local: no marked speed is cached in {} yet: the first run on local measures this host's (hetscale bench --quick) and caches it",
+                file.display()
+            )),
+        }),
+    }
+}
+
+/// `platform` at the speed cached in `file`, with the note saying so.
+fn cached_at(platform: Platform, cached: &CachedSpeed, file: &Path) -> LoadedPlatform {
+    let whence = format!("cached in {}", file.display());
+    LoadedPlatform {
+        platform: at_speed(platform, cached, &whence),
+        note: Some(note(cached, file)),
+    }
 }
 
 /// Caches the marked speed of `report` (replacing what was cached); returns the file.
@@ -85,8 +132,9 @@ pub fn save_report(report: &MarkedSpeedReport) -> Result<PathBuf> {
     Ok(file)
 }
 
-fn save(file: &Path, report: &MarkedSpeedReport) -> Result<CachedSpeed> {
-    let cached = CachedSpeed {
+/// What the cache holds of `report`.
+fn cached_of(report: &MarkedSpeedReport) -> CachedSpeed {
+    CachedSpeed {
         marked_speed_mflops: report.marked_speed,
         cores: report.cores,
         measured_by: format!(
@@ -98,7 +146,11 @@ fn save(file: &Path, report: &MarkedSpeedReport) -> Result<CachedSpeed> {
                 ""
             }
         ),
-    };
+    }
+}
+
+fn save(file: &Path, report: &MarkedSpeedReport) -> Result<CachedSpeed> {
+    let cached = cached_of(report);
     let cannot = |e: std::io::Error| {
         StudyError::SpeedCache(format!(
             "cannot write this host's marked speed to {}: {e}; set {CACHE_DIR_ENV} to a writable directory, or to nothing to keep the placeholder",
@@ -139,15 +191,14 @@ fn damaged(file: &Path, why: &str) -> StudyError {
     ))
 }
 
-fn at_speed(mut platform: Platform, cached: &CachedSpeed, file: &Path) -> Platform {
+/// `platform` at `cached`'s speed; `whence` says where the speed is kept.
+fn at_speed(mut platform: Platform, cached: &CachedSpeed, whence: &str) -> Platform {
     for node in &mut platform.nodes {
         node.marked_speed = cached.marked_speed_mflops;
     }
     platform.description = format!(
-        "this host, one node per core at the marked speed measured by {} ({} Mflop/s, cached in {}); network: placeholders until hetscale probe --write-platform",
-        cached.measured_by,
-        cached.marked_speed_mflops,
-        file.display()
+        "this host, one node per core at the marked speed measured by {} ({} Mflop/s, {whence}); network: placeholders until hetscale probe --write-platform",
+        cached.measured_by, cached.marked_speed_mflops,
     );
     platform
 }
@@ -178,10 +229,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join(FILE_NAME);
         std::fs::write(&file, serde_json::to_string(&cached(2345.5)).unwrap()).unwrap();
-        let platform = at_speed(
+        let platform = cached_at(
             hbsp::presets::local(2),
             &read(&file).unwrap().unwrap(),
             &file,
+        )
+        .platform;
+        assert!(
+            platform
+                .description
+                .contains(&format!("2345.5 Mflop/s, cached in {}", file.display()))
         );
         assert!(platform.nodes.iter().all(|n| n.marked_speed == 2345.5));
         assert!(!platform.has_placeholder_speeds());

@@ -92,6 +92,51 @@ pub struct MarkedSpeedReport {
     pub options: BenchOptions,
 }
 
+/// How wide, relative to the marked speed, its 95% interval may be before the marked speed
+/// is not to be trusted: a quiet core repeats a kernel within a few percent; wider is other
+/// work on the machine (or frequency scaling), and every `E_s` built on it inherits it.
+pub const MAX_RELATIVE_WIDTH: f64 = 0.10;
+
+impl MarkedSpeedReport {
+    /// The 95% interval of the marked speed, Mflop/s: the mean of the kernels' interval ends,
+    /// as the marked speed is the mean of their medians.
+    pub fn interval(&self) -> (f64, f64) {
+        let count = self.kernels.len().max(1) as f64;
+        let sum = |end: fn(&Summary) -> f64| {
+            self.kernels.iter().map(|k| end(&k.mflops)).sum::<f64>() / count
+        };
+        (sum(|s| s.median_ci.0), sum(|s| s.median_ci.1))
+    }
+
+    /// What to say when the marked speed's interval is wider than [`MAX_RELATIVE_WIDTH`] of
+    /// it (the machine was loaded while it was measured), naming the kernel that spread most.
+    pub fn spread_warning(&self) -> Option<String> {
+        let (lo, hi) = self.interval();
+        let width = (hi - lo) / self.marked_speed;
+        if width <= MAX_RELATIVE_WIDTH {
+            return None;
+        }
+        let relative =
+            |k: &&KernelSpeed| (k.mflops.median_ci.1 - k.mflops.median_ci.0) / k.mflops.median;
+        let widest = self
+            .kernels
+            .iter()
+            .max_by(|a, b| relative(a).total_cmp(&relative(b)))?;
+        Some(format!(
+            "the marked speed {:.1} Mflop/s has a 95% interval of {lo:.1}-{hi:.1} Mflop/s ({:.0}% \
+             of it, more than {:.0}%; {} spread most, {:.1}-{:.1} Mflop/s): the machine was \
+             loaded while it was measured, so this speed, and every E_s on it, is not to be \
+             trusted; rerun hetscale bench on a quiet machine",
+            self.marked_speed,
+            100.0 * width,
+            100.0 * MAX_RELATIVE_WIDTH,
+            widest.name,
+            widest.mflops.median_ci.0,
+            widest.mflops.median_ci.1
+        ))
+    }
+}
+
 /// Runs the suite on one core.
 pub fn measure(options: &BenchOptions) -> Result<MarkedSpeedReport> {
     check(options)?;
@@ -238,6 +283,55 @@ mod tests {
         );
         let mean = report.kernels.iter().map(|k| k.mflops.median).sum::<f64>() / 4.0;
         assert!((report.marked_speed - mean).abs() < 1e-9 * mean);
+    }
+
+    fn kernel(name: &'static str, rates: &[f64]) -> KernelSpeed {
+        KernelSpeed {
+            name,
+            problem: String::new(),
+            flop_per_run: 1.0,
+            mflops: summarize(rates).unwrap(),
+        }
+    }
+
+    fn report(gemm: &[f64]) -> MarkedSpeedReport {
+        let steady = [1000.0, 1010.0, 990.0];
+        let kernels = vec![
+            kernel("gemm", gemm),
+            kernel("lu", &steady),
+            kernel("fft", &steady),
+            kernel("triad", &steady),
+        ];
+        let marked_speed = kernels.iter().map(|k| k.mflops.median).sum::<f64>() / 4.0;
+        MarkedSpeedReport {
+            cores: 2,
+            kernels,
+            marked_speed,
+            options: BenchOptions::quick(),
+        }
+    }
+
+    #[test]
+    fn a_marked_speed_whose_interval_is_wider_than_a_tenth_of_it_is_not_trusted() {
+        // Steady kernels: an interval 2% wide.
+        let quiet = report(&[1000.0, 1010.0, 990.0]);
+        assert_eq!(quiet.interval(), (990.0, 1010.0));
+        assert_eq!(quiet.spread_warning(), None);
+        // A loaded host's GEMM, 123-1,890 Mflop/s around 1,000.
+        let loaded = report(&[123.0, 1000.0, 1890.0]);
+        let (lo, hi) = loaded.interval();
+        assert!(
+            (lo - 773.25).abs() < 1e-9 && (hi - 1230.0).abs() < 1e-9,
+            "{lo} {hi}"
+        );
+        let warning = loaded.spread_warning().unwrap();
+        assert!(
+            warning.starts_with("the marked speed 1000.0 Mflop/s has a 95% interval of 773.2-1230.0 Mflop/s (46% of it, more than 10%; gemm spread most, 123.0-1890.0 Mflop/s): the machine was loaded"),
+            "{warning}"
+        );
+        // Just over the line, and just under it.
+        assert!(report(&[900.0, 1000.0, 1350.0]).spread_warning().is_some());
+        assert!(report(&[950.0, 1000.0, 1280.0]).spread_warning().is_none());
     }
 
     #[test]
