@@ -189,6 +189,12 @@ fn approach_3_without_an_overhead_formula_says_what_it_needs() {
 /// `script` and run as `python3 script {n} {p}` on the two nodes of [`PLATFORM`], which
 /// prints its time: the study's result as JSON.
 fn python_study(dir: &Path, script: &str, source: &str) -> Value {
+    write_python_study(dir, script, source);
+    common::study_json(dir)[0].clone()
+}
+
+/// Writes the spec of [`python_study`] into `dir`.
+fn write_python_study(dir: &Path, script: &str, source: &str) {
     std::fs::write(dir.join(script), source).unwrap();
     std::fs::write(dir.join("two.toml"), PLATFORM).unwrap();
     let spec = spec(
@@ -201,7 +207,17 @@ fn python_study(dir: &Path, script: &str, source: &str) -> Value {
         "timeout_s = 10\ntime_regex = 'time: (\\S+)'",
     );
     std::fs::write(dir.join("spec.toml"), spec).unwrap();
-    common::study_json(dir)[0].clone()
+}
+
+/// The JSON results `command` printed, a study that settled no configuration: it ends with
+/// [`hetscale::UNSETTLED`].
+fn unsettled_json(command: &mut assert_cmd::Command) -> Value {
+    let out = command
+        .assert()
+        .code(i32::from(hetscale::UNSETTLED))
+        .get_output()
+        .clone();
+    serde_json::from_slice(&out.stdout).expect("one JSON document on standard output")
 }
 
 /// A command that reports `W / (p 1e8) + 0.1 p` seconds, as [`PROGRAM`] takes, scaled by a
@@ -215,7 +231,9 @@ print(f'time: {(2 * n * n / (p * 1e8) + 0.1 * p) * factor}')
 #[test]
 fn a_poorly_fitting_model_is_flagged_and_not_inverted_into_an_n() {
     let dir = tempfile::tempdir().unwrap();
-    let result = python_study(dir.path(), "scattered.py", SCATTERED);
+    write_python_study(dir.path(), "scattered.py", SCATTERED);
+    // No configuration settles: the poor fit on p = 1, and the same scatter on p = 2.
+    let result = unsettled_json(hetscale_in(dir.path()).args(common::STUDY_ARGS))[0].clone();
     let fit = &result["fits"][0];
     let quality = &fit["model_quality"];
     let adjusted = quality["adjusted_r_squared"].as_f64().unwrap();
@@ -718,7 +736,7 @@ fn measured_failure(work: &str, target: &str) -> String {
     args.extend(["--nodes", "1", "--target", target, "--n-max", "256"]);
     args.extend(["--repetitions", "1", "--warmup", "0"]);
     args.extend(["--out", "out", "--json", "--quiet"]);
-    let result = json_of(hetscale_in(dir.path()).args(&args));
+    let result = unsettled_json(hetscale_in(dir.path()).args(&args));
     result[0]["measured"]["failures"][0]["message"]
         .as_str()
         .unwrap_or_else(|| panic!("a failure: {result}"))
@@ -777,4 +795,57 @@ fn a_sigkilled_hetscale_leaves_no_command_running() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     assert!(!group.alive(), "the command outlived a SIGKILLed hetscale");
+}
+
+/// A closed terminal or SSH session (SIGHUP) stops a study as Ctrl-C does: the command's whole
+/// group is ended, not just the command (`sh` here, whose `sleep` was left running), and the
+/// study stops resumable.
+#[test]
+fn sighup_ends_the_commands_group_and_the_study_stops_resumable() {
+    let dir = blocking_step();
+    let study = spawn_hetscale(dir.path(), &step_study_args());
+    let group = BlockedGroup::of(dir.path());
+    send("HUP", study.id());
+    let out = study.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.trim(),
+        "hetscale: interrupted: rerun to resume (6 runs stored)"
+    );
+    assert_eq!(out.status.code(), Some(129), "{err}");
+    assert!(!group.alive(), "the command's group outlived hetscale");
+}
+
+/// The interruption counts every run the database holds (a rerun resumes them all), not only
+/// the cut-short study's: the default study's three experiments share one database.
+#[test]
+fn an_interruption_counts_the_runs_of_every_study_in_the_database() {
+    let dir = blocking_step();
+    std::fs::remove_file(dir.path().join("block")).unwrap();
+    succeeded(
+        hetscale_in(dir.path())
+            .args(step_study_args())
+            .args(["--name", "first"]),
+    );
+    let conn = rusqlite::Connection::open(dir.path().join("s.db")).unwrap();
+    let first: i64 = conn
+        .query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))
+        .unwrap();
+    drop(conn);
+    std::fs::write(dir.path().join("block"), "").unwrap();
+    let mut args = step_study_args();
+    args.extend(["--name", "second"]);
+    let study = spawn_hetscale(dir.path(), &args);
+    let _group = BlockedGroup::of(dir.path());
+    send("INT", study.id());
+    let out = study.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    // The second study stored its N = 8 and 16 runs (6) before N = 32 was cut short.
+    assert_eq!(
+        err.trim(),
+        format!(
+            "hetscale: interrupted: rerun to resume ({} runs stored)",
+            first + 6
+        )
+    );
 }
