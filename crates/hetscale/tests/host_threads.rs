@@ -3,9 +3,16 @@
 //! and verified on the `threads` backend with emulated speeds (one node at a core's speed, one
 //! or two at half of it, so every configuration fits 2 cores), `hetscale calibrate` on the 1-
 //! and 2-node runs, and the 3-node configuration predicted (`sim` on the calibrated platform)
-//! and measured: its held-out error is printed with its interval. The predicted approach takes
-//! the machine's `g`, `o` and `L(p)` from `hetscale probe` on each configuration's nodes (a
-//! microbenchmark, no kernel run), and the kernel's compute rate from the calibration.
+//! and measured. The predicted approach takes the machine's `g`, `o` and `L(p)` from
+//! `hetscale probe` on each configuration's nodes (a microbenchmark, no kernel run), and the
+//! kernel's compute rate from the calibration.
+//!
+//! What these tests check is that the pipeline works end to end on real, verified runs: the
+//! calibration reads the runs it was given, the platform it writes reproduces the model times
+//! it reports, and the held-out prediction is a finite positive time. How close the
+//! prediction comes (the held-out error) is printed, not asserted: on a shared 2-core host it
+//! is a timing (under load, -60% to -85% whatever the model), and its accuracy target belongs
+//! to a benchmark on a quiet machine, not to a test.
 
 mod common;
 
@@ -31,6 +38,7 @@ fn sizes(kernel: &str) -> [usize; 3] {
         _ => [192, 256, 320],
     }
 }
+/// Runs per calibration size; like the held-out configuration's, summarised by their median.
 const REPETITIONS: usize = 3;
 /// One kernel's check at a time: the configurations are sized to this host's 2 cores, and two
 /// checks at once would measure each other.
@@ -38,6 +46,12 @@ static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// Runs of the held-out configuration: five give a 94% order-statistic interval of the
 /// median, from the smallest to the largest.
 const HELD_OUT_RUNS: usize = 5;
+
+/// The median of `times` (an odd count).
+fn median(mut times: Vec<f64>) -> f64 {
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
 
 /// `hetscale ARGS` that must succeed, as JSON.
 fn json_of(args: &[&str]) -> Value {
@@ -75,14 +89,19 @@ fn predicted_time(kernel: &str, platform: &Path, nodes: &str, n: usize) -> f64 {
 }
 
 /// The calibration runs as `hetscale calibrate` reads them: per configuration and size the
-/// fastest of the repetitions, since other work on the host only ever adds time.
+/// median of the repetitions, the statistic the held-out check compares with (and the one
+/// studies and `hetscale run --runs` report). The fastest run would calibrate a model of an
+/// unloaded host, then judge it against loaded medians: a gap the statistics make, not the
+/// model.
 fn calibration_runs(kernel: &str, platform: &Path) -> String {
     let mut csv = String::from("configuration,nodes,kernel,n,time_s\n");
     for (label, nodes) in CALIBRATION {
         for n in sizes(kernel) {
-            let t = (0..REPETITIONS)
-                .map(|_| measured_time(kernel, platform, nodes, n))
-                .fold(f64::INFINITY, f64::min);
+            let t = median(
+                (0..REPETITIONS)
+                    .map(|_| measured_time(kernel, platform, nodes, n))
+                    .collect(),
+            );
             csv += &format!("{label},\"{nodes}\",{kernel},{n},{t}\n");
         }
     }
@@ -145,19 +164,50 @@ fn calibrate(runs: &Path, platform: &Path, fitted: &Path) -> Value {
     ])
 }
 
-/// Prints the held-out error of one kernel: the prediction from the probed platform and, beside
-/// it, from the platform as written (its network a guess), each against C_3's measured median.
-fn held_out_check(kernel: &str) {
+/// Checks that the calibration read `csv`'s runs and that the platform it wrote to `fitted`
+/// reproduces, on `sim`, the model time it reported for each of them: the fit, the file and
+/// the prediction are one model. Deterministic: no time is judged.
+fn check_calibration_is_its_platform(kernel: &str, csv: &str, fit: &Value, fitted: &Path) {
+    let residuals = fit["kernels"][0]["residuals"].as_array().unwrap();
+    assert_eq!(residuals.len(), csv.lines().count() - 1, "{fit}");
+    for (row, residual) in csv.lines().skip(1).zip(residuals) {
+        let time: f64 = row.rsplit(',').next().unwrap().parse().unwrap();
+        assert_eq!(
+            residual["measured_s"].as_f64(),
+            Some(time),
+            "{row}: {residual}"
+        );
+        let (label, n) = (
+            residual["configuration"].as_str().unwrap(),
+            residual["n"].as_u64().unwrap(),
+        );
+        let nodes = CALIBRATION.iter().find(|(l, _)| *l == label).unwrap().1;
+        let model = residual["model_s"].as_f64().unwrap();
+        let replayed = predicted_time(kernel, fitted, nodes, n as usize);
+        assert!(
+            model.is_finite() && model > 0.0 && (replayed / model - 1.0).abs() < 1e-6,
+            "{kernel} on {label}, N = {n}: calibrate reported {model} s, its platform gives {replayed} s"
+        );
+    }
+}
+
+/// Runs the held-out pipeline of one kernel and prints its held-out error: the prediction
+/// from the probed platform and, beside it, from the platform as written (its network a
+/// guess), each against C_3's measured median. Asserts what the pipeline must do, not how
+/// close it comes (see the module's doc).
+fn held_out_pipeline(kernel: &str) {
     let _alone = ONE_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().unwrap();
     let platform = platform();
     let runs = dir.path().join("runs.csv");
-    std::fs::write(&runs, calibration_runs(kernel, &platform)).unwrap();
+    let csv = calibration_runs(kernel, &platform);
+    std::fs::write(&runs, &csv).unwrap();
     let probed = probed_platform(&platform, dir.path());
     let fitted = dir.path().join("fit.toml");
     let fit = calibrate(&runs, &probed, &fitted);
+    check_calibration_is_its_platform(kernel, &csv, &fit, &fitted);
     let unprobed = dir.path().join("fit-as-written.toml");
     calibrate(&runs, &platform, &unprobed);
     let n = *sizes(kernel).last().unwrap();
@@ -165,7 +215,7 @@ fn held_out_check(kernel: &str) {
         .map(|_| measured_time(kernel, &platform, HELD_OUT.1, n))
         .collect();
     times.sort_by(f64::total_cmp);
-    let median = times[HELD_OUT_RUNS / 2];
+    let median = median(times.clone());
     let (fastest, slowest) = (times[0], times[HELD_OUT_RUNS - 1]);
     let predicted = predicted_time(kernel, &fitted, HELD_OUT.1, n);
     let error = predicted / median - 1.0;
@@ -173,7 +223,7 @@ fn held_out_check(kernel: &str) {
     let as_written = predicted_time(kernel, &unprobed, HELD_OUT.1, n) / median - 1.0;
     let in_sample = largest_residual(&fit);
     println!(
-        "held-out error of {kernel} on {} ({}), N = {n}: {:+.1}% [{:+.1}%, {:+.1}%] (94% interval of the median from {HELD_OUT_RUNS} runs; predicted {predicted:.3e} s, measured median {median:.3e} s; calibrated on {} and {} with the probed network, largest calibration residual {:.1}%, leave-one-out error {}; {:+.1}% with the platform's network as written)",
+        "held-out error of {kernel} on {} ({}), N = {n}: {:+.1}% [{:+.1}%, {:+.1}%] (94% interval of the median from {HELD_OUT_RUNS} runs; predicted {predicted:.3e} s, measured median {median:.3e} s; calibrated on the medians of {REPETITIONS} runs on {} and {} with the probed network, largest calibration residual {:.1}%, leave-one-out error {}; {:+.1}% with the platform's network as written)",
         HELD_OUT.0,
         HELD_OUT.1,
         100.0 * error,
@@ -185,28 +235,13 @@ fn held_out_check(kernel: &str) {
         leave_one_out(&fit),
         100.0 * as_written,
     );
-    let (low, high) = interval;
-    let verdict = if low <= in_sample && high >= -in_sample {
-        "within"
-    } else {
-        "NOT within"
-    };
-    println!(
-        "  {kernel}: the held-out interval is {verdict} the calibration's largest residual; the probed network {} than the platform's",
-        if error.abs() < as_written.abs() {
-            "predicts better"
-        } else {
-            "does NOT predict better"
-        }
-    );
     // Every `measured_time` checks its verification and every command its success, so the
-    // whole chain ran on real, verified runs. How close the prediction comes is printed, not
-    // asserted: it is a timing on a shared 2-core host (under load, three node threads on two
-    // cores miss by -60% to -99% whatever the model), and timings belong in benchmarks.
+    // whole chain ran on real, verified runs; the prediction must be a time.
     assert!(
         predicted.is_finite() && predicted > 0.0,
         "{kernel}: predicted {predicted} s"
     );
+    assert!(median.is_finite() && median > 0.0, "{times:?}");
     assert!(in_sample.is_finite(), "{fit}");
 }
 
@@ -222,8 +257,8 @@ fn held_out_check(kernel: &str) {
 /// message memory: about 2 us per 4 KB page faulted in, five times the probe's `g` on warm
 /// buffers (README, host studies); the machine model has no such cost.
 #[test]
-fn mm_on_emulated_heterogeneous_threads_predicts_its_held_out_configuration() {
-    held_out_check("mm");
+fn mm_held_out_pipeline_runs_on_emulated_heterogeneous_threads_and_prints_its_error() {
+    held_out_pipeline("mm");
 }
 
 /// GE syncs twice per eliminated row, and three node threads on two cores pay tens of
@@ -231,8 +266,8 @@ fn mm_on_emulated_heterogeneous_threads_predicts_its_held_out_configuration() {
 /// the platform's guess of 5 us does not (on a quiet host about -70% without the probe, within
 /// about 25% with it).
 #[test]
-fn ge_on_emulated_heterogeneous_threads_predicts_its_held_out_configuration() {
-    held_out_check("ge");
+fn ge_held_out_pipeline_runs_on_emulated_heterogeneous_threads_and_prints_its_error() {
+    held_out_pipeline("ge");
 }
 
 #[test]
