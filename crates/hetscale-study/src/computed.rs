@@ -2,6 +2,7 @@
 //! each configuration, fit the overhead model `T(N) = a W(N) / C + T_o(N)` (and the papers'
 //! polynomial trend line of `E_s` against `N`), and invert the fit for the target.
 
+use crate::warnings::{SPEC_RANGE, with_range_advice};
 use hetscale_model::fit::{FitQuality, OverheadModel, Polynomial, polyfit};
 use hetscale_model::root::solve_for_target;
 use serde::Serialize;
@@ -152,13 +153,16 @@ fn fit(runner: &Runner<'_>, index: usize, samples: Vec<Measurement>) -> Result<C
         .map(|why| format!("the fit of T(N) is too poor to invert into an N: {why}"));
     let n = match poor_fit {
         Some(_) => None,
-        None => Some(solve_for_target(
-            model_efficiency,
-            spec.target,
-            lo,
-            hi,
-            "fitted speed-efficiency",
-        )?),
+        None => Some(
+            solve_for_target(
+                model_efficiency,
+                spec.target,
+                lo,
+                hi,
+                "fitted speed-efficiency",
+            )
+            .map_err(|e| with_range_advice(e, &config.label, SPEC_RANGE))?,
+        ),
     };
     let n_ci95 = n.and_then(|n| {
         let work = |n: f64| runner.work(index, n);

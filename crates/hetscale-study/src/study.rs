@@ -1,6 +1,7 @@
 //! A whole study: the approaches the spec asks for, on every configuration, then psi, the
 //! approaches side by side, the verification run and the held-out check.
 
+use crate::warnings::SPEC_RANGE;
 use hetscale_model::fit::least_squares;
 use hetscale_model::root::solve_for_target;
 use hetscale_model::scalability::ScalabilityMatrix;
@@ -693,7 +694,7 @@ fn model_size(
         spec.n_max as f64,
         "predicted speed-efficiency",
     )
-    .map_err(|e| crate::warnings::with_range_advice(e, &config.configuration.label, crate::warnings::SPEC_RANGE))
+    .map_err(|e| crate::warnings::with_range_advice(e, &config.configuration.label, SPEC_RANGE))
 }
 
 /// Fits `T = a T_compute + k T_o` on every size measured on all configurations but the

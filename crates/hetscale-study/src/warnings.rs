@@ -1,8 +1,78 @@
 //! What a study's numbers do not say by themselves: a speed-efficiency above 1, a measured
-//! search that ended outside its tolerance (and why), runs too short to rise above the noise.
+//! search that ended outside its tolerance (and why), runs too short to rise above the noise;
+//! and what to change when no size in the searched range reaches the target.
 
+use hetscale_model::ModelError;
+
+use crate::error::StudyError;
 use crate::runner::Measurement;
 use crate::study::OperatingPoint;
+
+/// How the user names the ends of the searched range of `N`: a spec's keys or the command
+/// line's options.
+#[derive(Debug, Clone, Copy)]
+pub struct RangeNames {
+    /// The smallest size searched.
+    pub n_min: &'static str,
+    /// The largest size searched.
+    pub n_max: &'static str,
+}
+
+/// The range as a study spec names it.
+pub const SPEC_RANGE: RangeNames = RangeNames {
+    n_min: "n_min",
+    n_max: "n_max",
+};
+
+/// The range as `hetscale predict` and `study --command` name it.
+pub const OPTION_RANGE: RangeNames = RangeNames {
+    n_min: "--n-min",
+    n_max: "--n-max",
+};
+
+/// What to change when no `N` in `[lo, hi]` reaches the target, `closest` being the `E_s`
+/// (called `what`) nearest to it and its `N`. `E_s` grows with `N`, so an `E_s` above the
+/// target means the target lies below `E_s` at the smallest `N` (lower `n_min`, or raise the
+/// target); one below it, beyond `E_s` at the largest (raise `n_max`, or lower the target).
+pub fn unreachable_target(
+    what: &str,
+    target: f64,
+    (lo, hi): (f64, f64),
+    (e, n): (f64, f64),
+    names: RangeNames,
+) -> String {
+    if e > target {
+        format!(
+            "{what} = {e:.4} at N = {n:.0} already exceeds the target {target}: lower {} or raise the target",
+            names.n_min
+        )
+    } else {
+        format!(
+            "no N in [{lo:.0}, {hi:.0}] reaches {what} = {target}: the highest {what} reached is \
+             {e:.4} at N = {n:.0}; raise {} or lower the target",
+            names.n_max
+        )
+    }
+}
+
+/// `err` with [`unreachable_target`]'s advice if it is a model's unreachable target (then a
+/// [`StudyError::Configuration`] of `configuration`), else as it is.
+pub fn with_range_advice(err: ModelError, configuration: &str, names: RangeNames) -> StudyError {
+    match err {
+        ModelError::Unreachable {
+            what,
+            target,
+            lo,
+            hi,
+            best,
+            best_at,
+        } => StudyError::Configuration {
+            configuration: configuration.to_owned(),
+            message: unreachable_target(what, target, (lo, hi), (best, best_at), names),
+        },
+        other => StudyError::Model(other),
+    }
+}
 
 /// Runs shorter than this, on a real backend, are mostly start-up and timer noise.
 pub const NOISE_FLOOR_S: f64 = 0.01;
@@ -207,6 +277,35 @@ mod tests {
         assert!(
             disagreements(&measured, &[point(175.0, 0.5)]).is_empty(),
             "no interval"
+        );
+    }
+
+    #[test]
+    fn the_advice_on_an_unreachable_target_follows_the_side_it_missed() {
+        let below = unreachable_target("E_s", 1e-5, (8.0, 1e7), (1e-4, 8.0), OPTION_RANGE);
+        assert_eq!(
+            below,
+            "E_s = 0.0001 at N = 8 already exceeds the target 0.00001: lower --n-min or raise \
+             the target"
+        );
+        let above = unreachable_target("E_s", 0.9, (16.0, 64.0), (0.5, 64.0), SPEC_RANGE);
+        assert_eq!(
+            above,
+            "no N in [16, 64] reaches E_s = 0.9: the highest E_s reached is 0.5000 at N = 64; \
+             raise n_max or lower the target"
+        );
+        let model = ModelError::Unreachable {
+            what: "speed-efficiency",
+            target: 0.9,
+            lo: 16.0,
+            hi: 64.0,
+            best: 0.5,
+            best_at: 64.0,
+        };
+        assert_eq!(
+            with_range_advice(model, "C_2", SPEC_RANGE).to_string(),
+            "configuration C_2: no N in [16, 64] reaches speed-efficiency = 0.9: the highest \
+             speed-efficiency reached is 0.5000 at N = 64; raise n_max or lower the target"
         );
     }
 

@@ -4,10 +4,12 @@
 use crate::output::{out, outln};
 use hetscale_kernels::KernelRegistry;
 use hetscale_kernels::MAX_N;
-use hetscale_study::configuration::resolve;
+use hetscale_study::StudyError;
+use hetscale_study::configuration::{ResolvedConfiguration, resolve};
 use hetscale_study::predicted::{PredictedStudy, check_replication_fits};
 use hetscale_study::program::Program;
 use hetscale_study::study::predict_configurations;
+use hetscale_study::warnings::{OPTION_RANGE, with_range_advice};
 
 use super::run::KernelArgs;
 
@@ -73,13 +75,36 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         .map_err(|e| {
             anyhow::anyhow!("{e} (to predict beyond the real machine, add --replicate K)")
         })?;
-    let study = predict_configurations(&program, &configs, args.target, (args.n_min, args.n_max))?;
+    let study = predict(&program, &configs, args)?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&study)?);
     } else {
         out!("{}", render(&args.kernel, &platform.name, &study));
     }
     Ok(())
+}
+
+/// The prediction on `configs`; a target no size in the range reaches names the configuration
+/// and which of --n-min or --n-max to change.
+fn predict(
+    program: &Program,
+    configs: &[ResolvedConfiguration],
+    args: &Args,
+) -> Result<PredictedStudy, StudyError> {
+    let on = |configs: &[ResolvedConfiguration]| {
+        predict_configurations(program, configs, args.target, (args.n_min, args.n_max))
+    };
+    on(configs).map_err(|err| match err {
+        StudyError::Model(err) => {
+            // The first configuration that fails alone is the one that failed.
+            let failed = configs
+                .iter()
+                .find(|c| on(std::slice::from_ref(c)).is_err())
+                .map_or("", |c| c.configuration.label.as_str());
+            with_range_advice(err, failed, OPTION_RANGE)
+        }
+        other => other,
+    })
 }
 
 fn render(kernel: &str, platform: &str, study: &PredictedStudy) -> String {
