@@ -61,7 +61,14 @@ fn a_study_that_settles_nothing_still_writes_its_report() {
         .replace("target = 0.3", "target = 0.95")
         .replace("n_max = 2048", "n_max = 64");
     let dir = spec_dir(&spec);
-    let printed = stdout_of(hetscale_in(dir.path()).args(["study", "spec.toml", "--out", "out"]));
+    // It ends with its own exit code, once everything is written.
+    let out = hetscale_in(dir.path())
+        .args(["study", "spec.toml", "--out", "out"])
+        .assert()
+        .code(i32::from(hetscale::UNSETTLED))
+        .get_output()
+        .clone();
+    let printed = String::from_utf8_lossy(&out.stdout);
     assert!(printed.contains("Report: out/index.html"), "{printed}");
     let page = std::fs::read_to_string(dir.path().join("out/index.html")).unwrap();
     assert!(page.contains("did not settle"), "failures are stated");

@@ -126,7 +126,13 @@ fn an_unreachable_target_reports_the_highest_speed_efficiency_reached() {
         .replace("target = 0.3", "target = 0.95")
         .replace("n_max = 2048", "n_max = 64");
     let dir = spec_dir(&spec);
-    let text = stdout_of(hetscale_in(dir.path()).args(["study", "spec.toml", "--out", "out"]));
+    let out = hetscale_in(dir.path())
+        .args(["study", "spec.toml", "--out", "out"])
+        .assert()
+        .code(i32::from(hetscale::UNSETTLED))
+        .get_output()
+        .clone();
+    let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("not settled") && text.contains("the highest E_s reached is"),
         "{text}"
@@ -148,7 +154,8 @@ fn an_invalid_spec_is_one_line_naming_the_line_and_field() {
 fn a_changed_spec_under_the_same_name_is_refused() {
     let dir = spec_dir(&SMALL_GE.replace("n_max = 2048", "n_max = 256"));
     let first = study(dir.path(), "s.db").status().unwrap();
-    assert!(first.success());
+    // Up to N = 256 no configuration settles: the study still stores its spec and runs.
+    assert_eq!(first.code(), Some(i32::from(hetscale::UNSETTLED)));
     std::fs::write(
         dir.path().join("spec.toml"),
         SMALL_GE.replace("n_max = 2048", "n_max = 512"),
@@ -246,7 +253,12 @@ label = "two"
 nodes = "2"
 "#;
     let dir = spec_dir(spec);
-    assert!(study(dir.path(), "t.db").status().unwrap().success());
+    // Real runs on this host: whether they settle the target depends on its load.
+    let status = study(dir.path(), "t.db").status().unwrap();
+    assert!(
+        status.success() || status.code() == Some(i32::from(hetscale::UNSETTLED)),
+        "{status}"
+    );
     let conn = rusqlite::Connection::open(dir.path().join("t.db")).unwrap();
     let sizes: i64 = conn
         .query_row(
