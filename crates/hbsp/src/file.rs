@@ -10,12 +10,13 @@
 //! written in place.
 //!
 //! Symbolic links are not followed out of where the user asked hetscale to write: a link at
-//! the target is replaced by the new file (the file it led to is left as it was), and the
-//! directories a command makes inside its output directory ([`create_real_dir`]) must be real
-//! directories, not links. Otherwise whoever could create entries in a shared output directory
-//! could plant `out/index.html -> ~/.bashrc` and have the next report overwrite it. Links in
-//! the path the user gave (`--out` itself, or a directory above it) are the user's and are
-//! followed.
+//! the target is replaced by the new file (the file it led to is left as it was); a directory
+//! a command makes inside its output directory must be a real directory ([`create_real_dir`]),
+//! and a file made there by a writer that follows links (SQLite, for a study database) must
+//! not be a link ([`check_not_link`]). Otherwise whoever could create entries in a shared
+//! output directory could plant `out/index.html -> ~/.bashrc` and have the next report
+//! overwrite it. Links in the path the user gave (`--out` itself, or a directory above it) are
+//! the user's and are followed.
 //!
 //! A command registers the files it reads with [`protect_input`]; a write that would replace
 //! one of them (the same path, a link to it or a hard link of it) is refused
@@ -89,10 +90,9 @@ pub fn create_real_dir(dir: impl AsRef<Path>) -> io::Result<()> {
     let dir = dir.as_ref();
     match std::fs::symlink_metadata(dir) {
         Ok(m) if m.is_dir() => Ok(()),
-        Ok(m) if m.file_type().is_symlink() => Err(refused(
-            "it is a symbolic link, not a directory: hetscale follows no link inside its output \
-             directory; remove the link or write elsewhere",
-        )),
+        Ok(m) if m.file_type().is_symlink() => Err(refused(format!(
+            "it is a symbolic link, not a directory: {NO_LINKS}"
+        ))),
         Ok(_) => Err(refused(
             "it is a file, not a directory: remove it or write elsewhere",
         )),
@@ -104,6 +104,21 @@ pub fn create_real_dir(dir: impl AsRef<Path>) -> io::Result<()> {
         Err(e) => Err(e),
     }
 }
+
+/// Refuses a symbolic link at `path`: for a file made inside an output directory by a writer
+/// that would follow it (SQLite opens the file a link leads to).
+pub fn check_not_link(path: impl AsRef<Path>) -> io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            Err(refused(format!("it is a symbolic link: {NO_LINKS}")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Why a link inside an output directory is refused, and what to do.
+const NO_LINKS: &str =
+    "hetscale follows no link inside its output directory; remove the link or write elsewhere";
 
 /// A write or directory this module refuses (not a failure of the system): the message says
 /// what is wrong with the path (`it is ...`) and what to do.
@@ -322,6 +337,13 @@ mod tests {
         let err = create_real_dir(dir.path().join("file")).unwrap_err();
         assert!(err.to_string().starts_with("it is a file, not a directory"));
         assert!(is_refusal(&err));
+        check_not_link(dir.path().join("file")).unwrap();
+        check_not_link(dir.path().join("missing")).unwrap();
+        let err = check_not_link(&link).unwrap_err().to_string();
+        assert!(
+            err.starts_with("it is a symbolic link: hetscale follows"),
+            "{err}"
+        );
         let err = create_real_dir(dir.path().join("no/such")).unwrap_err();
         assert!(err.kind() == io::ErrorKind::NotFound && !is_refusal(&err));
     }

@@ -20,11 +20,17 @@
 //! }
 //! ```
 
+// Commands print through `output` (`outln!`, `out!`, `errln!`): std's print macros panic
+// when a stream cannot be written.
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
 mod cmd;
 mod output;
 
 use clap::{Parser, Subcommand};
 use hetscale_kernels::KernelRegistry;
+use output::errln;
+use std::io::Write as _;
 use std::process::ExitCode;
 
 /// Measure, compute and predict the scalability of parallel algorithms on heterogeneous clusters.
@@ -66,12 +72,12 @@ enum Command {
 /// The exit code of a run refused before it started because it cannot fit this machine.
 pub const REFUSED: u8 = 2;
 
-/// Whether `err` refuses a run too large for this machine, whichever crate refused it.
-fn is_refusal(err: &anyhow::Error) -> bool {
 /// The exit code of a study that settled no configuration (every one failed or its target
 /// was unreachable); its database, results and report are written all the same.
 pub const UNSETTLED: u8 = 3;
 
+/// Whether `err` refuses a run too large for this machine, whichever crate refused it.
+fn is_refusal(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
         cause
             .downcast_ref::<hbsp::HbspError>()
@@ -89,7 +95,14 @@ pub const UNSETTLED: u8 = 3;
 /// `registry`; returns the exit code (failure after printing a one-line reason; [`REFUSED`]
 /// for a run refused as too large for this machine).
 pub fn main_with(registry: KernelRegistry) -> ExitCode {
-    let cli = Cli::parse();
+    if let Err(err) = output::check_stdout_open() {
+        errln!("hetscale: {err:#}");
+        return ExitCode::FAILURE;
+    }
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return parse_failure(&err),
+    };
     let outcome = match cli.command {
         Command::Bench(args) => cmd::bench::run(&args),
         Command::Paper(args) => cmd::paper::run(&args),
@@ -109,7 +122,7 @@ pub fn main_with(registry: KernelRegistry) -> ExitCode {
         // The reader of stdout went away (`| head`): it has what it wanted; end quietly.
         Err(err) if output::is_closed_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("hetscale: {err:#}");
+            errln!("hetscale: {err:#}");
             if is_refusal(&err) {
                 return ExitCode::from(REFUSED);
             }
@@ -120,6 +133,109 @@ pub fn main_with(registry: KernelRegistry) -> ExitCode {
             hetscale_study::interrupt::requested()
                 .and_then(|signal| u8::try_from(128 + signal).ok())
                 .map_or(ExitCode::FAILURE, ExitCode::from)
+        }
+    }
+}
+
+/// Shows a command line clap did not run: `--help` and `--version` as clap prints them, a usage
+/// error (a bad value, a missing or unknown flag) in one line and a hint; returns clap's exit
+/// code (2 for a usage error).
+fn parse_failure(err: &clap::Error) -> ExitCode {
+    if !err.use_stderr() {
+        // clap does not flush: a full disk would be seen only at exit, and ignored there.
+        if let Err(e) = err.print().and_then(|()| std::io::stdout().flush()) {
+            output::stop_writing(&e);
+        }
+    } else if err.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        // `hetscale` alone: the help, unasked, on stderr.
+        let _ = err.print();
+    } else {
+        errln!("{}", usage_error_lines(&err.render().to_string()));
+    }
+    u8::try_from(err.exit_code()).map_or(ExitCode::FAILURE, ExitCode::from)
+}
+
+/// clap's rendering of a usage error (the error, tips, the usage, a pointer to `--help`, in
+/// paragraphs) as two lines: `hetscale: ` and the error; clap's first tip, if any, and the
+/// pointer to `--help`.
+fn usage_error_lines(rendered: &str) -> String {
+    let paragraphs: Vec<&str> = rendered
+        .split("\n\n")
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    let error = paragraphs.first().map_or(String::new(), |p| one_line(p));
+    let tip = paragraphs
+        .iter()
+        .flat_map(|p| p.lines().map(str::trim))
+        .find(|line| line.starts_with("tip: "));
+    let more = paragraphs
+        .iter()
+        .find(|p| p.starts_with("For more information"))
+        .map_or("For more information, try '--help'.", |p| p);
+    match tip {
+        Some(tip) => format!("hetscale: {error}\n  {tip}. {more}"),
+        None => format!("hetscale: {error}\n  {more}"),
+    }
+}
+
+/// An error paragraph on one line: `error: the following required arguments were not
+/// provided:` and its list become `the following ... provided: <KERNEL>, --n <N>`.
+fn one_line(paragraph: &str) -> String {
+    let mut lines = paragraph.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or_default();
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    let rest: Vec<&str> = lines.collect();
+    match (rest.is_empty(), first.ends_with(':')) {
+        (true, _) => first.to_string(),
+        (false, true) => format!("{first} {}", rest.join(", ")),
+        (false, false) => format!("{first} {}", rest.join(" ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// How `hetscale` would show the usage error of `args`.
+    fn shown(args: &[&str]) -> String {
+        let err = Cli::try_parse_from(std::iter::once("hetscale").chain(args.iter().copied()))
+            .expect_err("a usage error");
+        assert!(err.use_stderr() && err.exit_code() == 2);
+        usage_error_lines(&err.render().to_string())
+    }
+
+    #[test]
+    fn a_usage_error_is_one_line_and_a_hint() {
+        assert_eq!(
+            shown(&["run", "mm", "--n", "NaN"]),
+            "hetscale: invalid value 'NaN' for '--n <N>': invalid digit found in string\n  \
+             For more information, try '--help'."
+        );
+        assert_eq!(
+            shown(&["run", "mm", "--nod", "3"]),
+            "hetscale: unexpected argument '--nod' found\n  tip: a similar argument exists: \
+             '--nodes'. For more information, try '--help'."
+        );
+        assert_eq!(
+            shown(&["platform", "show"]),
+            "hetscale: the following required arguments were not provided: <NAME>\n  \
+             For more information, try '--help'."
+        );
+        for args in [
+            &["run", "mm", "--backend"][..],
+            &["run", "mm", "--runs", "0"],
+            &["export"],
+            &["calibrate"],
+            &["no-such-command"],
+            &["paper", "--only"],
+        ] {
+            let lines = shown(args);
+            assert_eq!(lines.lines().count(), 2, "{args:?}: {lines}");
+            assert!(
+                lines.starts_with("hetscale: ") && !lines.contains("error:"),
+                "{lines}"
+            );
         }
     }
 }

@@ -24,6 +24,7 @@ pub struct Args {
 /// Runs `hetscale export`.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let format: Format = args.format.parse()?;
+    hbsp::file::protect_input("the study database", &args.db);
     let store = Store::open_read_only(&args.db)?;
     let text = export(&store, args.study.as_deref(), format)?;
     match &args.output {

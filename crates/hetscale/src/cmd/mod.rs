@@ -23,10 +23,11 @@ pub(crate) fn load_platform(
     name_or_path: &str,
     registry: &hetscale_kernels::KernelRegistry,
 ) -> anyhow::Result<hbsp::Platform> {
+    hbsp::file::protect_input("the platform file", name_or_path);
     let loaded = hetscale_study::local_speed::load_platform(name_or_path)?;
     loaded.platform.check_kernels(&registry.names())?;
     if let Some(note) = loaded.note {
-        eprintln!("note: {note}");
+        crate::output::errln!("note: {note}");
     }
     Ok(loaded.platform)
 }

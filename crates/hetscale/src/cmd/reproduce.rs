@@ -23,7 +23,7 @@ use hetscale_study::reproduce_slalom::{MasparGap, TPDS_SLALOM_MASPAR, maspar_gap
 use hetscale_study::reproduce_wp::{WP_COLLECTIVES, WpExperiment, WpReproduction, reproduce_wp};
 use hetscale_study::store::Store;
 
-use crate::output::{out, outln};
+use crate::output::{errln, out, outln};
 
 /// Arguments of `hetscale reproduce`.
 #[derive(Debug, clap::Args)]
@@ -143,7 +143,9 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create --out {}", args.out.display()))?;
-    let store = Store::open(&args.out.join("reproduce.db"))?;
+    let db = args.out.join("reproduce.db");
+    hbsp::file::check_not_link(&db).with_context(|| format!("cannot use {}", db.display()))?;
+    let store = Store::open(&db)?;
     let mut done = Vec::new();
     for experiment in &experiments {
         let progress = super::study::Progress::new(&experiment.id, false);
@@ -172,8 +174,8 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         outln!("{}", serde_json::to_string_pretty(&values)?);
         maspar
             .iter()
-            .for_each(|m| eprintln!("{}: {}", m.id, m.explanation()));
-        eprintln!("Report: {}", index.display());
+            .for_each(|m| errln!("{}: {}", m.id, m.explanation()));
+        errln!("Report: {}", index.display());
     } else {
         done.iter().for_each(|r| out!("{}", render_text(r)));
         kalinov.iter().for_each(|k| out!("{}", render_kalinov(k)));

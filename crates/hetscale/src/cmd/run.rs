@@ -1,6 +1,6 @@
 //! `hetscale run`: one kernel run on one machine; prints T, W, S = W/T, C and E_s.
 
-use crate::output::{out, outln};
+use crate::output::{errln, out, outln};
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
@@ -138,6 +138,9 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     let Some(kernel) = &args.kernel else {
         return super::run_command::run(args, registry);
     };
+    for npy in &args.input {
+        hbsp::file::protect_input("--input", npy);
+    }
     if let Some(path) = &args.trace {
         ensure_parent_exists("--trace", path)?;
     }
@@ -165,14 +168,14 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     }
     let written = write_views(args, &run, &backend, &machine)?;
     let warnings = warnings(&run, &times, &platform);
-    warnings.iter().for_each(|w| eprintln!("warning: {w}"));
+    warnings.iter().for_each(|w| errln!("warning: {w}"));
     if args.json {
         let mut report = report_json(&run, &backend, &args.nodes);
         report["time"] = json!(times);
         report["warnings"] = json!(warnings);
         outln!("{}", serde_json::to_string_pretty(&report)?);
         // Standard output stays one JSON document.
-        written.iter().for_each(|line| eprintln!("{line}"));
+        written.iter().for_each(|line| errln!("{line}"));
     } else {
         out!("{}", report_text(&run, &backend, &times));
         written.iter().for_each(|line| outln!("{line}"));

@@ -1,7 +1,7 @@
 //! `hetscale run --command ...` (one measurement of any program, to check a study's command)
 //! and the command options `hetscale study --command ...` shares.
 
-use crate::output::{out, outln};
+use crate::output::{errln, out, outln};
 use anyhow::Context;
 use hbsp::Backend;
 use hetscale_study::command_study::in_options;
@@ -104,7 +104,7 @@ pub fn run(
         .into_iter()
         .flatten()
         .collect();
-    warnings.iter().for_each(|w| eprintln!("warning: {w}"));
+    warnings.iter().for_each(|w| errln!("warning: {w}"));
     if args.json {
         let value = json!({
             "command": spec.template,

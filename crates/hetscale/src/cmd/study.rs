@@ -1,7 +1,7 @@
 //! `hetscale study`: run a study spec (with no spec, the built-in default study), with a
 //! progress line per configuration, every run stored as it completes, then write the report.
 
-use crate::output::{out, outln};
+use crate::output::{errln, out, outln};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -117,6 +117,9 @@ fn pass_hosts(args: &Args, spec: &mut StudySpec) -> anyhow::Result<()> {
 /// Runs `hetscale study`.
 pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     hetscale_study::interrupt::catch().context("cannot catch SIGINT, SIGTERM and SIGHUP")?;
+    if let Some(spec) = &args.spec {
+        hbsp::file::protect_input("the spec", spec);
+    }
     let mut specs = match (&args.spec, command_study(args)?) {
         (_, Some(study)) => vec![study.spec()?],
         (Some(path), None) => vec![StudySpec::from_file_with(path, registry)?],
@@ -127,15 +130,16 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create --out {}", args.out.display()))?;
-    let db = args.db.clone().unwrap_or_else(|| args.out.join("study.db"));
+    let db = database(args)?;
     let store = Store::open(&db)?;
+    hbsp::file::protect_input("the study database", &db);
     let mut results = Vec::new();
     let mut resumed = Vec::new();
     for spec in &specs {
         // Measures and caches this host's speed before the study's runs, if `local` needs it.
         let platform = hetscale_study::local_speed::load_platform(&spec.platform)?;
         if let Some(note) = platform.note.filter(|_| !args.quiet) {
-            eprintln!("note: {note}");
+            errln!("note: {note}");
         }
         let progress = Progress::new(&spec.name, args.quiet);
         let result = run_study_with(spec, registry, &store, &progress)?;
@@ -150,8 +154,8 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&results)?);
         // Standard output stays one JSON document.
-        resumed.iter().for_each(|line| eprintln!("{line}"));
-        eprintln!("Report: {}", index.display());
+        resumed.iter().for_each(|line| errln!("{line}"));
+        errln!("Report: {}", index.display());
     } else {
         for result in &results {
             out!("{}", render_text(result));
@@ -214,8 +218,9 @@ fn print_locations(db: &Path, out: &Path, index: &Path) {
 fn run_default(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create --out {}", args.out.display()))?;
-    let db = args.db.clone().unwrap_or_else(|| args.out.join("study.db"));
+    let db = database(args)?;
     let store = Store::open(&db)?;
+    hbsp::file::protect_input("the study database", &db);
     let mut reproductions = Vec::new();
     let mut resumed = Vec::new();
     for id in DEFAULT_STUDY {
@@ -236,8 +241,8 @@ fn run_default(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     let index = super::reproduce::write_report(&reproductions, None, None, None, &args.out)?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&results)?);
-        resumed.iter().for_each(|line| eprintln!("{line}"));
-        eprintln!("Report: {}", index.display());
+        resumed.iter().for_each(|line| errln!("{line}"));
+        errln!("Report: {}", index.display());
     } else {
         for r in &reproductions {
             out!("{}", render_text(&r.study));
@@ -247,6 +252,17 @@ fn run_default(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         print_locations(&db, &args.out, &index);
     }
     settled_something(&results)
+}
+
+/// The study database: --db, or `study.db` in --out, which must not be a symbolic link (one
+/// planted there would have SQLite write wherever it leads).
+fn database(args: &Args) -> anyhow::Result<PathBuf> {
+    if let Some(db) = &args.db {
+        return Ok(db.clone());
+    }
+    let db = args.out.join("study.db");
+    hbsp::file::check_not_link(&db).with_context(|| format!("cannot use {}", db.display()))?;
+    Ok(db)
 }
 
 /// The one-off command study the options describe, if --command was given.
@@ -409,7 +425,7 @@ impl Observer for Progress {
     fn measured(&self, m: &Measurement) {
         self.sizes.set(self.sizes.get() + 1);
         if self.log {
-            eprintln!("{}", self.log_line(m));
+            errln!("{}", self.log_line(m));
         }
         if let Some(bar) = &*self.current.borrow() {
             bar.set_message(format!(
@@ -430,7 +446,7 @@ impl Observer for Progress {
     fn configuration_finished(&self, _approach: Approach, _label: &str, outcome: &str) {
         self.previous_sizes.set(Some(self.sizes.get()));
         if self.log {
-            eprintln!(
+            errln!(
                 "{}: {outcome} after {} in {:.1} s",
                 self.configuration.borrow(),
                 plural(self.sizes.get(), "size"),
