@@ -1,6 +1,6 @@
 //! `hetscale bench`: the marked speed of this machine's cores, and the `local` platform with it.
 
-use crate::output::{out, outln};
+use crate::output::{errln, out, outln};
 use std::path::PathBuf;
 
 use hbsp::Platform;
@@ -46,8 +46,16 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         .save_local
         .then(|| hetscale_study::local_speed::save_report(&report))
         .transpose()?;
+    let warnings: Vec<String> = report.spread_warning().into_iter().collect();
+    warnings.iter().for_each(|w| errln!("warning: {w}"));
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&report)?);
+        let mut json = serde_json::to_value(&report)?;
+        json["marked_speed_flops_ci95"] = {
+            let (lo, hi) = report.interval();
+            serde_json::json!([lo * 1e6, hi * 1e6])
+        };
+        json["warnings"] = serde_json::to_value(&warnings)?;
+        outln!("{}", serde_json::to_string_pretty(&json)?);
     } else {
         out!("{}", render(&report));
         if let Some(path) = &args.write_platform {
@@ -89,8 +97,9 @@ fn render(report: &MarkedSpeedReport) -> String {
             k.name, s.median, s.median_ci.0, s.median_ci.1, s.mad, k.problem
         ));
     }
+    let (lo, hi) = report.interval();
     out.push_str(&format!(
-        "(rates in Mflop/s over {} timed runs after {} warm-up)\nmarked_speed = {:.1} Mflop/s per core (mean of the medians, as JPDC section 4.3 averages NPB kernels); {} cores\n",
+        "(rates in Mflop/s over {} timed runs after {} warm-up)\nmarked_speed = {:.1} Mflop/s per core, 95% CI [{lo:.1}, {hi:.1}] (mean of the medians, as JPDC section 4.3 averages NPB kernels); {} cores\n",
         report.options.repetitions, report.options.warmup, report.marked_speed, report.cores
     ));
     out

@@ -1,6 +1,6 @@
 //! `hetscale platform`: list, show and validate platforms.
 
-use crate::output::{out, outln};
+use crate::output::{errln, out, outln};
 use hbsp::{Machine, NodeSet, Platform};
 use hetscale_kernels::{KernelRegistry, flops_per_unit};
 use serde_json::{Map, Value, json};
@@ -165,8 +165,21 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     }
 }
 
+/// `platform` at the marked speeds runs on it use (`local`'s cached one), with a note on
+/// standard error saying where they came from.
+fn as_runs_use(platform: Platform) -> anyhow::Result<Platform> {
+    let loaded = hetscale_study::local_speed::as_runs_use(platform)?;
+    if let Some(note) = loaded.note {
+        errln!("note: {note}");
+    }
+    Ok(loaded.platform)
+}
+
 fn list(json: bool) -> anyhow::Result<()> {
-    let presets = hbsp::presets::all();
+    let presets = hbsp::presets::all()
+        .into_iter()
+        .map(as_runs_use)
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let summaries: Vec<Summary> = presets.iter().map(Summary::of).collect();
     if json {
         let values: Vec<Value> = summaries.iter().map(Summary::to_json).collect();
@@ -178,7 +191,7 @@ fn list(json: bool) -> anyhow::Result<()> {
 }
 
 fn show(name: &str, nodes: Option<&str>, json: bool) -> anyhow::Result<()> {
-    let platform = Platform::load(name)?;
+    let platform = as_runs_use(Platform::load(name)?)?;
     let Some(spec) = nodes else {
         if json {
             let value = schema_keys(serde_json::to_value(&platform)?, &platform.speed_unit);

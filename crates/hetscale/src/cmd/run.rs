@@ -46,8 +46,14 @@ pub struct Args {
     /// Platform preset (`hetscale platform list` lists them) or TOML file.
     #[arg(long, default_value = "local")]
     pub platform: String,
-    /// Node-set: a count (4), names (a,b) or kinds with counts (sunblade:3).
-    #[arg(long, default_value = "all")]
+    /// Node-set: a count (4), names (a,b) or kinds with counts (sunblade:3); default all of
+    /// the platform's nodes for a kernel, one for --command (a serial program is not judged
+    /// against every core).
+    #[arg(
+        long,
+        default_value = "all",
+        default_value_if("command", clap::builder::ArgPredicate::IsPresent, "1")
+    )]
     pub nodes: String,
     /// Problem size N (matrix order, image side or series length); taken from --input if absent.
     #[arg(long)]
