@@ -76,9 +76,9 @@ fn noise(runner: &Runner<'_>, index: usize, m: &Measurement) -> StudyError {
     let spec = runner.spec();
     let (lo, hi) = m.speed_efficiency_ci;
     let message = format!(
-        "{NOT_SETTLED_NOISE} E_s = {:.4} [{lo:.4}, {hi:.4}] at N = {} after {} runs misses the \
-         target {} +/- {:.2}%, yet the search stopped there: the noise of the runs (a loaded \
-         machine?), not N, decides; rerun on a quiet machine or raise repetitions",
+        "{NOT_SETTLED_NOISE} E_s = {:.4} (95% interval [{lo:.4}, {hi:.4}]) at N = {} after {} \
+         runs misses the target {} +/- {:.2}%, yet the search stopped there: the noise of the \
+         runs (a loaded machine?), not N, decides; rerun on a quiet machine or raise repetitions",
         m.speed_efficiency,
         m.n,
         m.time.samples,
