@@ -222,3 +222,40 @@ fn a_fit_faster_than_the_marked_speed_or_unbounded_is_warned_of_in_text_and_json
             .collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn fit_auto_prints_the_choices_tied_with_the_best_and_the_rule_that_chose() {
+    // GE's base runs of the JPDC reproduction: choices tie at the best leave-one-out error.
+    let ge = hetscale_study::reproduce::Experiment::named("jpdc-ge").unwrap();
+    let platform = hbsp::Platform::load("sunwulf").unwrap();
+    let registry = hetscale_kernels::KernelRegistry::builtin();
+    let mut csv = String::from("configuration,nodes,kernel,n,time_s\n");
+    for r in ge.calibration_runs(&platform, &registry).unwrap() {
+        let (c, nodes, k) = (&r.configuration, &r.nodes, &r.kernel);
+        csv += &format!("{c},\"{nodes}\",{k},{},{}\n", r.n, r.time_s);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("runs.csv"), csv).unwrap();
+    let args = [
+        "calibrate",
+        "--runs",
+        "runs.csv",
+        "--fit",
+        "auto",
+        "--pivoting",
+    ];
+    let args = [&args[..], &[ge.options.pivoting.as_str()]].concat();
+    let text = common::stdout_of(hetscale_in(dir.path()).args(&args));
+    assert!(text.lines().nth(2).unwrap().ends_with("  (tied)"), "{text}");
+    assert!(text.contains("chosen by a rule, not by the runs"), "{text}");
+    let fit = json_of(hetscale_in(dir.path()).args(&args).arg("--json"));
+    let best = &fit["compared"][0];
+    assert_eq!(best["tied"], true, "{best}");
+    assert!(
+        best["tie_break"]
+            .as_str()
+            .unwrap()
+            .contains(" choices tie at leave-one-out rms ")
+    );
+    assert!(fit["compared"][1]["tie_break"].is_null());
+}
