@@ -167,3 +167,23 @@ fn the_study_help_says_how_a_resume_treats_failures_and_what_the_exit_codes_mean
     );
     assert!(help.contains("3 the study settled no"), "{help}");
 }
+
+#[test]
+fn the_default_study_says_what_its_resume_reused() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = stdout_of(hetscale_in(dir.path()).args(["study", "--out", "out", "--quiet"]));
+    assert!(!first.contains("Resumed"), "{first}");
+    let again = stdout_of(hetscale_in(dir.path()).args(["study", "--out", "out", "--quiet"]));
+    let resumed: Vec<&str> = again
+        .lines()
+        .filter(|l| l.starts_with("Resumed study"))
+        .collect();
+    assert_eq!(resumed.len(), 3, "one line per experiment: {again}");
+    for (line, id) in resumed.iter().zip(["jpdc-ge", "jpdc-mm", "jpdc-conv2d"]) {
+        assert!(
+            line.starts_with(&format!("Resumed study \"{id}\": reused "))
+                && line.ends_with(" stored runs"),
+            "{line}"
+        );
+    }
+}
