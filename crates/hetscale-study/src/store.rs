@@ -553,7 +553,7 @@ impl Store {
     /// its error, oldest first: a resumed study retries a failed run, and this keeps why it
     /// failed before.
     pub fn failure_history(&self, study: Option<&str>) -> Result<Vec<(RunRecord, String)>> {
-        self.failures_in("failure_history", study)
+        self.failures_in("failure_history WHERE TRUE", study)
     }
 
     /// Why the run with this key failed, if it is stored as failed.
@@ -578,20 +578,16 @@ impl Store {
     /// Every failed run (of one study, if given) with its error, in insertion order; the
     /// failures retried since are in [`Store::failure_history`].
     pub fn failed_runs(&self, study: Option<&str>) -> Result<Vec<(RunRecord, String)>> {
-        self.failures_in("runs", study)
+        self.failures_in(&format!("runs WHERE status = '{FAILED}'"), study)
     }
 
-    /// The failed runs of `table` (`runs` or `failure_history`) with their errors.
-    fn failures_in(&self, table: &str, study: Option<&str>) -> Result<Vec<(RunRecord, String)>> {
+    /// The failed runs `rows` selects (`TABLE WHERE CONDITION`), with their errors.
+    fn failures_in(&self, rows: &str, study: Option<&str>) -> Result<Vec<(RunRecord, String)>> {
         let fail = |e: rusqlite::Error| store_error(&self.path, &e);
-        let failed = match table {
-            "runs" => format!("status = '{FAILED}'"),
-            _ => "1".into(),
-        };
         let mut stmt = self
             .conn
             .prepare(&format!(
-                "SELECT {RUN_COLUMNS}, error FROM {table} WHERE {failed} AND (?1 IS NULL OR study = ?1) ORDER BY id"
+                "SELECT {RUN_COLUMNS}, error FROM {rows} AND (?1 IS NULL OR study = ?1) ORDER BY id"
             ))
             .map_err(fail)?;
         let rows = stmt
