@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use common::{
     SMALL_GE, failure_of, hetscale, hetscale_in, hetscale_process, json_of, one_line_error,
-    spec_dir, stdout_of, succeeded,
+    spec_dir, succeeded,
 };
 
 /// Every stored run, without its row id and timestamp (which differ between databases).
