@@ -51,11 +51,11 @@ pub enum StudyError {
         /// What is wrong and what to do.
         message: String,
     },
-    /// SIGINT or SIGTERM asked the study to stop: the running program's process group was
-    /// ended and the run it cut short not stored.
+    /// SIGINT, SIGTERM or SIGHUP asked the study to stop: the running program's process group
+    /// was ended and the run it cut short not stored.
     #[error("interrupted: rerun to resume ({stored} runs stored)")]
     Interrupted {
-        /// The runs of the study the database holds.
+        /// The completed runs the database holds, of every study in it.
         stored: usize,
     },
     /// A platform could not be calibrated on the runs given.
