@@ -88,7 +88,8 @@ pub fn probe_collectives(
     options: &CollectiveProbeOptions,
 ) -> Result<Vec<CollectiveCost>> {
     check(machines, options)?;
-    let backend = &declared_only(backend);
+    // Nothing reads a trace, which would grow with every superstep of every node.
+    let backend = &declared_only(backend).untraced();
     let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); options.names.len()];
     for machine in machines {
         let output = crate::run(backend, machine, |ctx| measure_all(ctx, options))?;

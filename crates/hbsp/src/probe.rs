@@ -128,9 +128,97 @@ struct Round {
 
 /// Measures `g`, `L`, `o` and `r_j` of `machine` on `backend`.
 pub fn probe(backend: &Backend, machine: &Machine, options: &ProbeOptions) -> Result<ProbeReport> {
+    probe_with_progress(backend, machine, options, &|_| {})
+}
+
+/// [`probe`], calling `progress` with the supersteps done so far (out of at most
+/// [`probe_supersteps`]) as the probe goes. A probe that cannot fit this machine's memory is
+/// refused before it starts ([`check_probe_fits`]).
+pub fn probe_with_progress(
+    backend: &Backend,
+    machine: &Machine,
+    options: &ProbeOptions,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<ProbeReport> {
     let options = checked(options)?;
-    let output = crate::run(backend, machine, |ctx| measure_rounds(ctx, &options))?;
+    check_probe_fits(backend, machine.p(), &options)?;
+    // Nothing reads a trace, which would grow with every superstep of every node: O(p^2).
+    let backend = backend.untraced();
+    let output = crate::run(&backend, machine, |ctx| {
+        let report = |ctx: &Ctx<'_>| {
+            if ctx.pid() == 0 {
+                progress(ctx.superstep());
+            }
+        };
+        measure_rounds(ctx, &options, &report)
+    })?;
     Ok(summarise(&output.results))
+}
+
+/// Seconds as people read them: `40 s`, `12 min`, `3.5 h`, `2.1e4 days`.
+pub fn human_seconds(seconds: f64) -> String {
+    match seconds {
+        s if s < 120.0 => format!("{s:.0} s"),
+        s if s < 7200.0 => format!("{:.0} min", s / 60.0),
+        s if s < 172_800.0 => format!("{:.1} h", s / 3600.0),
+        s if s < 8.64e8 => format!("{:.0} days", s / 86_400.0),
+        s => format!("{:.1e} days", s / 86_400.0),
+    }
+}
+
+/// Pilot sweeps of the `g`, `r_j` probe at most (see [`pilot_rates`]).
+const PILOT_SWEEPS: usize = 3;
+
+/// The supersteps of a probe of `p` nodes with `options`, at most (the pilot sweeps may
+/// settle early): every node takes its turn injecting in every sweep, so they grow as `p`,
+/// and each superstep takes every node, so the probe's time grows as `p^2`.
+pub fn probe_supersteps(p: usize, options: &ProbeOptions) -> u64 {
+    let (p, samples) = (p as u64, options.samples as u64);
+    let gather = 1; // The allgather of the rates after a sweep: one superstep.
+    let sweep = p * options.h_bytes.len() as u64 * samples * 2;
+    let round = samples * (options.sync_batch as u64 + 1) + sweep + samples * 4;
+    PILOT_SWEEPS as u64 * (sweep + gather) + options.rounds as u64 * round + 1
+}
+
+/// Seconds a probe of `p` nodes takes, roughly: its supersteps ([`probe_supersteps`]) times
+/// `p` times what a node's superstep costs on `backend` (measured on a 2-core host with
+/// `--quick` at p = 64 to 500: 0.63 us on sim's coroutines, 4.7 us on threads; mpi's is
+/// taken as threads'). A faster or busier host differs; the progress shows the real pace.
+pub fn probe_seconds(backend: &Backend, p: usize, options: &ProbeOptions) -> f64 {
+    let node_superstep_s = match backend {
+        Backend::Sim(sim) if sim.engine == crate::SimEngine::Coroutines => 0.7e-6,
+        _ => 5e-6,
+    };
+    probe_supersteps(p, options) as f64 * p as f64 * node_superstep_s
+}
+
+/// Bytes a probe of `p` nodes takes at its peak: what every run takes
+/// ([`crate::memory::run_bytes`]); the allgather of the rates, a message per pair of nodes,
+/// and each node's copy of every rate; and the largest payload, sent and received.
+pub fn probe_bytes(backend: &Backend, p: usize, options: &ProbeOptions) -> f64 {
+    let largest = options.h_bytes.iter().copied().max().unwrap_or(0) as f64;
+    // An MPI rank receives only its own node's messages.
+    let receivers = if matches!(backend, Backend::Mpi(_)) {
+        1.0
+    } else {
+        p as f64
+    };
+    let rates = receivers * p as f64 * (crate::memory::message_bytes(backend) + 8.0);
+    crate::memory::run_bytes(backend, p) + rates + 2.0 * largest
+}
+
+/// Refuses, in one line, a probe of `p` nodes that would need more memory than is available,
+/// with its estimate, its supersteps and what to change.
+pub fn check_probe_fits(backend: &Backend, p: usize, options: &ProbeOptions) -> Result<()> {
+    crate::memory::check_fits(
+        &format!(
+            "probing {p} nodes ({} supersteps, about {})",
+            probe_supersteps(p, options),
+            human_seconds(probe_seconds(backend, p, options))
+        ),
+        probe_bytes(backend, p, options),
+        "probe fewer nodes (--nodes) and apply the measured r_j to the others of their kind",
+    )
 }
 
 fn checked(options: &ProbeOptions) -> Result<ProbeOptions> {
@@ -151,22 +239,33 @@ fn checked(options: &ProbeOptions) -> Result<ProbeOptions> {
     Ok(options)
 }
 
-fn measure_rounds(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<Vec<Round>> {
+/// Called by every node after each injector's turn and each part of a round: node 0 reports
+/// the supersteps done.
+type Progress<'a> = dyn Fn(&Ctx<'_>) + 'a;
+
+fn measure_rounds(
+    ctx: &mut Ctx<'_>,
+    options: &ProbeOptions,
+    progress: &Progress<'_>,
+) -> Result<Vec<Round>> {
     ctx.charge_work(0.0)?;
-    let rates = pilot_rates(ctx, options)?;
+    let rates = pilot_rates(ctx, options, progress)?;
     (0..options.rounds)
-        .map(|_| measure_round(ctx, options, &rates))
+        .map(|_| measure_round(ctx, options, &rates, progress))
         .collect()
 }
 
 /// Every node's `g_k` from pilot sweeps, each spread by the previous one's rates (the first
 /// evenly), until they agree within 1% or after three sweeps. Each sweep can only lower the
 /// rates that slow receivers inflated, so they settle from above.
-fn pilot_rates(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<Vec<f64>> {
-    const SWEEPS: usize = 3;
+fn pilot_rates(
+    ctx: &mut Ctx<'_>,
+    options: &ProbeOptions,
+    progress: &Progress<'_>,
+) -> Result<Vec<f64>> {
     let mut rates: Option<Vec<f64>> = None;
-    for _ in 0..SWEEPS {
-        let mine = injection_rate(ctx, options, rates.as_deref())?;
+    for _ in 0..PILOT_SWEEPS {
+        let mine = injection_rate(ctx, options, rates.as_deref(), progress)?;
         let next: Vec<f64> = allgather(ctx, &[mine])?
             .value
             .into_iter()
@@ -186,14 +285,21 @@ fn pilot_rates(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<Vec<f64>> {
     Ok(rates.unwrap_or_default())
 }
 
-fn measure_round(ctx: &mut Ctx<'_>, options: &ProbeOptions, rates: &[f64]) -> Result<Round> {
+fn measure_round(
+    ctx: &mut Ctx<'_>,
+    options: &ProbeOptions,
+    rates: &[f64],
+    progress: &Progress<'_>,
+) -> Result<Round> {
     let (empty, typical): (Vec<f64>, Vec<f64>) = (0..options.samples)
         .map(|_| time_empty_supersteps(ctx, options.sync_batch))
         .collect::<Result<Vec<_>>>()?
         .into_iter()
         .unzip();
-    let g = injection_rate(ctx, options, Some(rates))?;
+    progress(ctx);
+    let g = injection_rate(ctx, options, Some(rates), progress)?;
     let o = overhead(ctx, options)?;
+    progress(ctx);
     Ok(Round {
         g,
         l: median(empty.clone()),
@@ -249,39 +355,54 @@ fn peers(ctx: &Ctx<'_>) -> Vec<usize> {
 /// `g_j` of this node: every node takes its turn injecting while the others only receive,
 /// and each fits its own turn's superstep times against the bytes it injected. `rates` (every
 /// node's pilot `g_k`) weight the spread: see [`spread`].
-fn injection_rate(ctx: &mut Ctx<'_>, options: &ProbeOptions, rates: Option<&[f64]>) -> Result<f64> {
+fn injection_rate(
+    ctx: &mut Ctx<'_>,
+    options: &ProbeOptions,
+    rates: Option<&[f64]>,
+    progress: &Progress<'_>,
+) -> Result<f64> {
+    let mut slope = 0.0;
+    for injector in 0..ctx.nprocs() {
+        if injector == ctx.pid() {
+            slope = inject(ctx, options, rates)?;
+        } else {
+            // A receiver's supersteps: as many as the injector's, nothing sent.
+            for _ in 0..options.h_bytes.len() * options.samples {
+                time_superstep(ctx, |_| Ok(()))?;
+            }
+        }
+        progress(ctx);
+    }
+    Ok(slope)
+}
+
+/// This node's turn to inject: its superstep times against the bytes it sent, fitted. Only
+/// the injector lists its peers and their shares (`p` each): every node holding them for
+/// every turn took `p^2` memory.
+fn inject(ctx: &mut Ctx<'_>, options: &ProbeOptions, rates: Option<&[f64]>) -> Result<f64> {
     let to = peers(ctx);
     let largest = options.h_bytes.last().copied().unwrap_or(0);
     let payload = vec![0u8; largest];
-    let mut slope = 0.0;
-    for injector in 0..ctx.nprocs() {
-        let mine = injector == ctx.pid();
-        let (mut bytes, mut times) = (Vec::new(), Vec::new());
-        for &h in &options.h_bytes {
-            let shares = spread(h, &to, rates);
-            let samples = (0..options.samples)
-                .map(|_| {
-                    time_superstep(ctx, |ctx| {
-                        if mine {
-                            for (&j, &b) in to.iter().zip(&shares) {
-                                ctx.send(j, 0, &payload[..b])?;
-                            }
-                        }
-                        Ok(())
-                    })
+    let (mut bytes, mut times) = (Vec::new(), Vec::new());
+    for &h in &options.h_bytes {
+        let shares = spread(h, &to, rates);
+        let samples = (0..options.samples)
+            .map(|_| {
+                time_superstep(ctx, |ctx| {
+                    for (&j, &b) in to.iter().zip(&shares) {
+                        ctx.send(j, 0, &payload[..b])?;
+                    }
+                    Ok(())
                 })
-                .collect::<Result<Vec<_>>>()?;
-            bytes.push(shares.iter().sum::<usize>() as f64);
-            times.push(median(samples));
-        }
-        if mine {
-            let (line, _) = polyfit(&bytes, &times, 1)?;
-            // Timer noise on a fast host can tilt a flat line below zero; no node injects
-            // in negative time.
-            slope = line.coefficients[1].max(0.0);
-        }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        bytes.push(shares.iter().sum::<usize>() as f64);
+        times.push(median(samples));
     }
-    Ok(slope)
+    let (line, _) = polyfit(&bytes, &times, 1)?;
+    // Timer noise on a fast host can tilt a flat line below zero; no node injects in
+    // negative time.
+    Ok(line.coefficients[1].max(0.0))
 }
 
 /// Bytes for each of `to` out of `h`: evenly, or, given pilot rates, in inverse proportion to

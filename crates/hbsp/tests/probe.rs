@@ -144,3 +144,60 @@ fn probe_on_sim_sees_past_a_slow_receiver_at_small_p() {
         }
     }
 }
+
+/// The probe reports its progress in supersteps, never past [`probe::probe_supersteps`], and
+/// the count is the probe's own: at most one pilot sweep (which may settle early) fewer.
+#[test]
+fn the_probe_s_progress_counts_the_supersteps_it_estimated() {
+    let platform = Platform::load("ucf-cluster").unwrap();
+    let machine = platform.select(&"6".parse().unwrap()).unwrap();
+    let options = ProbeOptions::quick();
+    let reported = std::sync::Mutex::new(Vec::new());
+    probe::probe_with_progress(&Backend::sim_declared(), &machine, &options, &|done| {
+        reported.lock().unwrap().push(done);
+    })
+    .unwrap();
+    let reported = reported.into_inner().unwrap();
+    let estimate = probe::probe_supersteps(6, &options);
+    let sweep = 6 * options.h_bytes.len() as u64 * options.samples as u64 * 2;
+    assert!(reported.is_sorted(), "{reported:?}");
+    let last = *reported.last().unwrap();
+    assert!(
+        last <= estimate && last + sweep + 2 >= estimate,
+        "{last} of {estimate}"
+    );
+}
+
+/// A probe is O(p^2) in time and memory (every node injects in turn while all take part;
+/// every node gathers every rate): `probe --nodes 100000 --quick` grew past 6 GB in 20 s and
+/// ran on. It is refused before it starts, in one line with its estimates and what to do.
+#[test]
+fn a_probe_that_cannot_fit_is_refused_with_its_estimates() {
+    let options = ProbeOptions::quick();
+    let bytes = |p| probe::probe_bytes(&Backend::threads(), p, &options);
+    assert!(bytes(100_000) > 1e12, "{:e}", bytes(100_000));
+    assert!(bytes(2_000) > 3.5 * bytes(1_000), "grows as p^2");
+    assert!(probe::probe_seconds(&Backend::threads(), 1_000, &options) > 100.0);
+    let err = probe::check_probe_fits(&Backend::threads(), 100_000, &options)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("probing 100000 nodes (")
+            && err.contains(" supersteps, about ")
+            && err.contains("of memory but")
+            && err.contains("probe fewer nodes")
+            && !err.contains('\n'),
+        "{err}"
+    );
+    assert!(probe::check_probe_fits(&Backend::threads(), 8, &options).is_ok());
+}
+
+/// Nothing reads a probe's trace, which grew with every superstep of every node (3.2 GB for
+/// a quick sim probe of 500 nodes): the probe runs its backend untraced.
+#[test]
+fn an_untraced_backend_records_no_trace() {
+    for backend in [Backend::threads(), Backend::sim(), Backend::mpi()] {
+        assert!(backend.records_trace());
+        assert!(!backend.untraced().records_trace(), "{backend}");
+    }
+}

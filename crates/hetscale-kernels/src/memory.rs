@@ -38,22 +38,19 @@ pub(crate) fn check_inputs_fit(kernel: &dyn Kernel, n: usize) -> Result<()> {
 ///   32 B per pair at p = 8,000, 10,000 and 16,000 (2.1, 3.3 and 8.2 GB); ge and slalom 25,
 ///   burg 10, summa 3; the margin covers the rest.
 /// - threads: an all-to-all superstep (the second phase of a two-phase broadcast) queues a
-///   message per pair, each an envelope and a small vector. Measured with `run mm --n 64`:
+///   message per pair ([`hbsp::memory::message_bytes`]). Measured with `run mm --n 64`:
 ///   442 B per pair at p = 2,048 (1.9 GB) and 446 at 4,096 (7.5 GB).
 /// - mpi: a rank holds its own node only.
 pub fn pair_bytes(backend: &Backend) -> f64 {
     match backend {
         Backend::Sim(_) => SIM_PAIR_BYTES,
-        Backend::Threads(_) => THREADS_PAIR_BYTES,
+        Backend::Threads(_) => hbsp::memory::message_bytes(backend),
         _ => 0.0,
     }
 }
 
 /// Bytes per pair of nodes of a sim run (see [`pair_bytes`]).
 pub const SIM_PAIR_BYTES: f64 = 40.0;
-
-/// Bytes per pair of nodes of a threads run (see [`pair_bytes`]).
-pub const THREADS_PAIR_BYTES: f64 = 512.0;
 
 /// Peak bytes a run of `kernel` at size `n` on `machine` takes in this process (see the
 /// module docs); skeleton runs (compute skipped) leave out the verification.
@@ -261,7 +258,7 @@ mod tests {
             let trace = kernel.trace_bytes(n, &four).unwrap();
             let estimate =
                 |backend: &Backend| run_memory(kernel.as_ref(), n, &four, backend).unwrap();
-            let pairs = 16.0 * THREADS_PAIR_BYTES;
+            let pairs = 16.0 * hbsp::memory::message_bytes(&Backend::threads());
             assert_eq!(
                 estimate(&Backend::threads()),
                 inputs + all + check + pairs + trace

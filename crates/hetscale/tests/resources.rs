@@ -173,3 +173,22 @@ fn a_run_on_thousands_of_nodes_counts_its_per_pair_state_and_is_refused() {
         "{err}"
     );
 }
+
+/// `probe --nodes 100000 --quick` grew past 6 GB in 20 s and ran on: it is refused at once
+/// (exit 2), in one line with its estimates of memory and time and what to do. (The timeout
+/// only ends a probe that was not refused.)
+#[test]
+fn a_probe_too_large_for_this_machine_is_refused_before_it_starts() {
+    let out = hetscale()
+        .args(["probe", "--nodes", "100000", "--quick"])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let err = refusal(&out);
+    assert!(
+        err.starts_with("hetscale: probing 100000 nodes (")
+            && err.contains("supersteps, about ")
+            && err.contains("probe fewer nodes"),
+        "{err}"
+    );
+}

@@ -95,6 +95,17 @@ impl Backend {
         }
     }
 
+    /// This backend recording no [`crate::Trace`], for runs whose trace nobody reads.
+    pub fn untraced(&self) -> Self {
+        let mut backend = self.clone();
+        match &mut backend {
+            Self::Threads(options) => options.trace = false,
+            Self::Sim(options) => options.no_trace = true,
+            Self::Mpi(options) => options.trace = false,
+        }
+        backend
+    }
+
     /// The threads backend with default options.
     pub fn threads() -> Self {
         Self::Threads(ThreadsOptions::default())

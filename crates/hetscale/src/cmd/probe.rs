@@ -1,12 +1,13 @@
 //! `hetscale probe`: measure g, r_j, L and o of a backend.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use hbsp::collective_probe::{COLLECTIVES, CollectiveProbeOptions, probe_collectives};
 use hbsp::machine_model::CollectiveCost;
-use hbsp::probe::{ProbeOptions, ProbeReport};
+use hbsp::probe::{ProbeOptions, ProbeReport, human_seconds, probe_seconds, probe_supersteps};
 use hbsp::{Backend, NodeSet, Platform};
+use indicatif::{ProgressBar, ProgressStyle};
 
 /// Measure the HBSP^1 parameters g, r_j, L(p) and o with 95% confidence intervals.
 #[derive(Debug, clap::Args)]
@@ -53,14 +54,22 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     } else {
         ProbeOptions::default()
     };
+    // Before the collectives too: a probe too large is refused at once.
+    hbsp::probe::check_probe_fits(&backend, machine.p(), &options)?;
     let job = super::mpi::Job::start(&backend)?;
     let collectives = if args.collectives {
         measure_collectives(&backend, &platform, &machine, args.quick)?
     } else {
         Vec::new()
     };
-    let report = hbsp::probe::probe(&backend, &machine, &options)?;
-    if job.is_some_and(|job| job.rank() != 0) {
+    let rank = job.as_ref().map_or(0, |job| job.rank());
+    let bar = progress_bar(&backend, machine.p(), &options, rank);
+    let report = hbsp::probe::probe_with_progress(&backend, &machine, &options, &|done| {
+        bar.set_position(done);
+    });
+    bar.finish_and_clear();
+    let report = report?;
+    if rank != 0 {
         // Every rank holds the same report; rank 0 speaks for the job.
         return Ok(());
     }
@@ -91,6 +100,24 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// A bar of the probe's supersteps on standard error, with the estimate of its time; hidden
+/// when standard error is not a terminal, and on MPI ranks other than 0.
+fn progress_bar(backend: &Backend, p: usize, options: &ProbeOptions, rank: usize) -> ProgressBar {
+    if rank != 0 || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(probe_supersteps(p, options));
+    bar.set_style(
+        ProgressStyle::with_template("{msg} {wide_bar} {pos}/{len} supersteps [{elapsed}<{eta}]")
+            .expect("a valid template"),
+    );
+    bar.set_message(format!(
+        "probing {p} nodes (estimate {})",
+        human_seconds(probe_seconds(backend, p, options))
+    ));
+    bar
 }
 
 /// The collectives' costs, fitted over the first 2, 4, 8, ... nodes of `machine` and all of it.
