@@ -150,15 +150,15 @@ fn parse_failure(err: &clap::Error) -> ExitCode {
         // `hetscale` alone: the help, unasked, on stderr.
         let _ = err.print();
     } else {
-        errln!("{}", usage_error_lines(&err.render().to_string()));
+        errln!("{}", usage_error_line(&err.render().to_string()));
     }
     u8::try_from(err.exit_code()).map_or(ExitCode::FAILURE, ExitCode::from)
 }
 
 /// clap's rendering of a usage error (the error, tips, the usage, a pointer to `--help`, in
-/// paragraphs) as two lines: `hetscale: ` and the error; clap's first tip, if any, and the
-/// pointer to `--help`.
-fn usage_error_lines(rendered: &str) -> String {
+/// paragraphs) as one line, like every other error: `hetscale: `, the error, and clap's first
+/// tip or else its pointer to `--help`.
+fn usage_error_line(rendered: &str) -> String {
     let paragraphs: Vec<&str> = rendered
         .split("\n\n")
         .map(str::trim)
@@ -168,15 +168,8 @@ fn usage_error_lines(rendered: &str) -> String {
     let tip = paragraphs
         .iter()
         .flat_map(|p| p.lines().map(str::trim))
-        .find(|line| line.starts_with("tip: "));
-    let more = paragraphs
-        .iter()
-        .find(|p| p.starts_with("For more information"))
-        .map_or("For more information, try '--help'.", |p| p);
-    match tip {
-        Some(tip) => format!("hetscale: {error}\n  {tip}. {more}"),
-        None => format!("hetscale: {error}\n  {more}"),
-    }
+        .find_map(|line| line.strip_prefix("tip: "));
+    format!("hetscale: {error}; {}", tip.unwrap_or("try '--help'"))
 }
 
 /// An error paragraph on one line: `error: the following required arguments were not
@@ -197,30 +190,28 @@ fn one_line(paragraph: &str) -> String {
 mod tests {
     use super::*;
 
-    /// How `hetscale` would show the usage error of `args`.
+    /// The line `hetscale` would show for the usage error of `args`.
     fn shown(args: &[&str]) -> String {
         let err = Cli::try_parse_from(std::iter::once("hetscale").chain(args.iter().copied()))
             .expect_err("a usage error");
         assert!(err.use_stderr() && err.exit_code() == 2);
-        usage_error_lines(&err.render().to_string())
+        usage_error_line(&err.render().to_string())
     }
 
     #[test]
-    fn a_usage_error_is_one_line_and_a_hint() {
+    fn a_usage_error_is_one_line() {
         assert_eq!(
             shown(&["run", "mm", "--n", "NaN"]),
-            "hetscale: invalid value 'NaN' for '--n <N>': invalid digit found in string\n  \
-             For more information, try '--help'."
+            "hetscale: invalid value 'NaN' for '--n <N>': invalid digit found in string; try \
+             '--help'"
         );
         assert_eq!(
             shown(&["run", "mm", "--nod", "3"]),
-            "hetscale: unexpected argument '--nod' found\n  tip: a similar argument exists: \
-             '--nodes'. For more information, try '--help'."
+            "hetscale: unexpected argument '--nod' found; a similar argument exists: '--nodes'"
         );
         assert_eq!(
             shown(&["platform", "show"]),
-            "hetscale: the following required arguments were not provided: <NAME>\n  \
-             For more information, try '--help'."
+            "hetscale: the following required arguments were not provided: <NAME>; try '--help'"
         );
         for args in [
             &["run", "mm", "--backend"][..],
@@ -230,11 +221,10 @@ mod tests {
             &["no-such-command"],
             &["paper", "--only"],
         ] {
-            let lines = shown(args);
-            assert_eq!(lines.lines().count(), 2, "{args:?}: {lines}");
+            let line = shown(args);
             assert!(
-                lines.starts_with("hetscale: ") && !lines.contains("error:"),
-                "{lines}"
+                line.starts_with("hetscale: ") && !line.contains('\n') && !line.contains("error:"),
+                "{args:?}: {line}"
             );
         }
     }
