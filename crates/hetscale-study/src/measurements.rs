@@ -19,6 +19,7 @@
 //! # Ok::<(), hetscale_study::StudyError>(())
 //! ```
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
@@ -262,11 +263,17 @@ pub fn read_runs(path: &Path) -> Result<Vec<MeasuredRun>> {
 }
 
 /// Measured runs from CSV text with the [`RUN_COLUMNS`]; `source_name` names it in errors.
+/// A configuration label names one node-set throughout.
 pub fn parse_runs(text: &str, source_name: &str) -> Result<Vec<MeasuredRun>> {
     let records: Vec<(Row, RunRecord)> = read_records(text, source_name, &RUN_LAYOUT)?;
+    let mut node_sets: HashMap<String, String> = HashMap::new();
     records
         .into_iter()
-        .map(|(row, record)| row.measured_run(record))
+        .map(|(row, record)| {
+            let run = row.measured_run(record)?;
+            row.check_node_set(&mut node_sets, &run)?;
+            Ok(run)
+        })
         .collect()
 }
 
@@ -305,6 +312,11 @@ const PUBLISHED_LAYOUT: Layout = Layout {
     example: "write one published value per line, as papers/README.md describes",
 };
 const SECONDS: &str = "give seconds, e.g. 0.25";
+/// The shortest run time taken, s: below a nanosecond no clock measured it, and its weight
+/// `1 / T` in a fit would swamp (or, subnormal, overflow) every other run's.
+const SHORTEST_RUN_S: f64 = 1e-9;
+/// The longest run time taken, s (about 31 years): a longer one is a unit or typing error.
+const LONGEST_RUN_S: f64 = 1e9;
 const TARGET: &str = "give the target speed-efficiency, e.g. 0.3, or leave it empty";
 const NODE_SET_EXAMPLE: &str = "\"server*2:1,sunblade:1\"";
 
@@ -525,8 +537,44 @@ impl Row {
             )?,
             kernel: self.text("kernel", record.kernel, "a kernel name, e.g. ge")?,
             n: self.size("n", &record.n)?,
-            time_s: self.positive("time_s", &record.time_s, SECONDS)?,
+            time_s: self.run_time(&record.time_s)?,
         })
+    }
+
+    /// A run's `time_s`: a finite number of seconds within what a clock measures.
+    fn run_time(&self, text: &str) -> Result<f64> {
+        let time = self.positive("time_s", text, SECONDS)?;
+        let message = if time < SHORTEST_RUN_S {
+            format!("{text} s is shorter than any measured run ({SHORTEST_RUN_S:e} s)")
+        } else if time > LONGEST_RUN_S {
+            format!("{text} s is longer than any measured run ({LONGEST_RUN_S:e} s, 31 years)")
+        } else {
+            return Ok(time);
+        };
+        Err(self.error(Some("time_s"), format!("{message}; {SECONDS}")))
+    }
+
+    /// An error if `run`'s configuration label named another node-set on an earlier row:
+    /// calibration would simulate one label's runs on two machines.
+    fn check_node_set(
+        &self,
+        node_sets: &mut HashMap<String, String>,
+        run: &MeasuredRun,
+    ) -> Result<()> {
+        let first = node_sets
+            .entry(run.configuration.clone())
+            .or_insert_with(|| run.nodes.clone());
+        if *first == run.nodes {
+            return Ok(());
+        }
+        Err(self.error(
+            Some("nodes"),
+            format!(
+                "configuration {:?} was {:?} on an earlier row and is {:?} here; a label names \
+                 one node-set: give this one another label",
+                run.configuration, first, run.nodes
+            ),
+        ))
     }
 
     fn published_value(&self, record: PublishedRecord) -> Result<PublishedValue> {
@@ -599,6 +647,10 @@ impl Row {
     fn text(&self, field: &str, text: String, what: &str) -> Result<String> {
         if text.is_empty() {
             return Err(self.error(Some(field), format!("empty; give {what}")));
+        }
+        // Labels and names are printed: no terminal escapes.
+        if let Some(problem) = hbsp::platform::control_character_problem(&text) {
+            return Err(self.error(Some(field), problem));
         }
         Ok(text)
     }

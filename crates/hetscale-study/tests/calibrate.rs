@@ -389,3 +389,36 @@ fn fit_auto_says_when_a_rule_not_the_runs_broke_a_tie() {
     );
     assert!(ranking[1..].iter().all(|c| c.tie_break.is_none()));
 }
+
+#[test]
+fn many_runs_leave_out_a_few_spread_evenly_so_a_large_file_fits_in_seconds() {
+    let registry = KernelRegistry::builtin();
+    let options = KernelOptions::default();
+    let start = Platform::load("sunwulf").unwrap();
+    // 6000 runs: each left out in turn was 6000 fits of 5999 runs; a few are left out now.
+    let noise: Vec<f64> = (0..6).map(|k| 0.01 * (k as f64 - 2.5)).collect();
+    let some = simulated_runs(&noise);
+    let runs: Vec<MeasuredRun> = some.iter().cycle().take(6000).cloned().collect();
+    let fit = calibrate(&start, &registry, &options, &runs, &BOTH).unwrap();
+    let cv = fit.kernels[0].cross_validation.as_ref().unwrap();
+    assert_eq!(
+        cv.rel_errors.len(),
+        30,
+        "a few runs left out, not all {}",
+        runs.len()
+    );
+    // With so many runs, leaving one out changes the fit by nothing: its error is the residual.
+    let residual = |i: usize| fit.kernels[0].residuals[i].rel_err;
+    assert!(
+        (cv.rel_errors[0] - residual(0)).abs() < 1e-4,
+        "{} {}",
+        cv.rel_errors[0],
+        residual(0)
+    );
+    assert!(
+        (cv.rel_errors[1] - residual(200)).abs() < 1e-4,
+        "{} {}",
+        cv.rel_errors[1],
+        residual(200)
+    );
+}

@@ -462,6 +462,31 @@ fn bad_runs_give_one_line_naming_file_line_and_field() {
             "runs.csv line 4, field time_s: empty; give seconds, e.g. 0.25".into(),
         ),
         (
+            // Its weight 1 / T would be inf.
+            with_row("C_2,2,ge,10,1e-320"),
+            "runs.csv line 4, field time_s: 1e-320 s is shorter than any measured run (1e-9 s); \
+             give seconds, e.g. 0.25"
+                .into(),
+        ),
+        (
+            with_row("C_2,2,ge,10,1e308"),
+            "runs.csv line 4, field time_s: 1e308 s is longer than any measured run (1e9 s, 31 \
+             years); give seconds, e.g. 0.25"
+                .into(),
+        ),
+        (
+            with_row("C_2,3,ge,10,0.5"),
+            "runs.csv line 4, field nodes: configuration \"C_2\" was \"2\" on an earlier row and \
+             is \"3\" here; a label names one node-set: give this one another label"
+                .into(),
+        ),
+        (
+            with_row("C\u{1b}]0;x\u{7},2,ge,10,0.5"),
+            "runs.csv line 4, field configuration: \"C\\u{1b}]0;x\\u{7}\" contains the control \
+             character '\\u{1b}': remove it"
+                .into(),
+        ),
+        (
             with_row("C_2,2,ge,0,0.5"),
             "runs.csv line 4, field n: 0 is no problem size; give a whole number from 1, e.g. 310"
                 .into(),
@@ -559,9 +584,19 @@ fn a_comment_line_counts_in_the_line_numbers() {
     assert!(runs_error(&text).starts_with("runs.csv line 6, field time_s:"));
     let text = "configuration,nodes,kernel,n,time_s\r\nC_2,2,ge,10,0.5\r\n\r\nC_2,2,ge,0,1\r\n";
     assert!(runs_error(text).starts_with("runs.csv line 4, field n:"));
+    // A quoted field may span lines (a note; a label refuses the line end, a control
+    // character).
+    let text = "configuration,nodes,kernel,n,time_s,note\nC_2,2,ge,10,0.5,\"first\nsecond line\"\n\
+                C_2,2,ge,0,1,\n";
+    assert!(runs_error(text).starts_with("runs.csv line 4, field n:"));
     let text =
         "configuration,nodes,kernel,n,time_s\n\"C_2\nsecond line\",2,ge,10,0.5\nC_2,2,ge,0,1\n";
-    assert!(runs_error(text).starts_with("runs.csv line 4, field n:"));
+    assert!(
+        runs_error(text).starts_with("runs.csv line 2, field configuration:")
+            && runs_error(text).contains("contains the control character '\\n'"),
+        "{}",
+        runs_error(text)
+    );
     let text = "# header next\nconfiguration,kernel\nC_2,ge\n";
     assert!(
         runs_error(text)

@@ -231,7 +231,7 @@ impl KernelCalibration {
 /// of the machine model as written to the platform: rate inverted, start-ups cut at zero.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CrossValidation {
-    /// `(predicted - measured) / measured` per run left out (every run, or a hundred spread
+    /// `(predicted - measured) / measured` per run left out (every run, or a few spread
     /// evenly over many), in the runs' order.
     pub rel_errors: Vec<f64>,
     /// Root mean square of `rel_errors`.
@@ -583,8 +583,9 @@ impl Problem {
 }
 
 /// The most runs cross-validation leaves out: each costs a fit of all the others, so leaving
-/// out every one of a million runs would take hours; a hundred estimate the error as well.
-const MOST_LEFT_OUT: usize = 100;
+/// out every one of a million runs would take hours, and among many runs a few spread evenly
+/// estimate the error as well.
+const MOST_LEFT_OUT: usize = 30;
 
 /// The runs of `count` that cross-validation leaves out: all of them, or [`MOST_LEFT_OUT`]
 /// spread evenly over them.
