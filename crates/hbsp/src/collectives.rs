@@ -241,7 +241,8 @@ pub fn scatterv_in_place<'d, T: Pod + Send>(
         let total: usize = counts.iter().sum();
         if total != data.len() {
             return Err(ctx.misuse(format!(
-                "scatterv: counts sum to {total} but the root has {} items; make them equal",
+                "scatterv: the counts add up to {total} items but the root has {} to hand out; \
+                 give counts that add up to the root's data length",
                 data.len()
             )));
         }

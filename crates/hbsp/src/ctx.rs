@@ -304,8 +304,16 @@ impl<'a> Ctx<'a> {
     /// a length that overflowed).
     pub(crate) fn check_zeros(&self, bytes: usize) -> Result<()> {
         if bytes > MAX_ZEROS {
+            // Only a run that skips its compute (a sim skeleton run) sends such messages: what
+            // its user can change is the problem's size or how many nodes share it.
+            let size = match bytes {
+                usize::MAX => "more bytes than a 64-bit count holds".to_owned(),
+                _ => crate::memory::human_bytes(bytes as f64),
+            };
             return Err(self.misuse(format!(
-                "a message of {bytes} zero bytes is longer than the {MAX_ZEROS} bytes send_zeros takes: send less"
+                "the run would send a message of {size}, more than the {} one simulated \
+                 message may carry: use a smaller problem size or more nodes",
+                crate::memory::human_bytes(MAX_ZEROS as f64)
             )));
         }
         Ok(())

@@ -347,7 +347,7 @@ fn bad_collective_arguments_are_errors() {
     .unwrap_err();
     assert!(
         err.to_string()
-            .contains("counts sum to 3 but the root has 5 items"),
+            .contains("the counts add up to 3 items but the root has 5 to hand out"),
         "{err}"
     );
     let err = within_5s(|| {
