@@ -67,8 +67,6 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         hbsp::file::check_not_input(path)
             .with_context(|| format!("cannot write --write-platform {}", path.display()))?;
     }
-    args.runs.iter().for_each(|csv| hbsp::file::protect_input("--runs", csv));
-    args.db.iter().for_each(|db| hbsp::file::protect_input("the study database", db));
     let (platform, runs, options) = match (&args.db, &args.runs) {
         (Some(db), _) => {
             let stored = stored_runs(&Store::open_read_only(db)?, registry)?;
