@@ -33,6 +33,7 @@ pub mod metrics;
 pub mod papers;
 pub mod root;
 pub mod scalability;
+pub mod scaling;
 pub mod summa;
 pub mod theorems;
 pub mod workload;

@@ -1,0 +1,188 @@
+//! A fitted scaling model: its terms and coefficients, how it prints, what it predicts.
+
+use super::prediction::Caution;
+use super::{Configuration, Term};
+use crate::error::{ModelError, Result, positive};
+use crate::root::solve_for_target;
+use serde::Serialize;
+use std::fmt;
+
+/// One term of a fitted model with its coefficient.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FittedTerm {
+    /// The term (`W/C`, `1` for the constant, `n log2(p)`, ...).
+    pub term: Term,
+    /// Its coefficient (>= 0): `a` for `W/C`, seconds per unit of the term otherwise.
+    pub coefficient: f64,
+    /// The coefficient's 95% interval (Student t of the weighted fit), `[low, high]`; `None`
+    /// when the runs leave no degree of freedom.
+    pub ci95: Option<(f64, f64)>,
+}
+
+/// `T(n, configuration) = a W(n)/C + sum_t c_t term_t(n, configuration)`, fitted to runs.
+///
+/// Prints as `T = 1.02 W/C + 3.1e-4 n log2(p) + 0.012 p` (3 significant digits).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScalingModel {
+    /// The formula as [`Display`](fmt::Display) prints it.
+    pub formula: String,
+    /// The terms, `W/C` first.
+    pub terms: Vec<FittedTerm>,
+    /// The cross-validated error, %: the root-mean-square relative error of the times of the
+    /// configurations left out, extrapolating folds weighed more ([`super::select`]).
+    pub cv_error_percent: f64,
+    /// The root-mean-square relative residual of the fit to every run, %.
+    pub fit_error_percent: f64,
+    /// How many configurations it was fitted on.
+    pub configurations: usize,
+    /// The largest node count among them.
+    pub largest_fitted_nodes: usize,
+    /// How many runs it was fitted on.
+    pub runs: usize,
+    /// What the data cannot support (few configurations, a poor fit).
+    pub cautions: Vec<Caution>,
+}
+
+impl ScalingModel {
+    /// The model's time at size `n` with work `work_flop` on `configuration`, s.
+    pub fn predict_time(
+        &self,
+        n: f64,
+        work_flop: f64,
+        configuration: &Configuration,
+    ) -> Result<f64> {
+        positive("n", n)?;
+        positive("work_flop", work_flop)?;
+        configuration.check()?;
+        let t: f64 = self
+            .terms
+            .iter()
+            .map(|t| t.coefficient * t.term.value(n, work_flop, configuration))
+            .sum();
+        if t.is_finite() && t > 0.0 {
+            Ok(t)
+        } else {
+            Err(ModelError::Inconsistent(format!(
+                "the model predicts time {t} at n = {n} on \"{}\"",
+                configuration.label
+            )))
+        }
+    }
+
+    /// The speed-efficiency `E_s = W(n) / (T(n) C)` the model predicts at size `n`.
+    pub fn efficiency(
+        &self,
+        n: f64,
+        configuration: &Configuration,
+        work: &dyn Fn(f64) -> f64,
+    ) -> Result<f64> {
+        let w = positive("work", work(n))?;
+        Ok(w / (self.predict_time(n, w, configuration)? * configuration.marked_speed()))
+    }
+
+    /// The smallest size in `n_bounds` at which the model's speed-efficiency reaches
+    /// `target_efficiency` on `configuration`, `work(n)` giving the work in flop. A target no
+    /// size in the bounds reaches is [`ModelError::Unreachable`] with the closest `E_s` and
+    /// where: at the upper bound, the target needs a larger size than the bounds allow or is
+    /// above what the configuration ever reaches; at the lower bound, every size in the bounds
+    /// is already past it.
+    pub fn size_for_efficiency(
+        &self,
+        target_efficiency: f64,
+        configuration: &Configuration,
+        work: &dyn Fn(f64) -> f64,
+        n_bounds: (f64, f64),
+    ) -> Result<f64> {
+        positive("target speed-efficiency", target_efficiency)?;
+        solve_for_target(
+            |n| self.efficiency(n, configuration, work),
+            target_efficiency,
+            n_bounds.0,
+            n_bounds.1,
+            "speed-efficiency",
+        )
+    }
+
+    /// The overhead terms' names, e.g. `["n log2(p)", "1"]` (the hypothesis, without `W/C`).
+    pub fn hypothesis(&self) -> Vec<String> {
+        self.terms[1..]
+            .iter()
+            .map(|t| match t.term {
+                Term::Constant => "1".to_owned(),
+                ref other => other.to_string(),
+            })
+            .collect()
+    }
+}
+
+impl fmt::Display for ScalingModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&formula(&self.terms))
+    }
+}
+
+/// `T = 1.02 W/C + 3.1e-4 n log2(p) + 0.012 p`.
+pub(super) fn formula(terms: &[FittedTerm]) -> String {
+    let parts: Vec<String> = terms
+        .iter()
+        .map(|t| match t.term {
+            Term::Constant => significant(t.coefficient),
+            ref other => format!("{} {other}", significant(t.coefficient)),
+        })
+        .collect();
+    format!("T = {}", parts.join(" + "))
+}
+
+/// `x` to 3 significant digits, trailing zeros dropped: `1.02`, `0.012`, `3.1e-4`, `1.23e5`.
+pub(super) fn significant(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let exponent = x.abs().log10().floor() as i32;
+    if (-3..5).contains(&exponent) {
+        let decimals = (2 - exponent).max(0) as usize;
+        let text = format!("{x:.decimals$}");
+        let rounded: f64 = text.parse().unwrap_or(x);
+        // 9.996 rounds to 10.00: one decimal too many is trimmed below.
+        trim(if rounded.abs().log10().floor() as i32 > exponent {
+            format!("{x:.*}", decimals.saturating_sub(1))
+        } else {
+            text
+        })
+    } else {
+        let text = format!("{x:.2e}");
+        let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
+        format!("{}e{exp}", trim(mantissa.to_owned()))
+    }
+}
+
+fn trim(text: String) -> String {
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn three_significant_digits() {
+        let cases = [
+            (1.0234, "1.02"),
+            (0.012, "0.012"),
+            (3.1e-4, "3.1e-4"),
+            (0.0123456, "0.0123"),
+            (123456.0, "1.23e5"),
+            (9.996, "10"),
+            (1.0, "1"),
+            (42.0, "42"),
+            (2e-6, "2e-6"),
+        ];
+        for (x, text) in cases {
+            assert_eq!(significant(x), text, "{x}");
+        }
+    }
+}

@@ -1,0 +1,393 @@
+//! Predictions with intervals that include the model-selection uncertainty, and the cautions
+//! that say when the data cannot support them.
+
+use super::engine::Engine;
+use super::model::{FittedTerm, ScalingModel};
+use super::selection::{Prepared, Selection, choose, score};
+use super::{Configuration, ScalingData};
+use crate::error::{ModelError, Result, positive};
+use serde::Serialize;
+use std::fmt;
+
+/// A model whose cross-validated error is above this (%) says so ([`Caution::PoorFit`]).
+pub const POOR_CV_ERROR_PERCENT: f64 = 20.0;
+
+/// Predicting for more than this many times the largest fitted node count widens the
+/// interval and says so ([`Caution::Extrapolation`]).
+pub const MAX_EXTRAPOLATION: f64 = 8.0;
+
+/// What the data cannot support; callers print each as a warning.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "caution", rename_all = "snake_case")]
+pub enum Caution {
+    /// Fitted on fewer than 3 configurations: cross-validation cannot leave a configuration
+    /// out, so the form of the overhead in `p` is a guess; intervals are widened.
+    FewConfigurations {
+        /// How many configurations the model was fitted on.
+        configurations: usize,
+    },
+    /// The target configuration has more than [`MAX_EXTRAPOLATION`] times the nodes of the
+    /// largest fitted one; intervals are widened.
+    Extrapolation {
+        /// The target's node count.
+        nodes: usize,
+        /// The largest fitted node count.
+        largest_fitted: usize,
+    },
+    /// The cross-validated error is above [`POOR_CV_ERROR_PERCENT`].
+    PoorFit {
+        /// The model's cross-validated error, %.
+        cv_error_percent: f64,
+    },
+}
+
+impl fmt::Display for Caution {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Caution::FewConfigurations { configurations } => write!(
+                f,
+                "fitted on {configurations} configuration(s), fewer than 3: no configuration could be left out to check the overhead's form in p; intervals widened"
+            ),
+            Caution::Extrapolation {
+                nodes,
+                largest_fitted,
+            } => write!(
+                f,
+                "p = {nodes} is {:.0}x the largest fitted node count ({largest_fitted}), beyond {MAX_EXTRAPOLATION}x: intervals widened",
+                *nodes as f64 / *largest_fitted as f64
+            ),
+            Caution::PoorFit { cv_error_percent } => write!(
+                f,
+                "the model's cross-validated error is {cv_error_percent:.1}%, above {POOR_CV_ERROR_PERCENT}%: it does not explain the runs well"
+            ),
+        }
+    }
+}
+
+/// A point estimate and its 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Interval {
+    /// The selected model's value.
+    pub estimate: f64,
+    /// Lower end of the 95% interval.
+    pub low: f64,
+    /// Upper end of the 95% interval.
+    pub high: f64,
+}
+
+impl Interval {
+    /// Whether `x` lies in `[low, high]`.
+    pub fn contains(&self, x: f64) -> bool {
+        self.low <= x && x <= self.high
+    }
+
+    /// Widened by `factor` around the estimate on a log scale (the values are positive).
+    fn widened(self, factor: f64) -> Self {
+        if factor <= 1.0 {
+            return self;
+        }
+        Self {
+            low: self.estimate * (self.low / self.estimate).powf(factor),
+            high: self.estimate * (self.high / self.estimate).powf(factor),
+            ..self
+        }
+    }
+}
+
+/// What to predict: the size holding a speed-efficiency on a configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PredictionTarget<'a> {
+    /// The configuration (run or not).
+    pub configuration: &'a Configuration,
+    /// The speed-efficiency `E_s` to hold.
+    pub efficiency: f64,
+    /// The sizes searched.
+    pub n_bounds: (f64, f64),
+    /// Where `psi(reference, configuration)` is measured from (e.g. the largest measured
+    /// configuration); `None` for no `psi`.
+    pub reference: Option<&'a Configuration>,
+}
+
+/// How [`bootstrap`] resamples.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BootstrapOptions {
+    /// How many resamples.
+    pub resamples: usize,
+    /// The seed: the same seed gives the same intervals.
+    pub seed: u64,
+}
+
+impl Default for BootstrapOptions {
+    fn default() -> Self {
+        Self {
+            resamples: 200,
+            seed: 0x5ca1_ab1e,
+        }
+    }
+}
+
+/// Predictions at a target with 95% intervals from refitting and reselecting on resamples.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Bootstrap {
+    /// The size `N` holding the target `E_s`.
+    pub size: Interval,
+    /// The time at that size, s.
+    pub time_s: Interval,
+    /// `psi(reference, target)` when a reference was given.
+    pub psi: Option<Interval>,
+    /// The resamples whose prediction succeeded.
+    pub resamples: usize,
+    /// The resamples whose chosen model did not reach the target in the bounds.
+    pub unreachable: usize,
+    /// The share of resamples that chose the selected model's hypothesis.
+    pub same_hypothesis_share: f64,
+    /// The factor the intervals were widened by on a log scale (1: not widened).
+    pub widened_by: f64,
+    /// What the data cannot support, the model's cautions included.
+    pub cautions: Vec<Caution>,
+}
+
+/// Predicts the size holding `target.efficiency` on `target.configuration` (and the time
+/// there and `psi` from the reference) with the selected model, and 95% percentile intervals
+/// from `options.resamples` resamples of the runs, each refitted and reselected.
+///
+/// Each resample keeps every configuration and draws its runs with replacement (a stratified
+/// case bootstrap); each configuration's times are also moved by another configuration's mean
+/// relative residual, drawn with replacement (centred), so the intervals carry the
+/// configuration-to-configuration misfit the cross-validation measured, not only the noise
+/// within configurations. Reselection is among the best-ranked hypotheses of `selection`
+/// (the selected one and the 40 next), with the same rule as [`super::select`]. The intervals
+/// are widened on a log scale around the estimate by 2 when fewer than 3 configurations were
+/// fitted and by `sqrt(ratio / 8)` when the target has `ratio > 8` times the largest fitted
+/// node count; each widening is a [`Caution`].
+///
+/// `work(n)` is the work at size `n`, flop. Errors: the selected model does not reach the
+/// target in the bounds ([`ModelError::Unreachable`]), or fewer than 10 resamples do.
+pub fn bootstrap(
+    data: &ScalingData,
+    selection: &Selection,
+    target: &PredictionTarget<'_>,
+    work: &dyn Fn(f64) -> f64,
+    options: &BootstrapOptions,
+) -> Result<Bootstrap> {
+    data.check()?;
+    target.configuration.check()?;
+    positive("target speed-efficiency", target.efficiency)?;
+    let predict = |model: &ScalingModel| -> Result<(f64, f64, Option<f64>)> {
+        let n = model.size_for_efficiency(
+            target.efficiency,
+            target.configuration,
+            work,
+            target.n_bounds,
+        )?;
+        let time = model.predict_time(n, work(n), target.configuration)?;
+        let psi = match target.reference {
+            Some(reference) => {
+                let n_ref = model.size_for_efficiency(
+                    target.efficiency,
+                    reference,
+                    work,
+                    target.n_bounds,
+                )?;
+                Some(
+                    target.configuration.marked_speed() * work(n_ref)
+                        / (reference.marked_speed() * work(n)),
+                )
+            }
+            None => None,
+        };
+        Ok((n, time, psi))
+    };
+    let point = predict(&selection.model)?;
+
+    let runs: Vec<_> = data
+        .runs
+        .iter()
+        .filter(|r| r.time_s >= selection.options.min_time_s)
+        .cloned()
+        .collect();
+    // Only the columns the shortlist uses, renumbered.
+    let mut used: Vec<usize> = selection.shortlist.iter().flatten().copied().collect();
+    used.sort_unstable();
+    used.dedup();
+    let terms: Vec<_> = used.iter().map(|&c| selection.terms[c].clone()).collect();
+    let shortlist: Vec<Vec<usize>> = selection
+        .shortlist
+        .iter()
+        .map(|h| {
+            h.iter()
+                .map(|c| used.binary_search(c).expect("used"))
+                .collect()
+        })
+        .collect();
+    let prepared = Prepared::new(data, &runs, &terms)?;
+    let k = prepared.configurations.len();
+    let selected_columns = &shortlist[0];
+    let fitted: Vec<f64> = (0..runs.len())
+        .map(|i| {
+            selection
+                .model
+                .terms
+                .iter()
+                .zip(selected_columns)
+                .map(|(t, &c)| t.coefficient * prepared.columns[c][i])
+                .sum()
+        })
+        .collect();
+    let mut shift = vec![0.0; k];
+    let mut count = vec![0.0; k];
+    for (i, &c) in prepared.configuration.iter().enumerate() {
+        shift[c] += (prepared.times[i] / fitted[i]).ln();
+        count[c] += 1.0;
+    }
+    shift.iter_mut().zip(&count).for_each(|(s, n)| *s /= n);
+    let mean_shift = shift.iter().sum::<f64>() / k as f64;
+    let centred: Vec<f64> = shift.iter().map(|s| s - mean_shift).collect();
+    let members: Vec<Vec<usize>> = (0..k)
+        .map(|c| {
+            (0..runs.len())
+                .filter(|&i| prepared.configuration[i] == c)
+                .collect()
+        })
+        .collect();
+
+    let mut rng = SplitMix64(options.seed);
+    let (mut sizes, mut times, mut psis) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut unreachable, mut same) = (0, 0);
+    for _ in 0..options.resamples {
+        let mut rows = Vec::with_capacity(runs.len());
+        let mut factor = Vec::with_capacity(runs.len());
+        for (c, member) in members.iter().enumerate() {
+            let moved = (centred[rng.below(k)] - centred[c]).exp();
+            for _ in 0..member.len() {
+                rows.push(member[rng.below(member.len())]);
+                factor.push(moved);
+            }
+        }
+        let resample = Prepared {
+            columns: prepared
+                .columns
+                .iter()
+                .map(|col| rows.iter().map(|&i| col[i]).collect())
+                .collect(),
+            times: rows
+                .iter()
+                .zip(&factor)
+                .map(|(&i, f)| prepared.times[i] * f)
+                .collect(),
+            n: rows.iter().map(|&i| prepared.n[i]).collect(),
+            configuration: rows.iter().map(|&i| prepared.configuration[i]).collect(),
+            configurations: prepared.configurations.clone(),
+        };
+        let (group, groups, folds) = resample.folds(selection.options.extrapolation_weight);
+        let engine = Engine::new(
+            &resample.columns,
+            &resample.times,
+            &group,
+            groups,
+            &folds,
+            selection.options.significance,
+        );
+        let scored: Vec<_> = score(&engine, &shortlist, &terms)
+            .into_iter()
+            .flatten()
+            .collect();
+        let Some(chosen) = choose(&engine, &scored, &selection.options) else {
+            unreachable += 1;
+            continue;
+        };
+        let chosen = &scored[chosen];
+        if chosen.columns == *selected_columns {
+            same += 1;
+        }
+        let model = ScalingModel {
+            terms: chosen
+                .columns
+                .iter()
+                .zip(&chosen.evaluation.coefficients)
+                .map(|(&c, &coefficient)| FittedTerm {
+                    term: terms[c].clone(),
+                    coefficient,
+                    ci95: None,
+                })
+                .collect(),
+            ..selection.model.clone()
+        };
+        match predict(&model) {
+            Ok((n, t, psi)) => {
+                sizes.push(n);
+                times.push(t);
+                psis.extend(psi);
+            }
+            Err(_) => unreachable += 1,
+        }
+    }
+    if sizes.len() < 10 {
+        return Err(ModelError::Inconsistent(format!(
+            "only {} of {} resamples reached E_s = {} on \"{}\": too few for an interval",
+            sizes.len(),
+            options.resamples,
+            target.efficiency,
+            target.configuration.label
+        )));
+    }
+    let mut cautions = selection.model.cautions.clone();
+    let mut widen = 1.0;
+    if k < 3 {
+        widen *= 2.0;
+    }
+    let ratio = target.configuration.nodes() as f64 / selection.model.largest_fitted_nodes as f64;
+    if ratio > MAX_EXTRAPOLATION {
+        widen *= (ratio / MAX_EXTRAPOLATION).sqrt();
+        cautions.push(Caution::Extrapolation {
+            nodes: target.configuration.nodes(),
+            largest_fitted: selection.model.largest_fitted_nodes,
+        });
+    }
+    let interval = |estimate: f64, values: &mut Vec<f64>| {
+        values.sort_by(|a, b| a.partial_cmp(b).expect("finite predictions"));
+        Interval {
+            estimate,
+            low: percentile(values, 0.025).min(estimate),
+            high: percentile(values, 0.975).max(estimate),
+        }
+        .widened(widen)
+    };
+    let resamples = sizes.len();
+    Ok(Bootstrap {
+        size: interval(point.0, &mut sizes),
+        time_s: interval(point.1, &mut times),
+        psi: point.2.map(|psi| interval(psi, &mut psis)),
+        resamples,
+        unreachable,
+        same_hypothesis_share: same as f64 / options.resamples as f64,
+        widened_by: widen,
+        cautions,
+    })
+}
+
+/// The `q` quantile of sorted `values`, interpolated linearly.
+fn percentile(values: &[f64], q: f64) -> f64 {
+    let position = q * (values.len() - 1) as f64;
+    let (below, fraction) = (position.floor() as usize, position.fract());
+    let above = (below + 1).min(values.len() - 1);
+    values[below] + fraction * (values[above] - values[below])
+}
+
+/// SplitMix64: a small, fast, seeded generator (the model crate takes no `rand` dependency).
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    fn below(&mut self, n: usize) -> usize {
+        ((self.next() >> 11) as f64 / (1u64 << 53) as f64 * n as f64) as usize % n
+    }
+}

@@ -1,0 +1,537 @@
+//! Choosing the overhead: every hypothesis fitted and cross-validated by leaving out whole
+//! configurations.
+
+use super::engine::{Engine, Evaluation, Fold};
+use super::model::{FittedTerm, ScalingModel, formula};
+use super::prediction::{Caution, POOR_CV_ERROR_PERCENT};
+use super::{HypothesisSpace, Run, ScalingData, Term};
+use crate::error::{ModelError, Result};
+use crate::fit::fit_linear;
+use serde::Serialize;
+
+/// How [`select`] chooses.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SelectOptions {
+    /// Runs shorter than this (s), the noise floor, are left out of the fit and listed in
+    /// [`Selection::excluded`]. 0 keeps every run.
+    pub min_time_s: f64,
+    /// Hypotheses whose cross-validated error is within this fraction of the best one's tie;
+    /// the simplest of them is chosen (fewest terms, then smallest exponents).
+    pub tie_tolerance: f64,
+    /// Hypotheses whose mean paired held-out error is within this many standard errors of
+    /// the best one's tie (the one-standard-error rule; 0 turns it off).
+    pub standard_errors: f64,
+    /// How much more a fold whose held-out configurations are all larger (more nodes) than
+    /// every fitted one weighs than one that interpolates.
+    pub extrapolation_weight: f64,
+    /// The complexity prior: a hypothesis is ranked by its cross-validated error times
+    /// `1 + factor_penalty F`, `F` the number of factors of its terms (`n^2 log2(p)`: 2; the
+    /// constant, the slowest share and a custom term: 1). Among a few hundred thousand
+    /// hypotheses some fit the noise of a few dozen runs better than the true law does; the
+    /// prior keeps them from winning on that alone.
+    pub factor_penalty: f64,
+    /// A hypothesis with a coefficient within this many standard errors of 0 (in the fit to
+    /// every run) is refused: the runs do not show the term is needed.
+    pub significance: f64,
+    /// How many runners-up [`Selection`] keeps.
+    pub runners_up: usize,
+}
+
+impl Default for SelectOptions {
+    fn default() -> Self {
+        Self {
+            min_time_s: 0.0,
+            tie_tolerance: 0.02,
+            standard_errors: 1.0,
+            factor_penalty: 0.3,
+            significance: 2.0,
+            extrapolation_weight: 2.0,
+            runners_up: 5,
+        }
+    }
+}
+
+/// A run [`select`] left out, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExcludedRun {
+    /// The run.
+    pub run: Run,
+    /// Why it was left out.
+    pub reason: String,
+}
+
+/// The chosen model, its runners-up and how the choice was made.
+#[derive(Debug, Clone, Serialize)]
+pub struct Selection {
+    /// The chosen model.
+    pub model: ScalingModel,
+    /// The next best hypotheses by cross-validated error, best first.
+    pub runners_up: Vec<ScalingModel>,
+    /// How many hypotheses were fitted.
+    pub hypotheses: usize,
+    /// How many of them the runs could not identify or fitted with a negative coefficient.
+    pub rejected: usize,
+    /// How many cross-validation folds scored each hypothesis.
+    pub folds: usize,
+    /// Runs left out of the fit (below the noise floor).
+    pub excluded: Vec<ExcludedRun>,
+    /// The best-ranked hypotheses (columns of `terms`), for the bootstrap to reselect among.
+    #[serde(skip)]
+    pub(super) shortlist: Vec<Vec<usize>>,
+    /// Every column the hypotheses are made of: `W/C`, `1`, the slowest share, the overheads.
+    #[serde(skip)]
+    pub(super) terms: Vec<Term>,
+    #[serde(skip)]
+    pub(super) options: SelectOptions,
+}
+
+/// How many best-ranked hypotheses the bootstrap reselects among.
+const SHORTLIST: usize = 40;
+
+/// Column indices of the fixed terms.
+pub(super) const COMPUTE: usize = 0;
+const CONSTANT: usize = 1;
+const SLOWEST: usize = 2;
+
+/// The runs prepared for fitting: each column's value per run, groups and folds.
+pub(super) struct Prepared {
+    pub columns: Vec<Vec<f64>>,
+    pub times: Vec<f64>,
+    /// Each run's size.
+    pub n: Vec<f64>,
+    /// Each run's configuration (index into `configurations`).
+    pub configuration: Vec<usize>,
+    /// The configurations fitted, ordered by node count then marked speed.
+    pub configurations: Vec<super::Configuration>,
+}
+
+impl Prepared {
+    pub fn new(data: &ScalingData, runs: &[Run], terms: &[Term]) -> Result<Self> {
+        let mut configurations: Vec<super::Configuration> = data
+            .configurations
+            .iter()
+            .filter(|c| runs.iter().any(|r| r.configuration == c.label))
+            .cloned()
+            .collect();
+        configurations.sort_by(|a, b| {
+            (a.nodes(), a.marked_speed())
+                .partial_cmp(&(b.nodes(), b.marked_speed()))
+                .expect("speeds are finite")
+        });
+        let configuration: Vec<usize> = runs
+            .iter()
+            .map(|r| {
+                configurations
+                    .iter()
+                    .position(|c| c.label == r.configuration)
+                    .expect("checked")
+            })
+            .collect();
+        let mut columns = Vec::with_capacity(terms.len());
+        for term in terms {
+            let column: Vec<f64> = runs
+                .iter()
+                .zip(&configuration)
+                .map(|(r, &c)| term.value(r.n, r.work_flop, &configurations[c]))
+                .collect();
+            if let Some(i) = column.iter().position(|v| !v.is_finite()) {
+                return Err(ModelError::Inconsistent(format!(
+                    "the term \"{term}\" is {} for the run of n = {} on \"{}\": every term must be finite",
+                    column[i], runs[i].n, runs[i].configuration
+                )));
+            }
+            columns.push(column);
+        }
+        Ok(Self {
+            columns,
+            times: runs.iter().map(|r| r.time_s).collect(),
+            n: runs.iter().map(|r| r.n).collect(),
+            configuration,
+            configurations,
+        })
+    }
+
+    /// Groups and folds. With 3 or more configurations, a group is the runs of one
+    /// configuration at its smaller sizes, or at its largest sizes (the largest third of its
+    /// distinct sizes, at least one, when at least 2 smaller ones remain). The folds leave
+    /// out each configuration in turn (while 2 remain), every configuration above each node
+    /// count together (the fit of the smaller ones extrapolating to them), and the largest
+    /// sizes of every configuration together (extrapolating in `n`); folds that extrapolate
+    /// (to more nodes than every fitted configuration, or to larger sizes) weigh
+    /// `extrapolation_weight`. With 2 configurations each run is a group, left out in turn.
+    pub fn folds(&self, extrapolation_weight: f64) -> (Vec<usize>, usize, Vec<Fold>) {
+        let k = self.configurations.len();
+        if k < 3 {
+            let n = self.times.len();
+            let folds = (0..n)
+                .map(|i| Fold {
+                    test: vec![i],
+                    weight: 1.0,
+                })
+                .collect();
+            return ((0..n).collect(), n, folds);
+        }
+        let group: Vec<usize> = (0..self.times.len())
+            .map(|i| 2 * self.configuration[i] + usize::from(self.large_size(i)))
+            .collect();
+        let nodes: Vec<usize> = self.configurations.iter().map(|c| c.nodes()).collect();
+        let weight = |test: &[usize]| {
+            let largest_fitted = (0..k)
+                .filter(|c| !test.contains(c))
+                .map(|c| nodes[c])
+                .max()
+                .unwrap_or(0);
+            if test.iter().all(|&c| nodes[c] > largest_fitted) {
+                extrapolation_weight
+            } else {
+                1.0
+            }
+        };
+        let fold = |test: Vec<usize>| Fold {
+            weight: weight(&test),
+            test: test.iter().flat_map(|&c| [2 * c, 2 * c + 1]).collect(),
+        };
+        let mut folds: Vec<Fold> = (0..k).map(|c| fold(vec![c])).collect();
+        let mut distinct = nodes.clone();
+        distinct.dedup();
+        for &cut in &distinct {
+            let test: Vec<usize> = (0..k).filter(|&c| nodes[c] > cut).collect();
+            if k - test.len() >= 2 && test.len() > 1 {
+                folds.push(fold(test));
+            }
+        }
+        if group.iter().any(|g| g % 2 == 1) {
+            folds.push(Fold {
+                test: (0..k).map(|c| 2 * c + 1).collect(),
+                weight: extrapolation_weight,
+            });
+        }
+        (group, 2 * k, folds)
+    }
+
+    /// Whether run `i` is at one of its configuration's largest sizes (see [`Self::folds`]).
+    fn large_size(&self, i: usize) -> bool {
+        let c = self.configuration[i];
+        let mut sizes: Vec<f64> = (0..self.times.len())
+            .filter(|&j| self.configuration[j] == c)
+            .map(|j| self.n[j])
+            .collect();
+        sizes.sort_by(|a, b| a.partial_cmp(b).expect("finite sizes"));
+        sizes.dedup();
+        let large = (sizes.len() / 3).max(1);
+        sizes.len() >= large + 2 && self.n[i] >= sizes[sizes.len() - large]
+    }
+}
+
+/// One scored hypothesis.
+#[derive(Debug, Clone)]
+pub(super) struct Scored {
+    pub columns: Vec<usize>,
+    /// The number of factors of its terms.
+    pub factors: usize,
+    pub evaluation: Evaluation,
+    pub complexity: (usize, f64),
+}
+
+/// Fits and cross-validates each hypothesis (`None` for those refused), the columns of the
+/// engine those of `prepared`.
+pub(super) fn score(
+    engine: &Engine,
+    hypotheses: &[Vec<usize>],
+    terms: &[Term],
+) -> Vec<Option<Scored>> {
+    hypotheses
+        .iter()
+        .map(|h| {
+            engine.evaluate(h).map(|evaluation| Scored {
+                columns: h.clone(),
+                factors: h.iter().map(|&c| terms[c].factors()).sum(),
+                evaluation,
+                complexity: (
+                    h.len(),
+                    h.iter().map(|&c| terms[c].complexity()).sum::<f64>(),
+                ),
+            })
+        })
+        .collect()
+}
+
+/// The position (in `scored`) of the hypothesis chosen: the simplest (fewest columns, then
+/// fewest factors, then smallest exponents, then smallest error) of those that tie with the
+/// best by cross-validated error with the complexity prior ([`SelectOptions::factor_penalty`]).
+/// A hypothesis ties when its penalised error is within `options.tie_tolerance` of the best
+/// one's, or when the mean of the paired differences of its held-out squared
+/// relative errors from the best one's is within `options.standard_errors` standard errors of
+/// that mean (the one-standard-error rule, paired: both are scored on the same held-out runs).
+pub(super) fn choose(engine: &Engine, scored: &[Scored], options: &SelectOptions) -> Option<usize> {
+    let penalised =
+        |s: &Scored| s.evaluation.cv_error * (1.0 + options.factor_penalty * s.factors as f64);
+    let best = (0..scored.len()).min_by(|&i, &j| {
+        penalised(&scored[i])
+            .partial_cmp(&penalised(&scored[j]))
+            .expect("finite errors")
+    })?;
+    let best_error = penalised(&scored[best]);
+    let reference = engine.held_out_errors(&scored[best].columns);
+    let mut order: Vec<usize> = (0..scored.len())
+        .filter(|&i| penalised(&scored[i]) <= best_error * (1.0 + CONSIDERED) + EQUAL)
+        .collect();
+    let key = |s: &Scored| {
+        (
+            s.complexity.0,
+            s.factors,
+            s.complexity.1,
+            s.evaluation.cv_error,
+        )
+    };
+    order.sort_by(|&i, &j| {
+        key(&scored[i])
+            .partial_cmp(&key(&scored[j]))
+            .expect("finite")
+    });
+    let ties = |i: usize| {
+        if penalised(&scored[i]) <= best_error * (1.0 + options.tie_tolerance) + EQUAL {
+            return true;
+        }
+        let (Some(reference), Some(items)) = (
+            reference.as_ref(),
+            engine.held_out_errors(&scored[i].columns),
+        ) else {
+            return false;
+        };
+        if reference.is_empty() || options.standard_errors <= 0.0 {
+            return false;
+        }
+        let total: f64 = reference.iter().map(|r| r.0).sum();
+        let d: Vec<(f64, f64)> = reference
+            .iter()
+            .zip(&items)
+            .map(|(r, e)| (r.0, e.1 - r.1))
+            .collect();
+        let mean = d.iter().map(|(w, x)| w * x).sum::<f64>() / total;
+        let spread = d
+            .iter()
+            .map(|(w, x)| (w * (x - mean)).powi(2))
+            .sum::<f64>()
+            .sqrt()
+            / total;
+        mean <= options.standard_errors * spread
+    };
+    order.into_iter().find(|&i| ties(i)).or(Some(best))
+}
+
+/// Relative errors closer than this are equal (rounding in exact data).
+const EQUAL: f64 = 1e-7;
+
+/// Hypotheses whose cross-validated error is more than this fraction above the best one's
+/// are not considered ties, whatever the standard error.
+const CONSIDERED: f64 = 0.5;
+
+/// Every hypothesis of `space` over the columns `[W/C, 1, slowest share, overheads...]`:
+/// `W/C` with up to `max_terms` overheads, each with and without `1` and the slowest share.
+fn hypotheses(
+    engine: &Engine,
+    overheads: usize,
+    max_terms: usize,
+    slowest: bool,
+) -> Vec<Vec<usize>> {
+    let usable: Vec<usize> = (3..3 + overheads).filter(|&c| engine.usable(c)).collect();
+    let mut sets: Vec<Vec<usize>> = vec![vec![]];
+    sets.extend(usable.iter().map(|&c| vec![c]));
+    if max_terms >= 2 {
+        for (i, &a) in usable.iter().enumerate() {
+            sets.extend(usable[i + 1..].iter().map(|&b| vec![a, b]));
+        }
+    }
+    let slowest = slowest && engine.usable(SLOWEST);
+    let mut out = Vec::with_capacity(sets.len() * 4);
+    for set in sets {
+        for constant in [false, true] {
+            for share in [false, true] {
+                if share && !slowest {
+                    continue;
+                }
+                let mut h = vec![COMPUTE];
+                h.extend(&set);
+                if share {
+                    h.push(SLOWEST);
+                }
+                if constant {
+                    h.push(CONSTANT);
+                }
+                out.push(h);
+            }
+        }
+    }
+    out
+}
+
+/// Fits `T = a W/C + T_o(n, p) [+ b]` to the runs with every hypothesis of `space` and
+/// chooses by cross-validation leaving out whole configurations.
+///
+/// Each hypothesis is fitted by least squares on relative residuals (weights `1/T`); one the
+/// runs do not identify, or whose fit to every run has a negative coefficient, is refused.
+/// Its score is the root-mean-square relative error of the held-out runs' times, over folds
+/// that leave out each configuration in turn (while 2 remain) and every configuration above
+/// each node count together; a fold whose held-out configurations are all larger than every
+/// fitted one weighs [`SelectOptions::extrapolation_weight`] (2): a scaling model is used to
+/// predict larger configurations, so it is chosen by how it predicts larger configurations.
+/// Within a fold the fit is non-negative least squares. The simplest hypothesis (fewest
+/// columns, then smallest exponents) that ties with the best by score is chosen: within
+/// [`SelectOptions::tie_tolerance`] of it, or within [`SelectOptions::standard_errors`]
+/// standard errors of it in the paired differences of their held-out errors (the
+/// one-standard-error rule: a difference the held-out runs' noise could make is no reason for
+/// a more complex model). The next best by score are its runners-up. With only 2 configurations each run is left out instead and hypotheses
+/// have one overhead term at most (the 2 configurations cannot tell more apart), and the
+/// model carries [`Caution::FewConfigurations`].
+///
+/// Errors: no runs, a bad run or configuration, runs on fewer than 2 configurations (after
+/// leaving out those below the noise floor), or no hypothesis the runs identify.
+pub fn select(
+    data: &ScalingData,
+    space: &HypothesisSpace,
+    options: &SelectOptions,
+) -> Result<Selection> {
+    data.check()?;
+    let (runs, excluded) = split_noise_floor(&data.runs, options.min_time_s);
+    let mut terms = vec![Term::Compute, Term::Constant, Term::SlowestShare];
+    let overheads = space.overhead_terms();
+    let overhead_count = overheads.len();
+    terms.extend(overheads);
+    let prepared = Prepared::new(data, &runs, &terms)?;
+    let k = prepared.configurations.len();
+    if k < 2 {
+        return Err(ModelError::Inconsistent(format!(
+            "a scaling model needs runs on at least 2 configurations, got {k}{}: run more configurations",
+            prepared
+                .configurations
+                .first()
+                .map(|c| format!(" (\"{}\")", c.label))
+                .unwrap_or_default()
+        )));
+    }
+    let (group, groups, folds) = prepared.folds(options.extrapolation_weight);
+    let engine = Engine::new(
+        &prepared.columns,
+        &prepared.times,
+        &group,
+        groups,
+        &folds,
+        options.significance,
+    );
+    let max_terms = if k < 3 {
+        1
+    } else {
+        space.max_overhead_terms.clamp(1, 2)
+    };
+    let all = hypotheses(&engine, overhead_count, max_terms, space.slowest_share);
+    let scored: Vec<Scored> = score(&engine, &all, &terms).into_iter().flatten().collect();
+    let rejected = all.len() - scored.len();
+    let chosen = choose(&engine, &scored, options).ok_or_else(|| {
+        ModelError::Inconsistent(format!(
+            "no hypothesis is identified by these {} runs with non-negative coefficients: add runs at other sizes",
+            runs.len()
+        ))
+    })?;
+    let mut order: Vec<usize> = (0..scored.len()).filter(|&i| i != chosen).collect();
+    order.sort_by(|&i, &j| {
+        scored[i]
+            .evaluation
+            .cv_error
+            .partial_cmp(&scored[j].evaluation.cv_error)
+            .expect("finite errors")
+    });
+    let build = |s: &Scored| model(&prepared, &terms, s);
+    let shortlist = std::iter::once(chosen)
+        .chain(order.iter().copied().take(SHORTLIST))
+        .map(|i| scored[i].columns.clone())
+        .collect();
+    Ok(Selection {
+        model: build(&scored[chosen]),
+        runners_up: order
+            .iter()
+            .take(options.runners_up)
+            .map(|&i| build(&scored[i]))
+            .collect(),
+        hypotheses: all.len(),
+        rejected,
+        folds: folds.len(),
+        excluded,
+        shortlist,
+        terms,
+        options: options.clone(),
+    })
+}
+
+fn split_noise_floor(runs: &[Run], floor: f64) -> (Vec<Run>, Vec<ExcludedRun>) {
+    let (kept, below): (Vec<Run>, Vec<Run>) = runs.iter().cloned().partition(|r| r.time_s >= floor);
+    let excluded = below
+        .into_iter()
+        .map(|run| ExcludedRun {
+            reason: format!(
+                "{} s is below the noise floor {floor} s",
+                crate::scaling::model::significant(run.time_s)
+            ),
+            run,
+        })
+        .collect();
+    (kept, excluded)
+}
+
+/// The model of a scored hypothesis, its coefficients' 95% intervals from the weighted fit.
+pub(super) fn model(prepared: &Prepared, terms: &[Term], scored: &Scored) -> ScalingModel {
+    let names: Vec<String> = scored
+        .columns
+        .iter()
+        .map(|&c| term_name(&terms[c]))
+        .collect();
+    let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let columns: Vec<Vec<f64>> = scored
+        .columns
+        .iter()
+        .map(|&c| prepared.columns[c].clone())
+        .collect();
+    let weights: Vec<f64> = prepared.times.iter().map(|t| 1.0 / t).collect();
+    let intervals = fit_linear(&name_refs, &columns, &prepared.times, Some(&weights)).ok();
+    let fitted: Vec<FittedTerm> = scored
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(q, &c)| FittedTerm {
+            term: terms[c].clone(),
+            coefficient: scored.evaluation.coefficients[q],
+            ci95: intervals.as_ref().and_then(|f| f.parameters[q].ci95),
+        })
+        .collect();
+    let configurations = prepared.configurations.len();
+    let cv_error_percent = 100.0 * scored.evaluation.cv_error;
+    let mut cautions = Vec::new();
+    if configurations < 3 {
+        cautions.push(Caution::FewConfigurations { configurations });
+    }
+    if cv_error_percent > POOR_CV_ERROR_PERCENT {
+        cautions.push(Caution::PoorFit { cv_error_percent });
+    }
+    ScalingModel {
+        formula: formula(&fitted),
+        terms: fitted,
+        cv_error_percent,
+        fit_error_percent: 100.0 * scored.evaluation.fit_error,
+        configurations,
+        largest_fitted_nodes: prepared
+            .configurations
+            .iter()
+            .map(|c| c.nodes())
+            .max()
+            .unwrap_or(0),
+        runs: prepared.times.len(),
+        cautions,
+    }
+}
+
+fn term_name(term: &Term) -> String {
+    match term {
+        Term::Constant => "1".into(),
+        other => other.to_string(),
+    }
+}
