@@ -335,6 +335,14 @@ fn speeds_too_close_to_zero_to_compute_with_are_refused() {
         "node \"a\": marked_speed = 5e-324 is too close to 0 to compute with: give one of at \
          least 2.2250738585072014e-308, or a smaller unit"
     );
+    // Normal, but no node is that slow: a prediction on it was a NaN time.
+    let slow = two_kinds_with("").replace("marked_speed = 1\n", "marked_speed = 1e-300\n");
+    assert_eq!(
+        platform_error(&slow),
+        "node \"a\": marked_speed = 1e-300 is outside 1e-6 to 1e18 in the platform's \
+         speed_unit: no node is that slow or fast; check the number, or give it in another \
+         speed_unit"
+    );
     let r = two_kinds_with("").replace("marked_speed = 1\n", "marked_speed = 1\nr = 1e-320\n");
     assert!(
         platform_error(&r).contains("r = 1e-320 is too close to 0"),

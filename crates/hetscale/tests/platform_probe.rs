@@ -59,7 +59,10 @@ fn validate_accepts_presets_and_refuses_an_overflowing_c() {
     let file = dir.path().join("huge.toml");
     std::fs::write(&file, "name = \"huge\"\n[network]\ng_s_per_byte = 1e-9\nL = { base_s = 0 }\n[[node]]\nname = \"a\"\nmarked_speed = 1e308\n[[node]]\nname = \"b\"\nmarked_speed = 1e308\n").unwrap();
     let text = one_line_error(hetscale().args(["platform", "validate"]).arg(&file));
-    assert!(text.contains("marked speeds sum to inf"), "{text}");
+    assert!(
+        text.contains("node \"a\": marked_speed = 1e308 is outside 1e-6 to 1e18"),
+        "{text}"
+    );
 }
 
 #[test]
