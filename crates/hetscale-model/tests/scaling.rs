@@ -217,3 +217,401 @@ fn recovery_statistics_over_20_seeds() {
         );
     }
 }
+
+fn law_1_selection(seed: u64) -> (ScalingData, Selection) {
+    let data = runs(&LAW_1, &FITTED, &SIZES, 2, 0.03, seed);
+    let selection = select(
+        &data,
+        &HypothesisSpace::default(),
+        &SelectOptions::default(),
+    )
+    .unwrap();
+    (data, selection)
+}
+
+#[test]
+fn the_bootstrap_interval_covers_the_true_size_and_time() {
+    let (data, selection) = law_1_selection(1);
+    let (target, reference) = (configuration(64), configuration(8));
+    let prediction = PredictionTarget {
+        configuration: &target,
+        efficiency: 0.5,
+        n_bounds: (10.0, 1e9),
+        reference: Some(&reference),
+    };
+    let b = bootstrap(
+        &data,
+        &selection,
+        &prediction,
+        &LAW_1.work,
+        &BootstrapOptions::default(),
+    )
+    .unwrap();
+    let truth = true_size(&LAW_1, 0.5, &target);
+    let truth_time = (LAW_1.time)(truth, (LAW_1.work)(truth), &target);
+    let truth_ref = true_size(&LAW_1, 0.5, &reference);
+    let truth_psi = target.marked_speed() * (LAW_1.work)(truth_ref)
+        / (reference.marked_speed() * (LAW_1.work)(truth));
+    eprintln!("{b:#?}\ntruth N {truth:.1}, T {truth_time:.4}, psi {truth_psi:.4}");
+    assert!(b.size.contains(truth), "{:?} vs {truth}", b.size);
+    assert!(
+        b.time_s.contains(truth_time),
+        "{:?} vs {truth_time}",
+        b.time_s
+    );
+    assert!(
+        b.psi.unwrap().contains(truth_psi),
+        "{:?} vs {truth_psi}",
+        b.psi
+    );
+    assert!(b.size.low < b.size.estimate && b.size.estimate < b.size.high);
+    assert_eq!(b.widened_by, 1.0);
+    assert!(b.cautions.is_empty(), "{:?}", b.cautions);
+    assert!(b.resamples >= 190 && b.same_hypothesis_share > 0.0, "{b:?}");
+    // Seeded: the same intervals again.
+    let again = bootstrap(
+        &data,
+        &selection,
+        &prediction,
+        &LAW_1.work,
+        &BootstrapOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(b, again);
+}
+
+#[test]
+fn beyond_8x_the_largest_fitted_node_count_the_interval_widens_and_says_so() {
+    let (data, selection) = law_1_selection(2);
+    let options = BootstrapOptions {
+        resamples: 60,
+        ..BootstrapOptions::default()
+    };
+    let predict = |p: usize| {
+        let target = configuration(p);
+        let prediction = PredictionTarget {
+            configuration: &target,
+            efficiency: 0.5,
+            n_bounds: (10.0, 1e9),
+            reference: None,
+        };
+        bootstrap(&data, &selection, &prediction, &LAW_1.work, &options).unwrap()
+    };
+    let at_64 = predict(64);
+    assert!(at_64.cautions.is_empty() && at_64.widened_by == 1.0);
+    let at_512 = predict(512);
+    assert_eq!(
+        at_512.cautions,
+        [Caution::Extrapolation {
+            nodes: 512,
+            largest_fitted: 8
+        }]
+    );
+    assert!((at_512.widened_by - 8f64.sqrt()).abs() < 1e-12);
+    assert!(
+        at_512.cautions[0]
+            .to_string()
+            .contains("64x the largest fitted node count (8)"),
+        "{}",
+        at_512.cautions[0]
+    );
+    let truth = true_size(&LAW_1, 0.5, &configuration(512));
+    assert!(at_512.size.contains(truth), "{:?} vs {truth}", at_512.size);
+}
+
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    let space = HypothesisSpace::default();
+    let options = SelectOptions::default();
+    let empty = ScalingData::default();
+    assert!(matches!(
+        select(&empty, &space, &options),
+        Err(ModelError::Inconsistent(_))
+    ));
+
+    let mut nan = runs(&LAW_1, &FITTED, &SIZES, 1, 0.0, 0);
+    nan.runs[3].time_s = f64::NAN;
+    let err = select(&nan, &space, &options).unwrap_err().to_string();
+    assert!(err.contains("run 4") && err.contains("time_s"), "{err}");
+
+    let one = runs(&LAW_1, &[4], &SIZES, 2, 0.0, 0);
+    let err = select(&one, &space, &options).unwrap_err().to_string();
+    assert!(
+        err.contains("at least 2 configurations") && err.contains("\"p4\""),
+        "{err}"
+    );
+
+    let mut unknown = runs(&LAW_1, &FITTED, &SIZES, 1, 0.0, 0);
+    unknown.runs[0].configuration = "nowhere".into();
+    assert!(
+        select(&unknown, &space, &options)
+            .unwrap_err()
+            .to_string()
+            .contains("not among")
+    );
+
+    let mut twice = runs(&LAW_1, &FITTED, &SIZES, 1, 0.0, 0);
+    twice.configurations[1].label = "p1".into();
+    assert!(
+        select(&twice, &space, &options)
+            .unwrap_err()
+            .to_string()
+            .contains("labelled \"p1\"")
+    );
+
+    assert!(Configuration::new("x", vec![]).is_err());
+    assert!(Configuration::new("x", vec![1e9, -1.0]).is_err());
+
+    // Every run below the noise floor.
+    let floor = SelectOptions {
+        min_time_s: 1e9,
+        ..SelectOptions::default()
+    };
+    assert!(select(&runs(&LAW_1, &FITTED, &SIZES, 1, 0.0, 0), &space, &floor).is_err());
+
+    // A custom term that is not finite.
+    let broken =
+        HypothesisSpace::default().with_custom(CustomTerm::new("broken", |_, _| f64::INFINITY));
+    let err = select(&runs(&LAW_1, &FITTED, &SIZES, 1, 0.0, 0), &broken, &options)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("\"broken\""), "{err}");
+
+    // A target out of reach, and bad prediction inputs.
+    let (data, selection) = law_1_selection(1);
+    let target = configuration(16);
+    let err = selection
+        .model
+        .size_for_efficiency(0.999, &target, &LAW_1.work, (10.0, 100.0))
+        .unwrap_err();
+    assert!(
+        matches!(err, ModelError::Unreachable { best_at, .. } if best_at == 100.0),
+        "{err}"
+    );
+    assert!(
+        selection
+            .model
+            .predict_time(f64::NAN, 1.0, &target)
+            .is_err()
+    );
+    assert!(
+        selection
+            .model
+            .size_for_efficiency(-0.5, &target, &LAW_1.work, (10.0, 1e6))
+            .is_err()
+    );
+    let prediction = PredictionTarget {
+        configuration: &target,
+        efficiency: 0.999,
+        n_bounds: (10.0, 100.0),
+        reference: None,
+    };
+    assert!(
+        bootstrap(
+            &data,
+            &selection,
+            &prediction,
+            &LAW_1.work,
+            &BootstrapOptions::default()
+        )
+        .is_err()
+    );
+}
+
+#[test]
+fn the_formula_prints_as_a_person_writes_it() {
+    // T = 1.02 W/C + 3.1e-4 n log2(p) + 0.012 p, exact.
+    let law = Law {
+        work: |n| 2.0 * n * n * n,
+        time: |n, w, c| {
+            let p = c.nodes() as f64;
+            1.02 * w / c.marked_speed() + 3.1e-4 * n * p.log2() + 0.012 * p
+        },
+    };
+    let data = runs(&law, &FITTED, &SIZES, 1, 0.0, 0);
+    let selection = select(
+        &data,
+        &HypothesisSpace::default(),
+        &SelectOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        selection.model.to_string(),
+        "T = 1.02 W/C + 3.1e-4 n log2(p) + 0.012 p"
+    );
+    assert_eq!(selection.model.formula, selection.model.to_string());
+    assert!(selection.model.cv_error_percent < 1e-6);
+    assert_eq!(selection.runners_up.len(), 5);
+
+    let json = serde_json::to_value(&selection).unwrap();
+    let model = &json["model"];
+    assert_eq!(
+        model["formula"],
+        "T = 1.02 W/C + 3.1e-4 n log2(p) + 0.012 p"
+    );
+    assert_eq!(model["terms"][1]["term"], "n log2(p)");
+    assert!((model["terms"][0]["coefficient"].as_f64().unwrap() - 1.02).abs() < 1e-9);
+    assert!(model["terms"][2]["ci95"].as_array().unwrap().len() == 2);
+    assert!(model["cv_error_percent"].is_number());
+    assert_eq!(json["runners_up"].as_array().unwrap().len(), 5);
+    assert!(json["hypotheses"].as_u64().unwrap() > 10_000);
+}
+
+#[test]
+fn a_kernels_own_overhead_model_is_one_more_hypothesis() {
+    // The "kernel" knows its overhead is g n^2 / p^0.75 (not in the normal form).
+    let hbsp = |n: f64, c: &Configuration| n * n / (c.nodes() as f64).powf(0.75);
+    let law = Law {
+        work: |n| 2.0 * n * n * n,
+        time: |n, w, c| w / c.marked_speed() + 2e-7 * n * n / (c.nodes() as f64).powf(0.75) + 1e-3,
+    };
+    let data = runs(&law, &FITTED, &SIZES, 2, 0.03, 4);
+    let space = HypothesisSpace::default().with_custom(CustomTerm::new("T_o,hbsp", hbsp));
+    let selection = select(&data, &space, &SelectOptions::default()).unwrap();
+    report(&selection);
+    let mut hypothesis = selection.model.hypothesis();
+    hypothesis.sort();
+    assert_eq!(hypothesis, ["1", "T_o,hbsp"], "{}", selection.model);
+    assert!(
+        selection.model.to_string().contains("e-7 T_o,hbsp"),
+        "{}",
+        selection.model
+    );
+}
+
+#[test]
+fn equal_shares_on_heterogeneous_nodes_are_the_slowest_share_term() {
+    // Every node gets W/p: the slowest node sets the compute time.
+    let law = Law {
+        work: |n| 2.0 * n * n * n,
+        time: |n, w, c| {
+            let p = c.nodes() as f64;
+            w / c.marked_speed() * c.slowest_share() + 1e-7 * n * n * p.log2() + 1e-3 * p
+        },
+    };
+    let data = runs(&law, &FITTED, &SIZES, 2, 0.03, 1);
+    let selection = select(
+        &data,
+        &HypothesisSpace::default(),
+        &SelectOptions::default(),
+    )
+    .unwrap();
+    report(&selection);
+    assert!(
+        selection
+            .model
+            .hypothesis()
+            .contains(&"(W/(p C_min) - W/C)".to_owned()),
+        "{}",
+        selection.model
+    );
+    let target = configuration(64);
+    let truth = true_size(&law, 0.5, &target);
+    let n = selection
+        .model
+        .size_for_efficiency(0.5, &target, &law.work, (10.0, 1e9))
+        .unwrap();
+    assert!((n / truth - 1.0).abs() < 0.05, "{n} vs {truth}");
+}
+
+#[test]
+fn two_configurations_fit_with_a_caution_and_wider_intervals() {
+    let data = runs(&LAW_1, &[2, 4], &SIZES, 2, 0.03, 1);
+    let selection = select(
+        &data,
+        &HypothesisSpace::default(),
+        &SelectOptions::default(),
+    )
+    .unwrap();
+    report(&selection);
+    assert_eq!(
+        selection.model.cautions,
+        [Caution::FewConfigurations { configurations: 2 }]
+    );
+    assert!(
+        selection.model.hypothesis().len() <= 2,
+        "{}",
+        selection.model
+    );
+    let target = configuration(8);
+    let prediction = PredictionTarget {
+        configuration: &target,
+        efficiency: 0.5,
+        n_bounds: (10.0, 1e9),
+        reference: None,
+    };
+    let options = BootstrapOptions {
+        resamples: 60,
+        ..BootstrapOptions::default()
+    };
+    let b = bootstrap(&data, &selection, &prediction, &LAW_1.work, &options).unwrap();
+    assert_eq!(b.widened_by, 2.0);
+    assert_eq!(
+        b.cautions,
+        [Caution::FewConfigurations { configurations: 2 }]
+    );
+}
+
+#[test]
+fn runs_below_the_noise_floor_are_left_out_and_named() {
+    let data = runs(&LAW_1, &FITTED, &SIZES, 2, 0.03, 1);
+    let mut times: Vec<f64> = data.runs.iter().map(|r| r.time_s).collect();
+    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let floor = (times[4] + times[5]) / 2.0;
+    let below = 5;
+    let options = SelectOptions {
+        min_time_s: floor,
+        ..SelectOptions::default()
+    };
+    let selection = select(&data, &HypothesisSpace::default(), &options).unwrap();
+    assert_eq!(selection.excluded.len(), below);
+    assert!(
+        selection.excluded[0]
+            .reason
+            .contains("below the noise floor"),
+        "{}",
+        selection.excluded[0].reason
+    );
+    assert_eq!(selection.model.runs, data.runs.len() - below);
+}
+
+#[test]
+fn a_poor_fit_says_so() {
+    // Times that no hypothesis explains: 40% noise.
+    let data = runs(&LAW_1, &FITTED, &SIZES, 2, 0.4, 7);
+    let selection = select(
+        &data,
+        &HypothesisSpace::default(),
+        &SelectOptions::default(),
+    )
+    .unwrap();
+    report(&selection);
+    assert!(
+        selection
+            .model
+            .cautions
+            .iter()
+            .any(|c| matches!(c, Caution::PoorFit { .. })),
+        "{:?}",
+        selection.model
+    );
+}
+
+#[test]
+fn selection_is_quick_enough() {
+    // No assertion on time (shared machines); printed for the record.
+    let data = runs(&LAW_1, &[1, 2, 4, 8, 16], &SIZES, 2, 0.03, 1);
+    let start = std::time::Instant::now();
+    let selection = select(
+        &data,
+        &HypothesisSpace::default(),
+        &SelectOptions::default(),
+    )
+    .unwrap();
+    eprintln!(
+        "{} hypotheses on {} runs in {:?}",
+        selection.hypotheses,
+        data.runs.len(),
+        start.elapsed()
+    );
+}

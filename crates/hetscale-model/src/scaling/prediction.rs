@@ -223,17 +223,15 @@ pub fn bootstrap(
     let prepared = Prepared::new(data, &runs, &terms)?;
     let k = prepared.configurations.len();
     let selected_columns = &shortlist[0];
-    let fitted: Vec<f64> = (0..runs.len())
-        .map(|i| {
+    let fitted: Vec<f64> = runs
+        .iter()
+        .zip(&prepared.configuration)
+        .map(|(r, &c)| {
             selection
                 .model
-                .terms
-                .iter()
-                .zip(selected_columns)
-                .map(|(t, &c)| t.coefficient * prepared.columns[c][i])
-                .sum()
+                .predict_time(r.n, r.work_flop, &prepared.configurations[c])
         })
-        .collect();
+        .collect::<Result<_>>()?;
     let mut shift = vec![0.0; k];
     let mut count = vec![0.0; k];
     for (i, &c) in prepared.configuration.iter().enumerate() {

@@ -493,7 +493,7 @@ pub(super) fn model(prepared: &Prepared, terms: &[Term], scored: &Scored) -> Sca
         .collect();
     let weights: Vec<f64> = prepared.times.iter().map(|t| 1.0 / t).collect();
     let intervals = fit_linear(&name_refs, &columns, &prepared.times, Some(&weights)).ok();
-    let fitted: Vec<FittedTerm> = scored
+    let mut fitted: Vec<FittedTerm> = scored
         .columns
         .iter()
         .enumerate()
@@ -503,6 +503,16 @@ pub(super) fn model(prepared: &Prepared, terms: &[Term], scored: &Scored) -> Sca
             ci95: intervals.as_ref().and_then(|f| f.parameters[q].ci95),
         })
         .collect();
+    // As a person writes it: W/C, then the overheads from the fastest-growing, the constant last.
+    fitted.sort_by(|a, b| {
+        let rank = |t: &Term| match t {
+            Term::Compute => (0, 0.0),
+            Term::Power(_) | Term::Custom(_) => (1, -t.complexity()),
+            Term::SlowestShare => (2, 0.0),
+            Term::Constant => (3, 0.0),
+        };
+        rank(&a.term).partial_cmp(&rank(&b.term)).expect("finite")
+    });
     let configurations = prepared.configurations.len();
     let cv_error_percent = 100.0 * scored.evaluation.cv_error;
     let mut cautions = Vec::new();
