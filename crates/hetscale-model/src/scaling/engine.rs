@@ -7,6 +7,9 @@
 //! unit norm over all runs, so the normal equations stay well conditioned; a column whose part
 //! independent of the others is below `1e-5` of its norm is not identified.
 
+// Small dense linear algebra reads best with indices.
+#![allow(clippy::needless_range_loop)]
+
 /// A column's squared residual norm, after projecting out the earlier ones, relative to its
 /// squared norm, below which it is not identified by the rows.
 const NOT_IDENTIFIED: f64 = 1e-10;
@@ -269,7 +272,7 @@ fn factor(sums: &Sums, m: usize, cols: &[usize]) -> Option<[[f64; 6]; 6]> {
         for q in 0..j {
             d -= a[j][q] * a[j][q];
         }
-        if !(d > NOT_IDENTIFIED * diagonal) {
+        if d.is_nan() || d <= NOT_IDENTIFIED * diagonal {
             return None;
         }
         let l = d.sqrt();

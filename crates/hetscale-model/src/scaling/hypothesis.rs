@@ -74,12 +74,15 @@ fn log(parts: &mut Vec<String>, x: &str, e: u32) {
     }
 }
 
+/// A custom term's value at a size on a configuration.
+type TermFn = dyn Fn(f64, &Configuration) -> f64 + Send + Sync;
+
 /// A caller's own overhead column, e.g. a kernel's HBSP^1 overhead model `T_o(n, p)` in
 /// seconds: the model fits a coefficient for it like for any other term.
 #[derive(Clone)]
 pub struct CustomTerm {
     name: String,
-    value: Arc<dyn Fn(f64, &Configuration) -> f64 + Send + Sync>,
+    value: Arc<TermFn>,
 }
 
 impl CustomTerm {
