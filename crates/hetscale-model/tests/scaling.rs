@@ -615,3 +615,55 @@ fn selection_is_quick_enough() {
         start.elapsed()
     );
 }
+
+/// Over 20 seeds of both laws: how often the bootstrap's 95% interval of N covers the truth at
+/// 16, 32 and 64 nodes (fitted on 1 to 8), and the median |error| of N
+/// (`cargo test -p hetscale-model --test scaling coverage -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn coverage_statistics_over_20_seeds() {
+    let law2_sizes = [1000.0, 2000.0, 4000.0, 8000.0, 16000.0];
+    for (name, law, sizes) in [("law1", &LAW_1, &SIZES), ("law2", &LAW_2, &law2_sizes)] {
+        let (mut covered, mut total, mut errors) = (0, 0, vec![]);
+        for seed in 1..=20 {
+            let data = runs(law, &FITTED, sizes, 2, 0.03, seed);
+            let selection = select(
+                &data,
+                &HypothesisSpace::default(),
+                &SelectOptions::default(),
+            )
+            .unwrap();
+            for p in [16, 32, 64] {
+                let target = configuration(p);
+                let prediction = PredictionTarget {
+                    configuration: &target,
+                    efficiency: 0.5,
+                    n_bounds: (10.0, 1e12),
+                    reference: None,
+                };
+                let b = bootstrap(
+                    &data,
+                    &selection,
+                    &prediction,
+                    &law.work,
+                    &BootstrapOptions::default(),
+                );
+                let truth = true_size(law, 0.5, &target);
+                total += 1;
+                match b {
+                    Ok(b) => {
+                        covered += usize::from(b.size.contains(truth));
+                        errors.push((100.0 * (b.size.estimate / truth - 1.0)).abs());
+                    }
+                    Err(e) => eprintln!("{name} seed {seed} p {p}: {e}"),
+                }
+            }
+        }
+        errors.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        eprintln!(
+            "{name}: N at 16-64 nodes: 95% interval covers {covered}/{total}; |error| median {:.2}%, max {:.1}%",
+            errors[errors.len() / 2],
+            errors[errors.len() - 1]
+        );
+    }
+}
