@@ -33,10 +33,11 @@ pub(crate) fn check_inputs_fit(kernel: &dyn Kernel, n: usize) -> Result<()> {
 /// what grows as `p^2`, most of a run's memory on thousands of nodes.
 ///
 /// - sim: every node keeps a few vectors of one count per node across its collectives'
-///   boundaries (its share of the rows, the counts it passes to `scatterv`/`gatherv`, the
-///   collective's record of them). Measured (peak RSS, `run mm --skip-compute --n 64`):
-///   32 B per pair at p = 8,000, 10,000 and 16,000 (2.1, 3.3 and 8.2 GB); ge and slalom 25,
-///   burg 10, summa 3; the margin covers the rest.
+///   boundaries (its share of the rows, the counts it passes to `scatterv`/`gatherv` and
+///   the collective's call that holds them). Measured (peak RSS, `run mm --skip-compute
+///   --n 64`): 24 B per pair at p = 8,000 and 16,000 (1.6 and 6.2 GB; 32 before the coroutine
+///   engine kept one call per lane instead of one per node); ge and slalom less; the margin
+///   covers the rest.
 /// - threads: an all-to-all superstep (the second phase of a two-phase broadcast) queues a
 ///   message per pair ([`hbsp::memory::message_bytes`]). Measured with `run mm --n 64`:
 ///   442 B per pair at p = 2,048 (1.9 GB) and 446 at 4,096 (7.5 GB).
@@ -50,7 +51,7 @@ pub fn pair_bytes(backend: &Backend) -> f64 {
 }
 
 /// Bytes per pair of nodes of a sim run (see [`pair_bytes`]).
-pub const SIM_PAIR_BYTES: f64 = 40.0;
+pub const SIM_PAIR_BYTES: f64 = 32.0;
 
 /// Peak bytes a run of `kernel` at size `n` on `machine` takes in this process (see the
 /// module docs); skeleton runs (compute skipped) leave out the verification.

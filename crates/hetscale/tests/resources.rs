@@ -143,8 +143,8 @@ fn platform_of(p: usize) -> String {
 }
 
 /// What grows as p^2 is in the estimate: a skeleton mm on 8,000 nodes at N = 64 peaks at
-/// 2.1 GB (a few vectors of p counts per node) and was estimated at 0.1 GB, so under a 1 GiB
-/// limit it was killed; now it is refused before it starts.
+/// 1.6 GB (a few vectors of p counts per node; 2.1 GB before) and was estimated at 0.1 GB, so
+/// under a 1 GiB limit it was killed; now it is refused before it starts.
 #[test]
 fn a_run_on_thousands_of_nodes_counts_its_per_pair_state_and_is_refused() {
     let Some(cgroup) = MemoryCgroup::limited_to("p-8000", GIB) else {

@@ -28,7 +28,7 @@
 //!   stays one mapping; on older kernels each guard page splits it, so a run needs two of
 //!   the process's mappings per node (`vm.max_map_count`, often 65530): see [`max_nodes`].
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, Condvar, Mutex, MutexGuard, PoisonError};
 
 use corosensei::{CoroutineResult, ScopedCoroutine, ScopedCoroutineRef, Yielder};
@@ -80,12 +80,6 @@ pub fn max_nodes() -> Option<usize> {
     Some(limit.saturating_sub(MAPPINGS_KEPT) / per_node)
 }
 
-/// Where a node's call at a boundary is kept: only collectives' (for the error message of a
-/// mismatch); a plain sync needs no record.
-fn recorded(call: &Call) -> Option<Call> {
-    (*call != Call::Sync).then(|| call.clone())
-}
-
 /// The arrivals of one lane's nodes at the current boundary.
 #[derive(Default)]
 struct Arrivals {
@@ -93,21 +87,32 @@ struct Arrivals {
     /// The first arriver's call and whether every later one made the same.
     first: Option<(u64, Call)>,
     agreed: bool,
+    /// One call of each other signature, for the error message of a mismatch.
+    others: Vec<(u64, Call)>,
 }
 
 impl Arrivals {
-    /// Counts an arrival with `call`.
-    fn arrive(&mut self, call: &Call) {
-        let signature = call.signature();
+    /// Counts an arrival with `call` (of `signature`).
+    fn arrive(&mut self, call: &Call, signature: u64) {
         match &self.first {
             None => {
                 self.first = Some((signature, call.clone()));
                 self.agreed = true;
             }
-            Some((first, _)) if *first != signature => self.agreed = false,
+            Some((first, _)) if *first != signature => {
+                self.agreed = false;
+                if self.others.iter().all(|(s, _)| *s != signature) {
+                    self.others.push((signature, call.clone()));
+                }
+            }
             Some(_) => {}
         }
         self.count += 1;
+    }
+
+    /// Every distinct call of the lane's nodes, with its signature.
+    fn calls(&self) -> impl Iterator<Item = &(u64, Call)> {
+        self.first.iter().chain(&self.others)
     }
 }
 
@@ -185,8 +190,10 @@ struct Shared<'m> {
     /// alternates so a node resuming early cannot mix its new messages into a mailbox its
     /// receiver has not emptied yet.
     mail: [Vec<Mutex<Vec<Envelope>>>; 2],
-    /// `calls[pid]`: the node's call at this boundary, unless a plain sync (error messages).
-    calls: Vec<Mutex<Option<Call>>>,
+    /// `signatures[pid]`: the signature of the node's call at this boundary, for the error
+    /// message of a mismatch (the calls themselves are kept once per lane in [`Arrivals`]: a
+    /// collective's call holds a count per node, and a copy per node took `p^2` memory).
+    signatures: Vec<AtomicU64>,
     /// Recycled and dropped messages' vectors on their way back to their senders.
     returned: Arc<ReturnDesk>,
     /// `arrivals[lane]`, each on cache lines of its own: every arrival writes it.
@@ -209,7 +216,9 @@ impl<'m> Shared<'m> {
             clock: VirtualClock::new(machine, options)?,
             skip_compute: options.skip_compute,
             mail: [slots(p), slots(p)],
-            calls: slots(p),
+            signatures: (0..p)
+                .map(|_| AtomicU64::new(Call::Sync.signature()))
+                .collect(),
             returned: ReturnDesk::new(p),
             arrivals: (0..lanes).map(|_| Padded::default()).collect(),
             failure: Failure::default(),
@@ -244,10 +253,14 @@ impl<'m> Shared<'m> {
         self.clock
             .close_superstep((index & 1) as usize, index, call);
         if !agreed {
-            let calls = self
-                .calls
-                .iter()
-                .map(|c| relock(c).clone().unwrap_or(Call::Sync).to_string());
+            let known: Vec<&(u64, Call)> = arrivals.iter().flat_map(Arrivals::calls).collect();
+            let calls = self.signatures.iter().map(|signature| {
+                let signature = signature.load(Ordering::Relaxed);
+                known
+                    .iter()
+                    .find(|(s, _)| *s == signature)
+                    .map_or_else(|| Call::Sync.to_string(), |(_, call)| call.to_string())
+            });
             let mismatch = super::mismatch(self.machine, index, calls);
             self.failure.record((index, self.machine.p()), mismatch);
         }
@@ -261,7 +274,8 @@ struct CoroutineTransport<'s, 'm> {
     yielder: &'s Yielder<(), ()>,
     superstep: u64,
     work: SuperstepWork,
-    /// Whether this node's slot in `Shared::calls` holds a call (a plain sync leaves it empty).
+    /// Whether this node's slot in `Shared::signatures` holds a call other than a plain sync
+    /// (a run of plain syncs leaves it alone).
     recorded_call: bool,
 }
 
@@ -287,11 +301,12 @@ impl Transport for CoroutineTransport<'_, '_> {
                 slot.extend(batch);
             }
         }
+        let signature = call.signature();
         if *call != Call::Sync || self.recorded_call {
-            *relock(&shared.calls[pid]) = recorded(call);
+            shared.signatures[pid].store(signature, Ordering::Relaxed);
             self.recorded_call = *call != Call::Sync;
         }
-        relock(&shared.arrivals[self.lane].0).arrive(call);
+        relock(&shared.arrivals[self.lane].0).arrive(call, signature);
         shared.suspended_at[pid].store(std::ptr::addr_of!(parity) as usize, Ordering::Relaxed);
         self.yielder.suspend(());
         self.check()?;
