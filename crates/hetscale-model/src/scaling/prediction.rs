@@ -34,6 +34,14 @@ pub enum Caution {
         /// The largest fitted node count.
         largest_fitted: usize,
     },
+    /// The predicted size is more than [`MAX_EXTRAPOLATION`] times the largest fitted size:
+    /// the overhead's growth in `n` is extrapolated; intervals are widened.
+    SizeExtrapolation {
+        /// The predicted size.
+        n: f64,
+        /// The largest fitted size.
+        largest_fitted: f64,
+    },
     /// The cross-validated error is above [`POOR_CV_ERROR_PERCENT`].
     PoorFit {
         /// The model's cross-validated error, %.
@@ -55,6 +63,11 @@ impl fmt::Display for Caution {
                 f,
                 "p = {nodes} is {:.0}x the largest fitted node count ({largest_fitted}), beyond {MAX_EXTRAPOLATION}x: intervals widened",
                 *nodes as f64 / *largest_fitted as f64
+            ),
+            Caution::SizeExtrapolation { n, largest_fitted } => write!(
+                f,
+                "N = {n:.0} is {:.0}x the largest fitted size ({largest_fitted}), beyond {MAX_EXTRAPOLATION}x: intervals widened",
+                n / largest_fitted
             ),
             Caution::PoorFit { cv_error_percent } => write!(
                 f,
@@ -158,8 +171,9 @@ pub struct Bootstrap {
 /// within configurations. Reselection is among the best-ranked hypotheses of `selection`
 /// (the selected one and the 40 next), with the same rule as [`super::select`]. The intervals
 /// are widened on a log scale around the estimate by 2 when fewer than 3 configurations were
-/// fitted and by `sqrt(ratio / 8)` when the target has `ratio > 8` times the largest fitted
-/// node count; each widening is a [`Caution`].
+/// fitted, by `sqrt(ratio / 8)` when the target has `ratio > 8` times the largest fitted
+/// node count, and likewise when the predicted size is more than 8 times the largest fitted
+/// size; each widening is a [`Caution`].
 ///
 /// `work(n)` is the work at size `n`, flop. Errors: the selected model does not reach the
 /// target in the bounds ([`ModelError::Unreachable`]), or fewer than 10 resamples do.
@@ -340,6 +354,15 @@ pub fn bootstrap(
         cautions.push(Caution::Extrapolation {
             nodes: target.configuration.nodes(),
             largest_fitted: selection.model.largest_fitted_nodes,
+        });
+    }
+    let largest_n = runs.iter().map(|r| r.n).fold(0.0, f64::max);
+    let size_ratio = point.0 / largest_n;
+    if size_ratio > MAX_EXTRAPOLATION {
+        widen *= (size_ratio / MAX_EXTRAPOLATION).sqrt();
+        cautions.push(Caution::SizeExtrapolation {
+            n: point.0,
+            largest_fitted: largest_n,
         });
     }
     let interval = |estimate: f64, values: &mut Vec<f64>| {
