@@ -5,8 +5,9 @@
 //! model normal form ([`HypothesisSpace`]: one or two terms `c n^i log2(n)^j p^k log2(p)^l`, a
 //! term in the configuration's speeds, and any caller's own columns such as a kernel's HBSP^1
 //! overhead) by cross-validation that leaves out whole configurations ([`select`]): the model
-//! chosen is the one that predicts configurations it was not fitted on, the largest ones
-//! weighed most, since predicting larger configurations is what the model is for.
+//! chosen is the one that predicts configurations it was not fitted on, the largest ones (and
+//! the largest sizes) weighed most, since predicting larger configurations is what the model
+//! is for; a prior on the number of factors keeps the winner from fitting the noise.
 //!
 //! Every fit is weighted least squares on relative residuals (times span decades) with every
 //! coefficient `>= 0` (a negative overhead does not extrapolate). The chosen model prints as a
@@ -42,7 +43,10 @@ mod selection;
 
 pub use hypothesis::{CustomTerm, Exponents, HypothesisSpace, Term};
 pub use model::{FittedTerm, ScalingModel};
-pub use prediction::{Bootstrap, BootstrapOptions, Caution, Interval, PredictionTarget, bootstrap};
+pub use prediction::{
+    Bootstrap, BootstrapOptions, Caution, Interval, MAX_EXTRAPOLATION, POOR_CV_ERROR_PERCENT,
+    PredictionTarget, bootstrap,
+};
 pub use selection::{ExcludedRun, SelectOptions, Selection, select};
 
 use crate::error::{ModelError, Result, all_positive, positive};

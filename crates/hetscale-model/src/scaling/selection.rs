@@ -369,21 +369,28 @@ fn hypotheses(
 /// Fits `T = a W/C + T_o(n, p) [+ b]` to the runs with every hypothesis of `space` and
 /// chooses by cross-validation leaving out whole configurations.
 ///
-/// Each hypothesis is fitted by least squares on relative residuals (weights `1/T`); one the
-/// runs do not identify, or whose fit to every run has a negative coefficient, is refused.
-/// Its score is the root-mean-square relative error of the held-out runs' times, over folds
-/// that leave out each configuration in turn (while 2 remain) and every configuration above
-/// each node count together; a fold whose held-out configurations are all larger than every
-/// fitted one weighs [`SelectOptions::extrapolation_weight`] (2): a scaling model is used to
-/// predict larger configurations, so it is chosen by how it predicts larger configurations.
-/// Within a fold the fit is non-negative least squares. The simplest hypothesis (fewest
-/// columns, then smallest exponents) that ties with the best by score is chosen: within
-/// [`SelectOptions::tie_tolerance`] of it, or within [`SelectOptions::standard_errors`]
-/// standard errors of it in the paired differences of their held-out errors (the
-/// one-standard-error rule: a difference the held-out runs' noise could make is no reason for
-/// a more complex model). The next best by score are its runners-up. With only 2 configurations each run is left out instead and hypotheses
-/// have one overhead term at most (the 2 configurations cannot tell more apart), and the
-/// model carries [`Caution::FewConfigurations`].
+/// - **Fit.** Least squares on relative residuals (weights `1/T`). A hypothesis is refused when
+///   the runs do not identify it, when a coefficient of its fit to every run is negative (a
+///   negative overhead does not extrapolate), or within [`SelectOptions::significance`] (2)
+///   standard errors of 0 (the runs do not show the term is needed).
+/// - **Score.** The root-mean-square relative error of held-out runs' times over folds that
+///   leave out each configuration in turn (while 2 remain), every configuration above each
+///   node count together, and the largest sizes of every configuration together (see
+///   `Prepared::folds`). Folds that extrapolate (all held-out configurations larger than
+///   every fitted one, or the largest sizes) weigh [`SelectOptions::extrapolation_weight`]
+///   (2): a scaling model is used to predict larger configurations at larger sizes, so it is
+///   chosen by how it predicts them. Within a fold the fit is non-negative least squares.
+/// - **Choice.** The score times `1 + 0.3 F`, `F` the number of factors of the hypothesis'
+///   terms ([`SelectOptions::factor_penalty`]), ranks the hypotheses: among some 64 000, a few
+///   fit the noise of a few dozen runs better than the true law, and the prior keeps them from
+///   winning on that alone. The simplest (fewest columns, then factors, then exponents) of
+///   those that tie with the best is chosen: within [`SelectOptions::tie_tolerance`] (2%) of
+///   it, or within [`SelectOptions::standard_errors`] (1) standard errors of it in the paired
+///   per-fold differences of their held-out errors (the one-standard-error rule). The next
+///   best by score are the runners-up.
+/// - **Few configurations.** With only 2, each run is left out instead, hypotheses have one
+///   overhead term at most (2 configurations cannot tell more apart), and the model carries
+///   [`Caution::FewConfigurations`].
 ///
 /// Errors: no runs, a bad run or configuration, runs on fewer than 2 configurations (after
 /// leaving out those below the noise floor), or no hypothesis the runs identify.
