@@ -56,6 +56,10 @@ impl FromStr for NodeSet {
         if text.is_empty() {
             return Err(invalid(format!("the node-set is empty: {SYNTAX}")));
         }
+        // A node-set is printed as the label of its configuration: no terminal escapes.
+        if let Some(problem) = crate::platform::control_character_problem(text) {
+            return Err(invalid(format!("node-set {problem}")));
+        }
         if text == "all" {
             return Ok(Self::All);
         }

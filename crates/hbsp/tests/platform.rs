@@ -144,6 +144,11 @@ fn node_set_errors_say_what_to_write() {
     assert!(node_set_error("server*8").contains("at most *4"));
     assert!(node_set_error("hpc-1,hpc-1").contains("twice"));
     assert!(node_set_error("hpc-1:2").contains("a count only follows a kind"));
+    let escape = node_set_error("sun\u{1b}[31mblade:2");
+    assert!(
+        escape.contains("contains the control character '\\u{1b}'") && !escape.contains('\u{1b}'),
+        "{escape}"
+    );
     let unknown = node_set_error("gromit");
     assert!(
         unknown.contains("kinds are server, sunblade, sunfire"),
