@@ -194,3 +194,36 @@ fn study_advises_by_the_side_of_the_range_the_target_missed() {
         "{above}"
     );
 }
+
+#[test]
+fn calibrate_refuses_absurd_times_and_a_label_on_two_node_sets_naming_the_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let refusal = |rows: &str| {
+        let file = dir.path().join("runs.csv");
+        std::fs::write(
+            &file,
+            format!("configuration,nodes,kernel,n,time_s\nC_2,2,mm,64,0.5\n{rows}"),
+        )
+        .unwrap();
+        one_line_error(
+            hetscale()
+                .args(["calibrate", "--platform", "sunwulf", "--runs"])
+                .arg(&file),
+        )
+    };
+    let tiny = refusal("C_2,2,mm,128,1e-320\n");
+    assert!(
+        tiny.ends_with("runs.csv line 3, field time_s: 1e-320 s is shorter than any measured run (1e-9 s); give seconds, e.g. 0.25"),
+        "{tiny}"
+    );
+    let huge = refusal("C_2,2,mm,128,1e308\n");
+    assert!(
+        huge.contains("line 3, field time_s: 1e308 s is longer than any measured run"),
+        "{huge}"
+    );
+    let two = refusal("C_2,4,mm,128,0.9\n");
+    assert!(
+        two.contains("line 3, field nodes: configuration \"C_2\" was \"2\" on an earlier row and is \"4\" here"),
+        "{two}"
+    );
+}
