@@ -144,8 +144,8 @@ fn a_study_that_settles_nothing_exits_3_and_still_writes_what_it_found() {
     assert!(stdout.contains("not settled"), "{stdout}");
     assert_eq!(
         stderr.trim(),
-        "hetscale: study \"command\" settled no configuration (see \"not settled\" above and \
-         the report): lower the target, raise n_max or fix the failing runs"
+        "hetscale: study \"command\" settled no configuration: each \"not settled\" line above \
+         (and the report) says what to change, n_min, n_max or the target, or which runs failed"
     );
     for file in ["study.db", "command.json", "command.txt", "index.html"] {
         assert!(dir.path().join("out").join(file).is_file(), "{file}");

@@ -178,7 +178,9 @@ impl std::fmt::Display for Unsettled {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "study {} settled no configuration (see \"not settled\" above and the report): lower the target, raise n_max or fix the failing runs",
+            // Which of n_min, n_max or the target to change depends on the side of the range
+            // each target missed, which each configuration's line says (issue 31, D11).
+            "study {} settled no configuration: each \"not settled\" line above (and the report) says what to change, n_min, n_max or the target, or which runs failed",
             self.studies.join(", ")
         )
     }
