@@ -607,7 +607,47 @@ pub(crate) fn render(
         draw(&root).map_err(failed)?;
         root.present().map_err(plot_err).map_err(failed)?;
     }
-    Ok(Svg(svg))
+    Ok(Svg(powers_of_ten(&svg)))
+}
+
+/// `svg` with every text that is a number in e-notation (`1e10`, `2.5e-7`: tick labels from
+/// a million, tiny cell values) printed as a paper prints it, `10` with the exponent raised
+/// (`2.5×10⁻⁷` as markup). The raised exponent keeps the text's size, so it stays legible.
+fn powers_of_ten(svg: &str) -> String {
+    let mut out = String::with_capacity(svg.len());
+    let mut rest = svg;
+    // plotters writes a text as `<text ...>\nCONTENT\n</text>`.
+    while let Some(start) = rest.find("<text") {
+        let Some(open) = rest[start..].find(">\n").map(|at| start + at + 2) else {
+            break;
+        };
+        let Some(end) = rest[open..].find("\n</text>").map(|at| open + at) else {
+            break;
+        };
+        out.push_str(&rest[..open]);
+        let content = &rest[open..end];
+        out.push_str(&raised_power(content).unwrap_or_else(|| content.to_owned()));
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `1e10` -> `10<tspan ...>10</tspan>`, `-2.5e-7` -> `-2.5×10<tspan ...>−7</tspan>`;
+/// `None` for any other text.
+fn raised_power(text: &str) -> Option<String> {
+    let (mantissa, exponent) = text.split_once('e')?;
+    let exponent: i32 = exponent.parse().ok()?;
+    mantissa.parse::<f64>().ok()?;
+    let factor = match mantissa {
+        "1" => String::new(),
+        "-1" => "−".to_owned(),
+        m => format!("{}×", m.replacen('-', "−", 1)),
+    };
+    let exponent = exponent.to_string().replacen('-', "−", 1);
+    Some(format!(
+        "{factor}10<tspan dy=\"-0.45em\">{exponent}</tspan>"
+    ))
 }
 
 fn check_points(title: &str, axes: &Axes, series: &[Series]) -> Result<()> {
@@ -1461,6 +1501,28 @@ mod tests {
         assert_eq!(log_ticks(0.31, 0.38, &[]), [0.32, 0.34, 0.36, 0.38]);
         assert!(log_ticks(0.0, 1.0, &[]).is_empty());
         assert!(log_ticks(5.0, 1.0, &[]).is_empty());
+    }
+
+    #[test]
+    fn log_tick_labels_print_powers_of_ten_with_raised_exponents() {
+        let axes = Axes::new(Axis::new("N").log(), Axis::new("y"));
+        let series = [Series::line("s", vec![(1e6, 1.0), (1e10, 2.0)])];
+        let svg = line_chart("c", &axes, &series).unwrap().into_string();
+        assert!(
+            svg.contains("\n10<tspan dy=\"-0.45em\">10</tspan>\n"),
+            "1e10 reads 10 to the 10: {svg}"
+        );
+        assert!(
+            !svg.contains("\n1e10\n") && !svg.contains("\n1e7\n"),
+            "{svg}"
+        );
+        assert_eq!(
+            raised_power("-2.5e-7").unwrap(),
+            "−2.5×10<tspan dy=\"-0.45em\">−7</tspan>"
+        );
+        for plain in ["0.5", "1200", "e5", "1e", "node"] {
+            assert_eq!(raised_power(plain), None, "{plain}");
+        }
     }
 
     #[test]

@@ -27,6 +27,10 @@ window.addEventListener('load', function () {
     var box = svg.getBoundingClientRect();
     if (box.width < 50 || box.height < 50) problems.push('svg ' + i + ' is not laid out');
     if (svg.querySelectorAll('*').length < 10) problems.push('svg ' + i + ' is empty');
+    // A figure grows with a column wider than its drawing (it is drawn for one paper column).
+    var drawn = svg.viewBox.baseVal ? svg.viewBox.baseVal.width : 0;
+    var column = svg.parentElement.getBoundingClientRect().width;
+    if (svg.closest('figure') && column > drawn * 1.1 && box.width <= drawn) problems.push('svg ' + i + ' keeps its drawn width ' + drawn + ' px in a ' + column + ' px column');
   });
   EXPECTED_IDS.forEach(function (id) {
     if (!document.getElementById(id)) problems.push('view ' + id + ' is missing');
