@@ -339,7 +339,7 @@ h1 { font-size: 1.8rem; margin-bottom: 0.3rem; }
 h2 { font-size: 1.35rem; border-bottom: 1px solid #ddd; padding-bottom: 0.2rem; margin-top: 2.2rem; }
 nav ol { columns: 2; }
 figure { margin: 1.2rem 0; }
-figure svg { max-width: 100%; height: auto; display: block; border: 1px solid #eee; }
+figure svg { width: 100%; max-width: 40rem; height: auto; display: block; border: 1px solid #eee; }
 figcaption { font-size: 0.92rem; color: #444; margin-top: 0.4rem; }
 table { border-collapse: collapse; margin: 1rem 0; font-size: 0.9rem; }
 caption { text-align: left; font-weight: 600; padding-bottom: 0.3rem; }
