@@ -152,6 +152,57 @@ fn a_study_with_nothing_settled_still_reports_what_it_has() {
 }
 
 #[test]
+fn a_one_configuration_study_draws_no_degenerate_view_and_says_why() {
+    let result = common::one_configuration_result();
+    assert_eq!(result.configurations.len(), 1);
+    let report = study_report(std::slice::from_ref(&result)).unwrap();
+    let prefix = &study_prefixes(std::slice::from_ref(&result))[0];
+    // Only E_s versus N has something to show; a 1x1 psi matrix, a contour through one
+    // point and sizes against one system size would be views of nothing.
+    assert_eq!(figures_of(&report, &format!("{prefix}-es-vs-n")), 1);
+    for view in ["psi", "contours", "approaches"] {
+        assert_eq!(
+            figures_of(&report, &format!("{prefix}-{view}")),
+            0,
+            "{view}"
+        );
+    }
+    let text = text_of(&report);
+    for why in [
+        "no psi to show",
+        "One configuration: a contour joins",
+        "One configuration: the approaches' sizes are compared in the table",
+    ] {
+        assert!(text.contains(why), "missing \"{why}\" in {text}");
+    }
+    // No table of column headings alone.
+    for table in report.sections.iter().flat_map(|s| &s.blocks) {
+        if let Block::Table(t) = table {
+            assert!(!t.rows.is_empty(), "table {} has no row", t.name);
+        }
+    }
+}
+
+#[test]
+fn figure_titles_name_the_kernel_in_words_not_the_study_id() {
+    let report = study_report(results()).unwrap();
+    for figure in report.figures() {
+        let svg = figure.svg.as_str();
+        assert!(
+            !svg.contains("default-ge") && !svg.contains("default-mm"),
+            "{}",
+            figure.id
+        );
+    }
+    let svg = svg_of(&report, "default-ge-es-vs-n");
+    assert!(
+        svg.contains("GE: speed-efficiency against problem size"),
+        "{}",
+        &svg[..400]
+    );
+}
+
+#[test]
 fn without_fits_the_contour_view_draws_the_target_from_the_approaches() {
     let mut result = results()[0].clone();
     result.fits.clear();

@@ -209,12 +209,20 @@ pub fn default_study_results() -> Vec<StudyResult> {
         .collect()
 }
 
+/// The default study's GE part on its first configuration alone: the degenerate study.
+pub fn one_configuration_result() -> StudyResult {
+    let store = Store::open_in_memory().expect("an in-memory store");
+    let mut spec = default_specs().expect("the default specs").remove(0);
+    spec.configurations.truncate(1);
+    run_study(&spec, &store, &Silent).expect("a one-configuration study runs")
+}
+
 /// How many of `result`'s approaches settled two or more configurations (a psi heat map each).
 pub fn approaches_with_psi(result: &StudyResult) -> usize {
     [&result.measured, &result.computed, &result.predicted]
         .into_iter()
         .flatten()
-        .filter(|a| a.psi.as_ref().is_some_and(|m| !m.is_empty()))
+        .filter(|a| a.psi.as_ref().is_some_and(|m| m.len() >= 2))
         .count()
 }
 

@@ -4,6 +4,7 @@
 
 use hetscale_study::study::{HeldOut, StudyResult};
 
+use super::setup::kernel_in_words;
 use super::{
     APPROACHES, Along, SystemSize, approach_color, approach_marker, approaches, drawable,
     drawable_with_intervals, percent,
@@ -34,12 +35,15 @@ pub fn approaches_section(result: &StudyResult, prefix: &str) -> Result<Section>
         section = section.text(failures);
     }
     let series = size_series(result);
-    if series.iter().any(|s| !s.points.is_empty()) {
+    if result.configurations.len() < 2 {
+        section = section.text("One configuration: the approaches' sizes are compared in the table, with no system size to draw them against.");
+    } else if series.iter().any(|s| !s.points.is_empty()) {
         let size = SystemSize::of(result);
         let axes = Axes::new(size.axis(result), Axis::new("problem size N").log());
         let title = format!(
-            "{}: N holding E_s = {}",
-            result.spec.name, result.spec.target
+            "{}: problem size holding E_s = {}",
+            kernel_in_words(&result.spec),
+            result.spec.target
         );
         section = section.figure(Figure::new(
             format!("{id}-figure"),

@@ -3,6 +3,7 @@
 
 use hetscale_study::study::StudyResult;
 
+use super::setup::kernel_in_words;
 use super::{
     CONTOURS, REFERENCE, SystemSize, approach_color, approach_marker, approaches, drawable,
     marked_speed_unit,
@@ -47,7 +48,17 @@ pub fn contours_section(result: &StudyResult, prefix: &str) -> Result<Section> {
         );
     }
     let axes = Axes::new(x_axis, Axis::new("work W").unit("flop").log());
-    let title = format!("{}: isospeed-e contours", result.spec.name);
+    if result.configurations.len() < 2 {
+        let text = "One configuration: a contour joins the sizes of two or more configurations, so there is none to draw.";
+        return Ok(match from_fits {
+            true => section.text(text).table(contour_table(result, prefix)?),
+            false => section.text(text),
+        });
+    }
+    let title = format!(
+        "{}: isospeed-e contours, work against system size",
+        kernel_in_words(&result.spec)
+    );
     section = section.figure(Figure::new(
         format!("{id}-figure"),
         format!(

@@ -7,6 +7,7 @@ use hetscale_study::computed::ComputedFit;
 use hetscale_study::runner::Measurement;
 use hetscale_study::study::StudyResult;
 
+use super::setup::kernel_in_words;
 use super::{
     Along, ES_VS_N, REFERENCE, approach_marker, approaches, drawable, drawable_with_intervals,
 };
@@ -36,7 +37,10 @@ pub fn efficiency_section(result: &StudyResult, prefix: &str) -> Result<Section>
         Axis::new("speed-efficiency E_s").range(0.0, top_of(&series)),
     );
     let svg = line_chart(
-        &format!("{}: E_s versus N", result.spec.name),
+        &format!(
+            "{}: speed-efficiency against problem size",
+            kernel_in_words(&result.spec)
+        ),
         &axes,
         &series,
     )?;

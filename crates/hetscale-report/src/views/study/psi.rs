@@ -6,6 +6,7 @@ use hetscale_model::scalability::ScalabilityMatrix;
 use hetscale_study::spec::Approach;
 use hetscale_study::study::{ApproachResult, StudyResult};
 
+use super::setup::kernel_in_words;
 use super::{Along, Interval, PSI, SystemSize, approaches, drawable_with_intervals};
 use crate::chart::{
     Axes, Axis, ColorScale, HeatMap, Line, Scale, Series, heat_map, line_chart, palette,
@@ -26,7 +27,8 @@ pub fn psi_section(result: &StudyResult, prefix: &str) -> Result<Section> {
     let with_matrix: Vec<(&ApproachResult, &ScalabilityMatrix)> = approaches(result)
         .into_iter()
         .filter_map(|a| a.psi.as_ref().map(|m| (a, m)))
-        .filter(|(_, m)| !m.is_empty())
+        // One configuration gives a 1x1 matrix of the trivial psi = 1: nothing to draw.
+        .filter(|(_, m)| m.len() >= 2)
         .collect();
     if with_matrix.is_empty() {
         return Ok(section
@@ -37,7 +39,7 @@ pub fn psi_section(result: &StudyResult, prefix: &str) -> Result<Section> {
     section = section.figure(Figure::new(
         format!("{id}-figure-1"),
         format!("psi(C_i, C_j) from the {reference_name} approach's sizes: row C_i, column C_j; 1 on the diagonal; colour from 0 to 1."),
-        heat_map(&psi_heat_map(&result.spec.name, reference_name, reference_matrix))?,
+        heat_map(&psi_heat_map(&kernel_in_words(&result.spec), reference_name, reference_matrix))?,
     ));
     for (k, (approach, matrix)) in with_matrix.iter().enumerate().skip(1) {
         let name = approach.approach.name();
@@ -58,7 +60,7 @@ pub fn psi_section(result: &StudyResult, prefix: &str) -> Result<Section> {
         section = section.figure(Figure::new(
             format!("{id}-figure-{}", k + 1),
             format!("The {name} approach's psi(C_i, C_j) minus the {reference_name} approach's, entry by entry: white where they agree, vermillion where {name} is higher, blue where lower (largest difference {}); blank where either has no entry.", format_number(largest, 3)),
-            heat_map(&difference_heat_map(&result.spec.name, name, reference_name, reference_matrix, difference))?,
+            heat_map(&difference_heat_map(&kernel_in_words(&result.spec), name, reference_name, reference_matrix, difference))?,
         ));
     }
     if let Some(curves) = psi_curves(result, &id, &with_matrix)? {
@@ -202,8 +204,9 @@ fn psi_curves(
     }
     let y_axis = psi_axis(&series);
     let title = format!(
-        "{}: psi(C_i, C_j) versus {}",
-        result.spec.name, x_axis.label
+        "{}: psi(C_i, C_j) against {}",
+        kernel_in_words(&result.spec),
+        x_axis.label
     );
     let svg = line_chart(&title, &Axes::new(x_axis, y_axis), &series)?;
     Ok(Some(Figure::new(

@@ -1,6 +1,7 @@
 //! A study's setup: what ran where (the configurations), and the facts the approaches rest
 //! on: approach 3's calibration and the run verified with real compute.
 
+use hetscale_study::spec::StudySpec;
 use hetscale_study::study::StudyResult;
 
 use super::{SETUP, marked_speed_unit};
@@ -38,6 +39,21 @@ pub fn setup_section(result: &StudyResult, prefix: &str) -> Result<Section> {
             .table(configurations_table(result, prefix)?)
             .table(facts_table(result, prefix)?),
     )
+}
+
+/// The study's kernel as a figure's title names it (`GE`, `2-D convolution`): what a paper
+/// prints, where the study's name is an id (`jpdc-ge`).
+pub(super) fn kernel_in_words(spec: &StudySpec) -> String {
+    match spec.kernel.as_str() {
+        "ge" => "GE".into(),
+        "mm" => "MM".into(),
+        "conv2d" => "2-D convolution".into(),
+        "burg" => "Burg".into(),
+        "slalom" => "SLALOM".into(),
+        "summa" => "SUMMA".into(),
+        "command" => "The command".into(),
+        other => other.into(),
+    }
 }
 
 fn configurations_table(result: &StudyResult, prefix: &str) -> Result<Table> {
