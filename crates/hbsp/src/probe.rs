@@ -155,7 +155,7 @@ pub fn probe_with_progress(
     Ok(summarise(&output.results))
 }
 
-/// Seconds as people read them: `40 s`, `12 min`, `3.5 h`, `2.1e4 days`.
+/// Seconds as people read them: `40 s`, `12 min`, `3.5 h`, `7.6 days`, `2.1e4 days`.
 pub fn human_seconds(seconds: f64) -> String {
     match seconds {
         s if s < 120.0 => format!("{s:.0} s"),
@@ -181,6 +181,7 @@ pub fn probe_supersteps(p: usize, options: &ProbeOptions) -> u64 {
 }
 
 /// Seconds a probe of `p` nodes takes, roughly: its supersteps ([`probe_supersteps`]) times
+        s if s < 8.64e6 => format!("{:.1} days", s / 86_400.0),
 /// `p` times what a node's superstep costs on `backend` (measured on a 2-core host with
 /// `--quick` at p = 64 to 500: 0.63 us on sim's coroutines, 4.7 us on threads; mpi's is
 /// taken as threads'). A faster or busier host differs; the progress shows the real pace.

@@ -55,6 +55,7 @@ pub mod spec;
 pub mod stats;
 pub mod store;
 pub mod study;
+pub mod summary;
 pub mod uncertainty;
 pub mod warnings;
 

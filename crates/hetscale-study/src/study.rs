@@ -17,6 +17,7 @@ use crate::predicted::{KernelTimeModel, PredictedStudy};
 use crate::runner::{Measurement, Observer, Runner};
 use crate::spec::{Approach, StudySpec};
 use crate::store::{RunRecord, Store};
+use crate::summary::Summary;
 use crate::uncertainty::{psi_interval, size_interval};
 
 /// The size one approach found for one configuration.
@@ -264,6 +265,8 @@ pub struct ContourPoint {
     #[serde(rename = "marked_speed_flops", alias = "marked_speed")]
     pub marked_speed: f64,
     /// Problem size (the real root of the fit at the level).
+    /// The answer first: per approach, N and psi from the base, and a verdict.
+    pub summary: Summary,
     #[serde(rename = "n_root", alias = "n")]
     pub n: f64,
     /// Work `W(N)`, flop.
@@ -424,7 +427,7 @@ fn analyse(runner: &Runner<'_>) -> Result<StudyResult> {
         .into_iter()
         .chain(calibration.as_ref().and_then(Calibration::warning))
         .collect();
-    Ok(StudyResult {
+    let mut result = StudyResult {
         spec: spec.clone(),
         configurations: runner
             .configurations()
@@ -447,7 +450,10 @@ fn analyse(runner: &Runner<'_>) -> Result<StudyResult> {
         samples,
         contours,
         warnings,
-    })
+        summary: Summary::default(),
+    };
+    result.summary = Summary::of(&result);
+    Ok(result)
 }
 
 fn study_warnings(

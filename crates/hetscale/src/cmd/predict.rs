@@ -9,6 +9,7 @@ use hetscale_study::configuration::{ResolvedConfiguration, resolve};
 use hetscale_study::predicted::{PredictedStudy, check_replication_fits};
 use hetscale_study::program::Program;
 use hetscale_study::study::predict_configurations;
+use hetscale_study::summary::{prediction_verdict, seconds_and_human};
 use hetscale_study::warnings::{OPTION_RANGE, with_range_advice};
 
 use super::run::KernelArgs;
@@ -109,14 +110,14 @@ fn predict(
 
 fn render(kernel: &str, platform: &str, study: &PredictedStudy) -> String {
     let mut out = format!(
-        "Predicted (approach 3, the kernel's HBSP^1 time model): {kernel} on {platform}, target E_s = {}\n{:<28} {:>6} {:>14} {:>10} {:>12} {:>12} {:>14} {:>13}\n",
+        "Predicted (approach 3, the kernel's HBSP^1 time model): {kernel} on {platform}, target E_s = {}\n{:<28} {:>6} {:>14} {:>10} {:>12} {:>24} {:>14} {:>13}\n",
         study.target,
         "nodes",
         "p",
         "C (Mflop/s)",
         "N",
         "W (flop)",
-        "T (s)",
+        "T",
         "psi(prev,this)",
         "psi(1st,this)"
     );
@@ -126,13 +127,13 @@ fn render(kernel: &str, platform: &str, study: &PredictedStudy) -> String {
             .psi_from_previous
             .map_or("-".to_string(), |psi| format!("{psi:.4}"));
         out.push_str(&format!(
-            "{:<28} {:>6} {:>14.2} {:>10.0} {:>12.4e} {:>12.5} {:>14} {:>13.4}\n",
+            "{:<28} {:>6} {:>14.2} {:>10.0} {:>12.4e} {:>24} {:>14} {:>13.4}\n",
             c.label,
             c.nodes,
             c.marked_speed / 1e6,
             p.n,
             p.work,
-            p.time_s,
+            seconds_and_human(p.time_s),
             previous,
             p.psi_from_first
         ));
@@ -142,3 +143,7 @@ fn render(kernel: &str, platform: &str, study: &PredictedStudy) -> String {
     );
     out
 }
+    // The answer last, where the eye lands.
+    if let Some(verdict) = prediction_verdict(study) {
+        out.push_str(&format!("{verdict}\n"));
+    }

@@ -193,6 +193,8 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
 pub(crate) fn render_wp(w: &WpReproduction) -> String {
     let mut s = String::new();
     let _ = writeln!(
+        let studies: Vec<_> = done.iter().map(|r| r.study.clone()).collect();
+        super::study::print_summaries(&studies);
         s,
         "== {}: Williams & Parsons' scatter and broadcast observations (simulated \"actual\" factors)",
         w.id
@@ -319,12 +321,14 @@ pub(crate) fn render_text(r: &Reproduction) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "== {}: target E_s = {}",
+        "== {}: the paper's values (published at E_s = {}) beside hetscale's",
         r.id,
         hetscale_report::format_number(r.target, 4)
     );
     if let Some(why) = &r.assumption {
         let _ = writeln!(s, "   assumed: {why}");
+    // The one target of the block is the held one the numbers use (the `held` line, or the
+    // study's); the paper's is named here, once.
     }
     for k in &r.calibration.kernels {
         let _ = writeln!(

@@ -19,7 +19,7 @@ use std::io::IsTerminal;
 use std::time::Instant;
 
 use super::report::write_report;
-use super::study_text::render_text;
+use super::study_text::{render_summary, render_text};
 
 /// What `hetscale study --help` adds after the options: resuming and the exit codes.
 const AFTER_HELP: &str = "\
@@ -193,6 +193,7 @@ fn settled_something(results: &[StudyResult]) -> anyhow::Result<()> {
     let studies: Vec<String> = results
         .iter()
         .filter(|r| {
+        print_summaries(&results);
             [&r.measured, &r.computed, &r.predicted]
                 .into_iter()
                 .flatten()
@@ -253,6 +254,13 @@ fn run_default(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         resumed.iter().for_each(|line| outln!("{line}"));
         print_locations(&db, &args.out, &index);
     }
+/// The answer, last: each study's summary table and verdicts.
+pub(crate) fn print_summaries(results: &[StudyResult]) {
+    for result in results {
+        out!("{}", render_summary(&result.summary));
+    }
+}
+
     settled_something(&results)
 }
 
@@ -301,6 +309,7 @@ fn write_result(out: &Path, result: &StudyResult) -> anyhow::Result<()> {
     let text = out.join(format!("{stem}.txt"));
     write_atomically(&text, render_text(result))
         .with_context(|| format!("cannot write {}", text.display()))?;
+        print_summaries(&results);
     Ok(())
 }
 

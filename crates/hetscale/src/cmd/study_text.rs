@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use hetscale_model::scalability::ScalabilityMatrix;
 use hetscale_study::study::{ApproachResult, PsiIntervals, StudyResult};
+use hetscale_study::summary::{Summary, trimmed, trimmed_to};
 
 /// The study's tables as text.
 pub fn render_text(result: &StudyResult) -> String {
@@ -29,10 +30,15 @@ pub fn render_text(result: &StudyResult) -> String {
 
 fn approach_table(out: &mut String, r: &ApproachResult) {
     let _ = writeln!(out, "\nApproach {}:", r.approach.name());
+    // The interval's header words only where some row has one to show.
+    let n_header = match r.points.iter().any(|p| p.n_ci95.is_some()) {
+        true => "N [95% interval]",
+        false => "N",
+    };
     let _ = writeln!(
         out,
         "{:<8} {:>4} {:>12} {:>22} {:>12} {:>10} {:>7}",
-        "config", "p", "C (Mflop/s)", "N [95% interval]", "W (flop)", "T (s)", "E_s"
+        "config", "p", "C (Mflop/s)", n_header, "W (flop)", "T (s)", "E_s"
     );
     for p in &r.points {
         let n = match p.n_ci95 {
@@ -205,4 +211,45 @@ fn validation_lines(out: &mut String, result: &StudyResult) {
             if v.verified { "passed" } else { "FAILED" }
         );
     }
+}
+
+/// The answer first, printed last: one table of N and psi(base, C_j) per approach, a verdict
+/// line per approach and the held-out error.
+pub fn render_summary(summary: &Summary) -> String {
+    let mut out = format!(
+        "\nSummary of {} (E_s = {} held):\n",
+        summary.study,
+        trimmed(summary.target)
+    );
+    let mut header = format!("{:<8} {:>4}", "config", "p");
+    for a in &summary.approaches {
+        let name = a.approach.name();
+        header.push_str(&format!(" {:>12} {:>8}", format!("N {name}"), "psi"));
+    }
+    let _ = writeln!(out, "{header}");
+    let base = summary.approaches.first().map(|a| a.rows.as_slice());
+    for (i, row) in base.unwrap_or_default().iter().enumerate() {
+        let mut line = format!("{:<8} {:>4}", row.configuration, row.p);
+        for a in &summary.approaches {
+            let r = &a.rows[i];
+            let n = r.n.map_or("-".into(), |n| format!("{n:.0}"));
+            let psi = r.psi_from_base.map_or("-".into(), |psi| trimmed_to(psi, 3));
+            line.push_str(&format!(" {n:>12} {psi:>8}"));
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    if let Some(base) = base.and_then(<[_]>::first) {
+        let _ = writeln!(
+            out,
+            "psi = psi({}, C_j) = C_j W_base / (C_base W_j)",
+            base.configuration
+        );
+    }
+    for a in &summary.approaches {
+        let _ = writeln!(out, "{}: {}", a.approach.name(), a.verdict_line);
+    }
+    if let Some(line) = summary.held_out_line() {
+        let _ = writeln!(out, "{line}");
+    }
+    out
 }

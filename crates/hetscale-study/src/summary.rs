@@ -1,0 +1,322 @@
+//! The answer first: what a study found, in one table and one verdict line per approach.
+//!
+//! Per approach, the size `N` each configuration needs to hold the target `E_s` and
+//! `psi(C_base, C_j)` from the first (base) configuration, then a verdict computed from them:
+//! how much `N` grows from the base to the largest configuration, or why the approach settled
+//! no answer. The held-out check closes it: how far the model fitted on the smaller
+//! configurations lands from the largest one's size.
+
+use serde::Serialize;
+
+use crate::predicted::PredictedStudy;
+use crate::spec::Approach;
+use crate::study::{ApproachResult, StudyResult};
+
+/// A study scales poorly when its work must grow faster than this power of the marked speed
+/// to hold `E_s`: `W_j / W_base > (C_j / C_base)^k`. Dense `O(n^3)` kernels on the papers'
+/// clusters need `k` near 3 (JPDC's GE: `psi(C_2, C_32) = 0.013` over a 10.8x faster
+/// configuration, `k = 2.8`); beyond 4 the problem outgrows what the added speed buys.
+pub const POOR_WORK_EXPONENT: f64 = 4.0;
+
+/// What a study found, approach by approach.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Summary {
+    /// The study's name.
+    pub study: String,
+    /// The speed-efficiency held (the one every number uses).
+    pub target: f64,
+    /// One entry per approach the study ran, in the papers' order.
+    pub approaches: Vec<ApproachSummary>,
+    /// The held-out check, when the study had one.
+    pub held_out: Option<HeldOutSummary>,
+}
+
+/// One approach's answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ApproachSummary {
+    /// Which approach.
+    pub approach: Approach,
+    /// One row per configuration of the study, settled or not.
+    pub rows: Vec<SummaryRow>,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The verdict as one line.
+    pub verdict_line: String,
+}
+
+/// One configuration in an approach's answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SummaryRow {
+    /// Configuration label.
+    pub configuration: String,
+    /// Number of nodes.
+    pub p: usize,
+    /// The size holding the target (`None`: not settled).
+    pub n: Option<f64>,
+    /// `psi(C_base, C_j)` (`None`: this or the base configuration is not settled).
+    pub psi_from_base: Option<f64>,
+}
+
+/// What an approach's numbers say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The target is held from the base to the largest configuration.
+    Scales,
+    /// It is held, but the work must grow faster than [`POOR_WORK_EXPONENT`] allows.
+    ScalesPoorly,
+    /// The target cannot be reached on the base or the largest configuration.
+    Unreachable,
+    /// No answer: a run failed, or there is a single configuration.
+    NotSettled,
+}
+
+/// The held-out check in one line's numbers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HeldOutSummary {
+    /// The configuration held out (the largest).
+    pub configuration: String,
+    /// The approach whose size it is checked against.
+    pub reference: Approach,
+    /// `(predicted - reference) / reference` of its `N`.
+    pub relative_error: f64,
+}
+
+impl Summary {
+    /// The summary of `result`'s own numbers.
+    pub fn of(result: &StudyResult) -> Self {
+        let target = result.spec.target;
+        let approaches = [&result.measured, &result.computed, &result.predicted]
+            .into_iter()
+            .flatten()
+            .map(|approach| ApproachSummary::of(result, approach, target))
+            .collect();
+        Self {
+            study: result.spec.name.clone(),
+            target,
+            approaches,
+            held_out: result.held_out.as_ref().map(|h| HeldOutSummary {
+                configuration: h.configuration.clone(),
+                reference: h.reference,
+                relative_error: h.relative_error,
+            }),
+        }
+    }
+
+    /// The held-out check as one line, if there was one.
+    pub fn held_out_line(&self) -> Option<String> {
+        self.held_out.as_ref().map(|h| {
+            format!(
+                "held-out: N on {} predicted from the smaller configurations is {:+.1}% from the {} N",
+                h.configuration,
+                100.0 * h.relative_error,
+                h.reference.name()
+            )
+        })
+    }
+}
+
+impl ApproachSummary {
+    fn of(result: &StudyResult, approach: &ApproachResult, target: f64) -> Self {
+        let base = result.configurations.first().map(|c| c.label.as_str());
+        let rows: Vec<SummaryRow> = result
+            .configurations
+            .iter()
+            .map(|c| SummaryRow {
+                configuration: c.label.clone(),
+                p: c.p,
+                n: approach.point(&c.label).map(|p| p.n),
+                psi_from_base: base.and_then(|base| psi_between(approach, base, &c.label)),
+            })
+            .collect();
+        let (verdict, verdict_line) = verdict(approach, &rows, target);
+        Self {
+            approach: approach.approach,
+            rows,
+            verdict,
+            verdict_line,
+        }
+    }
+}
+
+/// `psi(C_from, C_to)` from the approach's own matrix, if both are settled.
+fn psi_between(approach: &ApproachResult, from: &str, to: &str) -> Option<f64> {
+    let psi = approach.psi.as_ref()?;
+    let index = |label: &str| psi.labels().iter().position(|l| l == label);
+    psi.get(index(from)?, index(to)?)
+}
+
+/// The verdict from the base (first) to the largest (last) configuration.
+fn verdict(approach: &ApproachResult, rows: &[SummaryRow], target: f64) -> (Verdict, String) {
+    let held = format!("E_s = {}", trimmed(target));
+    let (Some(base), Some(last)) = (rows.first(), rows.last()) else {
+        return (Verdict::NotSettled, "not settled: no configuration".into());
+    };
+    if rows.len() < 2 {
+        return (
+            Verdict::NotSettled,
+            format!(
+                "not settled: one configuration ({}), nothing to scale to",
+                base.configuration
+            ),
+        );
+    }
+    for row in [base, last] {
+        if row.n.is_some() {
+            continue;
+        }
+        let why = approach
+            .failures
+            .iter()
+            .find(|f| f.configuration == row.configuration)
+            .map_or("no size settled", |f| f.message.as_str());
+        return if is_unreachable(why) {
+            (
+                Verdict::Unreachable,
+                format!(
+                    "unreachable: no size holds {held} on {}: {why}",
+                    row.configuration
+                ),
+            )
+        } else {
+            (
+                Verdict::NotSettled,
+                format!("not settled on {}: {why}", row.configuration),
+            )
+        };
+    }
+    let (Some(n_base), Some(n_last), Some(psi)) = (base.n, last.n, last.psi_from_base) else {
+        return (Verdict::NotSettled, "not settled: no psi".into());
+    };
+    let growth = format!(
+        "N grows {}x from {} to {} to hold {held}; psi({}, {}) = {}",
+        trimmed_to(n_last / n_base, 2),
+        base.configuration,
+        last.configuration,
+        base.configuration,
+        last.configuration,
+        trimmed_to(psi, 2)
+    );
+    match work_exponent(approach, &base.configuration, &last.configuration) {
+        Some(k) if k > POOR_WORK_EXPONENT => (
+            Verdict::ScalesPoorly,
+            format!("scales poorly: {growth}, the work growing as C^{k:.1}"),
+        ),
+        _ => (Verdict::Scales, format!("scales: {growth}")),
+    }
+}
+
+/// `k` in `W_last / W_base = (C_last / C_base)^k`: how fast the work must grow with the speed.
+fn work_exponent(approach: &ApproachResult, base: &str, last: &str) -> Option<f64> {
+    let (b, l) = (approach.point(base)?, approach.point(last)?);
+    let speed = l.marked_speed / b.marked_speed;
+    (speed > 1.0).then(|| (l.work / b.work).ln() / speed.ln())
+}
+
+/// Whether a configuration's failure says its target is out of reach (rather than a run
+/// failing): the wording of [`crate::warnings::unreachable_target`] and of the measured
+/// search's level-off.
+fn is_unreachable(why: &str) -> bool {
+    ["unreachable", "reaches E_s", "already exceeds the target"]
+        .iter()
+        .any(|phrase| why.contains(phrase))
+}
+
+/// `value` with up to 4 decimals, trailing zeros dropped (0.3 -> `0.3`, 0.32374 -> `0.3237`).
+pub fn trimmed(value: f64) -> String {
+    let text = format!("{value:.4}");
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+/// `value` to `digits` significant digits (9.51 -> `9.5`, 0.01287 -> `0.013`, 48.3 -> `48`).
+pub fn trimmed_to(value: f64, digits: usize) -> String {
+    if !value.is_finite() || value == 0.0 {
+        return format!("{value}");
+    }
+    let exponent = value.abs().log10().floor() as i32;
+    let decimals = (digits as i32 - 1 - exponent).max(0) as usize;
+    format!("{value:.decimals$}")
+}
+
+/// `seconds` in seconds and, when that is hard to read, beside it in minutes, hours or days:
+/// `80.1 s`, `654112 s (7.6 days)`.
+pub fn seconds_and_human(seconds: f64) -> String {
+    let plain = format!("{} s", trimmed_to(seconds, 4));
+    if seconds < 120.0 {
+        return plain;
+    }
+    format!("{plain} ({})", hbsp::probe::human_seconds(seconds))
+}
+
+/// A prediction's verdict, from its first to its last configuration: "to hold E_s = 0.3 on
+/// 1,024 nodes N must grow to 2.1e5, 48x the 8-node size; T = 654112 s (7.6 days)".
+pub fn prediction_verdict(study: &PredictedStudy) -> Option<String> {
+    let (first, last) = (study.points.first()?, study.points.last()?);
+    let (Some(_), true) = (study.points.get(1), last.n > 0.0) else {
+        return None;
+    };
+    Some(format!(
+        "to hold E_s = {} on {} nodes N must grow to {}, {}x the {}-node size; T = {}",
+        trimmed(study.target),
+        grouped(last.configuration.nodes),
+        size(last.n),
+        trimmed_to(last.n / first.n, 2),
+        grouped(first.configuration.nodes),
+        seconds_and_human(last.time_s)
+    ))
+}
+
+/// A size as read at a glance: `2967`, `2.1e5`.
+fn size(n: f64) -> String {
+    if n < 1e5 {
+        return format!("{n:.0}");
+    }
+    let text = format!("{n:.1e}");
+    text.replace(".0e", "e")
+}
+
+/// `1024` as `1,024`.
+fn grouped(count: usize) -> String {
+    let digits = count.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_with_a_few_digits() {
+        assert_eq!(trimmed(0.3), "0.3");
+        assert_eq!(trimmed(0.32374), "0.3237");
+        assert_eq!(trimmed_to(9.509, 2), "9.5");
+        assert_eq!(trimmed_to(0.012_87, 2), "0.013");
+        assert_eq!(trimmed_to(48.3, 2), "48");
+        assert_eq!(size(2967.0), "2967");
+        assert_eq!(size(212_345.0), "2.1e5");
+        assert_eq!(grouped(1024), "1,024");
+        assert_eq!(grouped(8), "8");
+        assert_eq!(grouped(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn long_times_read_in_days_beside_seconds() {
+        assert_eq!(seconds_and_human(80.1), "80.10 s");
+        assert_eq!(seconds_and_human(654_112.2), "654112 s (7.6 days)");
+    }
+
+    #[test]
+    fn failures_out_of_reach_are_told_from_failed_runs() {
+        assert!(is_unreachable(
+            "no N in [8, 512] reaches E_s = 0.3: the highest E_s reached is 0.2 at N = 512; raise n_max or lower the target"
+        ));
+        assert!(!is_unreachable("the program exited with status 1"));
+    }
+}
