@@ -314,6 +314,9 @@ pub struct Series {
     pub x_intervals: Vec<Option<(f64, f64)>>,
     /// Per point, the interval `(lo, hi)` of its y.
     pub y_intervals: Vec<Option<(f64, f64)>>,
+    /// Pixels `(right, down)` the markers and error bars are drawn off their place (the
+    /// values are unchanged), so series whose points coincide stay apart.
+    pub offset: (i32, i32),
 }
 
 impl Series {
@@ -328,6 +331,7 @@ impl Series {
             marker: Marker::Circle,
             x_intervals: Vec::new(),
             y_intervals: Vec::new(),
+            offset: (0, 0),
         }
     }
 
@@ -368,6 +372,14 @@ impl Series {
     /// Sets the markers' shape.
     pub fn shape(mut self, marker: Marker) -> Self {
         self.marker = marker;
+        self
+    }
+
+    /// Draws the markers and error bars `right` and `down` pixels off their place: where
+    /// several series mark the same point (three approaches finding one size), each is
+    /// shifted its own way so none hides another.
+    pub fn offset(mut self, right: i32, down: i32) -> Self {
+        self.offset = (right, down);
         self
     }
 
@@ -540,6 +552,7 @@ fn marker_element<C>(at: C, shape: Marker, r: i32, color: Rgb) -> MarkerElement<
         shape,
         r,
         color,
+        offset: (0, 0),
     }
 }
 
@@ -548,6 +561,15 @@ struct MarkerElement<C> {
     shape: Marker,
     r: i32,
     color: Rgb,
+    /// Pixels right and down of `at`.
+    offset: (i32, i32),
+}
+
+impl<C> MarkerElement<C> {
+    fn shifted(mut self, offset: (i32, i32)) -> Self {
+        self.offset = offset;
+        self
+    }
 }
 
 impl<'a, C> PointCollection<'a, C> for &'a MarkerElement<C> {
@@ -568,6 +590,7 @@ impl<C, DB: DrawingBackend> Drawable<DB> for MarkerElement<C> {
         let Some((x, y)) = pos.next() else {
             return Ok(());
         };
+        let (x, y) = (x + self.offset.0, y + self.offset.1);
         let fill = self.color.plotters().filled();
         let line = stroke(self.color);
         let (r, big) = (self.r, self.r + 2);
@@ -863,14 +886,13 @@ where
                 }
             }
             Line::None => {
-                let shape = s.marker;
-                let anno = chart
-                    .draw_series(
-                        points
-                            .clone()
-                            .map(|p| marker_element(p, shape, SCATTER_MARKER, color)),
-                    )
-                    .map_err(plot_err)?;
+                let (shape, offset) = (s.marker, s.offset);
+                let anno =
+                    chart
+                        .draw_series(points.clone().map(|p| {
+                            marker_element(p, shape, SCATTER_MARKER, color).shifted(offset)
+                        }))
+                        .map_err(plot_err)?;
                 if named {
                     anno.label(label).legend(move |(x, y)| {
                         marker_element((x + 10, y), shape, SCATTER_MARKER, color)
@@ -880,7 +902,10 @@ where
         }
         if s.markers && s.line != Line::None && s.points.len() <= MAX_MARKED_POINTS {
             chart
-                .draw_series(points.map(|p| marker_element(p, s.marker, LINE_MARKER, color)))
+                .draw_series(
+                    points
+                        .map(|p| marker_element(p, s.marker, LINE_MARKER, color).shifted(s.offset)),
+                )
                 .map_err(plot_err)?;
         }
     }
@@ -914,13 +939,18 @@ where
         .iter()
         .zip(&s.points)
         .filter_map(|(i, &(x, _))| i.map(|(lo, hi)| ((x, lo), (x, hi), [(-CAP, 0), (CAP, 0)])));
+    let (dx, dy) = s.offset;
     // A zero-width interval (a single run) has no bar to draw.
     for (from, to, cap) in along_x.chain(along_y).filter(|(from, to, _)| from != to) {
-        chart
-            .draw_series(std::iter::once(PathElement::new(vec![from, to], style)))
-            .map_err(plot_err)?;
+        // Drawn in pixels from `from`, so the bar moves with the series' offset.
+        let (x0, y0) = chart.as_coord_spec().translate(&from);
+        let (x1, y1) = chart.as_coord_spec().translate(&to);
+        let bar = EmptyElement::at(from)
+            + PathElement::new(vec![(dx, dy), (x1 - x0 + dx, y1 - y0 + dy)], style);
+        chart.draw_series(std::iter::once(bar)).map_err(plot_err)?;
         for end in [from, to] {
-            let capped = EmptyElement::at(end) + PathElement::new(cap.to_vec(), style);
+            let shifted = cap.map(|(x, y)| (x + dx, y + dy)).to_vec();
+            let capped = EmptyElement::at(end) + PathElement::new(shifted, style);
             chart
                 .draw_series(std::iter::once(capped))
                 .map_err(plot_err)?;
@@ -1523,6 +1553,49 @@ mod tests {
         for plain in ["0.5", "1200", "e5", "1e", "node"] {
             assert_eq!(raised_power(plain), None, "{plain}");
         }
+    }
+
+    #[test]
+    fn an_offset_moves_markers_and_error_bars_apart_but_not_the_values() {
+        let axes = Axes::new(
+            Axis::new("x").range(0.0, 2.0),
+            Axis::new("y").range(0.0, 2.0),
+        );
+        let at = |offset: (i32, i32)| {
+            let s = Series::scatter("s", vec![(1.0, 1.0)])
+                .x_intervals(vec![Some((0.5, 1.5))])
+                .offset(offset.0, offset.1);
+            line_chart("c", &axes, &[s]).unwrap().into_string()
+        };
+        let centre = |svg: &str| {
+            let circle = &svg[svg.find("<circle").unwrap()..];
+            let value = |name: &str| -> i32 {
+                let rest = &circle[circle.find(&format!(" {name}=\"")).unwrap() + name.len() + 3..];
+                rest[..rest.find('"').unwrap()].parse().unwrap()
+            };
+            (value("cx"), value("cy"))
+        };
+        let (plain, moved) = (at((0, 0)), at((3, 9)));
+        let ((x0, y0), (x1, y1)) = (centre(&plain), centre(&moved));
+        assert_eq!((x1 - x0, y1 - y0), (3, 9));
+        // The error bar moves with its marker.
+        let bar = |svg: &str| -> Vec<i32> {
+            let line = &svg[svg
+                .find("stroke=\"#0072B2\" stroke-width=\"1\" points=\"")
+                .unwrap()..];
+            let points = &line[line.find("points=\"").unwrap() + 8..];
+            points[..points.find('"').unwrap()]
+                .split([',', ' '])
+                .filter(|v| !v.is_empty())
+                .map(|v| v.parse().unwrap())
+                .collect()
+        };
+        let shifted: Vec<i32> = bar(&plain)
+            .iter()
+            .zip([3, 9, 3, 9])
+            .map(|(v, d)| v + d)
+            .collect();
+        assert_eq!(bar(&moved), shifted);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use hetscale_kernels::{Kernel, kernel_by_name};
 use hetscale_study::computed::ComputedFit;
 use hetscale_study::runner::Measurement;
+use hetscale_study::spec::Approach;
 use hetscale_study::study::StudyResult;
 
 use super::setup::kernel_in_words;
@@ -26,7 +27,7 @@ pub fn efficiency_section(result: &StudyResult, prefix: &str) -> Result<Section>
     let target = result.spec.target;
     let mut section = Section::new(id.clone(), format!("{}: E_s versus N", result.spec.name))
         .text(format!(
-            "Speed-efficiency E_s = W / (T C) of every size measured on each configuration (points, with their 95% intervals as vertical bars), and the computed approach's fit E_s(N) = W(N) / (T_fit(N) C) with T_fit(N) = a W(N) / C + T_o(N) (lines, drawn over the sizes it was fitted on). Where a configuration's line crosses the dashed target E_s = {target} is the size that holds the target there; the larger the configuration, the further right it crosses. The ring, square and cross mark the N the measured, computed and predicted approaches chose, with a horizontal bar for the 95% interval of N where the approach gives one."
+            "Speed-efficiency E_s = W / (T C) of every size measured on each configuration (points, with their 95% intervals as vertical bars), and the computed approach's fit E_s(N) = W(N) / (T_fit(N) C) with T_fit(N) = a W(N) / C + T_o(N) (lines, drawn over the sizes it was fitted on). Where a configuration's line crosses the dashed target E_s = {target} is the size that holds the target there; the larger the configuration, the further right it crosses. The ring, square and cross mark the N the measured, computed and predicted approaches chose, drawn a little above, on and below the target line so that sizes that coincide stay apart, with a horizontal bar for the 95% interval of N where the approach gives one."
         ));
     let series = efficiency_series(result);
     if series.iter().all(|s| s.points.is_empty()) {
@@ -128,10 +129,21 @@ fn efficiency_series(result: &StudyResult) -> Vec<Series> {
                 .x_intervals(intervals)
                 // Black: the configurations already use the palette's colours.
                 .color(Rgb(0, 0, 0))
-                .shape(approach_marker(approach.approach)),
+                .shape(approach_marker(approach.approach))
+                .offset(0, approach_offset(approach.approach)),
         );
     }
     series
+}
+
+/// Pixels below its place an approach's marker on the target line is drawn: the three
+/// approaches' sizes often coincide there, and a marker over another would hide it.
+fn approach_offset(approach: Approach) -> i32 {
+    match approach {
+        Approach::Measured => -9,
+        Approach::Computed => 0,
+        Approach::Predicted => 9,
+    }
 }
 
 /// The smallest and largest N drawn.
