@@ -364,7 +364,7 @@ impl Store {
         let refuse = |what: &str| StudyError::Store {
             path: self.path.clone(),
             why: format!(
-                "holds a study \"{name}\" run with a different {what}: give the study another name or use another --db"
+                "holds a study \"{name}\" run with a different {what}: rerun with --replace to drop its runs and run it anew, or give the study another name (or use another --db) to keep both"
             ),
         };
         let found: Option<(String, Option<String>)> = self

@@ -27,7 +27,7 @@
 mod cmd;
 mod output;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use hetscale_kernels::KernelRegistry;
 use output::errln;
 use std::io::Write as _;
@@ -67,6 +67,38 @@ enum Command {
     Calibrate(cmd::calibrate::Args),
     /// The papers' experiments: calibrate on the base configuration, predict the others.
     Reproduce(cmd::reproduce::Args),
+    /// Print the shell completion script of bash, elvish, fish, powershell or zsh.
+    Completions(cmd::completions::Args),
+    /// Print the man page (roff), or write a page per command into a directory.
+    Man(cmd::man::Args),
+}
+
+/// The command line as clap sees it: any option's value may be a negative number, so that
+/// `--target -1` reaches the value's own check and its one-line error instead of being taken
+/// for an unknown flag.
+fn command_line() -> clap::Command {
+    accept_negative_numbers(Cli::command())
+}
+
+fn accept_negative_numbers(command: clap::Command) -> clap::Command {
+    command
+        .mut_args(|arg| {
+            // clap allows it only on arguments that take a value.
+            let takes_value = arg.get_action().takes_values();
+            arg.allow_negative_numbers(takes_value)
+        })
+        .mut_subcommands(accept_negative_numbers)
+}
+
+/// Parses `args` (the program name first) as [`command_line`].
+fn parse<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let mut command = command_line();
+    let matches = command.try_get_matches_from_mut(args)?;
+    Cli::from_arg_matches(&matches).map_err(|err| err.format(&mut command))
 }
 
 /// The exit code of a run refused before it started because it cannot fit this machine.
@@ -99,7 +131,7 @@ pub fn main_with(registry: KernelRegistry) -> ExitCode {
         errln!("hetscale: {err:#}");
         return ExitCode::FAILURE;
     }
-    let cli = match Cli::try_parse() {
+    let cli = match parse(std::env::args_os()) {
         Ok(cli) => cli,
         Err(err) => return parse_failure(&err),
     };
@@ -116,6 +148,8 @@ pub fn main_with(registry: KernelRegistry) -> ExitCode {
         Command::Probe(args) => cmd::probe::run(&args),
         Command::Calibrate(args) => cmd::calibrate::run(&args, &registry),
         Command::Reproduce(args) => cmd::reproduce::run(&args, &registry),
+        Command::Completions(args) => cmd::completions::run(&args, command_line()),
+        Command::Man(args) => cmd::man::run(&args, command_line()),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -192,10 +226,117 @@ mod tests {
 
     /// The line `hetscale` would show for the usage error of `args`.
     fn shown(args: &[&str]) -> String {
-        let err = Cli::try_parse_from(std::iter::once("hetscale").chain(args.iter().copied()))
+        let err = parse(std::iter::once("hetscale").chain(args.iter().copied()))
             .expect_err("a usage error");
         assert!(err.use_stderr() && err.exit_code() == 2);
         usage_error_line(&err.render().to_string())
+    }
+
+    /// Every command and subcommand of `hetscale`, with its name on the command line
+    /// (`hetscale platform show`).
+    fn every_command() -> Vec<(String, clap::Command)> {
+        fn walk(prefix: &str, command: &clap::Command, all: &mut Vec<(String, clap::Command)>) {
+            for sub in command.get_subcommands().filter(|s| s.get_name() != "help") {
+                let name = format!("{prefix} {}", sub.get_name());
+                all.push((name.clone(), sub.clone()));
+                walk(&name, sub, all);
+            }
+        }
+        let mut all = Vec::new();
+        walk("hetscale", &command_line(), &mut all);
+        all
+    }
+
+    /// `line` split into words as a shell would, with '...' quoting.
+    fn shell_words(line: &str) -> Vec<String> {
+        line.split('\'')
+            .enumerate()
+            .flat_map(|(i, part)| match i % 2 {
+                1 => vec![part.to_string()],
+                _ => part.split_whitespace().map(String::from).collect(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_command_has_examples_that_parse() {
+        for (name, command) in every_command() {
+            let help = command.clone().render_long_help().to_string();
+            let examples: Vec<&str> = help
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with(&format!("{name} ")) || *l == name)
+                .collect();
+            assert!(help.contains("Example"), "{name} --help has no example");
+            assert!(
+                !examples.is_empty(),
+                "{name} --help has no example of itself"
+            );
+            for example in examples {
+                // The hetscale command alone, without a redirection or a pipe after it.
+                let command = example.split(['>', '|']).next().unwrap_or_default();
+                let words = shell_words(command);
+                let words = words.iter().map(|w| w.replace('~', "/tmp"));
+                if let Err(err) = parse(words) {
+                    panic!("{name}'s example {example:?} does not parse: {err}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_platform_flag_states_its_default_and_the_rule() {
+        for (name, command) in every_command() {
+            let Some(platform) = command.get_arguments().find(|a| a.get_id() == "platform") else {
+                continue;
+            };
+            let help = platform
+                .get_help()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            assert!(
+                help.contains("Default:") && help.contains("defaults to local"),
+                "{name} --platform: {help}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_old_spellings_are_still_accepted() {
+        let cli = parse(["hetscale", "bench", "--repetitions", "3"]).unwrap();
+        assert!(matches!(cli.command, Command::Bench(ref a) if a.runs == Some(3)));
+        let cli = parse([
+            "hetscale",
+            "collectives",
+            "--p",
+            "2,4",
+            "--repetitions",
+            "2",
+        ])
+        .unwrap();
+        assert!(
+            matches!(cli.command, Command::Collectives(ref a) if a.nodes == [2, 4] && a.runs == 2)
+        );
+        let cli = parse(["hetscale", "export", "s.db", "--output", "x.csv"]).unwrap();
+        assert!(matches!(cli.command, Command::Export(ref a) if a.out.is_some()));
+        let cli = parse([
+            "hetscale",
+            "study",
+            "--command",
+            "true",
+            "--work",
+            "n",
+            "--nodes",
+            "1",
+            "--target",
+            "0.5",
+            "--n-max",
+            "64",
+            "--repetitions",
+            "4",
+        ])
+        .unwrap();
+        assert!(matches!(cli.command, Command::Study(ref a) if a.runs == Some(4)));
     }
 
     #[test]

@@ -169,7 +169,17 @@ fn a_changed_spec_under_the_same_name_is_refused() {
         "--out",
         "out",
     ]));
-    assert!(err.contains("different spec"));
+    assert!(
+        err.contains("different spec") && err.contains("--replace") && err.contains("keep both"),
+        "{err}"
+    );
+    // --replace drops the stored study's runs and runs the changed spec in their place.
+    let replaced = study(dir.path(), "s.db").arg("--replace").status().unwrap();
+    assert_ne!(replaced.code(), Some(1), "--replace failed");
+    let spec: String = rusqlite::Connection::open(dir.path().join("s.db"))
+        .and_then(|c| c.query_row("SELECT spec FROM studies", [], |r| r.get(0)))
+        .unwrap();
+    assert!(spec.contains("512"), "{spec}");
 }
 
 #[test]

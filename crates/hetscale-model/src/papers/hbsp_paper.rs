@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::hbsp::{HbspMachine, balanced_shares, scatter_cost, two_phase_broadcast_cost};
 use crate::metrics;
 
-const SOURCE: &str = "Williams & Parsons 2001, Tables 3-5 (seed 001_79fec892f14a3f95.txt)";
+const SOURCE: &str = "T. L. Williams and R. J. Parsons, \"Practical experience using a computational model for the design of heterogeneous distributed software\", 2001, Tables 3-5";
 
 /// A workstation of the UCF cluster.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -5,7 +5,7 @@ use super::{PaperRow, PaperTable, Published as P};
 use crate::error::Result;
 use crate::{metrics, root, scalability, workload};
 
-const SOURCE: &str = "Chen, Sun & Wu, JPDC 2008 (seed 000_5c15afe68fd6ba8f.txt)";
+const SOURCE: &str = "Y. Chen, X.-H. Sun and M. Wu, \"Algorithm-system scalability of heterogeneous computing\", Journal of Parallel and Distributed Computing (JPDC), 2008";
 
 /// Marked speed of the Sunwulf server node, per CPU, Mflop/s (JPDC Table 2).
 pub const SUNWULF_SERVER: f64 = 20.88;

@@ -12,8 +12,7 @@ use super::{PaperRow, PaperTable};
 use crate::error::Result;
 use crate::summa::{Processors, Strategy, SummaNetwork, strategy_efficiency};
 
-const SOURCE: &str =
-    "Kalinov, SUMMA on heterogeneous clusters, section 4 (seed 003_df03cd6dcfbdbd36.txt)";
+const SOURCE: &str = "A. Kalinov, \"Scalability analysis of matrix-matrix multiplication on heterogeneous clusters\", ISPDC/HeteroPar 2004, section 4";
 
 /// Heterogeneity `H = r_max / r_min` of the modelled platform (section 4.1 names `H`; 4 is
 /// chosen).

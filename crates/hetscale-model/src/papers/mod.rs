@@ -36,7 +36,7 @@ pub struct PaperTable {
     pub id: &'static str,
     /// What the table shows.
     pub title: String,
-    /// Paper, table and seed file the inputs come from.
+    /// The paper the inputs come from: authors, title, venue, year (and its tables).
     pub source: &'static str,
     /// The recomputed values.
     pub rows: Vec<PaperRow>,

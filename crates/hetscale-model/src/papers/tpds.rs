@@ -5,7 +5,7 @@ use super::{PaperRow, PaperTable, Published as P};
 use crate::error::Result;
 use crate::scalability::ScalabilityMatrix;
 
-const SOURCE: &str = "Sun & Rover, IEEE TPDS 1994 (seed 004_6da8699756e3a759.txt)";
+const SOURCE: &str = "X.-H. Sun and D. T. Rover, \"Scalability of Parallel Algorithm-Machine Combinations\", IEEE Transactions on Parallel and Distributed Systems, 1994";
 
 /// nCUBE 2 message latency alpha, seconds (Sun & Rover section IV-B: 130 us).
 pub const NCUBE2_ALPHA_S: f64 = 130e-6;

@@ -8,13 +8,17 @@ use hetscale_study::marked_speed::{BenchOptions, MarkedSpeedReport, measure};
 
 /// Arguments of `hetscale bench`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  hetscale bench --quick
+  hetscale bench --save-local --json")]
 pub struct Args {
     /// Small sizes and 3 repetitions: seconds instead of a minute, less representative.
     #[arg(long)]
     pub quick: bool,
     /// Timed runs per kernel, 1 to 10,000.
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=10_000))]
-    pub repetitions: Option<u16>,
+    #[arg(long, alias = "repetitions", value_parser = clap::value_parser!(u16).range(1..=10_000))]
+    pub runs: Option<u16>,
     /// Write the `local` platform (one node per core at the measured marked speed) to FILE;
     /// fill its network with `hetscale probe --write-platform FILE`.
     #[arg(long)]
@@ -35,7 +39,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     } else {
         BenchOptions::default()
     };
-    if let Some(r) = args.repetitions {
+    if let Some(r) = args.runs {
         options.repetitions = r.into();
     }
     let report = measure(&options)?;

@@ -18,6 +18,10 @@ use crate::output::{errln, out, outln};
 
 /// Arguments of `hetscale calibrate`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  hetscale calibrate --db hetscale-out/study.db --fit auto
+  hetscale calibrate --runs runs.csv --platform sunwulf --write-platform calibrated.toml")]
 pub struct Args {
     /// CSV of measured runs: configuration,nodes,kernel,n,time_s.
     #[arg(
@@ -30,8 +34,9 @@ pub struct Args {
     /// A study database: its runs, on the platform and with the kernel options stored with them.
     #[arg(long, value_name = "FILE.db")]
     pub db: Option<PathBuf>,
-    /// The platform to calibrate (preset or TOML file): its nodes and machine facts
-    /// (with --runs; default sunwulf).
+    /// The platform to calibrate (preset or TOML file): its nodes and machine facts (with
+    /// --runs). Default: sunwulf, the JPDC paper's machine (a command that runs programs here
+    /// defaults to local; one that models a paper, to the paper's machine).
     #[arg(long, conflicts_with = "db")]
     pub platform: Option<String>,
     /// Parameters to fit, comma-separated: rate_fraction, run_overhead_s, process_overhead_s,

@@ -8,16 +8,22 @@ use std::fmt::Write as _;
 
 /// Arguments of `hetscale collectives`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  hetscale collectives
+  hetscale collectives --nodes 2,4 --sizes 100,500 --json")]
 pub struct Args {
     /// Backend: sim (virtual time on the platform's model) or threads (measured here).
     #[arg(long, default_value = "sim")]
     pub backend: String,
-    /// Platform preset or TOML file; nodes join in the platform's order (Table 4's for ucf-cluster).
+    /// Platform preset or TOML file; nodes join in the platform's order (Table 4's for
+    /// ucf-cluster). Default: ucf-cluster, the paper's machine (a command that runs programs
+    /// here defaults to local; one that models a paper, to the paper's machine).
     #[arg(long, default_value = "ucf-cluster")]
     pub platform: String,
-    /// Numbers of nodes.
-    #[arg(long, value_delimiter = ',', default_value = "2,4,6,8,10")]
-    pub p: Vec<usize>,
+    /// Numbers of nodes, the first N of the platform each.
+    #[arg(long, alias = "p", value_delimiter = ',', default_value = "2,4,6,8,10")]
+    pub nodes: Vec<usize>,
     /// Input sizes in KB of 4-byte integers.
     #[arg(
         long,
@@ -27,8 +33,13 @@ pub struct Args {
     pub sizes: Vec<usize>,
     /// Runs per point, 1 to 10,000 (median reported); 1 suffices on sim, which is
     /// deterministic.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=10_000))]
-    pub repetitions: u16,
+    #[arg(
+        long,
+        alias = "repetitions",
+        default_value_t = 1,
+        value_parser = clap::value_parser!(u16).range(1..=10_000)
+    )]
+    pub runs: u16,
     /// Print the rows as JSON: one per (collective, variant, p, n) with actual_s and predicted_s.
     #[arg(long)]
     pub json: bool,
@@ -51,15 +62,15 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     );
     let platform = Platform::load(&args.platform)?;
     let machines = args
-        .p
+        .nodes
         .iter()
         .map(|p| {
             platform
                 .select(&p.to_string().parse()?)
-                .with_context(|| format!("--p {p}"))
+                .with_context(|| format!("--nodes {p}"))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let rows = run_experiments(&backend, &machines, &args.sizes, args.repetitions.into())?;
+    let rows = run_experiments(&backend, &machines, &args.sizes, args.runs.into())?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&rows)?);
     } else {

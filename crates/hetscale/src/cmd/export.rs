@@ -7,6 +7,10 @@ use std::path::PathBuf;
 
 /// Arguments of `hetscale export`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  hetscale export hetscale-out/study.db
+  hetscale export hetscale-out/study.db --format extrap --study ge --out ge.txt")]
 pub struct Args {
     /// The study database (SQLite) to export.
     pub db: PathBuf,
@@ -17,8 +21,8 @@ pub struct Args {
     #[arg(long)]
     pub study: Option<String>,
     /// Write to this file instead of standard output.
-    #[arg(long, short)]
-    pub output: Option<PathBuf>,
+    #[arg(long, short = 'o', alias = "output", value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 /// Runs `hetscale export`.
@@ -27,7 +31,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     hbsp::file::protect_input("the study database", &args.db);
     let store = Store::open_read_only(&args.db)?;
     let text = export(&store, args.study.as_deref(), format)?;
-    match &args.output {
+    match &args.out {
         Some(path) => hbsp::file::write_atomically(path, text)
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display())),
         None => {

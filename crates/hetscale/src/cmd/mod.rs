@@ -3,7 +3,9 @@
 pub mod bench;
 pub mod calibrate;
 pub mod collectives;
+pub mod completions;
 pub mod export;
+pub mod man;
 pub mod mpi;
 pub mod paper;
 pub mod platform;

@@ -6,6 +6,10 @@ use std::fmt::Write as _;
 
 /// Arguments of `hetscale paper`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  hetscale paper
+  hetscale paper --only jpdc --json")]
 pub struct Args {
     /// Print one JSON array of tables instead of text.
     #[arg(long)]

@@ -7,7 +7,14 @@ use serde_json::{Map, Value, json};
 
 /// List the built-in platforms, show one, or validate a platform file.
 #[derive(Debug, clap::Args)]
-#[command(about = "List the built-in platforms, show one, or validate a platform file")]
+#[command(
+    about = "List the built-in platforms, show one, or validate a platform file",
+    after_help = "\
+Examples:
+  hetscale platform list
+  hetscale platform show sunwulf --nodes sunblade:4
+  hetscale platform validate my-cluster.toml"
+)]
 pub struct Args {
     #[command(subcommand)]
     action: Action,
@@ -17,12 +24,17 @@ pub struct Args {
 enum Action {
     /// List the presets.
     List {
+    #[command(after_help = "Example:\n  hetscale platform list --json")]
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
     /// Show a preset or platform file as TOML, or the machine a node-set selects from it.
     Show {
+    #[command(after_help = "\
+Examples:
+  hetscale platform show ucf-cluster
+  hetscale platform show sunwulf --nodes sunblade:3,sunfire:1 --json")]
         /// Preset name (`hetscale platform list` lists them) or path of a TOML file.
         name: String,
         /// Show only the machine these nodes make, e.g. 4, gromit,chromus or sunblade:3,server*2:1.
@@ -34,6 +46,7 @@ enum Action {
     },
     /// Check a preset or platform file; prints a summary, or the first problem and exits non-zero.
     Validate {
+    #[command(after_help = "Example:\n  hetscale platform validate ucf-cluster")]
         /// Preset name (`hetscale platform list` lists them) or path of a TOML file.
         name: String,
         /// Print JSON instead of text.

@@ -16,10 +16,16 @@ use super::run::KernelArgs;
 
 /// Arguments of `hetscale predict`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  hetscale predict mm --nodes 4 --nodes 16 --nodes 64 --target 0.3
+  hetscale predict ge --nodes 64 --nodes 1024 --replicate 16 --target 0.2 --json")]
 pub struct Args {
     /// Kernel: mm, ge, conv2d, summa, burg or slalom.
     pub kernel: String,
-    /// Platform preset (`hetscale platform list` lists them) or TOML file.
+    /// Platform preset (`hetscale platform list` lists them) or TOML file. Default: sunwulf,
+    /// the JPDC paper's machine (a command that runs programs here defaults to local; one that
+    /// models a paper, to the paper's machine).
     #[arg(long, default_value = "sunwulf")]
     pub platform: String,
     /// A configuration's node set; repeat for several (e.g. --nodes 64 --nodes 1024).

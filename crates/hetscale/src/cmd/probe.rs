@@ -11,7 +11,13 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 /// Measure the HBSP^1 parameters g, r_j, L(p) and o with 95% confidence intervals.
 #[derive(Debug, clap::Args)]
-#[command(about = "Measure the HBSP^1 parameters g, r_j, L(p) and o with 95% confidence intervals")]
+#[command(
+    about = "Measure the HBSP^1 parameters g, r_j, L(p) and o with 95% confidence intervals",
+    after_help = "\
+Examples:
+  hetscale probe --quick
+  hetscale probe --backend sim --platform ucf-cluster --nodes 4 --json"
+)]
 pub struct Args {
     /// Backend to probe: threads, sim, or mpi (under `mpirun -np P`, one rank per node).
     #[arg(long, default_value = "threads")]
@@ -19,7 +25,9 @@ pub struct Args {
     /// Nodes to probe: a count (first P nodes) or a node-set such as gromit,chromus.
     #[arg(long, default_value = "2")]
     nodes: String,
-    /// Platform the nodes come from (default: this host, one node per requested thread).
+    /// Platform the nodes come from. Default: this host, one node per requested thread (a
+    /// command that runs programs here defaults to local; one that models a paper, to the
+    /// paper's machine).
     #[arg(long)]
     platform: Option<String>,
     /// Fewer sizes and repetitions: a rough answer in well under a second.

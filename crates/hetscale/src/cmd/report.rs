@@ -12,6 +12,10 @@ use hetscale_study::study::{StudyResult, load_results_with};
 
 /// Arguments of `hetscale report`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  hetscale report hetscale-out/study.db
+  hetscale report hetscale-out/study.db --out /tmp/report")]
 pub struct Args {
     /// The study database (SQLite) a `hetscale study` wrote.
     pub db: PathBuf,

@@ -9,7 +9,7 @@ use hetscale_kernels::KernelRegistry;
 use hetscale_model::papers::KALINOV_KEEPS_SCALABILITY;
 use hetscale_report::Report;
 use hetscale_report::views::reproduction::{
-    kalinov_sections, reproduction_section, unreproduced_section, wp_sections,
+    kalinov_sections, reproduction_lead, reproduction_section, unreproduced_section, wp_sections,
 };
 use hetscale_report::views::study::study_report;
 use hetscale_study::calibrate::FreeParameter;
@@ -27,6 +27,10 @@ use crate::output::{errln, out, outln};
 
 /// Arguments of `hetscale reproduce`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  hetscale reproduce
+  hetscale reproduce --only jpdc-ge --out ge-reproduction --json")]
 pub struct Args {
     #[arg(long, value_name = "ID", help = only_help())]
     pub only: Option<String>,

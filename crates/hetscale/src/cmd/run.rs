@@ -19,6 +19,11 @@ use super::mpi::{Job, SpeedSource};
 
 /// Arguments of `hetscale run`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  hetscale run mm --n 256
+  hetscale run ge --backend sim --platform sunwulf --nodes 8 --n 2048
+  hetscale run --command 'sleep 0' --work 'n^2' --n 100 --runs 3")]
 pub struct Args {
     /// Kernel: mm, ge, conv2d, summa, burg, slalom (or one a user binary added); not with
     /// --command.
@@ -43,7 +48,9 @@ pub struct Args {
     /// (one OS thread per node, the former engine, kept as a baseline).
     #[arg(long, default_value = "coroutines")]
     pub sim_engine: String,
-    /// Platform preset (`hetscale platform list` lists them) or TOML file.
+    /// Platform preset (`hetscale platform list` lists them) or TOML file. Default: local,
+    /// this machine's cores (a command that runs programs here defaults to local; one that
+    /// models a paper, to the paper's machine).
     #[arg(long, default_value = "local")]
     pub platform: String,
     /// Node-set: a count (4), names (a,b) or kinds with counts (sunblade:3); default all of

@@ -15,7 +15,7 @@ use serde_json::json;
 pub struct CommandArgs {
     /// Study any program instead of a kernel: a command template with placeholders (see
     /// [`command_help`]).
-    #[arg(long, value_name = "TEMPLATE", help = command_help())]
+    #[arg(long, value_name = "TEMPLATE", requires = "work", help = command_help())]
     pub command: Option<String>,
     /// With --command: the work W in n (and p), flop, e.g. "2*n^3".
     #[arg(long, value_name = "FORMULA", requires = "command")]
@@ -35,11 +35,16 @@ pub struct CommandArgs {
     pub timeout: f64,
 }
 
+/// `{n}` as help text can show it (see [`command_help`]).
+pub(crate) fn placeholder_n() -> String {
+    format!("{{{}n}}", clap::builder::styling::Reset.render())
+}
+
 /// The help of `--command`. clap turns `{n}` in help text into a line break and has no escape
 /// for it (clap-rs/clap#5196), so `{n}` is written with a style reset between `{` and `n}`:
 /// invisible on a terminal, and stripped with every other style when the help is not coloured.
 fn command_help() -> String {
-    let n = format!("{{{}n}}", clap::builder::styling::Reset.render());
+    let n = placeholder_n();
     format!(
         "Study any program instead of a kernel: a command template with placeholders {n}, {{p}}, \
          {{nodes}} and {{hostfile}}, e.g. \"./solver --size {n} --procs {{p}}\" (run without a shell)"

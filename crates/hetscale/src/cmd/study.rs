@@ -21,11 +21,22 @@ use std::time::Instant;
 use super::report::write_report;
 use super::study_text::{render_summary, render_text};
 
-/// What `hetscale study --help` adds after the options: resuming and the exit codes.
+/// What `hetscale study --help` adds after the options: examples, resuming and the exit codes.
+fn after_help() -> String {
+    AFTER_HELP.replace("{n}", &super::run_command::placeholder_n())
+}
+
+/// [`after_help`]'s text, `{n}` as written.
 const AFTER_HELP: &str = "\
+Examples:
+  hetscale study --out hetscale-out
+  hetscale study my-study.toml --db runs.db --out results
+  hetscale study --command './solve {n}' --work n^3 --nodes 1 --nodes 2 --target 0.5 --n-max 4096
+
 Resuming: rerun with the same --db (or --out) to resume a study. Completed runs are reused; a
 run that failed (non-zero exit, timeout, a node that died) is run again, its earlier failure
-kept in the database's failure_history table.
+kept in the database's failure_history table. A study whose spec changed is refused under its
+stored name: --replace drops the stored runs and runs it anew; another name keeps both.
 
 Exit codes: 0 the study settled at least one configuration; 1 an error (every run failed,
 bad input); 2 a run refused as too large for this machine; 3 the study settled no
@@ -35,7 +46,11 @@ resume).";
 
 /// Arguments of `hetscale study`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(
+    after_help = after_help(),
+    // A one-off study needs all of these; clap names every one missing in one error.
+    group(clap::ArgGroup::new("one_off").args(["command"]).requires_all(["nodes", "target", "n_max"]))
+)]
 pub struct Args {
     /// Study spec (TOML); with none, the built-in default study: the JPDC reproduction (GE, MM
     /// and conv2d on simulated Sunwulf, calibrated on their base configurations).
@@ -48,6 +63,8 @@ pub struct Args {
     #[arg(long, requires = "command")]
     pub nodes: Vec<String>,
     /// With --command: the platform giving the nodes' marked speeds (E_s = W / (T C)).
+    /// Default: local, this machine's cores (a command that runs programs here defaults to
+    /// local; one that models a paper, to the paper's machine).
     #[arg(long, default_value = "local")]
     pub platform: String,
     /// With --command: the target speed-efficiency E_s.
@@ -60,14 +77,23 @@ pub struct Args {
     #[arg(long, requires = "command")]
     pub n_max: Option<u64>,
     /// With --command: runs per size, 1 to 10,000 (default 3, after one warm-up run).
-    #[arg(long, requires = "command", value_parser = clap::value_parser!(u32).range(1..=10_000))]
-    pub repetitions: Option<u32>,
+    #[arg(
+        long,
+        alias = "repetitions",
+        requires = "command",
+        value_parser = clap::value_parser!(u32).range(1..=10_000)
+    )]
+    pub runs: Option<u32>,
     /// With --command: unrecorded warm-up runs before each size, 0 to 10,000 (default 1).
     #[arg(long, requires = "command", value_parser = clap::value_parser!(u32).range(0..=10_000))]
     pub warmup: Option<u32>,
     /// With --command: the study's name in the database.
     #[arg(long, default_value = "command")]
     pub name: String,
+    /// A study stored under the same name with another spec or platform: drop its runs and run
+    /// this one anew (without it, such a study is refused; another name keeps both).
+    #[arg(long)]
+    pub replace: bool,
     /// Database every run is written to as it completes; rerunning resumes from it, retrying
     /// the runs that failed.
     #[arg(long)]
@@ -141,6 +167,9 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         if let Some(note) = platform.note.filter(|_| !args.quiet) {
             errln!("note: {note}");
         }
+        if args.replace {
+            replace_stored(&store, spec, &platform.platform)?;
+        }
         let progress = Progress::new(&spec.name, args.quiet);
         let result = run_study_with(spec, registry, &store, &progress)?;
         progress.finish();
@@ -169,6 +198,22 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
 /// A study that settled no configuration in any approach (every one failed or its target
 /// was unreachable): what it found is written, and it ends with [`crate::UNSETTLED`].
 #[derive(Debug)]
+/// `--replace`: drops the runs of a study stored under `spec`'s name with another spec or
+/// platform, so that `spec` runs anew instead of being refused.
+fn replace_stored(
+    store: &Store,
+    spec: &StudySpec,
+    platform: &hbsp::Platform,
+) -> anyhow::Result<()> {
+    if store.replace_if_changed(&spec.name, &spec.canonical(), &platform.to_toml_string()?)? {
+        errln!(
+            "note: study \"{}\" was stored with another spec or platform: its runs are dropped (--replace)",
+            spec.name
+        );
+    }
+    Ok(())
+}
+
 pub(crate) struct Unsettled {
     /// The names of the studies that settled nothing.
     studies: Vec<String>,
@@ -280,10 +325,6 @@ fn command_study(args: &Args) -> anyhow::Result<Option<CommandStudy>> {
     let Some(command) = args.command.spec()? else {
         return Ok(None);
     };
-    anyhow::ensure!(
-        !args.nodes.is_empty(),
-        "--command needs at least one --nodes SET, e.g. --nodes 1 --nodes 2"
-    );
     Ok(Some(CommandStudy {
         name: args.name.clone(),
         command,
@@ -296,7 +337,7 @@ fn command_study(args: &Args) -> anyhow::Result<Option<CommandStudy>> {
         n_max: args
             .n_max
             .context("--command needs --n-max N, the largest size to search")?,
-        repetitions: args.repetitions,
+        repetitions: args.runs,
         warmup: args.warmup,
     }))
 }
