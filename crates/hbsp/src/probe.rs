@@ -87,21 +87,25 @@ pub struct ProbeReport {
     pub p: usize,
     /// `g`, seconds per byte injected by the fastest node.
     pub g_s_per_byte: f64,
-    /// Confidence interval of `g`.
+    /// Confidence interval of `g` (in JSON `g_s_per_byte_ci95`, as every interval, and no
+    /// lower than 0, as none of these quantities can be).
+    #[serde(rename = "g_s_per_byte_ci95", serialize_with = "non_negative")]
     pub g_s_per_byte_ci: [f64; 2],
     /// `L(p)`, seconds (JSON `l_s`: the one JSON schema's keys are snake_case).
     #[serde(rename = "l_s")]
     pub L_s: f64,
     /// Confidence interval of `L`.
-    #[serde(rename = "l_s_ci")]
+    #[serde(rename = "l_s_ci95", serialize_with = "non_negative")]
     pub L_s_ci: [f64; 2],
     /// `o`, seconds per message.
     pub o_s: f64,
     /// Confidence interval of `o`.
+    #[serde(rename = "o_s_ci95", serialize_with = "non_negative")]
     pub o_s_ci: [f64; 2],
     /// `r_j` per node, fastest = 1.
     pub r: Vec<f64>,
     /// Confidence interval of each `r_j`.
+    #[serde(rename = "r_ci95", serialize_with = "each_non_negative")]
     pub r_ci: Vec<[f64; 2]>,
     /// Rounds the intervals are taken over.
     pub rounds: usize,
@@ -124,6 +128,22 @@ struct Round {
     l_typical: Vec<f64>,
     /// Per-message overhead as this node saw it.
     o: f64,
+}
+
+/// Serializes an interval of a quantity that cannot be negative with its low end at least 0.
+fn non_negative<S: serde::Serializer>(
+    ci: &[f64; 2],
+    serializer: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    Serialize::serialize(&[ci[0].max(0.0), ci[1]], serializer)
+}
+
+/// [`non_negative`] for each node's interval.
+fn each_non_negative<S: serde::Serializer>(
+    cis: &[[f64; 2]],
+    serializer: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    serializer.collect_seq(cis.iter().map(|ci| [ci[0].max(0.0), ci[1]]))
 }
 
 /// Measures `g`, `L`, `o` and `r_j` of `machine` on `backend`.
@@ -161,6 +181,7 @@ pub fn human_seconds(seconds: f64) -> String {
         s if s < 120.0 => format!("{s:.0} s"),
         s if s < 7200.0 => format!("{:.0} min", s / 60.0),
         s if s < 172_800.0 => format!("{:.1} h", s / 3600.0),
+        s if s < 8.64e6 => format!("{:.1} days", s / 86_400.0),
         s if s < 8.64e8 => format!("{:.0} days", s / 86_400.0),
         s => format!("{:.1e} days", s / 86_400.0),
     }
@@ -181,7 +202,6 @@ pub fn probe_supersteps(p: usize, options: &ProbeOptions) -> u64 {
 }
 
 /// Seconds a probe of `p` nodes takes, roughly: its supersteps ([`probe_supersteps`]) times
-        s if s < 8.64e6 => format!("{:.1} days", s / 86_400.0),
 /// `p` times what a node's superstep costs on `backend` (measured on a 2-core host with
 /// `--quick` at p = 64 to 500: 0.63 us on sim's coroutines, 4.7 us on threads; mpi's is
 /// taken as threads'). A faster or busier host differs; the progress shows the real pace.

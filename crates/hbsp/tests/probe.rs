@@ -29,13 +29,13 @@ fn quick_probe_reports_estimates_with_intervals() {
     for key in [
         "p",
         "g_s_per_byte",
-        "g_s_per_byte_ci",
+        "g_s_per_byte_ci95",
         "l_s",
-        "l_s_ci",
+        "l_s_ci95",
         "o_s",
-        "o_s_ci",
+        "o_s_ci95",
         "r",
-        "r_ci",
+        "r_ci95",
         "loaded",
     ] {
         assert!(json.get(key).is_some(), "JSON key {key}");

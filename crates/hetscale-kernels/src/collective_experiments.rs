@@ -48,7 +48,8 @@ pub struct ExperimentRow {
     pub variant: Variant,
     /// Number of nodes.
     pub p: usize,
-    /// Input size in KB (1 KB = 1024 bytes) of 4-byte integers.
+    /// Input size in KB (1 KB = 1024 bytes) of 4-byte integers (in JSON `size_bytes`).
+    #[serde(rename = "size_bytes", serialize_with = "kb_as_bytes")]
     pub n_kb: usize,
     /// Time on the backend (median over repetitions), s.
     pub actual_s: f64,
@@ -185,6 +186,14 @@ fn even_counts(n: usize, p: usize) -> Vec<usize> {
     (0..p).map(|j| n / p + usize::from(j < n % p)).collect()
 }
 
+/// Serializes a size in KB (1024 bytes) as bytes.
+fn kb_as_bytes<S: serde::Serializer>(
+    kb: &usize,
+    serializer: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    serializer.serialize_u64(*kb as u64 * 1024)
+}
+
 /// An improvement factor, actual and predicted: `T_A / T_B` for the named pair.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Improvement {
@@ -194,7 +203,8 @@ pub struct Improvement {
     pub factor: &'static str,
     /// Number of nodes.
     pub p: usize,
-    /// Input size, KB.
+    /// Input size, KB (in JSON `size_bytes`).
+    #[serde(rename = "size_bytes", serialize_with = "kb_as_bytes")]
     pub n_kb: usize,
     /// From the backend's times.
     pub actual: f64,

@@ -468,7 +468,8 @@ pub fn polyfit(x: &[f64], y: &[f64], degree: usize) -> Result<(Polynomial, FitQu
 pub struct OverheadModel {
     /// Compute-time factor `a` (1 means the node runs at its marked speed).
     pub a: f64,
-    /// The overhead `T_o(N)`.
+    /// The overhead `T_o(N)`, s.
+    #[serde(rename = "overhead_s")]
     pub overhead: Polynomial,
     /// The marked speed `C` the model was fitted with, flop/s (the unit of `W / T`).
     #[serde(rename = "marked_speed_flops")]

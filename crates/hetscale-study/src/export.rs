@@ -70,7 +70,9 @@ fn render_with(runs: &[RunRecord], format: Format, node_sets: &NodeSets) -> Resu
     let rows = || runs.iter().map(|r| ExportedRun::of(r, node_sets));
     match format {
         Format::Csv => csv_text(rows()),
-        Format::Json => serde_json::to_string_pretty(&rows().collect::<Vec<_>>())
+        Format::Json => serde_json::to_value(rows().collect::<Vec<_>>())
+            .map(|runs| crate::json::document("export", "runs", runs))
+            .and_then(|document| serde_json::to_string_pretty(&document))
             .map_err(|e| StudyError::Export(e.to_string())),
         Format::Extrap => extrap_text(runs),
     }

@@ -6,6 +6,66 @@
 
 use serde_json::{Map, Value};
 
+/// The version of the schema every `--json` document states; raised when a key changes.
+pub const SCHEMA_VERSION: u64 = 2;
+
+/// The suffixes that name a quantity's unit in a key, in SI units: seconds, flop, flop/s,
+/// bytes, bytes per second, seconds per byte, and percent (a relative error is a percentage
+/// everywhere). A statistics object under such a key (`time_stats_s`) is in that unit.
+pub const UNIT_SUFFIXES: [&str; 7] = [
+    "_s_per_byte",
+    "_bytes_per_s",
+    "_s",
+    "_flop",
+    "_flops",
+    "_bytes",
+    "_percent",
+];
+
+/// A command's `--json` document: `body`'s keys under `kind` (the command) and `version`
+/// ([`SCHEMA_VERSION`]). A body that is not an object goes under `field`.
+pub fn document(kind: &str, field: &str, body: Value) -> Value {
+    let mut object = match body {
+        Value::Object(map) => map,
+        other => Map::from_iter([(field.to_string(), other)]),
+    };
+    object.insert("kind".into(), Value::from(kind));
+    object.insert("version".into(), Value::from(SCHEMA_VERSION));
+    Value::Object(object)
+}
+
+/// Serializes a fraction (a relative error) as a percentage.
+pub fn fraction_as_percent<S: serde::Serializer>(
+    fraction: &f64,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_f64(fraction * 100.0)
+}
+
+/// Serializes optional fractions as percentages.
+pub fn fraction_as_percent_opt<S: serde::Serializer>(
+    fraction: &Option<f64>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&fraction.map(|f| f * 100.0), serializer)
+}
+
+/// Serializes fractions as percentages.
+pub fn fractions_as_percent<S: serde::Serializer>(
+    fractions: &[f64],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(fractions.iter().map(|f| f * 100.0))
+}
+
+/// Serializes statistics of a rate in Mflop/s as statistics in flop/s.
+pub fn summary_mflops_as_flops<S: serde::Serializer>(
+    mflops: &crate::stats::Summary,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&mflops.scaled(1e6), serializer)
+}
+
 /// `name` as a snake_case key: lower case, every run of other characters one `_`; a unit in
 /// parentheses becomes a suffix (`multiply phase (s)` is `multiply_phase_s`).
 pub fn snake_key(name: &str) -> String {
@@ -49,6 +109,14 @@ pub fn as_integer<S: serde::Serializer>(n: &f64, serializer: S) -> Result<S::Ok,
     serde::Serialize::serialize(&integer_size(*n), serializer)
 }
 
+/// Serializes an optional problem size held as `f64` as the integer it is.
+pub fn as_integer_opt<S: serde::Serializer>(
+    n: &Option<f64>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&n.and_then(integer_size), serializer)
+}
+
 /// Serializes a speed in Mflop/s as flop/s.
 pub fn mflops_as_flops<S: serde::Serializer>(
     mflops: &f64,
@@ -88,6 +156,17 @@ mod tests {
             })
         );
         assert_eq!(integer_size(34.500000000014), Some(35));
+    }
+
+    #[test]
+    fn a_document_is_an_object_with_its_kind_and_version() {
+        let listed = document("paper", "papers", serde_json::json!([1, 2]));
+        assert_eq!(listed["kind"], "paper");
+        assert_eq!(listed["version"], SCHEMA_VERSION);
+        assert_eq!(listed["papers"], serde_json::json!([1, 2]));
+        let object = document("run", "unused", serde_json::json!({"n": 3}));
+        assert_eq!(object["n"], 3);
+        assert!(object.get("unused").is_none());
         assert_eq!(integer_size(f64::NAN), None);
     }
 }

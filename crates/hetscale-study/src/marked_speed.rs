@@ -68,9 +68,13 @@ pub struct KernelSpeed {
     /// What one run computes.
     pub problem: String,
     /// Floating-point operations per run.
+    #[serde(rename = "work_flop")]
     pub flop_per_run: f64,
-    /// Statistics of the rate over the timed runs, Mflop/s.
-    #[serde(rename = "rate_mflops")]
+    /// Statistics of the rate over the timed runs, Mflop/s (in JSON flop/s).
+    #[serde(
+        rename = "rate_stats_flops",
+        serialize_with = "crate::json::summary_mflops_as_flops"
+    )]
     pub mflops: Summary,
 }
 

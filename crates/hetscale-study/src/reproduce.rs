@@ -129,7 +129,11 @@ pub struct ReproducedValue {
     pub approach: String,
     /// `calibration` (the base configuration's rows) or `validation`.
     pub role: String,
-    /// `(tool - published) / published`.
+    /// `(tool - published) / published` (in JSON a percentage, `rel_err_percent`).
+    #[serde(
+        rename = "rel_err_percent",
+        serialize_with = "crate::json::fraction_as_percent_opt"
+    )]
     pub rel_err: Option<f64>,
 }
 

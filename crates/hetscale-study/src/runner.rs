@@ -60,10 +60,12 @@ pub struct Measurement {
     #[serde(rename = "work_flop")]
     pub work: f64,
     /// Statistics of the run times, s.
+    #[serde(rename = "time_stats_s")]
     pub time: Summary,
     /// `E_s = W / (T C)` with the median `T`.
     pub speed_efficiency: f64,
     /// `E_s` at the ends of the median's 95% interval (low, high).
+    #[serde(rename = "speed_efficiency_ci95")]
     pub speed_efficiency_ci: (f64, f64),
 }
 

@@ -30,8 +30,11 @@ pub struct Summary {
     pub mad: f64,
     /// Distribution-free confidence interval of the median (order statistics); `(min, max)`
     /// when there are too few samples for 95%.
+    #[serde(rename = "median_ci95")]
     pub median_ci: (f64, f64),
-    /// Student-t confidence interval of the mean.
+    /// Student-t confidence interval of the mean, clipped at 0 when no sample is negative (a
+    /// time's or a rate's mean cannot be).
+    #[serde(rename = "mean_ci95")]
     pub mean_ci: (f64, f64),
     /// Indices of samples whose modified z-score exceeds [`OUTLIER_Z`].
     pub outliers: Vec<usize>,
@@ -67,6 +70,22 @@ impl Summary {
         ))
     }
 
+    /// The same statistics of the samples times `factor` (> 0): a change of unit.
+    pub fn scaled(&self, factor: f64) -> Summary {
+        let scale = |(lo, hi): (f64, f64)| (lo * factor, hi * factor);
+        Summary {
+            mean: self.mean * factor,
+            stddev: self.stddev * factor,
+            median: self.median * factor,
+            min: self.min * factor,
+            max: self.max * factor,
+            mad: self.mad * factor,
+            median_ci: scale(self.median_ci),
+            mean_ci: scale(self.mean_ci),
+            ..self.clone()
+        }
+    }
+
     /// Half-width of the median interval relative to the median.
     pub fn relative_ci_half_width(&self) -> f64 {
         (self.median_ci.1 - self.median_ci.0) / (2.0 * self.median.abs())
@@ -100,9 +119,18 @@ pub fn summarize(samples: &[f64]) -> Result<Summary> {
         max: sorted[n - 1],
         mad,
         median_ci: median_interval(&sorted),
-        mean_ci: mean_interval(mean, stddev, n),
+        mean_ci: clipped_at_zero(mean_interval(mean, stddev, n), sorted[0]),
         outliers: outliers(samples, median, mad),
     })
+}
+
+/// `interval` with its low end raised to 0 when the smallest sample is not negative.
+fn clipped_at_zero((lo, hi): (f64, f64), smallest: f64) -> (f64, f64) {
+    if smallest >= 0.0 {
+        (lo.max(0.0), hi)
+    } else {
+        (lo, hi)
+    }
 }
 
 fn median_of_sorted(sorted: &[f64]) -> f64 {
@@ -213,6 +241,11 @@ mod tests {
         assert!((s.mean - 22.0).abs() < 1e-12);
         // Five samples are too few for a 95% order-statistic interval of the median.
         assert_eq!(s.median_ci, (1.0, 100.0));
+        // The t interval of the mean reaches below 0; no time or rate can, so it stops there.
+        assert_eq!(s.mean_ci.0, 0.0);
+        assert!(summarize(&[-3.0, 1.0, 2.0]).unwrap().mean_ci.0 < -3.0);
+        let mflops = summarize(&[2.0, 4.0]).unwrap().scaled(1e6);
+        assert_eq!((mflops.median, mflops.max, mflops.samples), (3e6, 4e6, 2));
     }
 
     #[test]

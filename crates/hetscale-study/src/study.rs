@@ -41,7 +41,7 @@ pub struct OperatingPoint {
     #[serde(rename = "work_flop")]
     pub work: f64,
     /// `W` over `n_ci95`, flop.
-    #[serde(rename = "work_ci95_flop")]
+    #[serde(rename = "work_flop_ci95")]
     pub work_ci95: Option<(f64, f64)>,
     /// Time `T`, s (measured, fitted or predicted).
     pub time_s: f64,
@@ -178,17 +178,26 @@ pub struct HeldOut {
     /// The size it predicts for the held-out configuration.
     pub n_predicted: f64,
     /// The size found there by `reference`.
+    #[serde(serialize_with = "crate::json::as_integer")]
     pub n_reference: f64,
     /// The approach that found `n_reference`.
     pub reference: Approach,
-    /// `(n_predicted - n_reference) / n_reference`.
+    /// `(n_predicted - n_reference) / n_reference` (in JSON a percentage).
+    #[serde(
+        rename = "relative_error_percent",
+        serialize_with = "crate::json::fraction_as_percent"
+    )]
     pub relative_error: f64,
     /// The model's time at `n_reference` on the held-out configuration, s.
     pub time_predicted_s: f64,
     /// The time found at `n_reference` there, s.
     pub time_reference_s: f64,
     /// `(time_predicted_s - time_reference_s) / time_reference_s`: where speed-efficiency is
-    /// flat in N, a small error in time moves N far, so both are shown.
+    /// flat in N, a small error in time moves N far, so both are shown. In JSON a percentage.
+    #[serde(
+        rename = "time_relative_error_percent",
+        serialize_with = "crate::json::fraction_as_percent"
+    )]
     pub time_relative_error: f64,
 }
 
@@ -198,18 +207,31 @@ pub struct Comparison {
     /// Configuration label.
     pub configuration: String,
     /// Measured `N`.
+    #[serde(rename = "n_measured", serialize_with = "crate::json::as_integer_opt")]
     pub measured: Option<f64>,
     /// Its 95% interval, if known.
+    #[serde(rename = "n_measured_ci95")]
     pub measured_ci95: Option<(f64, f64)>,
     /// Computed `N`.
+    #[serde(rename = "n_computed", serialize_with = "crate::json::as_integer_opt")]
     pub computed: Option<f64>,
     /// Its 95% interval, if known.
+    #[serde(rename = "n_computed_ci95")]
     pub computed_ci95: Option<(f64, f64)>,
     /// Predicted `N`.
+    #[serde(rename = "n_predicted", serialize_with = "crate::json::as_integer_opt")]
     pub predicted: Option<f64>,
-    /// `(computed - measured) / measured`.
+    /// `(computed - measured) / measured` (in JSON a percentage).
+    #[serde(
+        rename = "computed_vs_measured_percent",
+        serialize_with = "crate::json::fraction_as_percent_opt"
+    )]
     pub computed_vs_measured: Option<f64>,
-    /// `(predicted - measured) / measured`.
+    /// `(predicted - measured) / measured` (in JSON a percentage).
+    #[serde(
+        rename = "predicted_vs_measured_percent",
+        serialize_with = "crate::json::fraction_as_percent_opt"
+    )]
     pub predicted_vs_measured: Option<f64>,
 }
 
@@ -243,6 +265,8 @@ pub struct StudyResult {
     pub contours: Vec<Contour>,
     /// What the numbers do not say by themselves (see [`crate::warnings`]), one line each.
     pub warnings: Vec<String>,
+    /// The answer first: per approach, N and psi from the base, and a verdict.
+    pub summary: Summary,
 }
 
 /// The configurations' sizes holding one speed-efficiency.
@@ -265,8 +289,6 @@ pub struct ContourPoint {
     #[serde(rename = "marked_speed_flops", alias = "marked_speed")]
     pub marked_speed: f64,
     /// Problem size (the real root of the fit at the level).
-    /// The answer first: per approach, N and psi from the base, and a verdict.
-    pub summary: Summary,
     #[serde(rename = "n_root", alias = "n")]
     pub n: f64,
     /// Work `W(N)`, flop.

@@ -52,6 +52,7 @@ pub struct SummaryRow {
     /// Number of nodes.
     pub p: usize,
     /// The size holding the target (`None`: not settled).
+    #[serde(serialize_with = "crate::json::as_integer_opt")]
     pub n: Option<f64>,
     /// `psi(C_base, C_j)` (`None`: this or the base configuration is not settled).
     pub psi_from_base: Option<f64>,
@@ -78,7 +79,11 @@ pub struct HeldOutSummary {
     pub configuration: String,
     /// The approach whose size it is checked against.
     pub reference: Approach,
-    /// `(predicted - reference) / reference` of its `N`.
+    /// `(predicted - reference) / reference` of its `N` (in JSON a percentage).
+    #[serde(
+        rename = "relative_error_percent",
+        serialize_with = "crate::json::fraction_as_percent"
+    )]
     pub relative_error: f64,
 }
 

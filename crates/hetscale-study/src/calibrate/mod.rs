@@ -103,10 +103,19 @@ impl FreeParameter {
 pub struct Estimate {
     /// The value written to the platform.
     pub estimate: f64,
-    /// 95% confidence interval.
+    /// 95% confidence interval (in JSON clipped at 0: no parameter is negative).
+    #[serde(rename = "estimate_ci95", serialize_with = "non_negative_ci95")]
     pub ci95: Option<(f64, f64)>,
     /// Whether it was fitted (false: kept from the platform).
     pub fitted: bool,
+}
+
+/// Serializes an interval of a parameter that cannot be negative with its low end at least 0.
+fn non_negative_ci95<S: serde::Serializer>(
+    ci95: &Option<(f64, f64)>,
+    serializer: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    Serialize::serialize(&ci95.map(|(lo, hi)| (lo.max(0.0), hi)), serializer)
 }
 
 /// One run, measured beside the calibrated model.
@@ -120,7 +129,11 @@ pub struct Residual {
     pub measured_s: f64,
     /// Time of the calibrated model on `sim`, s.
     pub model_s: f64,
-    /// `(model - measured) / measured`.
+    /// `(model - measured) / measured` (in JSON a percentage, `rel_err_percent`).
+    #[serde(
+        rename = "rel_err_percent",
+        serialize_with = "crate::json::fraction_as_percent"
+    )]
     pub rel_err: f64,
 }
 
@@ -136,6 +149,7 @@ pub struct KernelCalibration {
     /// `s_p`, seconds per process.
     pub process_overhead_s: Estimate,
     /// `w_1/2`, operations.
+    #[serde(rename = "half_work_flop")]
     pub half_work: Estimate,
     /// Factor on the measured collectives and the barrier.
     pub collective_scale: Estimate,
@@ -232,11 +246,23 @@ impl KernelCalibration {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CrossValidation {
     /// `(predicted - measured) / measured` per run left out (every run, or a few spread
-    /// evenly over many), in the runs' order.
+    /// evenly over many), in the runs' order. In JSON all three are percentages.
+    #[serde(
+        rename = "rel_errors_percent",
+        serialize_with = "crate::json::fractions_as_percent"
+    )]
     pub rel_errors: Vec<f64>,
     /// Root mean square of `rel_errors`.
+    #[serde(
+        rename = "rms_percent",
+        serialize_with = "crate::json::fraction_as_percent"
+    )]
     pub rms: f64,
     /// Largest `|rel_error|`.
+    #[serde(
+        rename = "max_abs_percent",
+        serialize_with = "crate::json::fraction_as_percent"
+    )]
     pub max_abs: f64,
 }
 

@@ -59,6 +59,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             serde_json::json!([lo * 1e6, hi * 1e6])
         };
         json["warnings"] = serde_json::to_value(&warnings)?;
+        let json = hetscale_study::json::document("bench", "bench", json);
         outln!("{}", serde_json::to_string_pretty(&json)?);
     } else {
         out!("{}", render(&report));

@@ -114,6 +114,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             json["compared"] = serde_json::to_value(compared)?;
         }
         json["warnings"] = serde_json::to_value(&warnings)?;
+        let json = hetscale_study::json::document("calibrate", "calibration", json);
         outln!("{}", serde_json::to_string_pretty(&json)?);
     } else {
         if let Some(compared) = &compared {

@@ -72,7 +72,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         .collect::<anyhow::Result<Vec<_>>>()?;
     let rows = run_experiments(&backend, &machines, &args.sizes, args.runs.into())?;
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&rows)?);
+        let json = serde_json::json!({
+            "backend": backend.to_string(),
+            "platform": platform.name,
+            "rows": rows,
+        });
+        let json = hetscale_study::json::document("collectives", "rows", json);
+        outln!("{}", serde_json::to_string_pretty(&json)?);
     } else {
         out!("{}", render(&improvements(&rows), &backend, &platform.name));
     }

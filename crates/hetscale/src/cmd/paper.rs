@@ -30,7 +30,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         );
     }
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&tables)?);
+        let json =
+            hetscale_study::json::document("paper", "tables", serde_json::to_value(&tables)?);
+        outln!("{}", serde_json::to_string_pretty(&json)?);
     } else {
         out!("{}", render_text(&tables));
     }

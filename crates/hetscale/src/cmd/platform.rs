@@ -3,6 +3,7 @@
 use crate::output::{errln, out, outln};
 use hbsp::{Machine, NodeSet, Platform};
 use hetscale_kernels::{KernelRegistry, flops_per_unit};
+use hetscale_study::json::document;
 use serde_json::{Map, Value, json};
 
 /// List the built-in platforms, show one, or validate a platform file.
@@ -196,7 +197,8 @@ fn list(json: bool) -> anyhow::Result<()> {
     let summaries: Vec<Summary> = presets.iter().map(Summary::of).collect();
     if json {
         let values: Vec<Value> = summaries.iter().map(Summary::to_json).collect();
-        outln!("{}", serde_json::to_string_pretty(&values)?);
+        let json = document("platform", "platforms", Value::from(values));
+        outln!("{}", serde_json::to_string_pretty(&json)?);
     } else {
         summaries.iter().for_each(|s| outln!("{}", s.line()));
     }
@@ -208,7 +210,8 @@ fn show(name: &str, nodes: Option<&str>, json: bool) -> anyhow::Result<()> {
     let Some(spec) = nodes else {
         if json {
             let value = schema_keys(serde_json::to_value(&platform)?, &platform.speed_unit);
-            outln!("{}", serde_json::to_string_pretty(&value)?);
+            let json = document("platform", "platform", value);
+            outln!("{}", serde_json::to_string_pretty(&json)?);
         } else {
             out!("{}", platform.to_toml_string()?);
         }
@@ -223,7 +226,8 @@ fn show(name: &str, nodes: Option<&str>, json: bool) -> anyhow::Result<()> {
         l_s: machine.l_s(),
     };
     if json {
-        outln!("{}", serde_json::to_string_pretty(&view.to_json(spec)?)?);
+        let json = document("platform", "machine", view.to_json(spec)?);
+        outln!("{}", serde_json::to_string_pretty(&json)?);
     } else {
         print_machine(&view);
     }
@@ -273,7 +277,8 @@ fn validate(name: &str, registry: &KernelRegistry, json: bool) -> anyhow::Result
     platform.check_kernels(&registry.names())?;
     let summary = Summary::of(&platform);
     if json {
-        outln!("{}", serde_json::to_string_pretty(&summary.to_json())?);
+        let json = document("platform", "platform", summary.to_json());
+        outln!("{}", serde_json::to_string_pretty(&json)?);
     } else {
         outln!("{name}: ok: {}", summary.line());
     }

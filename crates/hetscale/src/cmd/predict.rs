@@ -84,7 +84,14 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         })?;
     let study = predict(&program, &configs, args)?;
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&study)?);
+        let mut value = serde_json::to_value(&study)?;
+        // The inputs, echoed: the points' labels are the node sets too.
+        value["kernel"] = args.kernel.clone().into();
+        value["platform"] = platform.name.clone().into();
+        value["nodes"] = serde_json::to_value(&args.nodes)?;
+        value["replicate"] = args.replicate.into();
+        let value = hetscale_study::json::document("predict", "prediction", value);
+        outln!("{}", serde_json::to_string_pretty(&value)?);
     } else {
         out!("{}", render(&args.kernel, &platform.name, &study));
     }
@@ -147,9 +154,9 @@ fn render(kernel: &str, platform: &str, study: &PredictedStudy) -> String {
     out.push_str(
         "psi(a, b) = C_b W_a / (C_a W_b): psi(prev,this) between consecutive configurations (the papers' tables), psi(1st,this) from the first.\n",
     );
-    out
-}
     // The answer last, where the eye lands.
     if let Some(verdict) = prediction_verdict(study) {
         out.push_str(&format!("{verdict}\n"));
     }
+    out
+}

@@ -99,6 +99,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         if args.collectives {
             json["collectives"] = serde_json::to_value(&collectives)?;
         }
+        json["backend"] = backend.to_string().into();
+        json["platform"] = platform.name.clone().into();
+        json["nodes"] = args.nodes.clone().into();
+        let json = hetscale_study::json::document("probe", "probe", json);
         writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
     } else {
         print_report(&mut out, &report, &machine, &backend)?;

@@ -175,7 +175,9 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             .chain(kalinov.iter().flat_map(|k| k.values()))
             .chain(wp.iter().flat_map(|w| w.values()))
             .collect();
-        outln!("{}", serde_json::to_string_pretty(&values)?);
+        let json =
+            hetscale_study::json::document("reproduce", "values", serde_json::to_value(&values)?);
+        outln!("{}", serde_json::to_string_pretty(&json)?);
         maspar
             .iter()
             .for_each(|m| errln!("{}: {}", m.id, m.explanation()));

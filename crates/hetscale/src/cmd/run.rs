@@ -184,8 +184,10 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     warnings.iter().for_each(|w| errln!("warning: {w}"));
     if args.json {
         let mut report = report_json(&run, &backend, &args.nodes);
-        report["time"] = json!(times);
+        report["platform"] = json!(platform.name);
+        report["time_stats_s"] = json!(times);
         report["warnings"] = json!(warnings);
+        let report = hetscale_study::json::document("run", "run", report);
         outln!("{}", serde_json::to_string_pretty(&report)?);
         // Standard output stays one JSON document.
         written.iter().for_each(|line| errln!("{line}"));
@@ -426,7 +428,7 @@ fn report_json(run: &KernelRun, backend: &Backend, nodes: &str) -> serde_json::V
         "work_flop": run.work,
         "speed_flops": run.speed(),
         "marked_speed_flops": run.cluster_speed_flops(),
-        "speed_unit": run.speed_unit,
+        "platform_speed_unit": run.speed_unit,
         "speed_efficiency": run.speed_efficiency(),
         "verification": run.verification,
         "details": hetscale_study::json::details(&run.details),

@@ -113,18 +113,20 @@ pub fn run(
     if args.json {
         let value = json!({
             "command": spec.template,
+            "backend": hetscale_study::spec::EXTERNAL_BACKEND,
             "n": n,
             "p": config.configuration.nodes,
             "nodes": config.nodes,
             "platform": platform.name,
             "time_s": outcome.time_s,
-            "time": times,
+            "time_stats_s": times,
             "work_flop": outcome.work,
             "speed_flops": speed,
             "marked_speed_flops": c,
             "speed_efficiency": speed / c,
             "warnings": warnings,
         });
+        let value = hetscale_study::json::document("run", "run", value);
         outln!("{}", serde_json::to_string_pretty(&value)?);
     } else {
         out!(

@@ -181,7 +181,9 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     }
     let index = write_report(&results, &args.out)?;
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&results)?);
+        let json =
+            hetscale_study::json::document("study", "studies", serde_json::to_value(&results)?);
+        outln!("{}", serde_json::to_string_pretty(&json)?);
         // Standard output stays one JSON document.
         resumed.iter().for_each(|line| errln!("{line}"));
         errln!("Report: {}", index.display());
@@ -288,7 +290,9 @@ fn run_default(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     let results: Vec<StudyResult> = reproductions.iter().map(|r| r.study.clone()).collect();
     let index = super::reproduce::write_report(&reproductions, None, None, None, &args.out)?;
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&results)?);
+        let json =
+            hetscale_study::json::document("study", "studies", serde_json::to_value(&results)?);
+        outln!("{}", serde_json::to_string_pretty(&json)?);
         resumed.iter().for_each(|line| errln!("{line}"));
         errln!("Report: {}", index.display());
     } else {
