@@ -15,7 +15,7 @@ mod setup;
 use hetscale_study::spec::Approach;
 use hetscale_study::study::{ApproachResult, StudyResult};
 
-pub use approaches::approaches_section;
+pub use approaches::{approaches_section, draw_published_sizes};
 pub use contours::contours_section;
 pub use efficiency::efficiency_section;
 pub use psi::psi_section;

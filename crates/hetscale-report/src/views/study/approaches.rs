@@ -6,12 +6,12 @@ use hetscale_study::study::{HeldOut, StudyResult};
 
 use super::setup::kernel_in_words;
 use super::{
-    APPROACHES, Along, SystemSize, approach_color, approach_marker, approaches, drawable,
-    drawable_with_intervals, percent,
+    APPROACHES, Along, REFERENCE, SystemSize, approach_color, approach_marker, approaches,
+    drawable, drawable_with_intervals, percent,
 };
 use crate::chart::{Axes, Axis, Marker, Rgb, Scale, Series, line_chart};
 use crate::error::Result;
-use crate::html::{Figure, Section};
+use crate::html::{Block, Figure, Report, Section};
 use crate::numbers::format_number;
 use crate::table::{Column, Table};
 
@@ -34,36 +34,103 @@ pub fn approaches_section(result: &StudyResult, prefix: &str) -> Result<Section>
     if let Some(failures) = failures_text(result) {
         section = section.text(failures);
     }
-    let series = size_series(result);
     if result.configurations.len() < 2 {
         section = section.text("One configuration: the approaches' sizes are compared in the table, with no system size to draw them against.");
-    } else if series.iter().any(|s| !s.points.is_empty()) {
-        let size = SystemSize::of(result);
-        let axes = Axes::new(size.axis(result), Axis::new("problem size N").log());
-        let title = format!(
-            "{}: problem size holding E_s = {}",
-            kernel_in_words(&result.spec),
-            result.spec.target
-        );
-        section = section.figure(Figure::new(
-            format!("{id}-figure"),
-            format!(
-                "N against {} on log axes; ring: measured, square: computed, cross: predicted{}; vertical bars: 95% intervals of N where an approach gives them.",
-                size.name(),
-                if result.held_out.is_some() {
-                    ", triangle: the held-out prediction for the largest configuration"
-                } else {
-                    ""
-                }
-            ),
-            line_chart(&title, &axes, &series)?,
-        ));
+    } else if let Some(figure) = size_figure(result, &id, &[])? {
+        section = section.figure(figure);
     }
     section = section.table(comparison_table(result, prefix)?);
     if let Some(h) = &result.held_out {
         section = section.table(held_out_table(h, prefix)?);
     }
     Ok(section)
+}
+
+/// N against system size per approach, with the held-out prediction and the paper's sizes
+/// `published` (configuration label, N; empty outside a reproduction); `None` without a
+/// size to draw.
+fn size_figure(
+    result: &StudyResult,
+    id: &str,
+    published: &[(String, f64)],
+) -> Result<Option<Figure>> {
+    let size = SystemSize::of(result);
+    let mut series = size_series(result);
+    if let Some(paper) = published_series(result, size, published) {
+        // First, so the approaches' hollow markers ring the paper's discs.
+        series.insert(0, paper);
+    }
+    if series.iter().all(|s| s.points.is_empty()) {
+        return Ok(None);
+    }
+    let axes = Axes::new(size.axis(result), Axis::new("problem size N").log());
+    let title = format!(
+        "{}: problem size holding E_s = {}",
+        kernel_in_words(&result.spec),
+        result.spec.target
+    );
+    let caption = format!(
+        "N against {} on log axes; ring: measured, square: computed, cross: predicted{}{}; vertical bars: 95% intervals of N where an approach gives them.",
+        size.name(),
+        if result.held_out.is_some() {
+            ", triangle: the held-out prediction for the largest configuration"
+        } else {
+            ""
+        },
+        if published.is_empty() {
+            ""
+        } else {
+            ", grey disc: the paper's published N"
+        }
+    );
+    Ok(Some(Figure::new(
+        format!("{id}-figure"),
+        caption,
+        line_chart(&title, &axes, &series)?,
+    )))
+}
+
+/// The paper's sizes as a series labelled "published", at the configurations they name.
+fn published_series(
+    result: &StudyResult,
+    size: SystemSize,
+    published: &[(String, f64)],
+) -> Option<Series> {
+    let log_x = size.axis(result).scale == Scale::Log;
+    let points: Vec<(f64, f64)> = published
+        .iter()
+        .filter_map(|(label, n)| {
+            let c = result.configurations.iter().find(|c| c.label == *label)?;
+            Some((size.value(c.p, c.marked_speed), *n))
+        })
+        .collect();
+    let points = drawable(points, log_x, true);
+    (!points.is_empty()).then(|| Series::scatter("published", points).color(REFERENCE))
+}
+
+/// Redraws the figure of the approaches' sizes of `result` (section `<prefix>-approaches`
+/// of `report`) with the paper's sizes `published` (configuration label, N) beside them, as
+/// a reproduction shows them; a report without that figure is left as it is.
+pub fn draw_published_sizes(
+    report: &mut Report,
+    prefix: &str,
+    result: &StudyResult,
+    published: &[(String, f64)],
+) -> Result<()> {
+    let id = format!("{prefix}-{APPROACHES}");
+    let Some(section) = report.sections.iter_mut().find(|s| s.id == id) else {
+        return Ok(());
+    };
+    let figure_id = format!("{id}-figure");
+    for block in &mut section.blocks {
+        if let Block::Figure(figure) = block
+            && figure.id == figure_id
+            && let Some(redrawn) = size_figure(result, &id, published)?
+        {
+            *figure = redrawn;
+        }
+    }
+    Ok(())
 }
 
 fn held_out_text(held_out: Option<&HeldOut>) -> String {
