@@ -88,7 +88,7 @@ const OPTIONS: [(&str, &str); 12] = [
     ("n_min", "--n-min"),
     ("n_max", "--n-max"),
     ("target", "--target"),
-    ("repetitions", "--repetitions"),
+    ("repetitions", "--runs"),
     ("warmup", "--warmup"),
     ("platform", "--platform"),
     ("name", "--name"),
