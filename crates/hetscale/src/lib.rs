@@ -35,7 +35,17 @@ use std::process::ExitCode;
 
 /// Measure, compute and predict the scalability of parallel algorithms on heterogeneous clusters.
 #[derive(Debug, Parser)]
-#[command(name = "hetscale", version, about, propagate_version = true)]
+#[command(
+    name = "hetscale",
+    version,
+    about,
+    propagate_version = true,
+    after_help = "\
+Examples:
+  hetscale study
+  hetscale predict mm --nodes 4 --nodes 16 --nodes 64 --target 0.3
+  hetscale paper --only jpdc"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -242,7 +252,7 @@ mod tests {
                 walk(&name, sub, all);
             }
         }
-        let mut all = Vec::new();
+        let mut all = vec![("hetscale".to_string(), command_line())];
         walk("hetscale", &command_line(), &mut all);
         all
     }
