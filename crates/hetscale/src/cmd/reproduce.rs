@@ -9,7 +9,7 @@ use hetscale_kernels::KernelRegistry;
 use hetscale_model::papers::KALINOV_KEEPS_SCALABILITY;
 use hetscale_report::Report;
 use hetscale_report::views::reproduction::{
-    kalinov_sections, reproduction_lead, reproduction_section, unreproduced_section, wp_sections,
+    kalinov_sections, reproduction_section, unreproduced_section, wp_sections,
 };
 use hetscale_report::views::study::study_report;
 use hetscale_study::calibrate::FreeParameter;
@@ -37,7 +37,9 @@ pub struct Args {
     /// Print one JSON array of values (one object per published value and approach).
     #[arg(long)]
     pub json: bool,
-    /// The machine facts to start from (preset or platform file; default: the paper's machine).
+    /// The machine facts to start from (preset or platform file). Default: each experiment's
+    /// own paper's machine (a command that runs programs here defaults to local; one that
+    /// models a paper, to the paper's machine).
     #[arg(long)]
     pub platform: Option<String>,
     /// Directory for the calibrated platforms and the study database.
