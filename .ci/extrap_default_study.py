@@ -12,7 +12,7 @@ from pathlib import Path
 
 def main(hetscale: str, db: str) -> None:
     runs = json.loads(subprocess.run([hetscale, "export", db, "--format", "json"],
-                                     check=True, capture_output=True, text=True).stdout)
+                                     check=True, capture_output=True, text=True).stdout)["runs"]
     studies = sorted({run["study"] for run in runs})
     if not studies:
         sys.exit(f"{db} holds no study to export")

@@ -405,7 +405,9 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("it holds \"ge\", \"mm\""), "{err}");
-        assert_eq!(export(&store, Some("mm"), Format::Json).unwrap(), "[]");
+        let none: serde_json::Value =
+            serde_json::from_str(&export(&store, Some("mm"), Format::Json).unwrap()).unwrap();
+        assert_eq!(none["runs"], serde_json::json!([]));
     }
 
     #[test]
@@ -419,7 +421,8 @@ mod tests {
         ));
         let json: serde_json::Value =
             serde_json::from_str(&render(&runs, Format::Json).unwrap()).unwrap();
-        let rows = json.as_array().unwrap();
+        assert_eq!((&json["kind"], &json["version"]), (&"export".into(), &2.into()));
+        let rows = json["runs"].as_array().unwrap();
         assert_eq!(rows.len(), 3);
         assert_eq!(rows[2]["n"], 200);
         assert_eq!(rows[2]["time_s"], 1.5);
@@ -466,7 +469,7 @@ mod tests {
 
         let json: serde_json::Value =
             serde_json::from_str(&export(&store, None, Format::Json).unwrap()).unwrap();
-        let row = |i: usize, key: &str| json[i][key].clone();
+        let row = |i: usize, key: &str| json["runs"][i][key].clone();
         assert_eq!(row(0, "nodes"), "gromit,chromus");
         assert_eq!(row(0, "p"), 2);
         assert_eq!(row(0, "verification"), verification::NOT_CHECKED);

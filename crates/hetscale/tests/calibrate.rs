@@ -37,9 +37,9 @@ fn calibrate_fits_writes_a_platform_and_predict_takes_it() {
     // Without the 128 run the other two leave no time for computing: no leave-one-out error.
     assert!(mm["cross_validation"].is_null(), "{mm}");
     let (lo, hi) = (
-        mm["rate_fraction"]["ci95"][0].as_f64().unwrap(),
+        mm["rate_fraction"]["estimate_ci95"][0].as_f64().unwrap(),
         // An interval of 1/f that reaches 0 has no upper bound on f: JSON writes it null.
-        mm["rate_fraction"]["ci95"][1]
+        mm["rate_fraction"]["estimate_ci95"][1]
             .as_f64()
             .unwrap_or(f64::INFINITY),
     );
@@ -71,11 +71,11 @@ fn fit_auto_prints_its_ranking_and_fits_the_best() {
     assert!(!compared.is_empty(), "{fit}");
     let rms: Vec<f64> = compared
         .iter()
-        .map(|c| c["cross_validation"]["rms"].as_f64().unwrap())
+        .map(|c| c["cross_validation"]["rms_percent"].as_f64().unwrap())
         .collect();
     assert!(rms.windows(2).all(|w| w[0] <= w[1] + 1e-6), "{rms:?}");
     // The kernel's fit is the first choice's: its leave-one-out error is the ranking's best.
-    let best = fit["kernels"][0]["cross_validation"]["rms"]
+    let best = fit["kernels"][0]["cross_validation"]["rms_percent"]
         .as_f64()
         .unwrap();
     assert_eq!(best, rms[0]);
@@ -178,8 +178,8 @@ fn calibrating_on_a_study_database_recovers_the_simulated_machine() {
     assert!(runs > 10);
     // The simulator's own runs: every left-out run is predicted exactly.
     let cv = &ge["cross_validation"];
-    assert_eq!(cv["rel_errors"].as_array().unwrap().len(), runs, "{cv}");
-    assert!(cv["max_abs"].as_f64().unwrap() < 1e-6, "{cv}");
+    assert_eq!(cv["rel_errors_percent"].as_array().unwrap().len(), runs, "{cv}");
+    assert!(cv["max_abs_percent"].as_f64().unwrap() < 1e-4, "{cv}");
 }
 
 #[test]

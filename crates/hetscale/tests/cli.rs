@@ -11,7 +11,7 @@ use serde_json::Value;
 #[test]
 fn paper_json_has_every_table_with_the_documented_shape() {
     let tables = json_of(hetscale().args(["paper", "--json"]));
-    let tables = tables.as_array().unwrap();
+    let tables = tables["tables"].as_array().unwrap();
     let ids: Vec<&str> = tables.iter().map(|t| t["id"].as_str().unwrap()).collect();
     assert_eq!(ids.len(), 13);
     assert!(ids.contains(&"tpds-table1") && ids.contains(&"hbsp-improvement"));
@@ -82,6 +82,7 @@ fn default_study_runs_and_reports_psi() {
     let dir = tempfile::tempdir().unwrap();
     let out = succeeded(hetscale_in(dir.path()).args(["study", "--json", "--out", "out"]));
     let studies: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let studies = &studies["studies"];
     let ge = &studies[0];
     // GE holds its calibrated machine's E_s at C_2's published N = 310, near Table 5's 0.3
     // (MM's one-run base fit passes through its 0.2).
@@ -121,7 +122,7 @@ fn default_study_runs_and_reports_psi() {
         "tool",
         "approach",
         "role",
-        "rel_err",
+        "rel_err_percent",
     ];
     let first = values[0].as_object().unwrap();
     assert_eq!(first.len(), keys.len(), "{first:?}");
@@ -256,7 +257,7 @@ fn export_refuses_missing_and_foreign_files() {
 fn collectives_on_sim_match_the_model_row_by_row() {
     let rows =
         json_of(hetscale().args(["collectives", "--json", "--p", "2,4", "--sizes", "100,200"]));
-    let rows = rows.as_array().unwrap();
+    let rows = rows["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 2 * 2 * 7);
     for row in rows {
         let (a, p) = (
@@ -264,7 +265,7 @@ fn collectives_on_sim_match_the_model_row_by_row() {
             row["predicted_s"].as_f64().unwrap(),
         );
         assert!((a - p).abs() <= 1e-12 * p, "{row}");
-        for key in ["collective", "variant", "p", "n_kb"] {
+        for key in ["collective", "variant", "p", "size_bytes"] {
             assert!(row.get(key).is_some());
         }
     }

@@ -168,7 +168,7 @@ fn approach_3_without_an_overhead_formula_says_what_it_needs() {
     std::fs::write(dir.path().join("spec.toml"), text).unwrap();
     let result =
         json_of(hetscale_in(dir.path()).args(["study", "spec.toml", "--out", "out", "--json"]));
-    let result = &result[0];
+    let result = &result["studies"][0];
     // The time read from the output is the model's exactly: N is within the 2% tolerance.
     for (index, exact) in [(0, 2236.0), (1, 4472.0)] {
         let n = n_of(result, "measured", index);
@@ -217,7 +217,9 @@ fn unsettled_json(command: &mut assert_cmd::Command) -> Value {
         .code(i32::from(hetscale::UNSETTLED))
         .get_output()
         .clone();
-    serde_json::from_slice(&out.stdout).expect("one JSON document on standard output")
+    let mut document: Value =
+        serde_json::from_slice(&out.stdout).expect("one JSON document on standard output");
+    document["studies"].take()
 }
 
 /// A command that reports `W / (p 1e8) + 0.1 p` seconds, as [`PROGRAM`] takes, scaled by a
@@ -289,7 +291,7 @@ fn noisy_runs_give_the_computed_n_and_psi_a_95_percent_interval() {
         assert!(lo <= n && n <= hi && hi - lo >= 10.0, "{point}");
         assert!(lo <= exact && exact <= hi, "{exact} outside {point}");
         assert!(
-            point["work_ci95_flop"][0].as_f64().unwrap() <= point["work_flop"].as_f64().unwrap()
+            point["work_flop_ci95"][0].as_f64().unwrap() <= point["work_flop"].as_f64().unwrap()
         );
         assert_eq!(result["fits"][index]["n_ci95"], point["n_ci95"]);
     }

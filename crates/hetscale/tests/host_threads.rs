@@ -128,13 +128,13 @@ fn probed_platform(platform: &Path, dir: &Path) -> PathBuf {
     probed
 }
 
-/// The largest relative error of the calibrated model on the runs it was fitted on.
+/// The largest relative error of the calibrated model on the runs it was fitted on, a fraction.
 fn largest_residual(fit: &Value) -> f64 {
     fit["kernels"][0]["residuals"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| r["rel_err"].as_f64().unwrap().abs())
+        .map(|r| r["rel_err_percent"].as_f64().unwrap().abs() / 100.0)
         .fold(0.0, f64::max)
 }
 
@@ -142,10 +142,8 @@ fn largest_residual(fit: &Value) -> f64 {
 /// others), as `rms X%, largest Y%`, or why there is none.
 fn leave_one_out(fit: &Value) -> String {
     let cv = &fit["kernels"][0]["cross_validation"];
-    match (cv["rms"].as_f64(), cv["max_abs"].as_f64()) {
-        (Some(rms), Some(largest)) => {
-            format!("rms {:.1}%, largest {:.1}%", 100.0 * rms, 100.0 * largest)
-        }
+    match (cv["rms_percent"].as_f64(), cv["max_abs_percent"].as_f64()) {
+        (Some(rms), Some(largest)) => format!("rms {rms:.1}%, largest {largest:.1}%"),
         _ => "none (no run to spare)".into(),
     }
 }

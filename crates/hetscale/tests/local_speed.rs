@@ -52,7 +52,7 @@ fn platform_show_and_list_give_local_the_cached_speed_runs_use_and_say_where_fro
     assert_eq!(json["node"][0]["marked_speed_flops"], 2345.5e6);
     let (list, _) = with_cache(cache.path(), &["platform", "list", "--json"]);
     let list: serde_json::Value = serde_json::from_str(&list).unwrap();
-    let local = list
+    let local = list["platforms"]
         .as_array()
         .unwrap()
         .iter()

@@ -8,7 +8,7 @@ use common::{failure_of, hetscale, json_of, one_line_error, stdout_of, succeeded
 fn platform_list_and_show() {
     let list = json_of(hetscale().args(["platform", "list", "--json"]));
     assert_eq!(
-        list.as_array().unwrap().len(),
+        list["platforms"].as_array().unwrap().len(),
         6,
         "sunwulf, ucf-cluster, ncube2, maspar, kalinov, local"
     );
@@ -85,7 +85,7 @@ fn probe_writes_json_and_a_platform_file() {
             .arg(&file),
     );
     assert_eq!(report["p"], 2);
-    assert_eq!(report["g_s_per_byte_ci"].as_array().unwrap().len(), 2);
+    assert_eq!(report["g_s_per_byte_ci95"].as_array().unwrap().len(), 2);
     succeeded(hetscale().args(["platform", "validate"]).arg(&file));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -115,7 +115,7 @@ fn on_the_local_preset_the_placeholder_speed_is_said_in_text_and_json() {
 fn runs_and_warmup_give_hyperfine_statistics_of_t() {
     let out = run_ge("threads", &["--runs", "5", "--warmup", "2", "--json"]);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let time = &report["time"];
+    let time = &report["time_stats_s"];
     assert_eq!(time["samples"], 5, "{report}");
     let stat = |key: &str| time[key].as_f64().unwrap();
     assert!(

@@ -115,7 +115,7 @@ fn rerunning_a_finished_study_runs_nothing_and_reports_the_same() {
             "{approach}"
         );
     }
-    assert!(study["held_out"]["relative_error"].is_number());
+    assert!(study["held_out"]["relative_error_percent"].is_number());
     assert_eq!(study["verification"]["verified"], true);
     assert!(dir.path().join("out/small ge.json").exists());
 }

@@ -174,7 +174,7 @@ fn study_failure(target: &str, n_max: &str, approach: &str) -> String {
         .output()
         .unwrap();
     let result: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    result[0][approach]["failures"][0]["message"]
+    result["studies"][0][approach]["failures"][0]["message"]
         .as_str()
         .unwrap_or_else(|| panic!("a {approach} failure: {result}"))
         .to_string()

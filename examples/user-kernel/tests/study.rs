@@ -63,7 +63,7 @@ fn hetscale_study_runs_the_user_kernel_with_all_three_approaches() {
         String::from_utf8_lossy(&out.stderr)
     );
     let results: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let result = &results[0];
+    let result = &results["studies"][0];
     assert_eq!(result["spec"]["kernel"], "dot");
     let mut sizes = Vec::new();
     for approach in ["measured", "computed", "predicted"] {

@@ -84,9 +84,9 @@ pub fn one_line_error(command: &mut Command) -> String {
 }
 
 /// `hetscale study spec.toml --db s.db --out out --json` in `dir` ([`STUDY_ARGS`]): its
-/// results, one object per study.
+/// results, one object per study (its JSON document's `studies`).
 pub fn study_json(dir: &Path) -> Value {
-    json_of(hetscale_in(dir).args(STUDY_ARGS))
+    json_of(hetscale_in(dir).args(STUDY_ARGS))["studies"].take()
 }
 
 /// Set to `1` to skip loading exports with Extra-P where the `extrap` package is missing.
