@@ -421,7 +421,10 @@ mod tests {
         ));
         let json: serde_json::Value =
             serde_json::from_str(&render(&runs, Format::Json).unwrap()).unwrap();
-        assert_eq!((&json["kind"], &json["version"]), (&"export".into(), &2.into()));
+        assert_eq!(
+            (&json["kind"], &json["version"]),
+            (&"export".into(), &2.into())
+        );
         let rows = json["runs"].as_array().unwrap();
         assert_eq!(rows.len(), 3);
         assert_eq!(rows[2]["n"], 200);

@@ -178,7 +178,11 @@ fn calibrating_on_a_study_database_recovers_the_simulated_machine() {
     assert!(runs > 10);
     // The simulator's own runs: every left-out run is predicted exactly.
     let cv = &ge["cross_validation"];
-    assert_eq!(cv["rel_errors_percent"].as_array().unwrap().len(), runs, "{cv}");
+    assert_eq!(
+        cv["rel_errors_percent"].as_array().unwrap().len(),
+        runs,
+        "{cv}"
+    );
     assert!(cv["max_abs_percent"].as_f64().unwrap() < 1e-4, "{cv}");
 }
 

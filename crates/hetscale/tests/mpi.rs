@@ -220,7 +220,10 @@ fn speeds_come_from_host_names_or_a_start_up_benchmark() {
     assert!(measured.status.success(), "{}", text(&measured.stderr));
     let json: serde_json::Value = serde_json::from_slice(&measured.stdout).unwrap();
     let speed = json["marked_speed_flops"].as_f64().unwrap();
-    assert!(speed > 0.0 && json["platform_speed_unit"] == "Mflop/s", "{json}");
+    assert!(
+        speed > 0.0 && json["platform_speed_unit"] == "Mflop/s",
+        "{json}"
+    );
 }
 
 #[test]
