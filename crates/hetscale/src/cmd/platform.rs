@@ -24,18 +24,18 @@ pub struct Args {
 #[derive(Debug, clap::Subcommand)]
 enum Action {
     /// List the presets.
-    List {
     #[command(after_help = "Example:\n  hetscale platform list --json")]
+    List {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
     /// Show a preset or platform file as TOML, or the machine a node-set selects from it.
-    Show {
     #[command(after_help = "\
 Examples:
   hetscale platform show ucf-cluster
   hetscale platform show sunwulf --nodes sunblade:3,sunfire:1 --json")]
+    Show {
         /// Preset name (`hetscale platform list` lists them) or path of a TOML file.
         name: String,
         /// Show only the machine these nodes make, e.g. 4, gromit,chromus or sunblade:3,server*2:1.
@@ -46,8 +46,8 @@ Examples:
         json: bool,
     },
     /// Check a preset or platform file; prints a summary, or the first problem and exits non-zero.
-    Validate {
     #[command(after_help = "Example:\n  hetscale platform validate ucf-cluster")]
+    Validate {
         /// Preset name (`hetscale platform list` lists them) or path of a TOML file.
         name: String,
         /// Print JSON instead of text.

@@ -193,6 +193,8 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             outln!("Calibrated platforms and runs in {}", args.out.display());
         }
         outln!("Report: {}", index.display());
+        let studies: Vec<_> = done.iter().map(|r| r.study.clone()).collect();
+        super::study::print_summaries(&studies);
     }
     Ok(())
 }
@@ -201,8 +203,6 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
 pub(crate) fn render_wp(w: &WpReproduction) -> String {
     let mut s = String::new();
     let _ = writeln!(
-        let studies: Vec<_> = done.iter().map(|r| r.study.clone()).collect();
-        super::study::print_summaries(&studies);
         s,
         "== {}: Williams & Parsons' scatter and broadcast observations (simulated \"actual\" factors)",
         w.id
@@ -327,6 +327,8 @@ pub(crate) fn write_report(
 
 pub(crate) fn render_text(r: &Reproduction) -> String {
     let mut s = String::new();
+    // The one target of the block is the held one the numbers use (the `held` line, or the
+    // study's); the paper's is named here, once.
     let _ = writeln!(
         s,
         "== {}: the paper's values (published at E_s = {}) beside hetscale's",
@@ -335,8 +337,6 @@ pub(crate) fn render_text(r: &Reproduction) -> String {
     );
     if let Some(why) = &r.assumption {
         let _ = writeln!(s, "   assumed: {why}");
-    // The one target of the block is the held one the numbers use (the `held` line, or the
-    // study's); the paper's is named here, once.
     }
     for k in &r.calibration.kernels {
         let _ = writeln!(

@@ -193,13 +193,11 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         }
         resumed.iter().for_each(|line| outln!("{line}"));
         print_locations(&db, &args.out, &index);
+        print_summaries(&results);
     }
     settled_something(&results)
 }
 
-/// A study that settled no configuration in any approach (every one failed or its target
-/// was unreachable): what it found is written, and it ends with [`crate::UNSETTLED`].
-#[derive(Debug)]
 /// `--replace`: drops the runs of a study stored under `spec`'s name with another spec or
 /// platform, so that `spec` runs anew instead of being refused.
 fn replace_stored(
@@ -216,6 +214,9 @@ fn replace_stored(
     Ok(())
 }
 
+/// A study that settled no configuration in any approach (every one failed or its target
+/// was unreachable): what it found is written, and it ends with [`crate::UNSETTLED`].
+#[derive(Debug)]
 pub(crate) struct Unsettled {
     /// The names of the studies that settled nothing.
     studies: Vec<String>,
@@ -240,7 +241,6 @@ fn settled_something(results: &[StudyResult]) -> anyhow::Result<()> {
     let studies: Vec<String> = results
         .iter()
         .filter(|r| {
-        print_summaries(&results);
             [&r.measured, &r.computed, &r.predicted]
                 .into_iter()
                 .flatten()
@@ -252,6 +252,13 @@ fn settled_something(results: &[StudyResult]) -> anyhow::Result<()> {
         return Ok(());
     }
     Err(Unsettled { studies }.into())
+}
+
+/// The answer, last: each study's summary table and verdicts.
+pub(crate) fn print_summaries(results: &[StudyResult]) {
+    for result in results {
+        out!("{}", render_summary(&result.summary));
+    }
 }
 
 fn print_locations(db: &Path, out: &Path, index: &Path) {
@@ -302,14 +309,8 @@ fn run_default(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         }
         resumed.iter().for_each(|line| outln!("{line}"));
         print_locations(&db, &args.out, &index);
+        print_summaries(&results);
     }
-/// The answer, last: each study's summary table and verdicts.
-pub(crate) fn print_summaries(results: &[StudyResult]) {
-    for result in results {
-        out!("{}", render_summary(&result.summary));
-    }
-}
-
     settled_something(&results)
 }
 
@@ -354,7 +355,6 @@ fn write_result(out: &Path, result: &StudyResult) -> anyhow::Result<()> {
     let text = out.join(format!("{stem}.txt"));
     write_atomically(&text, render_text(result))
         .with_context(|| format!("cannot write {}", text.display()))?;
-        print_summaries(&results);
     Ok(())
 }
 
