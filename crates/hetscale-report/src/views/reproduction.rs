@@ -27,10 +27,11 @@ pub fn reproduction_section(reproductions: &[Reproduction]) -> Result<Section> {
         "role",
         "published",
         "hetscale",
-        "relative error",
     ]
     .map(Column::new)
     .to_vec();
+    // Percent, as the text and the study tables print relative errors.
+    let columns = [columns, vec![Column::with_unit("relative error", "%")]].concat();
     let mut table = Table::new(ID, "Published beside hetscale", columns);
     for r in reproductions {
         for v in &r.values {
@@ -43,7 +44,7 @@ pub fn reproduction_section(reproductions: &[Reproduction]) -> Result<Section> {
                 Cell::Text(v.role.clone()),
                 Cell::Number(v.published),
                 v.tool.map_or(Cell::Empty, Cell::Number),
-                v.rel_err.map_or(Cell::Empty, Cell::Number),
+                v.rel_err.map_or(Cell::Empty, |e| Cell::Number(100.0 * e)),
             ])?;
         }
     }
