@@ -364,7 +364,7 @@ impl Store {
         let refuse = |what: &str| StudyError::Store {
             path: self.path.clone(),
             why: format!(
-                "holds a study \"{name}\" run with a different {what}: rerun with --replace to drop its runs and run it anew, or give the study another name (or use another --db) to keep both"
+                "holds a study \"{name}\" run with a different {what}: rerun with --replace to drop its runs and run it anew, or keep both: give the study another name (--name with --command, `name` in a spec) or use another --db"
             ),
         };
         let found: Option<(String, Option<String>)> = self
