@@ -158,6 +158,18 @@ pub struct Report {
     pub intro: String,
     /// The views, in order.
     pub sections: Vec<Section>,
+    /// The answer, shown first (before the introduction and the contents): the summary,
+    /// beside the key figure.
+    pub lead: Option<Lead>,
+}
+
+/// What a report opens with: the summary section and, beside it, the key figure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lead {
+    /// The summary: tables of the answer and its verdicts.
+    pub summary: Section,
+    /// The one figure to see first.
+    pub figure: Option<Figure>,
 }
 
 /// What [`Report::write`] wrote.
@@ -169,6 +181,21 @@ pub struct Written {
     pub tables: Vec<PathBuf>,
     /// Every figure as a standalone SVG file, `figures/<figure id>.svg`.
     pub figures: Vec<PathBuf>,
+}
+
+impl Lead {
+    /// The summary and the figure side by side.
+    fn to_html(&self) -> String {
+        let figure = self
+            .figure
+            .as_ref()
+            .map(Figure::to_html)
+            .unwrap_or_default();
+        format!(
+            "<div class=\"lead\">\n<div class=\"lead-summary\">\n{}</div>\n<div class=\"lead-figure\">\n{figure}</div>\n</div>\n",
+            self.summary.to_html()
+        )
+    }
 }
 
 impl Report {
@@ -197,20 +224,35 @@ impl Report {
         self.sections.push(section);
     }
 
-    /// Every table of every section, in order.
-    pub fn tables(&self) -> impl Iterator<Item = &Table> {
-        self.sections.iter().flat_map(Section::tables)
+    /// Opens the page with `lead`: before the introduction and the contents.
+    pub fn lead(mut self, lead: Lead) -> Self {
+        self.lead = Some(lead);
+        self
     }
 
-    /// Every figure of every section, in order.
+    /// The lead's summary, then every section.
+    fn all_sections(&self) -> impl Iterator<Item = &Section> {
+        self.lead.iter().map(|l| &l.summary).chain(&self.sections)
+    }
+
+    /// Every table of every section, in order.
+    pub fn tables(&self) -> impl Iterator<Item = &Table> {
+        self.all_sections().flat_map(Section::tables)
+    }
+
+    /// Every figure, in order: the lead's, then every section's.
     pub fn figures(&self) -> impl Iterator<Item = &Figure> {
-        self.sections
-            .iter()
+        let sections = self
+            .all_sections()
             .flat_map(|s| &s.blocks)
             .filter_map(|b| match b {
                 Block::Figure(f) => Some(f),
                 _ => None,
-            })
+            });
+        self.lead
+            .iter()
+            .filter_map(|l| l.figure.as_ref())
+            .chain(sections)
     }
 
     /// Checks that every id and table name is valid and used once.
@@ -224,7 +266,10 @@ impl Report {
                 Err(ReportError::Duplicate { what, name: id })
             }
         };
-        for section in &self.sections {
+        if let Some(figure) = self.lead.as_ref().and_then(|l| l.figure.as_ref()) {
+            claim("figure", figure.id.clone())?;
+        }
+        for section in self.all_sections() {
             claim("section", section.id.clone())?;
             for block in &section.blocks {
                 match block {
@@ -243,9 +288,17 @@ impl Report {
         let mut out = format!(
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-             <title>{title}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n<header>\n<h1>{title}</h1>\n{intro}</header>\n",
+             <title>{title}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n<header>\n<h1>{title}</h1>\n</header>\n",
             title = escape(&self.title),
-            intro = paragraphs(&self.intro),
+        );
+        // The answer first; the definitions and the contents after it.
+        if let Some(lead) = &self.lead {
+            out.push_str(&lead.to_html());
+        }
+        let _ = writeln!(
+            out,
+            "<div class=\"intro\">\n{}</div>",
+            paragraphs(&self.intro)
         );
         out.push_str(&self.contents());
         out.push_str("<main>\n");
@@ -348,6 +401,15 @@ th, td { border: 1px solid #ddd; padding: 0.25rem 0.6rem; }
 th { background: #f5f5f7; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tbody tr:nth-child(even) { background: #fafafa; }
+.lead { display: grid; grid-template-columns: fit-content(860px) minmax(0, 1fr); gap: 1.5rem; align-items: start; width: min(1340px, calc(100vw - 3rem)); position: relative; left: 50%; transform: translateX(-50%); }
+.lead h2 { margin-top: 0.6rem; }
+.lead p { margin: 0.3rem 0; font-size: 0.9rem; }
+.lead table { margin: 0.5rem 0; font-size: 0.78rem; }
+.lead th, .lead td { padding: 0.1rem 0.35rem; }
+.lead td { white-space: nowrap; }
+.lead figure { margin: 0.6rem 0; }
+.lead figure svg { max-width: 100%; }
+@media (max-width: 900px) { .lead { grid-template-columns: 1fr; } }
 footer { margin-top: 3rem; font-size: 0.85rem; color: #666; }
 ";
 

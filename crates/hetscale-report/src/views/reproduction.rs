@@ -7,9 +7,10 @@ use hetscale_study::reproduce_kalinov::KalinovReproduction;
 use hetscale_study::reproduce_wp::WpReproduction;
 
 use super::collectives::{ImprovementPoint, collective_section};
+use super::study::{PublishedSizes, draw_published_sizes, study_prefixes, summary_lead};
 use super::summa::{StrategyEfficiency, summa_section};
 use crate::error::Result;
-use crate::html::Section;
+use crate::html::{Lead, Report, Section};
 use crate::table::{Cell, Column, Table};
 
 /// Section id of [`reproduction_section`].
@@ -74,6 +75,34 @@ pub fn reproduction_section(reproductions: &[Reproduction]) -> Result<Section> {
         }
     }
     Ok(section.table(table))
+}
+
+/// The summary the report opens with, the papers' published sizes beside hetscale's.
+pub fn reproduction_lead(reproductions: &[Reproduction]) -> Result<Lead> {
+    let results: Vec<_> = reproductions.iter().map(|r| r.study.clone()).collect();
+    let published: Vec<PublishedSizes> = reproductions.iter().map(published_sizes).collect();
+    summary_lead(&results, &published)
+}
+
+/// Draws each paper's sizes in its study's figure of the approaches' sizes in `report`
+/// (built by `study_report` from the reproductions' studies, in order).
+pub fn draw_published(report: &mut Report, reproductions: &[Reproduction]) -> Result<()> {
+    let results: Vec<_> = reproductions.iter().map(|r| r.study.clone()).collect();
+    for (r, prefix) in reproductions.iter().zip(study_prefixes(&results)) {
+        draw_published_sizes(report, &prefix, &r.study, &published_sizes(r))?;
+    }
+    Ok(())
+}
+
+/// The paper's N per configuration (its rows whose item is a configuration's label).
+fn published_sizes(r: &Reproduction) -> PublishedSizes {
+    let mut sizes = PublishedSizes::new();
+    for v in r.values.iter().filter(|v| v.quantity == "N") {
+        if !sizes.iter().any(|(label, _)| *label == v.item) {
+            sizes.push((v.item.clone(), v.published));
+        }
+    }
+    sizes
 }
 
 /// A published experiment hetscale does not reproduce, and why.

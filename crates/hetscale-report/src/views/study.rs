@@ -23,8 +23,9 @@ pub use setup::setup_section;
 
 use crate::chart::{Axis, Marker, Rgb};
 use crate::error::{ReportError, Result};
-use crate::html::{Report, Section};
+use crate::html::{Block, Figure, Lead, Report, Section};
 use crate::numbers::format_number;
+use crate::table::{Cell, Column, Table};
 
 /// The views of one study, in the order they appear; a section's id is `<study>-<view>`.
 pub const VIEWS: [&str; 5] = [SETUP, ES_VS_N, PSI, CONTOURS, APPROACHES];
@@ -52,7 +53,8 @@ pub fn study_report(results: &[StudyResult]) -> Result<Report> {
         [one] => format!("hetscale study {one}"),
         _ => format!("hetscale studies: {}", names.join(", ")),
     })
-    .intro(INTRO);
+    .intro(INTRO)
+    .lead(summary_lead(results, &[])?);
     for (result, prefix) in results.iter().zip(study_prefixes(results)) {
         for section in study_sections(result, &prefix)? {
             report.push(section);
@@ -64,6 +66,107 @@ pub fn study_report(results: &[StudyResult]) -> Result<Report> {
 const INTRO: &str = "Isospeed-efficiency scalability (Chen, Sun & Wu): the speed-efficiency E_s = W / (T C) of a run of work W in time T on a configuration of marked speed C is held at a target while the configuration grows, and psi(C, C') = C' W / (C W') says how much faster than the machine the work W' must grow to hold it (1 is ideal). Three approaches find the size N that holds the target on each configuration: measured (a search by runs), computed (a fit of T(N) = a W/C + T_o(N) to sampled runs, inverted) and predicted (the kernel's HBSP^1 overhead model, calibrated on the first configuration).
 
 Every table is also in tables/ as Markdown, CSV and JSON.";
+
+/// Section id of the summary the report opens with.
+pub const SUMMARY: &str = "summary";
+
+/// The published sizes of one study's configurations (label, N), beside hetscale's in the
+/// summary; empty for a study that reproduces no paper.
+pub type PublishedSizes = Vec<(String, f64)>;
+
+/// What the report opens with: the summary of every study (N and psi(base, C_j) per approach
+/// and configuration, `published[i]`'s sizes beside study `i`'s, each approach's verdict and
+/// the held-out error) beside the key figure, the first study's E_s versus N.
+pub fn summary_lead(results: &[StudyResult], published: &[PublishedSizes]) -> Result<Lead> {
+    let mut summary = Section::new(SUMMARY, "Summary").table(summary_table(results, published)?);
+    for result in results {
+        let s = &result.summary;
+        for a in &s.approaches {
+            summary = summary.text(format!(
+                "{} ({}): {}",
+                s.study,
+                a.approach.name(),
+                a.verdict_line
+            ));
+        }
+        if let Some(line) = s.held_out_line() {
+            summary = summary.text(format!("{}, {line}", s.study));
+        }
+    }
+    let figure = match (results.first(), study_prefixes(results).first()) {
+        (Some(first), Some(prefix)) => key_figure(first, prefix)?,
+        _ => None,
+    };
+    Ok(Lead { summary, figure })
+}
+
+/// One row per study and configuration: N and psi(base, C_j) by each approach, the
+/// published N where there is one.
+fn summary_table(results: &[StudyResult], published: &[PublishedSizes]) -> Result<Table> {
+    let with_published = published.iter().any(|p| !p.is_empty());
+    let mut columns = vec![
+        Column::new("study"),
+        Column::new("config"),
+        Column::new("p"),
+    ];
+    for approach in Approach::ALL {
+        columns.push(Column::new(format!("N ({})", approach.name())));
+        columns.push(Column::new(format!("psi ({})", approach.name())));
+    }
+    if with_published {
+        columns.push(Column::new("N (published)"));
+    }
+    let mut table = Table::new(
+        SUMMARY,
+        "N holding each study's E_s, and psi(base, C) from its first configuration",
+        columns,
+    );
+    for (i, result) in results.iter().enumerate() {
+        let summary = &result.summary;
+        for (j, config) in result.configurations.iter().enumerate() {
+            let mut row = vec![
+                Cell::Text(summary.study.clone()),
+                Cell::Text(config.label.clone()),
+                Cell::Integer(config.p as i64),
+            ];
+            for approach in Approach::ALL {
+                let found = summary.approaches.iter().find(|a| a.approach == approach);
+                let summary_row = found.and_then(|a| a.rows.get(j));
+                row.push(
+                    summary_row
+                        .and_then(|r| r.n)
+                        .map_or(Cell::Empty, Cell::Number),
+                );
+                row.push(
+                    summary_row
+                        .and_then(|r| r.psi_from_base)
+                        .map_or(Cell::Empty, Cell::Number),
+                );
+            }
+            if with_published {
+                let n = published
+                    .get(i)
+                    .and_then(|p| p.iter().find(|(label, _)| *label == config.label));
+                row.push(n.map_or(Cell::Empty, |(_, n)| Cell::Number(*n)));
+            }
+            table.push_row(row)?;
+        }
+    }
+    Ok(table)
+}
+
+/// The E_s versus N chart of `result`, under its own id: the figure to see first.
+fn key_figure(result: &StudyResult, prefix: &str) -> Result<Option<Figure>> {
+    let section = efficiency_section(result, prefix)?;
+    Ok(section.blocks.into_iter().find_map(|block| match block {
+        Block::Figure(figure) => Some(Figure {
+            id: format!("{SUMMARY}-figure"),
+            caption: format!("{}: {}", result.spec.name, figure.caption),
+            ..figure
+        }),
+        _ => None,
+    }))
+}
 
 /// Every view of one study, with section ids `<prefix>-<view>`.
 pub fn study_sections(result: &StudyResult, prefix: &str) -> Result<Vec<Section>> {

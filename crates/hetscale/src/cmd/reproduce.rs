@@ -9,7 +9,8 @@ use hetscale_kernels::KernelRegistry;
 use hetscale_model::papers::KALINOV_KEEPS_SCALABILITY;
 use hetscale_report::Report;
 use hetscale_report::views::reproduction::{
-    kalinov_sections, reproduction_section, unreproduced_section, wp_sections,
+    draw_published, kalinov_sections, reproduction_lead, reproduction_section,
+    unreproduced_section, wp_sections,
 };
 use hetscale_report::views::study::study_report;
 use hetscale_study::calibrate::FreeParameter;
@@ -304,6 +305,9 @@ pub(crate) fn write_report(
     } else {
         let results: Vec<_> = done.iter().map(|r| r.study.clone()).collect();
         let mut report = study_report(&results)?;
+        // The summary the page opens with has the papers' sizes beside hetscale's.
+        report.lead = Some(reproduction_lead(done)?);
+        draw_published(&mut report, done)?;
         report.push(reproduction_section(done)?);
         report
     };

@@ -12,7 +12,7 @@ use hetscale_study::reproduce::{DEFAULT_STUDY, Experiment, reproduce};
 use hetscale_study::runner::{Measurement, Observer};
 use hetscale_study::spec::{Approach, StudySpec};
 use hetscale_study::store::Store;
-use hetscale_study::study::{StudyResult, run_study_with};
+use hetscale_study::study::{StudyResult, load_results_with, run_study_with};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::cell::{Cell, RefCell};
 use std::io::IsTerminal;
@@ -179,7 +179,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         write_result(&args.out, &result)?;
         results.push(result);
     }
-    let index = write_report(&results, &args.out)?;
+    let index = write_report(&every_study(&store, registry, &results), &args.out)?;
     if args.json {
         let json =
             hetscale_study::json::document("study", "studies", serde_json::to_value(&results)?);
@@ -212,6 +212,22 @@ fn replace_stored(
         );
     }
     Ok(())
+}
+
+/// The studies the report shows: those just run, then every other study in the database
+/// (re-derived from its stored runs); only those just run if the others cannot be read.
+fn every_study(store: &Store, registry: &KernelRegistry, ran: &[StudyResult]) -> Vec<StudyResult> {
+    let stored = match load_results_with(store, registry) {
+        Ok(stored) => stored,
+        Err(e) => {
+            errln!("note: the report shows only the studies just run: {e}");
+            Vec::new()
+        }
+    };
+    let others = stored
+        .into_iter()
+        .filter(|s| !ran.iter().any(|r| r.spec.name == s.spec.name));
+    ran.iter().cloned().chain(others).collect()
 }
 
 /// A study that settled no configuration in any approach (every one failed or its target
