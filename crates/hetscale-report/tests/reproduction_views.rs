@@ -2,9 +2,15 @@
 //! beside the E_he series (table and chart), Williams & Parsons' observations beside the
 //! improvement factors behind them.
 
+use hbsp::Platform;
 use hetscale_kernels::KernelRegistry;
-use hetscale_report::views::reproduction::{KALINOV_ID, WP_ID, kalinov_sections, wp_sections};
+use hetscale_report::views::reproduction::{
+    ID, KALINOV_ID, WP_ID, draw_published, kalinov_sections, reproduction_section, wp_sections,
+};
+use hetscale_report::views::study::study_report;
 use hetscale_report::{Cell, Report};
+use hetscale_study::calibrate::PlatformCalibration;
+use hetscale_study::reproduce::{ReproducedValue, Reproduction};
 use hetscale_study::reproduce_kalinov::{KalinovExperiment, reproduce_kalinov};
 use hetscale_study::reproduce_wp::{WpExperiment, reproduce_wp};
 
@@ -77,4 +83,79 @@ fn williams_and_parsons_observations_stand_beside_their_factors() {
     );
     // Scatter T_s/T_f and T_u/T_b, broadcast T_s/T_f, T_u/T_b and T_1/T_2: one chart each.
     assert_eq!(report.figures().count(), 5);
+}
+
+mod common;
+
+/// The default study's GE part as a reproduction whose paper published N = 1000 on every
+/// configuration, hetscale finding 1100.
+fn reproduction() -> Reproduction {
+    let study = common::default_study_results().remove(0);
+    let values = study
+        .configurations
+        .iter()
+        .map(|c| ReproducedValue {
+            paper: "jpdc".into(),
+            table: "5".into(),
+            item: c.label.clone(),
+            quantity: "N".into(),
+            unit: String::new(),
+            published: 1000.0,
+            tool: Some(1100.0),
+            approach: "measured".into(),
+            role: "validation".into(),
+            rel_err: Some(0.1),
+        })
+        .collect();
+    Reproduction {
+        id: "jpdc-ge".into(),
+        target: study.spec.target,
+        assumption: None,
+        held: None,
+        calibration: PlatformCalibration {
+            kernels: Vec::new(),
+            platform: Platform::load("sunwulf").unwrap(),
+        },
+        values,
+        study,
+    }
+}
+
+#[test]
+fn a_reproduction_draws_the_published_sizes_and_gives_errors_in_percent() {
+    let r = reproduction();
+    let mut report = study_report(std::slice::from_ref(&r.study)).unwrap();
+    let figure = |report: &Report| {
+        report
+            .figures()
+            .find(|f| f.id == "default-ge-approaches-figure")
+            .unwrap()
+            .clone()
+    };
+    let before = figure(&report);
+    draw_published(&mut report, std::slice::from_ref(&r)).unwrap();
+    let after = figure(&report);
+    assert!(!before.svg.as_str().contains("published"));
+    assert!(
+        after.svg.as_str().contains("published"),
+        "a key entry names the paper's series"
+    );
+    assert!(
+        after.caption.contains("the paper's published N"),
+        "{}",
+        after.caption
+    );
+    // One grey disc per configuration, and one in the key.
+    let discs = after.svg.as_str().matches("fill=\"#787878\"").count();
+    assert_eq!(discs, r.study.configurations.len() + 1);
+
+    let section = reproduction_section(std::slice::from_ref(&r)).unwrap();
+    let table = Report::new("t").section(section);
+    let table = table.tables().find(|t| t.name == ID).unwrap();
+    let last = table.columns.len() - 1;
+    assert_eq!(table.columns[last].unit.as_deref(), Some("%"));
+    match &table.rows[0][last] {
+        Cell::Number(percent) => assert!((percent - 10.0).abs() < 1e-9, "{percent}"),
+        other => panic!("not a number: {other:?}"),
+    }
 }
