@@ -406,3 +406,39 @@ fn psi_intervals_are_drawn_as_error_bars_on_the_psi_curves() {
     assert!(pairs > 0);
     assert_eq!(bars(&with), bars(&without) + 3 * pairs);
 }
+
+#[test]
+fn the_page_opens_with_the_summary_and_the_key_figure_before_the_definitions() {
+    let report = study_report(results()).unwrap();
+    let html = report.to_html().unwrap();
+    let at = |what: &str| html.find(what).unwrap_or_else(|| panic!("no {what}"));
+    assert!(at("<h1>") < at("id=\"summary\""));
+    assert!(at("id=\"summary\"") < at("id=\"summary-figure\""));
+    assert!(at("id=\"summary-figure\"") < at("Isospeed-efficiency scalability"));
+    assert!(at("Isospeed-efficiency scalability") < at("<nav>"));
+    // The summary table holds each approach's own N and psi from the base configuration.
+    let lead = report.lead.as_ref().unwrap();
+    let table = lead.summary.tables().next().unwrap();
+    let ge = &results()[0];
+    let measured = ge.measured.as_ref().unwrap();
+    let psi = measured.psi.as_ref().unwrap();
+    let rows = table.to_csv().unwrap();
+    let last = rows.lines().nth(measured.points.len()).unwrap();
+    let point = measured.points.last().unwrap();
+    let psi_last = psi.get(0, measured.points.len() - 1).unwrap();
+    assert!(
+        last.starts_with(&format!(
+            "{},{},{},{},{}",
+            ge.spec.name, point.configuration, point.p, point.n, psi_last
+        )),
+        "{last}"
+    );
+    let text = text_of(&Report {
+        sections: vec![lead.summary.clone()],
+        ..Report::default()
+    });
+    assert!(
+        text.contains(&ge.summary.approaches[0].verdict_line),
+        "{text}"
+    );
+}
