@@ -4,7 +4,7 @@ mod common;
 
 use common::{
     SMALL_GE, failure_of, hetscale, hetscale_in, hetscale_process, json_of, one_line_error,
-    succeeded,
+    stdout_of, succeeded,
 };
 use serde_json::Value;
 
@@ -102,6 +102,40 @@ fn default_study_runs_and_reports_psi() {
     );
     assert!(index.contains(&format!("held E_s = {held:.4}")), "{held}");
     assert_eq!(studies.as_array().unwrap().len(), 3, "GE, MM and conv2d");
+    // The answer first: the summary's N are the approach's own, its verdict computed from them.
+    let summary = &ge["summary"]["approaches"][0];
+    assert_eq!(summary["approach"], "measured");
+    let points = ge["measured"]["points"].as_array().unwrap();
+    let n = |i: usize| points[i]["n"].as_f64().unwrap();
+    for (i, row) in summary["rows"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(row["n"].as_f64().unwrap(), n(i), "{row}");
+    }
+    let verdict = summary["verdict_line"].as_str().unwrap();
+    let growth = format!("N grows {:.1}x from C_2 to C_32", n(4) / n(0));
+    assert!(
+        verdict.starts_with("scales: ") && verdict.contains(&growth),
+        "{verdict}"
+    );
+    // The page opens with the summary and the key figure, the definitions after them.
+    let at = |what: &str| index.find(what).unwrap_or_else(|| panic!("no {what}"));
+    assert!(at("id=\"summary\"") < at("id=\"summary-figure\""));
+    assert!(at("id=\"summary-figure\"") < at("Isospeed-efficiency scalability (Chen"));
+    assert!(at("Isospeed-efficiency scalability (Chen") < at("<nav>"));
+    // In text, the last lines are the summaries (the rerun resumes from the database).
+    let text = stdout_of(hetscale_in(dir.path()).args(["study", "--out", "out"]));
+    let last = text.rsplit("\nSummary of ").next().unwrap();
+    assert!(last.starts_with("jpdc-conv2d (E_s = 0.2 held):"), "{text}");
+    assert!(last.contains("\nmeasured: scales: N grows"), "{last}");
+    let report_line = text.find("Report: out/index.html").unwrap();
+    assert!(
+        report_line < text.find("\nSummary of jpdc-ge").unwrap(),
+        "{text}"
+    );
+    // One target per block: the reproduction's header names the paper's, the numbers the held.
+    assert!(
+        text.contains("== jpdc-ge: the paper's values (published at E_s = 0.3) beside hetscale's"),
+        "{text}"
+    );
     let beside = std::fs::read_to_string(dir.path().join("out/published-beside.json")).unwrap();
     let values: Value = serde_json::from_str(&beside).unwrap();
     let roles: Vec<&str> = values
