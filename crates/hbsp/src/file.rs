@@ -144,6 +144,17 @@ struct Input {
     ids: Vec<FileId>,
 }
 
+impl Input {
+    /// Whether this input, as it is now, is one of the files `ids`. A file registered and
+    /// since deleted is no input any more: its inode may be reused by an unrelated new file.
+    fn still_is_any_of(&self, ids: &[FileId]) -> bool {
+        let now = file_ids(&self.path);
+        self.ids
+            .iter()
+            .any(|id| now.contains(id) && ids.contains(id))
+    }
+}
+
 /// The files [`protect_input`] registered in this process.
 static INPUTS: Mutex<Vec<Input>> = Mutex::new(Vec::new());
 
@@ -176,10 +187,7 @@ pub fn check_not_input(path: impl AsRef<Path>) -> io::Result<()> {
         return Ok(());
     }
     let inputs = INPUTS.lock().unwrap_or_else(PoisonError::into_inner);
-    match inputs
-        .iter()
-        .find(|i| i.ids.iter().any(|id| ids.contains(id)))
-    {
+    match inputs.iter().find(|i| i.still_is_any_of(&ids)) {
         Some(input) => Err(refused(format!(
             "it is {} {}, which this command reads: writing it would destroy it; write to \
              another path",
@@ -390,6 +398,20 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&input).unwrap(), "runs");
         assert_eq!(std::fs::read_to_string(&unrelated).unwrap(), "other");
         write_atomically(dir.path().join("export.csv"), "csv").unwrap();
+    }
+
+    #[test]
+    fn a_deleted_input_protects_no_file_that_reuses_its_inode() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("gone.db");
+        std::fs::write(&input, "runs").unwrap();
+        protect_input("the deleted database", &input);
+        std::fs::remove_file(&input).unwrap();
+        // New files may get the freed inode; none of them is the input any more.
+        for i in 0..8 {
+            write_atomically(dir.path().join(format!("new-{i}.csv")), "csv").unwrap();
+        }
+        write_atomically(&input, "a new file where the input was").unwrap();
     }
 
     #[cfg(unix)]
