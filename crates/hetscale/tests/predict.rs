@@ -63,6 +63,28 @@ fn psi_is_printed_between_consecutive_configurations_and_from_the_first() {
     assert_eq!(last[0], "sunblade:32", "{text}");
     assert_eq!(last[last.len() - 2], format!("{consecutive:.4}"), "{text}");
     assert_eq!(last[last.len() - 1], format!("{from_first:.4}"), "{text}");
+    // The answer last: the verdict, from the prediction's own numbers (JSON's N are rounded).
+    let n = |i: usize| points[i]["n"].as_f64().unwrap();
+    let verdict = text.lines().last().unwrap();
+    let told: f64 = verdict
+        .split_once("N must grow to ")
+        .and_then(|(_, rest)| rest.split_once(", "))
+        .and_then(|(size, rest)| {
+            Some((
+                size.parse::<f64>().ok()?,
+                rest.split_once("x the 2-node size; T = ")?.0,
+            ))
+        })
+        .map(|(size, growth)| {
+            assert_eq!(size, n(2), "{verdict}");
+            growth.parse().unwrap()
+        })
+        .unwrap_or_else(|| panic!("{verdict}"));
+    assert!(
+        verdict.starts_with("to hold E_s = 0.2 on 32 nodes"),
+        "{verdict}"
+    );
+    assert!((told / (n(2) / n(0)) - 1.0).abs() < 0.1, "{verdict}");
 }
 
 #[test]

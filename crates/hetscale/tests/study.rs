@@ -348,3 +348,38 @@ fn help_shows_the_command_placeholders_as_written() {
         );
     }
 }
+
+#[test]
+fn the_report_shows_every_study_in_the_database_and_the_text_ends_with_the_summary() {
+    let dir = spec_dir(SMALL_GE);
+    common::study_json(dir.path());
+    let other = SMALL_GE.replace("name = \"small ge\"", "name = \"other ge\"");
+    std::fs::write(dir.path().join("other.toml"), other).unwrap();
+    let text = common::stdout_of(hetscale_in(dir.path()).args([
+        "study",
+        "other.toml",
+        "--db",
+        "s.db",
+        "--out",
+        "out",
+    ]));
+    let index = std::fs::read_to_string(dir.path().join("out/index.html")).unwrap();
+    for study in ["small ge", "other ge"] {
+        assert!(index.contains(&format!("Study {study}")), "{study} missing");
+    }
+    // The summary is the last thing printed: its table, a verdict per approach, held-out.
+    let summary = text.rsplit_once("\nSummary of other ge").unwrap().1;
+    let lines: Vec<&str> = summary.lines().collect();
+    assert!(
+        lines[1].starts_with("config") && lines[2].starts_with("C_2"),
+        "{summary}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("measured: scales")),
+        "{summary}"
+    );
+    assert!(
+        lines.last().unwrap().starts_with("held-out: N on C_8"),
+        "{summary}"
+    );
+}
