@@ -261,3 +261,71 @@ fn a_tampered_spec_in_the_database_is_a_one_line_error() {
     );
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+#[test]
+fn the_summary_restates_the_approaches_own_numbers_and_computes_its_verdict() {
+    use hetscale_study::summary::{Verdict, trimmed_to};
+    let result = run_study(&spec(), &Store::open_in_memory().unwrap(), &Silent).unwrap();
+    let summary = &result.summary;
+    assert_eq!(summary.target, 0.2);
+    let mut checked = 0;
+    for (approach, said) in [&result.measured, &result.computed, &result.predicted]
+        .into_iter()
+        .flatten()
+        .zip(&summary.approaches)
+    {
+        assert_eq!(said.approach, approach.approach);
+        // An approach that settled nothing (predicted without a model) is not a "scales".
+        let Some(psi) = approach.psi.as_ref() else {
+            assert_ne!(said.verdict, Verdict::Scales, "{}", said.verdict_line);
+            continue;
+        };
+        for (j, (row, point)) in said.rows.iter().zip(&approach.points).enumerate() {
+            assert_eq!(row.n, Some(point.n));
+            assert_eq!(row.psi_from_base, psi.get(0, j));
+        }
+        let (first, last) = (&approach.points[0], &approach.points[2]);
+        let growth = format!(
+            "N grows {}x from C'_2 to C'_8 to hold E_s = 0.2; psi(C'_2, C'_8) = {}",
+            trimmed_to(last.n / first.n, 2),
+            trimmed_to(psi.get(0, 2).unwrap(), 2)
+        );
+        assert_eq!(said.verdict, Verdict::Scales, "{}", said.verdict_line);
+        assert_eq!(said.verdict_line, format!("scales: {growth}"));
+        checked += 1;
+    }
+    assert!(
+        checked >= 2,
+        "measured and computed settle every configuration"
+    );
+    let held = result.held_out.as_ref().unwrap();
+    let line = summary.held_out_line().unwrap();
+    assert!(
+        line.contains(&format!("{:+.1}%", 100.0 * held.relative_error)),
+        "{line}"
+    );
+}
+
+#[test]
+fn a_target_out_of_reach_is_the_summary_s_verdict() {
+    let text = SPEC
+        .replace("target = 0.2", "target = 0.9")
+        .replace("n_max = 1024", "n_max = 64");
+    let spec = StudySpec::from_toml_str(&text, "test").unwrap();
+    let result = run_study(&spec, &Store::open_in_memory().unwrap(), &Silent).unwrap();
+    let measured = &result.summary.approaches[0];
+    assert_eq!(
+        measured.verdict,
+        hetscale_study::summary::Verdict::Unreachable,
+        "{}",
+        measured.verdict_line
+    );
+    assert!(
+        measured
+            .verdict_line
+            .starts_with("unreachable: no size holds E_s = 0.9 on C'_2: "),
+        "{}",
+        measured.verdict_line
+    );
+    assert!(measured.rows.iter().all(|r| r.n.is_none()));
+}
