@@ -12,6 +12,32 @@ use crate::measured::{Bracket, Bracketing, bracket};
 use crate::runner::{Measurement, Runner};
 use crate::uncertainty::{FittedCurve, fitted_size_interval};
 
+/// A fit's quality of times, as JSON gives it: its root-mean-square errors are in seconds.
+#[derive(Serialize)]
+struct QualityOfTimes {
+    r_squared: f64,
+    adjusted_r_squared: Option<f64>,
+    smape_percent: f64,
+    rmse_s: f64,
+    loo_cv_rmse_s: Option<f64>,
+    samples: usize,
+}
+
+fn quality_of_times<S: serde::Serializer>(
+    quality: &FitQuality,
+    serializer: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    QualityOfTimes {
+        r_squared: quality.r_squared,
+        adjusted_r_squared: quality.adjusted_r_squared,
+        smape_percent: quality.smape_percent,
+        rmse_s: quality.rmse,
+        loo_cv_rmse_s: quality.loo_cv_rmse,
+        samples: quality.samples,
+    }
+    .serialize(serializer)
+}
+
 /// The fits of one configuration.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ComputedFit {
@@ -21,7 +47,8 @@ pub struct ComputedFit {
     pub samples: Vec<Measurement>,
     /// `T(N) = a W(N) / C + T_o(N)`.
     pub model: OverheadModel,
-    /// How well it fits the times.
+    /// How well it fits the times (in JSON its errors name their unit: `rmse_s`).
+    #[serde(serialize_with = "quality_of_times")]
     pub model_quality: FitQuality,
     /// Why the model fits too poorly to be inverted into a size, if it does.
     pub poor_fit: Option<String>,

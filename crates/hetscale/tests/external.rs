@@ -244,7 +244,10 @@ fn a_poorly_fitting_model_is_flagged_and_not_inverted_into_an_n() {
         quality["smape_percent"].as_f64().unwrap() > 10.0,
         "{quality}"
     );
-    assert!(quality["loo_cv_rmse"].as_f64().unwrap() > 0.0, "{quality}");
+    assert!(
+        quality["loo_cv_rmse_s"].as_f64().unwrap() > 0.0,
+        "{quality}"
+    );
     assert!(
         fit["n_root"].is_null() && fit.get("n_root").is_some(),
         "a poor fit gives no N: {fit}"

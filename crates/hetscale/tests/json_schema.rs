@@ -51,7 +51,7 @@ const DIMENSIONLESS: &[&str] = &[
     "jitter",
     "max_relative_ci",
     "trend",
-    // fit quality, in the unit of the quantity fitted (E_s for `trend_quality`)
+    // the quality of the trend line of E_s (`model_quality`'s are `rmse_s`, `loo_cv_rmse_s`)
     "r_squared",
     "adjusted_r_squared",
     "rmse",
@@ -393,6 +393,12 @@ fn every_commands_json_follows_the_one_schema() {
             ("backend", "sim"),
             ("platform", "sunwulf"),
         ],
+    );
+    let fit = &study["studies"][0]["fits"][0];
+    let time_errors = &fit["model_quality"];
+    assert!(
+        time_errors["rmse_s"].is_f64() && time_errors.get("rmse").is_none(),
+        "{fit}"
     );
     let configuration = &study["studies"][0]["configurations"][0];
     assert!(
