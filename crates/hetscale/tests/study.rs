@@ -151,7 +151,7 @@ fn an_invalid_spec_is_one_line_naming_the_line_and_field() {
 }
 
 #[test]
-fn a_changed_spec_under_the_same_name_is_refused() {
+fn a_changed_spec_under_the_same_name_is_refused_unless_replace_is_given() {
     let dir = spec_dir(&SMALL_GE.replace("n_max = 2048", "n_max = 256"));
     let first = study(dir.path(), "s.db").status().unwrap();
     // Up to N = 256 no configuration settles: the study still stores its spec and runs.
