@@ -51,6 +51,7 @@ pub mod reproduce_kalinov;
 pub mod reproduce_slalom;
 pub mod reproduce_wp;
 pub mod runner;
+pub mod scaling_fit;
 pub mod spec;
 pub mod stats;
 pub mod store;

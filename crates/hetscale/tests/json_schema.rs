@@ -406,6 +406,34 @@ fn every_commands_json_follows_the_one_schema() {
         "{configuration}"
     );
 
+    let from = json_of(hetscale_in(d).args([
+        "predict",
+        "--from",
+        "out/study.db",
+        "--nodes",
+        "sunblade:16",
+        "--json",
+    ]));
+    assert_schema("predict", &from);
+    assert_echoes(
+        &from,
+        &[
+            ("from", "out/study.db"),
+            ("study", "small ge"),
+            ("platform", "sunwulf"),
+        ],
+    );
+    assert_eq!(from["nodes"], serde_json::json!(["sunblade:16"]));
+    assert_eq!(
+        (&from["replicate"], &from["target"]),
+        (&1.into(), &0.3.into())
+    );
+    let point = &from["points"][0];
+    assert!(
+        point["n"].is_u64() && point["n_ci95"][0].is_u64() && point["p"] == 16,
+        "{point}"
+    );
+
     let export = json_of(hetscale_in(d).args(["export", "out/study.db", "--format", "json"]));
     assert_schema("export", &export);
     let run = &export["runs"][0];

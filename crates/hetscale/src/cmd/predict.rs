@@ -1,5 +1,6 @@
 //! `hetscale predict`: approach 3 at any scale, instantly — the kernel's time model on the
-//! platform's HBSP^1 parameters, solved for the target speed-efficiency on each node set.
+//! platform's HBSP^1 parameters, solved for the target speed-efficiency on each node set; or,
+//! with `--from DB`, the scaling model fitted to a study's stored runs, with 95% intervals.
 
 use crate::output::{out, outln};
 use hetscale_kernels::KernelRegistry;
@@ -8,8 +9,10 @@ use hetscale_study::StudyError;
 use hetscale_study::configuration::{ResolvedConfiguration, resolve};
 use hetscale_study::predicted::{PredictedStudy, check_replication_fits};
 use hetscale_study::program::Program;
+use hetscale_study::scaling_fit::{ScalingPrediction, StudyRuns, pick_study};
+use hetscale_study::store::Store;
 use hetscale_study::study::predict_configurations;
-use hetscale_study::summary::{prediction_verdict, seconds_and_human};
+use hetscale_study::summary::{prediction_verdict, seconds_and_human, trimmed_to};
 use hetscale_study::warnings::{OPTION_RANGE, with_range_advice};
 
 use super::run::KernelArgs;
@@ -19,21 +22,30 @@ use super::run::KernelArgs;
 #[command(after_help = "\
 Examples:
   hetscale predict mm --nodes 4 --nodes 16 --nodes 64 --target 0.3
-  hetscale predict ge --nodes 64 --nodes 1024 --replicate 16 --target 0.2 --json")]
+  hetscale predict ge --nodes 64 --nodes 1024 --replicate 16 --target 0.2 --json
+  hetscale predict --from study.db --nodes 'server*2:1,sunblade:63' --replicate 16")]
 pub struct Args {
-    /// Kernel: mm, ge, conv2d, summa, burg or slalom.
-    pub kernel: String,
+    /// Kernel: mm, ge, conv2d, summa, burg or slalom (not with --from).
+    #[arg(required_unless_present = "from")]
+    pub kernel: Option<String>,
+    /// Fit the scaling model to the measured runs of a study in this database and predict
+    /// from it, instead of a kernel's HBSP^1 model.
+    #[arg(long, value_name = "DB")]
+    pub from: Option<String>,
+    /// With --from: the study to fit (default: the database's only study).
+    #[arg(long, value_name = "NAME", requires = "from")]
+    pub study: Option<String>,
     /// Platform preset (`hetscale platform list` lists them) or TOML file. Default: sunwulf,
     /// the JPDC paper's machine (a command that runs programs here defaults to local; one that
-    /// models a paper, to the paper's machine).
-    #[arg(long, default_value = "sunwulf")]
-    pub platform: String,
+    /// models a paper, to the paper's machine); with --from, the platform the study ran on.
+    #[arg(long)]
+    pub platform: Option<String>,
     /// A configuration's node set; repeat for several (e.g. --nodes 64 --nodes 1024).
     #[arg(long, required = true)]
     pub nodes: Vec<String>,
-    /// Target speed-efficiency E_s.
-    #[arg(long)]
-    pub target: f64,
+    /// Target speed-efficiency E_s (with --from, default: the study's target).
+    #[arg(long, required_unless_present = "from")]
+    pub target: Option<f64>,
     /// Predict on a hypothetical platform with this many copies of every node (to go beyond
     /// the machine that exists, e.g. 4096 SunBlades).
     #[arg(long, default_value_t = 1)]
@@ -54,11 +66,26 @@ pub struct Args {
 
 /// Runs `hetscale predict`.
 pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        args.target > 0.0 && args.target < 1.0,
-        "--target {} is not a speed-efficiency: use a value in (0, 1)",
-        args.target
-    );
+    check_ranges(args)?;
+    match (&args.from, &args.kernel, args.target) {
+        (Some(db), None, _) => run_from(db, args, registry),
+        (Some(_), Some(kernel), _) => anyhow::bail!(
+            "give a KERNEL ({kernel}) or --from DB, not both: --from predicts from the study's own runs"
+        ),
+        (None, Some(kernel), Some(target)) => run_kernel(kernel, target, args, registry),
+        // clap requires both without --from.
+        (None, _, _) => anyhow::bail!("give a KERNEL and --target, or --from DB"),
+    }
+}
+
+/// The checks of the options both ways share.
+fn check_ranges(args: &Args) -> anyhow::Result<()> {
+    if let Some(target) = args.target {
+        anyhow::ensure!(
+            target > 0.0 && target < 1.0,
+            "--target {target} is not a speed-efficiency: use a value in (0, 1)"
+        );
+    }
     anyhow::ensure!(
         args.n_min >= 1 && args.n_max > args.n_min,
         "--n-min {} and --n-max {} give nothing to search: use 1 <= n-min < n-max",
@@ -70,8 +97,14 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         "--n-max {} is beyond the largest problem size the models take exactly, {MAX_N} (2^53): use a smaller --n-max",
         args.n_max
     );
-    let program = Program::Kernel(args.kernel_options.kernel(&args.kernel, registry)?);
-    let platform = super::load_platform(&args.platform, registry)?;
+    Ok(())
+}
+
+/// `args.nodes` resolved on `platform` replicated `args.replicate` times.
+fn configurations(
+    platform: hbsp::Platform,
+    args: &Args,
+) -> anyhow::Result<(hbsp::Platform, Vec<ResolvedConfiguration>)> {
     check_replication_fits(platform.nodes.len(), args.replicate)?;
     let platform = platform.replicated(args.replicate)?;
     let configs = args
@@ -82,18 +115,68 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         .map_err(|e| {
             anyhow::anyhow!("{e} (to predict beyond the real machine, add --replicate K)")
         })?;
-    let study = predict(&program, &configs, args)?;
+    Ok((platform, configs))
+}
+
+/// `hetscale predict KERNEL`: approach 3 on the platform.
+fn run_kernel(
+    kernel: &str,
+    target: f64,
+    args: &Args,
+    registry: &KernelRegistry,
+) -> anyhow::Result<()> {
+    let program = Program::Kernel(args.kernel_options.kernel(kernel, registry)?);
+    let platform = super::load_platform(args.platform.as_deref().unwrap_or("sunwulf"), registry)?;
+    let (platform, configs) = configurations(platform, args)?;
+    let study = predict(&program, &configs, target, args)?;
     if args.json {
         let mut value = serde_json::to_value(&study)?;
         // The inputs, echoed: the points' labels are the node sets too.
-        value["kernel"] = args.kernel.clone().into();
+        value["kernel"] = kernel.into();
         value["platform"] = platform.name.clone().into();
         value["nodes"] = serde_json::to_value(&args.nodes)?;
         value["replicate"] = args.replicate.into();
         let value = hetscale_study::json::document("predict", "prediction", value);
         outln!("{}", serde_json::to_string_pretty(&value)?);
     } else {
-        out!("{}", render(&args.kernel, &platform.name, &study));
+        out!("{}", render(kernel, &platform.name, &study));
+    }
+    Ok(())
+}
+
+/// `hetscale predict --from DB`: the scaling model fitted to a study's runs, asked for the
+/// requested configurations.
+fn run_from(db: &str, args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
+    hbsp::file::protect_input("the study database", db);
+    let store = Store::open_read_only(std::path::Path::new(db))?;
+    let study = pick_study(&store, args.study.as_deref())?;
+    let runs = StudyRuns::load(&store, &study, registry)?;
+    let target = args.target.unwrap_or(runs.spec.target);
+    // The study's own platform by default: its nodes are the ones the runs measured.
+    let platform = match &args.platform {
+        Some(name) => super::load_platform(name, registry)?,
+        None => runs.platform.clone(),
+    };
+    let (platform, configs) = configurations(platform, args)?;
+    let selection = runs.fit()?;
+    let prediction = runs.predict(
+        &study,
+        &selection,
+        &configs,
+        target,
+        (args.n_min as f64, args.n_max as f64),
+    )?;
+    if args.json {
+        let mut value = serde_json::to_value(&prediction)?;
+        // The inputs, echoed.
+        value["from"] = db.into();
+        value["platform"] = platform.name.clone().into();
+        value["nodes"] = serde_json::to_value(&args.nodes)?;
+        value["replicate"] = args.replicate.into();
+        let value = hetscale_study::json::document("predict", "prediction", value);
+        outln!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        out!("{}", render_from(db, &platform.name, &prediction));
     }
     Ok(())
 }
@@ -103,10 +186,11 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
 fn predict(
     program: &Program,
     configs: &[ResolvedConfiguration],
+    target: f64,
     args: &Args,
 ) -> Result<PredictedStudy, StudyError> {
     let on = |configs: &[ResolvedConfiguration]| {
-        predict_configurations(program, configs, args.target, (args.n_min, args.n_max))
+        predict_configurations(program, configs, target, (args.n_min, args.n_max))
     };
     on(configs).map_err(|err| match err {
         StudyError::Model(err) => {
@@ -159,4 +243,137 @@ fn render(kernel: &str, platform: &str, study: &PredictedStudy) -> String {
         out.push_str(&format!("{verdict}\n"));
     }
     out
+}
+
+/// `predict --from`'s text: the model and how it was chosen, the prediction per
+/// configuration with its intervals, the cautions, and the verdict last.
+fn render_from(db: &str, platform: &str, p: &ScalingPrediction) -> String {
+    let mut out = format!(
+        "Predicted from the runs of study \"{}\" in {db} (the scaling model fitted to them): on {platform}, target E_s = {}\n",
+        p.study, p.target
+    );
+    out.push_str(&format!(
+        "Model: {}  (cross-validated error {:.1}%, fit error {:.1}%)\n",
+        p.model.formula, p.model.cv_error_percent, p.model.fit_error_percent
+    ));
+    for (i, r) in p.runners_up.iter().enumerate() {
+        out.push_str(&format!(
+            "  runner-up {}: {}  (cross-validated error {:.1}%)\n",
+            i + 1,
+            r.formula,
+            r.cv_error_percent
+        ));
+    }
+    let fitted: Vec<String> = p
+        .fitted_on
+        .iter()
+        .map(|c| format!("{} (p = {}, N {}..{})", c.label, c.p, c.n_min, c.n_max))
+        .collect();
+    out.push_str(&format!("Fitted on: {}\n", fitted.join(", ")));
+    if !p.excluded.is_empty() {
+        let left: Vec<String> = p
+            .excluded
+            .iter()
+            .map(|e| format!("{} at N = {} ({:.2e} s)", e.configuration, e.n, e.time_s))
+            .collect();
+        out.push_str(&format!(
+            "Left out of the fit, below the noise floor: {}\n",
+            left.join(", ")
+        ));
+    }
+    out.push_str(&format!(
+        "psi from the largest measured configuration, {} (p = {}, N = {} by the model)\n",
+        p.base.label, p.base.p, p.base.n_reference
+    ));
+    let cells: Vec<[String; 6]> = p
+        .points
+        .iter()
+        .map(|point| {
+            let psi = match (point.psi_from_base, point.psi_from_base_ci95) {
+                (Some(psi), Some([lo, hi])) => format!(
+                    "{} [{}, {}]",
+                    ratio(psi),
+                    ratio(lo),
+                    ratio(hi)
+                ),
+                _ => "-".into(),
+            };
+            let measured = if point.measured { " (measured)" } else { "" };
+            let [lo, hi] = point.time_s_ci95;
+            [
+                format!("{}{measured}", point.nodes),
+                point.p.to_string(),
+                format!("{:.2}", point.marked_speed_flops / 1e6),
+                format!("{} [{}, {}]", point.n, point.n_ci95[0], point.n_ci95[1]),
+                format!(
+                    "{} [{} s, {} s]",
+                    seconds_and_human(point.time_s),
+                    compact(lo),
+                    compact(hi)
+                ),
+                psi,
+            ]
+        })
+        .collect();
+    let header = [
+        "nodes",
+        "p",
+        "C (Mflop/s)",
+        "N [95%]",
+        "T [95%]",
+        "psi(base,this) [95%]",
+    ]
+    .map(String::from);
+    let widths: Vec<usize> = (0..6)
+        .map(|i| {
+            cells
+                .iter()
+                .chain(std::iter::once(&header))
+                .map(|row| row[i].len())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for row in std::iter::once(&header).chain(&cells) {
+        let line: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(i, cell)| match i {
+                0 => format!("{cell:<w$}", w = widths[i]),
+                _ => format!("{cell:>w$}", w = widths[i]),
+            })
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+    }
+    let mut cautions: Vec<&String> = Vec::new();
+    for c in p.points.iter().flat_map(|point| &point.cautions) {
+        if !cautions.contains(&c) {
+            cautions.push(c);
+        }
+    }
+    for c in cautions {
+        out.push_str(&format!("caution: {c}\n"));
+    }
+    // The answer last, where the eye lands.
+    out.push_str(&format!("{}\n", p.verdict));
+    out
+}
+
+/// A time in seconds as read at a glance: 4 significant digits, an exponent from 1e6 s up.
+fn compact(seconds: f64) -> String {
+    if seconds.abs() >= 1e6 {
+        format!("{seconds:.3e}")
+    } else {
+        trimmed_to(seconds, 4)
+    }
+}
+
+/// A ratio (psi) to 3 significant digits, with an exponent below 0.001.
+fn ratio(value: f64) -> String {
+    if value == 0.0 || value.abs() >= 1e-3 {
+        trimmed_to(value, 3)
+    } else {
+        format!("{value:.2e}")
+    }
 }

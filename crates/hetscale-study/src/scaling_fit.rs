@@ -1,0 +1,627 @@
+//! `hetscale predict --from DB`: the scaling model ([`hetscale_model::scaling`]) fitted to a
+//! study's stored runs, then asked for configurations never run: the size `N` holding the
+//! target `E_s`, the time there and `psi` from the largest measured configuration, each with
+//! a 95% interval from a bootstrap that refits and reselects the model.
+//!
+//! Everything the fit needs is in the database: the runs (their sizes, works and times), the
+//! spec (the program, hence `W(n)`, and the configurations' node sets) and the platform the
+//! study resolved (each node's marked speed), so a prediction needs neither the spec file nor
+//! the platform file.
+
+use hbsp::Platform;
+use hetscale_kernels::{KernelRegistry, flops_per_unit};
+use hetscale_model::ModelError;
+use hetscale_model::scaling::{
+    BootstrapOptions, Configuration as ModelConfiguration, HypothesisSpace, PredictionTarget, Run,
+    ScalingData, ScalingModel, SelectOptions, Selection, bootstrap, select,
+};
+use serde::Serialize;
+
+use crate::configuration::{ResolvedConfiguration, resolve};
+use crate::error::{Result, StudyError};
+use crate::program::Program;
+use crate::runner::SAMPLE;
+use crate::spec::StudySpec;
+use crate::store::Store;
+use crate::study::stored_spec;
+use crate::summary::{seconds_and_human, trimmed, trimmed_to};
+use crate::warnings::NOISE_FLOOR_S;
+
+/// How many runners-up the text and JSON show.
+pub const RUNNERS_UP: usize = 3;
+
+/// The study of `store` to fit: `name` if given (it must be stored), else the only one; a
+/// database with several studies, or none, is an error that lists them.
+pub fn pick_study(store: &Store, name: Option<&str>) -> Result<String> {
+    let names = store.studies()?;
+    let held = || match names.as_slice() {
+        [] => "it holds none: run hetscale study with this --db first".to_string(),
+        names => {
+            let quoted: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+            format!("it holds {}", quoted.join(", "))
+        }
+    };
+    let fail = |why: String| StudyError::Store {
+        path: store.path().to_string(),
+        why,
+    };
+    match name {
+        Some(name) if names.iter().any(|n| n == name) => Ok(name.to_string()),
+        Some(name) => Err(fail(format!("has no study \"{name}\": {}", held()))),
+        None => match names.as_slice() {
+            [only] => Ok(only.clone()),
+            [] => Err(fail(format!("has no study: {}", held()))),
+            _ => Err(fail(format!(
+                "holds several studies, {}: pick one with --study NAME",
+                held().trim_start_matches("it holds ")
+            ))),
+        },
+    }
+}
+
+/// A study's stored runs, ready to fit: what [`StudyRuns::fit`] and [`StudyRuns::predict`]
+/// need.
+pub struct StudyRuns {
+    /// The study's spec, as stored.
+    pub spec: StudySpec,
+    /// The platform the study resolved its configurations on, as stored.
+    pub platform: Platform,
+    /// The program, for `W(n)` at any size.
+    pub program: Program,
+    /// The study's configurations that have measured runs, resolved on `platform`.
+    pub configurations: Vec<ResolvedConfiguration>,
+    /// The runs and configurations in the model's terms.
+    pub data: ScalingData,
+}
+
+impl StudyRuns {
+    /// Study `name`'s completed sample runs (the measurements the approaches share; the
+    /// verification run is left out: it ran with real compute, at another speed than the
+    /// skeleton's), each configuration's node speeds from the stored platform.
+    pub fn load(store: &Store, name: &str, registry: &KernelRegistry) -> Result<Self> {
+        let fail = |why: String| StudyError::Store {
+            path: store.path().to_string(),
+            why,
+        };
+        let spec = stored_spec(store, name, registry)?;
+        let platform = match store.study_platform(name)? {
+            Some(text) => Platform::from_toml_str(&text).map_err(|e| {
+                fail(format!(
+                    "study \"{name}\" has an invalid stored platform ({e}): the database was altered or damaged"
+                ))
+            })?,
+            // Stored before platforms were: the spec's name is all there is.
+            None => Platform::load(&spec.platform)?,
+        };
+        let program = Program::of(&spec, registry)?;
+        let runs: Vec<_> = store
+            .runs(Some(name))?
+            .into_iter()
+            .filter(|r| r.purpose == SAMPLE)
+            .collect();
+        let mut configurations = Vec::new();
+        let mut data = ScalingData::default();
+        for c in &spec.configurations {
+            if !runs.iter().any(|r| r.configuration == c.label) {
+                continue;
+            }
+            let resolved = resolve(&platform, &c.label, &c.nodes)?;
+            data.configurations
+                .push(model_configuration(&resolved, &c.label)?);
+            configurations.push(resolved);
+        }
+        for r in &runs {
+            if data.configuration(&r.configuration).is_some() {
+                data.runs
+                    .push(Run::new(&r.configuration, r.n as f64, r.work, r.time_s));
+            }
+        }
+        if data.runs.is_empty() {
+            return Err(fail(format!(
+                "holds no measured runs of study \"{name}\": run it with hetscale study and this --db first"
+            )));
+        }
+        Ok(Self {
+            spec,
+            platform,
+            program,
+            configurations,
+            data,
+        })
+    }
+
+    /// The selected model: the runs below the noise floor left out on a real backend (the
+    /// simulator's virtual times have no noise to leave out).
+    pub fn fit(&self) -> Result<Selection> {
+        let min_time_s = if self.spec.backend == "sim" {
+            0.0
+        } else {
+            NOISE_FLOOR_S
+        };
+        let options = SelectOptions {
+            min_time_s,
+            ..SelectOptions::default()
+        };
+        Ok(select(&self.data, &HypothesisSpace::default(), &options)?)
+    }
+
+    /// The prediction on each of `targets` at speed-efficiency `target`, sizes searched in
+    /// `n_bounds`; `psi` is from the largest measured configuration (most nodes, then the
+    /// fastest), the base.
+    pub fn predict(
+        &self,
+        study: &str,
+        selection: &Selection,
+        targets: &[ResolvedConfiguration],
+        target: f64,
+        n_bounds: (f64, f64),
+    ) -> Result<ScalingPrediction> {
+        let base_index = (0..self.data.configurations.len())
+            .max_by(|&a, &b| {
+                let (a, b) = (&self.data.configurations[a], &self.data.configurations[b]);
+                a.nodes()
+                    .cmp(&b.nodes())
+                    .then(a.marked_speed().total_cmp(&b.marked_speed()))
+            })
+            .ok_or_else(|| {
+                StudyError::Model(ModelError::Inconsistent(
+                    "no configuration was fitted".into(),
+                ))
+            })?;
+        let base = &self.data.configurations[base_index];
+        let base_work = |n: f64| self.program.work(n, base.nodes());
+        let base_n = selection
+            .model
+            .size_for_efficiency(target, base, &base_work, n_bounds)
+            .map_err(|e| unreachable_on(e, &base.label))?;
+        let points = targets
+            .iter()
+            .map(|t| self.predict_one(selection, t, base, target, n_bounds))
+            .collect::<Result<Vec<_>>>()?;
+        let excluded = selection
+            .excluded
+            .iter()
+            .map(|e| ExcludedRun {
+                configuration: e.run.configuration.clone(),
+                n: e.run.n.round() as u64,
+                time_s: e.run.time_s,
+                reason: e.reason.clone(),
+            })
+            .collect();
+        let fitted_on = self
+            .configurations
+            .iter()
+            .map(|c| {
+                let sizes = self
+                    .data
+                    .runs
+                    .iter()
+                    .filter(|r| r.configuration == c.configuration.label)
+                    .map(|r| r.n.round() as u64);
+                FittedConfiguration {
+                    label: c.configuration.label.clone(),
+                    nodes: c.nodes.clone(),
+                    p: c.configuration.nodes,
+                    marked_speed_flops: c.configuration.marked_speed,
+                    n_min: sizes.clone().min().unwrap_or(0),
+                    n_max: sizes.max().unwrap_or(0),
+                }
+            })
+            .collect();
+        let mut prediction = ScalingPrediction {
+            study: study.to_string(),
+            target,
+            model: ModelSummary::of(&selection.model),
+            runners_up: selection
+                .runners_up
+                .iter()
+                .take(RUNNERS_UP)
+                .map(ModelSummary::of)
+                .collect(),
+            fitted_on,
+            excluded,
+            base: BaseConfiguration {
+                label: base.label.clone(),
+                nodes: self
+                    .configurations
+                    .get(base_index)
+                    .map_or_else(|| base.label.clone(), |c| c.nodes.clone()),
+                p: base.nodes(),
+                marked_speed_flops: base.marked_speed(),
+                n_reference: base_n.round() as u64,
+            },
+            points,
+            verdict: String::new(),
+        };
+        prediction.verdict = verdict(&prediction);
+        Ok(prediction)
+    }
+
+    fn predict_one(
+        &self,
+        selection: &Selection,
+        target_config: &ResolvedConfiguration,
+        base: &ModelConfiguration,
+        target: f64,
+        n_bounds: (f64, f64),
+    ) -> Result<PredictedPoint> {
+        let label = &target_config.nodes;
+        let configuration = model_configuration(target_config, label)?;
+        let p = configuration.nodes();
+        let work = |n: f64| self.program.work(n, p);
+        let estimate = bootstrap(
+            &self.data,
+            selection,
+            &PredictionTarget {
+                configuration: &configuration,
+                efficiency: target,
+                n_bounds,
+                reference: Some(base),
+            },
+            &work,
+            &BootstrapOptions::default(),
+        )
+        .map_err(|e| unreachable_on(e, label))?;
+        let n = estimate.size.estimate;
+        let measured = self
+            .configurations
+            .iter()
+            .any(|c| c.configuration.nodes == p && same_speeds(c, &configuration));
+        Ok(PredictedPoint {
+            nodes: label.clone(),
+            p,
+            marked_speed_flops: configuration.marked_speed(),
+            measured,
+            n: n.round() as u64,
+            n_ci95: [
+                estimate.size.low.round() as u64,
+                estimate.size.high.round() as u64,
+            ],
+            work_flop: work(n),
+            time_s: estimate.time_s.estimate,
+            time_s_ci95: [estimate.time_s.low, estimate.time_s.high],
+            psi_from_base: estimate.psi.map(|i| i.estimate),
+            psi_from_base_ci95: estimate.psi.map(|i| [i.low, i.high]),
+            cautions: estimate.cautions.iter().map(ToString::to_string).collect(),
+        })
+    }
+}
+
+/// Whether `resolved` has the node speeds of `configuration` (the same node set, in effect).
+fn same_speeds(resolved: &ResolvedConfiguration, configuration: &ModelConfiguration) -> bool {
+    model_configuration(resolved, "x").is_ok_and(|c| {
+        let mut a = c.marked_speeds_flops;
+        let mut b = configuration.marked_speeds_flops.clone();
+        a.sort_by(f64::total_cmp);
+        b.sort_by(f64::total_cmp);
+        a.iter()
+            .zip(&b)
+            .all(|(x, y)| (x - y).abs() <= 1e-9 * x.abs().max(1.0))
+            && a.len() == b.len()
+    })
+}
+
+/// A model error on configuration `label`, a target the sizes cannot reach saying which
+/// bound to change.
+fn unreachable_on(e: ModelError, label: &str) -> StudyError {
+    crate::warnings::with_range_advice(e, label, crate::warnings::OPTION_RANGE)
+}
+
+/// `resolved`'s nodes as the model takes them: each node's marked speed in flop/s.
+fn model_configuration(
+    resolved: &ResolvedConfiguration,
+    label: &str,
+) -> Result<ModelConfiguration> {
+    let machine = &resolved.machine;
+    // resolve() has checked the platform's unit is a flop rate.
+    let unit = flops_per_unit(machine.speed_unit()).unwrap_or(1.0);
+    let speeds = (0..machine.p())
+        .map(|i| machine.marked_speed(i) * unit)
+        .collect();
+    Ok(ModelConfiguration::new(label, speeds)?)
+}
+
+/// A fitted model as the output shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelSummary {
+    /// `T = ...`, the formula a person reads.
+    pub formula: String,
+    /// The overhead terms, e.g. `["n log2(p)"]`.
+    pub hypothesis: Vec<String>,
+    /// The cross-validated error on the configurations left out, %.
+    pub cv_error_percent: f64,
+    /// The fit's error on every run, %.
+    pub fit_error_percent: f64,
+}
+
+impl ModelSummary {
+    fn of(model: &ScalingModel) -> Self {
+        Self {
+            formula: model.to_string(),
+            hypothesis: model.hypothesis(),
+            cv_error_percent: model.cv_error_percent,
+            fit_error_percent: model.fit_error_percent,
+        }
+    }
+}
+
+/// A configuration the model was fitted on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FittedConfiguration {
+    /// Its label in the study.
+    pub label: String,
+    /// Its node set.
+    pub nodes: String,
+    /// Its node count.
+    pub p: usize,
+    /// Its marked speed `C`, flop/s.
+    pub marked_speed_flops: f64,
+    /// The smallest size run on it.
+    pub n_min: u64,
+    /// The largest size run on it.
+    pub n_max: u64,
+}
+
+/// A run left out of the fit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExcludedRun {
+    /// The configuration it ran on.
+    pub configuration: String,
+    /// Its size.
+    pub n: u64,
+    /// Its time, s.
+    pub time_s: f64,
+    /// Why it was left out.
+    pub reason: String,
+}
+
+/// The configuration `psi` is measured from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BaseConfiguration {
+    /// Its label in the study.
+    pub label: String,
+    /// Its node set.
+    pub nodes: String,
+    /// Its node count.
+    pub p: usize,
+    /// Its marked speed `C`, flop/s.
+    pub marked_speed_flops: f64,
+    /// The model's size holding the target on it.
+    pub n_reference: u64,
+}
+
+/// The prediction on one requested configuration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PredictedPoint {
+    /// The node set as requested.
+    pub nodes: String,
+    /// The node count.
+    pub p: usize,
+    /// The marked speed `C`, flop/s.
+    pub marked_speed_flops: f64,
+    /// Whether the study measured this configuration.
+    pub measured: bool,
+    /// The size holding the target `E_s`.
+    pub n: u64,
+    /// Its 95% interval.
+    pub n_ci95: [u64; 2],
+    /// The work at `n`, flop.
+    pub work_flop: f64,
+    /// The time at `n`, s.
+    pub time_s: f64,
+    /// Its 95% interval, s.
+    pub time_s_ci95: [f64; 2],
+    /// `psi(base, this)`.
+    pub psi_from_base: Option<f64>,
+    /// Its 95% interval.
+    pub psi_from_base_ci95: Option<[f64; 2]>,
+    /// What the data cannot support, one line each.
+    pub cautions: Vec<String>,
+}
+
+/// `predict --from`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScalingPrediction {
+    /// The study fitted.
+    pub study: String,
+    /// The speed-efficiency held.
+    pub target: f64,
+    /// The selected model.
+    pub model: ModelSummary,
+    /// The next best, best first (at most [`RUNNERS_UP`]).
+    pub runners_up: Vec<ModelSummary>,
+    /// The configurations fitted on.
+    pub fitted_on: Vec<FittedConfiguration>,
+    /// The runs left out of the fit (below the noise floor).
+    pub excluded: Vec<ExcludedRun>,
+    /// The configuration `psi` is measured from: the largest measured one.
+    pub base: BaseConfiguration,
+    /// One per requested configuration, in the order requested.
+    pub points: Vec<PredictedPoint>,
+    /// The answer, one line.
+    pub verdict: String,
+}
+
+/// The answer on the last requested configuration: `to hold E_s = 0.3 on 1,024 nodes N must
+/// grow to 2.1e5 [1.7e5, 2.6e5], 48x the 8-node size; T = ... s (7.6 days)`, and what the
+/// model cannot support.
+pub fn verdict(prediction: &ScalingPrediction) -> String {
+    let Some(last) = prediction.points.last() else {
+        return String::new();
+    };
+    let mut line = format!(
+        "to hold E_s = {} on {} nodes N must grow to {} [{}, {}], {}x the {}-node size; T = {}",
+        trimmed(prediction.target),
+        grouped(last.p),
+        size(last.n as f64),
+        size(last.n_ci95[0] as f64),
+        size(last.n_ci95[1] as f64),
+        trimmed_to(last.n as f64 / prediction.base.n_reference.max(1) as f64, 2),
+        grouped(prediction.base.p),
+        seconds_and_human(last.time_s)
+    );
+    let cv = prediction.model.cv_error_percent;
+    if cv > hetscale_model::scaling::POOR_CV_ERROR_PERCENT {
+        line.push_str(&format!(
+            "; but the model's cross-validated error is {cv:.0}%, above {}%: a rough guide only",
+            hetscale_model::scaling::POOR_CV_ERROR_PERCENT
+        ));
+    } else if !last.cautions.is_empty() {
+        line.push_str(" (interval widened: see the cautions)");
+    }
+    line
+}
+
+/// A size as read at a glance: `2967`, `2.1e5`.
+fn size(n: f64) -> String {
+    if n < 1e5 {
+        return format!("{n:.0}");
+    }
+    format!("{n:.1e}").replace(".0e", "e")
+}
+
+/// `1024` as `1,024`.
+fn grouped(count: usize) -> String {
+    let digits = count.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_counts_read_at_a_glance() {
+        assert_eq!(size(2967.0), "2967");
+        assert_eq!(size(210_000.0), "2.1e5");
+        assert_eq!(grouped(1024), "1,024");
+    }
+
+    /// A threads study of mm on 1, 2 and 4 SunBlades whose stored times follow
+    /// `T = W/C + 1e-3 p`, the smallest sizes below the noise floor.
+    fn threads_study() -> Store {
+        let spec = StudySpec::from_toml_str(
+            r#"
+name = "t"
+kernel = "mm"
+platform = "sunwulf"
+backend = "threads"
+target = 0.3
+n_min = 16
+n_max = 4096
+
+[[configuration]]
+label = "C_1"
+nodes = "sunblade:1"
+
+[[configuration]]
+label = "C_2"
+nodes = "sunblade:2"
+
+[[configuration]]
+label = "C_4"
+nodes = "sunblade:4"
+"#,
+            "t.toml",
+        )
+        .unwrap();
+        let platform = Platform::load("sunwulf").unwrap();
+        let store = Store::open_in_memory().unwrap();
+        store
+            .register_study("t", &spec.canonical(), &platform.to_toml_string().unwrap())
+            .unwrap();
+        for c in &spec.configurations {
+            let resolved = resolve(&platform, &c.label, &c.nodes).unwrap();
+            let (p, speed) = (
+                resolved.configuration.nodes,
+                resolved.configuration.marked_speed,
+            );
+            for n in [16u64, 32, 64, 128, 256, 512] {
+                for repetition in 0..3 {
+                    let work = 2.0 * (n as f64).powi(3);
+                    let mut run = crate::store::tests_support::sample(n, repetition);
+                    run.study = "t".into();
+                    run.backend = "threads".into();
+                    run.configuration = c.label.clone();
+                    run.nodes = p as u32;
+                    run.marked_speed = speed;
+                    run.work = work;
+                    run.time_s = work / speed + 1e-3 * p as f64;
+                    run.speed_efficiency = work / (run.time_s * speed);
+                    store.record(&run).unwrap();
+                }
+            }
+        }
+        store
+    }
+
+    #[test]
+    fn runs_below_the_noise_floor_are_left_out_and_named_and_the_law_is_found() {
+        let store = threads_study();
+        let runs = StudyRuns::load(&store, "t", &KernelRegistry::builtin()).unwrap();
+        assert_eq!(runs.data.runs.len(), 3 * 6 * 3);
+        let selection = runs.fit().unwrap();
+        let platform = runs.platform.clone();
+        let targets = [resolve(&platform, "sunblade:4", "sunblade:4").unwrap()];
+        let prediction = runs
+            .predict("t", &selection, &targets, 0.3, (8.0, 1e7))
+            .unwrap();
+        // Every run at n = 16 and 32 is shorter than 0.01 s; none at 64 is.
+        assert!(!prediction.excluded.is_empty());
+        assert!(
+            prediction
+                .excluded
+                .iter()
+                .all(|e| e.n <= 32 && e.time_s < NOISE_FLOOR_S),
+            "{:?}",
+            prediction.excluded
+        );
+        assert!(
+            prediction.model.formula.starts_with("T = 1 W/C"),
+            "{}",
+            prediction.model.formula
+        );
+        // On the largest measured configuration, E_s = 0.3 where W/C = 0.3/0.7 * 4e-3 s.
+        let point = &prediction.points[0];
+        assert!(point.measured);
+        let speed = targets[0].configuration.marked_speed;
+        let exact = (0.3 / 0.7 * 4e-3 * speed / 2.0).cbrt();
+        assert!(
+            (point.n as f64 / exact - 1.0).abs() < 0.02,
+            "N = {}, exactly {exact}",
+            point.n
+        );
+        assert!(
+            prediction.verdict.contains("4 nodes"),
+            "{}",
+            prediction.verdict
+        );
+    }
+
+    #[test]
+    fn a_database_without_the_study_names_those_it_holds() {
+        let store = Store::open_in_memory().unwrap();
+        let err = pick_study(&store, None).unwrap_err().to_string();
+        assert!(err.contains("has no study"), "{err}");
+        store.register_study("ge", "{}", "").unwrap();
+        assert_eq!(pick_study(&store, None).unwrap(), "ge");
+        store.register_study("mm", "{}", "").unwrap();
+        let err = pick_study(&store, None).unwrap_err().to_string();
+        assert!(
+            err.contains("\"ge\", \"mm\": pick one with --study NAME"),
+            "{err}"
+        );
+        let err = pick_study(&store, Some("x")).unwrap_err().to_string();
+        assert!(
+            err.contains("has no study \"x\": it holds \"ge\", \"mm\""),
+            "{err}"
+        );
+    }
+}
