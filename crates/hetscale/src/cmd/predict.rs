@@ -290,12 +290,9 @@ fn render_from(db: &str, platform: &str, p: &ScalingPrediction) -> String {
         .iter()
         .map(|point| {
             let psi = match (point.psi_from_base, point.psi_from_base_ci95) {
-                (Some(psi), Some([lo, hi])) => format!(
-                    "{} [{}, {}]",
-                    ratio(psi),
-                    ratio(lo),
-                    ratio(hi)
-                ),
+                (Some(psi), Some([lo, hi])) => {
+                    format!("{} [{}, {}]", ratio(psi), ratio(lo), ratio(hi))
+                }
                 _ => "-".into(),
             };
             let measured = if point.measured { " (measured)" } else { "" };
