@@ -63,7 +63,8 @@ enum Command {
     Study(cmd::study::Args),
     /// Write the HTML report of a study database (E_s versus N, psi, contours, approaches).
     Report(cmd::report::Args),
-    /// Predict the problem size holding a target E_s at any scale (approach 3, no runs).
+    /// Predict the problem size holding a target E_s at any scale: a kernel's HBSP^1 model
+    /// (approach 3, no runs), or the scaling model fitted to a study's runs (`--from DB`).
     Predict(cmd::predict::Args),
     /// Export a study database as CSV, JSON or Extra-P text.
     Export(cmd::export::Args),

@@ -12,13 +12,13 @@ use common::hetscale;
 #[test]
 fn repetition_counts_out_of_range_are_refused_before_anything_runs() {
     let cases: [&[&str]; 8] = [
-        &["bench", "--quick", "--repetitions", "4294967295"],
-        &["bench", "--quick", "--repetitions", "0"],
-        &["collectives", "--repetitions", "4294967295"],
-        &["collectives", "--repetitions", "0"],
+        &["bench", "--quick", "--runs", "4294967295"],
+        &["bench", "--quick", "--runs", "0"],
+        &["collectives", "--runs", "4294967295"],
+        &["collectives", "--runs", "0"],
         &["run", "mm", "--n", "8", "--runs", "4294967295"],
         &["run", "mm", "--n", "8", "--warmup", "4294967295"],
-        &["study", "--command", "true", "--repetitions", "0"],
+        &["study", "--command", "true", "--runs", "0"],
         &["study", "--command", "true", "--warmup", "1000000000"],
     ];
     for args in cases {
