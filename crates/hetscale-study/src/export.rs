@@ -226,6 +226,137 @@ fn extrap_text(runs: &[RunRecord]) -> Result<String> {
     Ok(out)
 }
 
+/// What `hetscale export --format extrap --out F` writes beside `F` (as
+/// `F.hetscale-model.json`): the scaling model hetscale selects for the exported study
+/// ([`crate::scaling_fit`]), so that it can be set beside the model Extra-P fits to the same
+/// points. Extra-P models `time_s` in `p` (or `C_gflops`) and `n`; hetscale's model is
+/// `T = a W(n)/C + T_o(n, p)`, with the program's `W(n)` and each configuration's marked speed
+/// `C`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScalingMetadata {
+    /// The study, as the Extra-P file's `REGION` names it.
+    pub study: String,
+    /// The metric modelled, as the Extra-P file's `METRIC` names it.
+    pub metric: &'static str,
+    /// What the model's variables are, for a reader holding only this file.
+    pub variables: BTreeMap<&'static str, &'static str>,
+    /// The selected model; `None` when the runs support none (`why_no_model` says why).
+    pub model: Option<ExportedModel>,
+    /// The next best models by cross-validated error, best first.
+    pub runners_up: Vec<ExportedModel>,
+    /// Why there is no model (fewer than 2 configurations measured, ...).
+    pub why_no_model: Option<String>,
+    /// The runs left out of the fit as below the noise floor.
+    pub excluded_runs: usize,
+}
+
+/// A fitted scaling model as the export's metadata writes it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExportedModel {
+    /// `T = ...`, as `hetscale predict --from` prints it.
+    pub formula: String,
+    /// Every term, `W/C` first, with its coefficient and the coefficient's 95% interval.
+    pub terms: Vec<ExportedTerm>,
+    /// The cross-validated error on the configurations left out, %.
+    pub cv_error_percent: f64,
+    /// The fit's error on every run, %.
+    pub fit_error_percent: f64,
+    /// How many configurations it was fitted on.
+    pub configurations: usize,
+    /// How many runs it was fitted on.
+    pub runs: usize,
+}
+
+/// One term of an exported model.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExportedTerm {
+    /// The term as the formula writes it (`W/C`, `n p`, ...; `1` for the constant).
+    pub term: String,
+    /// Its coefficient: `a` for `W/C` (no unit), seconds per unit of the term otherwise.
+    pub coefficient: f64,
+    /// The coefficient's 95% interval, `[low, high]`; `None` when the runs leave no degree of
+    /// freedom.
+    pub ci95: Option<[f64; 2]>,
+}
+
+impl ExportedModel {
+    fn of(model: &hetscale_model::scaling::ScalingModel) -> Self {
+        let terms = model
+            .terms
+            .iter()
+            .map(|t| {
+                let name = t.term.to_string();
+                ExportedTerm {
+                    // The constant prints as nothing after its coefficient in the formula.
+                    term: if name.is_empty() { "1".into() } else { name },
+                    coefficient: t.coefficient,
+                    ci95: t.ci95.map(|(low, high)| [low, high]),
+                }
+            })
+            .collect();
+        Self {
+            formula: model.formula.clone(),
+            terms,
+            cv_error_percent: model.cv_error_percent,
+            fit_error_percent: model.fit_error_percent,
+            configurations: model.configurations,
+            runs: model.runs,
+        }
+    }
+}
+
+/// The scaling model of the study an Extra-P export of `study` holds (the same one study
+/// [`export`] picks), fitted as `hetscale predict --from` fits it. Runs that support no model
+/// give metadata saying why rather than an error: the Extra-P file is still of use.
+pub fn scaling_metadata(
+    store: &Store,
+    study: Option<&str>,
+    registry: &hetscale_kernels::KernelRegistry,
+) -> Result<ScalingMetadata> {
+    let runs = store.runs(study)?;
+    let samples: Vec<&RunRecord> = runs.iter().filter(|r| r.purpose == SAMPLE).collect();
+    let name = single_study(&samples)?.to_string();
+    let variables = BTreeMap::from([
+        ("T", "time_s, the metric, s"),
+        ("W", "the program's work at size n, flop"),
+        (
+            "C",
+            "the configuration's marked speed (the sum of its nodes' marked speeds), flop/s",
+        ),
+        ("n", "the problem size, Extra-P's parameter n"),
+        ("p", "the configuration's node count"),
+        (
+            "C_min",
+            "the slowest node's marked speed of the configuration, flop/s",
+        ),
+    ]);
+    let fitted =
+        crate::scaling_fit::StudyRuns::load(store, &name, registry).and_then(|runs| runs.fit());
+    let (model, runners_up, why_no_model, excluded_runs) = match fitted {
+        Ok(selection) => (
+            Some(ExportedModel::of(&selection.model)),
+            selection
+                .runners_up
+                .iter()
+                .take(crate::scaling_fit::RUNNERS_UP)
+                .map(ExportedModel::of)
+                .collect(),
+            None,
+            selection.excluded.len(),
+        ),
+        Err(e) => (None, Vec::new(), Some(e.to_string()), 0),
+    };
+    Ok(ScalingMetadata {
+        study: name,
+        metric: "time_s",
+        variables,
+        model,
+        runners_up,
+        why_no_model,
+        excluded_runs,
+    })
+}
+
 /// The one study `samples` belong to; none or several is an error saying what to do.
 fn single_study<'a>(samples: &[&'a RunRecord]) -> Result<&'a str> {
     let studies: BTreeSet<&str> = samples.iter().map(|r| r.study.as_str()).collect();
