@@ -287,6 +287,137 @@ impl StudyRuns {
     }
 }
 
+/// A configuration's runs for [`scaling_held_out`]: each size with its work (flop) and time (s).
+pub struct ConfigurationRuns<'a> {
+    /// The configuration.
+    pub configuration: &'a ResolvedConfiguration,
+    /// `(n, work_flop, time_s)`, one per size.
+    pub runs: Vec<(f64, f64, f64)>,
+}
+
+/// What the held-out configuration measured: the size holding the target and its time.
+pub struct HeldOutReference {
+    /// The approach whose size it is.
+    pub approach: crate::spec::Approach,
+    /// Its size `N`.
+    pub n: f64,
+    /// Its time at `N`, s.
+    pub time_s: f64,
+}
+
+/// The held-out check with the scaling model: selected on every configuration but the
+/// largest, it predicts the largest, against what was found there.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScalingHeldOut {
+    /// The held-out (largest) configuration.
+    pub configuration: String,
+    /// The configurations fitted on.
+    pub fitted_on: Vec<String>,
+    /// The selected model.
+    pub model: ModelSummary,
+    /// The size it predicts holding the target on the held-out configuration.
+    #[serde(serialize_with = "crate::json::as_integer")]
+    pub n_predicted: f64,
+    /// Its 95% interval from the bootstrap (which refits and reselects the model).
+    pub n_predicted_ci95: [u64; 2],
+    /// The size found there by `reference`.
+    #[serde(serialize_with = "crate::json::as_integer")]
+    pub n_reference: f64,
+    /// The approach that found `n_reference`.
+    pub reference: crate::spec::Approach,
+    /// `(n_predicted - n_reference) / n_reference` (in JSON a percentage).
+    #[serde(
+        rename = "relative_error_percent",
+        serialize_with = "crate::json::fraction_as_percent"
+    )]
+    pub relative_error: f64,
+    /// The model's time at `n_reference` on the held-out configuration, s.
+    pub time_predicted_s: f64,
+    /// The time found at `n_reference` there, s.
+    pub time_reference_s: f64,
+    /// `(time_predicted_s - time_reference_s) / time_reference_s` (in JSON a percentage).
+    #[serde(
+        rename = "time_relative_error_percent",
+        serialize_with = "crate::json::fraction_as_percent"
+    )]
+    pub time_relative_error: f64,
+    /// What the data cannot support, one line each.
+    pub cautions: Vec<String>,
+}
+
+/// Selects the scaling model on `fitted` (runs below the noise floor left out unless
+/// `simulated`: virtual times have no noise), predicts with the bootstrap's 95% interval the
+/// size holding `target` on `held_out` (sizes searched in `n_bounds`, the work of size `n` on
+/// `p` nodes from `program`), and its time at the reference's size there.
+pub fn scaling_held_out(
+    fitted: &[ConfigurationRuns<'_>],
+    held_out: &ResolvedConfiguration,
+    program: &Program,
+    simulated: bool,
+    target: f64,
+    n_bounds: (f64, f64),
+    reference: &HeldOutReference,
+) -> Result<ScalingHeldOut> {
+    let mut data = ScalingData::default();
+    for c in fitted {
+        let label = &c.configuration.configuration.label;
+        data.configurations
+            .push(model_configuration(c.configuration, label)?);
+        data.runs.extend(
+            c.runs
+                .iter()
+                .map(|&(n, work, time)| Run::new(label, n, work, time)),
+        );
+    }
+    let options = SelectOptions {
+        min_time_s: if simulated { 0.0 } else { NOISE_FLOOR_S },
+        ..SelectOptions::default()
+    };
+    let selection = select(&data, &HypothesisSpace::default(), &options)?;
+    let label = &held_out.configuration.label;
+    let configuration = model_configuration(held_out, label)?;
+    let p = configuration.nodes();
+    let work = |n: f64| program.work(n, p);
+    let estimate = bootstrap(
+        &data,
+        &selection,
+        &PredictionTarget {
+            configuration: &configuration,
+            efficiency: target,
+            n_bounds,
+            reference: None,
+        },
+        &work,
+        &BootstrapOptions::default(),
+    )
+    .map_err(|e| unreachable_on(e, label))?;
+    let n_predicted = estimate.size.estimate;
+    let time_predicted_s =
+        selection
+            .model
+            .predict_time(reference.n, work(reference.n), &configuration)?;
+    Ok(ScalingHeldOut {
+        configuration: label.clone(),
+        fitted_on: fitted
+            .iter()
+            .map(|c| c.configuration.configuration.label.clone())
+            .collect(),
+        model: ModelSummary::of(&selection.model),
+        n_predicted,
+        n_predicted_ci95: [
+            estimate.size.low.round() as u64,
+            estimate.size.high.round() as u64,
+        ],
+        n_reference: reference.n,
+        reference: reference.approach,
+        relative_error: (n_predicted - reference.n) / reference.n,
+        time_predicted_s,
+        time_reference_s: reference.time_s,
+        time_relative_error: (time_predicted_s - reference.time_s) / reference.time_s,
+        cautions: estimate.cautions.iter().map(ToString::to_string).collect(),
+    })
+}
+
 /// Whether `resolved` has the node speeds of `configuration` (the same node set, in effect).
 fn same_speeds(resolved: &ResolvedConfiguration, configuration: &ModelConfiguration) -> bool {
     model_configuration(resolved, "x").is_ok_and(|c| {

@@ -256,6 +256,9 @@ pub struct StudyResult {
     pub comparison: Vec<Comparison>,
     /// Held-out validation, when there are at least three configurations and a reference.
     pub held_out: Option<HeldOut>,
+    /// Held-out validation with the scaling model (any program, commands included), when
+    /// there are at least three configurations and a reference on the largest.
+    pub scaling_held_out: Option<crate::scaling_fit::ScalingHeldOut>,
     /// The verified run with real compute.
     pub verification: Option<RunRecord>,
     /// Every size measured, by configuration and size.
@@ -432,6 +435,7 @@ fn analyse(runner: &Runner<'_>) -> Result<StudyResult> {
         }
     };
     let held_out = held_out(runner, measured.as_ref().or(computed.as_ref()))?;
+    let scaling_held_out = scaling_held_out(runner, measured.as_ref().or(computed.as_ref()));
     let comparison = compare(
         runner,
         measured.as_ref(),
@@ -468,6 +472,7 @@ fn analyse(runner: &Runner<'_>) -> Result<StudyResult> {
         calibration,
         comparison,
         held_out,
+        scaling_held_out,
         verification,
         samples,
         contours,
@@ -779,6 +784,51 @@ fn held_out(runner: &Runner<'_>, reference: Option<&ApproachResult>) -> Result<O
         time_reference_s,
         time_relative_error: (time_predicted_s - time_reference_s) / time_reference_s,
     }))
+}
+
+/// The held-out check with the scaling model, on any program: selected on the runs of every
+/// configuration but the largest, it predicts the largest's `N` (with its bootstrap interval)
+/// and the time at `reference`'s `N` there. A model that cannot be selected or does not reach
+/// the target gives no check rather than failing the study: the approaches' answers stand
+/// without it.
+fn scaling_held_out(
+    runner: &Runner<'_>,
+    reference: Option<&ApproachResult>,
+) -> Option<crate::scaling_fit::ScalingHeldOut> {
+    let configs = runner.configurations();
+    if configs.len() < 3 {
+        return None;
+    }
+    let reference = reference?;
+    let last = configs.len() - 1;
+    let target_point = reference.point(&configs[last].configuration.label)?;
+    let fitted: Vec<_> = configs[..last]
+        .iter()
+        .enumerate()
+        .map(|(index, config)| crate::scaling_fit::ConfigurationRuns {
+            configuration: config,
+            runs: runner
+                .measurements_of(index)
+                .iter()
+                .map(|m| (m.n as f64, m.work, m.time.median))
+                .collect(),
+        })
+        .collect();
+    let spec = runner.spec();
+    crate::scaling_fit::scaling_held_out(
+        &fitted,
+        &configs[last],
+        runner.program(),
+        spec.backend == "sim",
+        spec.target,
+        (spec.n_min as f64, spec.n_max as f64),
+        &crate::scaling_fit::HeldOutReference {
+            approach: reference.approach,
+            n: target_point.n,
+            time_s: target_point.time_s,
+        },
+    )
+    .ok()
 }
 
 fn compare(

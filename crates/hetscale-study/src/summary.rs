@@ -29,6 +29,8 @@ pub struct Summary {
     pub approaches: Vec<ApproachSummary>,
     /// The held-out check, when the study had one.
     pub held_out: Option<HeldOutSummary>,
+    /// The held-out check with the scaling model, when the study had one.
+    pub scaling_held_out: Option<ScalingHeldOutSummary>,
 }
 
 /// One approach's answer.
@@ -87,6 +89,28 @@ pub struct HeldOutSummary {
     pub relative_error: f64,
 }
 
+/// The held-out check with the scaling model, in brief.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScalingHeldOutSummary {
+    /// The configuration held out (the largest).
+    pub configuration: String,
+    /// The configurations the model was selected on.
+    pub fitted_on: Vec<String>,
+    /// The approach whose size it is checked against.
+    pub reference: Approach,
+    /// The predicted `N`.
+    #[serde(serialize_with = "crate::json::as_integer")]
+    pub n_predicted: f64,
+    /// Its 95% interval.
+    pub n_predicted_ci95: [u64; 2],
+    /// `(predicted - reference) / reference` of its `N` (in JSON a percentage).
+    #[serde(
+        rename = "relative_error_percent",
+        serialize_with = "crate::json::fraction_as_percent"
+    )]
+    pub relative_error: f64,
+}
+
 impl Summary {
     /// The summary of `result`'s own numbers.
     pub fn of(result: &StudyResult) -> Self {
@@ -105,6 +129,17 @@ impl Summary {
                 reference: h.reference,
                 relative_error: h.relative_error,
             }),
+            scaling_held_out: result
+                .scaling_held_out
+                .as_ref()
+                .map(|h| ScalingHeldOutSummary {
+                    configuration: h.configuration.clone(),
+                    fitted_on: h.fitted_on.clone(),
+                    reference: h.reference,
+                    n_predicted: h.n_predicted,
+                    n_predicted_ci95: h.n_predicted_ci95,
+                    relative_error: h.relative_error,
+                }),
         }
     }
 
@@ -118,6 +153,33 @@ impl Summary {
                 h.reference.name()
             )
         })
+    }
+
+    /// The scaling model's held-out check as one line, if there was one:
+    /// `held-out (scaling model): N on C_32 predicted 2980 [2850, 3120] from C_2..C_16, +0.4%
+    /// from the measured N`.
+    pub fn scaling_held_out_line(&self) -> Option<String> {
+        self.scaling_held_out.as_ref().map(|h| {
+            format!(
+                "held-out (scaling model): N on {} predicted {:.0} [{}, {}] from {}, {:+.1}% from the {} N",
+                h.configuration,
+                h.n_predicted,
+                h.n_predicted_ci95[0],
+                h.n_predicted_ci95[1],
+                configuration_span(&h.fitted_on),
+                100.0 * h.relative_error,
+                h.reference.name()
+            )
+        })
+    }
+}
+
+/// The configurations fitted on, read at a glance: `C_2..C_16` for three or more (they are
+/// the study's configurations in order, all but the largest), else each named.
+pub fn configuration_span(labels: &[String]) -> String {
+    match labels {
+        [first, .., last] if labels.len() > 2 => format!("{first}..{last}"),
+        _ => labels.join(", "),
     }
 }
 

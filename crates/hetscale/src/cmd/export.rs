@@ -1,6 +1,6 @@
 //! `hetscale export`: a study database as CSV, JSON or Extra-P text.
 
-use crate::output::out;
+use crate::output::{out, outln};
 use hetscale_kernels::KernelRegistry;
 use hetscale_study::export::{Format, export, scaling_metadata};
 use hetscale_study::store::Store;
@@ -54,7 +54,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             if let Some((model_path, document)) = model {
                 hbsp::file::write_atomically(&model_path, document)
                     .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", model_path.display()))?;
-                out!(
+                outln!(
                     "Extra-P input: {}\nhetscale's scaling model of the same study: {}",
                     path.display(),
                     model_path.display()

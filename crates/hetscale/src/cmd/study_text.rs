@@ -202,6 +202,28 @@ fn validation_lines(out: &mut String, result: &StudyResult) {
             );
         }
     }
+    if let Some(h) = &result.scaling_held_out {
+        let _ = writeln!(
+            out,
+            "Held-out validation (scaling model {}, cv error {:.1}%): fitted on {}, predicted N = {:.0} [{}, {}] on {} vs {} N = {:.0}: error {:+.1}% (time at that N: {:.4} s predicted vs {:.4} s, {:+.1}%)",
+            h.model.formula,
+            h.model.cv_error_percent,
+            h.fitted_on.join(", "),
+            h.n_predicted,
+            h.n_predicted_ci95[0],
+            h.n_predicted_ci95[1],
+            h.configuration,
+            h.reference.name(),
+            h.n_reference,
+            100.0 * h.relative_error,
+            h.time_predicted_s,
+            h.time_reference_s,
+            100.0 * h.time_relative_error
+        );
+        for caution in &h.cautions {
+            let _ = writeln!(out, "  caution: {caution}");
+        }
+    }
     if let Some(v) = &result.verification {
         let _ = writeln!(
             out,
@@ -248,7 +270,10 @@ pub fn render_summary(summary: &Summary) -> String {
     for a in &summary.approaches {
         let _ = writeln!(out, "{}: {}", a.approach.name(), a.verdict_line);
     }
-    if let Some(line) = summary.held_out_line() {
+    for line in [summary.held_out_line(), summary.scaling_held_out_line()]
+        .into_iter()
+        .flatten()
+    {
         let _ = writeln!(out, "{line}");
     }
     out

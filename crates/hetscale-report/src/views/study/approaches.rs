@@ -1,7 +1,9 @@
 //! The three approaches side by side (Chen, Sun & Wu's comparison of measured, computed and
 //! predicted sizes): the size each found per configuration, how far apart they are, and the
-//! held-out check of prediction.
+//! held-out checks of prediction (the kernel's own time model, and the scaling model any
+//! program gets).
 
+use hetscale_study::scaling_fit::ScalingHeldOut;
 use hetscale_study::study::{HeldOut, StudyResult};
 
 use super::setup::kernel_in_words;
@@ -18,6 +20,9 @@ use crate::table::{Column, Table};
 /// Colour of the held-out prediction's marker.
 const HELD_OUT: Rgb = Rgb(204, 121, 167);
 
+/// Colour of the scaling model's held-out prediction and its interval.
+const SCALING_HELD_OUT: Rgb = Rgb(86, 180, 233);
+
 /// N against system size per approach with the held-out prediction, the held-out check and
 /// the approaches' failures in words, and tables of the sizes and the check.
 pub fn approaches_section(result: &StudyResult, prefix: &str) -> Result<Section> {
@@ -31,6 +36,9 @@ pub fn approaches_section(result: &StudyResult, prefix: &str) -> Result<Section>
         result.spec.target
     ))
     .text(held_out_text(result.held_out.as_ref()));
+    if let Some(h) = &result.scaling_held_out {
+        section = section.text(scaling_held_out_text(h));
+    }
     if let Some(failures) = failures_text(result) {
         section = section.text(failures);
     }
@@ -42,6 +50,9 @@ pub fn approaches_section(result: &StudyResult, prefix: &str) -> Result<Section>
     section = section.table(comparison_table(result, prefix)?);
     if let Some(h) = &result.held_out {
         section = section.table(held_out_table(h, prefix)?);
+    }
+    if let Some(h) = &result.scaling_held_out {
+        section = section.table(scaling_held_out_table(h, prefix)?);
     }
     Ok(section)
 }
@@ -70,10 +81,15 @@ fn size_figure(
         result.spec.target
     );
     let caption = format!(
-        "N against {} on log axes; ring: measured, square: computed, cross: predicted{}{}; vertical bars: 95% intervals of N where an approach gives them.",
+        "N against {} on log axes; ring: measured, square: computed, cross: predicted{}{}{}; vertical bars: 95% intervals of N where an approach gives them.",
         size.name(),
         if result.held_out.is_some() {
             ", triangle: the held-out prediction for the largest configuration"
+        } else {
+            ""
+        },
+        if result.scaling_held_out.is_some() {
+            ", blue disc: the scaling model's held-out prediction with its 95% interval"
         } else {
             ""
         },
@@ -150,6 +166,29 @@ fn held_out_text(held_out: Option<&HeldOut>) -> String {
     }
 }
 
+fn scaling_held_out_text(h: &ScalingHeldOut) -> String {
+    let mut text = format!(
+        "Held-out check with the scaling model, which any program gets: selected on {} alone ({}, cross-validated error {}%), it predicts N = {} [{}, {}] (95% bootstrap interval) on {}, where the {} approach found N = {}: an error of {}; its time at that N is {} s against {} s found, an error of {}.",
+        h.fitted_on.join(", "),
+        h.model.formula,
+        format_number(h.model.cv_error_percent, 3),
+        format_number(h.n_predicted, 5),
+        format_number(h.n_predicted_ci95[0] as f64, 5),
+        format_number(h.n_predicted_ci95[1] as f64, 5),
+        h.configuration,
+        h.reference.name(),
+        format_number(h.n_reference, 5),
+        percent(h.relative_error),
+        format_number(h.time_predicted_s, 4),
+        format_number(h.time_reference_s, 4),
+        percent(h.time_relative_error)
+    );
+    for caution in &h.cautions {
+        text.push_str(&format!(" Caution: {caution}."));
+    }
+    text
+}
+
 /// The configurations an approach could not settle, and why.
 fn failures_text(result: &StudyResult) -> Option<String> {
     let lines: Vec<String> = approaches(result)
@@ -200,7 +239,33 @@ fn size_series(result: &StudyResult) -> Vec<Series> {
                 .shape(Marker::Triangle),
         );
     }
+    if let Some((point, interval)) = scaling_held_out_point(result, size) {
+        let (points, intervals) =
+            drawable_with_intervals(vec![(point, Some(interval))], log_x, true, Along::Y);
+        series.push(
+            Series::scatter("held-out prediction (scaling model)", points)
+                .y_intervals(intervals)
+                .color(SCALING_HELD_OUT)
+                .shape(Marker::Circle),
+        );
+    }
     series
+}
+
+/// The scaling model's held-out N on the largest configuration and its 95% interval.
+fn scaling_held_out_point(
+    result: &StudyResult,
+    size: SystemSize,
+) -> Option<((f64, f64), (f64, f64))> {
+    let h = result.scaling_held_out.as_ref()?;
+    let c = result
+        .configurations
+        .iter()
+        .find(|c| c.label == h.configuration)?;
+    Some((
+        (size.value(c.p, c.marked_speed), h.n_predicted),
+        (h.n_predicted_ci95[0] as f64, h.n_predicted_ci95[1] as f64),
+    ))
 }
 
 fn held_out_point(result: &StudyResult, size: SystemSize) -> Option<(f64, f64)> {
@@ -277,6 +342,44 @@ fn held_out_table(h: &HeldOut, prefix: &str) -> Result<Table> {
         h.n_reference.into(),
         h.reference.name().into(),
         (100.0 * h.relative_error).into(),
+    ])?;
+    Ok(table)
+}
+
+fn scaling_held_out_table(h: &ScalingHeldOut, prefix: &str) -> Result<Table> {
+    let mut table = Table::new(
+        format!("{prefix}-scaling-held-out"),
+        "Held-out validation with the scaling model: selected on the smaller configurations, predicting the largest",
+        vec![
+            Column::new("held out"),
+            Column::new("fitted on"),
+            Column::new("model"),
+            Column::with_unit("cv error", "%"),
+            Column::new("N predicted"),
+            Column::new("N predicted 95% low"),
+            Column::new("N predicted 95% high"),
+            Column::new("N found"),
+            Column::new("found by"),
+            Column::with_unit("error", "%"),
+            Column::with_unit("T predicted at N found", "s"),
+            Column::with_unit("T found", "s"),
+            Column::with_unit("time error", "%"),
+        ],
+    );
+    table.push_row(vec![
+        h.configuration.as_str().into(),
+        h.fitted_on.join(", ").into(),
+        h.model.formula.as_str().into(),
+        h.model.cv_error_percent.into(),
+        h.n_predicted.into(),
+        (h.n_predicted_ci95[0] as f64).into(),
+        (h.n_predicted_ci95[1] as f64).into(),
+        h.n_reference.into(),
+        h.reference.name().into(),
+        (100.0 * h.relative_error).into(),
+        h.time_predicted_s.into(),
+        h.time_reference_s.into(),
+        (100.0 * h.time_relative_error).into(),
     ])?;
     Ok(table)
 }
