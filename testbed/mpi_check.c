@@ -1,0 +1,83 @@
+/* hetscale-testbed's measurements of its own links, independent of hetscale (issue 35).
+ *
+ *     mpi_check pingpong [BYTES] [REPS]   ranks 0 and 1: payload bandwidth of a ping-pong
+ *     mpi_check barrier [REPS]            all ranks: the mean and median time of MPI_Barrier
+ *
+ * Built by `hetscale-testbed up` (mpicc) as /run/hetscale-testbed/mpi_check.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    char host[MPI_MAX_PROCESSOR_NAME];
+    int len;
+    MPI_Get_processor_name(host, &len);
+    const char *mode = argc > 1 ? argv[1] : "";
+    if (strcmp(mode, "pingpong") == 0 && p >= 2) {
+        long bytes = argc > 2 ? atol(argv[2]) : 4L << 20;
+        int reps = argc > 3 ? atoi(argv[3]) : 20;
+        char *buf = calloc(bytes, 1);
+        char peer[MPI_MAX_PROCESSOR_NAME] = "";
+        if (rank == 0)
+            MPI_Recv(peer, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        else if (rank == 1)
+            MPI_Send(host, len + 1, MPI_CHAR, 0, 9, MPI_COMM_WORLD);
+        double t0 = 0;
+        for (int r = -2; r < reps; r++) { /* two warm-up round trips */
+            if (r == 0)
+                t0 = MPI_Wtime();
+            if (rank == 0) {
+                MPI_Send(buf, bytes, MPI_CHAR, 1, 0, MPI_COMM_WORLD);
+                MPI_Recv(buf, bytes, MPI_CHAR, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            } else if (rank == 1) {
+                MPI_Recv(buf, bytes, MPI_CHAR, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Send(buf, bytes, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
+            }
+        }
+        double t = MPI_Wtime() - t0;
+        if (rank == 0)
+            printf("pingpong %s<->%s: %ld bytes x %d round trips in %.4f s: %.2f Mbit/s\n", host, peer,
+                   bytes, reps, t, 2.0 * bytes * reps * 8 / t / 1e6);
+        free(buf);
+    } else if (strcmp(mode, "barrier") == 0) {
+        int reps = argc > 2 ? atoi(argv[2]) : 1000;
+        double *times = malloc(reps * sizeof(double));
+        for (int r = 0; r < 100; r++)
+            MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        for (int r = 0; r < reps; r++) {
+            double s = MPI_Wtime();
+            MPI_Barrier(MPI_COMM_WORLD);
+            times[r] = MPI_Wtime() - s;
+        }
+        double total = MPI_Wtime() - t0;
+        /* The slowest rank's time of each barrier. */
+        double *worst = malloc(reps * sizeof(double));
+        MPI_Reduce(times, worst, reps, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        if (rank == 0) {
+            qsort(worst, reps, sizeof(double), cmp);
+            printf("barrier p=%d: mean %.1f us, median %.1f us, 90th percentile %.1f us (%d barriers)\n",
+                   p, total / reps * 1e6, worst[reps / 2] * 1e6, worst[reps * 9 / 10] * 1e6, reps);
+        }
+        free(times);
+        free(worst);
+    } else if (rank == 0) {
+        fprintf(stderr, "usage: mpi_check pingpong [BYTES] [REPS] (2+ ranks) | barrier [REPS]\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    MPI_Finalize();
+    return 0;
+}
