@@ -1,26 +1,48 @@
-//! `hetscale bench`: the marked speed of this machine's cores, and the `local` platform with it.
+//! `hetscale bench`: the marked speed of this machine's cores, and the `local` platform with it;
+//! with `--backend mpi`, of every host of an MPI job, as a platform keyed by host name.
 
 use crate::output::{errln, out, outln};
 use std::path::PathBuf;
 
-use hbsp::Platform;
-use hetscale_study::marked_speed::{BenchOptions, MarkedSpeedReport, measure};
+use hbsp::{Node, Platform};
+use hetscale_study::marked_speed::{BenchOptions, MAX_RELATIVE_WIDTH, MarkedSpeedReport, measure};
+
+/// Where `hetscale bench` measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BenchBackend {
+    /// This process, one core of this machine.
+    Local,
+    /// Every rank of the MPI job this runs in (`mpirun -np P hetscale bench --backend mpi`),
+    /// all at once: one node per host, named by its host name.
+    Mpi,
+}
 
 /// Arguments of `hetscale bench`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:
   hetscale bench --quick
-  hetscale bench --save-local --json")]
+  hetscale bench --save-local --json
+  mpirun -np 4 --hostfile hosts hetscale bench --backend mpi --write-platform cluster.toml")]
 pub struct Args {
+    /// local: this machine's core; mpi: every host of the MPI job this runs in, written as
+    /// one node per host named by its host name.
+    #[arg(long, value_enum, default_value = "local")]
+    pub backend: BenchBackend,
+    /// With --backend mpi: the platform whose nodes named like the hosts take the measured
+    /// speeds (its other nodes and network kept; hosts it lacks are added). Default: a new
+    /// platform with the `local` preset's placeholder network.
+    #[arg(long)]
+    pub platform: Option<String>,
     /// Small sizes and 3 repetitions: seconds instead of a minute, less representative.
     #[arg(long)]
     pub quick: bool,
     /// Timed runs per kernel, 1 to 10,000.
     #[arg(long, alias = "repetitions", value_parser = clap::value_parser!(u16).range(1..=10_000))]
     pub runs: Option<u16>,
-    /// Write the `local` platform (one node per core at the measured marked speed) to FILE;
-    /// fill its network with `hetscale probe --write-platform FILE`.
+    /// Write the `local` platform (one node per core at the measured marked speed) to FILE,
+    /// or with --backend mpi one node per host; fill its network with `hetscale probe
+    /// --write-platform FILE`.
     #[arg(long)]
     pub write_platform: Option<PathBuf>,
     /// Cache the measured marked speed as the `local` platform's, replacing what `local`
@@ -41,6 +63,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     };
     if let Some(r) = args.runs {
         options.repetitions = r.into();
+    }
+    if args.backend == BenchBackend::Mpi {
+        return run_mpi(args, &options);
+    }
+    if args.platform.is_some() {
+        anyhow::bail!(
+            "--platform is for --backend mpi: the local bench writes the `local` platform"
+        );
     }
     let report = measure(&options)?;
     if let Some(path) = &args.write_platform {
@@ -71,6 +101,178 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 "cached as the local platform's marked speed in {}",
                 file.display()
             );
+        }
+    }
+    Ok(())
+}
+
+/// One host's measurement: the mean over its ranks of their marked speeds and intervals.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostSpeed {
+    /// Host name, short (up to its first dot): the platform node's name.
+    pub host: String,
+    /// The ranks that ran on it.
+    pub ranks: Vec<usize>,
+    /// Marked speed per core, Mflop/s.
+    pub marked_speed: f64,
+    /// 95% interval, Mflop/s.
+    pub interval: (f64, f64),
+}
+
+/// Groups the ranks' `(host, [speed, low, high])` by host, in order of first rank.
+pub fn by_host(ranks: &[(String, Vec<f64>)]) -> Vec<HostSpeed> {
+    let mut hosts: Vec<(HostSpeed, usize)> = Vec::new();
+    for (rank, (host, values)) in ranks.iter().enumerate() {
+        let short = host.split('.').next().unwrap_or(host).to_owned();
+        let i = match hosts.iter().position(|(h, _)| h.host == short) {
+            Some(i) => i,
+            None => {
+                hosts.push((
+                    HostSpeed {
+                        host: short,
+                        ranks: Vec::new(),
+                        marked_speed: 0.0,
+                        interval: (0.0, 0.0),
+                    },
+                    0,
+                ));
+                hosts.len() - 1
+            }
+        };
+        let (h, _) = &mut hosts[i];
+        h.ranks.push(rank);
+        h.marked_speed += values[0];
+        h.interval.0 += values[1];
+        h.interval.1 += values[2];
+    }
+    hosts
+        .into_iter()
+        .map(|(mut h, _)| {
+            let k = h.ranks.len() as f64;
+            h.marked_speed /= k;
+            h.interval = (h.interval.0 / k, h.interval.1 / k);
+            h
+        })
+        .collect()
+}
+
+/// `base` (or a new platform with the `local` preset's placeholder network) with every host's
+/// node at its measured speed: a node named like the host takes it; a host without one is
+/// added, with one CPU per rank that ran on it.
+pub fn hosts_platform(base: Option<Platform>, hosts: &[HostSpeed]) -> anyhow::Result<Platform> {
+    let mut platform = match base {
+        Some(platform) => platform,
+        None => {
+            let mut platform = Platform::load("local")?;
+            platform.name = "mpi-hosts".into();
+            platform.nodes.clear();
+            platform
+        }
+    };
+    if platform.speed_unit != "Mflop/s" {
+        anyhow::bail!(
+            "platform \"{}\" measures speeds in {}: bench measures Mflop/s",
+            platform.name,
+            platform.speed_unit
+        );
+    }
+    for h in hosts {
+        match platform.nodes.iter_mut().find(|n| n.name == h.host) {
+            Some(node) => node.marked_speed = h.marked_speed,
+            None => {
+                let mut node = Node::new(&h.host, h.marked_speed);
+                node.cpus = h.ranks.len() as u32;
+                platform.nodes.push(node);
+            }
+        }
+    }
+    let list: Vec<String> = hosts
+        .iter()
+        .map(|h| format!("{} {:.1}", h.host, h.marked_speed))
+        .collect();
+    platform.description = format!(
+        "marked speeds per host measured by hetscale bench --backend mpi (Mflop/s: {}); network: run hetscale probe --backend mpi --write-platform",
+        list.join(", ")
+    );
+    platform.validate()?;
+    Ok(platform)
+}
+
+/// `hetscale bench --backend mpi`: every rank measures at once; rank 0 reports per host.
+fn run_mpi(args: &Args, options: &BenchOptions) -> anyhow::Result<()> {
+    if args.save_local {
+        anyhow::bail!("--save-local caches this machine's speed: not with --backend mpi");
+    }
+    // The platform is read before the measurement, so a wrong one fails at once.
+    let base = args.platform.as_deref().map(Platform::load).transpose()?;
+    let job = super::mpi::Job::start(&hbsp::Backend::Mpi(Default::default()))?
+        .ok_or_else(|| anyhow::anyhow!("no MPI job"))?;
+    let report = measure(options)?;
+    let (lo, hi) = report.interval();
+    let ranks = job.gather_by_host(&[report.marked_speed, lo, hi])?;
+    if job.rank() != 0 {
+        return Ok(());
+    }
+    let hosts = by_host(&ranks);
+    let platform = hosts_platform(base, &hosts)?;
+    if let Some(path) = &args.write_platform {
+        platform.write_file(path)?;
+    }
+    let warnings: Vec<String> = hosts
+        .iter()
+        .filter(|h| (h.interval.1 - h.interval.0) / h.marked_speed > MAX_RELATIVE_WIDTH)
+        .map(|h| {
+            format!(
+                "host {}: the marked speed {:.1} Mflop/s has a 95% interval of {:.1}-{:.1} Mflop/s, wider than {:.0}% of it: the host was loaded while it was measured",
+                h.host,
+                h.marked_speed,
+                h.interval.0,
+                h.interval.1,
+                100.0 * MAX_RELATIVE_WIDTH
+            )
+        })
+        .collect();
+    warnings.iter().for_each(|w| errln!("warning: {w}"));
+    if args.json {
+        let json = serde_json::json!({
+            "backend": "mpi",
+            "ranks": ranks.len(),
+            "hosts": hosts.iter().map(|h| serde_json::json!({
+                "host": h.host,
+                "ranks": h.ranks,
+                "marked_speed_flops": h.marked_speed * 1e6,
+                "marked_speed_flops_ci95": [h.interval.0 * 1e6, h.interval.1 * 1e6],
+            })).collect::<Vec<_>>(),
+            "options": serde_json::to_value(options)?,
+            "warnings": warnings,
+        });
+        let json = hetscale_study::json::document("bench", "bench", json);
+        outln!("{}", serde_json::to_string_pretty(&json)?);
+    } else {
+        outln!(
+            "{:<16} {:>12} {:>12} {:>10}  ranks",
+            "host",
+            "Mflop/s",
+            "95% CI low",
+            "high"
+        );
+        for h in &hosts {
+            let ranks: Vec<String> = h.ranks.iter().map(|r| r.to_string()).collect();
+            outln!(
+                "{:<16} {:>12.1} {:>12.1} {:>10.1}  {}",
+                h.host,
+                h.marked_speed,
+                h.interval.0,
+                h.interval.1,
+                ranks.join(",")
+            );
+        }
+        outln!(
+            "(marked speed per core of each host, all ranks measuring at once: the mean of the medians of GEMM, LU, FFT and the STREAM triad over {} timed runs)",
+            options.repetitions
+        );
+        if let Some(path) = &args.write_platform {
+            outln!("wrote the hosts' platform to {}", path.display());
         }
     }
     Ok(())
@@ -108,4 +310,56 @@ fn render(report: &MarkedSpeedReport) -> String {
         report.options.repetitions, report.options.warmup, report.marked_speed, report.cores
     ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ranks(list: &[(&str, f64)]) -> Vec<(String, Vec<f64>)> {
+        list.iter()
+            .map(|(h, s)| (h.to_string(), vec![*s, s - 1.0, s + 1.0]))
+            .collect()
+    }
+
+    #[test]
+    fn ranks_on_one_host_are_averaged_and_hosts_keep_first_rank_order() {
+        let hosts = by_host(&ranks(&[("h2.lab", 300.0), ("h1", 600.0), ("h2", 200.0)]));
+        assert_eq!(hosts.len(), 2);
+        assert_eq!(hosts[0].host, "h2");
+        assert_eq!(hosts[0].ranks, vec![0, 2]);
+        assert_eq!(hosts[0].marked_speed, 250.0);
+        assert_eq!(hosts[0].interval, (249.0, 251.0));
+        assert_eq!(hosts[1].host, "h1");
+        assert_eq!(hosts[1].ranks, vec![1]);
+    }
+
+    #[test]
+    fn a_platform_takes_its_hosts_speeds_and_gains_the_hosts_it_lacks() {
+        let mut base = Platform::load("local").unwrap();
+        base.nodes = vec![Node::new("h1", 1.0).with_kind("fast"), Node::new("h9", 7.0)];
+        let hosts = by_host(&ranks(&[("h1", 600.0), ("h3", 150.0), ("h3", 150.0)]));
+        let platform = hosts_platform(Some(base), &hosts).unwrap();
+        let names: Vec<&str> = platform.nodes.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(names, ["h1", "h9", "h3"]);
+        assert_eq!(platform.nodes[0].marked_speed, 600.0);
+        assert_eq!(platform.nodes[0].kind.as_deref(), Some("fast"));
+        assert_eq!(platform.nodes[1].marked_speed, 7.0);
+        assert_eq!(
+            (platform.nodes[2].marked_speed, platform.nodes[2].cpus),
+            (150.0, 2)
+        );
+        assert!(platform.description.contains("h3 150.0"));
+        // Without a base: a new platform of the hosts only.
+        let fresh = hosts_platform(None, &hosts).unwrap();
+        assert_eq!(fresh.nodes.len(), 2);
+        assert_eq!(fresh.name, "mpi-hosts");
+    }
+
+    #[test]
+    fn a_platform_in_another_unit_is_refused() {
+        let base = Platform::load("ucf-cluster").unwrap();
+        let err = hosts_platform(Some(base), &by_host(&ranks(&[("h1", 1.0)]))).unwrap_err();
+        assert!(err.to_string().contains("bench measures Mflop/s"), "{err}");
+    }
 }

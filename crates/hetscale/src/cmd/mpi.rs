@@ -47,6 +47,29 @@ impl Job {
         0
     }
 
+    /// Every rank's host name with its `values`, by rank (a collective call: every rank
+    /// passes as many values, its own).
+    pub fn gather_by_host(&self, values: &[f64]) -> anyhow::Result<Vec<(String, Vec<f64>)>> {
+        #[cfg(feature = "mpi")]
+        {
+            let hosts = self.session.host_names()?;
+            let columns: Vec<Vec<f64>> = values
+                .iter()
+                .map(|v| self.session.all_gather_f64(*v))
+                .collect();
+            Ok(hosts
+                .into_iter()
+                .enumerate()
+                .map(|(rank, host)| (host, columns.iter().map(|c| c[rank]).collect()))
+                .collect())
+        }
+        #[cfg(not(feature = "mpi"))]
+        {
+            let _ = values;
+            anyhow::bail!("this hetscale was built without MPI")
+        }
+    }
+
     /// The machine of this job: rank `j` is node `j` of the result.
     pub fn machine(
         &self,
