@@ -236,10 +236,10 @@ fn run_mpi(args: &Args, options: &BenchOptions) -> anyhow::Result<()> {
     if args.json {
         let json = serde_json::json!({
             "backend": "mpi",
-            "ranks": ranks.len(),
+            "p": ranks.len(),
             "hosts": hosts.iter().map(|h| serde_json::json!({
                 "host": h.host,
-                "ranks": h.ranks,
+                "cpus": h.ranks.len(),
                 "marked_speed_flops": h.marked_speed * 1e6,
                 "marked_speed_flops_ci95": [h.interval.0 * 1e6, h.interval.1 * 1e6],
             })).collect::<Vec<_>>(),
