@@ -35,6 +35,9 @@ step "build hetscale with the mpi feature"
 cargo build --release -p hetscale --features mpi 2>&1 | tail -n 1
 HS=$PWD/target/release/hetscale
 
+step "the testbed script's own tests (no root needed)"
+python3 testbed/test_testbed.py
+
 # A testbed left by an interrupted run is removed first.
 "$TB" down > /dev/null
 step "testbed up"
