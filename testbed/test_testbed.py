@@ -46,6 +46,10 @@ class Description(unittest.TestCase):
         self.assertGreaterEqual(cfg["hosts"][0]["burst_bytes"], 128 * 1024)
         self.assertEqual(len(tb.load_config(HERE / "ci3.toml")["hosts"]), 3)
 
+    def test_pinning_is_optional(self):
+        cfg = config('[[node]]\nname = "a"\ncores = "0"\n[[node]]\nname = "b"\ncores = 0\n[[node]]\nname = "c"\n')
+        self.assertEqual([h["cores"] for h in cfg["hosts"]], ["0", "0", None])
+
     def test_rates(self):
         self.assertEqual(tb.parse_rate("100mbit"), 100_000_000)
         self.assertEqual(tb.parse_rate("1gbit"), 1_000_000_000)
@@ -64,6 +68,8 @@ class Description(unittest.TestCase):
             '[[node]]\nname = "a"\ncpu_quota = 0.001\n': "cpu_quota 0.001 is outside",
             '[[node]]\nname = "a"\nlink_rate = "fast"\n': 'node a: link_rate "fast"',
             '[[node]]\nname = "a"\nburst_bytes = 10\n': "burst_bytes 10 is below",
+            '[[node]]\nname = "a"\ncores = "999"\n': 'cores "999" is not a list',
+            '[[node]]\nname = "a"\ncores = "0;1"\n': 'cores "0;1" is not a list',
             '[testbed]\nsubnet = "8.8.8.0/24"\n[[node]]\nname = "a"\n': "must be a private IPv4",
             '[testbed]\nsubnet = "10.0.0.0/30"\n[[node]]\nname = "a"\n[[node]]\nname = "b"\n': "do not fit",
             '[testbed]\nperiod = 5\n[[node]]\nname = "a"\n': "unknown key testbed.period",
