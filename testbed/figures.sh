@@ -40,9 +40,11 @@ for n in nodes:
     print(f"{n['name']:<6} {n['marked_speed']:>9.1f} {quota[n['name']]:>6.2f} {sr:>12.3f} {qr:>12.3f} {100 * (sr / qr - 1):>+6.1f}%")
 PY
 
-echo; echo "== the network: hetscale probe across the 4 hosts"
-show "$M" -np 4 "$HS" probe --backend mpi --nodes 4 --platform "$WORK/testbed4.toml" \
-    --write-platform "$WORK/testbed4.toml"
+echo; echo "== the network: hetscale probe across 2, 3 and 4 hosts (L(p) at each, g and r_j at 4)"
+for p in 2 3 4; do
+    show "$M" -np $p "$HS" probe --backend mpi --nodes $p --platform "$WORK/testbed4.toml" \
+        --write-platform "$WORK/testbed4.toml"
+done
 
 echo; echo "== GE, MM and conv2d on 4 hosts: verified, and bit-identical to threads"
 for kernel in ge mm conv2d; do

@@ -4,11 +4,13 @@ need no root and make nothing. Run: python3 testbed/test_testbed.py (CI's testbe
 
 import importlib.machinery
 import importlib.util
+import sys
 import tempfile
 import tomllib
 import unittest
 from pathlib import Path
 
+sys.dont_write_bytecode = True  # no __pycache__ in the repository
 HERE = Path(__file__).resolve().parent
 loader = importlib.machinery.SourceFileLoader("hetscale_testbed", str(HERE / "hetscale-testbed"))
 spec = importlib.util.spec_from_loader(loader.name, loader)
