@@ -52,7 +52,7 @@ mpicc -O2 -o "$WORK/mpi_check" testbed/mpi_check.c
 "$M" -np 2 --host h1,h3 "$WORK/mpi_check" pingpong 4194304 2
 "$M" -np 3 "$WORK/mpi_check" barrier 300
 
-step "hetscale run ge across the 3 hosts, verified and bit-identical to threads"
+step "hetscale run ge and mm across the 3 hosts, verified and bit-identical to threads"
 for kernel in ge mm; do
     "$M" -np 3 "$HS" run "$kernel" --backend mpi --platform "$PLATFORM" --nodes 3 --n 64 \
         --seed 7 --dump-result "$WORK/$kernel-mpi.npy" --json > "$WORK/$kernel.json"
