@@ -128,8 +128,10 @@ fn a_c_program_is_studied_with_all_three_approaches_and_resumes() {
             );
         }
     }
+    // psi = C_2 W_1 / (C_1 W_2) with W ~ N^2: with each N within 10% of exact (wall-clock
+    // runs on a shared machine), psi is within about 20% of 0.5; it read 0.57 under load.
     let psi = result["measured"]["psi"]["values"][0][1].as_f64().unwrap();
-    assert!((psi - 0.5).abs() < 0.05, "psi = {psi}");
+    assert!((psi - 0.5).abs() < 0.1, "psi = {psi}");
     let runs = run_count(&dir.path().join("s.db"));
     assert!(runs > 10, "{runs} runs");
     // Rerunning resumes from the database: nothing runs again, the result is the same.
