@@ -378,8 +378,14 @@ fn the_report_shows_every_study_in_the_database_and_the_text_ends_with_the_summa
         lines.iter().any(|l| l.starts_with("measured: scales")),
         "{summary}"
     );
+    // Both held-out checks close it: the kernel's time model's, then the scaling model's.
+    let [.., kernel_model, scaling_model] = lines.as_slice() else {
+        panic!("{summary}")
+    };
+    assert!(kernel_model.starts_with("held-out: N on C_8"), "{summary}");
     assert!(
-        lines.last().unwrap().starts_with("held-out: N on C_8"),
+        scaling_model.starts_with("held-out (scaling model): N on C_8"),
         "{summary}"
     );
+    assert!(scaling_model.contains("from C_2, C_4"), "{summary}");
 }
