@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+# Held-out validation on the one-machine cluster (issue 36, item 2): hetscale's predictions of
+# the larger configurations of a heterogeneous testbed, calibrated on its 1- and 2-host
+# configurations only, held against measurements of the larger ones.
+#
+#   benchmarks/testbed_validation.sh [4|8] [OUT]      (root; OpenMPI, gcc, iproute2)
+#
+# 4: testbed/validation4.toml (quotas 0.6, 0.45, 0.3, 0.15 of a core), held out C_4.
+# 8: testbed/validation8.toml (quotas 0.32, 0.24, 0.16, 0.08 twice), held out C_4 and C_8.
+# Every link is 100 Mbit/s. The configurations are the first p hosts (C_1 = h1, C_2 = h1,h2, ...).
+#
+# What it does, in order:
+#  1. brings the testbed up (down in a trap, then `leftovers` must find nothing);
+#  2. the hosts' marked speeds: `hetscale bench --backend mpi` on every host at once;
+#  3. the network: `hetscale probe --backend mpi` on 2 hosts, then on every held-out count, the
+#     largest last (a microbenchmark of the machine, not of the programs: it may touch every host);
+#  4. for GE, MM, conv2d (`backend = "mpi"` studies) and the C Jacobi program (a `[command]` study,
+#     its hosts through `{hostfile}`):
+#     - the target E_s, by a rule fixed before any prediction: half the E_s measured on C_2 at
+#       the program's fixed size N_FIX (median of 3 runs), to two significant figures;
+#     - calibration runs on C_1 and C_2 only: N_FIX/2, N_FIX and 3 N_FIX/2, median of 3 runs each;
+#     - (a) the calibrated machine model (`hetscale calibrate --runs` on those runs, its default
+#       fit rate_fraction,run_overhead_s, on the benched and probed platform; then `hetscale run
+#       --backend sim` for T at N_FIX and `hetscale predict KERNEL` for the N holding the
+#       target), kernels only: calibrate simulates hetscale's own kernels, so the C program has
+#       no row (a); it gives no interval;
+#     - (b) the scaling model (`hetscale predict --from` a study's database): the N holding the
+#       target with its 95% interval, and T at that N with its interval. Fitted on a study of
+#       C_2 and C_3, not C_1 and C_2: see the comment at that step (a CLI gap, issue 36);
+#     - the measurements of the held-out configurations: T at N_FIX and at (b)'s predicted N
+#       (`hetscale run ... --runs 5`, median), and the N holding the target (a study of the
+#       held-out configurations alone, measured approach);
+#  5. prints one row per (program, configuration, quantity, approach), misses included
+#     (benchmarks/testbed_validation_table.py), and the verdict against issue 36's targets.
+#
+# Sizes, fixed before any prediction from the durations of runs on this testbed (2 hosts,
+# a pilot at N = 256, 512 and for Jacobi 512-2048): every run of interest lasts 0.1-5 s and
+# its phases >= 20 ms (two CFS periods of 10 ms), so the quotas hold.
+#   GE     N_FIX = 512   (0.9 s on 2 hosts), n in [128, 1200]
+#   MM     N_FIX = 768   (0.33 s at 512 on 2 hosts, ~1.1 s at 768), n in [256, 1536]
+#   conv2d N_FIX = 512   (0.95 s on 2 hosts), n in [128, 1024]
+#   Jacobi N_FIX = 2048, 100 iterations (0.92 s on 2 hosts), n in [512, 4096]
+# Nothing here was changed after a prediction was seen; the rows are what one run printed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$PWD
+HOSTS=${1:-4}
+OUT=${2:-/tmp/hetscale-testbed-validation-$HOSTS}
+case $HOSTS in
+    4) HELD=(4) ;;
+    8) HELD=(4 8) ;;
+    *) echo "usage: $0 [4|8] [OUT]" >&2; exit 2 ;;
+esac
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+TB=$REPO/testbed/hetscale-testbed
+STATE=/run/hetscale-testbed
+M=$STATE/mpirun
+HS=${HETSCALE:-$REPO/target/release/hetscale}
+"$HS" bench --help | grep -q -- '--backend' || { echo "needs hetscale built with --features mpi" >&2; exit 2; }
+start=$SECONDS
+
+finish() {
+    status=$?
+    set +e
+    "$TB" down > /dev/null
+    if ! "$TB" leftovers; then
+        echo "testbed_validation: the testbed left something behind" >&2
+        status=1
+    fi
+    echo "testbed_validation: $([ $status -eq 0 ] && echo done || echo FAILED) in $((SECONDS - start)) s; outputs in $OUT"
+    exit $status
+}
+
+if [ "$("$TB" status 2>&1 | head -n 1)" != "testbed: down" ]; then
+    echo "a testbed is up already (testbed/hetscale-testbed status); only one can exist" >&2
+    exit 2
+fi
+trap finish EXIT
+trap 'exit 130' INT TERM
+rm -rf "$OUT"
+mkdir -p "$OUT"
+cd "$OUT"
+step() { echo; echo "== $* ($((SECONDS - start)) s, load $(cut -d' ' -f1-3 /proc/loadavg))" | tee -a steps.log; }
+
+step "testbed up: testbed/validation$HOSTS.toml"
+"$TB" up "$REPO/testbed/validation$HOSTS.toml"
+mpicc -O2 -o jacobi "$REPO/examples/jacobi/jacobi.c" -lm
+
+step "marked speeds: bench --backend mpi on all $HOSTS hosts at once"
+"$M" -np "$HOSTS" "$HS" bench --backend mpi --runs 3 --platform "$STATE/platform.toml" \
+    --write-platform platform.toml | tee bench.txt
+
+for p in 2 "${HELD[@]}"; do
+    step "network: probe --backend mpi on $p hosts"
+    "$M" -np "$p" "$HS" probe --backend mpi --nodes "$p" --platform platform.toml \
+        --write-platform platform.toml | tee "probe-$p.txt"
+done
+cp platform.toml platform-measured.toml
+
+hostlist() { local p=$1 s=h1 i; for ((i = 2; i <= p; i++)); do s="$s,h$i"; done; echo "$s"; }
+
+# kernel name, N_FIX, n_min, n_max
+PROGRAMS=("ge 512 128 1200" "mm 768 256 1536" "conv2d 512 128 1024" "jacobi 2048 512 4096")
+JACOBI_WORK="400*(n-2)^2"    # 4 flop per interior point, 100 iterations
+JACOBI_TEMPLATE="$M -np {p} --hostfile {hostfile} $OUT/jacobi {n} 100"
+
+# A run of a program on the first p hosts, --runs R, its JSON on stdout.
+run_real() {
+    local prog=$1 p=$2 n=$3 runs=$4
+    if [ "$prog" = jacobi ]; then
+        "$HS" run --command "$JACOBI_TEMPLATE" --work "$JACOBI_WORK" \
+            --time-regex 'elapsed: (\S+) s' --timeout 300 --platform platform.toml \
+            --nodes "$(hostlist "$p")" --n "$n" --runs "$runs" --warmup 0 --json
+    else
+        "$M" -np "$p" "$HS" run "$prog" --backend mpi --platform platform.toml --nodes "$p" \
+            --n "$n" --runs "$runs" --warmup 0 --json
+    fi
+}
+
+# A study spec: name, program, target, n_min, n_max, then configuration counts.
+write_spec() {
+    local name=$1 prog=$2 target=$3 nmin=$4 nmax=$5
+    shift 5
+    {
+        echo "name = \"$name\""
+        echo "platform = \"$OUT/platform.toml\""
+        echo "target = $target"
+        echo "tolerance = 0.03"
+        echo "n_min = $nmin"
+        echo "n_max = $nmax"
+        echo "repetitions = 3"
+        echo "warmup = 0"
+        echo 'approaches = ["measured"]'
+        if [ "$prog" = jacobi ]; then
+            echo "[command]"
+            echo "template = \"$JACOBI_TEMPLATE\""
+            echo "work = \"$JACOBI_WORK\""
+            echo 'time_regex = "elapsed: (\\S+) s"'
+            echo "timeout_s = 300"
+        else
+            echo "kernel = \"$prog\""
+            echo 'backend = "mpi"'
+            echo "[mpi]"
+            echo "launcher = \"$M\""
+            echo "timeout_s = 300"
+        fi
+        local p
+        for p in "$@"; do
+            echo "[[configuration]]"
+            echo "label = \"C_$p\""
+            if [ "$prog" = jacobi ]; then
+                echo "nodes = \"$(hostlist "$p")\""
+            else
+                echo "nodes = \"$p\""
+            fi
+        done
+    } > "$name.toml"
+}
+
+for entry in "${PROGRAMS[@]}"; do
+    read -r prog nfix nmin nmax <<< "$entry"
+    step "$prog: the target from C_2 at N = $nfix (half its E_s)"
+    run_real "$prog" 2 "$nfix" 3 > "$prog-target-run.json"
+    target=$(python3 -c "
+import json, sys
+e = json.load(open('$prog-target-run.json'))['speed_efficiency'] / 2
+print(float(f'{e:.2g}'))")
+    echo "$prog: target E_s = $target" | tee -a steps.log
+    echo "{\"program\": \"$prog\", \"n_fix\": $nfix, \"target\": $target, \"held\": [${HELD[*]}]}" \
+        | sed 's/\[\([0-9]*\) \([0-9]*\)\]/[\1, \2]/' > "$prog-setup.json"
+
+    step "$prog: calibration runs on C_1 and C_2 at N = $((nfix / 2)), $nfix, $((3 * nfix / 2))"
+    echo "configuration,nodes,kernel,n,time_s" > "$prog-cal.csv"
+    for p in 1 2; do
+        for n in $((nfix / 2)) "$nfix" $((3 * nfix / 2)); do
+            run_real "$prog" "$p" "$n" 3 > "$prog-cal-$p-$n.json" \
+                || { echo "$prog: calibration run p=$p n=$n failed" | tee -a steps.log; continue; }
+            python3 -c "
+import json
+r = json.load(open('$prog-cal-$p-$n.json'))
+print('C_$p,$p,$prog,$n,' + repr(r['time_s']))" >> "$prog-cal.csv"
+        done
+    done
+    cat "$prog-cal.csv"
+
+    nodes_args=()
+    for p in "${HELD[@]}"; do
+        if [ "$prog" = jacobi ]; then nodes_args+=(--nodes "$(hostlist "$p")"); else nodes_args+=(--nodes "$p"); fi
+    done
+    if [ "$prog" != jacobi ]; then
+        step "$prog: (a) the calibrated machine model, fitted on the C_1 and C_2 runs"
+        "$HS" calibrate --runs "$prog-cal.csv" --platform platform.toml \
+            --write-platform "$prog-calibrated.toml" --json \
+            > "$prog-calibrate.json" || echo "$prog: calibrate exit $?" | tee -a steps.log
+        "$HS" predict "$prog" --platform "$prog-calibrated.toml" "${nodes_args[@]}" \
+            --target "$target" --json > "$prog-a-predict.json" \
+            || echo "$prog: predict (a) exit $?" | tee -a steps.log
+        for p in "${HELD[@]}"; do
+            "$HS" run "$prog" --backend sim --skip-compute --platform "$prog-calibrated.toml" \
+                --nodes "$p" --n "$nfix" --json > "$prog-a-sim-$p.json" \
+                || echo "$prog: sim (a) p=$p exit $?" | tee -a steps.log
+        done
+    fi
+
+    # The scaling model fits a study's runs, and a study stores runs only from its search for
+    # the N holding the target: on one host (no messages) E_s is 10-100x that of two hosts
+    # over 100 Mbit/s, so C_1 stops at n_min ("already exceeds the target") with one size, and
+    # `predict --from` refuses a fit on one configuration. (b) is therefore fitted on the
+    # smallest two configurations that communicate, C_2 and C_3.
+    step "$prog: (b) the scaling model, fitted on a study of C_2 and C_3"
+    write_spec "$prog-cal" "$prog" "$target" "$nmin" "$nmax" 2 3
+    "$HS" study "$prog-cal.toml" --db "$prog-cal.db" --out "$prog-cal-out" --quiet --json \
+        > "$prog-cal-study.json" || echo "$prog: calibration study exit $?" | tee -a steps.log
+    "$HS" predict --from "$prog-cal.db" "${nodes_args[@]}" --target "$target" --json \
+        > "$prog-b-predict.json" || echo "$prog: predict --from exit $?" | tee -a steps.log
+
+    for p in "${HELD[@]}"; do
+        step "$prog: measured T on C_$p at N = $nfix"
+        run_real "$prog" "$p" "$nfix" 5 > "$prog-meas-t-$p-nfix.json" \
+            || echo "$prog: run p=$p n=$nfix failed" | tee -a steps.log
+        nb=$(python3 "$REPO/benchmarks/testbed_validation_table.py" --predicted-n "$prog-b-predict.json" "$p" || true)
+        if [ -n "$nb" ]; then
+            step "$prog: measured T on C_$p at (b)'s predicted N = $nb"
+            run_real "$prog" "$p" "$nb" 5 > "$prog-meas-t-$p-nb.json" \
+                || echo "$prog: run p=$p n=$nb failed" | tee -a steps.log
+        fi
+    done
+
+    step "$prog: measured N holding E_s = $target on the held-out configurations"
+    write_spec "$prog-held" "$prog" "$target" "$nmin" "$nmax" "${HELD[@]}"
+    "$HS" study "$prog-held.toml" --db "$prog-held.db" --out "$prog-held-out" --quiet --json \
+        > "$prog-held-study.json" || echo "$prog: held-out study exit $?" | tee -a steps.log
+done
+
+step "the table"
+python3 "$REPO/benchmarks/testbed_validation_table.py" "$OUT" | tee table.md

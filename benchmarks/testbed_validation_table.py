@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""The table of benchmarks/testbed_validation.sh (issue 36): one row per (program, held-out
+configuration, quantity, approach) from the JSON files the script left in OUT, every row
+printed, misses and missing predictions included, then the verdict against issue 36's targets
+(median |error| <= 10% for T at fixed N and for the N holding E_s; 95% intervals covering the
+measured value in >= 80% of the rows).
+
+    testbed_validation_table.py OUT
+    testbed_validation_table.py --predicted-n PREDICT.json P   (the N a predict --json gives on P nodes)
+"""
+import json
+import os
+import statistics
+import sys
+
+PROGRAMS = ["ge", "mm", "conv2d", "jacobi"]
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def point_p(point):
+    if "p" in point:
+        return point["p"]
+    return point.get("configuration", {}).get("p")
+
+
+def predicted_point(predict, p):
+    if not predict:
+        return None
+    for point in predict.get("points", []):
+        if point_p(point) == p and not point.get("measured"):
+            return point
+    return None
+
+
+def measured_n(study, p):
+    if not study:
+        return None, None, "no study output"
+    s = study["studies"][0]
+    for point in (s.get("measured") or {}).get("points", []):
+        if point.get("p") == p or point.get("configuration") == f"C_{p}":
+            return point["n"], point.get("n_ci95"), None
+    reasons = [f.get("reason") or f.get("message") or str(f)
+               for f in (s.get("measured") or {}).get("failures", [])]
+    return None, None, "; ".join(str(r) for r in reasons) or "not settled"
+
+
+def fmt(x, kind):
+    if x is None:
+        return "n/a"
+    if kind == "T":
+        return f"{x:.3f} s" if x < 100 else f"{x:.0f} s"
+    return f"{x:.0f}"
+
+
+def table(out):
+    rows = []
+    for prog in PROGRAMS:
+        setup = load(os.path.join(out, f"{prog}-setup.json"))
+        if not setup:
+            rows.append(dict(prog=prog, p="-", quantity="-", approach="-", pred=None,
+                             meas=None, ci=None, note="not run"))
+            continue
+        nfix, target = setup["n_fix"], setup["target"]
+        a_pred = load(os.path.join(out, f"{prog}-a-predict.json"))
+        b_pred = load(os.path.join(out, f"{prog}-b-predict.json"))
+        held = load(os.path.join(out, f"{prog}-held-study.json"))
+        for p in setup["held"]:
+            # T at the fixed N
+            meas = load(os.path.join(out, f"{prog}-meas-t-{p}-nfix.json"))
+            t_meas = meas["time_s"] if meas else None
+            if prog == "jacobi":
+                rows.append(dict(prog=prog, p=p, quantity=f"T at N = {nfix}", approach="a",
+                                 pred=None, meas=t_meas, ci=None, kind="T",
+                                 note="no calibrated model: calibrate simulates hetscale's kernels only"))
+            else:
+                sim = load(os.path.join(out, f"{prog}-a-sim-{p}.json"))
+                rows.append(dict(prog=prog, p=p, quantity=f"T at N = {nfix}", approach="a",
+                                 pred=sim["time_s"] if sim else None, meas=t_meas, ci=None,
+                                 kind="T", note="" if sim else "sim run failed"))
+            # T at (b)'s predicted N
+            bp = predicted_point(b_pred, p)
+            if bp:
+                meas = load(os.path.join(out, f"{prog}-meas-t-{p}-nb.json"))
+                rows.append(dict(prog=prog, p=p, quantity=f"T at N = {bp['n']}", approach="b",
+                                 pred=bp.get("time_s"), meas=meas["time_s"] if meas else None,
+                                 ci=bp.get("time_s_ci95"), kind="T",
+                                 note="" if meas else "measuring run failed"))
+            else:
+                rows.append(dict(prog=prog, p=p, quantity="T at (b)'s N", approach="b",
+                                 pred=None, meas=None, ci=None, kind="T",
+                                 note=(b_pred or {}).get("verdict", "predict --from failed")))
+            # the N holding the target
+            n_meas, n_meas_ci, why = measured_n(held, p)
+            q = f"N at E_s = {target}"
+            if prog == "jacobi":
+                rows.append(dict(prog=prog, p=p, quantity=q, approach="a", pred=None,
+                                 meas=n_meas, ci=None, kind="N",
+                                 note="no calibrated model: calibrate simulates hetscale's kernels only"))
+            else:
+                ap = predicted_point(a_pred, p)
+                rows.append(dict(prog=prog, p=p, quantity=q, approach="a",
+                                 pred=ap["n"] if ap else None, meas=n_meas, ci=None, kind="N",
+                                 note=(why or "") if ap else "no N predicted"))
+            rows.append(dict(prog=prog, p=p, quantity=q, approach="b",
+                             pred=bp["n"] if bp else None, meas=n_meas,
+                             ci=bp.get("n_ci95") if bp else None, kind="N",
+                             note=(why or "") if bp else "no N predicted"))
+
+    print("| program | config | quantity | approach | predicted | measured | error % | 95% interval | covered | note |")
+    print("|---|---|---|---|---:|---:|---:|---|:---:|---|")
+    for r in rows:
+        kind = r.get("kind", "N")
+        err = None
+        if r["pred"] is not None and r["meas"]:
+            err = 100.0 * (r["pred"] - r["meas"]) / r["meas"]
+        r["err"] = err
+        covered = None
+        if r["ci"] and r["meas"] is not None:
+            covered = r["ci"][0] <= r["meas"] <= r["ci"][1]
+        r["covered"] = covered
+        ci = f"[{fmt(r['ci'][0], kind)}, {fmt(r['ci'][1], kind)}]" if r["ci"] else "none"
+        print(f"| {r['prog']} | C_{r['p']} | {r['quantity']} | {r['approach']} | {fmt(r['pred'], kind)} "
+              f"| {fmt(r['meas'], kind)} | {'n/a' if err is None else f'{err:+.1f}'} | {ci} "
+              f"| {'n/a' if covered is None else ('yes' if covered else 'no')} | {r.get('note', '')} |")
+    print()
+    ok = True
+    for label, sel in [("T at fixed N", lambda r: r.get("kind") == "T"),
+                       ("N holding E_s", lambda r: r.get("kind") == "N")]:
+        for appr in ["a", "b", "all"]:
+            rs = [r for r in rows if sel(r) and (appr == "all" or r["approach"] == appr)]
+            errs = [abs(r["err"]) for r in rs if r["err"] is not None]
+            missing = len(rs) - len(errs)
+            med = statistics.median(errs) if errs else None
+            met = med is not None and med <= 10 and missing == 0
+            if appr == "all":
+                ok = ok and met
+            print(f"- {label}, approach {appr}: median |error| "
+                  f"{'n/a' if med is None else f'{med:.1f}%'} over {len(errs)} rows"
+                  f"{f', {missing} without a prediction or measurement' if missing else ''} "
+                  f"(target <= 10%): {'met' if met else 'not met'}")
+    with_ci = [r for r in rows if r.get("kind") and r["meas"] is not None and r["pred"] is not None]
+    cov = [r for r in with_ci if r["covered"]]
+    only_ci = [r for r in with_ci if r["ci"]]
+    frac = len(cov) / len(with_ci) if with_ci else 0.0
+    print(f"- coverage: {len(cov)} of {len(with_ci)} rows with a prediction and a measurement "
+          f"({100 * frac:.0f}%; a row without an interval counts as not covered; "
+          f"{len(cov)} of {len(only_ci)} rows that have one) (target >= 80%): "
+          f"{'met' if frac >= 0.8 else 'not met'}")
+    ok = ok and frac >= 0.8
+    print()
+    print(f"Verdict: {'met' if ok else 'not met'}")
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--predicted-n":
+        point = predicted_point(load(sys.argv[2]), int(sys.argv[3]))
+        if point and point.get("n"):
+            print(int(point["n"]))
+        return
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    table(sys.argv[1])
+
+
+if __name__ == "__main__":
+    main()
