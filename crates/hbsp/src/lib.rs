@@ -76,6 +76,7 @@ pub mod machine_model;
 pub mod memory;
 mod message;
 pub mod nodeset;
+pub mod paper_machines;
 pub mod platform;
 pub mod presets;
 pub mod probe;

@@ -10,13 +10,13 @@
 //! | `local` | this host: one node per core, placeholder speed and network | `hetscale probe --write-platform` measures it |
 
 use crate::machine_model::{Barrier, CollectiveCost, MachineModel, Topology};
-use crate::platform::{BarrierCost, BarrierPoint, Network, Node, Platform};
-use hetscale_model::papers::{
+use crate::paper_machines::{
     KALINOV_NODES, KALINOV_PER_ELEMENT_S, KALINOV_STARTUP_S, MASPAR_BURG_R_INF_MFLOPS,
     NCUBE2_ALPHA_S, NCUBE2_BETA_S_PER_BYTE, NCUBE2_BURG_R_INF_MFLOPS, SUNWULF_SERVER,
     SUNWULF_SUNBLADE, SUNWULF_SUNFIRE, UCF_BARRIER_US, UCF_ETHERNET_BYTES_PER_S, UCF_G_US_PER_BYTE,
     UCF_NODES, kalinov_speeds, ucf_message_start_up_s,
 };
+use crate::platform::{BarrierCost, BarrierPoint, Network, Node, Platform};
 
 /// Names of the presets, for listings and error messages.
 pub const NAMES: [&str; 6] = [
@@ -196,7 +196,7 @@ pub fn ucf_cluster() -> Platform {
 /// - Ports inject at gromit's measured 0.196 us/byte (section 4.4), scaled by each node's r_j
 ///   (Table 5): the HBSP^1 `g r_j h_j`, unchanged.
 /// - Every message pays PVM's start-up, taken as the slope of Table 4's barrier cost over p
-///   (about 3.5 ms a node; see `hetscale_model::papers::ucf_message_start_up_s`).
+///   (about 3.5 ms a node; see `crate::paper_machines::ucf_message_start_up_s`).
 /// - Every byte a node receives costs it its own injection time once more, `g r_j` a byte,
 ///   after it arrives. Table 5 timed only the sending half of a PVM transfer (injecting "a
 ///   sufficiently large packet into the network", section 4.4); the receiving half
@@ -306,7 +306,7 @@ const MASPAR_BYTE_S: f64 = 1.0 / 12.5e6;
 /// and homogeneous communication equipment supporting parallel point-to-point communications"
 /// (section 1), of heterogeneity `H = r_max / r_min` (section 4.1), messages costing
 /// `t = a + b L` (section 3.2). He publishes no number, so speeds, `a` and `b` are the model
-/// crate's chosen ones (`hetscale_model::papers::kalinov_speeds`, the same as its
+/// crate's chosen ones (`crate::paper_machines::kalinov_speeds`, the same as its
 /// `kalinov-strategies` table): speeds cycling 2000, 500 and 1000 Mflop/s (H = 4), a = 50 us,
 /// b = 64 ns per 8-byte element. His pipelined SUMMA passes messages without a barrier (eqs.
 /// 3-5), so `L = 0`.

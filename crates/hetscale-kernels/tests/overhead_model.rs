@@ -6,9 +6,9 @@
 //! `L = 0.39 ms x p`), and the UCF cluster of Williams & Parsons with its unequal injection
 //! slowness `r_j` (up to 4.08), so a model that forgot `r_j` on any message would show.
 
+use hbsp::paper_machines::UCF_NODES;
 use hbsp::{Backend, BarrierCost, Machine, Network, Node, Platform, SimOptions, WorkCharge};
 use hetscale_kernels::{KernelOptions, flops_per_unit, kernel_by_name};
-use hetscale_model::papers::UCF_NODES;
 
 /// The simulator charging declared work; `skip_compute` skips the compute blocks (skeleton
 /// execution: GE then pivots in natural order).

@@ -5,7 +5,8 @@
 //! scalability and scalability matrices (Sun & Rover 1994), both papers' prediction theorems,
 //! heterogeneous concurrent efficiency and the SUMMA cost models (Kalinov), the HBSP^1 cost model
 //! (Williams & Parsons 2001), Hockney's alpha-beta model, workload formulas, least-squares fits and
-//! bracketed root finding. [`papers`] recomputes the papers' published tables from their inputs.
+//! bracketed root finding. The papers' published tables, recomputed from their inputs with these
+//! formulas, are crate `hetscale-papers`'s.
 //!
 //! ```
 //! use hetscale_model::{metrics, scalability, workload};
@@ -30,7 +31,6 @@ pub mod fit;
 pub mod hockney;
 pub mod isoefficiency;
 pub mod metrics;
-pub mod papers;
 pub mod root;
 pub mod scalability;
 pub mod scaling;

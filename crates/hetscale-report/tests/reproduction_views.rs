@@ -4,15 +4,15 @@
 
 use hbsp::Platform;
 use hetscale_kernels::KernelRegistry;
+use hetscale_papers::kalinov::summa::{KalinovExperiment, reproduce_kalinov};
+use hetscale_papers::reproduce::{ReproducedValue, Reproduction};
+use hetscale_papers::wp::collectives::{WpExperiment, reproduce_wp};
 use hetscale_report::views::reproduction::{
     ID, KALINOV_ID, WP_ID, draw_published, kalinov_sections, reproduction_section, wp_sections,
 };
 use hetscale_report::views::study::study_report;
 use hetscale_report::{Cell, Report};
 use hetscale_study::calibrate::PlatformCalibration;
-use hetscale_study::reproduce::{ReproducedValue, Reproduction};
-use hetscale_study::reproduce_kalinov::{KalinovExperiment, reproduce_kalinov};
-use hetscale_study::reproduce_wp::{WpExperiment, reproduce_wp};
 
 fn text(cell: &Cell) -> String {
     match cell {

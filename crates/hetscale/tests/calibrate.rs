@@ -158,7 +158,7 @@ fn reproduce_refuses_a_calibration_choice_it_cannot_apply_in_one_line() {
 fn reproduce_help_lists_every_experiment() {
     let out = hetscale().args(["reproduce", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&out.stdout);
-    for id in hetscale_study::reproduce::EXPERIMENTS {
+    for id in hetscale_papers::reproduce::EXPERIMENTS {
         assert!(help.contains(id), "{id} missing from: {help}");
     }
 }
@@ -230,7 +230,7 @@ fn a_fit_faster_than_the_marked_speed_or_unbounded_is_warned_of_in_text_and_json
 #[test]
 fn fit_auto_prints_the_choices_tied_with_the_best_and_the_rule_that_chose() {
     // GE's base runs of the JPDC reproduction: choices tie at the best leave-one-out error.
-    let ge = hetscale_study::reproduce::Experiment::named("jpdc-ge").unwrap();
+    let ge = hetscale_papers::reproduce::Experiment::named("jpdc-ge").unwrap();
     let platform = hbsp::Platform::load("sunwulf").unwrap();
     let registry = hetscale_kernels::KernelRegistry::builtin();
     let mut csv = String::from("configuration,nodes,kernel,n,time_s\n");

@@ -1,10 +1,10 @@
 //! The papers' published values beside what hetscale found (`hetscale reproduce`, and the
 //! default study), and the statements Kalinov and Williams & Parsons make, checked.
 
-use hetscale_model::papers::KALINOV_KEEPS_SCALABILITY;
-use hetscale_study::reproduce::Reproduction;
-use hetscale_study::reproduce_kalinov::KalinovReproduction;
-use hetscale_study::reproduce_wp::WpReproduction;
+use hetscale_papers::kalinov::KALINOV_KEEPS_SCALABILITY;
+use hetscale_papers::kalinov::summa::KalinovReproduction;
+use hetscale_papers::reproduce::Reproduction;
+use hetscale_papers::wp::collectives::WpReproduction;
 
 use super::collectives::{ImprovementPoint, collective_section};
 use super::study::{PublishedSizes, draw_published_sizes, study_prefixes, summary_lead};

@@ -5,12 +5,12 @@ use hbsp::Platform;
 use hetscale_kernels::{KernelOptions, KernelRegistry};
 use serde::Serialize;
 
+use super::runs::MeasuredRun;
 use super::{
     CrossValidation, FreeParameter, KernelCalibration, PlatformCalibration, Simulations,
     calibrate_with, runs_by_kernel, with_fit,
 };
 use crate::error::{Result, StudyError};
-use crate::measurements::MeasuredRun;
 
 /// Every free parameter, in the order `--fit auto` prefers them on a tie (a start-up per
 /// process before one per run: on one configuration the runs cannot tell them apart, and

@@ -20,7 +20,7 @@
 //! ```no_run
 //! use hetscale_kernels::KernelRegistry;
 //! use hetscale_study::calibrate::{calibrate, FreeParameter};
-//! use hetscale_study::measurements::MeasuredRun;
+//! use hetscale_study::calibrate::runs::MeasuredRun;
 //!
 //! let platform = hbsp::Platform::load("sunwulf")?;
 //! let runs = vec![MeasuredRun {
@@ -47,9 +47,10 @@ use hetscale_model::fit::{Parameter, fit_linear};
 use serde::Serialize;
 
 use crate::error::{Result, StudyError};
-use crate::measurements::MeasuredRun;
+use runs::MeasuredRun;
 
 mod choice;
+pub mod runs;
 
 pub use choice::{ALL_PARAMETERS, FitChoice, choose_fit};
 
@@ -824,7 +825,7 @@ fn machine_of(platform: &Platform, run: &MeasuredRun) -> Result<Machine> {
 /// A skeleton run of `kernel` at size `n` on `machine`'s sim (declared work charged, compute
 /// skipped, size-only inputs, no trace), refused first if it would not fit this machine; the
 /// error is the kernel's one line.
-pub(crate) fn skeleton_run(
+pub fn skeleton_run(
     kernel: &dyn Kernel,
     n: usize,
     machine: &Machine,

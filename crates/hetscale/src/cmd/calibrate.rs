@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use hbsp::Platform;
 use hetscale_kernels::KernelRegistry;
+use hetscale_study::calibrate::runs::read_runs;
 use hetscale_study::calibrate::{
     FitChoice, FreeParameter, PlatformCalibration, calibrate, choose_fit, stored_runs,
 };
-use hetscale_study::measurements::read_runs;
 use hetscale_study::store::Store;
 
 use super::run::KernelArgs;

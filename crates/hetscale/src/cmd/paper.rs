@@ -1,7 +1,7 @@
 //! `hetscale paper`: the papers' tables recomputed from their published inputs.
 
 use crate::output::{out, outln};
-use hetscale_model::papers::{self, PaperRow, PaperTable};
+use hetscale_papers::{self as papers, PaperRow, PaperTable};
 use std::fmt::Write as _;
 
 /// Arguments of `hetscale paper`.

@@ -6,7 +6,17 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use hetscale_kernels::KernelRegistry;
-use hetscale_model::papers::KALINOV_KEEPS_SCALABILITY;
+use hetscale_papers::kalinov::KALINOV_KEEPS_SCALABILITY;
+use hetscale_papers::kalinov::summa::{
+    KALINOV_SUMMA, KalinovExperiment, KalinovReproduction, reproduce_kalinov,
+};
+use hetscale_papers::reproduce::{
+    EXPERIMENTS, Experiment, Reproduction, STATEMENT_CHECKS, reproduce,
+};
+use hetscale_papers::tpds::slalom::{MasparGap, TPDS_SLALOM_MASPAR, maspar_gap};
+use hetscale_papers::wp::collectives::{
+    WP_COLLECTIVES, WpExperiment, WpReproduction, reproduce_wp,
+};
 use hetscale_report::Report;
 use hetscale_report::views::reproduction::{
     draw_published, kalinov_sections, reproduction_lead, reproduction_section,
@@ -14,14 +24,6 @@ use hetscale_report::views::reproduction::{
 };
 use hetscale_report::views::study::study_report;
 use hetscale_study::calibrate::FreeParameter;
-use hetscale_study::reproduce::{
-    EXPERIMENTS, Experiment, Reproduction, STATEMENT_CHECKS, reproduce,
-};
-use hetscale_study::reproduce_kalinov::{
-    KALINOV_SUMMA, KalinovExperiment, KalinovReproduction, reproduce_kalinov,
-};
-use hetscale_study::reproduce_slalom::{MasparGap, TPDS_SLALOM_MASPAR, maspar_gap};
-use hetscale_study::reproduce_wp::{WP_COLLECTIVES, WpExperiment, WpReproduction, reproduce_wp};
 use hetscale_study::store::Store;
 
 use crate::output::{errln, out, outln};

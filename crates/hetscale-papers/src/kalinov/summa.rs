@@ -15,16 +15,16 @@
 //! place. Beside each simulated value, his own equation for the strategy evaluated on the same
 //! `n`, speeds, `a` and `b` ([`strategy_efficiency`]) stands as the "published" value.
 
+use super::{KALINOV_KEEPS_SCALABILITY, KALINOV_N2_PER_P};
 use hbsp::Platform;
 use hetscale_kernels::summa::MULTIPLY_PHASE_DETAIL;
 use hetscale_kernels::{KernelOptions, KernelRegistry, flops_per_unit};
-use hetscale_model::papers::{KALINOV_KEEPS_SCALABILITY, KALINOV_N2_PER_P};
 use hetscale_model::summa::{Processors, Strategy, SummaNetwork, strategy_efficiency};
 use serde::Serialize;
 
-use crate::calibrate::skeleton_run;
-use crate::error::{Result, StudyError};
 use crate::reproduce::ReproducedValue;
+use hetscale_study::calibrate::skeleton_run;
+use hetscale_study::{Result, StudyError};
 
 /// The experiment's id in [`crate::reproduce::EXPERIMENTS`].
 pub const KALINOV_SUMMA: &str = "kalinov-summa";

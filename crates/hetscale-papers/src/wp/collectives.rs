@@ -11,15 +11,15 @@
 //! nothing is fitted to the observations, and the two published numbers they quote (where the
 //! best factors lie, the 3.62) only validate.
 
+use super::{WP_SCATTER_BALANCED_BEST, WP_SCATTER_ROOT_BEST};
 use hbsp::{Backend, Platform, presets};
 use hetscale_kernels::collective_experiments::{
     CollectiveKind, Improvement, improvements, run_experiments,
 };
-use hetscale_model::papers::{WP_SCATTER_BALANCED_BEST, WP_SCATTER_ROOT_BEST};
 use serde::Serialize;
 
-use crate::error::{Result, StudyError};
 use crate::reproduce::ReproducedValue;
+use hetscale_study::{Result, StudyError};
 
 /// The experiment's id in [`crate::reproduce::EXPERIMENTS`].
 pub const WP_COLLECTIVES: &str = "wp-collectives";

@@ -4,7 +4,7 @@
 
 use hetscale_kernels::KernelRegistry;
 use hetscale_model::summa::Strategy;
-use hetscale_study::reproduce_kalinov::{
+use hetscale_papers::kalinov::summa::{
     KalinovExperiment, KalinovReproduction, STATEMENTS, reproduce_kalinov,
 };
 

@@ -5,7 +5,7 @@
 mod common;
 
 use common::run;
-use hetscale_study::reproduce::{Experiment, TPDS_BURG_ORDER};
+use hetscale_papers::reproduce::{Experiment, TPDS_BURG_ORDER};
 
 /// `tpds-burg` on 1, 2, 4 and 8 nodes (the full experiment runs to 128 nodes: slow unoptimized).
 fn small_burg() -> Experiment {

@@ -1,18 +1,14 @@
 //! Chen, Sun & Wu, "Algorithm-system scalability of heterogeneous computing", JPDC 2008
 //! (seed 000_5c15afe68fd6ba8f.txt): Tables 2-13 and section 4.5.
 
-use super::{PaperRow, PaperTable, Published as P};
-use crate::error::Result;
-use crate::{metrics, root, scalability, workload};
+use crate::published::Published as P;
+use crate::tables::{PaperRow, PaperTable};
+use hetscale_model::Result;
+use hetscale_model::{metrics, root, scalability, workload};
+
+pub use hbsp::paper_machines::{SUNWULF_SERVER, SUNWULF_SUNBLADE, SUNWULF_SUNFIRE};
 
 const SOURCE: &str = "Y. Chen, X.-H. Sun and M. Wu, \"Algorithm-system scalability of heterogeneous computing\", Journal of Parallel and Distributed Computing (JPDC), 2008";
-
-/// Marked speed of the Sunwulf server node, per CPU, Mflop/s (JPDC Table 2).
-pub const SUNWULF_SERVER: f64 = 20.88;
-/// Marked speed of a SunBlade compute node, Mflop/s (JPDC Table 2).
-pub const SUNWULF_SUNBLADE: f64 = 20.29;
-/// Marked speed of a SunFire V210 compute node, per CPU, Mflop/s (JPDC Table 2).
-pub const SUNWULF_SUNFIRE: f64 = 36.45;
 
 /// A Sunwulf configuration: CPUs of the server used, SunBlade nodes, SunFire CPUs.
 struct Config {
@@ -318,7 +314,7 @@ impl SunwulfGeOverhead {
     }
 }
 
-pub(super) fn tables() -> Result<Vec<PaperTable>> {
+pub(crate) fn tables() -> Result<Vec<PaperTable>> {
     Ok(vec![
         table3()?,
         table6()?,

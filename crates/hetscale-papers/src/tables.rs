@@ -1,32 +1,13 @@
 //! The papers' published tables, recomputed from their published inputs.
 //!
 //! Each paper has a module holding its inputs, written once with their table beside them, and a
-//! function that recomputes what those inputs determine with this crate's formulas. A
+//! function that recomputes what those inputs determine with `hetscale-model`'s formulas. A
 //! [`PaperRow`] pairs a computed value with the published one (when the paper prints one) and
 //! says whether the computation reproduces it to the published rounding.
 
-mod hbsp_paper;
-mod jpdc;
-mod kalinov;
-mod published;
-mod tpds;
-
-pub use hbsp_paper::{
-    UCF_BARRIER_US, UCF_ETHERNET_BYTES_PER_S, UCF_G_US_PER_BYTE, UCF_NODES, UcfNode,
-    WP_SCATTER_BALANCED_BEST, WP_SCATTER_ROOT_BEST, ucf_message_start_up_s,
-};
-pub use jpdc::{SUNWULF_SERVER, SUNWULF_SUNBLADE, SUNWULF_SUNFIRE, SunwulfGeOverhead};
-pub use kalinov::{
-    KALINOV_HETEROGENEITY, KALINOV_KEEPS_SCALABILITY, KALINOV_N2_PER_P, KALINOV_NODES,
-    KALINOV_PER_ELEMENT_S, KALINOV_R_MAX, KALINOV_SPEED_CYCLE, KALINOV_STARTUP_S, kalinov_speeds,
-};
-pub use published::Published;
-pub use tpds::{
-    MASPAR_BURG_R_INF_MFLOPS, MASPAR_SLALOM_R_INF_MFLOPS, NCUBE2_ALPHA_S, NCUBE2_BETA_S_PER_BYTE,
-    NCUBE2_BURG_R_INF_MFLOPS, NCUBE2_SLALOM_R_INF_MFLOPS,
-};
-
-use crate::error::Result;
+use crate::published::Published;
+use crate::{jpdc, kalinov, tpds, wp};
+use hetscale_model::Result;
 use serde::Serialize;
 
 /// One recomputed table.
@@ -115,7 +96,7 @@ pub fn all_tables() -> Result<Vec<PaperTable>> {
     let mut tables = jpdc::tables()?;
     tables.extend(tpds::tables()?);
     tables.push(kalinov::strategies_table()?);
-    tables.extend(hbsp_paper::tables()?);
+    tables.extend(wp::tables()?);
     for table in &mut tables {
         let found: Vec<String> = table.mismatches().map(PaperRow::mismatch_note).collect();
         table.notes.splice(0..0, found);

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use hetscale_kernels::KernelRegistry;
-use hetscale_study::reproduce::{Experiment, Reproduction, reproduce};
+use hetscale_papers::reproduce::{Experiment, Reproduction, reproduce};
 use hetscale_study::runner::Silent;
 use hetscale_study::store::Store;
 

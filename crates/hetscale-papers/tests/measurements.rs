@@ -6,10 +6,10 @@ use std::collections::BTreeMap;
 
 use hbsp::{NodeSet, Platform};
 use hetscale_model::workload;
-use hetscale_study::measurements::{
-    MeasuredRun, PublishedValue, Quantity, papers, parse_published, parse_runs, published,
-    published_time_rows, read_runs,
+use hetscale_papers::measurements::{
+    PublishedValue, Quantity, papers, parse_published, published, published_time_rows,
 };
+use hetscale_study::calibrate::runs::{MeasuredRun, parse_runs, read_runs};
 use proptest::prelude::*;
 
 fn jpdc() -> Vec<PublishedValue> {

@@ -1,26 +1,22 @@
 //! Sun & Rover, "Scalability of Parallel Algorithm-Machine Combinations", IEEE TPDS 1994
 //! (seed 004_6da8699756e3a759.txt): Tables I-III and VIII-XI.
 
-use super::{PaperRow, PaperTable, Published as P};
-use crate::error::Result;
-use crate::scalability::ScalabilityMatrix;
+use crate::published::Published as P;
+use crate::tables::{PaperRow, PaperTable};
+use hetscale_model::Result;
+use hetscale_model::scalability::ScalabilityMatrix;
+
+pub use hbsp::paper_machines::{
+    MASPAR_BURG_R_INF_MFLOPS, NCUBE2_ALPHA_S, NCUBE2_BETA_S_PER_BYTE, NCUBE2_BURG_R_INF_MFLOPS,
+};
+
+pub mod slalom;
 
 const SOURCE: &str = "X.-H. Sun and D. T. Rover, \"Scalability of Parallel Algorithm-Machine Combinations\", IEEE Transactions on Parallel and Distributed Systems, 1994";
 
-/// nCUBE 2 message latency alpha, seconds (Sun & Rover section IV-B: 130 us).
-pub const NCUBE2_ALPHA_S: f64 = 130e-6;
-/// nCUBE 2 transfer time per byte beta, seconds (Sun & Rover section IV-B: 0.5 us/byte).
-pub const NCUBE2_BETA_S_PER_BYTE: f64 = 0.5e-6;
-
-/// Burg's asymptotic average unit speed on the nCUBE 2, Mflop/s (section IV-B: "1.7 MFLOPS");
-/// the `ncube2` preset's marked speed.
-pub const NCUBE2_BURG_R_INF_MFLOPS: f64 = 1.7;
 /// SLALOM's asymptotic average unit speed on the nCUBE 2, Mflop/s (section IV-C: "1.5
 /// MFLOPS, giving a reference speed of 0.75 MFLOPS").
 pub const NCUBE2_SLALOM_R_INF_MFLOPS: f64 = 1.5;
-/// Burg's asymptotic average unit speed on the MasPar MP-1, Mflop/s (section IV-D: "41
-/// KFLOPS"); the `maspar` preset's marked speed.
-pub const MASPAR_BURG_R_INF_MFLOPS: f64 = 0.041;
 /// SLALOM's asymptotic average unit speed on the MasPar MP-1, Mflop/s (section IV-D: "18
 /// KFLOPS, giving a reference speed of 9 KFLOPS").
 pub const MASPAR_SLALOM_R_INF_MFLOPS: f64 = 0.018;
@@ -141,7 +137,7 @@ const TABLE10: [&[P]; 4] = [
     &[P::new("1.00")],
 ];
 
-pub(super) fn tables() -> Result<Vec<PaperTable>> {
+pub(crate) fn tables() -> Result<Vec<PaperTable>> {
     let burg = from_times(&TABLE2)?;
     Ok(vec![
         matrix_table(

@@ -2,109 +2,20 @@
 //! heterogeneous distributed software" (2001, seed 001_79fec892f14a3f95.txt): balanced shares
 //! and the HBSP^1 model's predicted improvement factors.
 
-use super::{PaperRow, PaperTable, Published as P};
-use crate::error::Result;
-use crate::hbsp::{HbspMachine, balanced_shares, scatter_cost, two_phase_broadcast_cost};
-use crate::metrics;
+use crate::published::Published as P;
+use crate::tables::{PaperRow, PaperTable};
+use hetscale_model::Result;
+use hetscale_model::hbsp::{HbspMachine, balanced_shares, scatter_cost, two_phase_broadcast_cost};
+use hetscale_model::metrics;
+
+pub use hbsp::paper_machines::{
+    UCF_BARRIER_US, UCF_ETHERNET_BYTES_PER_S, UCF_G_US_PER_BYTE, UCF_NODES, UcfNode,
+    ucf_message_start_up_s,
+};
+
+pub mod collectives;
 
 const SOURCE: &str = "T. L. Williams and R. J. Parsons, \"Practical experience using a computational model for the design of heterogeneous distributed software\", 2001, Tables 3-5";
-
-/// A workstation of the UCF cluster.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct UcfNode {
-    /// Host name.
-    pub name: &'static str,
-    /// BYTEmark Integer index (Table 3), the speed used to rank nodes and compute `c_j`.
-    pub integer_index: f64,
-    /// Injection slowness relative to gromit (Table 5).
-    pub r: f64,
-}
-
-/// The ten workstations in the processor order of Table 4 (speeds Table 3, `r_j` Table 5).
-pub const UCF_NODES: [UcfNode; 10] = [
-    UcfNode {
-        name: "gromit",
-        integer_index: 4.89,
-        r: 1.00,
-    },
-    UcfNode {
-        name: "chromus",
-        integer_index: 0.75,
-        r: 4.08,
-    },
-    UcfNode {
-        name: "aditi",
-        integer_index: 4.45,
-        r: 1.03,
-    },
-    UcfNode {
-        name: "dcn_sgi1",
-        integer_index: 2.80,
-        r: 2.12,
-    },
-    UcfNode {
-        name: "dcn_sgi3",
-        integer_index: 2.79,
-        r: 1.95,
-    },
-    UcfNode {
-        name: "gradsun1",
-        integer_index: 1.80,
-        r: 2.00,
-    },
-    UcfNode {
-        name: "gradsun3",
-        integer_index: 1.81,
-        r: 2.46,
-    },
-    UcfNode {
-        name: "sgi1",
-        integer_index: 2.81,
-        r: 1.68,
-    },
-    UcfNode {
-        name: "sgi3",
-        integer_index: 2.77,
-        r: 1.20,
-    },
-    UcfNode {
-        name: "sgi7",
-        integer_index: 3.13,
-        r: 1.16,
-    },
-];
-
-/// gromit's injection time, microseconds per byte: the `g` of the cluster (section 4.4).
-pub const UCF_G_US_PER_BYTE: f64 = 0.196;
-
-/// Barrier cost `L` in microseconds for p = 2, 4, 6, 8, 10 (Table 4).
-pub const UCF_BARRIER_US: [(usize, f64); 5] = [
-    (2, 9_000.0),
-    (4, 15_000.0),
-    (6, 23_000.0),
-    (8, 30_000.0),
-    (10, 37_000.0),
-];
-
-/// W&P section 4.2: "Each node is connected by a 100Mbit/s Ethernet connection", in bytes/s.
-pub const UCF_ETHERNET_BYTES_PER_S: f64 = 100e6 / 8.0;
-
-/// Seconds one more node adds to Table 4's barrier: the least-squares slope of `L(p)` (about
-/// 3.5 ms). HBSPlib's barrier is `pvm_barrier` plus a check that every message arrived
-/// (section 4.1), a few PVM messages per node, so this slope is what a PVM message costs on
-/// that network beyond its bytes.
-pub fn ucf_message_start_up_s() -> f64 {
-    let points = UCF_BARRIER_US.map(|(p, us)| (p as f64, us * 1e-6));
-    let count = points.len() as f64;
-    let mean_p = points.iter().map(|(p, _)| p).sum::<f64>() / count;
-    let mean_l = points.iter().map(|(_, l)| l).sum::<f64>() / count;
-    let covariance: f64 = points
-        .iter()
-        .map(|(p, l)| (p - mean_p) * (l - mean_l))
-        .sum();
-    let variance: f64 = points.iter().map(|(p, _)| (p - mean_p).powi(2)).sum();
-    covariance / variance
-}
 
 /// Section 5.1, Figure 3 (a): "The best improvement occurs when p = 6 and n = 500KB", as
 /// `(p, n in KB)`.
@@ -150,7 +61,7 @@ fn machine(p: usize, l_us: f64) -> Result<HbspMachine> {
     )
 }
 
-pub(super) fn tables() -> Result<Vec<PaperTable>> {
+pub(crate) fn tables() -> Result<Vec<PaperTable>> {
     Ok(vec![shares_table()?, improvement_table()?])
 }
 

@@ -3,11 +3,12 @@
 
 use hbsp::Platform;
 use hetscale_kernels::{KernelOptions, KernelRegistry};
+use hetscale_papers::measurements::Quantity;
+use hetscale_papers::reproduce::Experiment;
+use hetscale_study::calibrate::runs::MeasuredRun;
 use hetscale_study::calibrate::{
     FitChoice, FreeParameter, calibrate, choose_fit, simulate, with_rate,
 };
-use hetscale_study::measurements::{MeasuredRun, Quantity};
-use hetscale_study::reproduce::Experiment;
 
 const BOTH: [FreeParameter; 2] = [FreeParameter::RateFraction, FreeParameter::RunOverhead];
 
@@ -134,9 +135,9 @@ fn validation_rows_never_reach_the_calibration() {
     let registry = KernelRegistry::default();
     // Kalinov's and Williams & Parsons' reproductions calibrate on nothing (their inputs are
     // the presets' facts), so they have no calibration runs to check.
-    let studies = hetscale_study::reproduce::EXPERIMENTS
+    let studies = hetscale_papers::reproduce::EXPERIMENTS
         .into_iter()
-        .filter(|id| !hetscale_study::reproduce::STATEMENT_CHECKS.contains(id));
+        .filter(|id| !hetscale_papers::reproduce::STATEMENT_CHECKS.contains(id));
     for id in studies {
         let experiment = Experiment::named(id).unwrap();
         let platform = Platform::load(&experiment.platform).unwrap();

@@ -6,8 +6,8 @@
 mod common;
 
 use common::run;
+use hetscale_papers::reproduce::Experiment;
 use hetscale_study::calibrate::FreeParameter;
-use hetscale_study::reproduce::Experiment;
 
 /// JPDC section 4.5's `t_c = 3.1e-5` ms per operation over a SunBlade's marked 20.29 Mflop/s.
 const SECTION_4_5_RATE: f64 = 1.0 / (3.1e-8 * 20.29e6);
@@ -72,7 +72,7 @@ fn the_base_runs_choose_the_experiments_own_parameters_and_no_validation_row_cou
     let own = run(&small());
     // Leave-one-out over GE's seven base runs ranks the experiment's own choice (rate,
     // start-up per process, collective scale) first: the same calibration.
-    let fitted = |r: &hetscale_study::reproduce::Reproduction| {
+    let fitted = |r: &hetscale_papers::reproduce::Reproduction| {
         let k = &r.calibration.kernels[0];
         [
             k.rate_fraction.estimate,

@@ -2,7 +2,7 @@
 //! simulated UCF cluster, each with the number behind its verdict (1.5 s in a debug build).
 
 use hbsp::{Platform, presets};
-use hetscale_study::reproduce_wp::{WpExperiment, WpPublished, WpReproduction, reproduce_wp};
+use hetscale_papers::wp::collectives::{WpExperiment, WpPublished, WpReproduction, reproduce_wp};
 
 fn reproduction(published: WpPublished) -> WpReproduction {
     let experiment = WpExperiment {

@@ -6,8 +6,8 @@ mod common;
 
 use common::run;
 use hetscale_kernels::KernelRegistry;
-use hetscale_study::reproduce::{Experiment, Reproduction};
-use hetscale_study::reproduce_slalom::{TPDS_SLALOM, maspar_gap};
+use hetscale_papers::reproduce::{Experiment, Reproduction};
+use hetscale_papers::tpds::slalom::{TPDS_SLALOM, maspar_gap};
 
 /// `tpds-slalom` on 1, 4 and 16 nodes (the full experiment runs to 64).
 fn small_slalom() -> Experiment {
@@ -18,7 +18,7 @@ fn measured<'a>(
     r: &'a Reproduction,
     table: &str,
     item: &str,
-) -> &'a hetscale_study::reproduce::ReproducedValue {
+) -> &'a hetscale_papers::reproduce::ReproducedValue {
     r.values
         .iter()
         .find(|v| v.table == table && v.item == item && v.approach == "measured")

@@ -1,7 +1,7 @@
 //! Reproduction of the papers' experiments (`hetscale reproduce`).
 //!
 //! For each published experiment: calibrate the platform's machine model ONLY on the base
-//! (smallest) configuration's published rows ([`crate::calibrate`]), plus the machine facts
+//! (smallest) configuration's published rows ([`hetscale_study::calibrate`]), plus the machine facts
 //! the paper states (already in the preset), then run the study on the simulated machine for
 //! every configuration and set published beside measured (simulated), computed and predicted,
 //! with relative errors. Rows of the other configurations are validation rows: nothing
@@ -16,22 +16,23 @@ use hetscale_kernels::{KernelOptions, KernelRegistry};
 use hetscale_model::{metrics, workload};
 use serde::Serialize;
 
-use crate::calibrate::{
+use crate::kalinov::summa::KALINOV_SUMMA;
+use crate::measurements::{PublishedValue, Quantity, published};
+use crate::tpds::slalom::{TPDS_SLALOM, TPDS_SLALOM_MASPAR};
+use crate::wp::collectives::WP_COLLECTIVES;
+use hetscale_study::calibrate::runs::MeasuredRun;
+use hetscale_study::calibrate::{
     FreeParameter, PlatformCalibration, calibrate, choose_fit, simulate, with_rate,
 };
-use crate::error::{Result, StudyError};
-use crate::measurements::{MeasuredRun, PublishedValue, Quantity, published};
-use crate::reproduce_kalinov::KALINOV_SUMMA;
-use crate::reproduce_slalom::{TPDS_SLALOM, TPDS_SLALOM_MASPAR};
-use crate::reproduce_wp::WP_COLLECTIVES;
-use crate::runner::Observer;
-use crate::spec::{Approach, StudySpec};
-use crate::store::Store;
-use crate::study::{StudyResult, run_study_with};
+use hetscale_study::runner::Observer;
+use hetscale_study::spec::{Approach, StudySpec};
+use hetscale_study::store::Store;
+use hetscale_study::study::{StudyResult, run_study_with};
+use hetscale_study::{Result, StudyError};
 
 /// The experiments `hetscale reproduce` knows, by id. All but [`KALINOV_SUMMA`] are studies
 /// ([`Experiment::named`]); that one has no published table to calibrate on and is
-/// [`crate::reproduce_kalinov`]'s.
+/// [`crate::kalinov::summa`]'s.
 pub const EXPERIMENTS: [&str; 9] = [
     "jpdc-ge",
     "jpdc-mm",
@@ -45,8 +46,8 @@ pub const EXPERIMENTS: [&str; 9] = [
 ];
 
 /// The experiments that are no study: they check a paper's statements on runs of their own,
-/// with no calibration and no study report (see `reproduce_kalinov` and `reproduce_wp`), or
-/// say why the paper's data cannot be reproduced (`reproduce_slalom::maspar_gap`).
+/// with no calibration and no study report (see [`crate::kalinov::summa`] and [`crate::wp::collectives`]), or
+/// say why the paper's data cannot be reproduced ([`crate::tpds::slalom::maspar_gap`]).
 pub const STATEMENT_CHECKS: [&str; 3] = [KALINOV_SUMMA, WP_COLLECTIVES, TPDS_SLALOM_MASPAR];
 
 /// The experiments of the default study: the JPDC reproduction.
@@ -86,7 +87,7 @@ pub struct Experiment {
     /// The machine model's parameters the base configuration's rows fit.
     pub free: Vec<FreeParameter>,
     /// Whether the base configuration chooses its free parameters itself, by leave-one-out
-    /// error over its runs ([`crate::calibrate::choose_fit`]), instead of fitting `free`.
+    /// error over its runs ([`hetscale_study::calibrate::choose_fit`]), instead of fitting `free`.
     pub chooses_free: bool,
     /// Whether the study holds the published target itself rather than the calibrated
     /// machine's `E_s` at the base point (see [`HeldEfficiency`]; `hetscale reproduce
@@ -132,7 +133,7 @@ pub struct ReproducedValue {
     /// `(tool - published) / published` (in JSON a percentage, `rel_err_percent`).
     #[serde(
         rename = "rel_err_percent",
-        serialize_with = "crate::json::fraction_as_percent_opt"
+        serialize_with = "hetscale_study::json::fraction_as_percent_opt"
     )]
     pub rel_err: Option<f64>,
 }
@@ -198,7 +199,9 @@ impl Reproduction {
             .filter(|v| v.role == "validation" && v.quantity == quantity && v.approach == approach)
             .filter_map(|v| v.rel_err.map(f64::abs))
             .collect();
-        crate::stats::summarize(&errors).ok().map(|s| s.median)
+        hetscale_study::stats::summarize(&errors)
+            .ok()
+            .map(|s| s.median)
     }
 }
 
@@ -209,7 +212,7 @@ impl Experiment {
             "jpdc-ge" | "jpdc-mm" | "jpdc-conv2d" => Self::jpdc(id),
             "tpds-burg" => Self::tpds_burg("tpds-burg", "burg-ncube", "ncube2"),
             "tpds-burg-maspar" => Self::tpds_burg("tpds-burg-maspar", "burg-maspar", "maspar"),
-            TPDS_SLALOM => crate::reproduce_slalom::tpds_slalom(),
+            TPDS_SLALOM => crate::tpds::slalom::tpds_slalom(),
             TPDS_SLALOM_MASPAR => Err(StudyError::Reproduce(format!(
                 "{TPDS_SLALOM_MASPAR} is not a study: see reproduce_slalom::maspar_gap"
             ))),
@@ -457,7 +460,7 @@ impl Experiment {
     /// The marked speed of a row's configuration, flop/s.
     fn marked_speed(&self, platform: &Platform, v: &PublishedValue) -> Result<f64> {
         Ok(
-            crate::configuration::resolve(platform, &v.configuration, &v.nodes)?
+            hetscale_study::configuration::resolve(platform, &v.configuration, &v.nodes)?
                 .configuration
                 .marked_speed,
         )

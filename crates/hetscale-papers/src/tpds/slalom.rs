@@ -6,7 +6,7 @@
 //! calibration here uses only what the paper publishes of the smallest system it ran SLALOM
 //! on, beside the machine facts it states; every other published value validates.
 
-use hetscale_model::papers::{
+use super::{
     MASPAR_BURG_R_INF_MFLOPS, MASPAR_SLALOM_R_INF_MFLOPS, NCUBE2_BURG_R_INF_MFLOPS,
     NCUBE2_SLALOM_R_INF_MFLOPS,
 };
@@ -15,10 +15,10 @@ use hbsp::Platform;
 use hetscale_kernels::{KernelOptions, KernelRegistry};
 use serde::Serialize;
 
-use crate::calibrate::FreeParameter;
-use crate::error::{Result, StudyError};
 use crate::measurements::{PublishedValue, Quantity, published};
 use crate::reproduce::{Experiment, kernel_work, size_of_work};
+use hetscale_study::calibrate::FreeParameter;
+use hetscale_study::{Result, StudyError};
 
 /// SLALOM on the nCUBE 2 (Tables VI-VII).
 pub const TPDS_SLALOM: &str = "tpds-slalom";
@@ -140,9 +140,10 @@ pub fn maspar_gap(registry: &KernelRegistry) -> Result<MasparGap> {
     let pes = machine.p();
     let options = KernelOptions::default();
     let work = |n: u64| kernel_work(registry, &options, "slalom", n as f64);
-    let speed = crate::configuration::resolve(&platform, &base.configuration, &base.nodes)?
-        .configuration
-        .marked_speed;
+    let speed =
+        hetscale_study::configuration::resolve(&platform, &base.configuration, &base.nodes)?
+            .configuration
+            .marked_speed;
     let n = size_of_work(target * speed * base.value, &work)?;
     let rate_fraction = MASPAR_SLALOM_R_INF_MFLOPS / MASPAR_BURG_R_INF_MFLOPS;
     Ok(MasparGap {

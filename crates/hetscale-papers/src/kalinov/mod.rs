@@ -8,38 +8,22 @@
 //! platform preset uses the same ones: speeds cycling `r_max, r_max / H, r_max / 2`, a
 //! gigabit-class network, and a fixed `n^2 / p`.
 
-use super::{PaperRow, PaperTable};
-use crate::error::Result;
-use crate::summa::{Processors, Strategy, SummaNetwork, strategy_efficiency};
+use crate::tables::{PaperRow, PaperTable};
+use hetscale_model::Result;
+use hetscale_model::summa::{Processors, Strategy, SummaNetwork, strategy_efficiency};
+
+pub use hbsp::paper_machines::{
+    KALINOV_HETEROGENEITY, KALINOV_NODES, KALINOV_PER_ELEMENT_S, KALINOV_R_MAX,
+    KALINOV_SPEED_CYCLE, KALINOV_STARTUP_S, kalinov_speeds,
+};
+
+pub mod summa;
 
 const SOURCE: &str = "A. Kalinov, \"Scalability analysis of matrix-matrix multiplication on heterogeneous clusters\", ISPDC/HeteroPar 2004, section 4";
 
-/// Heterogeneity `H = r_max / r_min` of the modelled platform (section 4.1 names `H`; 4 is
-/// chosen).
-pub const KALINOV_HETEROGENEITY: f64 = 4.0;
-/// Performance of the fastest processors, element updates (multiply-adds) per second: chosen.
-pub const KALINOV_R_MAX: f64 = 1e9;
-/// The speeds cycle through these fractions of `r_max`: three levels, so that every
-/// power-of-two grid column mixes them differently and HoHe1's columns cut rows differently
-/// (his Figure 1); with two alternating levels each column of an even grid is uniform and
-/// HoHe1's layout is a true grid.
-pub const KALINOV_SPEED_CYCLE: [f64; 3] = [1.0, 1.0 / KALINOV_HETEROGENEITY, 0.5];
-/// Message startup `a`, seconds (section 3.2's `t = a + b L`): chosen.
-pub const KALINOV_STARTUP_S: f64 = 50e-6;
-/// Time per matrix element `b` (8 bytes at 1 Gbit/s), seconds: chosen.
-pub const KALINOV_PER_ELEMENT_S: f64 = 6.4e-8;
-/// Processors of the largest platform (the range of the strategies' comparison).
-pub const KALINOV_NODES: usize = 256;
 /// The fixed problem size per processor, `n^2 / p`, along which scalability is judged
 /// (section 2: scalable when `E_he` depends on `n^2` and `p` only through their ratio).
 pub const KALINOV_N2_PER_P: f64 = 1.0e6;
-
-/// The speeds of processors `0..p`, element updates per second.
-pub fn kalinov_speeds(p: usize) -> Vec<f64> {
-    (0..p)
-        .map(|i| KALINOV_R_MAX * KALINOV_SPEED_CYCLE[i % KALINOV_SPEED_CYCLE.len()])
-        .collect()
-}
 
 /// Processor counts evaluated.
 const PROCESSORS: [usize; 6] = [4, 16, 64, 256, 1024, 4096];
@@ -47,7 +31,7 @@ const PROCESSORS: [usize; 6] = [4, 16, 64, 256, 1024, 4096];
 /// smallest p is reported as keeping scalability over the range.
 pub const KALINOV_KEEPS_SCALABILITY: f64 = 0.8;
 
-pub(super) fn strategies_table() -> Result<PaperTable> {
+pub(crate) fn strategies_table() -> Result<PaperTable> {
     let net = SummaNetwork::new(KALINOV_STARTUP_S, KALINOV_PER_ELEMENT_S)?;
     let mut rows = Vec::new();
     let mut notes = vec![format!(

@@ -1,0 +1,41 @@
+//! # hetscale-papers
+//!
+//! Everything about the five papers hetscale implements, one module per paper: their published
+//! inputs and the tables those inputs determine (`hetscale paper`), their published
+//! measurements as data (`papers/*.csv`), and their experiments reproduced on the simulated
+//! machines (`hetscale reproduce`).
+//!
+//! | module | paper |
+//! |---|---|
+//! | [`jpdc`] | Chen, Sun & Wu, "Algorithm-system scalability of heterogeneous computing", JPDC 2008 (and its ICPP 2005 version): GE, MM and 2-D convolution on Sunwulf |
+//! | [`tpds`] | Sun & Rover, "Scalability of Parallel Algorithm-Machine Combinations", IEEE TPDS 1994: Burg and SLALOM on the nCUBE 2 and the MasPar MP-1 ([`tpds::slalom`]) |
+//! | [`wp`] | Williams & Parsons 2001: HBSP^1 shares and collectives on the UCF cluster ([`wp::collectives`]) |
+//! | [`kalinov`] | Kalinov: SUMMA's four distribution strategies ([`kalinov::summa`]) |
+//!
+//! [`tables`] recomputes every paper's tables ([`all_tables`]), [`measurements`] holds the
+//! published values, and [`reproduce`] runs the experiments that are studies (calibrated on the
+//! base configuration's published rows only) and sets every published value beside hetscale's.
+//!
+//! ```
+//! use hetscale_papers::{all_tables, measurements::published};
+//!
+//! let tables = all_tables()?;
+//! assert_eq!(tables[0].id, "jpdc-table3");
+//! assert!(published("jpdc").map_err(|e| e.to_string()).unwrap().len() > 12);
+//! # Ok::<(), hetscale_model::ModelError>(())
+//! ```
+//!
+//! The crate stands on `hetscale-study` (studies, calibration, the store) and below
+//! `hetscale-report` (which draws reproductions) and the command line.
+
+pub mod jpdc;
+pub mod kalinov;
+pub mod measurements;
+pub mod published;
+pub mod reproduce;
+pub mod tables;
+pub mod tpds;
+pub mod wp;
+
+pub use published::Published;
+pub use tables::{PaperRow, PaperTable, all_tables};
