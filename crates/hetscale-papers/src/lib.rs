@@ -28,6 +28,7 @@
 //! The crate stands on `hetscale-study` (studies, calibration, the store) and below
 //! `hetscale-report` (which draws reproductions) and the command line.
 
+pub mod experiment;
 pub mod jpdc;
 pub mod kalinov;
 pub mod measurements;
@@ -38,4 +39,57 @@ pub mod tpds;
 pub mod wp;
 
 pub use published::Published;
-pub use tables::{PaperRow, PaperTable, all_tables};
+pub use tables::{PaperRow, PaperTable};
+
+use hetscale_model::Result;
+
+/// Every table of every paper, in the order `hetscale paper` prints them.
+pub fn all_tables() -> Result<Vec<PaperTable>> {
+    let mut tables = jpdc::tables()?;
+    tables.extend(tpds::tables()?);
+    tables.push(kalinov::strategies_table()?);
+    tables.extend(wp::tables()?);
+    for table in &mut tables {
+        let found: Vec<String> = table.mismatches().map(PaperRow::mismatch_note).collect();
+        table.notes.splice(0..0, found);
+    }
+    Ok(tables)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_the_documented_ones() {
+        let ids: Vec<&str> = all_tables().unwrap().iter().map(|t| t.id).collect();
+        assert_eq!(
+            ids,
+            [
+                "jpdc-table3",
+                "jpdc-table6",
+                "jpdc-table9",
+                "jpdc-table11",
+                "jpdc-table12",
+                "jpdc-table13",
+                "tpds-table1",
+                "tpds-table3",
+                "tpds-table8",
+                "tpds-table10",
+                "kalinov-strategies",
+                "hbsp-shares",
+                "hbsp-improvement"
+            ]
+        );
+    }
+
+    #[test]
+    fn every_computed_value_is_finite() {
+        for t in all_tables().unwrap() {
+            assert!(!t.rows.is_empty(), "{}", t.id);
+            for r in &t.rows {
+                assert!(r.computed.is_finite(), "{} {}", t.id, r.label);
+            }
+        }
+    }
+}

@@ -1,13 +1,12 @@
 //! The papers' published tables, recomputed from their published inputs.
 //!
 //! Each paper has a module holding its inputs, written once with their table beside them, and a
-//! function that recomputes what those inputs determine with `hetscale-model`'s formulas. A
+//! function that recomputes what those inputs determine with `hetscale-model`'s formulas
+//! ([`crate::all_tables`] gathers them). A
 //! [`PaperRow`] pairs a computed value with the published one (when the paper prints one) and
 //! says whether the computation reproduces it to the published rounding.
 
 use crate::published::Published;
-use crate::{jpdc, kalinov, tpds, wp};
-use hetscale_model::Result;
 use serde::Serialize;
 
 /// One recomputed table.
@@ -65,7 +64,7 @@ impl PaperRow {
         }
     }
 
-    fn mismatch_note(&self) -> String {
+    pub(crate) fn mismatch_note(&self) -> String {
         let published = self.published_text.unwrap_or("?");
         format!(
             "Not reproduced: {} is published as {published} but its inputs give {} ({:.6}).",
@@ -88,56 +87,5 @@ impl PaperTable {
     /// The rows whose published value the inputs do not reproduce.
     pub fn mismatches(&self) -> impl Iterator<Item = &PaperRow> {
         self.rows.iter().filter(|r| r.reproduced == Some(false))
-    }
-}
-
-/// Every table of every paper, in the order `hetscale paper` prints them.
-pub fn all_tables() -> Result<Vec<PaperTable>> {
-    let mut tables = jpdc::tables()?;
-    tables.extend(tpds::tables()?);
-    tables.push(kalinov::strategies_table()?);
-    tables.extend(wp::tables()?);
-    for table in &mut tables {
-        let found: Vec<String> = table.mismatches().map(PaperRow::mismatch_note).collect();
-        table.notes.splice(0..0, found);
-    }
-    Ok(tables)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ids_are_the_documented_ones() {
-        let ids: Vec<&str> = all_tables().unwrap().iter().map(|t| t.id).collect();
-        assert_eq!(
-            ids,
-            [
-                "jpdc-table3",
-                "jpdc-table6",
-                "jpdc-table9",
-                "jpdc-table11",
-                "jpdc-table12",
-                "jpdc-table13",
-                "tpds-table1",
-                "tpds-table3",
-                "tpds-table8",
-                "tpds-table10",
-                "kalinov-strategies",
-                "hbsp-shares",
-                "hbsp-improvement"
-            ]
-        );
-    }
-
-    #[test]
-    fn every_computed_value_is_finite() {
-        for t in all_tables().unwrap() {
-            assert!(!t.rows.is_empty(), "{}", t.id);
-            for r in &t.rows {
-                assert!(r.computed.is_finite(), "{} {}", t.id, r.label);
-            }
-        }
     }
 }

@@ -8,6 +8,8 @@ use hetscale_model::{metrics, root, scalability, workload};
 
 pub use hbsp::paper_machines::{SUNWULF_SERVER, SUNWULF_SUNBLADE, SUNWULF_SUNFIRE};
 
+pub mod experiments;
+
 const SOURCE: &str = "Y. Chen, X.-H. Sun and M. Wu, \"Algorithm-system scalability of heterogeneous computing\", Journal of Parallel and Distributed Computing (JPDC), 2008";
 
 /// A Sunwulf configuration: CPUs of the server used, SunBlade nodes, SunFire CPUs.

@@ -22,7 +22,7 @@ use hetscale_kernels::{KernelOptions, KernelRegistry, flops_per_unit};
 use hetscale_model::summa::{Processors, Strategy, SummaNetwork, strategy_efficiency};
 use serde::Serialize;
 
-use crate::reproduce::ReproducedValue;
+use crate::experiment::ReproducedValue;
 use hetscale_study::calibrate::skeleton_run;
 use hetscale_study::{Result, StudyError};
 

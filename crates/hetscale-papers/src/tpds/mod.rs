@@ -10,6 +10,7 @@ pub use hbsp::paper_machines::{
     MASPAR_BURG_R_INF_MFLOPS, NCUBE2_ALPHA_S, NCUBE2_BETA_S_PER_BYTE, NCUBE2_BURG_R_INF_MFLOPS,
 };
 
+pub mod burg;
 pub mod slalom;
 
 const SOURCE: &str = "X.-H. Sun and D. T. Rover, \"Scalability of Parallel Algorithm-Machine Combinations\", IEEE Transactions on Parallel and Distributed Systems, 1994";

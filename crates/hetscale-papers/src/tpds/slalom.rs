@@ -15,8 +15,8 @@ use hbsp::Platform;
 use hetscale_kernels::{KernelOptions, KernelRegistry};
 use serde::Serialize;
 
+use crate::experiment::{Experiment, kernel_work, size_of_work};
 use crate::measurements::{PublishedValue, Quantity, published};
-use crate::reproduce::{Experiment, kernel_work, size_of_work};
 use hetscale_study::calibrate::FreeParameter;
 use hetscale_study::{Result, StudyError};
 

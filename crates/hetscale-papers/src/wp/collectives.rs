@@ -18,7 +18,7 @@ use hetscale_kernels::collective_experiments::{
 };
 use serde::Serialize;
 
-use crate::reproduce::ReproducedValue;
+use crate::experiment::ReproducedValue;
 use hetscale_study::{Result, StudyError};
 
 /// The experiment's id in [`crate::reproduce::EXPERIMENTS`].
