@@ -325,7 +325,7 @@ impl Experiment {
     /// The marked speed of a row's configuration, flop/s.
     fn marked_speed(&self, platform: &Platform, v: &PublishedValue) -> Result<f64> {
         Ok(
-            hetscale_study::configuration::resolve(platform, &v.configuration, &v.nodes)?
+            hetscale_study::spec::configuration::resolve(platform, &v.configuration, &v.nodes)?
                 .configuration
                 .marked_speed,
         )

@@ -67,7 +67,7 @@ pub enum StudyError {
     /// Writing an export failed.
     #[error("export: {0}")]
     Export(String),
-    /// The cache of this host's marked speed (see [`crate::local_speed`]) cannot be used.
+    /// The cache of this host's marked speed (see [`crate::speed::local_speed`]) cannot be used.
     #[error("{0}")]
     SpeedCache(String),
     /// A CSV of measured runs or of a paper's published values is invalid.
@@ -112,4 +112,15 @@ fn at_line(line: Option<usize>) -> String {
 
 fn in_field(field: Option<&str>) -> String {
     field.map(|f| format!(", field {f}")).unwrap_or_default()
+}
+
+/// `value` as an error message echoes it: short, in scientific notation when very large or
+/// very small.
+pub(crate) fn shown(value: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude >= 1e6 || (magnitude > 0.0 && magnitude < 1e-4) {
+        format!("{value:e}")
+    } else {
+        format!("{value}")
+    }
 }

@@ -28,32 +28,16 @@
 //! # Ok::<(), hetscale_study::StudyError>(())
 //! ```
 
+pub mod approaches;
 pub mod calibrate;
-pub mod command_study;
-pub mod computed;
-pub mod configuration;
 pub mod csv_rows;
-pub mod default_study;
 pub mod error;
-pub mod export;
-pub mod external;
-pub mod formula;
-pub mod interrupt;
 pub mod json;
-pub mod local_speed;
-pub mod marked_speed;
-pub mod measured;
-pub mod mpi_launch;
-pub mod predicted;
-pub mod program;
 pub mod runner;
-pub mod scaling_fit;
 pub mod spec;
+pub mod speed;
 pub mod stats;
 pub mod store;
 pub mod study;
-pub mod summary;
-pub mod uncertainty;
-pub mod warnings;
 
 pub use error::{Result, StudyError};

@@ -264,7 +264,7 @@ fn a_tampered_spec_in_the_database_is_a_one_line_error() {
 
 #[test]
 fn the_summary_restates_the_approaches_own_numbers_and_computes_its_verdict() {
-    use hetscale_study::summary::{Verdict, trimmed_to};
+    use hetscale_study::study::summary::{Verdict, trimmed_to};
     let result = run_study(&spec(), &Store::open_in_memory().unwrap(), &Silent).unwrap();
     let summary = &result.summary;
     assert_eq!(summary.target, 0.2);
@@ -316,7 +316,7 @@ fn a_target_out_of_reach_is_the_summary_s_verdict() {
     let measured = &result.summary.approaches[0];
     assert_eq!(
         measured.verdict,
-        hetscale_study::summary::Verdict::Unreachable,
+        hetscale_study::study::summary::Verdict::Unreachable,
         "{}",
         measured.verdict_line
     );

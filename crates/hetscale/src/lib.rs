@@ -175,7 +175,7 @@ pub fn main_with(registry: KernelRegistry) -> ExitCode {
                 return ExitCode::from(UNSETTLED);
             }
             // As a shell reports a process ended by the signal.
-            hetscale_study::interrupt::requested()
+            hetscale_study::runner::interrupt::requested()
                 .and_then(|signal| u8::try_from(128 + signal).ok())
                 .map_or(ExitCode::FAILURE, ExitCode::from)
         }

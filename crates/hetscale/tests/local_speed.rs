@@ -23,7 +23,7 @@ fn cache_with_speed() -> tempfile::TempDir {
 fn with_cache(cache: &Path, args: &[&str]) -> (String, String) {
     let out = common::succeeded(
         hetscale()
-            .env(hetscale_study::local_speed::CACHE_DIR_ENV, cache)
+            .env(hetscale_study::speed::local_speed::CACHE_DIR_ENV, cache)
             .args(args),
     );
     (

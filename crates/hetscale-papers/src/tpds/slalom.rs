@@ -141,7 +141,7 @@ pub fn maspar_gap(registry: &KernelRegistry) -> Result<MasparGap> {
     let options = KernelOptions::default();
     let work = |n: u64| kernel_work(registry, &options, "slalom", n as f64);
     let speed =
-        hetscale_study::configuration::resolve(&platform, &base.configuration, &base.nodes)?
+        hetscale_study::spec::configuration::resolve(&platform, &base.configuration, &base.nodes)?
             .configuration
             .marked_speed;
     let n = size_of_work(target * speed * base.value, &work)?;

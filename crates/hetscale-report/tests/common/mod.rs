@@ -15,8 +15,8 @@ use hetscale_report::{
     Axes, Axis, ColorScale, Column, Figure, HeatMap, Report, Section, Series, Table, TraceOptions,
     heat_map, line_chart,
 };
-use hetscale_study::default_study::default_specs;
 use hetscale_study::runner::Silent;
+use hetscale_study::spec::default_study::default_specs;
 use hetscale_study::store::Store;
 use hetscale_study::study::{StudyResult, run_study};
 

@@ -863,7 +863,7 @@ pub fn stored_runs(store: &crate::store::Store, registry: &KernelRegistry) -> Re
     let mut runs = Vec::new();
     for name in store.studies()? {
         let refuse = |why: &str| StudyError::Calibration(format!("{}: {why}", store.path()));
-        let spec = crate::study::stored_spec(store, &name, registry)?;
+        let spec = crate::store::stored_spec::stored_spec(store, &name, registry)?;
         let platform = store
             .study_platform(&name)?
             .ok_or_else(|| refuse("a study without its platform: rerun it with this hetscale"))?;

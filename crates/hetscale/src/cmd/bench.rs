@@ -5,7 +5,9 @@ use crate::output::{errln, out, outln};
 use std::path::PathBuf;
 
 use hbsp::{Node, Platform};
-use hetscale_study::marked_speed::{BenchOptions, MAX_RELATIVE_WIDTH, MarkedSpeedReport, measure};
+use hetscale_study::speed::marked_speed::{
+    BenchOptions, MAX_RELATIVE_WIDTH, MarkedSpeedReport, measure,
+};
 
 /// Where `hetscale bench` measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -78,7 +80,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     let cached = args
         .save_local
-        .then(|| hetscale_study::local_speed::save_report(&report))
+        .then(|| hetscale_study::speed::local_speed::save_report(&report))
         .transpose()?;
     let warnings: Vec<String> = report.spread_warning().into_iter().collect();
     warnings.iter().for_each(|w| errln!("warning: {w}"));

@@ -2,8 +2,8 @@
 
 use crate::output::{out, outln};
 use hetscale_kernels::KernelRegistry;
-use hetscale_study::export::{Format, export, scaling_metadata};
 use hetscale_study::store::Store;
+use hetscale_study::store::export::{Format, export, scaling_metadata};
 use std::path::{Path, PathBuf};
 
 /// What `--format extrap --out F` writes beside `F`: appended to the whole name rather than

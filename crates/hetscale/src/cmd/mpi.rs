@@ -82,8 +82,8 @@ impl Job {
             SpeedSource::Nodes => platform.select(nodes)?,
             SpeedSource::Host => self.session.machine_by_host(platform)?,
             SpeedSource::Bench => {
-                let options = hetscale_study::marked_speed::BenchOptions::quick();
-                let speed = hetscale_study::marked_speed::measure(&options)?.marked_speed;
+                let options = hetscale_study::speed::marked_speed::BenchOptions::quick();
+                let speed = hetscale_study::speed::marked_speed::measure(&options)?.marked_speed;
                 self.session.machine_measured(platform, speed)?
             }
         });

@@ -182,7 +182,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
 /// `platform` at the marked speeds runs on it use (`local`'s cached one), with a note on
 /// standard error saying where they came from.
 fn as_runs_use(platform: Platform) -> anyhow::Result<Platform> {
-    let loaded = hetscale_study::local_speed::as_runs_use(platform)?;
+    let loaded = hetscale_study::speed::local_speed::as_runs_use(platform)?;
     if let Some(note) = loaded.note {
         errln!("note: {note}");
     }

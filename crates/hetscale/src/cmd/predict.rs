@@ -6,14 +6,14 @@ use crate::output::{out, outln};
 use hetscale_kernels::KernelRegistry;
 use hetscale_kernels::MAX_N;
 use hetscale_study::StudyError;
-use hetscale_study::configuration::{ResolvedConfiguration, resolve};
-use hetscale_study::predicted::{PredictedStudy, check_replication_fits};
-use hetscale_study::program::Program;
-use hetscale_study::scaling_fit::{ScalingPrediction, StudyRuns, pick_study};
+use hetscale_study::approaches::predicted::{PredictedStudy, check_replication_fits};
+use hetscale_study::approaches::scaling_fit::{ScalingPrediction, StudyRuns, pick_study};
+use hetscale_study::runner::program::Program;
+use hetscale_study::spec::configuration::{ResolvedConfiguration, resolve};
 use hetscale_study::store::Store;
 use hetscale_study::study::predict_configurations;
-use hetscale_study::summary::{prediction_verdict, seconds_and_human, trimmed_to};
-use hetscale_study::warnings::{OPTION_RANGE, with_range_advice};
+use hetscale_study::study::summary::{prediction_verdict, seconds_and_human, trimmed_to};
+use hetscale_study::study::warnings::{OPTION_RANGE, with_range_advice};
 
 use super::run::KernelArgs;
 

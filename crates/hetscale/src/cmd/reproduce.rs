@@ -98,7 +98,7 @@ fn only_help() -> String {
 
 /// Runs `hetscale reproduce`.
 pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
-    hetscale_study::interrupt::catch().context("cannot catch SIGINT and SIGTERM")?;
+    hetscale_study::runner::interrupt::catch().context("cannot catch SIGINT and SIGTERM")?;
     let ids: Vec<&str> = match &args.only {
         Some(id) => vec![id.as_str()],
         None => EXPERIMENTS.to_vec(),

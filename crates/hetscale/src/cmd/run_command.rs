@@ -4,10 +4,10 @@
 use crate::output::{errln, out, outln};
 use anyhow::Context;
 use hbsp::Backend;
-use hetscale_study::command_study::in_options;
-use hetscale_study::configuration::resolve;
-use hetscale_study::external::CommandSpec;
-use hetscale_study::program::{Hostfiles, Program, RunOutcome, execute};
+use hetscale_study::runner::external::CommandSpec;
+use hetscale_study::runner::program::{Hostfiles, Program, RunOutcome, execute};
+use hetscale_study::spec::command_study::in_options;
+use hetscale_study::spec::configuration::resolve;
 use serde_json::json;
 
 /// How to run any program: its command template, work and time.
@@ -80,7 +80,7 @@ pub fn run(
         .command
         .spec()?
         .context("give a kernel or --command TEMPLATE")?;
-    hetscale_study::interrupt::catch().context("cannot catch SIGINT and SIGTERM")?;
+    hetscale_study::runner::interrupt::catch().context("cannot catch SIGINT and SIGTERM")?;
     let n = args
         .n
         .context("give the problem size with --n N: the command gets it as {n}")?;

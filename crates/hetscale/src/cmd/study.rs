@@ -8,8 +8,8 @@ use anyhow::Context;
 use hbsp::file::write_atomically;
 use hetscale_kernels::KernelRegistry;
 use hetscale_papers::reproduce::{DEFAULT_STUDY, Experiment, reproduce};
-use hetscale_study::command_study::CommandStudy;
 use hetscale_study::runner::{Measurement, Observer};
+use hetscale_study::spec::command_study::CommandStudy;
 use hetscale_study::spec::{Approach, StudySpec};
 use hetscale_study::store::Store;
 use hetscale_study::study::{StudyResult, load_results_with, run_study_with};
@@ -142,7 +142,8 @@ fn pass_hosts(args: &Args, spec: &mut StudySpec) -> anyhow::Result<()> {
 
 /// Runs `hetscale study`.
 pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
-    hetscale_study::interrupt::catch().context("cannot catch SIGINT, SIGTERM and SIGHUP")?;
+    hetscale_study::runner::interrupt::catch()
+        .context("cannot catch SIGINT, SIGTERM and SIGHUP")?;
     if let Some(spec) = &args.spec {
         hbsp::file::protect_input("the spec", spec);
     }
@@ -163,7 +164,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     let mut resumed = Vec::new();
     for spec in &specs {
         // Measures and caches this host's speed before the study's runs, if `local` needs it.
-        let platform = hetscale_study::local_speed::load_platform(&spec.platform)?;
+        let platform = hetscale_study::speed::local_speed::load_platform(&spec.platform)?;
         if let Some(note) = platform.note.filter(|_| !args.quiet) {
             errln!("note: {note}");
         }

@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 
 use hetscale_model::scalability::ScalabilityMatrix;
+use hetscale_study::study::summary::{Summary, trimmed, trimmed_to};
 use hetscale_study::study::{ApproachResult, PsiIntervals, StudyResult};
-use hetscale_study::summary::{Summary, trimmed, trimmed_to};
 
 /// The study's tables as text.
 pub fn render_text(result: &StudyResult) -> String {

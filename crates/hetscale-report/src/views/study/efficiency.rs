@@ -3,7 +3,7 @@
 //! E_s(N) = W(N) / (T_fit(N) C), the target, and the size each approach chose.
 
 use hetscale_kernels::{Kernel, kernel_by_name};
-use hetscale_study::computed::ComputedFit;
+use hetscale_study::approaches::computed::ComputedFit;
 use hetscale_study::runner::Measurement;
 use hetscale_study::spec::Approach;
 use hetscale_study::study::StudyResult;

@@ -54,7 +54,7 @@ pub fn search(runner: &Runner<'_>, index: usize, start: u64) -> Result<Measureme
 /// Whether `m`'s `E_s` interval lies wholly outside the tolerance band around the target,
 /// or its noise is unknown (one run) while its `E_s` is outside the band. Runs that all
 /// agree (the simulator, a command printing exact times) have no noise: their size is off
-/// the target by integer `N` alone, and stands (see [`crate::warnings`]).
+/// the target by integer `N` alone, and stands (see [`crate::study::warnings`]).
 fn misses_target(runner: &Runner<'_>, m: &Measurement) -> bool {
     let spec = runner.spec();
     if spec.backend == "sim" {
@@ -214,12 +214,12 @@ fn unreachable(runner: &Runner<'_>, index: usize, upward: bool) -> StudyError {
             spec.target, spec.n_max
         )
     } else {
-        crate::warnings::unreachable_target(
+        crate::study::warnings::unreachable_target(
             "E_s",
             spec.target,
             (spec.n_min as f64, spec.n_max as f64),
             (e, n as f64),
-            crate::warnings::SPEC_RANGE,
+            crate::study::warnings::SPEC_RANGE,
         )
     };
     StudyError::Configuration {

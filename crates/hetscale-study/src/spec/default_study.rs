@@ -10,11 +10,11 @@ use crate::spec::StudySpec;
 const SPECS: [(&str, &str); 2] = [
     (
         "default study default-ge.toml",
-        include_str!("../studies/default-ge.toml"),
+        include_str!("../../studies/default-ge.toml"),
     ),
     (
         "default study default-mm.toml",
-        include_str!("../studies/default-mm.toml"),
+        include_str!("../../studies/default-mm.toml"),
     ),
 ];
 

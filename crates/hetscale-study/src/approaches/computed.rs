@@ -2,15 +2,15 @@
 //! each configuration, fit the overhead model `T(N) = a W(N) / C + T_o(N)` (and the papers'
 //! polynomial trend line of `E_s` against `N`), and invert the fit for the target.
 
-use crate::warnings::{SPEC_RANGE, with_range_advice};
+use crate::study::warnings::{SPEC_RANGE, with_range_advice};
 use hetscale_model::fit::{FitQuality, OverheadModel, Polynomial, polyfit};
 use hetscale_model::root::solve_for_target;
 use serde::Serialize;
 
+use crate::approaches::measured::{Bracket, Bracketing, bracket};
+use crate::approaches::uncertainty::{FittedCurve, fitted_size_interval};
 use crate::error::{Result, StudyError};
-use crate::measured::{Bracket, Bracketing, bracket};
 use crate::runner::{Measurement, Runner};
-use crate::uncertainty::{FittedCurve, fitted_size_interval};
 
 /// A fit's quality of times, as JSON gives it: its root-mean-square errors are in seconds.
 #[derive(Serialize)]
@@ -56,7 +56,7 @@ pub struct ComputedFit {
     #[serde(rename = "n_root")]
     pub n: Option<f64>,
     /// 95% interval of `n` from a residual bootstrap of the fit (see
-    /// [`crate::uncertainty::fitted_size_interval`]); `None` without `n` or residuals to resample.
+    /// [`crate::approaches::uncertainty::fitted_size_interval`]); `None` without `n` or residuals to resample.
     pub n_ci95: Option<(f64, f64)>,
     /// The papers' polynomial trend line of `E_s` against `N`.
     pub trend: Polynomial,

@@ -14,7 +14,7 @@ use hbsp::Platform;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, StudyError};
-use crate::marked_speed::{BenchOptions, MarkedSpeedReport, measure};
+use crate::speed::marked_speed::{BenchOptions, MarkedSpeedReport, measure};
 
 pub use hbsp::presets::CACHE_DIR_ENV;
 

@@ -2,6 +2,16 @@
 //! spec's statistics ask, and writes every run to the store as it completes — or, when the
 //! store already holds the run (an interrupted study being resumed), reads it instead.
 
+//!
+//! This folder owns running a program once and repeatedly: what is measured ([`program`]:
+//! a kernel or a command), external commands ([`external`]), MPI jobs ([`mpi_launch`]) and
+//! SIGINT/SIGTERM ([`interrupt`]).
+
+pub mod external;
+pub mod interrupt;
+pub mod mpi_launch;
+pub mod program;
+
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -10,10 +20,10 @@ use hetscale_kernels::KernelRegistry;
 use hetscale_kernels::memory::check_run_fits;
 use serde::Serialize;
 
-use crate::configuration::{ResolvedConfiguration, resolve};
 use crate::error::{Result, StudyError};
-use crate::mpi_launch::MpiLauncher;
-use crate::program::{Hostfiles, Program, RunOutcome};
+use crate::runner::mpi_launch::MpiLauncher;
+use crate::runner::program::{Hostfiles, Program, RunOutcome};
+use crate::spec::configuration::{ResolvedConfiguration, resolve};
 use crate::spec::{Approach, StudySpec};
 use crate::stats::{Summary, summarize};
 use crate::store::{RunKey, RunRecord, Store};
@@ -107,7 +117,7 @@ impl<'a> Runner<'a> {
         store: &'a Store,
         observer: &'a dyn Observer,
     ) -> Result<Self> {
-        let platform = crate::local_speed::load_platform(&spec.platform)?.platform;
+        let platform = crate::speed::local_speed::load_platform(&spec.platform)?.platform;
         platform.check_kernels(&registry.names())?;
         let runner = Self::on_platform(spec, registry, &platform, store, observer)?;
         store.register_study(&spec.name, &spec.canonical(), &platform.to_toml_string()?)?;
@@ -221,9 +231,9 @@ impl<'a> Runner<'a> {
         })
     }
 
-    /// Why the study must stop, if a signal asked it to (see [`crate::interrupt`]).
+    /// Why the study must stop, if a signal asked it to (see [`crate::runner::interrupt`]).
     pub fn interruption(&self) -> Result<Option<StudyError>> {
-        if crate::interrupt::requested().is_none() {
+        if crate::runner::interrupt::requested().is_none() {
             return Ok(None);
         }
         // The whole database's: a rerun resumes every study in it (the default study's
@@ -490,7 +500,7 @@ impl<'a> Runner<'a> {
             })?;
         }
         let hostfile = self.hostfiles.path_for(&self.program, config)?;
-        crate::program::execute(
+        crate::runner::program::execute(
             &self.program,
             self.spec.seed,
             config,

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::external::CommandSpec;
+use crate::runner::external::CommandSpec;
 use crate::spec::StudySpec;
 
 /// What `hetscale study --command ...` gives.

@@ -28,7 +28,7 @@
 //! timeout_s = 3600                # a run's job is killed after this long
 //! ```
 //!
-//! Instead of `kernel`, a `[command]` table studies any program (see [`crate::external`]):
+//! Instead of `kernel`, a `[command]` table studies any program (see [`crate::runner::external`]):
 //!
 //! ```toml
 //! name = "my-solver"
@@ -52,13 +52,24 @@
 //! `repetitions` and `max_repetitions` 1 to 1000, `warmup` 0 to 1000, `samples` 2 to 100,
 //! `n_max` at most 2^53, `timeout_s` at most 30 days.
 
+//!
+//! This folder owns what a study is before it runs: the spec ([`StudySpec`]), its
+//! configurations resolved on a platform ([`configuration`]), the formulas of `W` and `T_o`
+//! ([`formula`]), `hetscale study --command` as a spec ([`command_study`]) and the embedded
+//! default specs ([`default_study`]).
+
+pub mod command_study;
+pub mod configuration;
+pub mod default_study;
+pub mod formula;
+
 use hetscale_kernels::{KernelOptions, KernelRegistry, MAX_N};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 use toml::Spanned;
 
-use crate::error::{Result, StudyError};
-use crate::external::CommandSpec;
+use crate::error::{Result, StudyError, shown};
+use crate::runner::external::CommandSpec;
 
 /// The `kernel` a command study records in the database and tables.
 pub const COMMAND_KERNEL: &str = "command";
@@ -578,7 +589,7 @@ fn validate_mpi(
             "[mpi] is for backend = \"mpi\": remove it or change the backend".into(),
         ));
     }
-    crate::external::timeout_of_s(mpi.get_ref().timeout_s)
+    crate::runner::external::timeout_of_s(mpi.get_ref().timeout_s)
         .map_err(|e| at(mpi.span(), format!("[mpi] {e}")))?;
     if mpi.get_ref().launcher.trim().is_empty() {
         return Err(at(
@@ -708,17 +719,6 @@ fn validate_configurations(
         }
     }
     Ok(())
-}
-
-/// `value` as an error message echoes it: short, in scientific notation when very large or
-/// very small.
-pub(crate) fn shown(value: f64) -> String {
-    let magnitude = value.abs();
-    if magnitude >= 1e6 || (magnitude > 0.0 && magnitude < 1e-4) {
-        format!("{value:e}")
-    } else {
-        format!("{value}")
-    }
 }
 
 /// The 1-based line of `span`'s start.
@@ -903,7 +903,7 @@ nodes = "server:1,sunblade:1,sunfire:2"
         )
         .unwrap();
         assert_eq!(spec.validated(&registry).unwrap(), spec);
-        let command = crate::command_study::CommandStudy {
+        let command = crate::spec::command_study::CommandStudy {
             name: "c".into(),
             command: CommandSpec::new("./solver {n}", "2*n^3"),
             platform: "sunwulf".into(),

@@ -5,7 +5,7 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use hetscale_study::external::{CommandTemplate, TimeSource, launch};
+//! use hetscale_study::runner::external::{CommandTemplate, TimeSource, launch};
 //!
 //! let template = CommandTemplate::parse("echo time={n}e-3 on {p} nodes")?;
 //! let argv = template.render(&[("n", "250".into()), ("p", "2".into())])?;
@@ -186,7 +186,7 @@ const LONGEST_TIME_LINE: usize = 64 << 10;
 /// The most of a program's output an error message quotes.
 const QUOTED_BYTES: usize = 300;
 
-/// How often a wait looks whether a signal (see [`crate::interrupt`]) asked hetscale to stop.
+/// How often a wait looks whether a signal (see [`crate::runner::interrupt`]) asked hetscale to stop.
 const INTERRUPT_POLL: Duration = Duration::from_millis(50);
 
 /// How long a process group asked to stop (SIGTERM) may take before it is killed (SIGKILL).
@@ -194,7 +194,7 @@ const STOP_GRACE: Duration = Duration::from_secs(2);
 
 /// Runs `argv` (program and arguments, no shell) in a new process group, keeping the end of
 /// its output; after `timeout`, or when SIGINT, SIGTERM or SIGHUP asks hetscale to stop (see
-/// [`crate::interrupt`]), the whole group is ended and the launch fails. A non-zero exit is an
+/// [`crate::runner::interrupt`]), the whole group is ended and the launch fails. A non-zero exit is an
 /// error quoting the end of the last line of standard error. Every error is one line.
 ///
 /// On Linux the program also gets SIGTERM if hetscale dies, even by SIGKILL; what the program
@@ -292,10 +292,10 @@ fn end_with_parent(command: &mut Command) {
 fn wait(child: &mut Child, program: &str, timeout: Duration) -> Result<ExitStatus, String> {
     let deadline = Instant::now() + timeout;
     let why = loop {
-        if let Some(signal) = crate::interrupt::requested() {
+        if let Some(signal) = crate::runner::interrupt::requested() {
             break format!(
                 "interrupted by {}: \"{program}\" and its process group were ended",
-                crate::interrupt::name(signal)
+                crate::runner::interrupt::name(signal)
             );
         }
         let left = deadline.saturating_duration_since(Instant::now());
@@ -599,7 +599,7 @@ pub fn timeout_of_s(seconds: f64) -> Result<Duration, String> {
     } else {
         Err(format!(
             "timeout_s = {}: give a positive number of seconds up to {MAX_TIMEOUT_S} (30 days)",
-            crate::spec::shown(seconds)
+            crate::error::shown(seconds)
         ))
     }
 }
@@ -610,9 +610,9 @@ pub struct ExternalCommand {
     /// The template.
     pub template: CommandTemplate,
     /// `W(n, p)`.
-    pub work: crate::formula::Formula,
+    pub work: crate::spec::formula::Formula,
     /// `T_o(n, p)`, s, if given.
-    pub overhead: Option<crate::formula::Formula>,
+    pub overhead: Option<crate::spec::formula::Formula>,
     /// Where the time comes from.
     pub time: TimeSource,
     /// Per-run timeout.
@@ -634,7 +634,7 @@ impl CommandSpec {
 
     /// Parses and checks every part; the error is one line naming the field.
     pub fn validate(&self) -> Result<ExternalCommand, String> {
-        use crate::formula::Formula;
+        use crate::spec::formula::Formula;
         let template = CommandTemplate::parse(&self.template)?;
         let work = Formula::parse(&self.work).map_err(|e| format!("work: {e}"))?;
         let overhead = self

@@ -5,6 +5,13 @@
 //! only, an older schema is migrated in a copy in memory, and a file that is not a hetscale
 //! database is refused before anything is written to it.
 
+//!
+//! This folder owns what a study leaves on disk: the store and its schema (here) and the
+//! exports of a database (`hetscale export`, [`export`]).
+
+pub mod export;
+pub mod stored_spec;
+
 use crate::error::{Result, StudyError};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use serde::{Deserialize, Serialize};

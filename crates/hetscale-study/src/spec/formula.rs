@@ -3,7 +3,7 @@
 //! (so `2/3*n^3` is two thirds, not zero), `^` is the power.
 //!
 //! ```
-//! use hetscale_study::formula::Formula;
+//! use hetscale_study::spec::formula::Formula;
 //!
 //! let work = Formula::parse("2/3*n^3 - 1/2*n^2")?;
 //! assert_eq!(work.eval(6.0, 1.0)?, 144.0 - 18.0);

@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 use hbsp::Backend;
 use hetscale_kernels::{Kernel, KernelRegistry, Verification};
 
-use crate::configuration::ResolvedConfiguration;
 use crate::error::{Result, StudyError};
-use crate::external::{ExternalCommand, hostfile_text, launch_timed, placeholder_values};
+use crate::runner::external::{ExternalCommand, hostfile_text, launch_timed, placeholder_values};
 use crate::spec::StudySpec;
+use crate::spec::configuration::ResolvedConfiguration;
 
 /// A kernel or an external command.
 pub enum Program {

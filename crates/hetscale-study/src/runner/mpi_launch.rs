@@ -8,11 +8,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use hbsp::Platform;
 use hetscale_kernels::Verification;
 
-use crate::configuration::ResolvedConfiguration;
 use crate::error::{Result, StudyError};
-use crate::external::{launch, timeout_of_s};
-use crate::program::RunOutcome;
+use crate::runner::external::{launch, timeout_of_s};
+use crate::runner::program::RunOutcome;
 use crate::spec::StudySpec;
+use crate::spec::configuration::ResolvedConfiguration;
 
 /// Launches the runs of one study as MPI jobs.
 pub struct MpiLauncher {

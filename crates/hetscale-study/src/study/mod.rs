@@ -1,320 +1,45 @@
 //! A whole study: the approaches the spec asks for, on every configuration, then psi, the
 //! approaches side by side, the verification run and the held-out check.
 
-use crate::warnings::SPEC_RANGE;
+//!
+//! This folder owns a study's results: [`run_study`] and [`load_results`] here, what the numbers
+//! do not say ([`warnings`]) and the summary a study ends with ([`summary`]).
+
+pub mod point;
+pub mod result;
+mod summarize;
+pub mod summary;
+pub mod warnings;
+
+use crate::study::warnings::SPEC_RANGE;
 use hetscale_model::fit::least_squares;
 use hetscale_model::root::solve_for_target;
 use hetscale_model::scalability::ScalabilityMatrix;
-use serde::{Deserialize, Serialize};
 
 use hetscale_kernels::KernelRegistry;
 
-use crate::computed::{ComputedFit, compute, size_at_level};
-use crate::configuration::ResolvedConfiguration;
+use crate::approaches::computed::{ComputedFit, compute, size_at_level};
+use crate::approaches::measured::search;
+use crate::approaches::predicted::{KernelTimeModel, PredictedStudy};
+use crate::approaches::uncertainty::size_interval;
 use crate::error::{Result, StudyError};
-use crate::measured::search;
-use crate::predicted::{KernelTimeModel, PredictedStudy};
 use crate::runner::{Measurement, Observer, Runner};
+use crate::spec::configuration::ResolvedConfiguration;
 use crate::spec::{Approach, StudySpec};
-use crate::store::{RunRecord, Store};
-use crate::summary::Summary;
-use crate::uncertainty::{psi_interval, size_interval};
+use crate::store::Store;
+use crate::store::stored_spec::stored_spec;
+use crate::study::summary::Summary;
 
-/// The size one approach found for one configuration.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct OperatingPoint {
-    /// Configuration label.
-    pub configuration: String,
-    /// Number of nodes.
-    pub p: usize,
-    /// Marked speed `C`, flop/s.
-    #[serde(rename = "marked_speed_flops")]
-    pub marked_speed: f64,
-    /// Problem size `N` (an integer).
-    #[serde(serialize_with = "crate::json::as_integer")]
-    pub n: f64,
-    /// 95% interval of `N` from the noise of the runs, if known: from the measured `E_s`
-    /// interval (measured approach) or a bootstrap of the fit (computed); never for the
-    /// predicted approach, whose error is the model's, not the runs' (see the held-out check).
-    pub n_ci95: Option<(f64, f64)>,
-    /// Work `W(N)`, flop.
-    #[serde(rename = "work_flop")]
-    pub work: f64,
-    /// `W` over `n_ci95`, flop.
-    #[serde(rename = "work_flop_ci95")]
-    pub work_ci95: Option<(f64, f64)>,
-    /// Time `T`, s (measured, fitted or predicted).
-    pub time_s: f64,
-    /// `E_s = W / (T C)`.
-    pub speed_efficiency: f64,
-}
-
-/// A configuration an approach could not settle, and why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Failure {
-    /// Configuration label.
-    pub configuration: String,
-    /// The one-line reason.
-    pub message: String,
-}
-
-/// What one approach found.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ApproachResult {
-    /// Which approach.
-    pub approach: Approach,
-    /// One point per configuration it settled, in the spec's order.
-    pub points: Vec<OperatingPoint>,
-    /// The configurations it could not settle.
-    pub failures: Vec<Failure>,
-    /// `psi(C_i, C_j) = C_j W_i / (C_i W_j)` over the settled configurations.
-    pub psi: Option<ScalabilityMatrix>,
-    /// 95% intervals of `psi` from the points' `work_ci95`, laid out as `psi`.
-    pub psi_ci95: Option<PsiIntervals>,
-}
-
-/// The 95% intervals of a psi matrix: `values[i][j - i]` for `psi(C_i, C_j)`, `j >= i` (the
-/// layout of [`ScalabilityMatrix`]); `None` where neither size has an interval, and on the
-/// diagonal, where `psi(C_i, C_i) = 1` exactly. Serialized, like psi, as a full square
-/// matrix, `null` where there is no interval.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PsiIntervals {
-    /// Configuration labels, as the matrix's.
-    pub labels: Vec<String>,
-    /// Row `i` holds the intervals of `psi(C_i, C_i), psi(C_i, C_i+1), ...`.
-    pub values: Vec<Vec<Option<(f64, f64)>>>,
-}
-
-impl Serialize for PsiIntervals {
-    fn serialize<S: serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let n = self.labels.len();
-        let full: Vec<Vec<Option<(f64, f64)>>> = (0..n)
-            .map(|i| (0..n).map(|j| self.get(i, j)).collect())
-            .collect();
-        let mut matrix = serializer.serialize_struct("PsiIntervals", 2)?;
-        matrix.serialize_field("labels", &self.labels)?;
-        matrix.serialize_field("values", &full)?;
-        matrix.end()
-    }
-}
-
-impl PsiIntervals {
-    /// The intervals of `psi` over `points` (one per configuration, in order).
-    fn of(points: &[OperatingPoint]) -> Option<Self> {
-        let work = |p: &OperatingPoint| (p.marked_speed, (p.work, p.work_ci95));
-        let values: Vec<Vec<Option<(f64, f64)>>> = (0..points.len())
-            .map(|i| {
-                (i..points.len())
-                    .map(|j| {
-                        (j > i)
-                            .then(|| psi_interval(work(&points[i]), work(&points[j])))
-                            .flatten()
-                    })
-                    .collect()
-            })
-            .collect();
-        values.iter().flatten().any(Option::is_some).then(|| Self {
-            labels: points.iter().map(|p| p.configuration.clone()).collect(),
-            values,
-        })
-    }
-
-    /// The interval of `psi(C_i, C_j)`, if known.
-    pub fn get(&self, i: usize, j: usize) -> Option<(f64, f64)> {
-        *self.values.get(i)?.get(j.checked_sub(i)?)?
-    }
-}
-
-impl ApproachResult {
-    /// The point of configuration `label`, if settled.
-    pub fn point(&self, label: &str) -> Option<&OperatingPoint> {
-        self.points.iter().find(|p| p.configuration == label)
-    }
-}
-
-/// Approach 3's calibration on the base configuration.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Calibration {
-    /// The base configuration.
-    pub configuration: String,
-    /// The size measured there.
-    pub n: u64,
-    /// The measured median time, s.
-    pub measured_time_s: f64,
-    /// The model's compute and overhead times there, s.
-    pub model_compute_s: f64,
-    /// See `model_compute_s`.
-    pub model_overhead_s: f64,
-    /// The model with its compute factor fitted to the measurement.
-    pub model: KernelTimeModel,
-}
-
-impl Calibration {
-    /// What to say when the fitted compute factor `a` has the base configuration's nodes
-    /// computing faster than their marked speed (`a < 1`: at `1 / a` times it).
-    pub fn warning(&self) -> Option<String> {
-        let subject = format!(
-            "approach 3's calibration on {}: compute factor a = {:.4}",
-            self.configuration, self.model.compute_factor
-        );
-        crate::calibrate::faster_than_marked(&subject, 1.0 / self.model.compute_factor)
-    }
-}
-
-/// Held-out validation: the time model fitted on every configuration but the largest, used to
-/// predict the largest, against what was found there.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct HeldOut {
-    /// The held-out (largest) configuration.
-    pub configuration: String,
-    /// The configurations fitted on.
-    pub fitted_on: Vec<String>,
-    /// The fitted model.
-    pub model: KernelTimeModel,
-    /// The size it predicts for the held-out configuration.
-    pub n_predicted: f64,
-    /// The size found there by `reference`.
-    #[serde(serialize_with = "crate::json::as_integer")]
-    pub n_reference: f64,
-    /// The approach that found `n_reference`.
-    pub reference: Approach,
-    /// `(n_predicted - n_reference) / n_reference` (in JSON a percentage).
-    #[serde(
-        rename = "relative_error_percent",
-        serialize_with = "crate::json::fraction_as_percent"
-    )]
-    pub relative_error: f64,
-    /// The model's time at `n_reference` on the held-out configuration, s.
-    pub time_predicted_s: f64,
-    /// The time found at `n_reference` there, s.
-    pub time_reference_s: f64,
-    /// `(time_predicted_s - time_reference_s) / time_reference_s`: where speed-efficiency is
-    /// flat in N, a small error in time moves N far, so both are shown. In JSON a percentage.
-    #[serde(
-        rename = "time_relative_error_percent",
-        serialize_with = "crate::json::fraction_as_percent"
-    )]
-    pub time_relative_error: f64,
-}
-
-/// One configuration's size by each approach, and how far the others are from the measured.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Comparison {
-    /// Configuration label.
-    pub configuration: String,
-    /// Measured `N`.
-    #[serde(rename = "n_measured", serialize_with = "crate::json::as_integer_opt")]
-    pub measured: Option<f64>,
-    /// Its 95% interval, if known.
-    #[serde(rename = "n_measured_ci95")]
-    pub measured_ci95: Option<(f64, f64)>,
-    /// Computed `N`.
-    #[serde(rename = "n_computed", serialize_with = "crate::json::as_integer_opt")]
-    pub computed: Option<f64>,
-    /// Its 95% interval, if known.
-    #[serde(rename = "n_computed_ci95")]
-    pub computed_ci95: Option<(f64, f64)>,
-    /// Predicted `N`.
-    #[serde(rename = "n_predicted", serialize_with = "crate::json::as_integer_opt")]
-    pub predicted: Option<f64>,
-    /// `(computed - measured) / measured` (in JSON a percentage).
-    #[serde(
-        rename = "computed_vs_measured_percent",
-        serialize_with = "crate::json::fraction_as_percent_opt"
-    )]
-    pub computed_vs_measured: Option<f64>,
-    /// `(predicted - measured) / measured` (in JSON a percentage).
-    #[serde(
-        rename = "predicted_vs_measured_percent",
-        serialize_with = "crate::json::fraction_as_percent_opt"
-    )]
-    pub predicted_vs_measured: Option<f64>,
-}
-
-/// Everything a study found.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct StudyResult {
-    /// The spec it ran.
-    pub spec: StudySpec,
-    /// The configurations: label, node set, p, C.
-    pub configurations: Vec<ConfigurationRow>,
-    /// Approach 1.
-    pub measured: Option<ApproachResult>,
-    /// Approach 2.
-    pub computed: Option<ApproachResult>,
-    /// Approach 2's fits, per configuration.
-    pub fits: Vec<ComputedFit>,
-    /// Approach 3.
-    pub predicted: Option<ApproachResult>,
-    /// Approach 3's calibration.
-    pub calibration: Option<Calibration>,
-    /// The approaches side by side.
-    pub comparison: Vec<Comparison>,
-    /// Held-out validation, when there are at least three configurations and a reference.
-    pub held_out: Option<HeldOut>,
-    /// Held-out validation with the scaling model (any program, commands included), when
-    /// there are at least three configurations and a reference on the largest.
-    pub scaling_held_out: Option<crate::scaling_fit::ScalingHeldOut>,
-    /// The verified run with real compute.
-    pub verification: Option<RunRecord>,
-    /// Every size measured, by configuration and size.
-    pub samples: Vec<Measurement>,
-    /// Isospeed-e contours from the computed fits: for several speed-efficiencies around the
-    /// target, the size and work each configuration needs (Sun & Rover's isospeed contours).
-    pub contours: Vec<Contour>,
-    /// What the numbers do not say by themselves (see [`crate::warnings`]), one line each.
-    pub warnings: Vec<String>,
-    /// The answer first: per approach, N and psi from the base, and a verdict.
-    pub summary: Summary,
-}
-
-/// The configurations' sizes holding one speed-efficiency.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Contour {
-    /// The speed-efficiency held.
-    pub level: f64,
-    /// One point per configuration whose fit reaches the level within its samples.
-    pub points: Vec<ContourPoint>,
-}
-
-/// One configuration on a contour.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ContourPoint {
-    /// Configuration label.
-    pub configuration: String,
-    /// Number of nodes.
-    pub p: usize,
-    /// Marked speed `C`, flop/s.
-    #[serde(rename = "marked_speed_flops", alias = "marked_speed")]
-    pub marked_speed: f64,
-    /// Problem size (the real root of the fit at the level).
-    #[serde(rename = "n_root", alias = "n")]
-    pub n: f64,
-    /// Work `W(N)`, flop.
-    #[serde(rename = "work_flop", alias = "work")]
-    pub work: f64,
-}
+// The result types live in `result` and `point`, below `warnings` and `summary`; re-exported so
+// that callers keep naming them from here, beside the functions that make them.
+pub use point::OperatingPoint;
+pub use result::{
+    ApproachResult, Calibration, Comparison, ConfigurationRow, Contour, ContourPoint, Failure,
+    HeldOut, PsiIntervals, StudyResult,
+};
 
 /// Contour levels as fractions of the target.
 const CONTOUR_LEVELS: [f64; 5] = [0.5, 0.75, 1.0, 1.25, 1.5];
-
-/// A configuration as the result lists it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ConfigurationRow {
-    /// Label.
-    pub label: String,
-    /// Node set.
-    pub nodes: String,
-    /// Number of nodes.
-    pub p: usize,
-    /// Marked speed `C`, flop/s.
-    #[serde(rename = "marked_speed_flops")]
-    pub marked_speed: f64,
-}
 
 /// Runs `spec`, writing every run to `store` as it completes (and reusing the runs the store
 /// already holds for this study).
@@ -369,28 +94,6 @@ pub fn load_results_with(store: &Store, registry: &KernelRegistry) -> Result<Vec
             )?)
         })
         .collect()
-}
-
-/// The spec study `name` was stored with, checked as a spec file is: a database altered by
-/// hand must not reach the approaches with, say, `n_max = 0`.
-pub(crate) fn stored_spec(
-    store: &Store,
-    name: &str,
-    registry: &KernelRegistry,
-) -> Result<StudySpec> {
-    let fail = |why: String| StudyError::Store {
-        path: store.path().to_string(),
-        why,
-    };
-    let text = store.study_spec(name)?.unwrap_or_default();
-    let spec: StudySpec = serde_json::from_str(&text).map_err(|e| {
-        fail(format!("study \"{name}\" has an unreadable spec ({e}): was it written by another hetscale version?"))
-    })?;
-    spec.validated(registry).map_err(|e| {
-        fail(format!(
-            "study \"{name}\" has an invalid spec ({e}): the database was altered or damaged; rerun the study with a new --db"
-        ))
-    })
 }
 
 fn analyse(runner: &Runner<'_>) -> Result<StudyResult> {
@@ -490,7 +193,7 @@ fn study_warnings(
     samples: &[Measurement],
 ) -> Vec<String> {
     let spec = runner.spec();
-    let expect = crate::warnings::Expectations {
+    let expect = crate::study::warnings::Expectations {
         target: spec.target,
         tolerance: spec.tolerance,
         real_time: spec.backend != "sim",
@@ -498,12 +201,12 @@ fn study_warnings(
     let placeholder = runner.placeholder_warning().map(str::to_string);
     placeholder
         .into_iter()
-        .chain(crate::warnings::warnings(
+        .chain(crate::study::warnings::warnings(
             &expect,
             points_of(measured),
             samples,
         ))
-        .chain(crate::warnings::disagreements(
+        .chain(crate::study::warnings::disagreements(
             points_of(measured),
             points_of(computed),
         ))
@@ -727,7 +430,9 @@ fn model_size(
         spec.n_max as f64,
         "predicted speed-efficiency",
     )
-    .map_err(|e| crate::warnings::with_range_advice(e, &config.configuration.label, SPEC_RANGE))
+    .map_err(|e| {
+        crate::study::warnings::with_range_advice(e, &config.configuration.label, SPEC_RANGE)
+    })
 }
 
 /// Fits `T = a T_compute + k T_o` on every size measured on all configurations but the
@@ -794,7 +499,7 @@ fn held_out(runner: &Runner<'_>, reference: Option<&ApproachResult>) -> Result<O
 fn scaling_held_out(
     runner: &Runner<'_>,
     reference: Option<&ApproachResult>,
-) -> Option<crate::scaling_fit::ScalingHeldOut> {
+) -> Option<crate::approaches::scaling_fit::ScalingHeldOut> {
     let configs = runner.configurations();
     if configs.len() < 3 {
         return None;
@@ -805,24 +510,26 @@ fn scaling_held_out(
     let fitted: Vec<_> = configs[..last]
         .iter()
         .enumerate()
-        .map(|(index, config)| crate::scaling_fit::ConfigurationRuns {
-            configuration: config,
-            runs: runner
-                .measurements_of(index)
-                .iter()
-                .map(|m| (m.n as f64, m.work, m.time.median))
-                .collect(),
-        })
+        .map(
+            |(index, config)| crate::approaches::scaling_fit::ConfigurationRuns {
+                configuration: config,
+                runs: runner
+                    .measurements_of(index)
+                    .iter()
+                    .map(|m| (m.n as f64, m.work, m.time.median))
+                    .collect(),
+            },
+        )
         .collect();
     let spec = runner.spec();
-    crate::scaling_fit::scaling_held_out(
+    crate::approaches::scaling_fit::scaling_held_out(
         &fitted,
         &configs[last],
         runner.program(),
         spec.backend == "sim",
         spec.target,
         (spec.n_min as f64, spec.n_max as f64),
-        &crate::scaling_fit::HeldOutReference {
+        &crate::approaches::scaling_fit::HeldOutReference {
             approach: reference.approach,
             n: target_point.n,
             time_s: target_point.time_s,
@@ -877,7 +584,7 @@ fn each_configuration(
 ) -> Vec<std::result::Result<OperatingPoint, Failure>> {
     let total = runner.configurations().len();
     (0..total)
-        .take_while(|_| crate::interrupt::requested().is_none())
+        .take_while(|_| crate::runner::interrupt::requested().is_none())
         .map(|index| {
             let label = runner.configurations()[index].configuration.label.clone();
             runner
@@ -979,7 +686,7 @@ fn with_interval(
 /// Approach 3 without running anything: the kernel's (or command's) time model as derived
 /// (`a = k = 1`) on each configuration, e.g. at 4096 nodes.
 pub fn predict_configurations(
-    program: &crate::program::Program,
+    program: &crate::runner::program::Program,
     configs: &[ResolvedConfiguration],
     target: f64,
     (n_min, n_max): (u64, u64),

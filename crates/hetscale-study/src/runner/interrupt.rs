@@ -1,7 +1,7 @@
 //! Ctrl-C (SIGINT), SIGTERM and SIGHUP (the terminal or SSH session closed) while programs
 //! run. A launched program has its own process group, so a terminal's Ctrl-C or hang-up never
 //! reaches it (nor what it started: left alone, it would run on with no parent); once
-//! [`catch`] is called, the first signal asks hetscale to stop instead of dying: [`crate::external::launch`] ends the running
+//! [`catch`] is called, the first signal asks hetscale to stop instead of dying: [`crate::runner::external::launch`] ends the running
 //! program's whole group, the runner stores nothing of the run it cut short and starts no
 //! other, and the study ends with [`crate::StudyError::Interrupted`]. A second signal ends
 //! hetscale at once, as if nothing were caught (a kernel run in-process is not cut short by

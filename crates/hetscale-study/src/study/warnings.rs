@@ -6,7 +6,7 @@ use hetscale_model::ModelError;
 
 use crate::error::StudyError;
 use crate::runner::Measurement;
-use crate::study::OperatingPoint;
+use crate::study::point::OperatingPoint;
 
 /// How the user names the ends of the searched range of `N`: a spec's keys or the command
 /// line's options.

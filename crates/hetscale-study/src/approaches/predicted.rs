@@ -5,8 +5,8 @@ use hetscale_model::error::positive;
 use hetscale_model::scalability::ScalabilityMatrix;
 use hetscale_model::{ModelError, Result, metrics, root};
 
-use crate::configuration::{Configuration, ResolvedConfiguration};
-use crate::program::Program;
+use crate::runner::program::Program;
+use crate::spec::configuration::{Configuration, ResolvedConfiguration};
 use serde::Serialize;
 
 /// The predicted operating point of one configuration. In JSON, `n` is the integer size the

@@ -17,15 +17,15 @@ use hetscale_model::scaling::{
 };
 use serde::Serialize;
 
-use crate::configuration::{ResolvedConfiguration, resolve};
 use crate::error::{Result, StudyError};
-use crate::program::Program;
 use crate::runner::SAMPLE;
+use crate::runner::program::Program;
 use crate::spec::StudySpec;
+use crate::spec::configuration::{ResolvedConfiguration, resolve};
 use crate::store::Store;
-use crate::study::stored_spec;
-use crate::summary::{seconds_and_human, trimmed, trimmed_to};
-use crate::warnings::NOISE_FLOOR_S;
+use crate::store::stored_spec::stored_spec;
+use crate::study::summary::{seconds_and_human, trimmed, trimmed_to};
+use crate::study::warnings::NOISE_FLOOR_S;
 
 /// How many runners-up the text and JSON show.
 pub const RUNNERS_UP: usize = 3;
@@ -435,7 +435,7 @@ fn same_speeds(resolved: &ResolvedConfiguration, configuration: &ModelConfigurat
 /// A model error on configuration `label`, a target the sizes cannot reach saying which
 /// bound to change.
 fn unreachable_on(e: ModelError, label: &str) -> StudyError {
-    crate::warnings::with_range_advice(e, label, crate::warnings::OPTION_RANGE)
+    crate::study::warnings::with_range_advice(e, label, crate::study::warnings::OPTION_RANGE)
 }
 
 /// `resolved`'s nodes as the model takes them: each node's marked speed in flop/s.
