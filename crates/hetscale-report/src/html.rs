@@ -8,23 +8,8 @@ use std::path::{Path, PathBuf};
 
 use crate::chart::Svg;
 use crate::error::{ReportError, Result, check_name};
+use crate::markup::escape;
 use crate::table::Table;
-
-/// Escapes text for HTML content and attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
 
 /// A figure: an SVG chart with an id (its anchor in the page) and a caption.
 #[derive(Debug, Clone, PartialEq)]

@@ -52,6 +52,7 @@
 mod chart;
 mod error;
 mod html;
+mod markup;
 mod numbers;
 mod perfetto;
 mod table;
@@ -65,7 +66,8 @@ pub use chart::{
     palette, stacked_bar_chart, viridis,
 };
 pub use error::{ReportError, Result};
-pub use html::{Block, Figure, Lead, Report, Section, Written, escape};
+pub use html::{Block, Figure, Lead, Report, Section, Written};
+pub use markup::escape;
 pub use numbers::{format_number, time_unit};
 pub use perfetto::{EXPORT_BYTES_PER_TRACE_BYTE, chrome_trace, write_chrome_trace};
 pub use table::{Cell, Column, Table};

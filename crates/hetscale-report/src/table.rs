@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::error::{ReportError, Result};
-use crate::html::escape;
+use crate::markup::escape;
 use crate::numbers::format_number;
 
 /// Significant digits of numbers in the report's HTML and Markdown (CSV and JSON keep all).
