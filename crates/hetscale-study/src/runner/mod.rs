@@ -1,7 +1,6 @@
 //! The runner: executes a kernel at a problem size on one configuration, repeats it as the
 //! spec's statistics ask, and writes every run to the store as it completes — or, when the
 //! store already holds the run (an interrupted study being resumed), reads it instead.
-
 //!
 //! This folder owns running a program once and repeatedly: what is measured ([`program`]:
 //! a kernel or a command), external commands ([`external`]), MPI jobs ([`mpi_launch`]) and

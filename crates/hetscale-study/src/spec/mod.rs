@@ -51,7 +51,6 @@
 //! Every rejection is one line naming the TOML line and the field. Numbers are bounded:
 //! `repetitions` and `max_repetitions` 1 to 1000, `warmup` 0 to 1000, `samples` 2 to 100,
 //! `n_max` at most 2^53, `timeout_s` at most 30 days.
-
 //!
 //! This folder owns what a study is before it runs: the spec ([`StudySpec`]), its
 //! configurations resolved on a platform ([`configuration`]), the formulas of `W` and `T_o`

@@ -1,6 +1,5 @@
 //! A whole study: the approaches the spec asks for, on every configuration, then psi, the
 //! approaches side by side, the verification run and the held-out check.
-
 //!
 //! This folder owns a study's results: [`run_study`] and [`load_results`] here, what the numbers
 //! do not say ([`warnings`]) and the summary a study ends with ([`summary`]).
