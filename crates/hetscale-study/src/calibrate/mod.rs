@@ -17,6 +17,11 @@
 //! ([`CrossValidation`]), which compares choices of free parameters on the same runs. A run
 //! used here is a calibration run: it must never be the one a prediction is checked against.
 //!
+//! This folder owns calibration: the fit (here), the runs it reads from CSV ([`runs`]) or a study
+//! database ([`stored_runs`]), the runs simulated and split into the fit's parts
+//! (`simulation`: [`simulate`], [`with_rate`]) and the choice of free parameters by
+//! leave-one-out error ([`choose_fit`]).
+//!
 //! ```no_run
 //! use hetscale_kernels::KernelRegistry;
 //! use hetscale_study::calibrate::{calibrate, FreeParameter};
@@ -39,10 +44,9 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 
-use hbsp::machine_model::{ComputeRate, MachineModel};
-use hbsp::{Backend, Machine, Platform, SimOptions, WorkCharge};
-use hetscale_kernels::memory::check_run_fits;
-use hetscale_kernels::{Kernel, KernelOptions, KernelRegistry, KernelRun, inputs_for};
+use hbsp::Platform;
+use hbsp::machine_model::ComputeRate;
+use hetscale_kernels::{KernelOptions, KernelRegistry};
 use hetscale_model::fit::{Parameter, fit_linear};
 use serde::Serialize;
 
@@ -51,6 +55,12 @@ use runs::MeasuredRun;
 
 mod choice;
 pub mod runs;
+mod simulation;
+mod stored;
+
+use simulation::{RunParts, run_parts};
+pub use simulation::{simulate, skeleton_run, with_rate};
+pub use stored::{StoredRuns, stored_runs};
 
 pub use choice::{ALL_PARAMETERS, FitChoice, choose_fit};
 
@@ -315,22 +325,6 @@ pub struct PlatformCalibration {
     /// The platform with the fitted values in its machine model.
     #[serde(skip)]
     pub platform: Platform,
-}
-
-/// What the machine model charges one run, split as `(A + K w_1/2) / f + S c + B + s + P s_p`.
-#[derive(Debug, Clone, Copy)]
-struct RunParts {
-    /// `A`, s (with the platform's `w_1/2` when it is not free).
-    compute_s: f64,
-    /// `K`, s per operation of `w_1/2` (0 when `w_1/2` is not free).
-    per_half_work_s: f64,
-    /// `S`, s: the measured collectives and barriers at `collective_scale = 1` (0 when it is
-    /// not free: `B` then holds them at the platform's scale).
-    collective_s: f64,
-    /// `B`, s.
-    rest_s: f64,
-    /// `P`, the run's processes.
-    processes: f64,
 }
 
 /// Fits the `free` parameters of each kernel's compute rate in `platform`'s machine model
@@ -716,199 +710,6 @@ fn current_rate(platform: &Platform, kernel: &str) -> ComputeRate {
         .as_ref()
         .map(|m| m.rate(Some(kernel), None))
         .unwrap_or_default()
-}
-
-/// `platform` with its (kernel, any kind) compute entry changed by `change`; the entry starts
-/// from the rate the kernel has now. A platform without a machine model gets the one its
-/// HBSP^1 network implies.
-pub fn with_rate(
-    platform: &Platform,
-    kernel: &str,
-    change: impl FnOnce(&mut ComputeRate),
-) -> Platform {
-    let mut out = platform.clone();
-    let model = out
-        .machine
-        .get_or_insert_with(|| MachineModel::from_network(&platform.network));
-    let mut rate = model.rate(Some(kernel), None);
-    rate.kernel = kernel.to_owned();
-    rate.kind = "*".to_owned();
-    change(&mut rate);
-    model
-        .compute
-        .retain(|c| !(c.kernel == kernel && c.kind == "*"));
-    model.compute.push(rate);
-    out
-}
-
-/// A reference `w_1/2` for measuring `K`, operations: large enough to stand well above
-/// rounding, small enough not to change which node is the slowest.
-const REFERENCE_HALF_WORK: f64 = 1e3;
-
-/// Simulates `run` at `f = 1` and `f = 1/2` (no start-up; with `w_1/2 = 0` when it is free,
-/// and once more at the reference `w_1/2`; at `collective_scale` 1 when it is free, and once
-/// more at 2) and splits its time.
-fn run_parts(
-    platform: &Platform,
-    registry: &KernelRegistry,
-    options: &KernelOptions,
-    run: &MeasuredRun,
-    free_half_work: bool,
-    free_collective_scale: bool,
-) -> Result<RunParts> {
-    let base_scale = free_collective_scale.then_some(1.0);
-    let at = |fraction: f64, half_work: Option<f64>, scale: Option<f64>| {
-        let platform = with_rate(platform, &run.kernel, |rate| {
-            rate.rate_fraction = fraction;
-            rate.run_overhead_s = 0.0;
-            rate.process_overhead_s = 0.0;
-            if let Some(w) = half_work {
-                rate.half_work = w;
-            }
-            if let Some(c) = scale {
-                rate.collective_scale = c;
-            }
-        });
-        simulate(&platform, registry, options, run)
-    };
-    let base_half_work = free_half_work.then_some(0.0);
-    let full = at(1.0, base_half_work, base_scale)?;
-    let half = at(0.5, base_half_work, base_scale)?;
-    let per_half_work_s = if free_half_work {
-        (at(1.0, Some(REFERENCE_HALF_WORK), base_scale)? - full) / REFERENCE_HALF_WORK
-    } else {
-        0.0
-    };
-    let collective_s = if free_collective_scale {
-        at(1.0, base_half_work, Some(2.0))? - full
-    } else {
-        0.0
-    };
-    Ok(RunParts {
-        compute_s: half - full,
-        per_half_work_s,
-        collective_s,
-        rest_s: 2.0 * full - half - collective_s,
-        processes: machine_of(platform, run)?.processes() as f64,
-    })
-}
-
-/// The time of `run` on `platform`'s simulated machine (skeleton: compute is charged, not run).
-pub fn simulate(
-    platform: &Platform,
-    registry: &KernelRegistry,
-    options: &KernelOptions,
-    run: &MeasuredRun,
-) -> Result<f64> {
-    let fail = |message: String| StudyError::Configuration {
-        configuration: run.configuration.clone(),
-        message: format!("N = {}: {message}", run.n),
-    };
-    let machine = machine_of(platform, run)?;
-    let kernel = registry.get(&run.kernel, options)?;
-    let n = usize::try_from(run.n).map_err(|_| fail("too large for this machine".into()))?;
-    let out = skeleton_run(kernel.as_ref(), n, &machine).map_err(fail)?;
-    Ok(out.time_s)
-}
-
-/// The machine `run` ran on: its node-set of `platform`, running its kernel.
-fn machine_of(platform: &Platform, run: &MeasuredRun) -> Result<Machine> {
-    let machine = platform
-        .select(&run.nodes.parse()?)
-        .map_err(|e| StudyError::Configuration {
-            configuration: run.configuration.clone(),
-            message: format!("N = {}: nodes \"{}\": {e}", run.n, run.nodes),
-        })?;
-    Ok(machine.for_workload(&run.kernel))
-}
-
-/// A skeleton run of `kernel` at size `n` on `machine`'s sim (declared work charged, compute
-/// skipped, size-only inputs, no trace), refused first if it would not fit this machine; the
-/// error is the kernel's one line.
-pub fn skeleton_run(
-    kernel: &dyn Kernel,
-    n: usize,
-    machine: &Machine,
-) -> std::result::Result<KernelRun, String> {
-    let backend = Backend::Sim(SimOptions {
-        work: WorkCharge::Declared,
-        skip_compute: true,
-        no_trace: true,
-        ..SimOptions::default()
-    });
-    check_run_fits(kernel, n, machine, &backend).map_err(|e| e.to_string())?;
-    let inputs = inputs_for(kernel, n, 1, &backend).map_err(|e| e.to_string())?;
-    kernel
-        .run(&inputs, &backend, machine)
-        .map_err(|e| e.to_string())
-}
-
-/// What a study database offers calibration: its runs, the platform its studies ran on and
-/// their kernel options.
-#[derive(Debug, Clone)]
-pub struct StoredRuns {
-    /// One per stored (successful) run.
-    pub runs: Vec<MeasuredRun>,
-    /// The platform the studies resolved (stored with them).
-    pub platform: Platform,
-    /// Kernel options of the studies.
-    pub options: KernelOptions,
-}
-
-/// The runs of every study in `store`, with the node-set of each run's configuration.
-/// Studies on different platforms or with different kernel options are refused: calibrate
-/// one machine and one program at a time.
-pub fn stored_runs(store: &crate::store::Store, registry: &KernelRegistry) -> Result<StoredRuns> {
-    let mut found: Option<(String, KernelOptions)> = None;
-    let mut runs = Vec::new();
-    for name in store.studies()? {
-        let refuse = |why: &str| StudyError::Calibration(format!("{}: {why}", store.path()));
-        let spec = crate::store::stored_spec::stored_spec(store, &name, registry)?;
-        let platform = store
-            .study_platform(&name)?
-            .ok_or_else(|| refuse("a study without its platform: rerun it with this hetscale"))?;
-        match &found {
-            Some((p, o)) if *p != platform || *o != spec.kernel_options => {
-                return Err(refuse(&format!(
-                    "study \"{name}\" ran on another platform or with other kernel options; \
-                     calibrate one machine and one program at a time (copy its runs to a CSV)"
-                )));
-            }
-            Some(_) => {}
-            None => found = Some((platform, spec.kernel_options.clone())),
-        }
-        for run in store.runs(Some(&name))? {
-            let nodes = spec
-                .configurations
-                .iter()
-                .find(|c| c.label == run.configuration)
-                .map(|c| c.nodes.clone())
-                .ok_or_else(|| {
-                    refuse(&format!(
-                        "run of unknown configuration {}",
-                        run.configuration
-                    ))
-                })?;
-            runs.push(MeasuredRun {
-                configuration: run.configuration,
-                nodes,
-                kernel: run.kernel,
-                n: run.n,
-                time_s: run.time_s,
-            });
-        }
-    }
-    let Some((platform, options)) = found else {
-        return Err(StudyError::Calibration(format!(
-            "{}: holds no study: give the database a hetscale study wrote",
-            store.path()
-        )));
-    };
-    Ok(StoredRuns {
-        runs,
-        platform: Platform::from_toml_str(&platform)?,
-        options,
-    })
 }
 
 #[cfg(test)]
