@@ -62,7 +62,7 @@ pub(crate) struct Split {
 impl Split {
     fn new(counts: Vec<usize>) -> Self {
         Self {
-            starts: crate::collectives::offsets(&counts),
+            starts: offsets(&counts),
             holders: (0..counts.len()).filter(|&j| counts[j] > 0).collect(),
             counts,
         }
@@ -709,4 +709,16 @@ impl Traffic {
             ..Self::default()
         }
     }
+}
+
+/// Start of each node's block in a buffer laid out by `counts` (exclusive prefix sums).
+pub fn offsets(counts: &[usize]) -> Vec<usize> {
+    counts
+        .iter()
+        .scan(0, |acc, &c| {
+            let start = *acc;
+            *acc += c;
+            Some(start)
+        })
+        .collect()
 }

@@ -269,10 +269,10 @@ impl CollectiveCost {
                 "{table}: name is empty: write name = \"broadcast\""
             ));
         }
-        if !crate::collectives::NAMES.contains(&self.name.as_str()) {
+        if !crate::collectives::names::NAMES.contains(&self.name.as_str()) {
             return Err(format!(
                 "{at} names no collective: use one of {}",
-                crate::collectives::NAMES.join(", ")
+                crate::collectives::names::NAMES.join(", ")
             ));
         }
         non_negative(

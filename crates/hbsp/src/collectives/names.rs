@@ -1,0 +1,16 @@
+//! The collectives' names, which platforms' measured collective entries may name.
+
+/// The name of every collective this module implements: what a platform's measured
+/// `[[network.collective]]` and `[[machine.collective]]` entries may name.
+pub const NAMES: [&str; 10] = [
+    "broadcast",
+    "scatter",
+    "scatterv",
+    "gather",
+    "gatherv",
+    "allgather",
+    "reduce",
+    "allreduce",
+    "alltoall",
+    "alltoallv",
+];
