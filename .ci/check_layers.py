@@ -122,6 +122,10 @@ def graph(src: Path):
             t = resolve_exact(p, m, True, files)
             if t is not None and t != m and t != ():
                 edges[m].add(t)
+        # A path through a child module by its bare name: `node::run(..)` after `mod node;`.
+        for child in re.findall(r'\bmod\s+(\w+)\s*;', text):
+            if m + (child,) in files and re.search(r'(?<![\w:])' + child + r'::', text):
+                edges[m].add(m + (child,))
     return files, edges
 
 def cycles(edges):

@@ -81,6 +81,7 @@ pub mod platform;
 pub mod presets;
 pub mod probe;
 pub mod trace;
+mod units;
 
 #[cfg(feature = "mpi")]
 pub use backend::mpi::MpiSession;

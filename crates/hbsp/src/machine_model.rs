@@ -359,20 +359,6 @@ impl MachineModel {
         }
     }
 
-    /// The model a platform's HBSP^1 network implies: link `1 / g`, latency `o`, nothing
-    /// else (what calibrating a platform without a `[machine]` table starts from).
-    pub fn from_network(network: &crate::platform::Network) -> Self {
-        let link = if network.g_s_per_byte > 0.0 {
-            1.0 / network.g_s_per_byte
-        } else {
-            f64::MAX
-        };
-        Self {
-            latency_s: network.o_s,
-            ..Self::with_link(link)
-        }
-    }
-
     /// The rate of `kernel` on nodes of `kind`: the most specific entry (kernel and kind
     /// named beat a `*`; the kernel counts more than the kind), else the marked speed.
     pub fn rate(&self, kernel: Option<&str>, kind: Option<&str>) -> ComputeRate {

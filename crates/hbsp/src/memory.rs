@@ -14,6 +14,8 @@ use crate::backend::stack_pool::Guards;
 use crate::backend::{Backend, SimEngine, SimOptions};
 use crate::error::{HbspError, Result};
 use crate::platform::Machine;
+// Formatting lives below `ctx`, which names sizes in its errors too; re-exported here.
+pub use crate::units::human_bytes;
 
 /// Bytes a coroutine node takes at its peak besides its program's data: its stack's resident
 /// pages, its `Ctx`, mailboxes and share of the clock (measured: about 6 KiB at 32,000
@@ -198,22 +200,6 @@ fn room_in(dir: &Path, files: &LimitFiles) -> Option<f64> {
     };
     let limit = read(files.limit).filter(|&limit| limit < NO_LIMIT_BYTES)?;
     Some((limit - read(files.usage).unwrap_or(0.0)).max(0.0))
-}
-
-/// Bytes as people read them: `512 B`, `3.2 MB`, `24.0 GB`, `2.4e7 TB`.
-pub fn human_bytes(bytes: f64) -> String {
-    const UNITS: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];
-    let mut value = bytes;
-    let mut unit = 0;
-    while value >= 1000.0 && unit + 1 < UNITS.len() {
-        value /= 1000.0;
-        unit += 1;
-    }
-    match unit {
-        0 => format!("{value:.0} B"),
-        _ if value >= 1e5 => format!("{value:.1e} {}", UNITS[unit]),
-        _ => format!("{value:.1} {}", UNITS[unit]),
-    }
 }
 
 #[cfg(test)]

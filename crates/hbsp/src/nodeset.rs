@@ -17,7 +17,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::error::{HbspError, Result};
-use crate::platform::Platform;
+use crate::platform::{Machine, Platform};
 
 /// A selection of nodes of a platform (see the module docs for the syntax).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -251,4 +251,19 @@ fn unknown_word(platform: &Platform, word: &str) -> HbspError {
         platform.name,
         names.join(", ")
     ))
+}
+
+// Selecting nodes sits above both the platform and the node-set syntax.
+impl Platform {
+    /// The machine made of the nodes `set` selects, in platform order.
+    pub fn select(&self, set: &NodeSet) -> Result<Machine> {
+        self.validate()?;
+        let picks = set.resolve(self)?;
+        Ok(self.machine_of(picks))
+    }
+
+    /// The machine made of every node of the platform, one CPU each.
+    pub fn all(&self) -> Result<Machine> {
+        self.select(&NodeSet::All)
+    }
 }

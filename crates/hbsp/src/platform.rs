@@ -26,7 +26,7 @@
 //! r = 4.08
 //! ```
 //!
-//! [`Platform::select`] turns a platform and a [`NodeSet`] into the [`Machine`] a program runs on.
+//! [`Platform::select`] turns a platform and a [`NodeSet`](crate::nodeset::NodeSet) into the [`Machine`] a program runs on.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -35,7 +35,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{HbspError, Result};
 use crate::machine_model::{CollectiveCost, ComputeRate, MachineModel};
-use crate::nodeset::NodeSet;
 
 /// A machine room: named nodes with their marked speeds and the network that joins them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -313,19 +312,6 @@ impl Platform {
         })
     }
 
-    /// A preset by name (see [`crate::presets`]), or a platform file if `name_or_path` names
-    /// no preset.
-    pub fn load(name_or_path: &str) -> Result<Self> {
-        match crate::presets::preset(name_or_path) {
-            Some(platform) => Ok(platform),
-            None if Path::new(name_or_path).exists() => Self::from_file(name_or_path),
-            None => Err(HbspError::InvalidPlatform(format!(
-                "no preset or file named \"{name_or_path}\": use one of {} or the path of a platform TOML file",
-                crate::presets::NAMES.join(", ")
-            ))),
-        }
-    }
-
     /// The platform as TOML text.
     pub fn to_toml_string(&self) -> Result<String> {
         toml::to_string(self).map_err(|e| HbspError::InvalidPlatform(e.to_string()))
@@ -336,29 +322,6 @@ impl Platform {
         let path = path.as_ref();
         crate::file::write_atomically(path, self.to_toml_string()?)
             .map_err(|e| file_error(path, &e))
-    }
-
-    /// Whether the marked speeds are the `local` preset's placeholders rather than measured
-    /// (`hetscale bench --write-platform` writes a platform with measured ones).
-    pub fn has_placeholder_speeds(&self) -> bool {
-        self.description == crate::presets::LOCAL_PLACEHOLDER_DESCRIPTION
-    }
-
-    /// What to tell the user of a run on placeholder speeds, if it is one.
-    pub fn placeholder_warning(&self) -> Option<String> {
-        self.has_placeholder_speeds().then(|| {
-            format!(
-                "platform {}: the marked speed of {} {} per core is a placeholder, not a \
-                 measurement, so E_s and psi are relative to it; measure this host once with \
-                 `hetscale bench --quick --save-local` (the cache must be on: {} unset or a \
-                 directory), or with `hetscale bench --write-platform local.toml` and pass \
-                 --platform local.toml",
-                self.name,
-                crate::presets::PLACEHOLDER_MFLOPS,
-                self.speed_unit,
-                crate::presets::CACHE_DIR_ENV
-            )
-        })
     }
 
     /// Checks every field; the error names the node or key and the problem.
@@ -457,27 +420,21 @@ impl Platform {
         self.network.check_derived(r_max, p_max)
     }
 
-    /// The machine made of the nodes `set` selects, in platform order.
-    pub fn select(&self, set: &NodeSet) -> Result<Machine> {
-        self.validate()?;
-        let picks = set.resolve(self)?;
+    /// The machine of the nodes `picks` selects (each node's index and the CPUs it uses), in
+    /// that order: what [`Platform::select`] builds once a node set is resolved.
+    pub(crate) fn machine_of(&self, picks: Vec<(usize, u32)>) -> Machine {
         let nodes = picks
             .into_iter()
             .map(|(index, cpus_used)| MachineNode::new(&self.nodes[index], cpus_used))
             .collect();
-        Ok(Machine {
+        Machine {
             platform: self.name.clone(),
             speed_unit: self.speed_unit.clone(),
             nodes,
             network: self.network.clone(),
             model: self.machine.clone(),
             workload: None,
-        })
-    }
-
-    /// The machine made of every node of the platform, one CPU each.
-    pub fn all(&self) -> Result<Machine> {
-        self.select(&NodeSet::All)
+        }
     }
 
     /// A hypothetical platform with `copies` copies of every node (copy `k > 0` of node `x` is
@@ -884,6 +841,22 @@ impl Machine {
         hetscale_model::hbsp::HbspMachine::new(self.network.g_s_per_byte, r, self.l_s())
             .and_then(|m| m.with_message_overhead(self.network.o_s))
             .expect("validated platforms have valid network parameters")
+    }
+}
+
+impl MachineModel {
+    /// The model a platform's HBSP^1 network implies: link `1 / g`, latency `o`, nothing
+    /// else (what calibrating a platform without a `[machine]` table starts from).
+    pub fn from_network(network: &Network) -> Self {
+        let link = if network.g_s_per_byte > 0.0 {
+            1.0 / network.g_s_per_byte
+        } else {
+            f64::MAX
+        };
+        Self {
+            latency_s: network.o_s,
+            ..Self::with_link(link)
+        }
     }
 }
 

@@ -9,6 +9,9 @@
 //! | `kalinov` | 256 processors of three speeds (H = 4), parallel point-to-point network | Kalinov, "Scalability analysis of matrix-matrix multiplication on heterogeneous clusters", sections 1, 3.2 and 4.1; the numbers are chosen (the paper publishes none) |
 //! | `local` | this host: one node per core, placeholder speed and network | `hetscale probe --write-platform` measures it |
 
+use std::path::Path;
+
+use crate::error::{HbspError, Result};
 use crate::machine_model::{Barrier, CollectiveCost, MachineModel, Topology};
 use crate::paper_machines::{
     KALINOV_NODES, KALINOV_PER_ELEMENT_S, KALINOV_STARTUP_S, MASPAR_BURG_R_INF_MFLOPS,
@@ -386,5 +389,41 @@ pub fn local(p: usize) -> Platform {
             collectives: Vec::new(),
         },
         machine: None,
+    }
+}
+
+// Loading a platform by name sits above both the platform and the presets.
+impl Platform {
+    /// A preset by name (see [`crate::presets`]), or a platform file if `name_or_path` names
+    /// no preset.
+    pub fn load(name_or_path: &str) -> Result<Self> {
+        match preset(name_or_path) {
+            Some(platform) => Ok(platform),
+            None if Path::new(name_or_path).exists() => Self::from_file(name_or_path),
+            None => Err(HbspError::InvalidPlatform(format!(
+                "no preset or file named \"{name_or_path}\": use one of {} or the path of a platform TOML file",
+                NAMES.join(", ")
+            ))),
+        }
+    }
+
+    /// Whether the marked speeds are the `local` preset's placeholders rather than measured
+    /// (`hetscale bench --write-platform` writes a platform with measured ones).
+    pub fn has_placeholder_speeds(&self) -> bool {
+        self.description == LOCAL_PLACEHOLDER_DESCRIPTION
+    }
+
+    /// What to tell the user of a run on placeholder speeds, if it is one.
+    pub fn placeholder_warning(&self) -> Option<String> {
+        self.has_placeholder_speeds().then(|| {
+            format!(
+                "platform {}: the marked speed of {} {} per core is a placeholder, not a \
+                 measurement, so E_s and psi are relative to it; measure this host once with \
+                 `hetscale bench --quick --save-local` (the cache must be on: {} unset or a \
+                 directory), or with `hetscale bench --write-platform local.toml` and pass \
+                 --platform local.toml",
+                self.name, PLACEHOLDER_MFLOPS, self.speed_unit, CACHE_DIR_ENV
+            )
+        })
     }
 }
