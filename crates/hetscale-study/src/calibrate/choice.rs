@@ -5,11 +5,11 @@ use hbsp::Platform;
 use hetscale_kernels::{KernelOptions, KernelRegistry};
 use serde::Serialize;
 
-use super::runs::MeasuredRun;
-use super::{
+use super::fit::{
     CrossValidation, FreeParameter, KernelCalibration, PlatformCalibration, Simulations,
     calibrate_with, runs_by_kernel, with_fit,
 };
+use super::runs::MeasuredRun;
 use crate::error::{Result, StudyError};
 
 /// Every free parameter, in the order `--fit auto` prefers them on a tie (a start-up per
