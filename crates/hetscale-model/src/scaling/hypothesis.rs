@@ -1,6 +1,6 @@
 //! The hypothesis space: the terms a scaling model's overhead is built from.
 
-use super::Configuration;
+use super::data::Configuration;
 use serde::{Serialize, Serializer};
 use std::fmt;
 use std::sync::Arc;
@@ -188,7 +188,7 @@ impl Serialize for Term {
     }
 }
 
-/// The hypotheses [`select`](super::select) chooses among: `a W/C`, always, plus one to
+/// The hypotheses [`select`](super::selection::select) chooses among: `a W/C`, always, plus one to
 /// `max_overhead_terms` overhead terms, each with or without the constant `b` and with or
 /// without the [`Term::SlowestShare`] term.
 ///

@@ -1,7 +1,8 @@
 //! A fitted scaling model: its terms and coefficients, how it prints, what it predicts.
 
-use super::prediction::Caution;
-use super::{Configuration, Term};
+use super::caution::Caution;
+use super::data::Configuration;
+use super::hypothesis::Term;
 use crate::error::{ModelError, Result, positive};
 use crate::root::solve_for_target;
 use serde::Serialize;

@@ -1,81 +1,13 @@
 //! Predictions with intervals that include the model-selection uncertainty, and the cautions
 //! that say when the data cannot support them.
 
+use super::caution::{Caution, MAX_EXTRAPOLATION};
+use super::data::{Configuration, ScalingData};
 use super::engine::Engine;
 use super::model::{FittedTerm, ScalingModel};
 use super::selection::{Prepared, Selection, choose, score};
-use super::{Configuration, ScalingData};
 use crate::error::{ModelError, Result, positive};
 use serde::Serialize;
-use std::fmt;
-
-/// A model whose cross-validated error is above this (%) says so ([`Caution::PoorFit`]).
-pub const POOR_CV_ERROR_PERCENT: f64 = 20.0;
-
-/// Predicting for more than this many times the largest fitted node count widens the
-/// interval and says so ([`Caution::Extrapolation`]).
-pub const MAX_EXTRAPOLATION: f64 = 8.0;
-
-/// What the data cannot support; callers print each as a warning.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "caution", rename_all = "snake_case")]
-pub enum Caution {
-    /// Fitted on fewer than 3 configurations: cross-validation cannot leave a configuration
-    /// out, so the form of the overhead in `p` is a guess; intervals are widened.
-    FewConfigurations {
-        /// How many configurations the model was fitted on.
-        configurations: usize,
-    },
-    /// The target configuration has more than [`MAX_EXTRAPOLATION`] times the nodes of the
-    /// largest fitted one; intervals are widened.
-    Extrapolation {
-        /// The target's node count.
-        nodes: usize,
-        /// The largest fitted node count.
-        largest_fitted: usize,
-    },
-    /// The predicted size is more than [`MAX_EXTRAPOLATION`] times the largest fitted size:
-    /// the overhead's growth in `n` is extrapolated; intervals are widened.
-    SizeExtrapolation {
-        /// The predicted size.
-        n: f64,
-        /// The largest fitted size.
-        largest_fitted: f64,
-    },
-    /// The cross-validated error is above [`POOR_CV_ERROR_PERCENT`].
-    PoorFit {
-        /// The model's cross-validated error, %.
-        cv_error_percent: f64,
-    },
-}
-
-impl fmt::Display for Caution {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Caution::FewConfigurations { configurations } => write!(
-                f,
-                "fitted on {configurations} configuration(s), fewer than 3: no configuration could be left out to check the overhead's form in p; intervals widened"
-            ),
-            Caution::Extrapolation {
-                nodes,
-                largest_fitted,
-            } => write!(
-                f,
-                "p = {nodes} is {:.0}x the largest fitted node count ({largest_fitted}), beyond {MAX_EXTRAPOLATION}x: intervals widened",
-                *nodes as f64 / *largest_fitted as f64
-            ),
-            Caution::SizeExtrapolation { n, largest_fitted } => write!(
-                f,
-                "N = {n:.0} is {:.0}x the largest fitted size ({largest_fitted}), beyond {MAX_EXTRAPOLATION}x: intervals widened",
-                n / largest_fitted
-            ),
-            Caution::PoorFit { cv_error_percent } => write!(
-                f,
-                "the model's cross-validated error is {cv_error_percent:.1}%, above {POOR_CV_ERROR_PERCENT}%: it does not explain the runs well"
-            ),
-        }
-    }
-}
 
 /// A point estimate and its 95% interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

@@ -1,10 +1,11 @@
 //! Choosing the overhead: every hypothesis fitted and cross-validated by leaving out whole
 //! configurations.
 
+use super::caution::{Caution, POOR_CV_ERROR_PERCENT};
+use super::data::{Configuration, Run, ScalingData};
 use super::engine::{Engine, Evaluation, Fold};
+use super::hypothesis::{HypothesisSpace, Term};
 use super::model::{FittedTerm, ScalingModel, formula};
-use super::prediction::{Caution, POOR_CV_ERROR_PERCENT};
-use super::{HypothesisSpace, Run, ScalingData, Term};
 use crate::error::{ModelError, Result};
 use crate::fit::fit_linear;
 use serde::Serialize;
@@ -102,12 +103,12 @@ pub(super) struct Prepared {
     /// Each run's configuration (index into `configurations`).
     pub configuration: Vec<usize>,
     /// The configurations fitted, ordered by node count then marked speed.
-    pub configurations: Vec<super::Configuration>,
+    pub configurations: Vec<Configuration>,
 }
 
 impl Prepared {
     pub fn new(data: &ScalingData, runs: &[Run], terms: &[Term]) -> Result<Self> {
-        let mut configurations: Vec<super::Configuration> = data
+        let mut configurations: Vec<Configuration> = data
             .configurations
             .iter()
             .filter(|c| runs.iter().any(|r| r.configuration == c.label))
