@@ -1,7 +1,8 @@
 //! Stacked horizontal bar charts.
 
-use super::heat_map::segment_label;
-use super::*;
+use super::base::*;
+use super::heat_map::{segment_label, segments};
+use super::key::{Glyph, draw_key, key_height};
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 

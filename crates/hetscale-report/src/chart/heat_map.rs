@@ -1,6 +1,6 @@
 //! Heat maps: a labelled matrix of coloured cells with their values and a colour bar.
 
-use super::*;
+use super::base::*;
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};

@@ -1,7 +1,7 @@
 //! A chart's key in its own strip below the plot, where it hides no data.
 
-use super::line::{LINE_MARKER, SCATTER_MARKER, marker_element};
-use super::*;
+use super::base::*;
+use super::marker::{LINE_MARKER, SCATTER_MARKER, marker_element};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
