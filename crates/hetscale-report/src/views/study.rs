@@ -7,39 +7,30 @@
 //! `<study>` is [`study_prefixes`]' id for it and `<view>` one of [`VIEWS`].
 
 mod approaches;
+mod common;
 mod contours;
 mod efficiency;
 mod psi;
 mod setup;
 
 use hetscale_study::spec::Approach;
-use hetscale_study::study::{ApproachResult, StudyResult};
+use hetscale_study::study::StudyResult;
 
 pub use approaches::{approaches_section, draw_published_sizes};
+pub use common::{APPROACHES, CONTOURS, ES_VS_N, PSI, SETUP};
+#[cfg(test)]
+use common::{Along, drawable_with_intervals, percent};
 pub use contours::contours_section;
 pub use efficiency::efficiency_section;
 pub use psi::psi_section;
 pub use setup::setup_section;
 
-use crate::chart::{Axis, Marker, Rgb};
 use crate::error::{ReportError, Result};
 use crate::html::{Block, Figure, Lead, Report, Section};
-use crate::numbers::format_number;
 use crate::table::{Cell, Column, Table};
 
 /// The views of one study, in the order they appear; a section's id is `<study>-<view>`.
 pub const VIEWS: [&str; 5] = [SETUP, ES_VS_N, PSI, CONTOURS, APPROACHES];
-/// [`setup_section`]: configurations, calibration and verification.
-pub const SETUP: &str = "setup";
-/// [`efficiency_section`]: E_s versus N per configuration.
-pub const ES_VS_N: &str = "es-vs-n";
-/// [`psi_section`]: the psi matrices and psi curves.
-pub const PSI: &str = "psi";
-/// [`contours_section`]: isospeed-e contours.
-pub const CONTOURS: &str = "contours";
-/// [`approaches_section`]: the approaches side by side, held-out check.
-pub const APPROACHES: &str = "approaches";
-
 /// The report of `results`: one part per study, each with every view.
 pub fn study_report(results: &[StudyResult]) -> Result<Report> {
     if results.is_empty() {
@@ -214,176 +205,6 @@ fn id_of(name: &str) -> String {
     } else {
         format!("study-{id}").trim_end_matches('-').to_owned()
     }
-}
-
-/// The approaches' results that ran, in the papers' order.
-fn approaches(result: &StudyResult) -> Vec<&ApproachResult> {
-    [&result.measured, &result.computed, &result.predicted]
-        .into_iter()
-        .flatten()
-        .collect()
-}
-
-/// How an approach's chosen sizes are marked: hollow shapes and a cross, so the three stay
-/// visible where they coincide.
-fn approach_marker(approach: Approach) -> Marker {
-    match approach {
-        Approach::Measured => Marker::Ring,
-        Approach::Computed => Marker::Square,
-        Approach::Predicted => Marker::Cross,
-    }
-}
-
-/// A colour per approach, apart from the configurations' palette colours where both appear.
-fn approach_color(approach: Approach) -> Rgb {
-    match approach {
-        Approach::Measured => Rgb(0, 0, 0),
-        Approach::Computed => Rgb(0, 114, 178),
-        Approach::Predicted => Rgb(213, 94, 0),
-    }
-}
-
-/// Reference lines (targets, ideal scaling).
-const REFERENCE: Rgb = Rgb(120, 120, 120);
-
-/// Where configurations sit along a system-size axis: at their node count p when every
-/// configuration has its own, else at their marked speed C (e.g. one p, different nodes).
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum SystemSize {
-    Nodes,
-    MarkedSpeed { unit: &'static str, per_flops: f64 },
-}
-
-impl SystemSize {
-    fn of(result: &StudyResult) -> Self {
-        let mut ps: Vec<usize> = result.configurations.iter().map(|c| c.p).collect();
-        ps.sort_unstable();
-        ps.dedup();
-        if ps.len() == result.configurations.len() {
-            Self::Nodes
-        } else {
-            let (unit, per_flops) = speed_unit(
-                result
-                    .configurations
-                    .iter()
-                    .map(|c| c.marked_speed)
-                    .fold(0.0, f64::max),
-            );
-            Self::MarkedSpeed { unit, per_flops }
-        }
-    }
-
-    /// The position of a configuration with `p` nodes and marked speed `c` (flop/s).
-    fn value(self, p: usize, c: f64) -> f64 {
-        match self {
-            Self::Nodes => p as f64,
-            Self::MarkedSpeed { per_flops, .. } => c * per_flops,
-        }
-    }
-
-    /// The axis, logarithmic when the sizes span a factor 8 or more (doublings read evenly).
-    fn axis(self, result: &StudyResult) -> Axis {
-        let axis = match self {
-            Self::Nodes => Axis::new("nodes p").integers(),
-            Self::MarkedSpeed { unit, .. } => Axis::new("marked speed C").unit(unit),
-        };
-        let values: Vec<f64> = result
-            .configurations
-            .iter()
-            .map(|c| self.value(c.p, c.marked_speed))
-            .filter(|v| *v > 0.0)
-            .collect();
-        let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = values.iter().copied().fold(0.0, f64::max);
-        if lo.is_finite() && hi >= 8.0 * lo {
-            axis.log()
-        } else {
-            axis
-        }
-    }
-
-    /// What the axis is, for captions.
-    fn name(self) -> &'static str {
-        match self {
-            Self::Nodes => "the number of nodes p",
-            Self::MarkedSpeed { .. } => "the marked speed C",
-        }
-    }
-}
-
-/// The unit that keeps every configuration's marked speed in `result` readable.
-fn marked_speed_unit(result: &StudyResult) -> (&'static str, f64) {
-    let max = result
-        .configurations
-        .iter()
-        .map(|c| c.marked_speed)
-        .fold(0.0, f64::max);
-    speed_unit(max)
-}
-
-/// A unit that keeps speeds up to `max` flop/s readable: its name and how many of it make
-/// one flop/s.
-fn speed_unit(max: f64) -> (&'static str, f64) {
-    if max >= 1e12 {
-        ("Tflop/s", 1e-12)
-    } else if max >= 1e9 {
-        ("Gflop/s", 1e-9)
-    } else if max >= 1e6 {
-        ("Mflop/s", 1e-6)
-    } else {
-        ("flop/s", 1.0)
-    }
-}
-
-/// `+1.2%`, for relative differences in text.
-fn percent(relative: f64) -> String {
-    let sign = if relative >= 0.0 { "+" } else { "" };
-    format!("{sign}{}%", format_number(100.0 * relative, 3))
-}
-
-/// Keeps the points a chart can draw: finite, and positive on the log axes.
-fn drawable(points: Vec<(f64, f64)>, log_x: bool, log_y: bool) -> Vec<(f64, f64)> {
-    points
-        .into_iter()
-        .filter(|&(x, y)| {
-            x.is_finite() && y.is_finite() && (!log_x || x > 0.0) && (!log_y || y > 0.0)
-        })
-        .collect()
-}
-
-/// An axis a 95% interval lies along.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Along {
-    X,
-    Y,
-}
-
-/// A 95% interval `(lo, hi)`, where a result carries one.
-type Interval = Option<(f64, f64)>;
-
-/// Points with an optional interval along one axis, as a chart draws them: the points
-/// [`drawable`] keeps, each with its interval when that is drawable too (a `None` interval,
-/// e.g. an approach that gives none, draws no error bar).
-fn drawable_with_intervals(
-    points: Vec<((f64, f64), Interval)>,
-    log_x: bool,
-    log_y: bool,
-    along: Along,
-) -> (Vec<(f64, f64)>, Vec<Interval>) {
-    let log = match along {
-        Along::X => log_x,
-        Along::Y => log_y,
-    };
-    points
-        .into_iter()
-        .filter(|(p, _)| !drawable(vec![*p], log_x, log_y).is_empty())
-        .map(|(p, interval)| {
-            let interval = interval
-                .filter(|&(lo, hi)| lo.is_finite() && hi.is_finite() && lo <= hi)
-                .filter(|&(lo, _)| !log || lo > 0.0);
-            (p, interval)
-        })
-        .unzip()
 }
 
 #[cfg(test)]

@@ -6,11 +6,11 @@
 use hetscale_study::approaches::scaling_fit::ScalingHeldOut;
 use hetscale_study::study::{HeldOut, StudyResult};
 
-use super::setup::kernel_in_words;
-use super::{
+use super::common::{
     APPROACHES, Along, REFERENCE, SystemSize, approach_color, approach_marker, approaches,
     drawable, drawable_with_intervals, percent,
 };
+use super::setup::kernel_in_words;
 use crate::chart::{Axes, Axis, Marker, Rgb, Scale, Series, line_chart};
 use crate::error::Result;
 use crate::html::{Block, Figure, Report, Section};

@@ -3,11 +3,11 @@
 
 use hetscale_study::study::StudyResult;
 
-use super::setup::kernel_in_words;
-use super::{
+use super::common::{
     CONTOURS, REFERENCE, SystemSize, approach_color, approach_marker, approaches, drawable,
     marked_speed_unit,
 };
+use super::setup::kernel_in_words;
 use crate::chart::{Axes, Axis, Scale, Series, line_chart, palette};
 use crate::error::Result;
 use crate::html::{Figure, Section};

@@ -8,10 +8,10 @@ use hetscale_study::runner::Measurement;
 use hetscale_study::spec::Approach;
 use hetscale_study::study::StudyResult;
 
-use super::setup::kernel_in_words;
-use super::{
+use super::common::{
     Along, ES_VS_N, REFERENCE, approach_marker, approaches, drawable, drawable_with_intervals,
 };
+use super::setup::kernel_in_words;
 use crate::chart::{Axes, Axis, Rgb, Series, line_chart, palette};
 use crate::error::Result;
 use crate::html::{Figure, Section};

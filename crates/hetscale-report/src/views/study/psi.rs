@@ -6,8 +6,8 @@ use hetscale_model::scalability::ScalabilityMatrix;
 use hetscale_study::spec::Approach;
 use hetscale_study::study::{ApproachResult, StudyResult};
 
+use super::common::{Along, Interval, PSI, SystemSize, approaches, drawable_with_intervals};
 use super::setup::kernel_in_words;
-use super::{Along, Interval, PSI, SystemSize, approaches, drawable_with_intervals};
 use crate::chart::{
     Axes, Axis, ColorScale, HeatMap, Line, Scale, Series, heat_map, line_chart, palette,
 };

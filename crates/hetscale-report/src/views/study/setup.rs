@@ -4,7 +4,7 @@
 use hetscale_study::spec::StudySpec;
 use hetscale_study::study::StudyResult;
 
-use super::{SETUP, marked_speed_unit};
+use super::common::{SETUP, marked_speed_unit};
 use crate::error::Result;
 use crate::html::Section;
 use crate::table::{Cell, Column, Table};
