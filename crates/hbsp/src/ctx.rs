@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use bytemuck::Pod;
 use hetscale_model::hbsp::HbspMachine;
 
-use crate::backend::{ByteTarget, Call, ComputeSpan, Native, Outbox, Transport};
+use crate::backend::transport::{ByteTarget, Call, ComputeSpan, Native, Outbox, Transport};
 use crate::error::{HbspError, Result};
 use crate::message::{Envelope, MAX_ZEROS, Message, MessageInfo, Payload, Pool, Zeros};
 use crate::platform::Machine;
@@ -698,12 +698,12 @@ impl<T: Pod + Send> PooledVec<'_, T> {
 pub(crate) struct Traffic {
     pub sent: Vec<(usize, usize)>,
     pub received: Vec<usize>,
-    pub totals: crate::backend::Load,
+    pub totals: crate::backend::transport::Load,
 }
 
 impl Traffic {
     /// Totals without flows.
-    pub fn totals(totals: crate::backend::Load) -> Self {
+    pub fn totals(totals: crate::backend::transport::Load) -> Self {
         Self {
             totals,
             ..Self::default()

@@ -176,7 +176,7 @@ impl Recorder {
     }
 
     /// Adds a superstep's totals at once (no flows: only when flows are not recorded).
-    pub(crate) fn count(&mut self, load: &crate::backend::Load) {
+    pub(crate) fn count(&mut self, load: &crate::backend::transport::Load) {
         self.current.bytes_out += load.bytes_out;
         self.current.messages_out += load.messages_out;
         self.current.bytes_in += load.bytes_in;

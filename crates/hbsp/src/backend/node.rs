@@ -5,6 +5,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Duration;
 
 use super::sim::{VirtualClock, WorkCharge};
+use super::transport::thread_cpu_time;
 use crate::RunOutput;
 use crate::ctx::Ctx;
 use crate::error::{HbspError, Result};
@@ -47,13 +48,6 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .map(|s| (*s).to_owned())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a panic with a non-string payload".to_owned())
-}
-
-/// CPU time consumed by the calling thread.
-pub(crate) fn thread_cpu_time() -> Duration {
-    cpu_time::ThreadTime::try_now()
-        .map(|t| t.as_duration())
-        .unwrap_or_default()
 }
 
 /// A sim node's compute in the current superstep: what it declared, and the thread CPU time

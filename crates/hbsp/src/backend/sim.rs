@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use super::Call;
+use super::transport::Call;
 use crate::error::{HbspError, Result};
 use crate::machine_model::{Barrier, ComputeRate, MachineModel};
 use crate::platform::Machine;
@@ -250,7 +250,7 @@ impl VirtualClock {
 
     /// Records every node's `loads` in the supersteps of this parity: a collective that
     /// moved its data natively, as its messages would have been recorded.
-    pub fn deposit_loads(&self, parity: usize, loads: &[super::Load]) {
+    pub fn deposit_loads(&self, parity: usize, loads: &[super::transport::Load]) {
         for (node, load) in self.tally[parity].0.iter().zip(loads) {
             node.bytes_out.fetch_add(load.bytes_out, Ordering::Relaxed);
             node.messages_out
