@@ -3,10 +3,15 @@
 1,000 lines under crates/*/src.
 
 A module depends on another when it names it in a `use` or a path: `crate::a::b`, `super::x`,
-`self::x`. The module is the longest existing prefix of the path. Inline `#[cfg(test)]` modules
-are left out (tests may reach anything). `mod x;` declarations are no dependency.
+`self::x`, or a child module by its bare name (`node::run` after `mod node;`). The module is the
+longest existing prefix of the path. Inline `#[cfg(test)]` modules are left out (tests may reach
+anything); `mod x;` declarations are no dependency. So a parent that re-exports its children
+must not hold what they share: that goes in a child of its own (`common`, `base`, `data`).
+
+Run from anywhere: python3 .ci/check_layers.py; exit status 1 lists every circle and long file.
 """
-import os, re, sys
+import re
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,31 +73,7 @@ def paths_in(text):
         paths.append(m.group(1))
     return paths
 
-def resolve(path, here, is_dir_mod, modules):
-    parts = [p for p in re.split(r'::', path.split(' as ')[0]) if p]
-    if not parts: return None
-    if parts[0] == 'crate':
-        base = (); parts = parts[1:]
-    elif parts[0] in ('super', 'self'):
-        base = here if is_dir_mod else here[:-1] if here else ()
-        # `self` in a file module means the module itself
-        if parts[0] == 'self':
-            base = here
-        while parts and parts[0] in ('super', 'self'):
-            if parts[0] == 'super':
-                base = base[:-1] if not (parts is None) else base
-            parts = parts[1:]
-        # the first super of a non-mod file names its parent, handled above: redo exactly
-    else:
-        return None
-    best = None
-    for k in range(len(parts), -1, -1):
-        cand = base + tuple(parts[:k])
-        if cand in modules:
-            best = cand; break
-    return best
-
-def resolve_exact(path, here, is_dir_mod, modules):
+def resolve(path, here, modules):
     parts = [p for p in path.split(' as ')[0].split('::') if p]
     if not parts: return None
     if parts[0] == 'crate':
@@ -119,7 +100,7 @@ def graph(src: Path):
     for m, f in files.items():
         text = strip(f.read_text())
         for p in paths_in(text):
-            t = resolve_exact(p, m, True, files)
+            t = resolve(p, m, files)
             if t is not None and t != m and t != ():
                 edges[m].add(t)
         # A path through a child module by its bare name: `node::run(..)` after `mod node;`.
