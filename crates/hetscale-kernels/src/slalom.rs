@@ -330,7 +330,7 @@ impl Kernel for SlalomKernel {
     }
 
     /// The setup's compute (each node's rows times their couplings) in the first superstep,
-    /// then `ge`'s solve ([`SolveModel::replay`]) with the answer on the root at the end.
+    /// then `ge`'s solve (`SolveModel::replay`) with the answer on the root at the end.
     fn overhead(&self, n: usize, machine: &Machine) -> Result<Overhead> {
         check_size("N (patches)", n, 2)?;
         let w = work(n)?;

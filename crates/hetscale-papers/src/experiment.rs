@@ -55,7 +55,7 @@ pub struct Experiment {
     /// --published-target`).
     pub holds_published_target: bool,
     /// Whether the kernel takes the machine's start-up per run from the GE experiment's base
-    /// (see [`machine_start_up`]) instead of fitting its own.
+    /// (see [`machine_start_up`](crate::reproduce::machine_start_up)) instead of fitting its own.
     pub shares_start_up: bool,
     /// Largest problem size the study searches.
     pub n_max: u64,

@@ -2,7 +2,7 @@
 //!
 //! A program is written once against [`crate::Ctx`]; the [`Backend`] passed to [`crate::run`]
 //! decides how it executes: `threads` (real time) or `sim` (virtual time on a modelled
-//! platform). `mpi` runs one node per MPI rank (cargo feature `mpi`; see [`mpi`] for the session a
+//! platform). `mpi` runs one node per MPI rank (cargo feature `mpi`; see `backend::mpi` for the session a
 //! process needs). The enum is `#[non_exhaustive]`. Internally each
 //! backend implements the crate-private `Transport` trait that `Ctx` calls at every superstep
 //! boundary.

@@ -45,7 +45,7 @@ impl From<usize> for Root {
     }
 }
 
-/// How [`broadcast`] moves the data.
+/// How [`broadcast`](super::broadcast) moves the data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum BroadcastAlgorithm {
     /// The root sends all `n` items to every node: one superstep.

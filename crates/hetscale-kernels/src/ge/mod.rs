@@ -233,7 +233,7 @@ impl Kernel for GeKernel {
     }
 
     /// Replays the program's supersteps (after the starting barrier): the scatter of the
-    /// rows, then the solve as [`SolveModel::replay`] does it (back substitution on the root
+    /// rows, then the solve as `SolveModel::replay` does it (back substitution on the root
     /// is the sequential part). On real data partial pivoting changes which node broadcasts
     /// each step and whose rows remain, which the model cannot know (about 1% on seeded
     /// inputs).

@@ -8,7 +8,7 @@ use crate::error::{ReportError, Result};
 use crate::numbers::{format_number, scientific};
 /// Pixel size of a chart's plot (a key below it adds to the height). The width is every
 /// figure's: printed at one-column width ([`COLUMN_WIDTH_PT`]) a pixel is half a point, so
-/// [`TEXT`] prints at [`MIN_TEXT_PT`].
+/// `TEXT` prints at [`MIN_TEXT_PT`].
 pub const CHART_SIZE: (u32, u32) = (504, 360);
 /// One column of a two-column paper, pt (3.5 in).
 pub const COLUMN_WIDTH_PT: f64 = 252.0;
@@ -295,7 +295,7 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
     /// How points are joined.
     pub line: Line,
-    /// Whether each point gets a marker (lines of more than [`MAX_MARKED_POINTS`] get none).
+    /// Whether each point gets a marker (lines of more than `MAX_MARKED_POINTS` get none).
     pub markers: bool,
     /// Colour; `None` takes the palette colour of the series' position.
     pub color: Option<Rgb>,

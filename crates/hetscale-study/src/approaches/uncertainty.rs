@@ -61,7 +61,7 @@ pub struct FittedCurve<'a> {
 
 /// The 95% interval of the size where `curve`'s `E_s` meets `target` within `range`, by a
 /// residual bootstrap: the samples' relative residuals from the fit (timing noise grows with
-/// the time) are resampled onto the fitted times, refitted and inverted [`RESAMPLES`] times,
+/// the time) are resampled onto the fitted times, refitted and inverted `RESAMPLES` times,
 /// and the 2.5% and 97.5% percentiles of the sizes kept, widened to whole sizes and to hold
 /// `curve.n`. A resample whose fit does not reach the target inside `range` counts as the
 /// end of `range` it points past. `None` with no residual degree of freedom (the residuals

@@ -33,7 +33,7 @@ pub struct FitChoice {
     /// The fit's leave-one-out error.
     pub cross_validation: CrossValidation,
     /// Whether its leave-one-out rms ties the chosen fit's (to 1e-6): the runs cannot rank
-    /// it against the chosen one, a rule did ([`TIE_RULE`]).
+    /// it against the chosen one, a rule did (`TIE_RULE`).
     pub tied: bool,
     /// On the chosen fit, when others tie with it: how many tie and the rule that chose it.
     pub tie_break: Option<String>,

@@ -256,7 +256,7 @@ impl CrossValidation {
 const FASTER_THAN_MARKED_SLACK: f64 = 1.05;
 
 /// What to say when a fit (`subject`, e.g. `rate_fraction = 3.27`) has nodes computing at
-/// `speedup` times their marked speed, beyond [`FASTER_THAN_MARKED_SLACK`]; `None` otherwise.
+/// `speedup` times their marked speed, beyond `FASTER_THAN_MARKED_SLACK`; `None` otherwise.
 pub fn faster_than_marked(subject: &str, speedup: f64) -> Option<String> {
     (speedup > FASTER_THAN_MARKED_SLACK).then(|| {
         format!(

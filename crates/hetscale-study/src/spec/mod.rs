@@ -337,7 +337,7 @@ impl StudySpec {
 
     /// The stem of the study's result files (`<stem>.json`, `<stem>.txt`): its name, which
     /// validation keeps to one file name, with path separators and control characters
-    /// replaced by `_` and cut to [`MAX_NAME_BYTES`] (for specs built in code, which skip
+    /// replaced by `_` and cut to `MAX_NAME_BYTES` (for specs built in code, which skip
     /// validation). With an extension after it, no stem names `..` or a directory.
     pub fn file_stem(&self) -> String {
         let mut stem: String = self
