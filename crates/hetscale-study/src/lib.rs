@@ -5,6 +5,12 @@
 //! (the kernel's HBSP^1 time model) — and the isospeed-e scalability `psi` between
 //! configurations, with every run stored in SQLite as it completes.
 //!
+//! Grouped by job: [`spec`] (what a study is), [`runner`] (running a program, kernels,
+//! commands and MPI jobs), [`approaches`] (measured, computed, predicted and their intervals),
+//! [`study`] (a whole study, its warnings and summary), [`calibrate`], [`store`] (the database
+//! and its exports) and [`speed`] (this host's marked speed), over the shared [`error`],
+//! [`json`], [`stats`] and [`csv_rows`]. The papers' experiments are crate `hetscale-papers`'s.
+//!
 //! ```
 //! use hetscale_study::{runner::Silent, spec::StudySpec, store::Store, study::run_study};
 //!
