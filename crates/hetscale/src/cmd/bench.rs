@@ -33,7 +33,8 @@ pub struct Args {
     pub backend: BenchBackend,
     /// With --backend mpi: the platform whose nodes named like the hosts take the measured
     /// speeds (its other nodes and network kept; hosts it lacks are added). Default: a new
-    /// platform with the `local` preset's placeholder network.
+    /// platform with the `local` preset's placeholder network (bench runs programs here, so
+    /// it defaults to local, as every such command does).
     #[arg(long)]
     pub platform: Option<String>,
     /// Small sizes and 3 repetitions: seconds instead of a minute, less representative.
