@@ -323,6 +323,35 @@ fn beyond_8x_the_largest_fitted_node_count_the_interval_widens_and_says_so() {
     );
     let truth = true_size(&LAW_1, 0.5, &configuration(512));
     assert!(at_512.size.contains(truth), "{:?} vs {truth}", at_512.size);
+    assert!(at_512.size.high < 1e9, "{:?}", at_512.size);
+
+    // Searched only up to just above the estimate, the widened interval is cut there and says so.
+    let n_max = at_512.size.estimate * 1.01;
+    let target = configuration(512);
+    let cut = bootstrap(
+        &data,
+        &selection,
+        &PredictionTarget {
+            configuration: &target,
+            efficiency: 0.5,
+            n_bounds: (10.0, n_max),
+            reference: None,
+        },
+        &LAW_1.work,
+        &options,
+    )
+    .unwrap();
+    assert_eq!(cut.size.high, n_max, "{:?}", cut.size);
+    assert!(cut.size.low <= cut.size.estimate && cut.size.estimate <= n_max);
+    let last = cut.cautions.last().unwrap();
+    assert_eq!(
+        *last,
+        Caution::IntervalAtBound {
+            n: n_max,
+            upper: true
+        }
+    );
+    assert!(last.to_string().contains("raise --n-max"), "{last}");
 }
 
 #[test]

@@ -36,6 +36,14 @@ pub enum Caution {
         /// The largest fitted size.
         largest_fitted: f64,
     },
+    /// The size interval, widened, reached past the sizes searched and was cut at their
+    /// bound: the upper (or lower) end is that bound, not an estimate.
+    IntervalAtBound {
+        /// The bound the interval was cut at.
+        n: f64,
+        /// Whether it is the largest size searched (else the smallest).
+        upper: bool,
+    },
     /// The cross-validated error is above [`POOR_CV_ERROR_PERCENT`].
     PoorFit {
         /// The model's cross-validated error, %.
@@ -62,6 +70,14 @@ impl fmt::Display for Caution {
                 f,
                 "N = {n:.0} is {:.0}x the largest fitted size ({largest_fitted}), beyond {MAX_EXTRAPOLATION}x: intervals widened",
                 n / largest_fitted
+            ),
+            Caution::IntervalAtBound { n, upper: true } => write!(
+                f,
+                "the interval of N reaches past the largest size searched and is cut at it, N = {n:.0}: its upper end is unknown (raise --n-max to see further)"
+            ),
+            Caution::IntervalAtBound { n, upper: false } => write!(
+                f,
+                "the interval of N reaches below the smallest size searched and is cut at it, N = {n:.0}"
             ),
             Caution::PoorFit { cv_error_percent } => write!(
                 f,

@@ -307,8 +307,13 @@ pub fn bootstrap(
         .widened(widen)
     };
     let resamples = sizes.len();
+    let size = cut_at_bounds(
+        interval(point.0, &mut sizes),
+        target.n_bounds,
+        &mut cautions,
+    );
     Ok(Bootstrap {
-        size: interval(point.0, &mut sizes),
+        size,
         time_s: interval(point.1, &mut times),
         psi: point.2.map(|psi| interval(psi, &mut psis)),
         resamples,
@@ -317,6 +322,32 @@ pub fn bootstrap(
         widened_by: widen,
         cautions,
     })
+}
+
+/// `size` cut to the sizes searched: a widened interval can reach past them, where the
+/// model was never asked for an N; each cut is a [`Caution`].
+fn cut_at_bounds(
+    size: Interval,
+    (n_min, n_max): (f64, f64),
+    cautions: &mut Vec<Caution>,
+) -> Interval {
+    if size.high > n_max {
+        cautions.push(Caution::IntervalAtBound {
+            n: n_max,
+            upper: true,
+        });
+    }
+    if size.low < n_min {
+        cautions.push(Caution::IntervalAtBound {
+            n: n_min,
+            upper: false,
+        });
+    }
+    Interval {
+        low: size.low.max(n_min),
+        high: size.high.min(n_max),
+        ..size
+    }
 }
 
 /// The `q` quantile of sorted `values`, interpolated linearly.
