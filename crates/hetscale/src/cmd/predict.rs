@@ -271,14 +271,9 @@ fn render_from(db: &str, platform: &str, p: &ScalingPrediction) -> String {
         .collect();
     out.push_str(&format!("Fitted on: {}\n", fitted.join(", ")));
     if !p.excluded.is_empty() {
-        let left: Vec<String> = p
-            .excluded
-            .iter()
-            .map(|e| format!("{} at N = {} ({:.2e} s)", e.configuration, e.n, e.time_s))
-            .collect();
         out.push_str(&format!(
-            "Left out of the fit, below the noise floor: {}\n",
-            left.join(", ")
+            "Left out of the fit, below the noise floor: {} (each run in --json)\n",
+            excluded_by_configuration(&p.excluded)
         ));
     }
     out.push_str(&format!(
@@ -372,5 +367,80 @@ fn ratio(value: f64) -> String {
         trimmed_to(value, 3)
     } else {
         format!("{value:.2e}")
+    }
+}
+
+/// The runs left out of the fit, one phrase per configuration (`C_1: 12 runs, N 8..160,
+/// 3.8e-3..9.9e-3 s`): a study can leave out dozens, which one per run would bury.
+fn excluded_by_configuration(
+    excluded: &[hetscale_study::approaches::scaling_fit::ExcludedRun],
+) -> String {
+    let mut labels: Vec<&str> = Vec::new();
+    for e in excluded {
+        if !labels.contains(&e.configuration.as_str()) {
+            labels.push(&e.configuration);
+        }
+    }
+    let phrases: Vec<String> = labels
+        .iter()
+        .map(|&label| {
+            let runs: Vec<_> = excluded
+                .iter()
+                .filter(|e| e.configuration == label)
+                .collect();
+            let n = runs
+                .iter()
+                .map(|e| e.n)
+                .fold((u64::MAX, 0), |(lo, hi), n| (lo.min(n), hi.max(n)));
+            let t = runs
+                .iter()
+                .map(|e| e.time_s)
+                .fold((f64::INFINITY, 0.0f64), |(lo, hi), t| {
+                    (lo.min(t), hi.max(t))
+                });
+            let count = runs.len();
+            let noun = if count == 1 { "run" } else { "runs" };
+            let sizes = if n.0 == n.1 {
+                format!("at N = {}", n.0)
+            } else {
+                format!("N {}..{}", n.0, n.1)
+            };
+            let times = if t.0 == t.1 {
+                format!("{:.2e} s", t.0)
+            } else {
+                format!("{:.2e}..{:.2e} s", t.0, t.1)
+            };
+            format!("{label}: {count} {noun} {sizes}, {times}")
+        })
+        .collect();
+    phrases.join("; ")
+}
+
+#[cfg(test)]
+mod excluded_tests {
+    use super::excluded_by_configuration;
+    use hetscale_study::approaches::scaling_fit::ExcludedRun;
+
+    fn run(configuration: &str, n: u64, time_s: f64) -> ExcludedRun {
+        ExcludedRun {
+            configuration: configuration.into(),
+            n,
+            time_s,
+            reason: "below the noise floor".into(),
+        }
+    }
+
+    #[test]
+    fn left_out_runs_read_as_one_phrase_per_configuration() {
+        let runs = [
+            run("C_1", 8, 4e-3),
+            run("C_2", 64, 9e-3),
+            run("C_1", 160, 9.5e-3),
+            run("C_1", 32, 3e-3),
+        ];
+        assert_eq!(
+            excluded_by_configuration(&runs),
+            "C_1: 3 runs N 8..160, 3.00e-3..9.50e-3 s; C_2: 1 run at N = 64, 9.00e-3 s"
+        );
     }
 }
