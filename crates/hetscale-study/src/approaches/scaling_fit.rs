@@ -18,6 +18,7 @@ use hetscale_model::scaling::{
 use serde::Serialize;
 
 use crate::error::{Result, StudyError};
+use crate::readable::{grouped, size};
 use crate::runner::SAMPLE;
 use crate::runner::program::Program;
 use crate::spec::StudySpec;
@@ -601,27 +602,6 @@ pub fn verdict(prediction: &ScalingPrediction) -> String {
         line.push_str(" (interval widened: see the cautions)");
     }
     line
-}
-
-/// A size as read at a glance: `2967`, `2.1e5`.
-fn size(n: f64) -> String {
-    if n < 1e5 {
-        return format!("{n:.0}");
-    }
-    format!("{n:.1e}").replace(".0e", "e")
-}
-
-/// `1024` as `1,024`.
-fn grouped(count: usize) -> String {
-    let digits = count.to_string();
-    let mut out = String::new();
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
 }
 
 #[cfg(test)]

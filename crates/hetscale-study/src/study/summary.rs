@@ -8,6 +8,8 @@
 
 use serde::Serialize;
 
+use crate::readable::{grouped, size};
+
 use crate::approaches::predicted::PredictedStudy;
 use crate::spec::Approach;
 
@@ -202,28 +204,6 @@ pub fn prediction_verdict(study: &PredictedStudy) -> Option<String> {
         grouped(first.configuration.nodes),
         seconds_and_human(last.time_s)
     ))
-}
-
-/// A size as read at a glance: `2967`, `2.1e5`.
-fn size(n: f64) -> String {
-    if n < 1e5 {
-        return format!("{n:.0}");
-    }
-    let text = format!("{n:.1e}");
-    text.replace(".0e", "e")
-}
-
-/// `1024` as `1,024`.
-fn grouped(count: usize) -> String {
-    let digits = count.to_string();
-    let mut out = String::new();
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
 }
 
 #[cfg(test)]
