@@ -33,8 +33,9 @@ use serde::{Deserialize, Serialize};
 use wait_timeout::ChildExt;
 
 /// The placeholders a study's command template may use: the problem size, the node count, the
-/// configuration's node set as written, and a file listing its nodes (`name slots=k`).
-pub const PLACEHOLDERS: [&str; 4] = ["n", "p", "nodes", "hostfile"];
+/// configuration's node set as written, a file listing its nodes (`name slots=k`) and its
+/// nodes' names in Slurm's comma syntax (`a,b,c`, for `srun --nodelist`).
+pub const PLACEHOLDERS: [&str; 5] = ["n", "p", "nodes", "hostfile", "nodelist"];
 
 /// How long the output readers may take to see end-of-file after the process group is gone;
 /// what arrived by then is kept even if a daemon the program left holds the pipes open.
@@ -200,7 +201,16 @@ const STOP_GRACE: Duration = Duration::from_secs(2);
 /// On Linux the program also gets SIGTERM if hetscale dies, even by SIGKILL; what the program
 /// started itself is then left to the program (`mpirun` ends its job on SIGTERM).
 pub fn launch(argv: &[String], timeout: Duration) -> Result<CommandOutput, String> {
-    launch_with(argv, timeout, None)
+    launch_with(argv, &[], timeout, None)
+}
+
+/// As [`launch`], with `env` added to the program's environment.
+pub fn launch_env(
+    argv: &[String],
+    env: &[(String, String)],
+    timeout: Duration,
+) -> Result<CommandOutput, String> {
+    launch_with(argv, env, timeout, None)
 }
 
 /// As [`launch`], showing `time` each line of standard output as it arrives, so that the
@@ -211,11 +221,12 @@ pub fn launch_timed(
     time: &TimeSource,
 ) -> Result<CommandOutput, String> {
     let watched = (!matches!(time, TimeSource::Wall)).then(|| time.clone());
-    launch_with(argv, timeout, watched)
+    launch_with(argv, &[], timeout, watched)
 }
 
 fn launch_with(
     argv: &[String],
+    env: &[(String, String)],
     timeout: Duration,
     time: Option<TimeSource>,
 ) -> Result<CommandOutput, String> {
@@ -223,7 +234,7 @@ fn launch_with(
         .split_first()
         .ok_or("the command is empty: give a program and its arguments")?;
     let start = Instant::now();
-    let mut child = spawn(program, args)?;
+    let mut child = spawn(program, args, env)?;
     let stdout = Capture::start(child.stdout.take(), time);
     let stderr = Capture::start(child.stderr.take(), None);
     let status = wait(&mut child, program, timeout)?;
@@ -236,7 +247,7 @@ fn launch_with(
     if !status.success() {
         return Err(format!(
             "\"{program}\" failed ({status}){}",
-            last_line(&stderr)
+            reason_line(&stderr)
                 .map(|l| format!(": {}", quoted(l)))
                 .unwrap_or_default()
         ));
@@ -251,10 +262,11 @@ fn launch_with(
 }
 
 /// Starts `program` in a process group of its own, its output piped.
-fn spawn(program: &str, args: &[String]) -> Result<Child, String> {
+fn spawn(program: &str, args: &[String], env: &[(String, String)]) -> Result<Child, String> {
     let mut command = Command::new(program);
     command
         .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -336,6 +348,19 @@ fn signal_group(pgid: u32, signal: Signal) {
 
 fn last_line(text: &str) -> Option<&str> {
     text.lines().map(str::trim).rfind(|l| !l.is_empty())
+}
+
+/// The line of a failed run's standard error that says why: Slurm's own reason when the run
+/// went through `srun` (`*** STEP 12.0 ON h1 CANCELLED AT ... ***`, `... DUE TO TIME LIMIT
+/// ***`, then the last `srun: error: ...`), else the last line that is not a rule of dashes
+/// (mpirun frames its messages in them), else the last line.
+pub fn reason_line(stderr: &str) -> Option<&str> {
+    let lines = || stderr.lines().map(str::trim);
+    lines()
+        .rfind(|l| l.contains("***") && (l.contains(" CANCELLED") || l.contains(" DUE TO ")))
+        .or_else(|| lines().rfind(|l| l.starts_with("srun: error:")))
+        .or_else(|| lines().rfind(|l| l.chars().any(|c| c.is_alphanumeric())))
+        .or_else(|| last_line(stderr))
 }
 
 /// `text`, or its last [`QUOTED_BYTES`] after an ellipsis: an error is one short line.
@@ -664,7 +689,8 @@ impl CommandSpec {
     }
 }
 
-/// The values of [`PLACEHOLDERS`] for one run.
+/// The values of [`PLACEHOLDERS`] for one run (`{nodelist}` is added by the caller, who
+/// knows the machine: [`nodelist`]).
 pub fn placeholder_values(
     n: u64,
     nodes: &str,
@@ -680,6 +706,17 @@ pub fn placeholder_values(
         values.push(("hostfile", path.display().to_string()));
     }
     values
+}
+
+/// The node names of a machine in Slurm's comma syntax, in the machine's order (each node
+/// once): `srun --nodelist`.
+pub fn nodelist(machine: &hbsp::Machine) -> String {
+    machine
+        .nodes()
+        .iter()
+        .map(|node| node.name.as_str())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// The hostfile of a machine, in the `name slots=k` form OpenMPI reads: one line per node,
@@ -724,6 +761,43 @@ mod tests {
             ["echo", "a b;rm"]
         );
         assert!(t.uses("nodes") && !t.uses("n"));
+    }
+
+    #[test]
+    fn slurms_reason_is_the_failure_of_a_run_it_ended() {
+        let cancelled = "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n\
+            slurmstepd: error: *** STEP 7.0 ON h1 CANCELLED AT 2026-11-27T11:00:00 ***\n\
+            srun: error: h1: task 0: Terminated\nsrun: Force Terminated StepId=7.0\n";
+        assert_eq!(
+            reason_line(cancelled),
+            Some("slurmstepd: error: *** STEP 7.0 ON h1 CANCELLED AT 2026-11-27T11:00:00 ***")
+        );
+        let refused = "srun: error: Unable to allocate resources: Invalid node name specified\n";
+        assert_eq!(
+            reason_line(refused),
+            Some("srun: error: Unable to allocate resources: Invalid node name specified")
+        );
+        assert_eq!(reason_line("a\nthe end\n\n"), Some("the end"));
+        assert_eq!(
+            reason_line("----\nmpirun was unable to launch\n----\n"),
+            Some("mpirun was unable to launch")
+        );
+        let err = launch(
+            &sh(&format!(
+                "printf '{}' >&2; exit 1",
+                cancelled.replace('\n', "\\n")
+            )),
+            Duration::from_secs(10),
+        )
+        .unwrap_err();
+        assert!(err.contains("CANCELLED AT"), "{err}");
+        let out = launch_env(
+            &sh("echo $HETSCALE_T"),
+            &[("HETSCALE_T".into(), "given".into())],
+            Duration::from_secs(10),
+        )
+        .unwrap();
+        assert_eq!(out.stdout, "given\n");
     }
 
     #[test]

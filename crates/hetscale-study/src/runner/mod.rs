@@ -122,7 +122,11 @@ impl<'a> Runner<'a> {
         store.register_study(&spec.name, &spec.canonical(), &platform.to_toml_string()?)?;
         Ok(Self {
             launcher: match spec.backend.as_str() {
-                "mpi" => Some(MpiLauncher::new(spec)?),
+                "mpi" => Some(MpiLauncher::new(
+                    spec,
+                    &runner.configurations,
+                    store.path(),
+                )?),
                 _ => None,
             },
             ..runner

@@ -12,7 +12,9 @@ use hbsp::Backend;
 use hetscale_kernels::{Kernel, KernelRegistry, Verification};
 
 use crate::error::{Result, StudyError};
-use crate::runner::external::{ExternalCommand, hostfile_text, launch_timed, placeholder_values};
+use crate::runner::external::{
+    ExternalCommand, hostfile_text, launch_timed, nodelist, placeholder_values,
+};
 use crate::spec::StudySpec;
 use crate::spec::configuration::ResolvedConfiguration;
 
@@ -133,7 +135,8 @@ pub struct RunOutcome {
 }
 
 /// Runs `program` once at size `n` on `config`: a kernel on `backend` with inputs from
-/// `seed`, or the command with its placeholders filled (`hostfile` if it uses `{hostfile}`).
+/// `seed`, or the command with its placeholders filled (`hostfile` if it uses `{hostfile}`,
+/// `{nodelist}` the configuration's node names for `srun --nodelist`).
 /// Every error is one line that names `N`.
 pub fn execute(
     program: &Program,
@@ -173,7 +176,8 @@ pub fn execute(
                 .work
                 .eval_positive("work", n as f64, p as f64)
                 .map_err(fail)?;
-            let values = placeholder_values(n, &config.nodes, p, hostfile);
+            let mut values = placeholder_values(n, &config.nodes, p, hostfile);
+            values.push(("nodelist", nodelist(&config.machine)));
             let argv = command.template.render(&values).map_err(fail)?;
             let output = launch_timed(&argv, command.timeout, &command.time).map_err(fail)?;
             let time_s = command.time.read(&output).map_err(fail)?;

@@ -20,10 +20,10 @@
 //!
 //! # backend = "mpi" only, all optional:
 //! [mpi]
-//! launcher = "mpirun"             # or another mpirun-compatible launcher
+//! launcher = "mpirun"             # or another mpirun-compatible launcher, or "srun" (Slurm)
 //! launcher_args = ["--oversubscribe"]
-//! hostfile = "hosts.txt"          # passed as --hostfile
-//! hosts = "a,b"                   # passed as --host
+//! hostfile = "hosts.txt"          # mpirun: the hosts (a configuration of them runs on its own)
+//! hosts = "a,b"                   # mpirun: passed as --host
 //! hetscale = "/opt/hetscale"      # a hetscale built with feature mpi; default: this one
 //! timeout_s = 3600                # a run's job is killed after this long
 //! ```
@@ -61,6 +61,9 @@ pub mod command_study;
 pub mod configuration;
 pub mod default_study;
 pub mod formula;
+pub mod mpi;
+
+pub use mpi::MpiLaunch;
 
 use hetscale_kernels::{KernelOptions, KernelRegistry, MAX_N};
 use serde::{Deserialize, Serialize};
@@ -149,39 +152,6 @@ pub struct StudySpec {
     pub configurations: Vec<ConfigurationSpec>,
     /// How runs are launched on `backend = "mpi"`.
     pub mpi: MpiLaunch,
-}
-
-/// How a study on `backend = "mpi"` launches each run: an `mpirun -np P` job of
-/// `hetscale run --backend mpi --json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct MpiLaunch {
-    /// The launcher (`mpirun` or a compatible one).
-    pub launcher: String,
-    /// Arguments the launcher gets before `-np`, e.g. `["--oversubscribe"]`.
-    pub launcher_args: Vec<String>,
-    /// Host file, passed as `--hostfile`.
-    pub hostfile: Option<String>,
-    /// Hosts, passed as `--host` (e.g. `a,b` or `a:2,b:2`).
-    pub hosts: Option<String>,
-    /// The hetscale executable the ranks run, built with feature `mpi`; by default the one
-    /// running the study.
-    pub hetscale: Option<String>,
-    /// Seconds a run may take before its job is killed and the run recorded as failed.
-    pub timeout_s: f64,
-}
-
-impl Default for MpiLaunch {
-    fn default() -> Self {
-        Self {
-            launcher: "mpirun".into(),
-            launcher_args: Vec::new(),
-            hostfile: None,
-            hosts: None,
-            hetscale: None,
-            timeout_s: 3600.0,
-        }
-    }
 }
 
 /// One configuration: a label and a node set of the platform.
@@ -547,7 +517,7 @@ fn validate(
         }
         other => other.as_ref().map(|l| l.get_ref().clone()),
     };
-    let mpi = validate_mpi(raw.mpi, &backend, &at)?;
+    let mpi = mpi::validate(raw.mpi, &backend, &at)?;
     Ok(StudySpec {
         name,
         kernel,
@@ -572,31 +542,6 @@ fn validate(
         configurations,
         mpi,
     })
-}
-
-fn validate_mpi(
-    mpi: Option<Spanned<MpiLaunch>>,
-    backend: &str,
-    at: &impl Fn(Range<usize>, String) -> StudyError,
-) -> Result<MpiLaunch> {
-    let Some(mpi) = mpi else {
-        return Ok(MpiLaunch::default());
-    };
-    if backend != "mpi" {
-        return Err(at(
-            mpi.span(),
-            "[mpi] is for backend = \"mpi\": remove it or change the backend".into(),
-        ));
-    }
-    crate::runner::external::timeout_of_s(mpi.get_ref().timeout_s)
-        .map_err(|e| at(mpi.span(), format!("[mpi] {e}")))?;
-    if mpi.get_ref().launcher.trim().is_empty() {
-        return Err(at(
-            mpi.span(),
-            "[mpi] launcher is empty: give e.g. \"mpirun\"".into(),
-        ));
-    }
-    Ok(mpi.into_inner())
 }
 
 /// The kernel's name (checked in `registry`) or, for a `[command]`, [`COMMAND_KERNEL`] (the
@@ -854,6 +799,13 @@ nodes = "server:1,sunblade:1,sunfire:2"
         let err = error_of(&format!("{mpi}\n[mpi]\ntimeout_s = 1e300\n"));
         assert!(
             err.contains("line 17") && err.contains("[mpi] timeout_s = 1e300: give a positive number of seconds up to 2592000 (30 days)"),
+            "{err}"
+        );
+        let err = error_of(&format!(
+            "{mpi}\n[mpi]\nlauncher = \"/usr/bin/srun\"\nhostfile = \"h\"\n"
+        ));
+        assert!(
+            err.contains("[mpi] hostfile and hosts are for mpirun"),
             "{err}"
         );
         let command = "name = \"c\"\nplatform = \"local\"\ntarget = 0.5\nn_max = 64\n\

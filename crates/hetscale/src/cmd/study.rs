@@ -113,18 +113,48 @@ pub struct Args {
     /// backend = "mpi": host file for every run's mpirun (`--hostfile`).
     #[arg(long)]
     pub hostfile: Option<PathBuf>,
+    /// backend = "mpi": what launches each run, `mpirun` or `srun` (Slurm: each configuration's
+    /// nodes as --nodelist, inside the allocation if there is one), or a path to either; the
+    /// spec's [mpi] launcher otherwise.
+    #[arg(long, value_name = "srun|mpirun")]
+    pub launcher: Option<String>,
 }
 
-/// Hands `--hosts` and `--hostfile` to the spec's mpirun launches.
+/// Hands `--launcher`, `--hosts` and `--hostfile` to the spec's mpi launches.
 fn pass_hosts(args: &Args, spec: &mut StudySpec) -> anyhow::Result<()> {
-    if args.hosts.is_none() && args.hostfile.is_none() {
+    if args.hosts.is_none() && args.hostfile.is_none() && args.launcher.is_none() {
         return Ok(());
     }
     anyhow::ensure!(
         spec.backend == "mpi",
-        "--hosts and --hostfile are for studies with backend = \"mpi\"; study \"{}\" runs on {}",
+        "--launcher, --hosts and --hostfile are for studies with backend = \"mpi\"; study \"{}\" runs on {}{}",
         spec.name,
-        spec.backend
+        if spec.command.is_some() {
+            "its own command"
+        } else {
+            spec.backend.as_str()
+        },
+        if spec.command.is_some() {
+            ": put srun in the command template, with --nodelist={nodelist}"
+        } else {
+            ""
+        }
+    );
+    if let Some(launcher) = &args.launcher {
+        anyhow::ensure!(
+            !launcher.trim().is_empty(),
+            "--launcher is empty: give srun or mpirun"
+        );
+        spec.mpi.launcher = launcher.clone();
+        if spec.mpi.uses_srun() {
+            // The spec's hosts are mpirun's; srun takes each configuration's own nodes.
+            spec.mpi.hostfile = None;
+            spec.mpi.hosts = None;
+        }
+    }
+    anyhow::ensure!(
+        !(spec.mpi.uses_srun() && (args.hosts.is_some() || args.hostfile.is_some())),
+        "--hosts and --hostfile are for mpirun: srun runs each configuration on its own nodes, named as Slurm names them"
     );
     if let Some(hosts) = &args.hosts {
         spec.mpi.hosts = Some(hosts.clone());
