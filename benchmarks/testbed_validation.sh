@@ -12,8 +12,10 @@
 # What it does, in order:
 #  1. brings the testbed up (down in a trap, then `leftovers` must find nothing);
 #  2. the hosts' marked speeds: `hetscale bench --backend mpi` on every host at once;
-#  3. the network: `hetscale probe --backend mpi` on 2 hosts, then on every held-out count, the
-#     largest last (a microbenchmark of the machine, not of the programs: it may touch every host);
+#  3. the network: `hetscale probe --backend mpi --p2p` on 2 hosts, then on every held-out
+#     count, the largest last (a microbenchmark of the machine, not of the programs: it may
+#     touch every host); `--p2p` adds the ping-pong's point-to-point cost, piecewise-linear in
+#     message size, that `sim` charges (issue 36, item 1);
 #  4. for GE, MM, conv2d (`backend = "mpi"` studies) and the C Jacobi program (a `[command]` study,
 #     its hosts through `{hostfile}`):
 #     - the target E_s, by a rule fixed before any prediction: half the E_s measured on C_2 at
@@ -92,7 +94,8 @@ step "marked speeds: bench --backend mpi on all $HOSTS hosts at once"
 
 for p in 2 "${HELD[@]}"; do
     step "network: probe --backend mpi on $p hosts"
-    "$M" -np "$p" "$HS" probe --backend mpi --nodes "$p" --platform platform.toml \
+    # --p2p: ping-pong 8 B to 16 MiB, beyond the links' tbf bucket; [[machine.p2p]] for sim
+    "$M" -np "$p" "$HS" probe --backend mpi --nodes "$p" --platform platform.toml --p2p \
         --write-platform platform.toml | tee "probe-$p.txt"
 done
 cp platform.toml platform-measured.toml

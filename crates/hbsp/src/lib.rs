@@ -76,6 +76,7 @@ pub mod machine_model;
 pub mod memory;
 mod message;
 pub mod nodeset;
+pub mod p2p_probe;
 pub mod paper_machines;
 pub mod platform;
 pub mod presets;

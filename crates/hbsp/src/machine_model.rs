@@ -33,6 +33,12 @@
 //! run_overhead_s = 0.0           # fixed cost per run
 //! process_overhead_s = 0.0       # fixed cost per run and process
 //! collective_scale = 1.0         # factor on measured collectives and the barrier
+//!
+//! [[machine.p2p]]                # point-to-point cost, piecewise-linear in size
+//! max_bytes = 131072             # (`hetscale probe --p2p`): a transfer of b bytes
+//! latency_s = 2.0e-5             # costs latency_s + b s_per_byte on the first
+//! s_per_byte = 1.0e-9            # segment whose max_bytes holds it, else the last
+//! source = "probe: ping-pong h1-h2, mpi backend, 2026-11-27"
 //! ```
 //!
 //! Superstep cost on `sim` with a machine model:
@@ -49,7 +55,14 @@
 //! topology-derived collectives' formulas stand for the whole collective and do not add it.
 //! A kernel's `collective_scale` multiplies its measured collectives' `comm` and its
 //! `barrier`: what its code pays for them against the benchmark that measured them (JPDC's GE
-//! paid less than section 4.5's `T_broadcast` and `T_barrier`). The end of a run adds `run_overhead_s` and
+//! paid less than section 4.5's `T_broadcast` and `T_barrier`).
+//!
+//! With `[[machine.p2p]]` segments, the point-to-point part of `comm` is `max_j (max(sum_k
+//! P(b_jk), sum_k P(b_kj)) + r_j receive b_j)` instead: `P(b) = latency_i + b s_per_byte_i`
+//! on the segment `i` holding `b`, and `b_jk` the bytes node `j` sends node `k` in the
+//! superstep, one transfer per pair and superstep (hbsp's MPI backend packs a superstep's
+//! messages to one node into one buffer); `latency_s` and `link_bytes_per_s` then apply only
+//! to topology-derived collectives. The end of a run adds `run_overhead_s` and
 //! `process_overhead_s` times its processes ([`crate::Machine::processes`]).
 //!
 //! On a `hypercube` or `torus` a collective without a measured cost is charged as a library
@@ -105,6 +118,97 @@ pub struct MachineModel {
     /// Achieved compute rates, per kernel and node kind.
     #[serde(default, rename = "compute", skip_serializing_if = "Vec::is_empty")]
     pub compute: Vec<ComputeRate>,
+    /// Point-to-point cost piecewise-linear in message size (`[[machine.p2p]]`, measured by
+    /// `hetscale probe --p2p`, as SMPI calibrates its network from ping-pong): when present,
+    /// every transfer from one node to another in a superstep is charged by its segment
+    /// instead of `latency_s` and `link_bytes_per_s`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub p2p: Vec<P2pSegment>,
+    /// Where the fields of this table come from (a paper's table, a probe, a fit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+/// One segment of the piecewise-linear point-to-point cost: a transfer of `b` bytes, `b` at
+/// most `max_bytes` and above the previous segment's, costs `latency_s + b s_per_byte`. The
+/// last segment also charges transfers beyond its `max_bytes` (which records the largest size
+/// the probe measured: a later probe replaces these segments only if it reaches as far).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct P2pSegment {
+    /// Largest transfer, bytes, this segment covers (the last: the largest size measured).
+    pub max_bytes: u64,
+    /// Start-up of one transfer in this size range, s.
+    pub latency_s: f64,
+    /// Seconds per byte in this size range (1 / bandwidth).
+    pub s_per_byte: f64,
+    /// 95% confidence interval of `latency_s`, when fitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_s_ci95: Option<[f64; 2]>,
+    /// 95% confidence interval of `s_per_byte`, when fitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub s_per_byte_ci95: Option<[f64; 2]>,
+    /// Where the segment comes from, e.g. `"probe: ping-pong h1-h2, mpi, 2026-11-27"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+impl P2pSegment {
+    /// A segment with no intervals and no source.
+    pub fn new(max_bytes: u64, latency_s: f64, s_per_byte: f64) -> Self {
+        Self {
+            max_bytes,
+            latency_s,
+            s_per_byte,
+            latency_s_ci95: None,
+            s_per_byte_ci95: None,
+            source: None,
+        }
+    }
+
+    /// Seconds one transfer of `bytes` costs on this segment.
+    pub fn time(&self, bytes: f64) -> f64 {
+        self.latency_s + bytes * self.s_per_byte
+    }
+}
+
+/// Seconds one transfer of `bytes` costs on the piecewise-linear `segments` (sorted by
+/// `max_bytes`): the first segment whose `max_bytes` holds it, else the last. 0 bytes cost
+/// nothing (no transfer).
+pub fn p2p_time(segments: &[P2pSegment], bytes: u64) -> f64 {
+    if bytes == 0 {
+        return 0.0;
+    }
+    segments
+        .iter()
+        .find(|s| bytes <= s.max_bytes)
+        .or(segments.last())
+        .map_or(0.0, |s| s.time(bytes as f64))
+}
+
+/// Checks `[[machine.p2p]]`: sizes increasing, costs finite and non-negative.
+fn validate_p2p(segments: &[P2pSegment]) -> Result<(), String> {
+    for (i, s) in segments.iter().enumerate() {
+        let at = format!(
+            "machine.p2p segment {} (max_bytes = {})",
+            i + 1,
+            s.max_bytes
+        );
+        non_negative(
+            &at,
+            &[("latency_s", s.latency_s), ("s_per_byte", s.s_per_byte)],
+        )?;
+        if s.max_bytes == 0 {
+            return Err(format!("{at}: max_bytes must be > 0"));
+        }
+        if i > 0 && segments[i - 1].max_bytes >= s.max_bytes {
+            return Err(format!(
+                "{at}: segments must be listed by increasing max_bytes (the one before ends at {})",
+                segments[i - 1].max_bytes
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn default_seed() -> u64 {
@@ -219,6 +323,10 @@ pub struct ComputeRate {
     /// Factor on the measured collectives' costs and the barrier `L(p)` this kernel pays.
     #[serde(default = "unit", skip_serializing_if = "is_unit")]
     pub collective_scale: f64,
+    /// Where the entry comes from, e.g. `"fit: hetscale calibrate, mm runs on C_1 (N = 384,
+    /// 768), C_2 (...)"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 fn any() -> String {
@@ -247,6 +355,7 @@ impl Default for ComputeRate {
             run_overhead_s: 0.0,
             process_overhead_s: 0.0,
             collective_scale: 1.0,
+            source: None,
         }
     }
 }
@@ -356,7 +465,15 @@ impl MachineModel {
             barrier: Barrier::Hbsp,
             collectives: Vec::new(),
             compute: Vec::new(),
+            p2p: Vec::new(),
+            source: None,
         }
+    }
+
+    /// Seconds one transfer of `bytes` between two nodes costs on the measured
+    /// `[[machine.p2p]]` segments; `None` without them.
+    pub fn p2p_time(&self, bytes: u64) -> Option<f64> {
+        (!self.p2p.is_empty()).then(|| p2p_time(&self.p2p, bytes))
     }
 
     /// The rate of `kernel` on nodes of `kind`: the most specific entry (kernel and kind
@@ -436,6 +553,7 @@ impl MachineModel {
             ));
         }
         validate_collectives("machine.collective", &self.collectives)?;
+        validate_p2p(&self.p2p)?;
         for (i, c) in self.compute.iter().enumerate() {
             c.validate()?;
             if self.compute[..i]

@@ -109,6 +109,10 @@ pub struct Network {
     /// supersteps. The payload is the most bytes one node receives in its first superstep.
     #[serde(default, rename = "collective", skip_serializing_if = "Vec::is_empty")]
     pub collectives: Vec<CollectiveCost>,
+    /// Where `g`, `o`, `L` and the `r_j` come from (a paper's table, a probe: what, where,
+    /// when).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// `L(p)`, the cost of a barrier of `p` nodes: a formula or a measured table.
@@ -605,6 +609,7 @@ impl Network {
             o_s: 0.0,
             l,
             collectives: Vec::new(),
+            source: None,
         }
     }
 

@@ -93,6 +93,7 @@ pub fn sunwulf() -> Platform {
                 per_log2_node_s: 0.0,
             },
             collectives: Vec::new(),
+            source: None,
         },
         machine: Some(sunwulf_machine_model()),
     }
@@ -187,6 +188,7 @@ pub fn ucf_cluster() -> Platform {
                     .collect(),
             ),
             collectives: Vec::new(),
+            source: None,
         },
         machine: None,
     }
@@ -245,6 +247,7 @@ pub fn ncube2() -> Platform {
                 per_log2_node_s: NCUBE2_ALPHA_S,
             },
             collectives: Vec::new(),
+            source: None,
         },
         machine: Some(ncube2_machine_model()),
     }
@@ -286,6 +289,7 @@ pub fn maspar() -> Platform {
             o_s: MASPAR_TRANSFER_S,
             l: BarrierCost::constant(0.0),
             collectives: Vec::new(),
+            source: None,
         },
         machine: Some(MachineModel {
             latency_s: MASPAR_TRANSFER_S,
@@ -335,6 +339,7 @@ pub fn kalinov() -> Platform {
             o_s: KALINOV_STARTUP_S,
             l: BarrierCost::constant(0.0),
             collectives: Vec::new(),
+            source: None,
         },
         machine: None,
     }
@@ -387,6 +392,7 @@ pub fn local(p: usize) -> Platform {
             o_s: 0.0,
             l: BarrierCost::constant(1e-6),
             collectives: Vec::new(),
+            source: None,
         },
         machine: None,
     }

@@ -354,7 +354,10 @@ fn step(ctx: &mut Ctx<'_>) -> Result<()> {
 
 /// Time of one superstep doing `body`, as this node sees it between two barriers. Messages
 /// it received are dropped after the clock stops.
-fn time_superstep(ctx: &mut Ctx<'_>, body: impl FnOnce(&mut Ctx<'_>) -> Result<()>) -> Result<f64> {
+pub(crate) fn time_superstep(
+    ctx: &mut Ctx<'_>,
+    body: impl FnOnce(&mut Ctx<'_>) -> Result<()>,
+) -> Result<f64> {
     step(ctx)?;
     let start = ctx.time();
     body(ctx)?;
@@ -473,7 +476,7 @@ fn overhead(ctx: &mut Ctx<'_>, options: &ProbeOptions) -> Result<f64> {
     Ok((median(many) - median(one)) / (m - 1) as f64)
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
+pub(crate) fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     let mid = values.len() / 2;
     if values.len() % 2 == 1 {
@@ -588,7 +591,7 @@ fn mean_ci(values: &[f64]) -> (f64, [f64; 2]) {
 }
 
 /// Two-sided 95% quantile of Student's t with `df` degrees of freedom.
-fn t95(df: usize) -> f64 {
+pub(crate) fn t95(df: usize) -> f64 {
     const TABLE: [f64; 30] = [
         12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
         2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,

@@ -375,3 +375,112 @@ fn probing_simulated_sunwulf_finds_its_hbsp_network() {
         assert!(near(report.o_s, platform.network.o_s), "{report:?}");
     }
 }
+
+/// Two segments: 20 us + 1 ns/byte up to 128 KiB, 5 ms + 80 ns/byte beyond (a shaped link
+/// whose bucket passes small messages at the host's speed).
+fn two_segments() -> Vec<hbsp::machine_model::P2pSegment> {
+    use hbsp::machine_model::P2pSegment;
+    vec![
+        P2pSegment::new(128 << 10, 20e-6, 1e-9),
+        P2pSegment::new(16 << 20, 5e-3, 80e-9),
+    ]
+}
+
+#[test]
+fn a_p2p_model_charges_each_transfer_by_its_segment() {
+    let model = MachineModel {
+        p2p: two_segments(),
+        ..model()
+    };
+    let m = machine(model, "mm");
+    // 1 MiB: the second segment; latency_s and the link no longer apply.
+    let big = one_superstep(&m, [0.0, 0.0], 1 << 20);
+    assert!(close(big, 5e-3 + (1 << 20) as f64 * 80e-9 + L), "{big}");
+    // 1 KiB: the first.
+    let small = one_superstep(&m, [0.0, 0.0], 1 << 10);
+    assert!(close(small, 20e-6 + 1024.0 * 1e-9 + L), "{small}");
+    // Beyond the last segment's max_bytes: the last segment, extrapolated.
+    let huge = one_superstep(&m, [0.0, 0.0], 32 << 20);
+    assert!(close(huge, 5e-3 + (32 << 20) as f64 * 80e-9 + L), "{huge}");
+}
+
+#[test]
+fn a_node_pays_the_sum_of_its_transfers_and_the_busiest_node_bounds_the_superstep() {
+    let model = MachineModel {
+        p2p: two_segments(),
+        ..model()
+    };
+    let mut p = common::platform(&[1.0, 1.0, 1.0]);
+    p.network.l = BarrierCost::constant(L);
+    p.machine = Some(model);
+    let m = p.all().unwrap();
+    // Node 0 sends 1 KiB to each of the others: two transfers out of node 0.
+    let t = common::sim_elapsed(&m, |ctx| {
+        if ctx.pid() == 0 {
+            ctx.send(1, 0, &[0u8; 1024])?;
+            ctx.send(2, 0, &[0u8; 1024])?;
+        }
+        ctx.sync()
+    });
+    assert!(close(t, 2.0 * (20e-6 + 1024.0 * 1e-9) + L), "{t}");
+}
+
+#[test]
+fn the_ping_pong_probe_recovers_the_segments_of_a_simulated_platform() {
+    use hbsp::p2p_probe::{P2pMerge, P2pProbeOptions, probe_p2p};
+    let mut p = common::platform(&[4.0, 1.0, 2.0]);
+    p.machine = Some(MachineModel {
+        p2p: two_segments(),
+        ..model()
+    });
+    let m = p.all().unwrap();
+    let options = P2pProbeOptions {
+        sizes: (0..11).map(|k| 8usize << (2 * k)).collect(),
+        ..P2pProbeOptions::quick()
+    };
+    let [backend, _] = common::sim_declared();
+    let report = probe_p2p(&backend, &m, &options).unwrap();
+    assert_eq!(report.segments.len(), 2, "{:?}", report.segments);
+    let truth = two_segments();
+    assert_eq!(report.segments[0].max_bytes, truth[0].max_bytes);
+    for (got, want) in report.segments.iter().zip(&truth) {
+        assert!(
+            (got.latency_s - want.latency_s).abs() < 1e-9
+                && (got.s_per_byte - want.s_per_byte).abs() < 1e-6 * want.s_per_byte,
+            "{got:?} vs {want:?}"
+        );
+    }
+    // Written into a platform without [machine]; a shorter probe then keeps it.
+    let mut target = common::platform(&[4.0, 1.0, 2.0]);
+    assert_eq!(
+        report.apply_to(&mut target, "probe: test").unwrap(),
+        P2pMerge::Added
+    );
+    let written = &target.machine.as_ref().unwrap().p2p;
+    assert_eq!(written.len(), 2);
+    assert_eq!(written[1].source.as_deref(), Some("probe: test"));
+    let mut shorter = report.clone();
+    shorter.segments.pop();
+    assert!(matches!(
+        shorter.apply_to(&mut target, "probe: shorter").unwrap(),
+        P2pMerge::Kept(_)
+    ));
+    assert_eq!(
+        target.machine.as_ref().unwrap().p2p[1].source.as_deref(),
+        Some("probe: test")
+    );
+    // The superstep probe's g (1 ns/byte here) below the sustained 80 ns/byte is raised.
+    assert_eq!(
+        hbsp::p2p_probe::raise_g_to_sustained(&mut target),
+        Some(1e-9)
+    );
+    assert!((target.network.g_s_per_byte - 80e-9).abs() < 1e-6 * 80e-9);
+    // Each node's r_j restated against the new g: 1.2 x 1 ns/byte is below the wire.
+    assert!(target.nodes.iter().all(|n| n.r == 1.0));
+    assert_eq!(hbsp::p2p_probe::raise_g_to_sustained(&mut target), None);
+    // The platform still round-trips through its file form.
+    let text = toml::to_string(&target).unwrap();
+    assert!(text.contains("[[machine.p2p]]"), "{text}");
+    let back: Platform = toml::from_str(&text).unwrap();
+    assert_eq!(back.machine.unwrap().p2p, target.machine.unwrap().p2p);
+}

@@ -12,7 +12,8 @@
 //!
 //! A platform with a machine model ([`crate::machine_model`]) is charged by that model
 //! instead: achieved rates per kernel and node kind, measured collectives, link rate and
-//! latency, switch contention, start-up costs and jitter.
+//! latency (or the point-to-point cost piecewise-linear in message size that `probe --p2p`
+//! measures), switch contention, start-up costs and jitter.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use super::transport::Call;
 use crate::error::{HbspError, Result};
-use crate::machine_model::{Barrier, ComputeRate, MachineModel};
+use crate::machine_model::{Barrier, ComputeRate, MachineModel, P2pSegment, p2p_time};
 use crate::platform::Machine;
 
 /// How a node's compute time `w_j` in a superstep is found.
@@ -128,6 +129,15 @@ struct NodeTally {
     bytes_in: AtomicU64,
     messages_out: AtomicU64,
     messages_in: AtomicU64,
+    /// With `[[machine.p2p]]`: the cost of the transfers this node sent and received, in
+    /// picoseconds (integers, so that the sum is the same whatever order nodes deposit in).
+    p2p_out_ps: AtomicU64,
+    p2p_in_ps: AtomicU64,
+}
+
+/// Seconds as whole picoseconds, for [`NodeTally`]'s order-independent sums.
+fn picoseconds(s: f64) -> u64 {
+    (s * 1e12).round() as u64
 }
 
 impl Tally {
@@ -148,6 +158,8 @@ pub(crate) struct VirtualClock {
     l: f64,
     /// The machine model, with the compute rate and jitter factor of each node.
     model: Option<ModelCharges>,
+    /// The machine model's `[[machine.p2p]]` segments (empty: none).
+    p2p: Vec<P2pSegment>,
     work: WorkCharge,
     tally: [Tally; 2],
     /// Virtual time at which the current superstep began, as `f64` bits.
@@ -180,6 +192,7 @@ impl VirtualClock {
             o: network.o_s,
             l: machine.l_s(),
             model: machine.model().map(|m| ModelCharges::new(m, machine)),
+            p2p: machine.model().map(|m| m.p2p.clone()).unwrap_or_default(),
             work: options.work,
             tally: [Tally::new(machine.p()), Tally::new(machine.p())],
             now_bits: AtomicU64::new(0f64.to_bits()),
@@ -235,14 +248,22 @@ impl VirtualClock {
         sent: impl Iterator<Item = (usize, u64, u64)>,
     ) {
         let t = &self.tally[parity].0;
-        let (mut messages_out, mut bytes_out) = (0, 0);
+        let (mut messages_out, mut bytes_out, mut p2p_out) = (0, 0, 0);
         for (to, messages, bytes) in sent {
             messages_out += messages;
             bytes_out += bytes;
             t[to].bytes_in.fetch_add(bytes, Ordering::Relaxed);
             t[to].messages_in.fetch_add(messages, Ordering::Relaxed);
+            if !self.p2p.is_empty() {
+                // A superstep's messages to one node travel as one transfer (the MPI
+                // backend packs them into one buffer per destination).
+                let ps = picoseconds(p2p_time(&self.p2p, bytes));
+                p2p_out += ps;
+                t[to].p2p_in_ps.fetch_add(ps, Ordering::Relaxed);
+            }
         }
         let node = &t[pid];
+        node.p2p_out_ps.fetch_add(p2p_out, Ordering::Relaxed);
         node.work_s.store(work_s.to_bits(), Ordering::Relaxed);
         node.bytes_out.fetch_add(bytes_out, Ordering::Relaxed);
         node.messages_out.fetch_add(messages_out, Ordering::Relaxed);
@@ -258,6 +279,21 @@ impl VirtualClock {
             node.bytes_in.fetch_add(load.bytes_in, Ordering::Relaxed);
             node.messages_in
                 .fetch_add(load.messages_in, Ordering::Relaxed);
+            if !self.p2p.is_empty() {
+                // Transfers of the mean size: the loads keep no sizes.
+                let transfers = |messages: u64, bytes: u64| {
+                    let each = bytes.checked_div(messages).unwrap_or(0);
+                    picoseconds(messages as f64 * p2p_time(&self.p2p, each))
+                };
+                node.p2p_out_ps.fetch_add(
+                    transfers(load.messages_out, load.bytes_out),
+                    Ordering::Relaxed,
+                );
+                node.p2p_in_ps.fetch_add(
+                    transfers(load.messages_in, load.bytes_in),
+                    Ordering::Relaxed,
+                );
+            }
         }
     }
 
@@ -288,6 +324,7 @@ impl VirtualClock {
                 bytes_in: take(&node.bytes_in),
                 messages_out: take(&node.messages_out),
                 messages_in: take(&node.messages_in),
+                p2p_s: take(&node.p2p_out_ps).max(take(&node.p2p_in_ps)) as f64 * 1e-12,
             })
             .collect()
     }
@@ -330,6 +367,8 @@ struct NodeTraffic {
     bytes_in: u64,
     messages_out: u64,
     messages_in: u64,
+    /// With `[[machine.p2p]]`: the larger of the costs of the transfers it sent and received.
+    p2p_s: f64,
 }
 
 impl NodeTraffic {
@@ -416,7 +455,12 @@ impl ModelCharges {
         } else {
             let mut busiest: f64 = 0.0;
             for (node, r) in traffic.iter().zip(&clock.r) {
-                busiest = busiest.max(m.port_time(*r, node.h(), node.bytes_in, node.m()));
+                let port = if clock.p2p.is_empty() {
+                    m.port_time(*r, node.h(), node.bytes_in, node.m())
+                } else {
+                    node.p2p_s + r * m.receive_s_per_byte * node.bytes_in as f64
+                };
+                busiest = busiest.max(port);
                 cost.h_bytes = cost.h_bytes.max(r * node.h() as f64);
             }
             if m.backplane_bytes_per_s > 0.0 {

@@ -307,7 +307,36 @@ pub(super) fn with_fit(platform: &Platform, fit: &KernelCalibration) -> Platform
         rate.process_overhead_s = fit.process_overhead_s.estimate;
         rate.half_work = fit.half_work.estimate;
         rate.collective_scale = fit.collective_scale.estimate;
+        rate.source = Some(fit_source(fit));
     })
+}
+
+/// Where a calibrated entry comes from: `fit: hetscale calibrate on the ge runs of C_1 (N =
+/// 256, 512), C_2 (N = 256, 512)`.
+fn fit_source(fit: &KernelCalibration) -> String {
+    let mut configurations: Vec<(String, Vec<u64>)> = Vec::new();
+    for r in &fit.residuals {
+        match configurations
+            .iter_mut()
+            .find(|(c, _)| *c == r.configuration)
+        {
+            Some((_, sizes)) if !sizes.contains(&r.n) => sizes.push(r.n),
+            Some(_) => {}
+            None => configurations.push((r.configuration.clone(), vec![r.n])),
+        }
+    }
+    let runs: Vec<String> = configurations
+        .iter()
+        .map(|(c, sizes)| {
+            let sizes: Vec<String> = sizes.iter().map(u64::to_string).collect();
+            format!("{c} (N = {})", sizes.join(", "))
+        })
+        .collect();
+    format!(
+        "fit: hetscale calibrate on the {} runs of {}",
+        fit.kernel,
+        runs.join(", ")
+    )
 }
 
 /// [`calibrate`] on `simulations`' platform, whose runs' parts it keeps across calls.

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use hbsp::collective_probe::{COLLECTIVES, CollectiveProbeOptions, probe_collectives};
 use hbsp::machine_model::CollectiveCost;
+use hbsp::p2p_probe::{P2pMerge, P2pProbeOptions, P2pReport, probe_p2p};
 use hbsp::probe::{ProbeOptions, ProbeReport, human_seconds, probe_seconds, probe_supersteps};
 use hbsp::{Backend, NodeSet, Platform};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -41,6 +42,12 @@ pub struct Args {
     /// 8, ... and all of the nodes; threads and sim only.
     #[arg(long)]
     collectives: bool,
+    /// Also play ping-pong between the first node and each other node over message sizes
+    /// from 8 B to 16 MiB (with `--quick`, to 1 MiB) and fit the point-to-point cost,
+    /// piecewise-linear in message size (1 to 3 segments), that `sim` charges; written as
+    /// `[[machine.p2p]]` with `--write-platform`.
+    #[arg(long)]
+    p2p: bool,
     /// Write the measured g, o, L(p) and r_j (and with `--collectives`, the collectives'
     /// costs) into this platform file (created from the probed platform if it does not exist).
     #[arg(long, value_name = "FILE")]
@@ -77,11 +84,22 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     });
     bar.finish_and_clear();
     let report = report?;
+    let p2p = if args.p2p {
+        let options = if args.quick {
+            P2pProbeOptions::quick()
+        } else {
+            P2pProbeOptions::default()
+        };
+        Some(probe_p2p(&backend, &machine, &options)?)
+    } else {
+        None
+    };
     if rank != 0 {
         // Every rank holds the same report; rank 0 speaks for the job.
         return Ok(());
     }
     // The platform file first: a closed pipe (`| head`) must not cost the user the file.
+    let (mut merged, mut raised) = (None, None);
     if let Some(path) = &args.write_platform {
         let mut target = if path.exists() {
             Platform::from_file(path)?
@@ -90,6 +108,24 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         };
         report.apply_to(&mut target, &machine)?;
         with_collectives(&mut target, &collectives)?;
+        let names: Vec<&str> = machine.nodes().iter().map(|n| n.name.as_str()).collect();
+        let mut source = format!(
+            "probe: supersteps (g, r_j, o, L({})) on {}, {backend} backend, {}",
+            machine.p(),
+            names.join(","),
+            utc_date()
+        );
+        if let Some(p2p) = &p2p {
+            merged = Some(p2p.apply_to(&mut target, &p2p_source(p2p, &backend))?);
+        }
+        if let Some(old) = hbsp::p2p_probe::raise_g_to_sustained(&mut target) {
+            raised = Some(old);
+            source.push_str(&format!(
+                "; g = the ping-pong's sustained s_per_byte ([[machine.p2p]]'s last segment), above the supersteps' {old:.4e} s/byte, and r_j = max(1, r_j g_old / g)"
+            ));
+        }
+        target.network.source = Some(source);
+        target.validate()?;
         target.write_file(path)?;
     }
     // Written, not printed: a closed pipe comes back as an error, which `main_with` ends quietly.
@@ -99,6 +135,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         if args.collectives {
             json["collectives"] = serde_json::to_value(&collectives)?;
         }
+        if let Some(p2p) = &p2p {
+            json["p2p"] = serde_json::to_value(p2p)?;
+        }
         json["backend"] = backend.to_string().into();
         json["platform"] = platform.name.clone().into();
         json["nodes"] = args.nodes.clone().into();
@@ -107,6 +146,15 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     } else {
         print_report(&mut out, &report, &machine, &backend)?;
         print_collectives(&mut out, &collectives)?;
+        if let Some(p2p) = &p2p {
+            print_p2p(&mut out, p2p, merged.as_ref())?;
+        }
+        if let Some(old) = raised {
+            writeln!(
+                out,
+                "g: raised to the ping-pong's sustained cost per byte (the supersteps measured {old:.4e} s/byte); each r_j restated against it, max(1, r_j g_old / g)"
+            )?;
+        }
         if let Some(path) = &args.write_platform {
             writeln!(out, "wrote {}", path.display())?;
         }
@@ -223,4 +271,87 @@ fn print_report(
         writeln!(out, "not this backend's figures: {why}")?;
     }
     Ok(())
+}
+
+/// Where a ping-pong's segments come from: `probe: ping-pong h1-h2,h1-h3, mpi backend,
+/// 2026-11-27` (UTC date).
+fn p2p_source(p2p: &P2pReport, backend: &Backend) -> String {
+    let first = &p2p.nodes[0];
+    let pairs: Vec<String> = p2p.nodes[1..]
+        .iter()
+        .map(|n| format!("{first}-{n}"))
+        .collect();
+    format!(
+        "probe: ping-pong {} (slowest pair at each size), {} B to {} B, {backend} backend, {}",
+        pairs.join(","),
+        p2p.sizes.first().copied().unwrap_or(0),
+        p2p.sizes.last().copied().unwrap_or(0),
+        utc_date()
+    )
+}
+
+/// Today's date in UTC, `YYYY-MM-DD` (the days-to-civil conversion of H. Hinnant).
+fn utc_date() -> String {
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() / 86_400) as i64;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+fn print_p2p(
+    out: &mut impl Write,
+    p2p: &P2pReport,
+    merged: Option<&P2pMerge>,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "point-to-point, one way (ping-pong {} with each other node, slowest pair; empty superstep {:.4e} s subtracted):",
+        p2p.nodes[0], p2p.empty_superstep_s
+    )?;
+    for (size, t) in p2p.sizes.iter().zip(&p2p.one_way_s) {
+        writeln!(out, "  {size:>9} B  {t:.4e} s")?;
+    }
+    let mut from = 0;
+    for s in &p2p.segments {
+        let ci = |v: Option<[f64; 2]>| {
+            v.map_or(String::new(), |[lo, hi]| format!(" [{lo:.4e}, {hi:.4e}]"))
+        };
+        writeln!(
+            out,
+            "p2p {from:>9} .. {:>9} B: {:.4e} s{} + {:.4e} s/byte{}",
+            s.max_bytes,
+            s.latency_s,
+            ci(s.latency_s_ci95),
+            s.s_per_byte,
+            ci(s.s_per_byte_ci95)
+        )?;
+        from = s.max_bytes + 1;
+    }
+    writeln!(
+        out,
+        "p2p fit: rms relative error {:.1}%",
+        100.0 * p2p.rms_relative_error
+    )?;
+    match merged {
+        Some(P2pMerge::Added) => writeln!(out, "p2p: written (the platform had none)"),
+        Some(P2pMerge::ReplacedShorter) => writeln!(
+            out,
+            "p2p: replaced the platform's segments, measured to a smaller size"
+        ),
+        Some(P2pMerge::ReplacedFaster) => writeln!(
+            out,
+            "p2p: replaced the platform's segments, measured as far but faster there (the slowest link stands for the network)"
+        ),
+        Some(P2pMerge::Kept(why)) => writeln!(out, "p2p: kept the platform's segments: {why}"),
+        None => Ok(()),
+    }
 }

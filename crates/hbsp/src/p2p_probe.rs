@@ -1,0 +1,407 @@
+//! Measuring the point-to-point cost piecewise-linear in message size, as SMPI calibrates its
+//! network from ping-pong (`hetscale probe --p2p`).
+//!
+//! Node 0 and each other node `j` in turn play ping-pong: for every size `s` (log-spaced, by
+//! default 8 B to 16 MiB, beyond any shaper's burst bucket) a superstep in which node 0 sends
+//! `s` bytes to `j`, then one in which `j` sends them back, each timed between barriers as
+//! node 0 sees it, `samples` times, and as many empty supersteps. A transfer's one-way time is
+//! the median of its supersteps less the median empty superstep (the barrier, which `sim`
+//! charges apart as `L(p)`). The network's time at each size is the slowest pair's (the
+//! slowest link measured stands for the network).
+//!
+//! Those times are fitted by 1 to [`P2pProbeOptions::max_segments`] segments `latency_k + s
+//! s_per_byte_k`, each over a contiguous range of at least [`MIN_POINTS`] sizes, by weighted
+//! least squares on the relative error (times span orders of magnitude); every split of the
+//! sizes into segments is tried, and the number of segments is the one with the least BIC,
+//! `n ln(RSS / n) + (3k - 1) ln n` (two terms and a breakpoint per segment, less one), so a
+//! segment is added only when the data need it. A segment ends at its largest measured size;
+//! the last one also charges sizes beyond it. Intervals are 95% Student-t intervals of each
+//! segment's two terms from its residuals.
+//!
+//! On `sim` with `[[machine.p2p]]` segments whose breakpoints are among the probed sizes, the
+//! probe recovers them exactly.
+
+use serde::Serialize;
+
+use crate::backend::Backend;
+use crate::ctx::Ctx;
+use crate::error::{HbspError, Result};
+use crate::machine_model::{MachineModel, P2pSegment, p2p_time};
+use crate::platform::{Machine, Platform};
+use crate::probe::{median, t95, time_superstep};
+
+/// Fewest sizes a segment is fitted on (a line and a residual).
+pub const MIN_POINTS: usize = 3;
+
+/// What the ping-pong measures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct P2pProbeOptions {
+    /// Message sizes, bytes (at least [`MIN_POINTS`] distinct sizes above 0).
+    pub sizes: Vec<usize>,
+    /// Supersteps timed per size and direction (the median is used).
+    pub samples: usize,
+    /// Most segments fitted (1 to 3).
+    pub max_segments: usize,
+}
+
+impl Default for P2pProbeOptions {
+    /// 8 B to 16 MiB by factors of 4, and 16 MiB: 12 sizes, 3 samples, up to 3 segments.
+    fn default() -> Self {
+        let mut sizes: Vec<usize> = (0..11).map(|k| 8 << (2 * k)).collect();
+        sizes.push(16 << 20);
+        Self {
+            sizes,
+            samples: 3,
+            max_segments: 3,
+        }
+    }
+}
+
+impl P2pProbeOptions {
+    /// 8 B to 1 MiB by factors of 8: for tests and quick looks.
+    pub fn quick() -> Self {
+        Self {
+            sizes: (0..7).map(|k| 8 << (3 * k)).collect(),
+            samples: 2,
+            max_segments: 2,
+        }
+    }
+}
+
+/// One-way times of the network and the segments fitted to them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct P2pReport {
+    /// Nodes probed (node 0 played ping-pong with each other node).
+    pub p: usize,
+    /// Names of the nodes, by pid.
+    pub nodes: Vec<String>,
+    /// Sizes measured, bytes.
+    pub sizes: Vec<usize>,
+    /// One-way time of each pair `(0, j)` at each size, s: `pairs[j - 1][k]`.
+    pub pairs: Vec<Vec<f64>>,
+    /// The network's one-way time at each size (the slowest pair), s.
+    pub one_way_s: Vec<f64>,
+    /// The fitted segments, by increasing `max_bytes`.
+    pub segments: Vec<P2pSegment>,
+    /// Root mean square of the fit's relative errors.
+    pub rms_relative_error: f64,
+    /// The median empty superstep (the barrier subtracted), s.
+    pub empty_superstep_s: f64,
+}
+
+fn checked(options: &P2pProbeOptions) -> Result<P2pProbeOptions> {
+    let mut options = options.clone();
+    options.sizes.retain(|&s| s > 0);
+    options.sizes.sort_unstable();
+    options.sizes.dedup();
+    if options.sizes.len() < MIN_POINTS || options.samples == 0 || options.max_segments == 0 {
+        return Err(HbspError::InvalidBackend(format!(
+            "the ping-pong probe needs at least {MIN_POINTS} distinct sizes > 0, samples >= 1 and max_segments >= 1"
+        )));
+    }
+    options.max_segments = options.max_segments.min(3);
+    Ok(options)
+}
+
+/// Plays ping-pong between node 0 and each other node of `machine` on `backend` and fits the
+/// segments (see the module docs).
+pub fn probe_p2p(
+    backend: &Backend,
+    machine: &Machine,
+    options: &P2pProbeOptions,
+) -> Result<P2pReport> {
+    let options = checked(options)?;
+    if machine.p() < 2 {
+        return Err(HbspError::InvalidBackend(
+            "the ping-pong probe needs at least 2 nodes".into(),
+        ));
+    }
+    let backend = backend.untraced();
+    let output = crate::run(&backend, machine, |ctx| ping_pong(ctx, &options))?;
+    let (pairs, empty) = output.results[0].clone();
+    let one_way_s: Vec<f64> = (0..options.sizes.len())
+        .map(|k| pairs.iter().map(|pair| pair[k]).fold(0.0, f64::max))
+        .collect();
+    let x: Vec<f64> = options.sizes.iter().map(|&s| s as f64).collect();
+    let (segments, rms_relative_error) = fit_segments(&x, &one_way_s, options.max_segments)?;
+    Ok(P2pReport {
+        p: machine.p(),
+        nodes: machine.nodes().iter().map(|n| n.name.clone()).collect(),
+        sizes: options.sizes,
+        pairs,
+        one_way_s,
+        segments,
+        rms_relative_error,
+        empty_superstep_s: empty,
+    })
+}
+
+/// Every node's part of the ping-pong; node 0's times are the ones used.
+fn ping_pong(ctx: &mut Ctx<'_>, options: &P2pProbeOptions) -> Result<(Vec<Vec<f64>>, f64)> {
+    ctx.charge_work(0.0)?;
+    let largest = options.sizes.last().copied().unwrap_or(0);
+    let payload = vec![0u8; largest];
+    let me = ctx.pid();
+    let mut empty = Vec::new();
+    let mut pairs = Vec::new();
+    for partner in 1..ctx.nprocs() {
+        let mut transfers = Vec::new();
+        for &size in &options.sizes {
+            let mut times = Vec::with_capacity(2 * options.samples);
+            for _ in 0..options.samples {
+                empty.push(time_superstep(ctx, |_| Ok(()))?);
+                for (from, to) in [(0, partner), (partner, 0)] {
+                    times.push(time_superstep(ctx, |ctx| {
+                        if me == from {
+                            ctx.send(to, 0, &payload[..size])?;
+                        }
+                        Ok(())
+                    })?);
+                }
+            }
+            transfers.push(median(times));
+        }
+        pairs.push(transfers);
+    }
+    let empty = median(empty);
+    for pair in &mut pairs {
+        for t in pair.iter_mut() {
+            *t = (*t - empty).max(0.0);
+        }
+    }
+    Ok((pairs, empty))
+}
+
+/// A line `a + b x` fitted by least squares weighted by `1 / y^2` (relative error), with its
+/// terms' 95% intervals and the sum of squared relative residuals.
+struct Line {
+    a: f64,
+    b: f64,
+    a_ci: [f64; 2],
+    b_ci: [f64; 2],
+    rss: f64,
+}
+
+fn weighted_line(x: &[f64], y: &[f64]) -> Line {
+    let n = x.len();
+    let w: Vec<f64> = y
+        .iter()
+        .map(|&y| 1.0 / y.abs().max(1e-12).powi(2))
+        .collect();
+    let sw: f64 = w.iter().sum();
+    let xm = x.iter().zip(&w).map(|(x, w)| x * w).sum::<f64>() / sw;
+    let ym = y.iter().zip(&w).map(|(y, w)| y * w).sum::<f64>() / sw;
+    let sxx: f64 = x.iter().zip(&w).map(|(x, w)| w * (x - xm).powi(2)).sum();
+    let sxy: f64 = x
+        .iter()
+        .zip(y)
+        .zip(&w)
+        .map(|((x, y), w)| w * (x - xm) * (y - ym))
+        .sum();
+    let b = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+    let a = ym - b * xm;
+    let rss: f64 = x
+        .iter()
+        .zip(y)
+        .zip(&w)
+        .map(|((x, y), w)| w * (y - a - b * x).powi(2))
+        .sum();
+    let (a_ci, b_ci) = if n > 2 && sxx > 0.0 {
+        let s2 = rss / (n - 2) as f64;
+        let t = t95(n - 2);
+        let se_b = (s2 / sxx).sqrt();
+        let se_a = (s2 * (1.0 / sw + xm * xm / sxx)).sqrt();
+        ([a - t * se_a, a + t * se_a], [b - t * se_b, b + t * se_b])
+    } else {
+        ([a, a], [b, b])
+    };
+    Line {
+        a,
+        b,
+        a_ci,
+        b_ci,
+        rss,
+    }
+}
+
+/// Every way to cut `n` sorted points into `k` contiguous ranges of at least [`MIN_POINTS`]:
+/// the end (exclusive) of each range.
+fn splits(n: usize, k: usize) -> Vec<Vec<usize>> {
+    if k == 1 {
+        return if n >= MIN_POINTS {
+            vec![vec![n]]
+        } else {
+            vec![]
+        };
+    }
+    let mut all = Vec::new();
+    for first in MIN_POINTS..=n.saturating_sub(MIN_POINTS * (k - 1)) {
+        for mut rest in splits(n - first, k - 1) {
+            for end in &mut rest {
+                *end += first;
+            }
+            rest.insert(0, first);
+            all.push(rest);
+        }
+    }
+    all
+}
+
+/// The segments fitted to one-way times `y` at sizes `x` (sorted, distinct), with the rms
+/// relative error of the fit (see the module docs).
+pub fn fit_segments(x: &[f64], y: &[f64], max_segments: usize) -> Result<(Vec<P2pSegment>, f64)> {
+    let n = x.len();
+    if n < MIN_POINTS || y.len() != n {
+        return Err(HbspError::InvalidBackend(format!(
+            "a point-to-point fit needs at least {MIN_POINTS} sizes, one time each"
+        )));
+    }
+    let mut best: Option<(f64, Vec<P2pSegment>, f64)> = None;
+    for k in 1..=max_segments.max(1) {
+        for ends in splits(n, k) {
+            let mut start = 0;
+            let mut segments = Vec::with_capacity(k);
+            let mut rss = 0.0;
+            for &end in &ends {
+                let line = weighted_line(&x[start..end], &y[start..end]);
+                rss += line.rss;
+                segments.push(P2pSegment {
+                    max_bytes: x[end - 1] as u64,
+                    latency_s: line.a.max(0.0),
+                    s_per_byte: line.b.max(0.0),
+                    latency_s_ci95: Some(line.a_ci),
+                    s_per_byte_ci95: Some(line.b_ci),
+                    source: None,
+                });
+                start = end;
+            }
+            // A floor on the error, so that exact data (sim) prefer the fewest segments.
+            let floor = n as f64 * 1e-14;
+            let bic =
+                n as f64 * (rss.max(floor) / n as f64).ln() + (3 * k - 1) as f64 * (n as f64).ln();
+            if best.as_ref().is_none_or(|(b, _, _)| bic < *b - 1e-9) {
+                best = Some((bic, segments, rss));
+            }
+        }
+    }
+    let (_, segments, rss) = best.expect("at least one split of MIN_POINTS or more sizes");
+    Ok((segments, (rss / n as f64).sqrt()))
+}
+
+/// What writing a ping-pong's segments into a platform did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum P2pMerge {
+    /// The platform had none: written.
+    Added,
+    /// Replaced segments measured to a smaller size.
+    ReplacedShorter,
+    /// Replaced segments measured to the same size but faster there (the slowest link
+    /// stands for the network).
+    ReplacedFaster,
+    /// Kept the platform's: measured further, or as far and slower.
+    Kept(String),
+}
+
+impl P2pReport {
+    /// Writes the segments into `platform`'s `[[machine.p2p]]`, each with `source`, by the
+    /// merging rule: a platform's segments are replaced only by ones measured to at least the
+    /// same largest size, and, at the same largest size, only if those are slower there (the
+    /// slowest link measured stands for the network). A platform without `[machine]` gets one
+    /// from its network ([`MachineModel::from_network`]) holding the segments.
+    pub fn apply_to(&self, platform: &mut Platform, source: &str) -> Result<P2pMerge> {
+        let segments: Vec<P2pSegment> = self
+            .segments
+            .iter()
+            .map(|s| P2pSegment {
+                source: Some(source.to_owned()),
+                ..s.clone()
+            })
+            .collect();
+        let reach = segments.last().map_or(0, |s| s.max_bytes);
+        let network = platform.network.clone();
+        let model = platform
+            .machine
+            .get_or_insert_with(|| MachineModel::from_network(&network));
+        let merge = match model.p2p.last().map(|s| s.max_bytes) {
+            None => P2pMerge::Added,
+            Some(old) if reach > old => P2pMerge::ReplacedShorter,
+            Some(old) if reach < old => P2pMerge::Kept(format!(
+                "the platform's segments reach {old} bytes, this probe's only {reach}"
+            )),
+            Some(_) => {
+                let (old_t, new_t) = (p2p_time(&model.p2p, reach), p2p_time(&segments, reach));
+                if new_t > old_t {
+                    P2pMerge::ReplacedFaster
+                } else {
+                    P2pMerge::Kept(format!(
+                        "at {reach} bytes the platform's segments take {old_t:.4e} s, this probe's {new_t:.4e} s: the slower link stands for the network"
+                    ))
+                }
+            }
+        };
+        if !matches!(merge, P2pMerge::Kept(_)) {
+            model.p2p = segments;
+        }
+        platform.validate()?;
+        Ok(merge)
+    }
+}
+
+/// Raises the platform's HBSP^1 `g` to its `[[machine.p2p]]`'s sustained cost per byte (the
+/// last segment's `s_per_byte`, measured beyond any burst) when `g` is below it, and returns
+/// the `g` it replaced. A superstep probe whose messages fit a shaped link's burst bucket, or
+/// whose superstep times are dominated by waiting, measures a `g` faster than the wire; the
+/// ping-pong's is the better-measured value, and a later superstep probe does not undo it.
+///
+/// Every `r_j` was measured relative to the old `g` (`g_j = r_j g`), so each is restated
+/// against the new one, no node injecting faster than the sustained cost:
+/// `r_j = max(1, r_j g_old / g_new)`.
+pub fn raise_g_to_sustained(platform: &mut Platform) -> Option<f64> {
+    let sustained = platform.machine.as_ref()?.p2p.last()?.s_per_byte;
+    let g = platform.network.g_s_per_byte;
+    (g < sustained).then(|| {
+        platform.network.g_s_per_byte = sustained;
+        for node in &mut platform.nodes {
+            node.r = (node.r * g / sustained).max(1.0);
+        }
+        g
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_cover_every_cut_with_enough_points() {
+        assert_eq!(splits(6, 2), vec![vec![3, 6]]);
+        assert_eq!(splits(7, 2), vec![vec![3, 7], vec![4, 7]]);
+        assert!(splits(5, 2).is_empty());
+        assert_eq!(splits(9, 3), vec![vec![3, 6, 9]]);
+    }
+
+    #[test]
+    fn exact_two_segment_data_give_two_segments_at_the_break() {
+        let x: Vec<f64> = (0..12).map(|k| (8u64 << (2 * k)) as f64).collect();
+        let truth = [
+            P2pSegment::new(1 << 17, 20e-6, 1e-9),
+            P2pSegment::new(u64::MAX, 5e-3, 80e-9),
+        ];
+        let y: Vec<f64> = x.iter().map(|&s| p2p_time(&truth, s as u64)).collect();
+        let (segments, rms) = fit_segments(&x, &y, 3).unwrap();
+        assert_eq!(segments.len(), 2, "{segments:?}");
+        assert_eq!(segments[0].max_bytes, 1 << 17);
+        assert!((segments[1].s_per_byte - 80e-9).abs() < 1e-15);
+        assert!((segments[0].latency_s - 20e-6).abs() < 1e-12);
+        assert!(rms < 1e-9);
+    }
+
+    #[test]
+    fn a_straight_line_stays_one_segment() {
+        let x: Vec<f64> = (0..8).map(|k| (8u64 << (3 * k)) as f64).collect();
+        let y: Vec<f64> = x.iter().map(|s| 1e-4 + s * 8e-8).collect();
+        let (segments, _) = fit_segments(&x, &y, 3).unwrap();
+        assert_eq!(segments.len(), 1);
+        assert_eq!(segments[0].max_bytes, x[7] as u64);
+    }
+}
