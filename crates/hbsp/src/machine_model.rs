@@ -58,10 +58,11 @@
 //! paid less than section 4.5's `T_broadcast` and `T_barrier`).
 //!
 //! With `[[machine.p2p]]` segments, the point-to-point part of `comm` is `max_j (max(sum_k
-//! P(b_jk), sum_k P(b_kj)) + r_j receive b_j)` instead: `P(b) = latency_i + b s_per_byte_i`
-//! on the segment `i` holding `b`, and `b_jk` the bytes node `j` sends node `k` in the
-//! superstep, one transfer per pair and superstep (hbsp's MPI backend packs a superstep's
-//! messages to one node into one buffer); `latency_s` and `link_bytes_per_s` then apply only
+//! P_jk(b_jk), sum_k P_kj(b_kj)) + r_j receive b_j)` instead: `P_jk = max(P_j, P_k)`, the
+//! slower of the two nodes' segments (a node's own, `node = "name"`, else the network's),
+//! `P(b) = latency_i + b s_per_byte_i` on the segment `i` holding `b`, and `b_jk` the bytes
+//! node `j` sends node `k` in the superstep, one transfer per pair and superstep (hbsp's MPI
+//! backend packs a superstep's messages to one node into one buffer); `latency_s` and `link_bytes_per_s` then apply only
 //! to topology-derived collectives. The end of a run adds `run_overhead_s` and
 //! `process_overhead_s` times its processes ([`crate::Machine::processes`]).
 //!
@@ -136,6 +137,10 @@ pub struct MachineModel {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct P2pSegment {
+    /// The node whose transfers these segments cost (a transfer between two nodes costs the
+    /// slower of their segments); none: every node without segments of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
     /// Largest transfer, bytes, this segment covers (the last: the largest size measured).
     pub max_bytes: u64,
     /// Start-up of one transfer in this size range, s.
@@ -157,6 +162,7 @@ impl P2pSegment {
     /// A segment with no intervals and no source.
     pub fn new(max_bytes: u64, latency_s: f64, s_per_byte: f64) -> Self {
         Self {
+            node: None,
             max_bytes,
             latency_s,
             s_per_byte,
@@ -186,11 +192,43 @@ pub fn p2p_time(segments: &[P2pSegment], bytes: u64) -> f64 {
         .map_or(0.0, |s| s.time(bytes as f64))
 }
 
-/// Checks `[[machine.p2p]]`: sizes increasing, costs finite and non-negative.
-fn validate_p2p(segments: &[P2pSegment]) -> Result<(), String> {
+/// The segments that cost `node`'s transfers: its own, else those of no node.
+pub fn p2p_segments(all: &[P2pSegment], node: Option<&str>) -> Vec<P2pSegment> {
+    let own: Vec<P2pSegment> = all
+        .iter()
+        .filter(|s| node.is_some() && s.node.as_deref() == node)
+        .cloned()
+        .collect();
+    if !own.is_empty() {
+        return own;
+    }
+    all.iter().filter(|s| s.node.is_none()).cloned().collect()
+}
+
+/// Checks `[[machine.p2p]]`: segments of no node present when any are, each node's sizes
+/// increasing, costs finite and non-negative.
+fn validate_p2p(all: &[P2pSegment]) -> Result<(), String> {
+    if !all.is_empty() && all.iter().all(|s| s.node.is_some()) {
+        return Err(
+            "machine.p2p has segments only for named nodes: add the network's, with no node".into(),
+        );
+    }
+    let mut keys: Vec<Option<&str>> = all.iter().map(|s| s.node.as_deref()).collect();
+    keys.dedup();
+    keys.sort_unstable();
+    keys.dedup();
+    for key in keys {
+        let segments: Vec<&P2pSegment> = all.iter().filter(|s| s.node.as_deref() == key).collect();
+        validate_p2p_group(&segments, key)?;
+    }
+    Ok(())
+}
+
+fn validate_p2p_group(segments: &[&P2pSegment], node: Option<&str>) -> Result<(), String> {
+    let of = node.map_or(String::new(), |n| format!(" of node {n:?}"));
     for (i, s) in segments.iter().enumerate() {
         let at = format!(
-            "machine.p2p segment {} (max_bytes = {})",
+            "machine.p2p segment {}{of} (max_bytes = {})",
             i + 1,
             s.max_bytes
         );
@@ -473,7 +511,7 @@ impl MachineModel {
     /// Seconds one transfer of `bytes` between two nodes costs on the measured
     /// `[[machine.p2p]]` segments; `None` without them.
     pub fn p2p_time(&self, bytes: u64) -> Option<f64> {
-        (!self.p2p.is_empty()).then(|| p2p_time(&self.p2p, bytes))
+        (!self.p2p.is_empty()).then(|| p2p_time(&p2p_segments(&self.p2p, None), bytes))
     }
 
     /// The rate of `kernel` on nodes of `kind`: the most specific entry (kernel and kind

@@ -6,8 +6,10 @@
 //! `s` bytes to `j`, then one in which `j` sends them back, each timed between barriers as
 //! node 0 sees it, `samples` times, and as many empty supersteps. A transfer's one-way time is
 //! the median of its supersteps less the median empty superstep (the barrier, which `sim`
-//! charges apart as `L(p)`). The network's time at each size is the slowest pair's (the
-//! slowest link measured stands for the network).
+//! charges apart as `L(p)`). Each pair's times give node `j`'s segments; the fastest pair's at
+//! each size give the network's (and node 0's): a transfer costs the slower of its two ends'
+//! segments, so a slow node (a host under a CPU quota answers late) pays its own cost and
+//! does not lend it to the others.
 //!
 //! Those times are fitted by 1 to [`P2pProbeOptions::max_segments`] segments `latency_k + s
 //! s_per_byte_k`, each over a contiguous range of at least [`MIN_POINTS`] sizes, by weighted
@@ -79,10 +81,13 @@ pub struct P2pReport {
     pub sizes: Vec<usize>,
     /// One-way time of each pair `(0, j)` at each size, s: `pairs[j - 1][k]`.
     pub pairs: Vec<Vec<f64>>,
-    /// The network's one-way time at each size (the slowest pair), s.
+    /// The network's one-way time at each size (the fastest pair), s.
     pub one_way_s: Vec<f64>,
-    /// The fitted segments, by increasing `max_bytes`.
+    /// The segments fitted to `one_way_s`, by increasing `max_bytes`: the network's, and
+    /// node 0's.
     pub segments: Vec<P2pSegment>,
+    /// The segments fitted to each pair `(0, j)`'s times: node `j`'s, `pair_segments[j - 1]`.
+    pub pair_segments: Vec<Vec<P2pSegment>>,
     /// Root mean square of the fit's relative errors.
     pub rms_relative_error: f64,
     /// The median empty superstep (the barrier subtracted), s.
@@ -120,10 +125,19 @@ pub fn probe_p2p(
     let output = crate::run(&backend, machine, |ctx| ping_pong(ctx, &options))?;
     let (pairs, empty) = output.results[0].clone();
     let one_way_s: Vec<f64> = (0..options.sizes.len())
-        .map(|k| pairs.iter().map(|pair| pair[k]).fold(0.0, f64::max))
+        .map(|k| {
+            pairs
+                .iter()
+                .map(|pair| pair[k])
+                .fold(f64::INFINITY, f64::min)
+        })
         .collect();
     let x: Vec<f64> = options.sizes.iter().map(|&s| s as f64).collect();
     let (segments, rms_relative_error) = fit_segments(&x, &one_way_s, options.max_segments)?;
+    let pair_segments = pairs
+        .iter()
+        .map(|pair| Ok(fit_segments(&x, pair, options.max_segments)?.0))
+        .collect::<Result<Vec<_>>>()?;
     Ok(P2pReport {
         p: machine.p(),
         nodes: machine.nodes().iter().map(|n| n.name.clone()).collect(),
@@ -131,6 +145,7 @@ pub fn probe_p2p(
         pairs,
         one_way_s,
         segments,
+        pair_segments,
         rms_relative_error,
         empty_superstep_s: empty,
     })
@@ -266,6 +281,7 @@ pub fn fit_segments(x: &[f64], y: &[f64], max_segments: usize) -> Result<(Vec<P2
                 let line = weighted_line(&x[start..end], &y[start..end]);
                 rss += line.rss;
                 segments.push(P2pSegment {
+                    node: None,
                     max_bytes: x[end - 1] as u64,
                     latency_s: line.a.max(0.0),
                     s_per_byte: line.b.max(0.0),
@@ -288,62 +304,91 @@ pub fn fit_segments(x: &[f64], y: &[f64], max_segments: usize) -> Result<(Vec<P2
     Ok((segments, (rss / n as f64).sqrt()))
 }
 
-/// What writing a ping-pong's segments into a platform did.
+/// What writing one node's (or the network's) segments into a platform did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum P2pMerge {
     /// The platform had none: written.
     Added,
     /// Replaced segments measured to a smaller size.
     ReplacedShorter,
-    /// Replaced segments measured to the same size but faster there (the slowest link
-    /// stands for the network).
+    /// Replaced segments measured to the same size but faster there (the slower
+    /// measurement of the same link stands).
     ReplacedFaster,
     /// Kept the platform's: measured further, or as far and slower.
     Kept(String),
 }
 
+/// The rule for one key (the network's segments, or one node's): replaced only by segments
+/// measured to at least the same largest size, and, at the same size, only by slower ones.
+fn merge_rule(old: &[P2pSegment], new: &[P2pSegment]) -> P2pMerge {
+    let reach = new.last().map_or(0, |s| s.max_bytes);
+    match old.last().map(|s| s.max_bytes) {
+        None => P2pMerge::Added,
+        Some(o) if reach > o => P2pMerge::ReplacedShorter,
+        Some(o) if reach < o => P2pMerge::Kept(format!(
+            "the platform's segments reach {o} bytes, this probe's only {reach}"
+        )),
+        Some(_) => {
+            let (old_t, new_t) = (p2p_time(old, reach), p2p_time(new, reach));
+            if new_t > old_t {
+                P2pMerge::ReplacedFaster
+            } else {
+                P2pMerge::Kept(format!(
+                    "at {reach} bytes the platform's segments take {old_t:.4e} s, this probe's {new_t:.4e} s: the slower stands"
+                ))
+            }
+        }
+    }
+}
+
 impl P2pReport {
-    /// Writes the segments into `platform`'s `[[machine.p2p]]`, each with `source`, by the
-    /// merging rule: a platform's segments are replaced only by ones measured to at least the
-    /// same largest size, and, at the same largest size, only if those are slower there (the
-    /// slowest link measured stands for the network). A platform without `[machine]` gets one
-    /// from its network ([`MachineModel::from_network`]) holding the segments.
-    pub fn apply_to(&self, platform: &mut Platform, source: &str) -> Result<P2pMerge> {
-        let segments: Vec<P2pSegment> = self
-            .segments
-            .iter()
-            .map(|s| P2pSegment {
-                source: Some(source.to_owned()),
-                ..s.clone()
-            })
-            .collect();
-        let reach = segments.last().map_or(0, |s| s.max_bytes);
+    /// Writes the segments into `platform`'s `[[machine.p2p]]`: the fastest pair's as the
+    /// network's (no `node`), each pair `(0, j)`'s as node `j`'s, each with `source(pair)`
+    /// (`None`: the network's), key by key by [`merge_rule`]. A platform without `[machine]`
+    /// gets one from its network ([`MachineModel::from_network`]) holding the segments.
+    /// Returns, per key (`None`: the network), what was done.
+    pub fn apply_to(
+        &self,
+        platform: &mut Platform,
+        source: &dyn Fn(Option<&str>) -> String,
+    ) -> Result<Vec<(Option<String>, P2pMerge)>> {
+        let mut keyed: Vec<(Option<String>, &[P2pSegment])> = vec![(None, &self.segments)];
+        for (name, segments) in self.nodes[1..].iter().zip(&self.pair_segments) {
+            keyed.push((Some(name.clone()), segments));
+        }
         let network = platform.network.clone();
         let model = platform
             .machine
             .get_or_insert_with(|| MachineModel::from_network(&network));
-        let merge = match model.p2p.last().map(|s| s.max_bytes) {
-            None => P2pMerge::Added,
-            Some(old) if reach > old => P2pMerge::ReplacedShorter,
-            Some(old) if reach < old => P2pMerge::Kept(format!(
-                "the platform's segments reach {old} bytes, this probe's only {reach}"
-            )),
-            Some(_) => {
-                let (old_t, new_t) = (p2p_time(&model.p2p, reach), p2p_time(&segments, reach));
-                if new_t > old_t {
-                    P2pMerge::ReplacedFaster
-                } else {
-                    P2pMerge::Kept(format!(
-                        "at {reach} bytes the platform's segments take {old_t:.4e} s, this probe's {new_t:.4e} s: the slower link stands for the network"
-                    ))
-                }
+        let mut done = Vec::new();
+        for (key, segments) in keyed {
+            let old: Vec<P2pSegment> = model
+                .p2p
+                .iter()
+                .filter(|s| s.node == key)
+                .cloned()
+                .collect();
+            let new: Vec<P2pSegment> = segments
+                .iter()
+                .map(|s| P2pSegment {
+                    node: key.clone(),
+                    source: Some(source(key.as_deref())),
+                    ..s.clone()
+                })
+                .collect();
+            let merge = merge_rule(&old, &new);
+            if !matches!(merge, P2pMerge::Kept(_)) {
+                model.p2p.retain(|s| s.node != key);
+                model.p2p.extend(new);
             }
-        };
-        if !matches!(merge, P2pMerge::Kept(_)) {
-            model.p2p = segments;
+            done.push((key, merge));
         }
+        // The network's first, then by node: one order whatever the probes' order.
+        model
+            .p2p
+            .sort_by(|a, b| a.node.cmp(&b.node).then(a.max_bytes.cmp(&b.max_bytes)));
         platform.validate()?;
-        Ok(merge)
+        Ok(done)
     }
 }
 
@@ -357,7 +402,8 @@ impl P2pReport {
 /// against the new one, no node injecting faster than the sustained cost:
 /// `r_j = max(1, r_j g_old / g_new)`.
 pub fn raise_g_to_sustained(platform: &mut Platform) -> Option<f64> {
-    let sustained = platform.machine.as_ref()?.p2p.last()?.s_per_byte;
+    let network = crate::machine_model::p2p_segments(&platform.machine.as_ref()?.p2p, None);
+    let sustained = network.last()?.s_per_byte;
     let g = platform.network.g_s_per_byte;
     (g < sustained).then(|| {
         platform.network.g_s_per_byte = sustained;

@@ -450,25 +450,24 @@ fn the_ping_pong_probe_recovers_the_segments_of_a_simulated_platform() {
             "{got:?} vs {want:?}"
         );
     }
+    // Every pair is the same link here: each node's segments are the network's.
+    assert_eq!(report.pair_segments.len(), 2);
+    assert_eq!(report.pair_segments[1].len(), 2);
     // Written into a platform without [machine]; a shorter probe then keeps it.
     let mut target = common::platform(&[4.0, 1.0, 2.0]);
-    assert_eq!(
-        report.apply_to(&mut target, "probe: test").unwrap(),
-        P2pMerge::Added
-    );
+    let source = |node: Option<&str>| format!("probe: test {node:?}");
+    let done = report.apply_to(&mut target, &source).unwrap();
+    assert_eq!(done.len(), 3);
+    assert!(done.iter().all(|(_, m)| *m == P2pMerge::Added), "{done:?}");
     let written = &target.machine.as_ref().unwrap().p2p;
-    assert_eq!(written.len(), 2);
-    assert_eq!(written[1].source.as_deref(), Some("probe: test"));
+    assert_eq!(written.len(), 6);
+    assert_eq!(written[1].source.as_deref(), Some("probe: test None"));
+    assert_eq!(written[1].node, None);
     let mut shorter = report.clone();
     shorter.segments.pop();
-    assert!(matches!(
-        shorter.apply_to(&mut target, "probe: shorter").unwrap(),
-        P2pMerge::Kept(_)
-    ));
-    assert_eq!(
-        target.machine.as_ref().unwrap().p2p[1].source.as_deref(),
-        Some("probe: test")
-    );
+    let done = shorter.apply_to(&mut target, &source).unwrap();
+    assert!(matches!(done[0].1, P2pMerge::Kept(_)), "{done:?}");
+    assert_eq!(target.machine.as_ref().unwrap().p2p.len(), 6);
     // The superstep probe's g (1 ns/byte here) below the sustained 80 ns/byte is raised.
     assert_eq!(
         hbsp::p2p_probe::raise_g_to_sustained(&mut target),
@@ -483,4 +482,41 @@ fn the_ping_pong_probe_recovers_the_segments_of_a_simulated_platform() {
     assert!(text.contains("[[machine.p2p]]"), "{text}");
     let back: Platform = toml::from_str(&text).unwrap();
     assert_eq!(back.machine.unwrap().p2p, target.machine.unwrap().p2p);
+}
+
+#[test]
+fn a_transfer_costs_the_slower_ends_segments_and_the_probe_finds_each_node() {
+    use hbsp::machine_model::P2pSegment;
+    use hbsp::p2p_probe::{P2pProbeOptions, probe_p2p};
+    // Node n2 answers slowly: its own segments, 1 ms + 100 ns/byte.
+    let mut p2p = two_segments();
+    p2p.push(P2pSegment {
+        node: Some("n2".into()),
+        ..P2pSegment::new(16 << 20, 1e-3, 100e-9)
+    });
+    let mut p = common::platform(&[1.0, 1.0, 1.0]);
+    p.network.l = BarrierCost::constant(L);
+    p.machine = Some(MachineModel { p2p, ..model() });
+    let m = p.all().unwrap();
+    let to = |k: usize| {
+        common::sim_elapsed(&m, move |ctx| {
+            if ctx.pid() == 0 {
+                ctx.send(k, 0, &[0u8; 1024])?;
+            }
+            ctx.sync()
+        })
+    };
+    assert!(close(to(1), 20e-6 + 1024.0 * 1e-9 + L), "{}", to(1));
+    assert!(close(to(2), 1e-3 + 1024.0 * 100e-9 + L), "{}", to(2));
+    let options = P2pProbeOptions {
+        sizes: (0..11).map(|k| 8usize << (2 * k)).collect(),
+        ..P2pProbeOptions::quick()
+    };
+    let [backend, _] = common::sim_declared();
+    let report = probe_p2p(&backend, &m, &options).unwrap();
+    // The network's: the fastest pair (n0-n1), two segments; n2's: its own line.
+    assert_eq!(report.segments.len(), 2, "{:?}", report.segments);
+    let n2 = &report.pair_segments[1];
+    assert_eq!(n2.len(), 1, "{n2:?}");
+    assert!((n2[0].latency_s - 1e-3).abs() < 1e-9 && (n2[0].s_per_byte - 100e-9).abs() < 1e-12);
 }

@@ -22,7 +22,9 @@ use serde::{Deserialize, Serialize};
 
 use super::transport::Call;
 use crate::error::{HbspError, Result};
-use crate::machine_model::{Barrier, ComputeRate, MachineModel, P2pSegment, p2p_time};
+use crate::machine_model::{
+    Barrier, ComputeRate, MachineModel, P2pSegment, p2p_segments, p2p_time,
+};
 use crate::platform::Machine;
 
 /// How a node's compute time `w_j` in a superstep is found.
@@ -158,8 +160,8 @@ pub(crate) struct VirtualClock {
     l: f64,
     /// The machine model, with the compute rate and jitter factor of each node.
     model: Option<ModelCharges>,
-    /// The machine model's `[[machine.p2p]]` segments (empty: none).
-    p2p: Vec<P2pSegment>,
+    /// Each node's `[[machine.p2p]]` segments (empty: the model has none).
+    p2p: Vec<Vec<P2pSegment>>,
     work: WorkCharge,
     tally: [Tally; 2],
     /// Virtual time at which the current superstep began, as `f64` bits.
@@ -192,7 +194,17 @@ impl VirtualClock {
             o: network.o_s,
             l: machine.l_s(),
             model: machine.model().map(|m| ModelCharges::new(m, machine)),
-            p2p: machine.model().map(|m| m.p2p.clone()).unwrap_or_default(),
+            p2p: machine
+                .model()
+                .filter(|m| !m.p2p.is_empty())
+                .map(|m| {
+                    machine
+                        .nodes()
+                        .iter()
+                        .map(|n| p2p_segments(&m.p2p, Some(&n.name)))
+                        .collect()
+                })
+                .unwrap_or_default(),
             work: options.work,
             tally: [Tally::new(machine.p()), Tally::new(machine.p())],
             now_bits: AtomicU64::new(0f64.to_bits()),
@@ -257,7 +269,10 @@ impl VirtualClock {
             if !self.p2p.is_empty() {
                 // A superstep's messages to one node travel as one transfer (the MPI
                 // backend packs them into one buffer per destination).
-                let ps = picoseconds(p2p_time(&self.p2p, bytes));
+                // The slower end's segments.
+                let ps = picoseconds(
+                    p2p_time(&self.p2p[pid], bytes).max(p2p_time(&self.p2p[to], bytes)),
+                );
                 p2p_out += ps;
                 t[to].p2p_in_ps.fetch_add(ps, Ordering::Relaxed);
             }
@@ -272,7 +287,7 @@ impl VirtualClock {
     /// Records every node's `loads` in the supersteps of this parity: a collective that
     /// moved its data natively, as its messages would have been recorded.
     pub fn deposit_loads(&self, parity: usize, loads: &[super::transport::Load]) {
-        for (node, load) in self.tally[parity].0.iter().zip(loads) {
+        for (pid, (node, load)) in self.tally[parity].0.iter().zip(loads).enumerate() {
             node.bytes_out.fetch_add(load.bytes_out, Ordering::Relaxed);
             node.messages_out
                 .fetch_add(load.messages_out, Ordering::Relaxed);
@@ -283,7 +298,7 @@ impl VirtualClock {
                 // Transfers of the mean size: the loads keep no sizes.
                 let transfers = |messages: u64, bytes: u64| {
                     let each = bytes.checked_div(messages).unwrap_or(0);
-                    picoseconds(messages as f64 * p2p_time(&self.p2p, each))
+                    picoseconds(messages as f64 * p2p_time(&self.p2p[pid], each))
                 };
                 node.p2p_out_ps.fetch_add(
                     transfers(load.messages_out, load.bytes_out),

@@ -99,7 +99,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         return Ok(());
     }
     // The platform file first: a closed pipe (`| head`) must not cost the user the file.
-    let (mut merged, mut raised) = (None, None);
+    let (mut merged, mut raised) = (Vec::new(), None);
     if let Some(path) = &args.write_platform {
         let mut target = if path.exists() {
             Platform::from_file(path)?
@@ -116,7 +116,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             utc_date()
         );
         if let Some(p2p) = &p2p {
-            merged = Some(p2p.apply_to(&mut target, &p2p_source(p2p, &backend))?);
+            merged = p2p.apply_to(&mut target, &|node| p2p_source(p2p, &backend, node))?;
         }
         if let Some(old) = hbsp::p2p_probe::raise_g_to_sustained(&mut target) {
             raised = Some(old);
@@ -147,7 +147,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         print_report(&mut out, &report, &machine, &backend)?;
         print_collectives(&mut out, &collectives)?;
         if let Some(p2p) = &p2p {
-            print_p2p(&mut out, p2p, merged.as_ref())?;
+            print_p2p(&mut out, p2p, &merged)?;
         }
         if let Some(old) = raised {
             writeln!(
@@ -273,17 +273,23 @@ fn print_report(
     Ok(())
 }
 
-/// Where a ping-pong's segments come from: `probe: ping-pong h1-h2,h1-h3, mpi backend,
-/// 2026-11-27` (UTC date).
-fn p2p_source(p2p: &P2pReport, backend: &Backend) -> String {
+/// Where a ping-pong's segments come from: the network's, `probe: ping-pong h1-h2,h1-h3
+/// (the fastest pair at each size), 8 B to 16777216 B, mpi backend, 2026-11-27` (UTC date), or
+/// node `j`'s, `probe: ping-pong h1-h3, ...`.
+fn p2p_source(p2p: &P2pReport, backend: &Backend, node: Option<&str>) -> String {
     let first = &p2p.nodes[0];
-    let pairs: Vec<String> = p2p.nodes[1..]
-        .iter()
-        .map(|n| format!("{first}-{n}"))
-        .collect();
+    let pairs = match node {
+        Some(n) => format!("{first}-{n}"),
+        None => {
+            let pairs: Vec<String> = p2p.nodes[1..]
+                .iter()
+                .map(|n| format!("{first}-{n}"))
+                .collect();
+            format!("{} (the fastest pair at each size)", pairs.join(","))
+        }
+    };
     format!(
-        "probe: ping-pong {} (slowest pair at each size), {} B to {} B, {backend} backend, {}",
-        pairs.join(","),
+        "probe: ping-pong {pairs}, {} B to {} B, {backend} backend, {}",
         p2p.sizes.first().copied().unwrap_or(0),
         p2p.sizes.last().copied().unwrap_or(0),
         utc_date()
@@ -307,27 +313,18 @@ fn utc_date() -> String {
     format!("{year:04}-{month:02}-{day:02}")
 }
 
-fn print_p2p(
+fn print_segments(
     out: &mut impl Write,
-    p2p: &P2pReport,
-    merged: Option<&P2pMerge>,
+    label: &str,
+    segments: &[hbsp::machine_model::P2pSegment],
 ) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "point-to-point, one way (ping-pong {} with each other node, slowest pair; empty superstep {:.4e} s subtracted):",
-        p2p.nodes[0], p2p.empty_superstep_s
-    )?;
-    for (size, t) in p2p.sizes.iter().zip(&p2p.one_way_s) {
-        writeln!(out, "  {size:>9} B  {t:.4e} s")?;
-    }
+    let ci =
+        |v: Option<[f64; 2]>| v.map_or(String::new(), |[lo, hi]| format!(" [{lo:.4e}, {hi:.4e}]"));
     let mut from = 0;
-    for s in &p2p.segments {
-        let ci = |v: Option<[f64; 2]>| {
-            v.map_or(String::new(), |[lo, hi]| format!(" [{lo:.4e}, {hi:.4e}]"))
-        };
+    for s in segments {
         writeln!(
             out,
-            "p2p {from:>9} .. {:>9} B: {:.4e} s{} + {:.4e} s/byte{}",
+            "p2p {label:<8} {from:>9} .. {:>9} B: {:.4e} s{} + {:.4e} s/byte{}",
             s.max_bytes,
             s.latency_s,
             ci(s.latency_s_ci95),
@@ -336,22 +333,61 @@ fn print_p2p(
         )?;
         from = s.max_bytes + 1;
     }
+    Ok(())
+}
+
+fn print_p2p(
+    out: &mut impl Write,
+    p2p: &P2pReport,
+    merged: &[(Option<String>, P2pMerge)],
+) -> std::io::Result<()> {
     writeln!(
         out,
-        "p2p fit: rms relative error {:.1}%",
+        "point-to-point, one way (ping-pong {} with each other node; empty superstep {:.4e} s subtracted):",
+        p2p.nodes[0], p2p.empty_superstep_s
+    )?;
+    let names: Vec<String> = p2p.nodes[1..]
+        .iter()
+        .map(|n| format!("{}-{n}", p2p.nodes[0]))
+        .collect();
+    writeln!(out, "  {:>9}    {}", "bytes", names.join("  "))?;
+    for (k, size) in p2p.sizes.iter().enumerate() {
+        let times: Vec<String> = p2p
+            .pairs
+            .iter()
+            .map(|pair| format!("{:.4e} s", pair[k]))
+            .collect();
+        writeln!(out, "  {size:>9} B  {}", times.join("  "))?;
+    }
+    print_segments(out, "network", &p2p.segments)?;
+    for (name, segments) in p2p.nodes[1..].iter().zip(&p2p.pair_segments) {
+        print_segments(out, name, segments)?;
+    }
+    writeln!(
+        out,
+        "p2p fit (network: the fastest pair at each size): rms relative error {:.1}%",
         100.0 * p2p.rms_relative_error
     )?;
-    match merged {
-        Some(P2pMerge::Added) => writeln!(out, "p2p: written (the platform had none)"),
-        Some(P2pMerge::ReplacedShorter) => writeln!(
-            out,
-            "p2p: replaced the platform's segments, measured to a smaller size"
-        ),
-        Some(P2pMerge::ReplacedFaster) => writeln!(
-            out,
-            "p2p: replaced the platform's segments, measured as far but faster there (the slowest link stands for the network)"
-        ),
-        Some(P2pMerge::Kept(why)) => writeln!(out, "p2p: kept the platform's segments: {why}"),
-        None => Ok(()),
+    for (key, merge) in merged {
+        let whose = key
+            .as_deref()
+            .map_or("the network's".to_owned(), |n| format!("node {n}'s"));
+        match merge {
+            P2pMerge::Added => {
+                writeln!(out, "p2p: {whose} segments written (the platform had none)")
+            }
+            P2pMerge::ReplacedShorter => writeln!(
+                out,
+                "p2p: {whose} segments replaced the platform's, measured to a smaller size"
+            ),
+            P2pMerge::ReplacedFaster => writeln!(
+                out,
+                "p2p: {whose} segments replaced the platform's, measured as far but faster there (the slower measurement stands)"
+            ),
+            P2pMerge::Kept(why) => {
+                writeln!(out, "p2p: kept the platform's {whose} segments: {why}")
+            }
+        }?;
     }
+    Ok(())
 }
