@@ -5,8 +5,10 @@
 # For each kernel (GE, MM, conv2d, SUMMA) and machine (sunwulf, and sunwulf replicated 64
 # times) it runs two studies on `sim` with the measured approach only: the full one on 2..64
 # nodes (the reference N on 16, 32, 64), and one on 2, 4, 8 nodes, which
-# `hetscale predict --from` fits to predict 16, 32 and 64. It prints a Markdown table and the
-# verdict (median |error| <= 10%, 95% intervals cover >= 90% of the measured N).
+# `hetscale predict --from` fits to predict 16, 32 and 64, once as it fits by default (the
+# kernel's own HBSP^1 model among the hypotheses) and once with `--normal-form` (Extra-P's
+# normal form alone, as for a program without a model). It prints a Markdown table and the
+# verdict (median |error| <= 10%, 95% intervals cover >= 90% of the measured N) for each.
 #
 # Usage: benchmarks/scaling.sh [OUT_DIR]   (default: scaling-benchmark)
 # HETSCALE=path/to/hetscale picks the binary (default: target/release/hetscale; build it with
@@ -17,7 +19,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 hetscale="${HETSCALE:-$root/target/release/hetscale}"
 out="${1:-scaling-benchmark}"
-mkdir -p "$out/specs" "$out/db" "$out/results" "$out/predictions"
+mkdir -p "$out/specs" "$out/db" "$out/results" "$out/predictions" "$out/predictions-normal-form"
 
 # The 64x-replicated Sunwulf: every node of the preset 64 times, copies named as
 # `hetscale predict --replicate` names them (`hpc-1~1`). Sunwulf has 20 SunFires; the mixed
@@ -97,15 +99,25 @@ for entry in "${kernels[@]}"; do
     done
     # One prediction per configuration: a configuration where the model reaches no N holding
     # the target fails alone, and its message is kept as the row's result.
+    # Twice: with the kernel's own HBSP^1 model among the hypotheses (as hetscale fits), and
+    # with Extra-P's normal form alone (--normal-form), what a program without a model gets.
     for p in "${held_nodes[@]}"; do
       echo "[$((SECONDS - start)) s] predict --from $id-fit on $p nodes" >&2
-      rm -f "$out/predictions/$id-p$p.json" "$out/predictions/$id-p$p.error"
-      "$hetscale" predict --from "$out/db/$id-fit.db" --nodes "$(nodes_of "$machine" "$p")" \
-        --json >"$out/predictions/$id-p$p.json" 2>"$out/predictions/$id-p$p.error" ||
-        rm "$out/predictions/$id-p$p.json"
+      for variant in predictions predictions-normal-form; do
+        flag=()
+        [ "$variant" = predictions-normal-form ] && flag=(--normal-form)
+        rm -f "$out/$variant/$id-p$p.json" "$out/$variant/$id-p$p.error"
+        "$hetscale" predict --from "$out/db/$id-fit.db" --nodes "$(nodes_of "$machine" "$p")" \
+          "${flag[@]}" --json >"$out/$variant/$id-p$p.json" 2>"$out/$variant/$id-p$p.error" ||
+          rm "$out/$variant/$id-p$p.json"
+      done
     done
   done
 done
 echo "[$((SECONDS - start)) s] done" >&2
 
-python3 "$here/scaling_table.py" "$out"
+python3 "$here/scaling_table.py" "$out" predictions
+echo
+echo "With Extra-P's normal form alone (predict --from --normal-form):"
+echo
+python3 "$here/scaling_table.py" "$out" predictions-normal-form

@@ -1,10 +1,10 @@
 """The table of benchmarks/scaling.sh: predicted N on 16, 32 and 64 nodes against measured.
 
-Usage: python3 scaling_table.py OUT_DIR
+Usage: python3 scaling_table.py OUT_DIR [PREDICTIONS]
 
 Reads OUT_DIR/results/<kernel>-<machine>-full.json (`hetscale study --json`: the measured N on
-every configuration) and OUT_DIR/predictions/<kernel>-<machine>.json (`hetscale predict --from
---json`, fitted on the 2, 4 and 8-node study) and prints Markdown: one row per held-out
+every configuration) and OUT_DIR/PREDICTIONS/<kernel>-<machine>-p<P>.json (`hetscale predict
+--from --json`, fitted on the 2, 4 and 8-node study; PREDICTIONS defaults to `predictions`) and prints Markdown: one row per held-out
 configuration, the model each fit selected, and the verdict against issue 34's targets.
 """
 
@@ -43,6 +43,7 @@ def first_clause(message: str) -> str:
 
 def main() -> None:
     out = Path(sys.argv[1])
+    predictions = sys.argv[2] if len(sys.argv) > 2 else "predictions"
     rows, models = [], []
     for kernel in KERNELS:
         for machine in MACHINES:
@@ -50,7 +51,7 @@ def main() -> None:
             measured = measured_n(out / "results" / f"{ident}-full.json")
             model = None
             for p in HELD:
-                base = out / "predictions" / f"{ident}-p{p}"
+                base = out / predictions / f"{ident}-p{p}"
                 if base.with_suffix(".json").exists():
                     prediction = json.loads(base.with_suffix(".json").read_text())
                     model = prediction["model"]

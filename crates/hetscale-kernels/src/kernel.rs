@@ -13,7 +13,7 @@ use crate::array::Array;
 use crate::error::{KernelError, Result};
 
 /// A configured parallel algorithm.
-pub trait Kernel: Sync {
+pub trait Kernel: Send + Sync {
     /// Short name, as the command line spells it (`mm`, `ge`, `conv2d`, `summa`, `burg`,
     /// `slalom`).
     fn name(&self) -> &'static str;

@@ -236,6 +236,7 @@ fn the_bootstrap_interval_covers_the_true_size_and_time() {
     let prediction = PredictionTarget {
         configuration: &target,
         efficiency: 0.5,
+        tolerance: 0.0,
         n_bounds: (10.0, 1e9),
         reference: Some(&reference),
     };
@@ -266,7 +267,17 @@ fn the_bootstrap_interval_covers_the_true_size_and_time() {
     );
     assert!(b.size.low < b.size.estimate && b.size.estimate < b.size.high);
     assert_eq!(b.widened_by, 1.0);
-    assert!(b.cautions.is_empty(), "{:?}", b.cautions);
+    // Other overhead forms fit these noisy runs about as well: the interval takes them in,
+    // and that is the only caution.
+    assert!(b.model_form.hypotheses > 1, "{:?}", b.model_form);
+    assert!(b.size.low <= b.model_form.size_low && b.model_form.size_high <= b.size.high);
+    assert!(
+        b.cautions
+            .iter()
+            .all(|c| matches!(c, Caution::ModelForm { .. })),
+        "{:?}",
+        b.cautions
+    );
     assert!(b.resamples >= 190 && b.same_hypothesis_share > 0.0, "{b:?}");
     // Seeded: the same intervals again.
     let again = bootstrap(
@@ -292,16 +303,18 @@ fn beyond_8x_the_largest_fitted_node_count_the_interval_widens_and_says_so() {
         let prediction = PredictionTarget {
             configuration: &target,
             efficiency: 0.5,
+            tolerance: 0.0,
             n_bounds: (10.0, 1e9),
             reference: None,
         };
         bootstrap(&data, &selection, &prediction, &LAW_1.work, &options).unwrap()
     };
     let at_32 = predict(32);
-    assert!(at_32.cautions.is_empty() && at_32.widened_by == 1.0);
+    assert_eq!(at_32.widened_by, 1.0);
+    assert!(without_model_form(&at_32.cautions).is_empty());
     let at_512 = predict(512);
     assert_eq!(
-        at_512.cautions[0],
+        without_model_form(&at_512.cautions)[0],
         Caution::Extrapolation {
             nodes: 512,
             largest_fitted: 8
@@ -323,7 +336,13 @@ fn beyond_8x_the_largest_fitted_node_count_the_interval_widens_and_says_so() {
     );
     let truth = true_size(&LAW_1, 0.5, &configuration(512));
     assert!(at_512.size.contains(truth), "{:?} vs {truth}", at_512.size);
-    assert!(at_512.size.high < 1e9, "{:?}", at_512.size);
+    // Its upper end is an estimate, unless a form as plausible as the chosen one reaches the
+    // target at no size searched: then it is the bound, and a caution says why.
+    let unreached = at_512
+        .cautions
+        .iter()
+        .any(|c| matches!(c, Caution::ModelForm { unreached, .. } if *unreached > 0));
+    assert!(at_512.size.high < 1e9 || unreached, "{:?}", at_512);
 
     // Searched only up to just above the estimate, the widened interval is cut there and says so.
     let n_max = at_512.size.estimate * 1.01;
@@ -334,6 +353,7 @@ fn beyond_8x_the_largest_fitted_node_count_the_interval_widens_and_says_so() {
         &PredictionTarget {
             configuration: &target,
             efficiency: 0.5,
+            tolerance: 0.0,
             n_bounds: (10.0, n_max),
             reference: None,
         },
@@ -438,6 +458,7 @@ fn bad_input_is_an_error_not_a_panic() {
     let prediction = PredictionTarget {
         configuration: &target,
         efficiency: 0.999,
+        tolerance: 0.0,
         n_bounds: (10.0, 100.0),
         reference: None,
     };
@@ -572,6 +593,7 @@ fn two_configurations_fit_with_a_caution_and_wider_intervals() {
     let prediction = PredictionTarget {
         configuration: &target,
         efficiency: 0.5,
+        tolerance: 0.0,
         n_bounds: (10.0, 1e9),
         reference: None,
     };
@@ -582,7 +604,7 @@ fn two_configurations_fit_with_a_caution_and_wider_intervals() {
     let b = bootstrap(&data, &selection, &prediction, &LAW_1.work, &options).unwrap();
     assert_eq!(b.widened_by, 2.0);
     assert_eq!(
-        b.cautions,
+        without_model_form(&b.cautions),
         [Caution::FewConfigurations { configurations: 2 }]
     );
 }
@@ -673,6 +695,7 @@ fn coverage_statistics_over_20_seeds() {
                 let prediction = PredictionTarget {
                     configuration: &target,
                     efficiency: 0.5,
+                    tolerance: 0.0,
                     n_bounds: (10.0, 1e12),
                     reference: None,
                 };
@@ -701,4 +724,69 @@ fn coverage_statistics_over_20_seeds() {
             errors[errors.len() - 1]
         );
     }
+}
+
+/// `cautions` without [`Caution::ModelForm`], which noisy runs may or may not give.
+fn without_model_form(cautions: &[Caution]) -> Vec<Caution> {
+    cautions
+        .iter()
+        .filter(|c| !matches!(c, Caution::ModelForm { .. }))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn forms_the_runs_cannot_tell_apart_widen_the_interval_and_say_so() {
+    // Three configurations and 5% noise: overheads in p, sqrt(p) and log2(p) fit them
+    // almost alike, and part ways at 64 nodes.
+    let law = Law {
+        work: |n| 2.0 * n * n * n,
+        time: |n, w, c| w / c.marked_speed() + 2e-6 * n * n * (c.nodes() as f64).log2() + 1e-3,
+    };
+    let data = runs(&law, &[2, 4, 8], &SIZES, 2, 0.05, 11);
+    let selection = select(
+        &data,
+        &HypothesisSpace::default(),
+        &SelectOptions::default(),
+    )
+    .unwrap();
+    report(&selection);
+    assert!(selection.plausible_hypotheses >= 1);
+    let target = configuration(64);
+    let prediction = PredictionTarget {
+        configuration: &target,
+        efficiency: 0.5,
+        tolerance: 0.0,
+        n_bounds: (10.0, 1e9),
+        reference: None,
+    };
+    let options = BootstrapOptions {
+        resamples: 60,
+        ..BootstrapOptions::default()
+    };
+    let b = bootstrap(&data, &selection, &prediction, &law.work, &options).unwrap();
+    eprintln!("{b:#?}");
+    assert_eq!(
+        b.model_form.hypotheses,
+        selection.plausible_hypotheses.max(1)
+    );
+    // The interval holds every plausible form's size, and says so when that widened it.
+    assert!(b.size.low <= b.model_form.size_low && b.model_form.size_high <= b.size.high);
+    for caution in &b.cautions {
+        if let Caution::ModelForm {
+            hypotheses,
+            low,
+            high,
+            ..
+        } = caution
+        {
+            assert_eq!(*hypotheses, b.model_form.hypotheses);
+            assert_eq!(
+                (*low, *high),
+                (b.model_form.size_low, b.model_form.size_high)
+            );
+        }
+    }
+    let truth = true_size(&law, 0.5, &target);
+    assert!(b.size.contains(truth), "{:?} vs {truth}", b.size);
 }

@@ -44,6 +44,18 @@ pub enum Caution {
         /// Whether it is the largest size searched (else the smallest).
         upper: bool,
     },
+    /// The hypotheses the cross-validation cannot tell from the chosen one predict sizes
+    /// beyond the resampled interval: the size interval was widened to take them in.
+    ModelForm {
+        /// How many hypotheses are plausible, the chosen one included.
+        hypotheses: usize,
+        /// The smallest size they predict.
+        low: f64,
+        /// The largest size they predict.
+        high: f64,
+        /// How many of them reach the target at no size searched.
+        unreached: usize,
+    },
     /// The cross-validated error is above [`POOR_CV_ERROR_PERCENT`].
     PoorFit {
         /// The model's cross-validated error, %.
@@ -79,6 +91,21 @@ impl fmt::Display for Caution {
                 f,
                 "the interval of N reaches below the smallest size searched and is cut at it, N = {n:.0}"
             ),
+            Caution::ModelForm {
+                hypotheses,
+                low,
+                high,
+                unreached,
+            } => {
+                write!(
+                    f,
+                    "{hypotheses} overhead forms fit the runs as well as the chosen one (95%) and predict N from {low:.0} to {high:.0}"
+                )?;
+                if *unreached > 0 {
+                    write!(f, " ({unreached} reach the target at no size searched)")?;
+                }
+                f.write_str(": the interval takes them in")
+            }
             Caution::PoorFit { cv_error_percent } => write!(
                 f,
                 "the model's cross-validated error is {cv_error_percent:.1}%, above {POOR_CV_ERROR_PERCENT}%: it does not explain the runs well"

@@ -47,5 +47,7 @@ pub use caution::{Caution, MAX_EXTRAPOLATION, POOR_CV_ERROR_PERCENT};
 pub use data::{Configuration, Run, ScalingData};
 pub use hypothesis::{CustomTerm, Exponents, HypothesisSpace, Term};
 pub use model::{FittedTerm, ScalingModel};
-pub use prediction::{Bootstrap, BootstrapOptions, Interval, PredictionTarget, bootstrap};
+pub use prediction::{
+    Bootstrap, BootstrapOptions, Interval, ModelForm, PredictionTarget, bootstrap,
+};
 pub use selection::{ExcludedRun, SelectOptions, Selection, select};

@@ -26,6 +26,15 @@ impl Interval {
         self.low <= x && x <= self.high
     }
 
+    /// Also taking in `a` and `b`.
+    fn hull(self, a: f64, b: f64) -> Self {
+        Self {
+            low: self.low.min(a).min(b),
+            high: self.high.max(a).max(b),
+            ..self
+        }
+    }
+
     /// Widened by `factor` around the estimate on a log scale (the values are positive).
     fn widened(self, factor: f64) -> Self {
         if factor <= 1.0 {
@@ -46,6 +55,10 @@ pub struct PredictionTarget<'a> {
     pub configuration: &'a Configuration,
     /// The speed-efficiency `E_s` to hold.
     pub efficiency: f64,
+    /// How closely, relative, a size must hold it (a study's `tolerance`; 0: exactly): every
+    /// size whose `E_s` is within `efficiency * (1 +- tolerance)` holds the target, so the
+    /// size interval takes in the chosen model's band of them.
+    pub tolerance: f64,
     /// The sizes searched.
     pub n_bounds: (f64, f64),
     /// Where `psi(reference, configuration)` is measured from (e.g. the largest measured
@@ -88,8 +101,27 @@ pub struct Bootstrap {
     pub same_hypothesis_share: f64,
     /// The factor the intervals were widened by on a log scale (1: not widened).
     pub widened_by: f64,
+    /// What the hypotheses the cross-validation cannot tell from the chosen one predict.
+    pub model_form: ModelForm,
     /// What the data cannot support, the model's cautions included.
     pub cautions: Vec<Caution>,
+}
+
+/// The sizes that the plausible hypotheses (those the cross-validation cannot tell from the
+/// chosen one at 95%, the chosen one included) predict: the model-form uncertainty.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ModelForm {
+    /// How many hypotheses are plausible.
+    pub hypotheses: usize,
+    /// The smallest size they predict.
+    pub size_low: f64,
+    /// The largest size they predict.
+    pub size_high: f64,
+    /// How many of them reach the target at no size searched, falling short of it (a larger
+    /// size might).
+    pub short_of_target: usize,
+    /// How many of them pass the target already at the smallest size searched.
+    pub past_target: usize,
 }
 
 /// Predicts the size holding `target.efficiency` on `target.configuration` (and the time
@@ -106,6 +138,15 @@ pub struct Bootstrap {
 /// fitted, by `sqrt(ratio / 8)` when the target has `ratio > 8` times the largest fitted
 /// node count, and likewise when the predicted size is more than 8 times the largest fitted
 /// size; each widening is a [`Caution`].
+///
+/// Resampling runs under the chosen form cannot show how far the runs leave the form itself
+/// open: a few configurations can fit laws that part widely beyond them. So the size
+/// interval also takes in every plausible hypothesis' size ([`ModelForm`]; one that reaches
+/// the target at no size searched opens that side to the bound), with
+/// [`Caution::ModelForm`] when that widens it; and the sizes that hold the target within
+/// its tolerance ([`PredictionTarget::tolerance`]). The time's interval follows the size's:
+/// it takes in the chosen model's times at its ends. `psi`'s is the resamples' percentiles,
+/// since its two sizes move together.
 ///
 /// `work(n)` is the work at size `n`, flop. Errors: the selected model does not reach the
 /// target in the bounds ([`ModelError::Unreachable`]), or fewer than 10 resamples do.
@@ -297,31 +338,132 @@ pub fn bootstrap(
             largest_fitted: largest_n,
         });
     }
-    let interval = |estimate: f64, values: &mut Vec<f64>| {
+    let percentiles = |estimate: f64, values: &mut Vec<f64>| {
         values.sort_by(|a, b| a.partial_cmp(b).expect("finite predictions"));
         Interval {
             estimate,
             low: percentile(values, 0.025).min(estimate),
             high: percentile(values, 0.975).max(estimate),
         }
-        .widened(widen)
     };
     let resamples = sizes.len();
-    let size = cut_at_bounds(
-        interval(point.0, &mut sizes),
-        target.n_bounds,
-        &mut cautions,
-    );
+    let resampled = percentiles(point.0, &mut sizes).widened(widen);
+    let model_form = model_form(selection, point.0, |model| {
+        model.size_for_efficiency(
+            target.efficiency,
+            target.configuration,
+            work,
+            target.n_bounds,
+        )
+    });
+    let size = with_model_form(resampled, &model_form, target.n_bounds);
+    if size != resampled {
+        cautions.push(Caution::ModelForm {
+            hypotheses: model_form.hypotheses,
+            low: model_form.size_low,
+            high: model_form.size_high,
+            unreached: model_form.short_of_target + model_form.past_target,
+        });
+    }
+    let size = holding_band(&selection.model, target, work, size);
+    let size = cut_at_bounds(size, target.n_bounds, &mut cautions);
+    let time_at = |n: f64| {
+        selection
+            .model
+            .predict_time(n, work(n), target.configuration)
+    };
+    let time_s = percentiles(point.1, &mut times).hull(time_at(size.low)?, time_at(size.high)?);
+    // psi's sizes, the target's and the reference's, move together in each resample (a
+    // model that overshoots one overshoots both): its interval is the resamples' alone.
+    let psi = point.2.map(|psi| percentiles(psi, &mut psis));
     Ok(Bootstrap {
         size,
-        time_s: interval(point.1, &mut times),
-        psi: point.2.map(|psi| interval(psi, &mut psis)),
+        time_s,
+        psi,
         resamples,
         unreachable,
         same_hypothesis_share: same as f64 / options.resamples as f64,
         widened_by: widen,
+        model_form,
         cautions,
     })
+}
+
+/// `size` taking in the sizes where `model`'s `E_s` is within the target's tolerance of it
+/// (an end the sizes searched do not reach adds nothing).
+fn holding_band(
+    model: &ScalingModel,
+    target: &PredictionTarget<'_>,
+    work: &dyn Fn(f64) -> f64,
+    size: Interval,
+) -> Interval {
+    if target.tolerance <= 0.0 {
+        return size;
+    }
+    let at = |factor: f64| {
+        model
+            .size_for_efficiency(
+                target.efficiency * factor,
+                target.configuration,
+                work,
+                target.n_bounds,
+            )
+            .unwrap_or(size.estimate)
+    };
+    size.hull(at(1.0 - target.tolerance), at(1.0 + target.tolerance))
+}
+
+/// The sizes every plausible hypothesis of `selection` predicts with `size_of`.
+fn model_form(
+    selection: &Selection,
+    estimate: f64,
+    size_of: impl Fn(&ScalingModel) -> Result<f64>,
+) -> ModelForm {
+    let mut form = ModelForm {
+        hypotheses: selection.plausible.len().max(1),
+        size_low: estimate,
+        size_high: estimate,
+        short_of_target: 0,
+        past_target: 0,
+    };
+    for (columns, coefficients) in selection.plausible.iter().skip(1) {
+        let model = ScalingModel {
+            terms: columns
+                .iter()
+                .zip(coefficients)
+                .map(|(&c, &coefficient)| FittedTerm {
+                    term: selection.terms[c].clone(),
+                    coefficient,
+                    ci95: None,
+                })
+                .collect(),
+            ..selection.model.clone()
+        };
+        match size_of(&model) {
+            Ok(n) => {
+                form.size_low = form.size_low.min(n);
+                form.size_high = form.size_high.max(n);
+            }
+            Err(ModelError::Unreachable { best, target, .. }) if best < target => {
+                form.short_of_target += 1
+            }
+            Err(_) => form.past_target += 1,
+        }
+    }
+    form
+}
+
+/// `interval` widened to take in the plausible hypotheses' sizes, and opened to the largest
+/// (smallest) size searched when some of them fall short of the target there (pass it there).
+fn with_model_form(interval: Interval, form: &ModelForm, (n_min, n_max): (f64, f64)) -> Interval {
+    let mut out = interval.hull(form.size_low, form.size_high);
+    if form.short_of_target > 0 {
+        out.high = out.high.max(n_max);
+    }
+    if form.past_target > 0 {
+        out.low = out.low.min(n_min);
+    }
+    out
 }
 
 /// `size` cut to the sizes searched: a widened interval can reach past them, where the

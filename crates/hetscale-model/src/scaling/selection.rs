@@ -76,9 +76,16 @@ pub struct Selection {
     pub folds: usize,
     /// Runs left out of the fit (below the noise floor).
     pub excluded: Vec<ExcludedRun>,
+    /// How many hypotheses the cross-validation cannot tell from the chosen one (the chosen
+    /// one included), whose predictions the bootstrap's intervals take in.
+    pub plausible_hypotheses: usize,
     /// The best-ranked hypotheses (columns of `terms`), for the bootstrap to reselect among.
     #[serde(skip)]
     pub(super) shortlist: Vec<Vec<usize>>,
+    /// The plausible hypotheses (columns of `terms`) and their coefficients fitted to every
+    /// run, the chosen one first.
+    #[serde(skip)]
+    pub(super) plausible: Vec<(Vec<usize>, Vec<f64>)>,
     /// Every column the hypotheses are made of: `W/C`, `1`, the slowest share, the overheads.
     #[serde(skip)]
     pub(super) terms: Vec<Term>,
@@ -300,25 +307,81 @@ pub(super) fn choose(engine: &Engine, scored: &[Scored], options: &SelectOptions
         ) else {
             return false;
         };
-        if reference.is_empty() || options.standard_errors <= 0.0 {
+        if options.standard_errors <= 0.0 {
             return false;
         }
-        let total: f64 = reference.iter().map(|r| r.0).sum();
-        let d: Vec<(f64, f64)> = reference
-            .iter()
-            .zip(&items)
-            .map(|(r, e)| (r.0, e.1 - r.1))
-            .collect();
-        let mean = d.iter().map(|(w, x)| w * x).sum::<f64>() / total;
-        let spread = d
-            .iter()
-            .map(|(w, x)| (w * (x - mean)).powi(2))
-            .sum::<f64>()
-            .sqrt()
-            / total;
-        mean <= options.standard_errors * spread
+        paired_difference(reference, &items)
+            .is_some_and(|(mean, spread)| mean <= options.standard_errors * spread)
     };
     order.into_iter().find(|&i| ties(i)).or(Some(best))
+}
+
+/// The weighted mean of the paired differences `items - reference` of per-fold held-out
+/// errors, and its standard error; `None` without folds.
+fn paired_difference(reference: &[(f64, f64)], items: &[(f64, f64)]) -> Option<(f64, f64)> {
+    let total: f64 = reference.iter().map(|r| r.0).sum();
+    if reference.is_empty() || total <= 0.0 {
+        return None;
+    }
+    let d: Vec<(f64, f64)> = reference
+        .iter()
+        .zip(items)
+        .map(|(r, e)| (r.0, e.1 - r.1))
+        .collect();
+    let mean = d.iter().map(|(w, x)| w * x).sum::<f64>() / total;
+    let spread = d
+        .iter()
+        .map(|(w, x)| (w * (x - mean)).powi(2))
+        .sum::<f64>()
+        .sqrt()
+        / total;
+    Some((mean, spread))
+}
+
+/// Standard errors of the paired held-out differences within which a hypothesis is as good
+/// as the chosen one for [`plausible`]: 1.96, a two-sided test at 95%.
+const PLAUSIBLE_STANDARD_ERRORS: f64 = 1.96;
+
+/// How many hypotheses, best cross-validated error first, [`plausible`] tests.
+const PLAUSIBLE_CANDIDATES: usize = 400;
+
+/// The hypotheses the cross-validation cannot tell from the chosen one at 95% (a model
+/// confidence set, in the spirit of Hansen, Lunde and Nason 2011): those whose held-out
+/// errors, paired fold by fold with the chosen hypothesis, are not larger by more than
+/// [`PLAUSIBLE_STANDARD_ERRORS`] standard errors of their mean difference, and whose
+/// cross-validated error is within half again the chosen one's (as for a tie in [`choose`]:
+/// a few folds' standard error alone would let in laws twice as wrong); the chosen one
+/// first. Their predictions spread as far as the runs leave the overhead's form open, which
+/// resampling the runs under one form does not show; the bootstrap's intervals take them in.
+fn plausible(engine: &Engine, scored: &[Scored], chosen: usize) -> Vec<(Vec<usize>, Vec<f64>)> {
+    let entry = |s: &Scored| (s.columns.clone(), s.evaluation.coefficients.clone());
+    let mut set = vec![entry(&scored[chosen])];
+    let Some(reference) = engine.held_out_errors(&scored[chosen].columns) else {
+        return set;
+    };
+    let mut order: Vec<usize> = (0..scored.len()).filter(|&i| i != chosen).collect();
+    order.sort_by(|&i, &j| {
+        scored[i]
+            .evaluation
+            .cv_error
+            .partial_cmp(&scored[j].evaluation.cv_error)
+            .expect("finite errors")
+    });
+    let ceiling = (1.0 + CONSIDERED) * scored[chosen].evaluation.cv_error + EQUAL;
+    for &i in order.iter().take(PLAUSIBLE_CANDIDATES) {
+        if scored[i].evaluation.cv_error > ceiling {
+            break;
+        }
+        let Some(items) = engine.held_out_errors(&scored[i].columns) else {
+            continue;
+        };
+        if paired_difference(&reference, &items)
+            .is_some_and(|(mean, spread)| mean <= PLAUSIBLE_STANDARD_ERRORS * spread + EQUAL)
+        {
+            set.push(entry(&scored[i]));
+        }
+    }
+    set
 }
 
 /// Relative errors closer than this are equal (rounding in exact data).
@@ -450,6 +513,7 @@ pub fn select(
             .expect("finite errors")
     });
     let build = |s: &Scored| model(&prepared, &terms, s);
+    let plausible = plausible(&engine, &scored, chosen);
     let shortlist = std::iter::once(chosen)
         .chain(order.iter().copied().take(SHORTLIST))
         .map(|i| scored[i].columns.clone())
@@ -465,7 +529,9 @@ pub fn select(
         rejected,
         folds: folds.len(),
         excluded,
+        plausible_hypotheses: plausible.len(),
         shortlist,
+        plausible,
         terms,
         options: options.clone(),
     })

@@ -12,10 +12,12 @@ use hbsp::Platform;
 use hetscale_kernels::{KernelRegistry, flops_per_unit};
 use hetscale_model::ModelError;
 use hetscale_model::scaling::{
-    BootstrapOptions, Configuration as ModelConfiguration, HypothesisSpace, PredictionTarget, Run,
-    ScalingData, ScalingModel, SelectOptions, Selection, bootstrap, select,
+    BootstrapOptions, Configuration as ModelConfiguration, CustomTerm, HypothesisSpace,
+    PredictionTarget, Run, ScalingData, ScalingModel, SelectOptions, Selection, bootstrap, select,
 };
 use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use crate::error::{Result, StudyError};
 use crate::readable::{grouped, size};
@@ -67,8 +69,8 @@ pub struct StudyRuns {
     pub spec: StudySpec,
     /// The platform the study resolved its configurations on, as stored.
     pub platform: Platform,
-    /// The program, for `W(n)` at any size.
-    pub program: Program,
+    /// The program, for `W(n)` at any size (shared with its own overhead hypothesis).
+    pub program: Arc<Program>,
     /// The study's configurations that have measured runs, resolved on `platform`.
     pub configurations: Vec<ResolvedConfiguration>,
     /// The runs and configurations in the model's terms.
@@ -94,7 +96,7 @@ impl StudyRuns {
             // Stored before platforms were: the spec's name is all there is.
             None => Platform::load(&spec.platform)?,
         };
-        let program = Program::of(&spec, registry)?;
+        let program = Arc::new(Program::of(&spec, registry)?);
         let runs: Vec<_> = store
             .runs(Some(name))?
             .into_iter()
@@ -132,8 +134,10 @@ impl StudyRuns {
     }
 
     /// The selected model: the runs below the noise floor left out on a real backend (the
-    /// simulator's virtual times have no noise to leave out).
-    pub fn fit(&self) -> Result<Selection> {
+    /// simulator's virtual times have no noise to leave out). `targets` are the configurations
+    /// it will be asked about (the program's own overhead model, a hypothesis unless
+    /// `own_model` is false, is evaluated on them: see [`hypothesis_space`]).
+    pub fn fit(&self, targets: &[ResolvedConfiguration], own_model: bool) -> Result<Selection> {
         let min_time_s = if self.spec.backend == "sim" {
             0.0
         } else {
@@ -143,7 +147,17 @@ impl StudyRuns {
             min_time_s,
             ..SelectOptions::default()
         };
-        Ok(select(&self.data, &HypothesisSpace::default(), &options)?)
+        let known = self
+            .configurations
+            .iter()
+            .map(|c| (c.configuration.label.clone(), c.clone()))
+            .chain(targets.iter().map(|c| (c.nodes.clone(), c.clone())));
+        let space = if own_model {
+            hypothesis_space(&self.program, known, &self.data)
+        } else {
+            HypothesisSpace::default()
+        };
+        Ok(select(&self.data, &space, &options)?)
     }
 
     /// The prediction on each of `targets` at speed-efficiency `target`, sizes searched in
@@ -256,6 +270,7 @@ impl StudyRuns {
             &PredictionTarget {
                 configuration: &configuration,
                 efficiency: target,
+                tolerance: self.spec.tolerance,
                 n_bounds,
                 reference: Some(base),
             },
@@ -348,14 +363,14 @@ pub struct ScalingHeldOut {
 
 /// Selects the scaling model on `fitted` (runs below the noise floor left out unless
 /// `simulated`: virtual times have no noise), predicts with the bootstrap's 95% interval the
-/// size holding `target` on `held_out` (sizes searched in `n_bounds`, the work of size `n` on
+/// size holding `target` (within the relative `tolerance`) on `held_out` (sizes searched in `n_bounds`, the work of size `n` on
 /// `p` nodes from `program`), and its time at the reference's size there.
 pub fn scaling_held_out(
     fitted: &[ConfigurationRuns<'_>],
     held_out: &ResolvedConfiguration,
-    program: &Program,
+    program: &Arc<Program>,
     simulated: bool,
-    target: f64,
+    (target, tolerance): (f64, f64),
     n_bounds: (f64, f64),
     reference: &HeldOutReference,
 ) -> Result<ScalingHeldOut> {
@@ -374,7 +389,12 @@ pub fn scaling_held_out(
         min_time_s: if simulated { 0.0 } else { NOISE_FLOOR_S },
         ..SelectOptions::default()
     };
-    let selection = select(&data, &HypothesisSpace::default(), &options)?;
+    let known = fitted
+        .iter()
+        .map(|c| c.configuration)
+        .chain([held_out])
+        .map(|c| (c.configuration.label.clone(), c.clone()));
+    let selection = select(&data, &hypothesis_space(program, known, &data), &options)?;
     let label = &held_out.configuration.label;
     let configuration = model_configuration(held_out, label)?;
     let p = configuration.nodes();
@@ -385,6 +405,7 @@ pub fn scaling_held_out(
         &PredictionTarget {
             configuration: &configuration,
             efficiency: target,
+            tolerance,
             n_bounds,
             reference: None,
         },
@@ -417,6 +438,62 @@ pub fn scaling_held_out(
         time_relative_error: (time_predicted_s - reference.time_s) / reference.time_s,
         cautions: estimate.cautions.iter().map(ToString::to_string).collect(),
     })
+}
+
+/// What [`hypothesis_space`] names the program's own overhead model in formulas.
+pub const OWN_OVERHEAD_KERNEL: &str = "T_o,hbsp";
+/// ... and a command's `overhead` formula.
+pub const OWN_OVERHEAD_COMMAND: &str = "T_o,spec";
+
+/// The hypotheses for `program`'s runs in `data`: Extra-P's normal form, plus the program's
+/// own overhead model as one more term when it has one, so that the runs choose between the
+/// derived model and the normal form. The term is all the program's time model adds to
+/// `W/C` (isospeed-efficiency's overhead `T_o = T - W/C`): for a kernel, its HBSP^1 model on
+/// the configuration's machine with the platform's `g`, `L` and `r_j`, load imbalance
+/// included (the compute its supersteps replay beyond `W/C`: a process grid's shares, say);
+/// for a command, its `overhead` formula. The
+/// term is evaluated on `configurations` (by the label the model's configurations carry:
+/// the fitted ones' labels, the targets' node sets) at integer sizes, cached, and left out
+/// when it is not finite on every run (a model that would not fit in memory, say).
+pub fn hypothesis_space(
+    program: &Arc<Program>,
+    configurations: impl IntoIterator<Item = (String, ResolvedConfiguration)>,
+    data: &ScalingData,
+) -> HypothesisSpace {
+    let space = HypothesisSpace::default();
+    let name = match program.as_ref() {
+        Program::Kernel(_) => OWN_OVERHEAD_KERNEL,
+        Program::Command(command) if command.overhead.is_some() => OWN_OVERHEAD_COMMAND,
+        Program::Command(_) => return space,
+    };
+    let table: HashMap<String, ResolvedConfiguration> = configurations.into_iter().collect();
+    let program = Arc::clone(program);
+    let cache: Mutex<HashMap<(String, u64), f64>> = Mutex::default();
+    let overhead = move |n: f64, c: &ModelConfiguration| {
+        let key = (c.label.clone(), n.round().max(1.0) as u64);
+        if let Some(&value) = cache.lock().expect("not poisoned").get(&key) {
+            return value;
+        }
+        let value = table.get(&c.label).map_or(f64::NAN, |r| {
+            program
+                .model_parts(n, r)
+                .map_or(f64::NAN, |(compute, overhead)| {
+                    compute + overhead
+                        - program.work(n, r.configuration.nodes) / r.configuration.marked_speed
+                })
+        });
+        cache.lock().expect("not poisoned").insert(key, value);
+        value
+    };
+    let overhead = Arc::new(overhead);
+    let finite = data.runs.iter().all(|r| {
+        data.configuration(&r.configuration)
+            .is_some_and(|c| overhead(r.n, c).is_finite())
+    });
+    if !finite {
+        return space;
+    }
+    space.with_custom(CustomTerm::new(name, move |n, c| overhead(n, c)))
 }
 
 /// Whether `resolved` has the node speeds of `configuration` (the same node set, in effect).
@@ -618,31 +695,34 @@ mod tests {
     /// A threads study of mm on 1, 2 and 4 SunBlades whose stored times follow
     /// `T = W/C + 1e-3 p`, the smallest sizes below the noise floor.
     fn threads_study() -> Store {
-        let spec = StudySpec::from_toml_str(
-            r#"
-name = "t"
-kernel = "mm"
-platform = "sunwulf"
-backend = "threads"
-target = 0.3
-n_min = 16
-n_max = 4096
-
-[[configuration]]
-label = "C_1"
-nodes = "sunblade:1"
-
-[[configuration]]
-label = "C_2"
-nodes = "sunblade:2"
-
-[[configuration]]
-label = "C_4"
-nodes = "sunblade:4"
-"#,
-            "t.toml",
+        study_of(
+            ["sunblade:1", "sunblade:2", "sunblade:4"],
+            &[16, 32, 64, 128, 256, 512],
+            |_, n, resolved| {
+                let c = &resolved.configuration;
+                2.0 * n.powi(3) / c.marked_speed + 1e-3 * c.nodes as f64
+            },
         )
-        .unwrap();
+    }
+
+    /// Study "t" of MM on sunwulf's `nodes` (labels `C_<p>`), 3 runs at each of `sizes`, each
+    /// taking `time(program, n, configuration)`.
+    fn study_of(
+        nodes: [&str; 3],
+        sizes: &[u64],
+        time: impl Fn(&Program, f64, &ResolvedConfiguration) -> f64,
+    ) -> Store {
+        let mut text = String::from(
+            "name = \"t\"\nkernel = \"mm\"\nplatform = \"sunwulf\"\nbackend = \"threads\"\n\
+             target = 0.3\nn_min = 16\nn_max = 4096\n",
+        );
+        for (i, set) in nodes.iter().enumerate() {
+            text.push_str(&format!(
+                "\n[[configuration]]\nlabel = \"C_{i}\"\nnodes = \"{set}\"\n"
+            ));
+        }
+        let spec = StudySpec::from_toml_str(&text, "t.toml").unwrap();
+        let program = Program::of(&spec, &KernelRegistry::builtin()).unwrap();
         let platform = Platform::load("sunwulf").unwrap();
         let store = Store::open_in_memory().unwrap();
         store
@@ -654,7 +734,7 @@ nodes = "sunblade:4"
                 resolved.configuration.nodes,
                 resolved.configuration.marked_speed,
             );
-            for n in [16u64, 32, 64, 128, 256, 512] {
+            for &n in sizes {
                 for repetition in 0..3 {
                     let work = 2.0 * (n as f64).powi(3);
                     let mut run = crate::store::tests_support::sample(n, repetition);
@@ -664,7 +744,7 @@ nodes = "sunblade:4"
                     run.nodes = p as u32;
                     run.marked_speed = speed;
                     run.work = work;
-                    run.time_s = work / speed + 1e-3 * p as f64;
+                    run.time_s = time(&program, n as f64, &resolved);
                     run.speed_efficiency = work / (run.time_s * speed);
                     store.record(&run).unwrap();
                 }
@@ -678,7 +758,7 @@ nodes = "sunblade:4"
         let store = threads_study();
         let runs = StudyRuns::load(&store, "t", &KernelRegistry::builtin()).unwrap();
         assert_eq!(runs.data.runs.len(), 3 * 6 * 3);
-        let selection = runs.fit().unwrap();
+        let selection = runs.fit(&[], true).unwrap();
         let platform = runs.platform.clone();
         let targets = [resolve(&platform, "sunblade:4", "sunblade:4").unwrap()];
         let prediction = runs
@@ -713,6 +793,60 @@ nodes = "sunblade:4"
             prediction.verdict.contains("4 nodes"),
             "{}",
             prediction.verdict
+        );
+    }
+
+    #[test]
+    fn a_kernels_own_model_is_a_hypothesis_the_runs_can_choose() {
+        // Runs that take exactly MM's HBSP^1 time on sunwulf's mixed nodes.
+        let model_time = |program: &Program, n: f64, c: &ResolvedConfiguration| {
+            let (compute, overhead) = program.model_parts(n, c).unwrap();
+            compute + overhead
+        };
+        let nodes = [
+            "server:1,sunblade:1",
+            "server:1,sunblade:3",
+            "server:1,sunblade:7",
+        ];
+        let store = study_of(nodes, &[128, 256, 384, 512, 768], model_time);
+        let runs = StudyRuns::load(&store, "t", &KernelRegistry::builtin()).unwrap();
+        // The term is the model's time beyond W/C.
+        let known = runs
+            .configurations
+            .iter()
+            .map(|c| (c.configuration.label.clone(), c.clone()));
+        let space = hypothesis_space(&runs.program, known, &runs.data);
+        let own = space
+            .overhead_terms()
+            .into_iter()
+            .find(|t| t.to_string() == OWN_OVERHEAD_KERNEL)
+            .expect("a kernel's own model is a hypothesis");
+        let run = &runs.data.runs[0];
+        let c = runs.data.configuration(&run.configuration).unwrap();
+        let expected = run.time_s - run.work_flop / c.marked_speed();
+        let value = own.value(run.n, run.work_flop, c);
+        assert!(
+            (value / expected - 1.0).abs() < 1e-9,
+            "{value} vs {expected}"
+        );
+
+        let with = runs.fit(&[], true).unwrap();
+        assert_eq!(
+            with.model.hypothesis(),
+            [OWN_OVERHEAD_KERNEL],
+            "{}",
+            with.model
+        );
+        assert!(
+            with.model.cv_error_percent < 0.01,
+            "{}",
+            with.model.cv_error_percent
+        );
+        let without = runs.fit(&[], false).unwrap();
+        assert!(
+            !without.model.to_string().contains(OWN_OVERHEAD_KERNEL),
+            "{}",
+            without.model
         );
     }
 

@@ -13,6 +13,7 @@ pub mod program;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use hbsp::{Backend, Platform, WorkCharge};
 use hetscale_kernels::KernelRegistry;
@@ -81,7 +82,7 @@ pub struct Measurement {
 /// Executes and records the runs of one study.
 pub struct Runner<'a> {
     spec: &'a StudySpec,
-    program: Program,
+    program: Arc<Program>,
     hostfiles: Hostfiles,
     /// The first run that failed, for a study none of whose runs completed.
     first_failure: RefCell<Option<String>>,
@@ -169,7 +170,7 @@ impl<'a> Runner<'a> {
         store: &'a Store,
         observer: &'a dyn Observer,
     ) -> Result<Self> {
-        let program = Program::of(spec, registry)?;
+        let program = Arc::new(Program::of(spec, registry)?);
         let configurations = spec
             .configurations
             .iter()
@@ -214,7 +215,7 @@ impl<'a> Runner<'a> {
     }
 
     /// The kernel or command studied.
-    pub fn program(&self) -> &Program {
+    pub fn program(&self) -> &Arc<Program> {
         &self.program
     }
 

@@ -329,9 +329,17 @@ pub fn scaling_metadata(
             "C_min",
             "the slowest node's marked speed of the configuration, flop/s",
         ),
+        (
+            crate::approaches::scaling_fit::OWN_OVERHEAD_KERNEL,
+            "the kernel's own HBSP^1 time model on the configuration's machine, minus W/C, s",
+        ),
+        (
+            crate::approaches::scaling_fit::OWN_OVERHEAD_COMMAND,
+            "the command's overhead formula from its spec, s",
+        ),
     ]);
     let fitted = crate::approaches::scaling_fit::StudyRuns::load(store, &name, registry)
-        .and_then(|runs| runs.fit());
+        .and_then(|runs| runs.fit(&[], true));
     let (model, runners_up, why_no_model, excluded_runs) = match fitted {
         Ok(selection) => (
             Some(ExportedModel::of(&selection.model)),

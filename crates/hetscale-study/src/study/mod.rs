@@ -526,7 +526,7 @@ fn scaling_held_out(
         &configs[last],
         runner.program(),
         spec.backend == "sim",
-        spec.target,
+        (spec.target, spec.tolerance),
         (spec.n_min as f64, spec.n_max as f64),
         &crate::approaches::scaling_fit::HeldOutReference {
             approach: reference.approach,

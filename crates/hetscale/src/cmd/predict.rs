@@ -35,6 +35,11 @@ pub struct Args {
     /// With --from: the study to fit (default: the database's only study).
     #[arg(long, value_name = "NAME", requires = "from")]
     pub study: Option<String>,
+    /// With --from: choose the overhead from Extra-P's normal form and the slowest node's
+    /// share only, leaving out the program's own model (T_o,hbsp, T_o,spec): what the runs
+    /// alone say.
+    #[arg(long, requires = "from")]
+    pub normal_form: bool,
     /// Platform preset (`hetscale platform list` lists them) or TOML file. Default: sunwulf,
     /// the JPDC paper's machine (a command that runs programs here defaults to local; one that
     /// models a paper, to the paper's machine); with --from, the platform the study ran on.
@@ -158,7 +163,7 @@ fn run_from(db: &str, args: &Args, registry: &KernelRegistry) -> anyhow::Result<
         None => runs.platform.clone(),
     };
     let (platform, configs) = configurations(platform, args)?;
-    let selection = runs.fit()?;
+    let selection = runs.fit(&configs, !args.normal_form)?;
     let prediction = runs.predict(
         &study,
         &selection,
@@ -338,14 +343,22 @@ fn render_from(db: &str, platform: &str, p: &ScalingPrediction) -> String {
         out.push_str(line.join("  ").trim_end());
         out.push('\n');
     }
-    let mut cautions: Vec<&String> = Vec::new();
-    for c in p.points.iter().flat_map(|point| &point.cautions) {
-        if !cautions.contains(&c) {
-            cautions.push(c);
+    // Each caution once, naming the configurations it is about unless it is about all.
+    let mut cautions: Vec<(&String, Vec<&str>)> = Vec::new();
+    for point in &p.points {
+        for c in &point.cautions {
+            match cautions.iter_mut().find(|(seen, _)| *seen == c) {
+                Some((_, on)) => on.push(&point.nodes),
+                None => cautions.push((c, vec![&point.nodes])),
+            }
         }
     }
-    for c in cautions {
-        out.push_str(&format!("caution: {c}\n"));
+    for (c, on) in cautions {
+        if on.len() == p.points.len() {
+            out.push_str(&format!("caution: {c}\n"));
+        } else {
+            out.push_str(&format!("caution on {}: {c}\n", on.join(", ")));
+        }
     }
     // The answer last, where the eye lands.
     out.push_str(&format!("{}\n", p.verdict));
