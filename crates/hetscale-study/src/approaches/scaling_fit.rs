@@ -188,7 +188,7 @@ impl StudyRuns {
         let base_n = selection
             .model
             .size_for_efficiency(target, base, &base_work, n_bounds)
-            .map_err(|e| unreachable_on(e, &base.label))?;
+            .map_err(|e| self.poor_model(e, selection, &base.label, target))?;
         let points = targets
             .iter()
             .map(|t| self.predict_one(selection, t, base, target, n_bounds))
@@ -250,6 +250,27 @@ impl StudyRuns {
         };
         prediction.verdict = verdict(&prediction);
         Ok(prediction)
+    }
+
+    /// The error when the model reaches no size holding the target on a configuration the
+    /// study measured: the model, not the range, is at fault, so it says which runs the fit
+    /// had and what to change in the study.
+    fn poor_model(
+        &self,
+        e: ModelError,
+        selection: &Selection,
+        label: &str,
+        target: f64,
+    ) -> StudyError {
+        let ModelError::Unreachable { best, best_at, .. } = e else {
+            return unreachable_on(e, label);
+        };
+        let kept = selection.model.runs;
+        let below = selection.excluded.len();
+        StudyError::Model(ModelError::Inconsistent(format!(
+            "the model fitted to the runs ({}, cross-validated error {:.0}%) holds E_s = {target} at no size on \"{label}\", a configuration the study measured (its highest E_s is {best:.3} at N = {best_at:.0}): {kept} runs fitted, {below} left out below the noise floor; rerun the study at larger sizes (a larger n_min) or for a higher target, so that more runs last well above {NOISE_FLOOR_S} s",
+            selection.model, selection.model.cv_error_percent
+        )))
     }
 
     fn predict_one(

@@ -68,7 +68,7 @@ impl Program {
     pub fn unmodelled(&self) -> Option<String> {
         match self {
             Self::Command(command) if command.overhead.is_none() => Some(
-                "needs an overhead formula: add overhead = \"...\" (seconds, in n and p) to [command]"
+                "needs an overhead formula: add overhead = \"...\" (seconds, in n and p) to [command], or predict from the runs with hetscale predict --from"
                     .into(),
             ),
             _ => None,
