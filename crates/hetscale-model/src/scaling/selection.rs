@@ -338,6 +338,19 @@ fn paired_difference(reference: &[(f64, f64)], items: &[(f64, f64)]) -> Option<(
     Some((mean, spread))
 }
 
+/// The positions in `scored` of every hypothesis but `chosen`, best cross-validated error first.
+fn others_by_cv_error(scored: &[Scored], chosen: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..scored.len()).filter(|&i| i != chosen).collect();
+    order.sort_by(|&i, &j| {
+        scored[i]
+            .evaluation
+            .cv_error
+            .partial_cmp(&scored[j].evaluation.cv_error)
+            .expect("finite errors")
+    });
+    order
+}
+
 /// Standard errors of the paired held-out differences within which a hypothesis is as good
 /// as the chosen one for [`plausible`]: 1.96, a two-sided test at 95%.
 const PLAUSIBLE_STANDARD_ERRORS: f64 = 1.96;
@@ -359,14 +372,7 @@ fn plausible(engine: &Engine, scored: &[Scored], chosen: usize) -> Vec<(Vec<usiz
     let Some(reference) = engine.held_out_errors(&scored[chosen].columns) else {
         return set;
     };
-    let mut order: Vec<usize> = (0..scored.len()).filter(|&i| i != chosen).collect();
-    order.sort_by(|&i, &j| {
-        scored[i]
-            .evaluation
-            .cv_error
-            .partial_cmp(&scored[j].evaluation.cv_error)
-            .expect("finite errors")
-    });
+    let order = others_by_cv_error(scored, chosen);
     let ceiling = (1.0 + CONSIDERED) * scored[chosen].evaluation.cv_error + EQUAL;
     for &i in order.iter().take(PLAUSIBLE_CANDIDATES) {
         if scored[i].evaluation.cv_error > ceiling {
@@ -504,14 +510,7 @@ pub fn select(
             runs.len()
         ))
     })?;
-    let mut order: Vec<usize> = (0..scored.len()).filter(|&i| i != chosen).collect();
-    order.sort_by(|&i, &j| {
-        scored[i]
-            .evaluation
-            .cv_error
-            .partial_cmp(&scored[j].evaluation.cv_error)
-            .expect("finite errors")
-    });
+    let order = others_by_cv_error(&scored, chosen);
     let build = |s: &Scored| model(&prepared, &terms, s);
     let plausible = plausible(&engine, &scored, chosen);
     let shortlist = std::iter::once(chosen)
