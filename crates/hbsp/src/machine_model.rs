@@ -192,6 +192,21 @@ pub fn p2p_time(segments: &[P2pSegment], bytes: u64) -> f64 {
         .map_or(0.0, |s| s.time(bytes as f64))
 }
 
+/// One transfer of `bytes` on `segments`, as its segment's start-up and its bytes' cost
+/// (`latency_s`, `bytes * s_per_byte`): their sum is [`p2p_time`]. A node's transfers in
+/// one superstep overlap their start-ups and queue their bytes on its link (`sim` charges
+/// the largest start-up once and every transfer's bytes).
+pub fn p2p_parts(segments: &[P2pSegment], bytes: u64) -> (f64, f64) {
+    if bytes == 0 {
+        return (0.0, 0.0);
+    }
+    segments
+        .iter()
+        .find(|s| bytes <= s.max_bytes)
+        .or(segments.last())
+        .map_or((0.0, 0.0), |s| (s.latency_s, bytes as f64 * s.s_per_byte))
+}
+
 /// The segments that cost `node`'s transfers: its own, else those of no node.
 pub fn p2p_segments(all: &[P2pSegment], node: Option<&str>) -> Vec<P2pSegment> {
     let own: Vec<P2pSegment> = all
@@ -206,7 +221,9 @@ pub fn p2p_segments(all: &[P2pSegment], node: Option<&str>) -> Vec<P2pSegment> {
 }
 
 /// Checks `[[machine.p2p]]`: segments of no node present when any are, each node's sizes
-/// increasing, costs finite and non-negative.
+/// increasing, costs finite, per byte non-negative, and every segment's cost non-negative
+/// from its first size (a segment after the first may start with a negative `latency_s`:
+/// a shaped link's burst, see `hbsp::p2p_probe`).
 fn validate_p2p(all: &[P2pSegment]) -> Result<(), String> {
     if !all.is_empty() && all.iter().all(|s| s.node.is_some()) {
         return Err(
@@ -232,10 +249,22 @@ fn validate_p2p_group(segments: &[&P2pSegment], node: Option<&str>) -> Result<()
             i + 1,
             s.max_bytes
         );
-        non_negative(
-            &at,
-            &[("latency_s", s.latency_s), ("s_per_byte", s.s_per_byte)],
-        )?;
+        non_negative(&at, &[("s_per_byte", s.s_per_byte)])?;
+        let start = if i == 0 {
+            0.0
+        } else {
+            segments[i - 1].max_bytes as f64
+        };
+        // A relative slack for the rounding of a line fitted through (start, 0).
+        let slack = 1e-9 * (s.latency_s.abs() + start * s.s_per_byte);
+        if !s.latency_s.is_finite() || s.time(start) < -slack {
+            return Err(format!(
+                "{at}: latency_s = {} gives a negative cost at the segment's first size ({start} \
+                 bytes): raise it to at least {}",
+                s.latency_s,
+                -start * s.s_per_byte
+            ));
+        }
         if s.max_bytes == 0 {
             return Err(format!("{at}: max_bytes must be > 0"));
         }

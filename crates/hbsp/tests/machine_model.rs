@@ -405,7 +405,10 @@ fn a_p2p_model_charges_each_transfer_by_its_segment() {
 }
 
 #[test]
-fn a_node_pays_the_sum_of_its_transfers_and_the_busiest_node_bounds_the_superstep() {
+fn a_nodes_transfers_overlap_their_start_ups_and_queue_their_bytes() {
+    // As measured on the testbed (an MPI fan-out: one rank sending to 1, 2 or 3 others at
+    // once, 100 Mbit/s links): 8 B to three hosts took as long as to one, 1 MiB to three
+    // three times as long as to one.
     let model = MachineModel {
         p2p: two_segments(),
         ..model()
@@ -414,15 +417,53 @@ fn a_node_pays_the_sum_of_its_transfers_and_the_busiest_node_bounds_the_superste
     p.network.l = BarrierCost::constant(L);
     p.machine = Some(model);
     let m = p.all().unwrap();
-    // Node 0 sends 1 KiB to each of the others: two transfers out of node 0.
+    let fan_out = |bytes: usize| {
+        common::sim_elapsed(&m, move |ctx| {
+            if ctx.pid() == 0 {
+                ctx.send(1, 0, &vec![0u8; bytes])?;
+                ctx.send(2, 0, &vec![0u8; bytes])?;
+            }
+            ctx.sync()
+        })
+    };
+    // Two transfers of 1 KiB out of node 0: one start-up, both transfers' bytes.
+    let t = fan_out(1024);
+    assert!(close(t, 20e-6 + 2.0 * 1024.0 * 1e-9 + L), "{t}");
+    // Two of 1 MiB: the second segment's start-up once, 2 MiB at 80 ns/byte.
+    let t = fan_out(1 << 20);
+    assert!(close(t, 5e-3 + 2.0 * (1 << 20) as f64 * 80e-9 + L), "{t}");
+}
+
+#[test]
+fn a_burst_buckets_negative_start_up_is_charged_once_per_node() {
+    use hbsp::machine_model::P2pSegment;
+    // A shaped link: 80 ns/byte beyond a 1 MiB burst, as `probe --p2p` fits it.
+    let mut p2p = two_segments();
+    p2p[1] = P2pSegment::new(16 << 20, -40e-3, 80e-9);
+    p2p[0] = P2pSegment::new(1 << 19, 20e-6, 1e-9);
+    let mut p = common::platform(&[1.0, 1.0, 1.0]);
+    p.network.l = BarrierCost::constant(L);
+    p.machine = Some(MachineModel { p2p, ..model() });
+    let m = p.all().unwrap();
     let t = common::sim_elapsed(&m, |ctx| {
         if ctx.pid() == 0 {
-            ctx.send(1, 0, &[0u8; 1024])?;
-            ctx.send(2, 0, &[0u8; 1024])?;
+            ctx.send(1, 0, &vec![0u8; 4 << 20])?;
+            ctx.send(2, 0, &vec![0u8; 4 << 20])?;
         }
         ctx.sync()
     });
-    assert!(close(t, 2.0 * (20e-6 + 1024.0 * 1e-9) + L), "{t}");
+    let expected = -40e-3 + 2.0 * (4 << 20) as f64 * 80e-9 + L;
+    assert!(close(t, expected), "{t} vs {expected}");
+    // A start-up that makes a segment's first size cost less than nothing is refused.
+    let mut bad = two_segments();
+    bad[1] = P2pSegment::new(16 << 20, -1.0, 80e-9);
+    let err = MachineModel {
+        p2p: bad,
+        ..model()
+    }
+    .validate()
+    .unwrap_err();
+    assert!(err.contains("negative cost"), "{err}");
 }
 
 #[test]

@@ -16,14 +16,14 @@
 //! measures), switch contention, start-up costs and jitter.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
 use super::transport::Call;
 use crate::error::{HbspError, Result};
 use crate::machine_model::{
-    Barrier, ComputeRate, MachineModel, P2pSegment, p2p_segments, p2p_time,
+    Barrier, ComputeRate, MachineModel, P2pSegment, p2p_parts, p2p_segments, p2p_time,
 };
 use crate::platform::Machine;
 
@@ -132,9 +132,47 @@ struct NodeTally {
     messages_out: AtomicU64,
     messages_in: AtomicU64,
     /// With `[[machine.p2p]]`: the cost of the transfers this node sent and received, in
-    /// picoseconds (integers, so that the sum is the same whatever order nodes deposit in).
-    p2p_out_ps: AtomicU64,
-    p2p_in_ps: AtomicU64,
+    /// picoseconds (integers, so that the sum is the same whatever order nodes deposit in):
+    /// the largest start-up of each side (the transfers of a superstep are in flight
+    /// together, so their start-ups overlap) and the sum of their bytes' costs (which queue
+    /// on the node's link).
+    p2p_out: PortTally,
+    p2p_in: PortTally,
+}
+
+/// One side of a node's port in a superstep: see [`NodeTally`].
+struct PortTally {
+    /// The largest start-up, ps; `i64::MIN`: no transfer (a start-up may be negative).
+    latency_ps: AtomicI64,
+    bytes_ps: AtomicU64,
+}
+
+impl Default for PortTally {
+    fn default() -> Self {
+        Self {
+            latency_ps: AtomicI64::new(i64::MIN),
+            bytes_ps: AtomicU64::new(0),
+        }
+    }
+}
+
+impl PortTally {
+    fn add(&self, (latency_s, bytes_s): (f64, f64)) {
+        self.latency_ps
+            .fetch_max((latency_s * 1e12).round() as i64, Ordering::Relaxed);
+        self.bytes_ps
+            .fetch_add(picoseconds(bytes_s), Ordering::Relaxed);
+    }
+
+    /// Seconds this side took, and resets it for the next superstep of its parity.
+    fn take(&self) -> f64 {
+        let latency = self.latency_ps.swap(i64::MIN, Ordering::Relaxed);
+        let bytes = self.bytes_ps.swap(0, Ordering::Relaxed);
+        if latency == i64::MIN {
+            return 0.0;
+        }
+        ((latency as f64 + bytes as f64) * 1e-12).max(0.0)
+    }
 }
 
 /// Seconds as whole picoseconds, for [`NodeTally`]'s order-independent sums.
@@ -260,7 +298,7 @@ impl VirtualClock {
         sent: impl Iterator<Item = (usize, u64, u64)>,
     ) {
         let t = &self.tally[parity].0;
-        let (mut messages_out, mut bytes_out, mut p2p_out) = (0, 0, 0);
+        let (mut messages_out, mut bytes_out) = (0, 0);
         for (to, messages, bytes) in sent {
             messages_out += messages;
             bytes_out += bytes;
@@ -270,15 +308,17 @@ impl VirtualClock {
                 // A superstep's messages to one node travel as one transfer (the MPI
                 // backend packs them into one buffer per destination).
                 // The slower end's segments.
-                let ps = picoseconds(
-                    p2p_time(&self.p2p[pid], bytes).max(p2p_time(&self.p2p[to], bytes)),
-                );
-                p2p_out += ps;
-                t[to].p2p_in_ps.fetch_add(ps, Ordering::Relaxed);
+                let slower = if p2p_time(&self.p2p[to], bytes) > p2p_time(&self.p2p[pid], bytes) {
+                    to
+                } else {
+                    pid
+                };
+                let parts = p2p_parts(&self.p2p[slower], bytes);
+                t[pid].p2p_out.add(parts);
+                t[to].p2p_in.add(parts);
             }
         }
         let node = &t[pid];
-        node.p2p_out_ps.fetch_add(p2p_out, Ordering::Relaxed);
         node.work_s.store(work_s.to_bits(), Ordering::Relaxed);
         node.bytes_out.fetch_add(bytes_out, Ordering::Relaxed);
         node.messages_out.fetch_add(messages_out, Ordering::Relaxed);
@@ -298,16 +338,16 @@ impl VirtualClock {
                 // Transfers of the mean size: the loads keep no sizes.
                 let transfers = |messages: u64, bytes: u64| {
                     let each = bytes.checked_div(messages).unwrap_or(0);
-                    picoseconds(messages as f64 * p2p_time(&self.p2p[pid], each))
+                    let (latency, each_s) = p2p_parts(&self.p2p[pid], each);
+                    (latency, messages as f64 * each_s)
                 };
-                node.p2p_out_ps.fetch_add(
-                    transfers(load.messages_out, load.bytes_out),
-                    Ordering::Relaxed,
-                );
-                node.p2p_in_ps.fetch_add(
-                    transfers(load.messages_in, load.bytes_in),
-                    Ordering::Relaxed,
-                );
+                if load.messages_out > 0 {
+                    node.p2p_out
+                        .add(transfers(load.messages_out, load.bytes_out));
+                }
+                if load.messages_in > 0 {
+                    node.p2p_in.add(transfers(load.messages_in, load.bytes_in));
+                }
             }
         }
     }
@@ -339,7 +379,7 @@ impl VirtualClock {
                 bytes_in: take(&node.bytes_in),
                 messages_out: take(&node.messages_out),
                 messages_in: take(&node.messages_in),
-                p2p_s: take(&node.p2p_out_ps).max(take(&node.p2p_in_ps)) as f64 * 1e-12,
+                p2p_s: node.p2p_out.take().max(node.p2p_in.take()),
             })
             .collect()
     }
