@@ -82,11 +82,13 @@ impl MpiSession {
         SimpleCommunicator::world().size() as usize
     }
 
-    /// Every rank's processor (host) name, by rank; a collective call.
+    /// Every rank's host name, by rank; a collective call. In a Slurm job step it is the
+    /// rank's Slurm node name (see [`host_name`]), otherwise its MPI processor name.
     pub fn host_names(&self) -> Result<Vec<String>> {
-        let name = mpi::environment::processor_name().map_err(|err| {
+        let processor = mpi::environment::processor_name().map_err(|err| {
             HbspError::InvalidBackend(format!("MPI processor name is not UTF-8: {err}"))
         })?;
+        let name = host_name(&processor, std::env::var("SLURMD_NODENAME").ok().as_deref());
         let parts = all_gather_bytes(&SimpleCommunicator::world(), name.as_bytes())?;
         Ok(parts
             .into_iter()
@@ -153,6 +155,17 @@ impl MpiSession {
     /// Ends the job: prints `message` naming this rank and calls `MPI_Abort`.
     pub fn abort(&self, message: &str) -> ! {
         abort_job(message)
+    }
+}
+
+/// The name a rank's host goes by: `slurm_node` (`SLURMD_NODENAME`, which slurmd sets in every
+/// task it starts, also in `mpirun`'s daemons inside an allocation) when it is set, else the
+/// MPI processor name. A Slurm node name may differ from the host name (`NodeHostname` in
+/// slurm.conf), and it is the name `srun --nodelist` and a study's configurations take.
+pub fn host_name(processor: &str, slurm_node: Option<&str>) -> String {
+    match slurm_node.map(str::trim) {
+        Some(node) if !node.is_empty() => node.to_owned(),
+        _ => processor.to_owned(),
     }
 }
 
@@ -953,4 +966,20 @@ where
         .map(|bytes| postcard::from_bytes::<(T, NodeTrace)>(bytes).map_err(encoding))
         .collect::<Result<Vec<_>>>()
         .map(|pairs| pairs.into_iter().unzip())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_name;
+
+    #[test]
+    fn a_rank_goes_by_its_slurm_node_name_when_slurm_started_it() {
+        // srun (or mpirun's daemons in an allocation): Slurm's name, even where the host's differs.
+        assert_eq!(host_name("compute-0-7", Some("node07")), "node07");
+        assert_eq!(host_name("h1", Some("h1")), "h1");
+        // Not under Slurm, or a blank variable: the MPI processor name.
+        assert_eq!(host_name("h1.cluster.example", None), "h1.cluster.example");
+        assert_eq!(host_name("h1", Some("")), "h1");
+        assert_eq!(host_name("h1", Some("  ")), "h1");
+    }
 }

@@ -15,7 +15,8 @@ pub enum BenchBackend {
     /// This process, one core of this machine.
     Local,
     /// Every rank of the MPI job this runs in (`mpirun -np P hetscale bench --backend mpi`),
-    /// all at once: one node per host, named by its host name.
+    /// all at once: one node per host, named by its host name (in a Slurm job step, its Slurm
+    /// node name, `SLURMD_NODENAME`).
     Mpi,
 }
 
@@ -28,7 +29,7 @@ Examples:
   mpirun -np 4 --hostfile hosts hetscale bench --backend mpi --write-platform cluster.toml")]
 pub struct Args {
     /// local: this machine's core; mpi: every host of the MPI job this runs in, written as
-    /// one node per host named by its host name.
+    /// one node per host named by its host name (under srun, its Slurm node name).
     #[arg(long, value_enum, default_value = "local")]
     pub backend: BenchBackend,
     /// With --backend mpi: the platform whose nodes named like the hosts take the measured
