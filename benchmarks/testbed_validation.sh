@@ -186,6 +186,24 @@ print('C_$p,$p,$prog,$n,' + repr(r['time_s']))" >> "$prog-cal.csv"
     done
     cat "$prog-cal.csv"
 
+    # Whether an N can hold a target at all: E_s must grow with N on C_2 (the calibration
+    # runs, N_FIX/2 against 3 N_FIX/2, by 5% or more). Where it does not (a program whose
+    # transfers over the testbed's links grow as fast as its work), no N row is predicted or
+    # measured, and the table says why; the T rows stand. A rule on the calibration
+    # configurations only, fixed before this run's predictions.
+    grows=$(python3 -c "
+import json
+lo = json.load(open('$prog-cal-2-$((nfix / 2)).json'))['speed_efficiency']
+hi = json.load(open('$prog-cal-2-$((3 * nfix / 2)).json'))['speed_efficiency']
+print('yes' if hi >= 1.05 * lo else f'no: E_s on C_2 is {lo:.3g} at N = $((nfix / 2)) and {hi:.3g} at N = $((3 * nfix / 2))')" \
+        || echo "no: a calibration run on C_2 failed")
+    echo "$prog: E_s grows with N on C_2: $grows" | tee -a steps.log
+    python3 -c "
+import json
+s = json.load(open('$prog-setup.json'))
+s['n_rows'] = '$grows'
+json.dump(s, open('$prog-setup.json', 'w'))"
+
     nodes_args=()
     for p in "${HELD[@]}"; do
         if [ "$prog" = jacobi ]; then nodes_args+=(--nodes "$(hostlist "$p")"); else nodes_args+=(--nodes "$p"); fi
@@ -229,6 +247,9 @@ print('C_$p,$p,$prog,$n,' + repr(r['time_s']))" >> "$prog-cal.csv"
         fi
     done
 
+    if [ "$grows" != yes ]; then
+        continue
+    fi
     step "$prog: measured N holding E_s = $target on the held-out configurations"
     write_spec "$prog-held" "$prog" "$target" "$nmin" "$nmax" "${HELD[@]}"
     "$HS" study "$prog-held.toml" --db "$prog-held.db" --out "$prog-held-out" --quiet --json \

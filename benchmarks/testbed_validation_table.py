@@ -97,8 +97,14 @@ def table(out):
                                  pred=None, meas=None, ci=None, kind="T",
                                  note=(b_pred or {}).get("verdict", "predict --from failed")))
             # the N holding the target
-            n_meas, n_meas_ci, why = measured_n(held, p)
             q = f"N at E_s = {target}"
+            n_rows = setup.get("n_rows", "yes")
+            if n_rows != "yes":
+                rows.append(dict(prog=prog, p=p, quantity=q, approach="a, b", pred=None,
+                                 meas=None, ci=None, kind=None,
+                                 note=f"no N row: E_s does not grow with N ({n_rows})"))
+                continue
+            n_meas, n_meas_ci, why = measured_n(held, p)
             if prog == "jacobi":
                 rows.append(dict(prog=prog, p=p, quantity=q, approach="a", pred=None,
                                  meas=n_meas, ci=None, kind="N",
