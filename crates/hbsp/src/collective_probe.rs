@@ -8,7 +8,12 @@
 //! `T(p, x) = base + per_node p + per_byte x`, where `x` is the most bytes one node receives
 //! (the payload [`CollectiveCost::at`] takes): `b` for a one-phase broadcast and a scatter,
 //! `b (p - 1)` for a gather, an allgather and an all-to-all. A term the data would make negative
-//! is dropped and the rest refitted, so every cost stays physical.
+//! is dropped and the rest refitted, so every cost stays physical. Each kept term comes with
+//! its 95% interval ([`CollectiveFit`]).
+//!
+//! On the mpi backend one `mpirun -np P` job measures every node count: each machine runs on
+//! the job's first ranks through a communicator of their own while the others wait, and every
+//! rank gets the same fit.
 //!
 //! The result goes into the platform's `[[network.collective]]` (`hetscale reproduce` writes it
 //! for the JPDC experiments, `hetscale probe --collectives --write-platform FILE` for any
@@ -26,7 +31,8 @@
 //! assert!((costs[0].per_node_s - 0.23e-3).abs() < 1e-9);
 //! ```
 
-use hetscale_model::fit::least_squares;
+use hetscale_model::fit::fit_linear;
+use serde::Serialize;
 
 use crate::backend::Backend;
 use crate::backend::sim::{SimOptions, WorkCharge};
@@ -80,6 +86,23 @@ struct Sample {
     time_s: f64,
 }
 
+/// A collective's fitted cost with the 95% interval of each term (`None` for a term the fit
+/// dropped or fixed exactly, with no degrees of freedom left).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CollectiveFit {
+    /// The cost, as the platform's `[[network.collective]]` holds it.
+    #[serde(flatten)]
+    pub cost: CollectiveCost,
+    /// 95% interval of `base_s`.
+    pub base_s_ci95: Option<[f64; 2]>,
+    /// 95% interval of `per_node_s`.
+    pub per_node_s_ci95: Option<[f64; 2]>,
+    /// 95% interval of `per_byte_s`.
+    pub per_byte_s_ci95: Option<[f64; 2]>,
+    /// How many timed (node count, size) points the fit used.
+    pub points: usize,
+}
+
 /// Measures every collective of `options` on each of `machines` (their node counts give the
 /// `p` of the fit; two or more distinct counts identify the term in `p`) and fits its cost.
 pub fn probe_collectives(
@@ -87,12 +110,32 @@ pub fn probe_collectives(
     machines: &[Machine],
     options: &CollectiveProbeOptions,
 ) -> Result<Vec<CollectiveCost>> {
+    Ok(
+        probe_collectives_with_intervals(backend, machines, options)?
+            .into_iter()
+            .map(|fit| fit.cost)
+            .collect(),
+    )
+}
+
+/// [`probe_collectives`] with each term's 95% interval.
+///
+/// On the mpi backend, run it in every rank of the job: each machine (of at most the job's
+/// ranks, its nodes on the first ranks) runs on a communicator of the first `p` ranks while the
+/// others wait, and all ranks get the same fit.
+pub fn probe_collectives_with_intervals(
+    backend: &Backend,
+    machines: &[Machine],
+    options: &CollectiveProbeOptions,
+) -> Result<Vec<CollectiveFit>> {
     check(machines, options)?;
     // Nothing reads a trace, which would grow with every superstep of every node.
     let backend = &declared_only(backend).untraced();
     let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); options.names.len()];
     for machine in machines {
-        let output = crate::run(backend, machine, |ctx| measure_all(ctx, options))?;
+        let output = run_on(backend, machine, &|ctx: &mut Ctx<'_>| {
+            measure_all(ctx, options)
+        })?;
         let root = &output.results[0];
         for (into, times) in samples.iter_mut().zip(root) {
             into.extend(times.iter().map(|&(payload, time_s)| Sample {
@@ -108,6 +151,21 @@ pub fn probe_collectives(
         .zip(&samples)
         .map(|(name, samples)| fit_cost(name, samples))
         .collect()
+}
+
+/// `crate::run`, except that on mpi the machine may have fewer nodes than the job has ranks.
+fn run_on<T: crate::NodeResult>(
+    backend: &Backend,
+    machine: &Machine,
+    program: &(dyn Fn(&mut Ctx<'_>) -> Result<T> + Sync),
+) -> Result<crate::RunOutput<T>> {
+    match backend {
+        #[cfg(feature = "mpi")]
+        Backend::Mpi(options) => {
+            crate::backend::mpi::run_on_first_ranks(options, machine, &program)
+        }
+        _ => crate::run(backend, machine, program),
+    }
 }
 
 /// On `sim`, the probe's supersteps cost exactly what the machine charges: the probe declares
@@ -225,20 +283,23 @@ fn median(mut values: Vec<f64>) -> f64 {
 
 /// `base + per_node p + per_byte x` by least squares, dropping any term that comes out
 /// negative (and the term in `p` when only one `p` was measured).
-fn fit_cost(name: &str, samples: &[Sample]) -> Result<CollectiveCost> {
+fn fit_cost(name: &str, samples: &[Sample]) -> Result<CollectiveFit> {
     let time: Vec<f64> = samples.iter().map(|s| s.time_s).collect();
     let columns: [Vec<f64>; 3] = [
         vec![1.0; samples.len()],
         samples.iter().map(|s| s.p).collect(),
         samples.iter().map(|s| s.payload).collect(),
     ];
+    const TERMS: [&str; 3] = ["base_s", "per_node_s", "per_byte_s"];
     let one_p = samples.iter().all(|s| s.p == samples[0].p);
     let mut kept: Vec<usize> = (0..3).filter(|&t| !(one_p && t == 1)).collect();
     loop {
         let chosen: Vec<Vec<f64>> = kept.iter().map(|&t| columns[t].clone()).collect();
-        let (c, _) = least_squares(&chosen, &time).map_err(|e| {
+        let names: Vec<&str> = kept.iter().map(|&t| TERMS[t]).collect();
+        let fit = fit_linear(&names, &chosen, &time, None).map_err(|e| {
             HbspError::InvalidBackend(format!("collective probe: {name}: cannot fit: {e}"))
         })?;
+        let c: Vec<f64> = fit.parameters.iter().map(|p| p.estimate).collect();
         match (0..c.len())
             .filter(|&i| c[i] < 0.0)
             .min_by(|&a, &b| c[a].total_cmp(&c[b]))
@@ -246,7 +307,20 @@ fn fit_cost(name: &str, samples: &[Sample]) -> Result<CollectiveCost> {
             Some(worst) if kept.len() > 1 => {
                 kept.remove(worst);
             }
-            _ => return Ok(cost_of(name, &kept, &c)),
+            _ => {
+                let interval = |t: usize| {
+                    let i = kept.iter().position(|&k| k == t)?;
+                    let (lo, hi) = fit.parameters[i].ci95?;
+                    Some([lo.max(0.0), hi.max(0.0)])
+                };
+                return Ok(CollectiveFit {
+                    cost: cost_of(name, &kept, &c),
+                    base_s_ci95: interval(0),
+                    per_node_s_ci95: interval(1),
+                    per_byte_s_ci95: interval(2),
+                    points: samples.len(),
+                });
+            }
         }
     }
 }

@@ -872,13 +872,120 @@ where
     T: Send + Serialize + DeserializeOwned,
     E: std::fmt::Display,
 {
+    run_on(SimpleCommunicator::world(), options, machine, program)
+}
+
+/// Tag of the message that carries a sub-machine's outcome to the ranks outside it.
+const OUTCOME_TAG: i32 = 0x4853;
+
+/// Runs `program` on the first `machine.p()` ranks of the job, through a communicator of
+/// their own (`MPI_Comm_split`), while the other ranks wait; all ranks return rank 0's
+/// output. This lets one job measure machines of several sizes, as the collectives' probe
+/// does on the first 2, 4, 8, ... ranks. The waiting ranks poll for the outcome with short
+/// sleeps, so they leave their cores to the ranks being measured.
+pub(crate) fn run_on_first_ranks<T, E, F>(
+    options: &MpiOptions,
+    machine: &Machine,
+    program: &F,
+) -> Result<RunOutput<T>>
+where
+    F: Fn(&mut Ctx<'_>) -> std::result::Result<T, E>,
+    T: Send + Serialize + DeserializeOwned,
+    E: std::fmt::Display,
+{
+    check_initialized()?;
+    let world = SimpleCommunicator::world();
+    let (rank, size, p) = (world.rank() as usize, world.size() as usize, machine.p());
+    if p > size {
+        return Err(HbspError::InvalidBackend(format!(
+            "the machine has {p} nodes but the MPI job only {size} ranks: launch with mpirun -np {p} or more"
+        )));
+    }
+    if p == size {
+        return run_on(world, options, machine, program);
+    }
+    let channel = world.duplicate();
+    let color = if rank < p {
+        mpi::topology::Color::with_value(0)
+    } else {
+        mpi::topology::Color::undefined()
+    };
+    let outcome = match world.split_by_color(color) {
+        Some(sub) => Some(run_on(sub, options, machine, program)),
+        None => None,
+    };
+    let encoding = |err: postcard::Error| {
+        HbspError::InvalidBackend(format!(
+            "a sub-machine's outcome could not be shared between MPI ranks: {err}"
+        ))
+    };
+    let from_root = channel.process_at_rank(0);
+    match outcome {
+        Some(outcome) => {
+            if rank == 0 {
+                let shared: std::result::Result<(&[T], &[NodeTrace], f64), String> = match &outcome
+                {
+                    Ok(out) => Ok((&out.results, &out.trace.nodes, out.elapsed_s)),
+                    Err(err) => Err(err.to_string()),
+                };
+                let bytes = postcard::to_allocvec(&shared)
+                    .unwrap_or_else(|err| abort_job(&encoding(err).to_string()));
+                for waiting in p..size {
+                    channel
+                        .process_at_rank(waiting as i32)
+                        .send_with_tag(&bytes[..], OUTCOME_TAG);
+                }
+            }
+            outcome
+        }
+        None => {
+            while from_root.immediate_probe_with_tag(OUTCOME_TAG).is_none() {
+                std::thread::sleep(std::time::Duration::from_micros(200));
+            }
+            let (bytes, _) = from_root.receive_vec_with_tag::<u8>(OUTCOME_TAG);
+            type Shared<T> = std::result::Result<(Vec<T>, Vec<NodeTrace>, f64), String>;
+            match postcard::from_bytes::<Shared<T>>(&bytes).map_err(encoding)? {
+                Ok((results, nodes, elapsed_s)) => Ok(RunOutput {
+                    results,
+                    trace: Trace {
+                        platform: machine.platform().to_owned(),
+                        p,
+                        nodes,
+                    },
+                    elapsed_s,
+                    virtual_time: false,
+                    compute_skipped: false,
+                    costs: Vec::new(),
+                }),
+                Err(why) => Err(HbspError::InvalidBackend(why)),
+            }
+        }
+    }
+}
+
+fn check_initialized() -> Result<()> {
     if !mpi::environment::is_initialized() || mpi::environment::is_finalized() {
         return Err(HbspError::InvalidBackend(
             "the mpi backend needs MPI: create an hbsp MpiSession at the start of main and keep it alive"
                 .into(),
         ));
     }
-    let world = SimpleCommunicator::world();
+    Ok(())
+}
+
+/// [`run`] on the ranks of `world`, which may be a part of the job's.
+fn run_on<T, E, F>(
+    world: SimpleCommunicator,
+    options: &MpiOptions,
+    machine: &Machine,
+    program: &F,
+) -> Result<RunOutput<T>>
+where
+    F: Fn(&mut Ctx<'_>) -> std::result::Result<T, E>,
+    T: Send + Serialize + DeserializeOwned,
+    E: std::fmt::Display,
+{
+    check_initialized()?;
     check_job(&world, machine)?;
     let pid = world.rank() as usize;
     let stretch = if options.emulate_speeds {

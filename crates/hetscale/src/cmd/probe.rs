@@ -3,8 +3,9 @@
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
-use hbsp::collective_probe::{COLLECTIVES, CollectiveProbeOptions, probe_collectives};
-use hbsp::machine_model::CollectiveCost;
+use hbsp::collective_probe::{
+    COLLECTIVES, CollectiveFit, CollectiveProbeOptions, probe_collectives_with_intervals,
+};
 use hbsp::p2p_probe::{P2pMerge, P2pProbeOptions, P2pReport, probe_p2p};
 use hbsp::probe::{ProbeOptions, ProbeReport, human_seconds, probe_seconds, probe_supersteps};
 use hbsp::{Backend, NodeSet, Platform};
@@ -39,12 +40,13 @@ pub struct Args {
     json: bool,
     /// Also measure each collective's cost as such (broadcast, scatterv, gatherv, allgather,
     /// alltoallv: `base + per_node p + per_byte x`, JPDC section 4.5's form) on the first 2, 4,
-    /// 8, ... and all of the nodes; threads and sim only.
+    /// 8, ... and all of the nodes, with 95% intervals; on mpi, within the one job (the first 2,
+    /// 4, ... ranks measure while the others wait).
     #[arg(long)]
     collectives: bool,
     /// Also play ping-pong between the first node and each other node over message sizes
     /// from 8 B to 16 MiB (with `--quick`, to 1 MiB) and fit the point-to-point cost,
-    /// piecewise-linear in message size (1 to 3 segments), that `sim` charges; written as
+    /// piecewise-linear in message size (1 to 4 segments), that `sim` charges; written as
     /// `[[machine.p2p]]` with `--write-platform`.
     #[arg(long)]
     p2p: bool,
@@ -72,11 +74,6 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     // Before the collectives too: a probe too large is refused at once.
     hbsp::probe::check_probe_fits(&backend, machine.p(), &options)?;
     let job = super::mpi::Job::start(&backend)?;
-    let collectives = if args.collectives {
-        measure_collectives(&backend, &platform, &machine, args.quick)?
-    } else {
-        Vec::new()
-    };
     let rank = job.as_ref().map_or(0, |job| job.rank());
     let bar = progress_bar(&backend, machine.p(), &options, rank);
     let report = hbsp::probe::probe_with_progress(&backend, &machine, &options, &|done| {
@@ -84,6 +81,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     });
     bar.finish_and_clear();
     let report = report?;
+    // After the supersteps' probe, which refuses an MPI job of the wrong size at once.
+    let collectives = if args.collectives {
+        measure_collectives(&backend, &platform, &machine, args.quick)?
+    } else {
+        Vec::new()
+    };
     let p2p = if args.p2p {
         let options = if args.quick {
             P2pProbeOptions::quick()
@@ -180,19 +183,14 @@ fn progress_bar(backend: &Backend, p: usize, options: &ProbeOptions, rank: usize
     bar
 }
 
-/// The collectives' costs, fitted over the first 2, 4, 8, ... nodes of `machine` and all of it.
+/// The collectives' costs, fitted over the first 2, 4, 8, ... nodes of `machine` and all of it
+/// (on mpi, the first 2, 4, 8, ... ranks of the job and all of them).
 fn measure_collectives(
     backend: &Backend,
     platform: &Platform,
     machine: &hbsp::Machine,
     quick: bool,
-) -> anyhow::Result<Vec<CollectiveCost>> {
-    if matches!(backend, Backend::Mpi(_)) {
-        anyhow::bail!(
-            "--collectives needs several node counts in one process: use --backend threads or sim \
-             (under mpirun, probe each count and fit them yourself)"
-        );
-    }
+) -> anyhow::Result<Vec<CollectiveFit>> {
     let names: Vec<&str> = machine.nodes().iter().map(|n| n.name.as_str()).collect();
     let mut counts: Vec<usize> = std::iter::successors(Some(2), |k| Some(k * 2))
         .take_while(|&k| k < names.len())
@@ -213,23 +211,45 @@ fn measure_collectives(
     } else {
         CollectiveProbeOptions::all()
     };
-    Ok(probe_collectives(backend, &machines, &options)?)
+    Ok(probe_collectives_with_intervals(
+        backend, &machines, &options,
+    )?)
 }
 
 /// Replaces the platform's measured collectives of the same names by `measured`.
-fn with_collectives(platform: &mut Platform, measured: &[CollectiveCost]) -> anyhow::Result<()> {
+fn with_collectives(platform: &mut Platform, measured: &[CollectiveFit]) -> anyhow::Result<()> {
     let network = &mut platform.network.collectives;
-    network.retain(|c| measured.iter().all(|m| m.name != c.name));
-    network.extend(measured.iter().cloned());
+    network.retain(|c| measured.iter().all(|m| m.cost.name != c.name));
+    network.extend(measured.iter().map(|m| m.cost.clone()));
     Ok(platform.validate()?)
 }
 
-fn print_collectives(out: &mut impl Write, costs: &[CollectiveCost]) -> std::io::Result<()> {
-    for c in costs {
+fn print_collectives(out: &mut impl Write, fits: &[CollectiveFit]) -> std::io::Result<()> {
+    if !fits.is_empty() {
         writeln!(
             out,
-            "{:<10} = {:.4e} s + {:.4e} s/node x p + {:.4e} s/byte x (bytes one node receives)",
-            c.name, c.base_s, c.per_node_s, c.per_byte_s
+            "collectives: base + per_node x p + per_byte x (bytes one node receives) [95% intervals]"
+        )?;
+    }
+    // No interval: a term the fit dropped (0), or a fit with no degrees of freedom left.
+    let ci = |value: f64, v: Option<[f64; 2]>| match v {
+        Some([lo, hi]) => format!(" [{lo:.4e}, {hi:.4e}]"),
+        None if value == 0.0 => " (dropped)".to_owned(),
+        None => " [exact fit]".to_owned(),
+    };
+    for f in fits {
+        let c = &f.cost;
+        writeln!(
+            out,
+            "{:<10} = {:.4e} s{} + {:.4e} s/node{} + {:.4e} s/byte{} ({} points)",
+            c.name,
+            c.base_s,
+            ci(c.base_s, f.base_s_ci95),
+            c.per_node_s,
+            ci(c.per_node_s, f.per_node_s_ci95),
+            c.per_byte_s,
+            ci(c.per_byte_s, f.per_byte_s_ci95),
+            f.points
         )?;
     }
     Ok(())
