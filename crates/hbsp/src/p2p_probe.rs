@@ -4,7 +4,8 @@
 //! Node 0 and each other node `j` in turn play ping-pong: for every size `s` (log-spaced, by
 //! default 8 B to 16 MiB, beyond any shaper's burst bucket) a superstep in which node 0 sends
 //! `s` bytes to `j`, then one in which `j` sends them back, each timed between barriers as
-//! node 0 sees it, `samples` times, and as many empty supersteps. A transfer's one-way time is
+//! node 0 sees it, `samples` times (rounds over every size in a shuffled order), and as many
+//! empty supersteps. A transfer's one-way time is
 //! the median of its supersteps less the median empty superstep (the barrier, which `sim`
 //! charges apart as `L(p)`). Each pair's times give node `j`'s segments; the fastest pair's at
 //! each size give the network's (and node 0's): a transfer costs the slower of its two ends'
@@ -155,21 +156,26 @@ pub fn probe_p2p(
 }
 
 /// Every node's part of the ping-pong; node 0's times are the ones used.
+///
+/// Each round takes every size once, in an order shuffled afresh per round and pair (the same
+/// on every node: a seeded permutation), so that a disturbance lasting a while (a host under a
+/// CPU quota throttled for a stretch of periods, another program) falls on random sizes and
+/// not on a run of neighbouring ones, which the segment fit would read as a step in the cost.
 fn ping_pong(ctx: &mut Ctx<'_>, options: &P2pProbeOptions) -> Result<(Vec<Vec<f64>>, f64)> {
     ctx.charge_work(0.0)?;
-    let largest = options.sizes.last().copied().unwrap_or(0);
+    let largest = options.sizes.iter().copied().max().unwrap_or(0);
     let payload = vec![0u8; largest];
     let me = ctx.pid();
     let mut empty = Vec::new();
     let mut pairs = Vec::new();
     for partner in 1..ctx.nprocs() {
-        let mut transfers = Vec::new();
-        for &size in &options.sizes {
-            let mut times = Vec::with_capacity(2 * options.samples);
-            for _ in 0..options.samples {
+        let mut times = vec![Vec::with_capacity(2 * options.samples); options.sizes.len()];
+        for round in 0..options.samples {
+            for k in shuffled(options.sizes.len(), (partner * 1_000 + round) as u64) {
+                let size = options.sizes[k];
                 empty.push(time_superstep(ctx, |_| Ok(()))?);
                 for (from, to) in [(0, partner), (partner, 0)] {
-                    times.push(time_superstep(ctx, |ctx| {
+                    times[k].push(time_superstep(ctx, |ctx| {
                         if me == from {
                             ctx.send(to, 0, &payload[..size])?;
                         }
@@ -177,9 +183,8 @@ fn ping_pong(ctx: &mut Ctx<'_>, options: &P2pProbeOptions) -> Result<(Vec<Vec<f6
                     })?);
                 }
             }
-            transfers.push(median(times));
         }
-        pairs.push(transfers);
+        pairs.push(times.into_iter().map(median).collect::<Vec<f64>>());
     }
     let empty = median(empty);
     for pair in &mut pairs {
@@ -188,6 +193,24 @@ fn ping_pong(ctx: &mut Ctx<'_>, options: &P2pProbeOptions) -> Result<(Vec<Vec<f6
         }
     }
     Ok((pairs, empty))
+}
+
+/// `0..n` in an order fixed by `seed` (Fisher-Yates on a SplitMix64 stream).
+fn shuffled(n: usize, seed: u64) -> Vec<usize> {
+    let mut state = seed;
+    let mut next = || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let mut order: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        order.swap(i, j);
+    }
+    order
 }
 
 /// A line `a + b x` fitted by least squares weighted by `1 / y^2` (relative error), with its
@@ -497,6 +520,17 @@ pub fn raise_g_to_sustained(platform: &mut Platform) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shuffled_order_is_a_permutation_that_the_seed_fixes() {
+        let a = shuffled(22, 7);
+        let mut sorted = a.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..22).collect::<Vec<_>>());
+        assert_eq!(a, shuffled(22, 7));
+        assert_ne!(a, shuffled(22, 8));
+        assert_ne!(a, (0..22).collect::<Vec<_>>());
+    }
 
     #[test]
     fn splits_cover_every_cut_with_enough_points() {
