@@ -2,6 +2,8 @@
  *
  *     mpi_check pingpong [BYTES] [REPS]   ranks 0 and 1: payload bandwidth of a ping-pong
  *     mpi_check barrier [REPS]            all ranks: the mean and median time of MPI_Barrier
+ *     mpi_check fanout [BYTES] [REPS]     rank 0 sends BYTES to ranks 1..k at once (MPI_Isend),
+ *                                         k = 0 .. p-1: the median superstep between barriers
  *
  * Built by `hetscale-testbed up` (mpicc) as /run/hetscale-testbed/mpi_check.
  */
@@ -74,8 +76,38 @@ int main(int argc, char **argv)
         }
         free(times);
         free(worst);
+    } else if (strcmp(mode, "fanout") == 0 && p >= 2) {
+        /* Do a node's transfers to several others overlap their start-ups, and queue their
+           bytes on its link? (hbsp's sim charges them so; issue 36.) */
+        long bytes = argc > 2 ? atol(argv[2]) : 8;
+        int reps = argc > 3 ? atoi(argv[3]) : 50;
+        char *buf = calloc(bytes > 0 ? bytes : 1, 1);
+        double *times = malloc(reps * sizeof(double));
+        MPI_Request *requests = malloc(p * sizeof(MPI_Request));
+        for (int k = 0; k < p; k++) {
+            for (int r = 0; r < reps; r++) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                double s = MPI_Wtime();
+                if (rank == 0) {
+                    for (int j = 1; j <= k; j++)
+                        MPI_Isend(buf, bytes, MPI_CHAR, j, 0, MPI_COMM_WORLD, &requests[j - 1]);
+                    MPI_Waitall(k, requests, MPI_STATUSES_IGNORE);
+                } else if (rank <= k) {
+                    MPI_Recv(buf, bytes, MPI_CHAR, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                }
+                MPI_Barrier(MPI_COMM_WORLD);
+                times[r] = MPI_Wtime() - s;
+            }
+            qsort(times, reps, sizeof(double), cmp);
+            if (rank == 0)
+                printf("fanout %ld bytes to %d ranks: median %.1f us (%d supersteps)\n", bytes, k,
+                       times[reps / 2] * 1e6, reps);
+        }
+        free(buf);
+        free(times);
+        free(requests);
     } else if (rank == 0) {
-        fprintf(stderr, "usage: mpi_check pingpong [BYTES] [REPS] (2+ ranks) | barrier [REPS]\n");
+        fprintf(stderr, "usage: mpi_check pingpong [BYTES] [REPS] (2+ ranks) | barrier [REPS] | fanout [BYTES] [REPS]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Finalize();
