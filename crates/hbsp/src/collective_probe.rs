@@ -99,8 +99,8 @@ pub struct CollectiveFit {
     pub per_node_s_ci95: Option<[f64; 2]>,
     /// 95% interval of `per_byte_s`.
     pub per_byte_s_ci95: Option<[f64; 2]>,
-    /// How many timed (node count, size) points the fit used.
-    pub points: usize,
+    /// How many (node count, size) medians the fit used.
+    pub samples: usize,
 }
 
 /// Measures every collective of `options` on each of `machines` (their node counts give the
@@ -318,7 +318,7 @@ fn fit_cost(name: &str, samples: &[Sample]) -> Result<CollectiveFit> {
                     base_s_ci95: interval(0),
                     per_node_s_ci95: interval(1),
                     per_byte_s_ci95: interval(2),
-                    points: samples.len(),
+                    samples: samples.len(),
                 });
             }
         }

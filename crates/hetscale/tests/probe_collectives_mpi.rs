@@ -50,8 +50,8 @@ fn every_collective_gets_a_finite_cost_with_an_interval_from_one_mpi_job() {
                 let v = fit[term].as_f64().unwrap();
                 assert!(v.is_finite() && v >= 0.0, "{term} of {fit}");
             }
-            // Two node counts, two sizes: four points, so every kept term has an interval.
-            assert_eq!(fit["points"], 4, "{fit}");
+            // Two node counts, two sizes: four medians, so every kept term has an interval.
+            assert_eq!(fit["samples"], 4, "{fit}");
             let intervals: Vec<&serde_json::Value> = terms
                 .iter()
                 .map(|t| &fit[format!("{t}_ci95")])

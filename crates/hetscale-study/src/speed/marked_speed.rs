@@ -5,6 +5,12 @@
 //! the same spirit in four single-threaded kernels: dense GEMM and LU (faer), a complex FFT
 //! (rustfft) and the memory-bound STREAM triad. Each is warmed up, repeated, and summarised by
 //! its median rate; the marked speed is the mean of the four medians.
+//!
+//! A timed sample is not one run of a kernel but as many back-to-back runs as it takes to last
+//! [`BenchOptions::min_sample_s`] of wall time (as hyperfine and criterion do), and its rate is
+//! `flop x runs / elapsed`. A single run lasts a few to tens of milliseconds, the order of a
+//! timer tick, a scheduler slice or a CPU quota's period, so where a preemption or a throttle
+//! falls decides a single run's rate; over a quarter of a second such events average out.
 
 use std::time::Instant;
 
@@ -28,9 +34,20 @@ pub struct BenchOptions {
     pub triad_len: usize,
     /// Unrecorded runs before the timed ones.
     pub warmup: usize,
-    /// Timed runs per kernel.
+    /// Timed samples per kernel.
     pub repetitions: usize,
+    /// Each sample (and each warm-up) repeats the kernel until it has lasted at least this
+    /// many seconds of wall time; 0 times single runs.
+    pub min_sample_s: f64,
 }
+
+/// The default [`BenchOptions::min_sample_s`]. Measured on a 2-core virtual machine under
+/// CFS quotas of 0.15-0.6 of a core at a 10 ms period (the testbed of docs/testbed.md): single
+/// runs of 5-500 ms gave marked speeds whose ratios missed the quota ratios by up to 9-18% from
+/// one measurement to the next; samples of at least 0.25 s span 25 or more periods, so one
+/// throttle more or less moves a sample by 4% or less, and the median of ten by far less. A
+/// longer minimum costs time on a slow host without narrowing the spread further.
+pub const MIN_SAMPLE_S: f64 = 0.25;
 
 impl Default for BenchOptions {
     fn default() -> Self {
@@ -42,6 +59,7 @@ impl Default for BenchOptions {
             triad_len: 1 << 23,
             warmup: 1,
             repetitions: 10,
+            min_sample_s: MIN_SAMPLE_S,
         }
     }
 }
@@ -56,6 +74,8 @@ impl BenchOptions {
             triad_len: 1 << 16,
             warmup: 1,
             repetitions: 3,
+            // Single runs: quick stays quick (tests, a first look).
+            min_sample_s: 0.0,
         }
     }
 }
@@ -159,6 +179,12 @@ fn check(options: &BenchOptions) -> Result<()> {
     if options.repetitions == 0 {
         return bad("benchmark repetitions = 0: use at least 1".into());
     }
+    if !(options.min_sample_s.is_finite() && (0.0..=60.0).contains(&options.min_sample_s)) {
+        return bad(format!(
+            "minimum sample time {} s: give 0 to 60 seconds",
+            options.min_sample_s
+        ));
+    }
     if !options.fft_len.is_power_of_two() {
         return bad(format!(
             "FFT length {} is not a power of two",
@@ -171,17 +197,36 @@ fn check(options: &BenchOptions) -> Result<()> {
     Ok(())
 }
 
-/// Times `run` (after the warm-up) and summarises `flop / time` in Mflop/s.
+/// Times `run` (after the warm-up) and summarises `flop / time` in Mflop/s, each sample
+/// [`sample`]'s runs over their elapsed time.
 fn rates(options: &BenchOptions, flop: f64, mut run: impl FnMut()) -> Result<Summary> {
-    (0..options.warmup).for_each(|_| run());
+    let start = Instant::now();
+    let mut clock = || start.elapsed().as_secs_f64();
+    (0..options.warmup).for_each(|_| {
+        sample(options.min_sample_s, &mut clock, &mut run);
+    });
     let samples: Vec<f64> = (0..options.repetitions)
         .map(|_| {
-            let start = Instant::now();
-            run();
-            flop / start.elapsed().as_secs_f64().max(1e-9) / 1e6
+            let (runs, elapsed) = sample(options.min_sample_s, &mut clock, &mut run);
+            flop * runs as f64 / elapsed.max(1e-9) / 1e6
         })
         .collect();
     summarize(&samples)
+}
+
+/// Runs `run` back to back until `clock` (seconds) has advanced by at least `min_s` since
+/// the first run started, at least once: `(runs, elapsed seconds)`.
+fn sample(min_s: f64, clock: &mut impl FnMut() -> f64, run: &mut impl FnMut()) -> (u64, f64) {
+    let start = clock();
+    let mut runs = 0u64;
+    loop {
+        run();
+        runs += 1;
+        let elapsed = clock() - start;
+        if elapsed >= min_s {
+            return (runs, elapsed);
+        }
+    }
 }
 
 fn matrix(n: usize, seed: u64) -> Mat<f64> {
@@ -338,6 +383,30 @@ mod tests {
         assert!(report(&[950.0, 1000.0, 1280.0]).spread_warning().is_none());
     }
 
+    /// A clock that advances by `step` seconds at each run, read before and after.
+    fn fake(step: f64) -> (impl FnMut() -> f64, impl FnMut()) {
+        let now = std::rc::Rc::new(std::cell::Cell::new(0.0));
+        let (read, tick) = (now.clone(), now);
+        (move || read.get(), move || tick.set(tick.get() + step))
+    }
+
+    #[test]
+    fn a_sample_repeats_the_kernel_until_it_has_lasted_the_minimum() {
+        // 30 ms runs, 0.25 s minimum: 9 runs, 0.27 s.
+        let (mut clock, mut run) = fake(0.03);
+        let (runs, elapsed) = sample(0.25, &mut clock, &mut run);
+        assert_eq!(runs, 9);
+        assert!((elapsed - 0.27).abs() < 1e-12, "{elapsed}");
+        // A run longer than the minimum: once. A minimum of 0: once (single runs).
+        let (mut clock, mut run) = fake(0.4);
+        assert_eq!(sample(0.25, &mut clock, &mut run).0, 1);
+        let (mut clock, mut run) = fake(1e-3);
+        assert_eq!(sample(0.0, &mut clock, &mut run), (1, 1e-3));
+        // Exactly the minimum is enough: 0.25 / 0.0625 = 4 runs, no fifth.
+        let (mut clock, mut run) = fake(0.0625);
+        assert_eq!(sample(0.25, &mut clock, &mut run), (4, 0.25));
+    }
+
     #[test]
     fn bad_options_are_refused() {
         let mut options = BenchOptions::quick();
@@ -351,5 +420,13 @@ mod tests {
         options = BenchOptions::quick();
         options.repetitions = 0;
         assert!(measure(&options).is_err());
+        options = BenchOptions::quick();
+        options.min_sample_s = f64::NAN;
+        assert!(
+            measure(&options)
+                .unwrap_err()
+                .to_string()
+                .contains("minimum sample time")
+        );
     }
 }

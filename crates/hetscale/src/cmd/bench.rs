@@ -38,12 +38,17 @@ pub struct Args {
     /// it defaults to local, as every such command does).
     #[arg(long)]
     pub platform: Option<String>,
-    /// Small sizes and 3 repetitions: seconds instead of a minute, less representative.
+    /// Small sizes, 3 samples of one run each: a few seconds, less representative.
     #[arg(long)]
     pub quick: bool,
-    /// Timed runs per kernel, 1 to 10,000.
+    /// Timed samples per kernel, 1 to 10,000 (default 10).
     #[arg(long, alias = "repetitions", value_parser = clap::value_parser!(u16).range(1..=10_000))]
     pub runs: Option<u16>,
+    /// Each timed sample repeats its kernel until it has lasted at least this many seconds
+    /// (rate = flop x runs / elapsed), so a preemption or a CPU quota's throttle falls in every
+    /// sample alike. Default 0.25, with --quick 0 (single runs).
+    #[arg(long, value_name = "SECONDS")]
+    pub min_sample_time: Option<f64>,
     /// Write the `local` platform (one node per core at the measured marked speed) to FILE,
     /// or with --backend mpi one node per host; fill its network with `hetscale probe
     /// --write-platform FILE`.
@@ -67,6 +72,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     };
     if let Some(r) = args.runs {
         options.repetitions = r.into();
+    }
+    if let Some(seconds) = args.min_sample_time {
+        options.min_sample_s = seconds;
     }
     if args.backend == BenchBackend::Mpi {
         return run_mpi(args, &options);
@@ -121,9 +129,13 @@ pub struct HostSpeed {
     pub marked_speed: f64,
     /// 95% interval, Mflop/s.
     pub interval: (f64, f64),
+    /// Each kernel's median rate, Mflop/s, in the suite's order (the values after the
+    /// interval's).
+    pub kernels: Vec<f64>,
 }
 
-/// Groups the ranks' `(host, [speed, low, high])` by host, in order of first rank.
+/// Groups the ranks' `(host, [speed, low, high, kernel medians...])` by host, in order of first
+/// rank.
 pub fn by_host(ranks: &[(String, Vec<f64>)]) -> Vec<HostSpeed> {
     let mut hosts: Vec<(HostSpeed, usize)> = Vec::new();
     for (rank, (host, values)) in ranks.iter().enumerate() {
@@ -137,6 +149,7 @@ pub fn by_host(ranks: &[(String, Vec<f64>)]) -> Vec<HostSpeed> {
                         ranks: Vec::new(),
                         marked_speed: 0.0,
                         interval: (0.0, 0.0),
+                        kernels: vec![0.0; values.len().saturating_sub(3)],
                     },
                     0,
                 ));
@@ -148,6 +161,9 @@ pub fn by_host(ranks: &[(String, Vec<f64>)]) -> Vec<HostSpeed> {
         h.marked_speed += values[0];
         h.interval.0 += values[1];
         h.interval.1 += values[2];
+        for (sum, v) in h.kernels.iter_mut().zip(values.iter().skip(3)) {
+            *sum += v;
+        }
     }
     hosts
         .into_iter()
@@ -155,6 +171,7 @@ pub fn by_host(ranks: &[(String, Vec<f64>)]) -> Vec<HostSpeed> {
             let k = h.ranks.len() as f64;
             h.marked_speed /= k;
             h.interval = (h.interval.0 / k, h.interval.1 / k);
+            h.kernels.iter_mut().for_each(|v| *v /= k);
             h
         })
         .collect()
@@ -213,7 +230,9 @@ fn run_mpi(args: &Args, options: &BenchOptions) -> anyhow::Result<()> {
         .ok_or_else(|| anyhow::anyhow!("no MPI job"))?;
     let report = measure(options)?;
     let (lo, hi) = report.interval();
-    let ranks = job.gather_by_host(&[report.marked_speed, lo, hi])?;
+    let mut values = vec![report.marked_speed, lo, hi];
+    values.extend(report.kernels.iter().map(|k| k.mflops.median));
+    let ranks = job.gather_by_host(&values)?;
     if job.rank() != 0 {
         return Ok(());
     }
@@ -246,6 +265,9 @@ fn run_mpi(args: &Args, options: &BenchOptions) -> anyhow::Result<()> {
                 "cpus": h.ranks.len(),
                 "marked_speed_flops": h.marked_speed * 1e6,
                 "marked_speed_flops_ci95": [h.interval.0 * 1e6, h.interval.1 * 1e6],
+                "kernel_median_flops": report.kernels.iter().zip(&h.kernels)
+                    .map(|(k, v)| (k.name.to_owned(), serde_json::json!(v * 1e6)))
+                    .collect::<serde_json::Map<_, _>>(),
             })).collect::<Vec<_>>(),
             "options": serde_json::to_value(options)?,
             "warnings": warnings,
@@ -272,8 +294,9 @@ fn run_mpi(args: &Args, options: &BenchOptions) -> anyhow::Result<()> {
             );
         }
         outln!(
-            "(marked speed per core of each host, all ranks measuring at once: the mean of the medians of GEMM, LU, FFT and the STREAM triad over {} timed runs)",
-            options.repetitions
+            "(marked speed per core of each host, all ranks measuring at once: the mean of the medians of GEMM, LU, FFT and the STREAM triad over {} timed samples {})",
+            options.repetitions,
+            sample_words(options)
         );
         if let Some(path) = &args.write_platform {
             outln!("wrote the hosts' platform to {}", path.display());
@@ -310,10 +333,23 @@ fn render(report: &MarkedSpeedReport) -> String {
     }
     let (lo, hi) = report.interval();
     out.push_str(&format!(
-        "(rates in Mflop/s over {} timed runs after {} warm-up)\nmarked_speed = {:.1} Mflop/s per core, 95% CI [{lo:.1}, {hi:.1}] (mean of the medians, as JPDC section 4.3 averages NPB kernels); {} cores\n",
-        report.options.repetitions, report.options.warmup, report.marked_speed, report.cores
+        "(rates in Mflop/s over {} timed samples {} after {} warm-up)\nmarked_speed = {:.1} Mflop/s per core, 95% CI [{lo:.1}, {hi:.1}] (mean of the medians, as JPDC section 4.3 averages NPB kernels); {} cores\n",
+        report.options.repetitions,
+        sample_words(&report.options),
+        report.options.warmup,
+        report.marked_speed,
+        report.cores
     ));
     out
+}
+
+/// What one sample is: `of one run each`, or `of at least 0.25 s each`.
+fn sample_words(options: &BenchOptions) -> String {
+    if options.min_sample_s > 0.0 {
+        format!("of at least {} s each", options.min_sample_s)
+    } else {
+        "of one run each".into()
+    }
 }
 
 #[cfg(test)]
@@ -336,6 +372,13 @@ mod tests {
         assert_eq!(hosts[0].interval, (249.0, 251.0));
         assert_eq!(hosts[1].host, "h1");
         assert_eq!(hosts[1].ranks, vec![1]);
+        assert!(hosts[0].kernels.is_empty());
+        // The kernels' medians after the interval, averaged over a host's ranks alike.
+        let with_kernels = vec![
+            ("h1".to_owned(), vec![3.0, 2.0, 4.0, 10.0, 20.0]),
+            ("h1".to_owned(), vec![5.0, 4.0, 6.0, 30.0, 40.0]),
+        ];
+        assert_eq!(by_host(&with_kernels)[0].kernels, vec![20.0, 30.0]);
     }
 
     #[test]

@@ -241,7 +241,7 @@ fn print_collectives(out: &mut impl Write, fits: &[CollectiveFit]) -> std::io::R
         let c = &f.cost;
         writeln!(
             out,
-            "{:<10} = {:.4e} s{} + {:.4e} s/node{} + {:.4e} s/byte{} ({} points)",
+            "{:<10} = {:.4e} s{} + {:.4e} s/node{} + {:.4e} s/byte{} ({} medians)",
             c.name,
             c.base_s,
             ci(c.base_s, f.base_s_ci95),
@@ -249,7 +249,7 @@ fn print_collectives(out: &mut impl Write, fits: &[CollectiveFit]) -> std::io::R
             ci(c.per_node_s, f.per_node_s_ci95),
             c.per_byte_s,
             ci(c.per_byte_s, f.per_byte_s_ci95),
-            f.points
+            f.samples
         )?;
     }
     Ok(())
