@@ -57,12 +57,15 @@
 //! `barrier`: what its code pays for them against the benchmark that measured them (JPDC's GE
 //! paid less than section 4.5's `T_broadcast` and `T_barrier`).
 //!
-//! With `[[machine.p2p]]` segments, the point-to-point part of `comm` is `max_j (max(sum_k
-//! P_jk(b_jk), sum_k P_kj(b_kj)) + r_j receive b_j)` instead: `P_jk = max(P_j, P_k)`, the
-//! slower of the two nodes' segments (a node's own, `node = "name"`, else the network's),
-//! `P(b) = latency_i + b s_per_byte_i` on the segment `i` holding `b`, and `b_jk` the bytes
-//! node `j` sends node `k` in the superstep, one transfer per pair and superstep (hbsp's MPI
-//! backend packs a superstep's messages to one node into one buffer); `latency_s` and `link_bytes_per_s` then apply only
+//! With `[[machine.p2p]]` segments, the point-to-point part of `comm` is `max_j (max(out_j,
+//! in_j) + r_j receive b_j)` instead, a side of a node being its transfers' largest start-up
+//! and the sum of their bytes' costs, `out_j = max_k latency_jk + sum_k b_jk s_per_byte_jk`
+//! (transfers in flight together overlap their start-ups and queue their bytes on the link, as
+//! an MPI fan-out measures: [`p2p_parts`]): `P_jk = max(P_j, P_k)` is the slower of the two
+//! nodes' segments (a node's own, `node = "name"`, else the network's), `P(b) = latency_i + b
+//! s_per_byte_i` on the segment `i` holding `b`, and `b_jk` the bytes node `j` sends node `k`
+//! in the superstep, one transfer per pair and superstep (hbsp's MPI backend packs a
+//! superstep's messages to one node into one buffer); `latency_s` and `link_bytes_per_s` then apply only
 //! to topology-derived collectives. The end of a run adds `run_overhead_s` and
 //! `process_overhead_s` times its processes ([`crate::Machine::processes`]).
 //!

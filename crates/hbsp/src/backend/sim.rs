@@ -422,7 +422,8 @@ struct NodeTraffic {
     bytes_in: u64,
     messages_out: u64,
     messages_in: u64,
-    /// With `[[machine.p2p]]`: the larger of the costs of the transfers it sent and received.
+    /// With `[[machine.p2p]]`: the larger of its two sides, each the largest start-up of its
+    /// transfers plus their bytes' costs (see [`NodeTally`]).
     p2p_s: f64,
 }
 
