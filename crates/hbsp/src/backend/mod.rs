@@ -20,6 +20,8 @@ pub mod coroutines;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 #[cfg(feature = "mpi")]
+mod mpi_bytes;
+#[cfg(feature = "mpi")]
 mod mpi_shared;
 pub(crate) mod node;
 pub mod sim;
