@@ -51,6 +51,28 @@ assert {r[0] for r in rows} == labels, rows
 PY
 }
 
+# A study (spec $1, output $2, the rest: check_runs' arguments after the database) that may
+# be resumed once: a run through srun hangs about once in a few hundred here (a rank that
+# never leaves, cause not found: docs/slurm.md), srun's --wait turns that into a failed run,
+# and a failed run is what a rerun retries. The failure is printed, not hidden.
+study_resumed_once() {
+    local spec=$1 out=$2 status
+    shift 2
+    for attempt in 1 2; do
+        set +e
+        (cd "$WORK" && "$HS" study "$spec" --out "$out" --quiet > /dev/null)
+        status=$?
+        set -e
+        # Whether a configuration settles depends on timing, which CI does not assert.
+        [ $status -eq 0 ] || [ $status -eq 3 ] || { echo "study $spec failed: exit $status" >&2; exit 1; }
+        if check_runs "$WORK/$out/study.db" "$@"; then
+            return 0
+        fi
+        [ $attempt -eq 1 ] && echo "a run failed (above); resuming the study once, which retries it"
+    done
+    exit 1
+}
+
 step "build hetscale with the mpi feature"
 cargo build --release -p hetscale --features mpi 2>&1 | tail -n 1
 HS=$PWD/target/release/hetscale
@@ -100,15 +122,10 @@ nodes = "h1,h2,h3"
 
 [mpi]
 launcher = "$BIN/srun"
+launcher_args = ["--wait=10"]
 timeout_s = 120
 TOML
-set +e
-(cd "$WORK" && "$HS" study ge.toml --out ge --quiet > /dev/null)
-status=$?
-set -e
-# Whether a configuration settles depends on timing, which CI does not assert.
-[ $status -eq 0 ] || [ $status -eq 3 ] || { echo "GE study failed: exit $status" >&2; exit 1; }
-check_runs "$WORK/ge/study.db" verified C_h3h1 C_3
+study_resumed_once ge.toml ge verified C_h3h1 C_3
 cat "$WORK/ge/hosts/ge-slurm-ci/C_h3h1.slurm-hosts"
 
 step "a command study of the C Jacobi program through srun ({nodelist})"
@@ -124,7 +141,7 @@ warmup = 0
 approaches = ["measured"]
 
 [command]
-template = "$BIN/srun --nodelist={nodelist} --nodes={p} --ntasks={p} $WORK/jacobi {n} 20"
+template = "$BIN/srun --wait=10 --nodelist={nodelist} --nodes={p} --ntasks={p} $WORK/jacobi {n} 20"
 work = "80*(n-2)^2"
 time_regex = "elapsed: (\\\\S+) s"
 timeout_s = 120
@@ -137,12 +154,7 @@ nodes = "h1,h2"
 label = "C_3"
 nodes = "h1,h2,h3"
 TOML
-set +e
-(cd "$WORK" && "$HS" study jacobi.toml --out jacobi-study --quiet > /dev/null)
-status=$?
-set -e
-[ $status -eq 0 ] || [ $status -eq 3 ] || { echo "Jacobi study failed: exit $status" >&2; exit 1; }
-check_runs "$WORK/jacobi-study/study.db" unverified C_2 C_3
+study_resumed_once jacobi.toml jacobi-study unverified C_2 C_3
 
 step "a run cancelled by scancel is stored as failed with Slurm's reason; the rerun resumes"
 touch "$WORK/slow"
