@@ -466,21 +466,26 @@ fn a_burst_buckets_negative_start_up_is_charged_once_per_node() {
     assert!(err.contains("negative cost"), "{err}");
 }
 
+/// The ping-pong probe on `sim` over 8 B to 8 MiB by factors of 4.
+fn ping_pong_on_sim(m: &Machine) -> hbsp::p2p_probe::P2pReport {
+    let options = hbsp::p2p_probe::P2pProbeOptions {
+        sizes: (0..11).map(|k| 8usize << (2 * k)).collect(),
+        ..hbsp::p2p_probe::P2pProbeOptions::quick()
+    };
+    let [backend, _] = common::sim_declared();
+    hbsp::p2p_probe::probe_p2p(&backend, m, &options).unwrap()
+}
+
 #[test]
 fn the_ping_pong_probe_recovers_the_segments_of_a_simulated_platform() {
-    use hbsp::p2p_probe::{P2pMerge, P2pProbeOptions, probe_p2p};
+    use hbsp::p2p_probe::P2pMerge;
     let mut p = common::platform(&[4.0, 1.0, 2.0]);
     p.machine = Some(MachineModel {
         p2p: two_segments(),
         ..model()
     });
     let m = p.all().unwrap();
-    let options = P2pProbeOptions {
-        sizes: (0..11).map(|k| 8usize << (2 * k)).collect(),
-        ..P2pProbeOptions::quick()
-    };
-    let [backend, _] = common::sim_declared();
-    let report = probe_p2p(&backend, &m, &options).unwrap();
+    let report = ping_pong_on_sim(&m);
     assert_eq!(report.segments.len(), 2, "{:?}", report.segments);
     let truth = two_segments();
     assert_eq!(report.segments[0].max_bytes, truth[0].max_bytes);
@@ -528,7 +533,6 @@ fn the_ping_pong_probe_recovers_the_segments_of_a_simulated_platform() {
 #[test]
 fn a_transfer_costs_the_slower_ends_segments_and_the_probe_finds_each_node() {
     use hbsp::machine_model::P2pSegment;
-    use hbsp::p2p_probe::{P2pProbeOptions, probe_p2p};
     // Node n2 answers slowly: its own segments, 1 ms + 100 ns/byte.
     let mut p2p = two_segments();
     p2p.push(P2pSegment {
@@ -549,12 +553,7 @@ fn a_transfer_costs_the_slower_ends_segments_and_the_probe_finds_each_node() {
     };
     assert!(close(to(1), 20e-6 + 1024.0 * 1e-9 + L), "{}", to(1));
     assert!(close(to(2), 1e-3 + 1024.0 * 100e-9 + L), "{}", to(2));
-    let options = P2pProbeOptions {
-        sizes: (0..11).map(|k| 8usize << (2 * k)).collect(),
-        ..P2pProbeOptions::quick()
-    };
-    let [backend, _] = common::sim_declared();
-    let report = probe_p2p(&backend, &m, &options).unwrap();
+    let report = ping_pong_on_sim(&m);
     // The network's: the fastest pair (n0-n1), two segments; n2's: its own line.
     assert_eq!(report.segments.len(), 2, "{:?}", report.segments);
     let n2 = &report.pair_segments[1];

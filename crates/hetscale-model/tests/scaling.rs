@@ -11,6 +11,25 @@ use rand_chacha::ChaCha8Rng;
 /// Node speeds (flop/s) a configuration of `p` nodes takes in turn: heterogeneous.
 const POOL: [f64; 8] = [1.0e9, 2.0e9, 1.5e9, 0.8e9, 1.2e9, 2.5e9, 1.0e9, 0.9e9];
 
+/// `E_s = 0.5` held exactly on `target`, sizes 10 to 1e9, no `psi`.
+fn half_efficiency(target: &Configuration) -> PredictionTarget<'_> {
+    PredictionTarget {
+        configuration: target,
+        efficiency: 0.5,
+        tolerance: 0.0,
+        n_bounds: (10.0, 1e9),
+        reference: None,
+    }
+}
+
+/// A bootstrap small enough for a test.
+fn sixty_resamples() -> BootstrapOptions {
+    BootstrapOptions {
+        resamples: 60,
+        ..BootstrapOptions::default()
+    }
+}
+
 fn configuration(p: usize) -> Configuration {
     Configuration::new(
         &format!("p{p}"),
@@ -234,11 +253,8 @@ fn the_bootstrap_interval_covers_the_true_size_and_time() {
     let (data, selection) = law_1_selection(1);
     let (target, reference) = (configuration(32), configuration(8));
     let prediction = PredictionTarget {
-        configuration: &target,
-        efficiency: 0.5,
-        tolerance: 0.0,
-        n_bounds: (10.0, 1e9),
         reference: Some(&reference),
+        ..half_efficiency(&target)
     };
     let b = bootstrap(
         &data,
@@ -294,19 +310,10 @@ fn the_bootstrap_interval_covers_the_true_size_and_time() {
 #[test]
 fn beyond_8x_the_largest_fitted_node_count_the_interval_widens_and_says_so() {
     let (data, selection) = law_1_selection(2);
-    let options = BootstrapOptions {
-        resamples: 60,
-        ..BootstrapOptions::default()
-    };
+    let options = sixty_resamples();
     let predict = |p: usize| {
         let target = configuration(p);
-        let prediction = PredictionTarget {
-            configuration: &target,
-            efficiency: 0.5,
-            tolerance: 0.0,
-            n_bounds: (10.0, 1e9),
-            reference: None,
-        };
+        let prediction = half_efficiency(&target);
         bootstrap(&data, &selection, &prediction, &LAW_1.work, &options).unwrap()
     };
     let at_32 = predict(32);
@@ -351,11 +358,8 @@ fn beyond_8x_the_largest_fitted_node_count_the_interval_widens_and_says_so() {
         &data,
         &selection,
         &PredictionTarget {
-            configuration: &target,
-            efficiency: 0.5,
-            tolerance: 0.0,
             n_bounds: (10.0, n_max),
-            reference: None,
+            ..half_efficiency(&target)
         },
         &LAW_1.work,
         &options,
@@ -590,17 +594,8 @@ fn two_configurations_fit_with_a_caution_and_wider_intervals() {
         selection.model
     );
     let target = configuration(8);
-    let prediction = PredictionTarget {
-        configuration: &target,
-        efficiency: 0.5,
-        tolerance: 0.0,
-        n_bounds: (10.0, 1e9),
-        reference: None,
-    };
-    let options = BootstrapOptions {
-        resamples: 60,
-        ..BootstrapOptions::default()
-    };
+    let prediction = half_efficiency(&target);
+    let options = sixty_resamples();
     let b = bootstrap(&data, &selection, &prediction, &LAW_1.work, &options).unwrap();
     assert_eq!(b.widened_by, 2.0);
     assert_eq!(
@@ -693,11 +688,8 @@ fn coverage_statistics_over_20_seeds() {
             for p in [16, 32, 64] {
                 let target = configuration(p);
                 let prediction = PredictionTarget {
-                    configuration: &target,
-                    efficiency: 0.5,
-                    tolerance: 0.0,
                     n_bounds: (10.0, 1e12),
-                    reference: None,
+                    ..half_efficiency(&target)
                 };
                 let b = bootstrap(
                     &data,
@@ -753,17 +745,8 @@ fn forms_the_runs_cannot_tell_apart_widen_the_interval_and_say_so() {
     report(&selection);
     assert!(selection.plausible_hypotheses >= 1);
     let target = configuration(64);
-    let prediction = PredictionTarget {
-        configuration: &target,
-        efficiency: 0.5,
-        tolerance: 0.0,
-        n_bounds: (10.0, 1e9),
-        reference: None,
-    };
-    let options = BootstrapOptions {
-        resamples: 60,
-        ..BootstrapOptions::default()
-    };
+    let prediction = half_efficiency(&target);
+    let options = sixty_resamples();
     let b = bootstrap(&data, &selection, &prediction, &law.work, &options).unwrap();
     eprintln!("{b:#?}");
     assert_eq!(

@@ -3,6 +3,8 @@
 //! intervals, as the threads backend does (issue 35).
 #![cfg(feature = "mpi")]
 
+mod common;
+
 use std::process::Command;
 
 fn text(bytes: &[u8]) -> String {
@@ -65,15 +67,8 @@ fn every_collective_gets_a_finite_cost_with_an_interval_from_one_mpi_job() {
         }
     }
     // --write-platform: rank 0 wrote the five costs.
-    let written = hbsp::Platform::from_file(&file).unwrap();
-    let names: Vec<&str> = written
-        .network
-        .collectives
-        .iter()
-        .map(|c| c.name.as_str())
-        .collect();
     assert_eq!(
-        names,
+        common::written_collectives(&file),
         ["broadcast", "scatterv", "gatherv", "allgather", "alltoallv"]
     );
     // The text form names each collective with its intervals.

@@ -780,57 +780,72 @@ where
     } else {
         mpi::topology::Color::undefined()
     };
-    let outcome = match world.split_by_color(color) {
-        Some(sub) => Some(run_on(sub, options, machine, program)),
-        None => None,
-    };
-    let encoding = |err: postcard::Error| {
-        HbspError::InvalidBackend(format!(
-            "a sub-machine's outcome could not be shared between MPI ranks: {err}"
-        ))
-    };
-    let from_root = channel.process_at_rank(0);
-    match outcome {
-        Some(outcome) => {
+    match world.split_by_color(color) {
+        Some(sub) => {
+            let outcome = run_on(sub, options, machine, program);
             if rank == 0 {
-                let shared: std::result::Result<(&[T], &[NodeTrace], f64), String> = match &outcome
-                {
-                    Ok(out) => Ok((&out.results, &out.trace.nodes, out.elapsed_s)),
-                    Err(err) => Err(err.to_string()),
-                };
-                let bytes = postcard::to_allocvec(&shared)
-                    .unwrap_or_else(|err| abort_job(&encoding(err).to_string()));
-                for waiting in p..size {
-                    channel
-                        .process_at_rank(waiting as i32)
-                        .send_with_tag(&bytes[..], OUTCOME_TAG);
-                }
+                send_outcome(&channel, &outcome, p..size);
             }
             outcome
         }
-        None => {
-            while from_root.immediate_probe_with_tag(OUTCOME_TAG).is_none() {
-                std::thread::sleep(std::time::Duration::from_micros(200));
-            }
-            let (bytes, _) = from_root.receive_vec_with_tag::<u8>(OUTCOME_TAG);
-            type Shared<T> = std::result::Result<(Vec<T>, Vec<NodeTrace>, f64), String>;
-            match postcard::from_bytes::<Shared<T>>(&bytes).map_err(encoding)? {
-                Ok((results, nodes, elapsed_s)) => Ok(RunOutput {
-                    results,
-                    trace: Trace {
-                        platform: machine.platform().to_owned(),
-                        p,
-                        nodes,
-                    },
-                    elapsed_s,
-                    virtual_time: false,
-                    compute_skipped: false,
-                    costs: Vec::new(),
-                }),
-                Err(why) => Err(HbspError::InvalidBackend(why)),
-            }
-        }
+        None => receive_outcome(&channel, machine),
     }
+}
+
+/// A sub-machine's outcome as it travels to the ranks outside it.
+type SharedOutcome<T> = std::result::Result<(Vec<T>, Vec<NodeTrace>, f64), String>;
+
+fn outcome_encoding(err: postcard::Error) -> HbspError {
+    HbspError::InvalidBackend(format!(
+        "a sub-machine's outcome could not be shared between MPI ranks: {err}"
+    ))
+}
+
+/// Rank 0 of a sub-machine sends its `outcome` to the `waiting` ranks of `channel`.
+fn send_outcome<T: Serialize>(
+    channel: &SimpleCommunicator,
+    outcome: &Result<RunOutput<T>>,
+    waiting: std::ops::Range<usize>,
+) {
+    let shared: std::result::Result<(&[T], &[NodeTrace], f64), String> = match outcome {
+        Ok(out) => Ok((&out.results, &out.trace.nodes, out.elapsed_s)),
+        Err(err) => Err(err.to_string()),
+    };
+    let bytes = postcard::to_allocvec(&shared)
+        .unwrap_or_else(|err| abort_job(&outcome_encoding(err).to_string()));
+    for rank in waiting {
+        channel
+            .process_at_rank(rank as i32)
+            .send_with_tag(&bytes[..], OUTCOME_TAG);
+    }
+}
+
+/// A rank outside the sub-machine waits for rank 0's outcome, polling with short sleeps so
+/// that it leaves its core to the ranks being measured.
+fn receive_outcome<T: DeserializeOwned>(
+    channel: &SimpleCommunicator,
+    machine: &Machine,
+) -> Result<RunOutput<T>> {
+    let from_root = channel.process_at_rank(0);
+    while from_root.immediate_probe_with_tag(OUTCOME_TAG).is_none() {
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+    let (bytes, _) = from_root.receive_vec_with_tag::<u8>(OUTCOME_TAG);
+    let (results, nodes, elapsed_s) = postcard::from_bytes::<SharedOutcome<T>>(&bytes)
+        .map_err(outcome_encoding)?
+        .map_err(HbspError::InvalidBackend)?;
+    Ok(RunOutput {
+        results,
+        trace: Trace {
+            platform: machine.platform().to_owned(),
+            p: machine.p(),
+            nodes,
+        },
+        elapsed_s,
+        virtual_time: false,
+        compute_skipped: false,
+        costs: Vec::new(),
+    })
 }
 
 fn check_initialized() -> Result<()> {

@@ -128,3 +128,14 @@ pub fn extrap_models(file: &Path) -> Option<Vec<(String, String)>> {
         .collect();
     Some(models)
 }
+
+/// The names of the collectives whose costs the platform file at `path` lists, in order.
+pub fn written_collectives(path: &Path) -> Vec<String> {
+    hbsp::Platform::from_file(path)
+        .unwrap()
+        .network
+        .collectives
+        .iter()
+        .map(|c| c.name.clone())
+        .collect()
+}
