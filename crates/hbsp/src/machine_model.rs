@@ -259,13 +259,19 @@ fn validate_p2p_group(segments: &[&P2pSegment], node: Option<&str>) -> Result<()
             segments[i - 1].max_bytes as f64
         };
         // A relative slack for the rounding of a line fitted through (start, 0).
+        if !s.latency_s.is_finite() {
+            return Err(format!(
+                "{at}: latency_s = {} is not a number of seconds: give a finite one",
+                s.latency_s
+            ));
+        }
         let slack = 1e-9 * (s.latency_s.abs() + start * s.s_per_byte);
-        if !s.latency_s.is_finite() || s.time(start) < -slack {
+        if s.time(start) < -slack {
             return Err(format!(
                 "{at}: latency_s = {} gives a negative cost at the segment's first size ({start} \
                  bytes): raise it to at least {}",
                 s.latency_s,
-                -start * s.s_per_byte
+                (-start * s.s_per_byte).max(0.0)
             ));
         }
         if s.max_bytes == 0 {

@@ -464,6 +464,14 @@ fn a_burst_buckets_negative_start_up_is_charged_once_per_node() {
     .validate()
     .unwrap_err();
     assert!(err.contains("negative cost"), "{err}");
+    let refused = |p2p: Vec<P2pSegment>| MachineModel { p2p, ..model() }.validate().unwrap_err();
+    let mut first = two_segments();
+    first[0] = P2pSegment::new(1 << 10, -1e-3, 1e-9);
+    let err = refused(first);
+    assert!(err.ends_with("at least 0"), "{err}");
+    let mut nan = two_segments();
+    nan[1] = P2pSegment::new(16 << 20, f64::NAN, 80e-9);
+    assert!(refused(nan).contains("not a number"));
 }
 
 /// The ping-pong probe on `sim` over 8 B to 8 MiB by factors of 4.
