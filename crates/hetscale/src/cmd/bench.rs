@@ -5,6 +5,7 @@ use crate::output::{errln, out, outln};
 use std::path::PathBuf;
 
 use hbsp::{Node, Platform};
+use hetscale_study::speed::cpu_quota;
 use hetscale_study::speed::marked_speed::{
     BenchOptions, MAX_RELATIVE_WIDTH, MarkedSpeedReport, measure,
 };
@@ -46,7 +47,8 @@ pub struct Args {
     pub runs: Option<u16>,
     /// Each timed sample repeats its kernel until it has lasted at least this many seconds
     /// (rate = flop x runs / elapsed), so a preemption or a CPU quota's throttle falls in every
-    /// sample alike. Default 0.25, with --quick 0 (single runs).
+    /// sample alike. Default 0.25, or 20 periods of the CPU quota this process runs under if
+    /// longer (a cgroup's `cpu.cfs_period_us` or `cpu.max`); with --quick 0 (single runs).
     #[arg(long, value_name = "SECONDS")]
     pub min_sample_time: Option<f64>,
     /// Write the `local` platform (one node per core at the measured marked speed) to FILE,
@@ -75,6 +77,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     if let Some(seconds) = args.min_sample_time {
         options.min_sample_s = seconds;
+    } else if !args.quick {
+        options.min_sample_s =
+            cpu_quota::min_sample_s(options.min_sample_s, cpu_quota::this_process());
     }
     if args.backend == BenchBackend::Mpi {
         return run_mpi(args, &options);
@@ -346,7 +351,9 @@ fn render(report: &MarkedSpeedReport) -> String {
 /// What one sample is: `of one run each`, or `of at least 0.25 s each`.
 fn sample_words(options: &BenchOptions) -> String {
     if options.min_sample_s > 0.0 {
-        format!("of at least {} s each", options.min_sample_s)
+        // Rounded: 20 periods of 0.1 s print as 2, not 1.9999999999999998.
+        let seconds = (options.min_sample_s * 1e6).round() / 1e6;
+        format!("of at least {seconds} s each")
     } else {
         "of one run each".into()
     }
