@@ -94,7 +94,7 @@ pub use error::{HbspError, Result};
 pub use machine_model::MachineModel;
 pub use message::{Message, MessageInfo};
 pub use nodeset::NodeSet;
-pub use platform::{BarrierCost, Machine, MachineNode, Network, Node, Platform};
+pub use platform::{BarrierCost, BarrierPoint, Machine, MachineNode, Network, Node, Platform};
 pub use trace::Trace;
 
 /// What a successful run returns.

@@ -3,11 +3,36 @@
 //!
 //! Node 0 and each other node `j` in turn play ping-pong: for every size `s` (log-spaced, by
 //! default 8 B to 16 MiB, beyond any shaper's burst bucket) a superstep in which node 0 sends
-//! `s` bytes to `j`, then one in which `j` sends them back, each timed between barriers as
-//! node 0 sees it, `samples` times (rounds over every size in a shuffled order), and as many
-//! empty supersteps. A transfer's one-way time is
-//! the median of its supersteps less the median empty superstep (the barrier, which `sim`
-//! charges apart as `L(p)`). Each pair's times give node `j`'s segments; the fastest pair's at
+//! `s` bytes to `j`, then one in which `j` sends them back, each timed as node 0 sees it
+//! together with the empty superstep that follows it, `samples` times (rounds over every size
+//! in a shuffled order), and as many pairs of empty supersteps. A transfer's one-way time is
+//! the median of its samples less the median pair of empty supersteps (the barriers, which
+//! `sim` charges apart as `L(p)`), and the segments are fitted to those medians.
+//!
+//! The trailing superstep is what makes the time the transfer's delivery. A sender's part of
+//! the exchange ends when its bytes are in its kernel's socket buffer, which holds hundreds of
+//! KiB to MiB; the receiver's ends when they have arrived, and the next barrier waits for it.
+//! Timed to its own barrier alone, a transfer node 0 sent looked done early: on the testbed's
+//! 100 Mbit/s links 1 MiB took 39.5 ms one way by the median of both directions, where the
+//! link moves it in 88 ms, and a program's supersteps, which last until every node has its
+//! data, took the link's time (a raw-MPI fan-out, `testbed/mpi_check.c fanout`, 87 ms per MiB
+//! and destination).
+//!
+//! A median is the typical transfer, but a program's time is a sum of supersteps, so `sim`
+//! must charge each superstep's expected cost. On a host under a CPU quota most supersteps
+//! are quick and some wait out the rest of a quota period: on the testbed's 10 ms periods
+//! 10-17% of GE's supersteps took 5-6.5 ms where the median one took 1 ms, and a superstep
+//! that moves a message spends more of the hosts' quotas (the byte counts' all-to-all and the
+//! exchange) than an empty one. So the probe also measures the **stall**: the mean excess of
+//! the message supersteps over their size's median, pooled over every pair's start-up
+//! dominated sizes (where a segment's start-up is at least its bytes' cost; at larger sizes a
+//! transfer spans periods and its median holds its stalls already), less the empty
+//! supersteps' own mean excess (`L(p)`, a mean over batches, holds theirs). It is written
+//! beside `L(p)` at the probed `p` as `message_stall_s`, which `sim` and the predicted
+//! approach charge every superstep that moves a message: the stall grows with the hosts a
+//! superstep waits for (on the testbed 0.06 ms on 2 hosts, 0.45 ms on 4), so it is kept per
+//! `p`, not in the segments. Per size, a mean over a few samples would be too noisy to fit;
+//! pooled over a hundred and more, the stall is not. On `sim` it is 0. Each pair's times give node `j`'s segments; the fastest pair's at
 //! each size give the network's (and node 0's): a transfer costs the slower of its two ends'
 //! segments, so a slow node (a host under a CPU quota answers late) pays its own cost and
 //! does not lend it to the others.
@@ -31,7 +56,7 @@ use crate::ctx::Ctx;
 use crate::error::{HbspError, Result};
 use crate::machine_model::{MachineModel, P2pSegment, p2p_time};
 use crate::platform::{Machine, Platform};
-use crate::probe::{median, t95, time_superstep};
+use crate::probe::{median, step, t95};
 
 /// Fewest sizes a segment is fitted on (a line and a residual).
 pub const MIN_POINTS: usize = 3;
@@ -45,20 +70,25 @@ pub struct P2pProbeOptions {
     pub samples: usize,
     /// Most segments fitted (1 to 4).
     pub max_segments: usize,
+    /// Further supersteps per pair and direction at the smallest size, for the stall (see the
+    /// module docs): its spread is a few stalls of milliseconds among many quick supersteps,
+    /// so its mean needs hundreds of samples.
+    pub stall_samples: usize,
 }
 
 impl Default for P2pProbeOptions {
-    /// 8 B to 16 MiB by factors of 2: 22 sizes, 3 samples, up to 4 segments. A shaped link
-    /// has three regimes (start-up, a burst bucket passed at the interface's speed, the set
-    /// rate) and a curved knee between the last two that spans a factor of 10 or more in size
-    /// (a 100 Mbit/s `tbf` link here: 30 ns/byte at 512 KiB, 50 at 2 MiB, 80 from 8 MiB), so
-    /// each regime needs several sizes of its own; the halved spacing costs about 20% more
-    /// probing time than factors of 4, as the largest sizes dominate it.
+    /// 8 B to 16 MiB by factors of 2: 22 sizes, 3 samples, up to 4 segments, 32 stall
+    /// samples. A shaped link has regimes (start-up, a burst bucket passed at the interface's
+    /// speed, the set rate: a 100 Mbit/s `tbf` link here, 84 ns/byte less the 128 KiB bucket's
+    /// 10 ms from 128 KiB up), so each regime needs several sizes of its own; the halved
+    /// spacing costs about 20% more probing time than factors of 4, as the largest sizes
+    /// dominate it.
     fn default() -> Self {
         Self {
             sizes: (0..22).map(|k| 8 << k).collect(),
             samples: 3,
             max_segments: 4,
+            stall_samples: 32,
         }
     }
 }
@@ -70,6 +100,7 @@ impl P2pProbeOptions {
             sizes: (0..7).map(|k| 8 << (3 * k)).collect(),
             samples: 2,
             max_segments: 2,
+            stall_samples: 4,
         }
     }
 }
@@ -94,8 +125,13 @@ pub struct P2pReport {
     pub pair_segments: Vec<Vec<P2pSegment>>,
     /// Root mean square of the fit's relative errors.
     pub rms_relative_error: f64,
-    /// The median empty superstep (the barrier subtracted), s.
+    /// The median pair of empty supersteps (the barriers subtracted), s.
     pub empty_superstep_s: f64,
+    /// The stall of a superstep that moves messages at `p` nodes (see the module docs), s:
+    /// written as `message_stall_s` beside `L(p)`.
+    pub stall_s: f64,
+    /// Message supersteps the stall was averaged over.
+    pub stall_samples: usize,
 }
 
 fn checked(options: &P2pProbeOptions) -> Result<P2pProbeOptions> {
@@ -127,7 +163,16 @@ pub fn probe_p2p(
     }
     let backend = backend.untraced();
     let output = crate::run(&backend, machine, |ctx| ping_pong(ctx, &options))?;
-    let (pairs, empty) = output.results[0].clone();
+    let (samples, empty) = output.results[0].clone();
+    let empty_median = median(empty.clone());
+    let pairs: Vec<Vec<f64>> = samples
+        .iter()
+        .map(|pair| {
+            pair.iter()
+                .map(|times| (median(times.clone()) - empty_median).max(0.0))
+                .collect()
+        })
+        .collect();
     let one_way_s: Vec<f64> = (0..options.sizes.len())
         .map(|k| {
             pairs
@@ -142,6 +187,7 @@ pub fn probe_p2p(
         .iter()
         .map(|pair| Ok(fit_segments(&x, pair, options.max_segments)?.0))
         .collect::<Result<Vec<_>>>()?;
+    let (stall_s, stall_samples) = stall(&samples, &pair_segments, &options.sizes, &empty);
     Ok(P2pReport {
         p: machine.p(),
         nodes: machine.nodes().iter().map(|n| n.name.clone()).collect(),
@@ -151,8 +197,48 @@ pub fn probe_p2p(
         segments,
         pair_segments,
         rms_relative_error,
-        empty_superstep_s: empty,
+        empty_superstep_s: empty_median,
+        stall_s,
+        stall_samples,
     })
+}
+
+/// The mean excess of the message supersteps over their size's median, over each pair's
+/// start-up dominated sizes, less the empty supersteps' mean excess, and the number of
+/// message supersteps it came from; at least 0 (see the module docs).
+fn stall(
+    samples: &[Vec<Vec<f64>>],
+    pair_segments: &[Vec<P2pSegment>],
+    sizes: &[usize],
+    empty: &[f64],
+) -> (f64, usize) {
+    let mut excess = Vec::new();
+    for (pair, segments) in samples.iter().zip(pair_segments) {
+        for (times, &size) in pair.iter().zip(sizes) {
+            if start_up_dominated(segments, size as u64) {
+                let typical = median(times.clone());
+                excess.extend(times.iter().map(|t| t - typical));
+            }
+        }
+    }
+    if excess.is_empty() || empty.is_empty() {
+        return (0.0, excess.len());
+    }
+    let empty_excess = mean(empty) - median(empty.to_vec());
+    ((mean(&excess) - empty_excess).max(0.0), excess.len())
+}
+
+/// Whether the segment that covers `size` costs at least as much in start-up as in bytes.
+fn start_up_dominated(segments: &[P2pSegment], size: u64) -> bool {
+    segments
+        .iter()
+        .find(|s| size <= s.max_bytes)
+        .or(segments.last())
+        .is_some_and(|s| s.latency_s >= size as f64 * s.s_per_byte)
+}
+
+fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len().max(1) as f64
 }
 
 /// Every node's part of the ping-pong; node 0's times are the ones used.
@@ -161,11 +247,11 @@ pub fn probe_p2p(
 /// on every node: a seeded permutation), so that a disturbance lasting a while (a host under a
 /// CPU quota throttled for a stretch of periods, another program) falls on random sizes and
 /// not on a run of neighbouring ones, which the segment fit would read as a step in the cost.
-fn ping_pong(ctx: &mut Ctx<'_>, options: &P2pProbeOptions) -> Result<(Vec<Vec<f64>>, f64)> {
+/// Returns every message superstep's time, by pair and size, and every empty superstep's.
+fn ping_pong(ctx: &mut Ctx<'_>, options: &P2pProbeOptions) -> Result<PingPongTimes> {
     ctx.charge_work(0.0)?;
     let largest = options.sizes.iter().copied().max().unwrap_or(0);
     let payload = vec![0u8; largest];
-    let me = ctx.pid();
     let mut empty = Vec::new();
     let mut pairs = Vec::new();
     for partner in 1..ctx.nprocs() {
@@ -173,27 +259,52 @@ fn ping_pong(ctx: &mut Ctx<'_>, options: &P2pProbeOptions) -> Result<(Vec<Vec<f6
         for round in 0..options.samples {
             for k in shuffled(options.sizes.len(), (partner * 1_000 + round) as u64) {
                 let size = options.sizes[k];
-                empty.push(time_superstep(ctx, |_| Ok(()))?);
+                empty.push(time_delivered(ctx, |_| Ok(()))?);
                 for (from, to) in [(0, partner), (partner, 0)] {
-                    times[k].push(time_superstep(ctx, |ctx| {
-                        if me == from {
-                            ctx.send(to, 0, &payload[..size])?;
-                        }
-                        Ok(())
-                    })?);
+                    times[k].push(time_one_way(ctx, from, to, &payload[..size])?);
                 }
             }
         }
-        pairs.push(times.into_iter().map(median).collect::<Vec<f64>>());
-    }
-    let empty = median(empty);
-    for pair in &mut pairs {
-        for t in pair.iter_mut() {
-            *t = (*t - empty).max(0.0);
+        // More samples of the smallest size, as the rounds take them, for the stall.
+        let smallest = options.sizes[0];
+        for _ in 0..options.stall_samples {
+            empty.push(time_delivered(ctx, |_| Ok(()))?);
+            for (from, to) in [(0, partner), (partner, 0)] {
+                times[0].push(time_one_way(ctx, from, to, &payload[..smallest])?);
+            }
         }
+        pairs.push(times);
     }
     Ok((pairs, empty))
 }
+
+/// Time of `from` sending `bytes` to `to`, to their delivery (see [`time_delivered`]).
+fn time_one_way(ctx: &mut Ctx<'_>, from: usize, to: usize, bytes: &[u8]) -> Result<f64> {
+    let sends = ctx.pid() == from;
+    time_delivered(ctx, |ctx| {
+        if sends {
+            ctx.send(to, 0, bytes)
+        } else {
+            Ok(())
+        }
+    })
+}
+
+/// Time of one superstep doing `body` and of the empty superstep after it, as this node sees
+/// them: the second ends only when every node has what the first sent (see the module docs).
+fn time_delivered(ctx: &mut Ctx<'_>, body: impl FnOnce(&mut Ctx<'_>) -> Result<()>) -> Result<f64> {
+    step(ctx)?;
+    let start = ctx.time();
+    body(ctx)?;
+    step(ctx)?;
+    ctx.recv_all::<u8>()?;
+    step(ctx)?;
+    Ok(ctx.time() - start)
+}
+
+/// The ping-pong's superstep times: `pairs[j - 1][k]` for pair `(0, j)` at size `k`, and the
+/// empty supersteps.
+type PingPongTimes = (Vec<Vec<Vec<f64>>>, Vec<f64>);
 
 /// `0..n` in an order fixed by `seed` (Fisher-Yates on a SplitMix64 stream).
 fn shuffled(n: usize, seed: u64) -> Vec<usize> {
@@ -490,8 +601,22 @@ impl P2pReport {
         model
             .p2p
             .sort_by(|a, b| a.node.cmp(&b.node).then(a.max_bytes.cmp(&b.max_bytes)));
+        self.apply_stall_to(platform);
         platform.validate()?;
         Ok(done)
+    }
+}
+
+impl P2pReport {
+    /// Writes the stall as `message_stall_s` of the platform's measured `L` at this probe's
+    /// `p`; a platform without `L(p)` measured at this `p` is left as it is (the superstep
+    /// probe, which `probe --p2p` runs first, writes it).
+    fn apply_stall_to(&self, platform: &mut Platform) {
+        if let crate::platform::BarrierCost::Table(points) = &mut platform.network.l {
+            if let Some(point) = points.iter_mut().find(|pt| pt.p == self.p) {
+                point.message_stall_s = self.stall_s;
+            }
+        }
     }
 }
 
@@ -520,6 +645,30 @@ pub fn raise_g_to_sustained(platform: &mut Platform) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_stall_is_the_message_supersteps_excess_beyond_the_empty_ones() {
+        // One pair, two sizes: 8 B (start-up dominated) and 1 MiB (bytes dominated). Of ten
+        // 8 B samples two stalled 5 ms; of ten empty pairs one stalled 5 ms; the 1 MiB
+        // samples' spread (a long transfer's own) is left out.
+        let segments = vec![
+            P2pSegment::new(1 << 10, 4e-4, 1e-9),
+            P2pSegment::new(1 << 20, 0.0, 8e-8),
+        ];
+        let mut small = vec![1e-3; 10];
+        small[3] += 5e-3;
+        small[7] += 5e-3;
+        let large = vec![0.08, 0.08, 0.2, 0.08];
+        let mut empty = vec![5e-4; 10];
+        empty[0] += 5e-3;
+        let (stall_s, samples) = stall(&[vec![small, large]], &[segments], &[8, 1 << 20], &empty);
+        assert_eq!(samples, 10);
+        assert!((stall_s - (1e-3 - 5e-4)).abs() < 1e-12, "{stall_s}");
+        // Empty supersteps that stall more than the message ones: no negative stall.
+        let calm = vec![1e-3; 10];
+        let segments = vec![P2pSegment::new(1 << 10, 4e-4, 1e-9)];
+        assert_eq!(stall(&[vec![calm]], &[segments], &[8], &empty).0, 0.0);
+    }
 
     #[test]
     fn a_shuffled_order_is_a_permutation_that_the_seed_fixes() {

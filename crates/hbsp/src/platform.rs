@@ -142,6 +142,16 @@ pub struct BarrierPoint {
     /// Barrier cost in seconds.
     #[serde(rename = "L_s")]
     pub l_s: f64,
+    /// What a superstep that moves messages costs beyond `L_s` and its transfers on average,
+    /// s: stalls, such as a host under a CPU quota waiting out its period, that a typical
+    /// (median) transfer does not show (`probe --p2p` measures it; see
+    /// [`crate::p2p_probe`]). 0 where not measured.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub message_stall_s: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// The TOML shape of `L`: either `table` or the formula terms.
@@ -228,7 +238,16 @@ impl BarrierCost {
                 per_node_s,
                 per_log2_node_s,
             } => base_s + per_node_s * p as f64 + per_log2_node_s * (p.max(1) as f64).log2(),
-            Self::Table(points) => interpolate(points, p as f64).max(0.0),
+            Self::Table(points) => interpolate(points, p as f64, |pt| pt.l_s).max(0.0),
+        }
+    }
+
+    /// A message superstep's stall at `p` nodes (see [`BarrierPoint::message_stall_s`]),
+    /// interpolated as `L(p)` is; 0 for a formula.
+    pub fn message_stall_at(&self, p: usize) -> f64 {
+        match self {
+            Self::Formula { .. } => 0.0,
+            Self::Table(points) => interpolate(points, p as f64, |pt| pt.message_stall_s).max(0.0),
         }
     }
 
@@ -263,6 +282,12 @@ fn validate_table(points: &[BarrierPoint]) -> std::result::Result<(), String> {
         if pt.p == 0 {
             return Err(format!("network.L.table[{i}]: p must be >= 1, got 0"));
         }
+        if !(pt.message_stall_s.is_finite() && pt.message_stall_s >= 0.0) {
+            return Err(format!(
+                "network.L.table[{i}]: message_stall_s must be >= 0, got {}",
+                pt.message_stall_s
+            ));
+        }
         if !(pt.l_s.is_finite() && pt.l_s >= 0.0) {
             return Err(format!(
                 "network.L.table[{i}]: L_s must be >= 0, got {}",
@@ -280,9 +305,9 @@ fn validate_table(points: &[BarrierPoint]) -> std::result::Result<(), String> {
     Ok(())
 }
 
-fn interpolate(points: &[BarrierPoint], p: f64) -> f64 {
+fn interpolate(points: &[BarrierPoint], p: f64, value: impl Fn(&BarrierPoint) -> f64) -> f64 {
     if points.len() == 1 {
-        return points[0].l_s;
+        return value(&points[0]);
     }
     let upper = points
         .iter()
@@ -293,7 +318,7 @@ fn interpolate(points: &[BarrierPoint], p: f64) -> f64 {
         k => (points[k - 1], points[k]),
     };
     let t = (p - a.p as f64) / (b.p as f64 - a.p as f64);
-    a.l_s + t * (b.l_s - a.l_s)
+    value(&a) + t * (value(&b) - value(&a))
 }
 
 impl Platform {
@@ -815,6 +840,11 @@ impl Machine {
         self.network.l.at(self.processes())
     }
 
+    /// The stall of a superstep that moves messages, for this machine's processes, s.
+    pub fn message_stall_s(&self) -> f64 {
+        self.network.l.message_stall_at(self.processes())
+    }
+
     /// Pids from fastest to slowest marked speed (ties: lower pid first); HBSPlib's rank
     /// `k` is element `k - 1`.
     pub fn ranking(&self) -> Vec<usize> {
@@ -845,6 +875,7 @@ impl Machine {
         let r = self.nodes.iter().map(|n| n.r).collect();
         hetscale_model::hbsp::HbspMachine::new(self.network.g_s_per_byte, r, self.l_s())
             .and_then(|m| m.with_message_overhead(self.network.o_s))
+            .and_then(|m| m.with_message_stall(self.message_stall_s()))
             .expect("validated platforms have valid network parameters")
     }
 }
@@ -925,8 +956,16 @@ mod tests {
         let mut table = two_nodes(1.0, 1.0);
         table.nodes[0].cpus = 1000;
         table.network.l = BarrierCost::Table(vec![
-            BarrierPoint { p: 1, l_s: 0.0 },
-            BarrierPoint { p: 2, l_s: 1e306 },
+            BarrierPoint {
+                p: 1,
+                l_s: 0.0,
+                message_stall_s: 0.0,
+            },
+            BarrierPoint {
+                p: 2,
+                l_s: 1e306,
+                message_stall_s: 0.0,
+            },
         ]);
         assert!(
             problem(&table).contains("L(1001) = inf"),

@@ -184,7 +184,11 @@ pub fn ucf_cluster() -> Platform {
             l: BarrierCost::Table(
                 UCF_BARRIER_US
                     .iter()
-                    .map(|&(p, us)| BarrierPoint { p, l_s: us * 1e-6 })
+                    .map(|&(p, us)| BarrierPoint {
+                        p,
+                        l_s: us * 1e-6,
+                        message_stall_s: 0.0,
+                    })
                     .collect(),
             ),
             collectives: Vec::new(),

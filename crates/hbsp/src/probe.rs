@@ -347,7 +347,7 @@ fn time_empty_supersteps(ctx: &mut Ctx<'_>, batch: usize) -> Result<(f64, f64)> 
 
 /// Ends the superstep, declaring no work for the next one: the probe's own bookkeeping must
 /// not be charged as compute on `sim`.
-fn step(ctx: &mut Ctx<'_>) -> Result<()> {
+pub(crate) fn step(ctx: &mut Ctx<'_>) -> Result<()> {
     ctx.sync()?;
     ctx.charge_work(0.0)
 }
@@ -607,15 +607,20 @@ impl ProbeReport {
     pub fn apply_to(&self, platform: &mut Platform, machine: &Machine) -> Result<()> {
         platform.network.g_s_per_byte = self.g_s_per_byte.max(0.0);
         platform.network.o_s = self.o_s.max(0.0);
+        let mut table: Vec<BarrierPoint> = match &platform.network.l {
+            BarrierCost::Table(points) => points.clone(),
+            BarrierCost::Formula { .. } => Vec::new(),
+        };
+        // A stall the ping-pong measured at this p stays with the new L.
+        let message_stall_s = table
+            .iter()
+            .find(|pt| pt.p == self.p)
+            .map_or(0.0, |pt| pt.message_stall_s);
+        table.retain(|pt| pt.p != self.p);
         let point = BarrierPoint {
             p: self.p,
             l_s: self.L_s.max(0.0),
-        };
-        let mut table = match &platform.network.l {
-            BarrierCost::Table(points) => {
-                points.iter().copied().filter(|pt| pt.p != self.p).collect()
-            }
-            BarrierCost::Formula { .. } => Vec::new(),
+            message_stall_s,
         };
         table.push(point);
         table.sort_by_key(|pt| pt.p);

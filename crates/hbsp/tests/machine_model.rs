@@ -82,6 +82,37 @@ fn a_message_costs_the_link_and_the_latency_not_g() {
     assert!(close(hbsp, 1e-9 * 1.1 * 50_000.0 + L), "{hbsp}");
 }
 
+#[test]
+fn a_measured_stall_is_charged_on_supersteps_that_move_messages_only() {
+    use hbsp::BarrierPoint;
+    let stall = 3e-4;
+    let mut p = platform(model());
+    p.network.l = BarrierCost::Table(vec![BarrierPoint {
+        p: 2,
+        l_s: L,
+        message_stall_s: stall,
+    }]);
+    let m = p.all().unwrap().for_workload("mm");
+    let without = machine(model(), "mm");
+    // Its transfer, its barrier and the stall; an empty superstep only its barrier.
+    let moved = one_superstep(&m, [0.0, 0.0], 50_000);
+    let expected = one_superstep(&without, [0.0, 0.0], 50_000) + stall;
+    assert!(close(moved, expected), "{moved} vs {expected}");
+    assert!(close(one_superstep(&m, [0.0, 0.0], 0), L));
+    // The HBSP^1 charge (no machine model) adds it alike.
+    let hbsp = one_superstep(&m.without_model(), [0.0, 0.0], 50_000);
+    assert!(close(hbsp, 1e-9 * 1.1 * 50_000.0 + L + stall), "{hbsp}");
+    let text = toml::to_string(&p).unwrap();
+    assert!(text.contains("message_stall_s"), "{text}");
+    assert_eq!(
+        Platform::from_toml_str(&text).unwrap().network.l,
+        p.network.l
+    );
+    let negative = text.replace("message_stall_s = 0.0003", "message_stall_s = -0.0003");
+    let err = Platform::from_toml_str(&negative).unwrap_err().to_string();
+    assert!(err.contains("message_stall_s must be >= 0"), "{err}");
+}
+
 /// One superstep in which node `from` sends `bytes` to the other node.
 fn one_transfer(m: &Machine, from: usize, bytes: usize) -> f64 {
     common::sim_elapsed(m, |ctx| {
@@ -494,6 +525,8 @@ fn the_ping_pong_probe_recovers_the_segments_of_a_simulated_platform() {
     });
     let m = p.all().unwrap();
     let report = ping_pong_on_sim(&m);
+    // Deterministic supersteps: no stall (but the virtual clock's rounding).
+    assert!(report.stall_s < 1e-12, "{}", report.stall_s);
     assert_eq!(report.segments.len(), 2, "{:?}", report.segments);
     let truth = two_segments();
     assert_eq!(report.segments[0].max_bytes, truth[0].max_bytes);

@@ -55,7 +55,12 @@ impl<'m> Charges<'m> {
     /// if `ops` is empty) and `traffic` moves.
     pub fn superstep(&mut self, ops: &[f64], traffic: &Traffic) -> Result<()> {
         self.end(ops, traffic)?;
-        self.communication_s += self.weight * self.model.l();
+        let stall = if traffic.busiest_messages() > 0.0 {
+            self.model.message_stall()
+        } else {
+            0.0
+        };
+        self.communication_s += self.weight * (self.model.l() + stall);
         Ok(())
     }
 

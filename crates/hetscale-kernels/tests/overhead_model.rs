@@ -7,7 +7,9 @@
 //! slowness `r_j` (up to 4.08), so a model that forgot `r_j` on any message would show.
 
 use hbsp::paper_machines::UCF_NODES;
-use hbsp::{Backend, BarrierCost, Machine, Network, Node, Platform, SimOptions, WorkCharge};
+use hbsp::{
+    Backend, BarrierCost, BarrierPoint, Machine, Network, Node, Platform, SimOptions, WorkCharge,
+};
 use hetscale_kernels::{KernelOptions, flops_per_unit, kernel_by_name};
 
 /// The simulator charging declared work; `skip_compute` skips the compute blocks (skeleton
@@ -102,11 +104,31 @@ fn bandwidth_bound() -> (String, Machine) {
     ("bandwidth-bound p = 8".into(), platform.all().unwrap())
 }
 
+/// The UCF cluster's first four nodes with a measured `L` table whose points carry a stall
+/// of message supersteps (`message_stall_s`, as `probe --p2p` writes it): charged on every
+/// superstep that moves a message and on no other, which a model must count alike.
+fn ucf_with_a_message_stall() -> (String, Machine) {
+    let mut platform = Platform::load("ucf-cluster").unwrap();
+    platform.speed_unit = "Mflop/s".into();
+    platform.nodes.truncate(4);
+    let point = |p, l_s, message_stall_s| BarrierPoint {
+        p,
+        l_s,
+        message_stall_s,
+    };
+    platform.network.l = BarrierCost::Table(vec![point(2, 1e-4, 2e-4), point(8, 4e-4, 2e-3)]);
+    (
+        "ucf p = 4 with a message stall".into(),
+        platform.all().unwrap(),
+    )
+}
+
 fn machines() -> Vec<(String, Machine)> {
     let mut all = sunwulf();
     all.extend(ucf());
     all.push(ucf_with_a_straggler());
     all.push(bandwidth_bound());
+    all.push(ucf_with_a_message_stall());
     all
 }
 

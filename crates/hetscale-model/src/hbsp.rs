@@ -18,6 +18,7 @@ pub struct HbspMachine {
     r: Vec<f64>,
     l: f64,
     o: f64,
+    stall: f64,
 }
 
 impl HbspMachine {
@@ -27,7 +28,13 @@ impl HbspMachine {
         non_negative("g", g)?;
         all_positive("r_j", &r)?;
         non_negative("L", l)?;
-        Ok(Self { g, r, l, o: 0.0 })
+        Ok(Self {
+            g,
+            r,
+            l,
+            o: 0.0,
+            stall: 0.0,
+        })
     }
 
     /// The same machine with a per-message overhead `o` (s): a superstep whose busiest node
@@ -36,6 +43,18 @@ impl HbspMachine {
     pub fn with_message_overhead(mut self, o: f64) -> Result<Self> {
         self.o = non_negative("o", o)?;
         Ok(self)
+    }
+
+    /// The same machine with a stall `s` (s) that a superstep moving any message costs
+    /// beyond `L` and its traffic on average (measured, not HBSP^1's: 0 by default).
+    pub fn with_message_stall(mut self, s: f64) -> Result<Self> {
+        self.stall = non_negative("message stall", s)?;
+        Ok(self)
+    }
+
+    /// The stall of a superstep that moves messages, s.
+    pub fn message_stall(&self) -> f64 {
+        self.stall
     }
 
     /// Per-message overhead `o` in seconds.

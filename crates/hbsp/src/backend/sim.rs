@@ -6,7 +6,8 @@
 //! node `j`'s compute time (see [`WorkCharge`]: declared work `ops / C_j`, or its thread CPU
 //! time scaled by `host_speed / C_j`), `h_j` the larger of the bytes it sent and received,
 //! `m_j` the larger of its message counts, `o` the per-message overhead and `L(p)` the
-//! barrier. Messages a node sends to itself cross no network and are not counted. The end of
+//! barrier, plus the platform's measured stall of a superstep that moves messages (0 unless
+//! `probe --p2p` measured one). Messages a node sends to itself cross no network and are not counted. The end of
 //! the program costs the last superstep's work and traffic but no barrier. With all work
 //! declared, a run's virtual time depends only on the program, its inputs and the platform.
 //!
@@ -196,6 +197,8 @@ pub(crate) struct VirtualClock {
     g: f64,
     o: f64,
     l: f64,
+    /// What a superstep that moves messages costs beyond `l` (a measured stall), s.
+    message_stall: f64,
     /// The machine model, with the compute rate and jitter factor of each node.
     model: Option<ModelCharges>,
     /// Each node's `[[machine.p2p]]` segments (empty: the model has none).
@@ -231,6 +234,7 @@ impl VirtualClock {
             g: network.g_s_per_byte,
             o: network.o_s,
             l: machine.l_s(),
+            message_stall: machine.message_stall_s(),
             model: machine.model().map(|m| ModelCharges::new(m, machine)),
             p2p: machine
                 .model()
@@ -384,6 +388,15 @@ impl VirtualClock {
             .collect()
     }
 
+    /// The measured stall, if any node sends or receives a message in the superstep.
+    fn stall_of(&self, traffic: &[NodeTraffic]) -> f64 {
+        if traffic.iter().any(|n| n.m() > 0) {
+            self.message_stall
+        } else {
+            0.0
+        }
+    }
+
     /// `max_j w_j + g max_j (r_j h_j) + o max_j m_j + L(p)`.
     fn hbsp_charge(
         &self,
@@ -393,7 +406,11 @@ impl VirtualClock {
     ) -> SuperstepCost {
         let mut cost = SuperstepCost {
             index,
-            barrier_s: if with_barrier { self.l } else { 0.0 },
+            barrier_s: if with_barrier {
+                self.l + self.stall_of(traffic)
+            } else {
+                0.0
+            },
             ..Default::default()
         };
         for (node, r) in traffic.iter().zip(&self.r) {
@@ -525,7 +542,7 @@ impl ModelCharges {
             }
             cost.communication_s = busiest;
             if *call != Call::End && m.barrier == Barrier::Hbsp {
-                cost.barrier_s = self.collective_scale * clock.l;
+                cost.barrier_s = self.collective_scale * clock.l + clock.stall_of(traffic);
             }
         }
         cost.fixed_s = match call {

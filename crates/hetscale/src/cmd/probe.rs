@@ -120,6 +120,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         );
         if let Some(p2p) = &p2p {
             merged = p2p.apply_to(&mut target, &|node| p2p_source(p2p, &backend, node))?;
+            source.push_str(&format!(
+                "; message_stall_s at p = {} from the ping-pong's supersteps",
+                p2p.p
+            ));
         }
         if let Some(old) = hbsp::p2p_probe::raise_g_to_sustained(&mut target) {
             raised = Some(old);
@@ -379,6 +383,11 @@ fn print_p2p(
             .collect();
         writeln!(out, "  {size:>9} B  {}", times.join("  "))?;
     }
+    writeln!(
+        out,
+        "stall: a superstep that moves a message took {:.4e} s longer on average than its size's median, beyond an empty superstep's excess (over {} message supersteps of start-up sizes); written as message_stall_s beside L({})",
+        p2p.stall_s, p2p.stall_samples, p2p.p
+    )?;
     print_segments(out, "network", &p2p.segments)?;
     for (name, segments) in p2p.nodes[1..].iter().zip(&p2p.pair_segments) {
         print_segments(out, name, segments)?;
