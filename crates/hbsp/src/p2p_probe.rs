@@ -18,6 +18,20 @@
 //! data, took the link's time (a raw-MPI fan-out, `testbed/mpi_check.c fanout`, 87 ms per MiB
 //! and destination).
 //!
+//! Each pair's times give node `j`'s segments; the fastest pair's at each size give the
+//! network's (and node 0's): a transfer costs the slower of its two ends' segments, so a
+//! slow node (a host under a CPU quota answers late) pays its own cost and does not lend it
+//! to the others.
+//!
+//! Those times are fitted by 1 to [`P2pProbeOptions::max_segments`] segments `latency_k + s
+//! s_per_byte_k`, each over a contiguous range of at least [`MIN_POINTS`] sizes, by weighted
+//! least squares on the relative error (times span orders of magnitude); every split of the
+//! sizes into segments is tried, and the number of segments is the one with the least BIC,
+//! `n ln(RSS / n) + (3k - 1) ln n` (two terms and a breakpoint per segment, less one), so a
+//! segment is added only when the data need it. A segment ends at its largest measured size;
+//! the last one also charges sizes beyond it. Intervals are 95% Student-t intervals of each
+//! segment's two terms from its residuals.
+//!
 //! A median is the typical transfer, but a program's time is a sum of supersteps, so `sim`
 //! must charge each superstep's expected cost. On a host under a CPU quota most supersteps
 //! are quick and some wait out the rest of a quota period: on the testbed's 10 ms periods
@@ -30,21 +44,9 @@
 //! supersteps' own mean excess (`L(p)`, a mean over batches, holds theirs). It is written
 //! beside `L(p)` at the probed `p` as `message_stall_s`, which `sim` and the predicted
 //! approach charge every superstep that moves a message: the stall grows with the hosts a
-//! superstep waits for (on the testbed 0.06 ms on 2 hosts, 0.45 ms on 4), so it is kept per
+//! superstep waits for (on the testbed 0 on 2 hosts, 0.53-0.55 ms on 4), so it is kept per
 //! `p`, not in the segments. Per size, a mean over a few samples would be too noisy to fit;
-//! pooled over a hundred and more, the stall is not. On `sim` it is 0. Each pair's times give node `j`'s segments; the fastest pair's at
-//! each size give the network's (and node 0's): a transfer costs the slower of its two ends'
-//! segments, so a slow node (a host under a CPU quota answers late) pays its own cost and
-//! does not lend it to the others.
-//!
-//! Those times are fitted by 1 to [`P2pProbeOptions::max_segments`] segments `latency_k + s
-//! s_per_byte_k`, each over a contiguous range of at least [`MIN_POINTS`] sizes, by weighted
-//! least squares on the relative error (times span orders of magnitude); every split of the
-//! sizes into segments is tried, and the number of segments is the one with the least BIC,
-//! `n ln(RSS / n) + (3k - 1) ln n` (two terms and a breakpoint per segment, less one), so a
-//! segment is added only when the data need it. A segment ends at its largest measured size;
-//! the last one also charges sizes beyond it. Intervals are 95% Student-t intervals of each
-//! segment's two terms from its residuals.
+//! pooled over a hundred and more, the stall is not. On `sim` it is 0.
 //!
 //! On `sim` with `[[machine.p2p]]` segments whose breakpoints are among the probed sizes, the
 //! probe recovers them exactly.
