@@ -2,7 +2,8 @@
 //! and are charged exactly what the `sim` backend charges: a superstep costs
 //! `max_j w_j + g max_j (r_j h_j) + o max_j m_j + L(p)` (`w_j = ops_j / C_j`; `h_j` and `m_j`
 //! the larger of the bytes and of the messages node `j` sends and receives, self-sends
-//! free), and the program's end costs its work and traffic but no `L`.
+//! free), plus the platform's measured stall (`message_stall_s`) when any message moves, and
+//! the program's end costs its work and traffic but no `L`.
 //!
 //! [`Charges::overhead`] then splits the total into the compute the time model predicts from
 //! `W` and everything else, which is the overhead `T_o`: communication, barriers, idle time

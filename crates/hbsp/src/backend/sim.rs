@@ -7,9 +7,10 @@
 //! time scaled by `host_speed / C_j`), `h_j` the larger of the bytes it sent and received,
 //! `m_j` the larger of its message counts, `o` the per-message overhead and `L(p)` the
 //! barrier, plus the platform's measured stall of a superstep that moves messages (0 unless
-//! `probe --p2p` measured one). Messages a node sends to itself cross no network and are not counted. The end of
-//! the program costs the last superstep's work and traffic but no barrier. With all work
-//! declared, a run's virtual time depends only on the program, its inputs and the platform.
+//! `probe --p2p` measured one). Messages a node sends to itself cross no network and are not
+//! counted. The end of the program costs the last superstep's work and traffic but no
+//! barrier. With all work declared, a run's virtual time depends only on the program, its
+//! inputs and the platform.
 //!
 //! A platform with a machine model ([`crate::machine_model`]) is charged by that model
 //! instead: achieved rates per kernel and node kind, measured collectives, link rate and
