@@ -23,9 +23,9 @@
 #     - calibration runs on C_1 and C_2 only: N_FIX/2, N_FIX and 3 N_FIX/2, median of 3 runs each;
 #     - (a) the calibrated machine model (`hetscale calibrate --runs` on those runs, its default
 #       fit rate_fraction,run_overhead_s, on the benched and probed platform; then `hetscale run
-#       --backend sim` for T at N_FIX and `hetscale predict KERNEL` for the N holding the
-#       target), kernels only: calibrate simulates hetscale's own kernels, so the C program has
-#       no row (a); it gives no interval;
+#       --backend sim` for T at N_FIX and a study on `sim` with the calibrated platform,
+#       measured approach, for the N holding the target), kernels only: calibrate simulates
+#       hetscale's own kernels, so the C program has no row (a); it gives no interval;
 #     - (b) the scaling model (`hetscale predict --from` a study's database): the N holding the
 #       target with its 95% interval, and T at that N with its interval. Fitted on a study of
 #       C_2 and C_3, not C_1 and C_2: see the comment at that step (a CLI gap, issue 36);
@@ -120,18 +120,20 @@ run_real() {
     fi
 }
 
-# A study spec: name, program, target, n_min, n_max, then configuration counts.
+# A study spec: name, program, target, n_min, n_max, then configuration counts. The
+# environment's SPEC_PLATFORM, SPEC_BACKEND and SPEC_REPETITIONS (default: the testbed's
+# platform, mpi, 3) set those.
 write_spec() {
     local name=$1 prog=$2 target=$3 nmin=$4 nmax=$5
     shift 5
     {
         echo "name = \"$name\""
-        echo "platform = \"$OUT/platform.toml\""
+        echo "platform = \"${SPEC_PLATFORM:-$OUT/platform.toml}\""
         echo "target = $target"
         echo "tolerance = 0.03"
         echo "n_min = $nmin"
         echo "n_max = $nmax"
-        echo "repetitions = 3"
+        echo "repetitions = ${SPEC_REPETITIONS:-3}"
         echo "warmup = 0"
         echo 'approaches = ["measured"]'
         if [ "$prog" = jacobi ]; then
@@ -142,10 +144,14 @@ write_spec() {
             echo "timeout_s = 300"
         else
             echo "kernel = \"$prog\""
-            echo 'backend = "mpi"'
-            echo "[mpi]"
-            echo "launcher = \"$M\""
-            echo "timeout_s = 300"
+            if [ "${SPEC_BACKEND:-mpi}" = sim ]; then
+                echo 'backend = "sim"'
+            else
+                echo 'backend = "mpi"'
+                echo "[mpi]"
+                echo "launcher = \"$M\""
+                echo "timeout_s = 300"
+            fi
         fi
         local p
         for p in "$@"; do
@@ -213,9 +219,15 @@ json.dump(s, open('$prog-setup.json', 'w'))"
         "$HS" calibrate --runs "$prog-cal.csv" --platform platform.toml \
             --write-platform "$prog-calibrated.toml" --json \
             > "$prog-calibrate.json" || echo "$prog: calibrate exit $?" | tee -a steps.log
-        "$HS" predict "$prog" --platform "$prog-calibrated.toml" "${nodes_args[@]}" \
-            --target "$target" --json > "$prog-a-predict.json" \
-            || echo "$prog: predict (a) exit $?" | tee -a steps.log
+        # The N holding the target on the calibrated machine model: the measured approach on
+        # `sim` (the model whose T the rows below check), not approach 3's HBSP^1 charges.
+        if [ "$grows" = yes ]; then
+            SPEC_BACKEND=sim SPEC_PLATFORM="$OUT/$prog-calibrated.toml" SPEC_REPETITIONS=1 \
+                write_spec "$prog-a-sim" "$prog" "$target" "$nmin" "$nmax" "${HELD[@]}"
+            "$HS" study "$prog-a-sim.toml" --db "$prog-a-sim.db" --out "$prog-a-sim-out" \
+                --quiet --json > "$prog-a-study.json" \
+                || echo "$prog: sim study (a) exit $?" | tee -a steps.log
+        fi
         for p in "${HELD[@]}"; do
             "$HS" run "$prog" --backend sim --skip-compute --platform "$prog-calibrated.toml" \
                 --nodes "$p" --n "$nfix" --json > "$prog-a-sim-$p.json" \

@@ -68,7 +68,7 @@ def table(out):
                              meas=None, ci=None, note="not run"))
             continue
         nfix, target = setup["n_fix"], setup["target"]
-        a_pred = load(os.path.join(out, f"{prog}-a-predict.json"))
+        a_study = load(os.path.join(out, f"{prog}-a-study.json"))
         b_pred = load(os.path.join(out, f"{prog}-b-predict.json"))
         held = load(os.path.join(out, f"{prog}-held-study.json"))
         for p in setup["held"]:
@@ -110,10 +110,10 @@ def table(out):
                                  meas=n_meas, ci=None, kind="N",
                                  note="no calibrated model: calibrate simulates hetscale's kernels only"))
             else:
-                ap = predicted_point(a_pred, p)
+                n_sim, _, sim_why = measured_n(a_study, p)
                 rows.append(dict(prog=prog, p=p, quantity=q, approach="a",
-                                 pred=ap["n"] if ap else None, meas=n_meas, ci=None, kind="N",
-                                 note=(why or "") if ap else "no N predicted"))
+                                 pred=n_sim, meas=n_meas, ci=None, kind="N",
+                                 note=(why or "") if n_sim else f"sim: {sim_why}"))
             rows.append(dict(prog=prog, p=p, quantity=q, approach="b",
                              pred=bp["n"] if bp else None, meas=n_meas,
                              ci=bp.get("n_ci95") if bp else None, kind="N",
