@@ -130,17 +130,11 @@ fn meminfo_kib(meminfo: &str, field: &str) -> Option<f64> {
 ///   `path` and its ancestors in `root/memory` (the kernel's "no limit" is a huge value).
 pub fn cgroup_room(root: &Path, membership: &str) -> Option<f64> {
     let mut rooms = Vec::new();
-    for line in membership.lines() {
-        let mut fields = line.splitn(3, ':');
-        let (Some(_), Some(controllers), Some(path)) =
-            (fields.next(), fields.next(), fields.next())
-        else {
-            continue;
-        };
-        if controllers.is_empty() {
-            rooms.extend(limited_rooms(&v2_mount(root), path, &V2_FILES));
-        } else if controllers.split(',').any(|c| c == "memory") {
-            rooms.extend(limited_rooms(&root.join("memory"), path, &V1_FILES));
+    for member in crate::cgroup::memberships(membership) {
+        if member.is_v2() {
+            rooms.extend(limited_rooms(&v2_mount(root), member.path, &V2_FILES));
+        } else if member.holds("memory") {
+            rooms.extend(limited_rooms(&root.join("memory"), member.path, &V1_FILES));
         }
     }
     rooms.into_iter().reduce(f64::min)

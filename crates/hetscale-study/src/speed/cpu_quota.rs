@@ -76,24 +76,18 @@ impl QuotaFiles {
 /// its ancestors (a parent's quota binds its children).
 fn quota_files(membership: &str) -> Vec<QuotaFiles> {
     let mut files = Vec::new();
-    for line in membership.lines() {
-        let mut fields = line.splitn(3, ':');
-        let (Some(_), Some(controllers), Some(path)) =
-            (fields.next(), fields.next(), fields.next())
-        else {
-            continue;
-        };
-        let mounts: Vec<&str> = if controllers.is_empty() {
-            vec!["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
-        } else if controllers.split(',').any(|c| c == "cpu") {
-            vec!["/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"]
+    for member in hbsp::cgroup::memberships(membership) {
+        let mounts: &[&str] = if member.is_v2() {
+            &["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+        } else if member.holds("cpu") {
+            &["/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"]
         } else {
             continue;
         };
         for mount in mounts {
-            for dir in Path::new(path).ancestors() {
+            for dir in Path::new(member.path).ancestors() {
                 let dir = Path::new(mount).join(dir.strip_prefix("/").unwrap_or(dir));
-                files.push(if controllers.is_empty() {
+                files.push(if member.is_v2() {
                     QuotaFiles::V2(dir)
                 } else {
                     QuotaFiles::V1(dir)
