@@ -832,18 +832,7 @@ fn receive_outcome<T: DeserializeOwned>(
     let (results, nodes, elapsed_s) = postcard::from_bytes::<SharedOutcome<T>>(&bytes)
         .map_err(outcome_encoding)?
         .map_err(HbspError::InvalidBackend)?;
-    Ok(RunOutput {
-        results,
-        trace: Trace {
-            platform: machine.platform().to_owned(),
-            p: machine.p(),
-            nodes,
-        },
-        elapsed_s,
-        virtual_time: false,
-        compute_skipped: false,
-        costs: Vec::new(),
-    })
+    Ok(measured_output(machine, results, nodes, elapsed_s))
 }
 
 fn check_initialized() -> Result<()> {
@@ -920,18 +909,7 @@ where
     let mut elapsed_s = 0.0;
     world.all_reduce_into(&elapsed, &mut elapsed_s, SystemOperation::max());
     let (results, nodes) = share_outcomes(&world, value, trace)?;
-    Ok(RunOutput {
-        results,
-        trace: Trace {
-            platform: machine.platform().to_owned(),
-            p: machine.p(),
-            nodes,
-        },
-        elapsed_s,
-        virtual_time: false,
-        compute_skipped: false,
-        costs: Vec::new(),
-    })
+    Ok(measured_output(machine, results, nodes, elapsed_s))
 }
 
 /// Every node's result and trace, on every rank.
@@ -956,6 +934,28 @@ where
         .map(|bytes| postcard::from_bytes::<(T, NodeTrace)>(bytes).map_err(encoding))
         .collect::<Result<Vec<_>>>()
         .map(|pairs| pairs.into_iter().unzip())
+}
+
+/// A real-time run's output on `machine`: every node's result and trace, and the slowest
+/// rank's time.
+fn measured_output<T>(
+    machine: &Machine,
+    results: Vec<T>,
+    nodes: Vec<NodeTrace>,
+    elapsed_s: f64,
+) -> RunOutput<T> {
+    RunOutput {
+        results,
+        trace: Trace {
+            platform: machine.platform().to_owned(),
+            p: machine.p(),
+            nodes,
+        },
+        elapsed_s,
+        virtual_time: false,
+        compute_skipped: false,
+        costs: Vec::new(),
+    }
 }
 
 #[cfg(test)]
