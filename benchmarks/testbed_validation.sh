@@ -25,7 +25,10 @@
 #       fit rate_fraction,run_overhead_s, on the benched and probed platform; then `hetscale run
 #       --backend sim` for T at N_FIX and a study on `sim` with the calibrated platform,
 #       measured approach, for the N holding the target), kernels only: calibrate simulates
-#       hetscale's own kernels, so the C program has no row (a); it gives no interval;
+#       hetscale's own kernels, so the C program has no row (a). Its 95% interval is the one
+#       `run --backend sim` prints from the calibration's errors on the configuration it
+#       left out (each of C_1 and C_2 predicted from a fit on the other), and for N the N
+#       that sim studies at the target scaled by that interval's ends hold;
 #     - (b) the scaling model (`hetscale predict --from` a study's database): the N holding the
 #       target with its 95% interval, and T at that N with its interval. Fitted on a study of
 #       C_2 and C_3, not C_1 and C_2: see the comment at that step (a CLI gap, issue 36);
@@ -99,6 +102,18 @@ for p in 2 "${HELD[@]}"; do
         --write-platform platform.toml | tee "probe-$p.txt"
 done
 cp platform.toml platform-measured.toml
+
+# The N holding TARGET on the calibrated machine model: the measured approach on `sim` (the
+# model whose T the rows check), not approach 3's HBSP^1 charges. Its JSON in
+# PROG-a-study$SUFFIX.json.
+a_sim_study() {
+    local prog=$1 target=$2 nmin=$3 nmax=$4 suffix=$5
+    SPEC_BACKEND=sim SPEC_PLATFORM="$OUT/$prog-calibrated.toml" SPEC_REPETITIONS=1 \
+        write_spec "$prog-a-sim$suffix" "$prog" "$target" "$nmin" "$nmax" "${HELD[@]}"
+    "$HS" study "$prog-a-sim$suffix.toml" --db "$prog-a-sim$suffix.db" \
+        --out "$prog-a-sim$suffix-out" --quiet --json > "$prog-a-study$suffix.json" \
+        || echo "$prog: sim study (a$suffix) exit $?" | tee -a steps.log
+}
 
 hostlist() { local p=$1 s=h1 i; for ((i = 2; i <= p; i++)); do s="$s,h$i"; done; echo "$s"; }
 
@@ -221,18 +236,26 @@ json.dump(s, open('$prog-setup.json', 'w'))"
             > "$prog-calibrate.json" || echo "$prog: calibrate exit $?" | tee -a steps.log
         # The N holding the target on the calibrated machine model: the measured approach on
         # `sim` (the model whose T the rows below check), not approach 3's HBSP^1 charges.
-        if [ "$grows" = yes ]; then
-            SPEC_BACKEND=sim SPEC_PLATFORM="$OUT/$prog-calibrated.toml" SPEC_REPETITIONS=1 \
-                write_spec "$prog-a-sim" "$prog" "$target" "$nmin" "$nmax" "${HELD[@]}"
-            "$HS" study "$prog-a-sim.toml" --db "$prog-a-sim.db" --out "$prog-a-sim-out" \
-                --quiet --json > "$prog-a-study.json" \
-                || echo "$prog: sim study (a) exit $?" | tee -a steps.log
-        fi
         for p in "${HELD[@]}"; do
             "$HS" run "$prog" --backend sim --skip-compute --platform "$prog-calibrated.toml" \
                 --nodes "$p" --n "$nfix" --json > "$prog-a-sim-$p.json" \
                 || echo "$prog: sim (a) p=$p exit $?" | tee -a steps.log
         done
+        if [ "$grows" = yes ]; then
+            a_sim_study "$prog" "$target" "$nmin" "$nmax" ""
+            # Its interval: sim's T times k, k the ends of the 95% prediction interval that
+            # `run` gave from the calibration's held-out errors (a ratio, the same at every
+            # run), holds the target where sim holds k times it.
+            read -r k_lo k_hi < <(python3 -c "
+import json
+r = json.load(open('$prog-a-sim-${HELD[0]}.json'))
+lo, hi = r.get('time_interval_s') or (None, None)
+print(lo / r['time_s'], hi / r['time_s']) if lo else print('', '')") || true
+            if [ -n "$k_lo" ]; then
+                a_sim_study "$prog" "$(python3 -c "print(f'{$target * $k_lo:.4g}')")" "$nmin" "$nmax" -lo
+                a_sim_study "$prog" "$(python3 -c "print(f'{$target * $k_hi:.4g}')")" "$nmin" "$nmax" -hi
+            fi
+        fi
     fi
 
     # The scaling model fits a study's runs, and a study stores runs only from its search for

@@ -59,6 +59,15 @@ def fmt(x, kind):
     return f"{x:.0f}"
 
 
+def a_n_interval(out, prog, p):
+    """(a)'s interval for the N holding the target: the N that the sim studies at the
+    target scaled by the T interval's ends hold (a measured T = k T_sim has E_s = E_s_sim / k,
+    so the measured machine holds the target where sim holds k times it)."""
+    ends = [measured_n(load(os.path.join(out, f"{prog}-a-study-{end}.json")), p)[0]
+            for end in ("lo", "hi")]
+    return ends if None not in ends else None
+
+
 def table(out):
     rows = []
     for prog in PROGRAMS:
@@ -82,7 +91,8 @@ def table(out):
             else:
                 sim = load(os.path.join(out, f"{prog}-a-sim-{p}.json"))
                 rows.append(dict(prog=prog, p=p, quantity=f"T at N = {nfix}", approach="a",
-                                 pred=sim["time_s"] if sim else None, meas=t_meas, ci=None,
+                                 pred=sim["time_s"] if sim else None, meas=t_meas,
+                                 ci=(sim or {}).get("time_interval_s"),
                                  kind="T", note="" if sim else "sim run failed"))
             # T at (b)'s predicted N
             bp = predicted_point(b_pred, p)
@@ -112,7 +122,8 @@ def table(out):
             else:
                 n_sim, _, sim_why = measured_n(a_study, p)
                 rows.append(dict(prog=prog, p=p, quantity=q, approach="a",
-                                 pred=n_sim, meas=n_meas, ci=None, kind="N",
+                                 pred=n_sim, meas=n_meas, ci=a_n_interval(out, prog, p),
+                                 kind="N",
                                  note=(why or "") if n_sim else f"sim: {sim_why}"))
             rows.append(dict(prog=prog, p=p, quantity=q, approach="b",
                              pred=bp["n"] if bp else None, meas=n_meas,

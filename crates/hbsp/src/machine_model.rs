@@ -144,6 +144,14 @@ pub struct P2pSegment {
     /// slower of their segments); none: every node without segments of its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
+    /// The number of nodes of the machine the ping-pong ran on (`probe --p2p --nodes p`);
+    /// none: every size. A transfer's start-up grows with the nodes taking part (on the
+    /// 4-host testbed 0.44 ms one way with 2 nodes, 0.59 ms with 4: more processes share the
+    /// cores and wait on each other's quota), so a run on `p` nodes is charged the segments
+    /// measured on the most nodes at most `p` (else the fewest measured), as `L(p)` is
+    /// charged by its size. Either every segment names its `p` or none does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p: Option<usize>,
     /// Largest transfer, bytes, this segment covers (the last: the largest size measured).
     pub max_bytes: u64,
     /// Start-up of one transfer in this size range, s.
@@ -166,6 +174,7 @@ impl P2pSegment {
     pub fn new(max_bytes: u64, latency_s: f64, s_per_byte: f64) -> Self {
         Self {
             node: None,
+            p: None,
             max_bytes,
             latency_s,
             s_per_byte,
@@ -210,17 +219,31 @@ pub fn p2p_parts(segments: &[P2pSegment], bytes: u64) -> (f64, f64) {
         .map_or((0.0, 0.0), |s| (s.latency_s, bytes as f64 * s.s_per_byte))
 }
 
-/// The segments that cost `node`'s transfers: its own, else those of no node.
-pub fn p2p_segments(all: &[P2pSegment], node: Option<&str>) -> Vec<P2pSegment> {
-    let own: Vec<P2pSegment> = all
-        .iter()
+/// The segments that cost `node`'s transfers in a run on `p` nodes: those measured on the
+/// machine size [`p2p_level`] picks, the node's own, else those of no node.
+pub fn p2p_segments(all: &[P2pSegment], node: Option<&str>, p: usize) -> Vec<P2pSegment> {
+    let level = p2p_level(all, p);
+    let at_level = all.iter().filter(|s| s.p == level);
+    let own: Vec<P2pSegment> = at_level
+        .clone()
         .filter(|s| node.is_some() && s.node.as_deref() == node)
         .cloned()
         .collect();
     if !own.is_empty() {
         return own;
     }
-    all.iter().filter(|s| s.node.is_none()).cloned().collect()
+    at_level.filter(|s| s.node.is_none()).cloned().collect()
+}
+
+/// The machine size whose segments cost a run on `p` nodes: the most nodes measured at or
+/// below `p`, else the fewest measured; `None` when no segment names its size.
+pub fn p2p_level(all: &[P2pSegment], p: usize) -> Option<usize> {
+    let sizes = all.iter().filter_map(|s| s.p);
+    sizes
+        .clone()
+        .filter(|&q| q <= p)
+        .max()
+        .or_else(|| sizes.min())
 }
 
 /// Checks `[[machine.p2p]]`: segments of no node present when any are, each node's sizes
@@ -228,18 +251,36 @@ pub fn p2p_segments(all: &[P2pSegment], node: Option<&str>) -> Vec<P2pSegment> {
 /// from its first size (a segment after the first may start with a negative `latency_s`:
 /// a shaped link's burst, see `hbsp::p2p_probe`).
 fn validate_p2p(all: &[P2pSegment]) -> Result<(), String> {
-    if !all.is_empty() && all.iter().all(|s| s.node.is_some()) {
+    if all.iter().any(|s| s.p.is_some()) && all.iter().any(|s| s.p.is_none()) {
         return Err(
-            "machine.p2p has segments only for named nodes: add the network's, with no node".into(),
+            "machine.p2p mixes segments measured on a number of nodes (p = ...) with segments of none: give every one its p, or none".into(),
         );
     }
-    let mut keys: Vec<Option<&str>> = all.iter().map(|s| s.node.as_deref()).collect();
-    keys.dedup();
-    keys.sort_unstable();
-    keys.dedup();
-    for key in keys {
-        let segments: Vec<&P2pSegment> = all.iter().filter(|s| s.node.as_deref() == key).collect();
-        validate_p2p_group(&segments, key)?;
+    if all.iter().any(|s| s.p == Some(0)) {
+        return Err("machine.p2p: a segment's p is the nodes it was measured on, >= 1".into());
+    }
+    let mut levels: Vec<Option<usize>> = all.iter().map(|s| s.p).collect();
+    levels.sort_unstable();
+    levels.dedup();
+    for level in levels {
+        let at_level: Vec<&P2pSegment> = all.iter().filter(|s| s.p == level).collect();
+        let on = level.map_or(String::new(), |p| format!(" measured on {p} nodes"));
+        if at_level.iter().all(|s| s.node.is_some()) {
+            return Err(format!(
+                "machine.p2p has segments{on} only for named nodes: add the network's, with no node"
+            ));
+        }
+        let mut keys: Vec<Option<&str>> = at_level.iter().map(|s| s.node.as_deref()).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        for key in keys {
+            let segments: Vec<&P2pSegment> = at_level
+                .iter()
+                .copied()
+                .filter(|s| s.node.as_deref() == key)
+                .collect();
+            validate_p2p_group(&segments, key)?;
+        }
     }
     Ok(())
 }
@@ -399,6 +440,12 @@ pub struct ComputeRate {
     /// Factor on the measured collectives' costs and the barrier `L(p)` this kernel pays.
     #[serde(default = "unit", skip_serializing_if = "is_unit")]
     pub collective_scale: f64,
+    /// The fit's relative errors `(model - measured) / measured` on configurations it was not
+    /// given (`hetscale calibrate` leaves each configuration out in turn): what a prediction
+    /// of a configuration never run can expect. `sim` runs of this kernel give a 95%
+    /// prediction interval from them (`hetscale_model::fit::interval_from_errors`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held_out_errors: Vec<f64>,
     /// Where the entry comes from, e.g. `"fit: hetscale calibrate, mm runs on C_1 (N = 384,
     /// 768), C_2 (...)"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -431,6 +478,7 @@ impl Default for ComputeRate {
             run_overhead_s: 0.0,
             process_overhead_s: 0.0,
             collective_scale: 1.0,
+            held_out_errors: Vec::new(),
             source: None,
         }
     }
@@ -521,7 +569,17 @@ impl ComputeRate {
                 ("process_overhead_s", self.process_overhead_s),
                 ("collective_scale", self.collective_scale),
             ],
-        )
+        )?;
+        match self
+            .held_out_errors
+            .iter()
+            .find(|e| !(e.is_finite() && **e > -1.0))
+        {
+            Some(e) => Err(format!(
+                "{at}: held_out_errors are (model - measured) / measured, finite and > -1, got {e}"
+            )),
+            None => Ok(()),
+        }
     }
 }
 
@@ -544,12 +602,6 @@ impl MachineModel {
             p2p: Vec::new(),
             source: None,
         }
-    }
-
-    /// Seconds one transfer of `bytes` between two nodes costs on the measured
-    /// `[[machine.p2p]]` segments; `None` without them.
-    pub fn p2p_time(&self, bytes: u64) -> Option<f64> {
-        (!self.p2p.is_empty()).then(|| p2p_time(&p2p_segments(&self.p2p, None), bytes))
     }
 
     /// The rate of `kernel` on nodes of `kind`: the most specific entry (kernel and kind

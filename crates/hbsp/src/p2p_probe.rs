@@ -503,6 +503,7 @@ pub fn fit_segments(x: &[f64], y: &[f64], max_segments: usize) -> Result<(Vec<P2
                 rss += line.rss;
                 segments.push(P2pSegment {
                     node: None,
+                    p: None,
                     max_bytes: x[end - 1] as u64,
                     latency_s: line.a,
                     s_per_byte: line.b,
@@ -581,33 +582,35 @@ impl P2pReport {
         let model = platform
             .machine
             .get_or_insert_with(|| MachineModel::from_network(&network));
+        // Segments of no machine size (an older probe's) give way to these, measured on a
+        // known one.
+        model.p2p.retain(|s| s.p.is_some());
         let mut done = Vec::new();
+        let p = Some(self.p);
         for (key, segments) in keyed {
-            let old: Vec<P2pSegment> = model
-                .p2p
-                .iter()
-                .filter(|s| s.node == key)
-                .cloned()
-                .collect();
+            let same = |s: &P2pSegment| s.node == key && s.p == p;
+            let old: Vec<P2pSegment> = model.p2p.iter().filter(|s| same(s)).cloned().collect();
             let new: Vec<P2pSegment> = segments
                 .iter()
                 .map(|s| P2pSegment {
                     node: key.clone(),
+                    p,
                     source: Some(source(key.as_deref())),
                     ..s.clone()
                 })
                 .collect();
             let merge = merge_rule(&old, &new);
             if !matches!(merge, P2pMerge::Kept(_)) {
-                model.p2p.retain(|s| s.node != key);
+                model.p2p.retain(|s| !same(s));
                 model.p2p.extend(new);
             }
             done.push((key, merge));
         }
-        // The network's first, then by node: one order whatever the probes' order.
+        // By machine size, the network's first, then by node: one order whatever the
+        // probes' order.
         model
             .p2p
-            .sort_by(|a, b| a.node.cmp(&b.node).then(a.max_bytes.cmp(&b.max_bytes)));
+            .sort_by(|a, b| (a.p, &a.node, a.max_bytes).cmp(&(b.p, &b.node, b.max_bytes)));
         self.apply_stall_to(platform);
         platform.validate()?;
         Ok(done)
@@ -637,7 +640,9 @@ impl P2pReport {
 /// against the new one, no node injecting faster than the sustained cost:
 /// `r_j = max(1, r_j g_old / g_new)`.
 pub fn raise_g_to_sustained(platform: &mut Platform) -> Option<f64> {
-    let network = crate::machine_model::p2p_segments(&platform.machine.as_ref()?.p2p, None);
+    // The sustained rate is the link's, whatever the machine size: the largest measured.
+    let network =
+        crate::machine_model::p2p_segments(&platform.machine.as_ref()?.p2p, None, usize::MAX);
     let sustained = network.last()?.s_per_byte;
     let g = platform.network.g_s_per_byte;
     (g < sustained).then(|| {

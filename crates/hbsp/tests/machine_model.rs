@@ -505,6 +505,56 @@ fn a_burst_buckets_negative_start_up_is_charged_once_per_node() {
     assert!(refused(nan).contains("not a number"));
 }
 
+#[test]
+fn a_run_is_charged_the_segments_measured_on_its_machine_size() {
+    use hbsp::machine_model::P2pSegment;
+    // Start-ups of 1 ms measured on 2 nodes, 3 ms on 4 (n1 on 4: 5 ms).
+    let at = |p: usize, node: Option<&str>, latency: f64| P2pSegment {
+        p: Some(p),
+        node: node.map(str::to_owned),
+        ..P2pSegment::new(16 << 20, latency, 0.0)
+    };
+    let p2p = vec![
+        at(2, None, 1e-3),
+        at(4, None, 3e-3),
+        at(4, Some("n1"), 5e-3),
+    ];
+    let mut p = common::platform(&[1.0, 1.0, 1.0, 1.0, 1.0]);
+    p.network.l = BarrierCost::constant(L);
+    p.machine = Some(MachineModel { p2p, ..model() });
+    let send_to_1 = |nodes: usize| {
+        let m = p.select(&hbsp::NodeSet::First(nodes)).unwrap();
+        common::sim_elapsed(&m, |ctx| {
+            if ctx.pid() == 0 {
+                ctx.send(1, 0, &[0u8; 64])?;
+            }
+            ctx.sync()
+        })
+    };
+    // 2 and 3 nodes: the 2-node segments (the most nodes measured at most p); 4 and 5: the
+    // 4-node ones, n1 (pid 1) its own.
+    assert!(close(send_to_1(2), 1e-3 + L), "{}", send_to_1(2));
+    assert!(close(send_to_1(3), 1e-3 + L), "{}", send_to_1(3));
+    assert!(close(send_to_1(4), 5e-3 + L), "{}", send_to_1(4));
+    assert!(close(send_to_1(5), 5e-3 + L), "{}", send_to_1(5));
+    // Below every measured size: the fewest nodes measured.
+    assert_eq!(
+        hbsp::machine_model::p2p_level(&p.machine.as_ref().unwrap().p2p, 1),
+        Some(2)
+    );
+    // Sized and unsized segments together, a size of 0 and a size without the network's
+    // segments are refused.
+    let refused = |p2p: Vec<P2pSegment>| MachineModel { p2p, ..model() }.validate().unwrap_err();
+    let err = refused(vec![at(2, None, 1e-3), P2pSegment::new(1 << 20, 1e-3, 0.0)]);
+    assert!(err.contains("give every one its p"), "{err}");
+    assert!(refused(vec![at(0, None, 1e-3)]).contains(">= 1"));
+    let err = refused(vec![at(2, None, 1e-3), at(4, Some("n1"), 1e-3)]);
+    assert!(
+        err.contains("measured on 4 nodes only for named nodes"),
+        "{err}"
+    );
+}
+
 /// The ping-pong probe on `sim` over 8 B to 8 MiB by factors of 4.
 fn ping_pong_on_sim(m: &Machine) -> hbsp::p2p_probe::P2pReport {
     let options = hbsp::p2p_probe::P2pProbeOptions {
@@ -550,11 +600,19 @@ fn the_ping_pong_probe_recovers_the_segments_of_a_simulated_platform() {
     assert_eq!(written.len(), 6);
     assert_eq!(written[1].source.as_deref(), Some("probe: test None"));
     assert_eq!(written[1].node, None);
+    assert!(written.iter().all(|s| s.p == Some(3)), "{written:?}");
     let mut shorter = report.clone();
     shorter.segments.pop();
     let done = shorter.apply_to(&mut target, &source).unwrap();
     assert!(matches!(done[0].1, P2pMerge::Kept(_)), "{done:?}");
     assert_eq!(target.machine.as_ref().unwrap().p2p.len(), 6);
+    // A probe on another number of nodes adds its segments beside these.
+    let mut on_two = report.clone();
+    on_two.p = 2;
+    on_two.apply_to(&mut target, &source).unwrap();
+    let written = &target.machine.as_ref().unwrap().p2p;
+    assert_eq!(written.len(), 12);
+    assert_eq!(written.iter().filter(|s| s.p == Some(2)).count(), 6);
     // The superstep probe's g (1 ns/byte here) below the sustained 80 ns/byte is raised.
     assert_eq!(
         hbsp::p2p_probe::raise_g_to_sustained(&mut target),

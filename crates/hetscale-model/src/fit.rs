@@ -513,9 +513,48 @@ impl OverheadModel {
     }
 }
 
+/// The 95% prediction interval of what a run will measure when a model predicts `predicted`
+/// seconds for it, from the model's relative errors `e_i = (model - measured) / measured` on
+/// runs it was not fitted on: with `r_i = ln(1 + e_i)` (the log of model over measured, times
+/// being positive) and their root mean square `s` over `n` errors, `predicted exp(-/+ t s
+/// sqrt(1 + 1/n))`, `t` Student's 97.5% quantile on `n` degrees of freedom. The errors are
+/// taken as centred on the prediction, a bias among them widening the interval rather than
+/// moving it: the bias of a fit on fewer configurations (leaving one out) is not the bias of
+/// the fit on all of them. `None` with fewer than 3 errors, or one that is not finite and
+/// above -1.
+pub fn interval_from_errors(predicted: f64, rel_errors: &[f64]) -> Option<(f64, f64)> {
+    let n = rel_errors.len();
+    if n < 3 || !predicted.is_finite() || rel_errors.iter().any(|e| !(e.is_finite() && *e > -1.0)) {
+        return None;
+    }
+    let s = (rel_errors.iter().map(|e| e.ln_1p().powi(2)).sum::<f64>() / n as f64).sqrt();
+    let t = StudentsT::new(0.0, 1.0, n as f64).ok()?.inverse_cdf(0.975);
+    let half = t * s * (1.0 + 1.0 / n as f64).sqrt();
+    Some((predicted * (-half).exp(), predicted * half.exp()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_interval_from_held_out_errors_is_their_spread_on_the_log_scale() {
+        // Log-ratios -0.1, 0, +0.1: rms s = sqrt(0.02 / 3), t(3) = 3.182, sqrt(4/3).
+        let errors: Vec<f64> = [-0.1_f64, 0.0, 0.1].iter().map(|r| r.exp() - 1.0).collect();
+        let (lo, hi) = interval_from_errors(2.0, &errors).unwrap();
+        let half = 3.182_446_305_284_263 * (0.02_f64 / 3.0).sqrt() * (4.0_f64 / 3.0).sqrt();
+        assert!((lo - 2.0 * (-half).exp()).abs() < 1e-9, "{lo}");
+        assert!((hi - 2.0 * half.exp()).abs() < 1e-9, "{hi}");
+        // A bias widens the interval around the prediction; it does not move it.
+        let (lo, hi) = interval_from_errors(10.0, &[0.25, 0.25, 0.25]).unwrap();
+        assert!(lo < 8.0 && hi > 12.5 && ((lo * hi).sqrt() - 10.0).abs() < 1e-9);
+        // Exact held-out predictions: the interval is the prediction.
+        assert_eq!(interval_from_errors(3.0, &[0.0; 4]), Some((3.0, 3.0)));
+        // Too few errors, or one that is not a relative error, give none.
+        assert_eq!(interval_from_errors(1.0, &[0.1, 0.2]), None);
+        assert_eq!(interval_from_errors(1.0, &[0.1, -1.0, 0.2]), None);
+        assert_eq!(interval_from_errors(1.0, &[0.1, f64::NAN, 0.2]), None);
+    }
 
     #[test]
     fn polyfit_recovers_exact_cubic() {

@@ -263,3 +263,75 @@ fn fit_auto_prints_the_choices_tied_with_the_best_and_the_rule_that_chose() {
     );
     assert!(fit["compared"][1]["tie_break"].is_null());
 }
+
+#[test]
+fn a_calibration_on_two_configurations_gives_sim_runs_a_prediction_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("runs.csv"),
+        "configuration,nodes,kernel,n,time_s\n\
+         C_1,server:1,mm,96,0.138\nC_1,server:1,mm,128,0.312\nC_1,server:1,mm,160,0.600\n\
+         C_2,\"server:1,sunfire:1\",mm,96,0.080\nC_2,\"server:1,sunfire:1\",mm,128,0.145\n\
+         C_2,\"server:1,sunfire:1\",mm,160,0.250\n",
+    )
+    .unwrap();
+    let fit = json_of(hetscale_in(dir.path()).args([
+        "calibrate",
+        "--runs",
+        "runs.csv",
+        "--write-platform",
+        "fit.toml",
+        "--json",
+    ]));
+    // Each configuration predicted from a fit on the other: one error per run.
+    let errors: Vec<f64> = fit["kernels"][0]["held_out"]["rel_errors_percent"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_f64().unwrap() / 100.0)
+        .collect();
+    assert_eq!(errors.len(), 6, "{fit}");
+    assert!(errors.iter().any(|e| e.abs() > 0.01), "{errors:?}");
+    let platform = std::fs::read_to_string(dir.path().join("fit.toml")).unwrap();
+    assert!(platform.contains("held_out_errors"), "{platform}");
+    // A configuration never run: the interval around sim's T, from those errors (the rms of
+    // their logs, Student's t on 6 degrees of freedom, sqrt(1 + 1/6)).
+    let run = json_of(hetscale_in(dir.path()).args([
+        "run",
+        "mm",
+        "--backend",
+        "sim",
+        "--platform",
+        "fit.toml",
+        "--nodes",
+        "server:1,sunfire:1,sunblade:1",
+        "--n",
+        "200",
+        "--json",
+    ]));
+    let t = run["time_s"].as_f64().unwrap();
+    let s = (errors.iter().map(|e| e.ln_1p().powi(2)).sum::<f64>() / 6.0).sqrt();
+    let half = 2.446_911_851 * s * (7.0_f64 / 6.0).sqrt();
+    let [lo, hi] = [0, 1].map(|i| run["time_interval_s"][i].as_f64().unwrap());
+    assert!(
+        (lo / (t * (-half).exp()) - 1.0).abs() < 1e-6,
+        "{lo} {t} {half}"
+    );
+    assert!(
+        (hi / (t * half.exp()) - 1.0).abs() < 1e-6,
+        "{hi} {t} {half}"
+    );
+    // On a platform without a calibration's errors, no interval.
+    let plain = json_of(hetscale_in(dir.path()).args([
+        "run",
+        "mm",
+        "--backend",
+        "sim",
+        "--nodes",
+        "2",
+        "--n",
+        "64",
+        "--json",
+    ]));
+    assert!(plain["time_interval_s"].is_null(), "{plain}");
+}

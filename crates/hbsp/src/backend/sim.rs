@@ -244,7 +244,7 @@ impl VirtualClock {
                     machine
                         .nodes()
                         .iter()
-                        .map(|n| p2p_segments(&m.p2p, Some(&n.name)))
+                        .map(|n| p2p_segments(&m.p2p, Some(&n.name), machine.p()))
                         .collect()
                 })
                 .unwrap_or_default(),

@@ -119,6 +119,12 @@ pub struct KernelCalibration {
     pub residuals: Vec<Residual>,
     /// The fit's error on runs it was not given; `None` when the runs cannot spare one.
     pub cross_validation: Option<CrossValidation>,
+    /// The fit's error on configurations it was not given: each configuration left out in
+    /// turn, the others fitted, its runs predicted (`None` with fewer than two
+    /// configurations, or when one alone leaves a parameter unidentified). What a
+    /// prediction of a configuration never run can expect: it is written into the platform
+    /// (`held_out_errors`), and `sim` runs give their 95% prediction interval from it.
+    pub held_out: Option<CrossValidation>,
 }
 
 impl Estimate {
@@ -307,6 +313,10 @@ pub(super) fn with_fit(platform: &Platform, fit: &KernelCalibration) -> Platform
         rate.process_overhead_s = fit.process_overhead_s.estimate;
         rate.half_work = fit.half_work.estimate;
         rate.collective_scale = fit.collective_scale.estimate;
+        rate.held_out_errors = fit
+            .held_out
+            .as_ref()
+            .map_or_else(Vec::new, |h| h.rel_errors.clone());
         rate.source = Some(fit_source(fit));
     })
 }
@@ -467,6 +477,7 @@ fn calibrate_kernel(
         })
         .collect();
     let cross_validation = problem.leave_one_out(kernel, runs, &parts, &current);
+    let held_out = problem.leave_configurations_out(kernel, runs, &parts, &current);
     Ok(KernelCalibration {
         kernel: kernel.to_owned(),
         rate_fraction: fitted.rate_fraction,
@@ -476,6 +487,7 @@ fn calibrate_kernel(
         collective_scale: fitted.collective_scale,
         residuals,
         cross_validation,
+        held_out,
     })
 }
 
@@ -541,13 +553,13 @@ impl Problem {
         })
     }
 
-    /// The problem without run `i`.
-    fn without(&self, i: usize) -> Self {
+    /// The problem of the runs `keep` accepts (by index).
+    fn keeping(&self, keep: impl Fn(usize) -> bool) -> Self {
         let drop = |values: &[f64]| -> Vec<f64> {
             values
                 .iter()
                 .enumerate()
-                .filter(|(j, _)| *j != i)
+                .filter(|(j, _)| keep(*j))
                 .map(|(_, v)| *v)
                 .collect()
         };
@@ -575,11 +587,47 @@ impl Problem {
         }
         let rel_errors = left_out(runs.len())
             .map(|i| {
-                let fitted = self.without(i).fit(kernel, current).ok()?;
+                let fitted = self.keeping(|j| j != i).fit(kernel, current).ok()?;
                 Some((fitted.model_time(&parts[i]) - runs[i].time_s) / runs[i].time_s)
             })
             .collect::<Option<Vec<f64>>>()?;
         Some(CrossValidation::of(rel_errors))
+    }
+
+    /// Each configuration left out in turn, the others fitted, the left-out one's runs
+    /// predicted: their errors, configuration by configuration. A configuration whose
+    /// complement leaves a parameter unidentified or no degree of freedom (C_2's runs, all
+    /// communication, may not identify a compute rate that C_1's do) is not predicted; `None`
+    /// with fewer than two configurations or none predicted.
+    fn leave_configurations_out(
+        &self,
+        kernel: &str,
+        runs: &[&MeasuredRun],
+        parts: &[RunParts],
+        current: &ComputeRate,
+    ) -> Option<CrossValidation> {
+        let mut configurations: Vec<&str> = runs.iter().map(|r| r.configuration.as_str()).collect();
+        configurations.sort_unstable();
+        configurations.dedup();
+        if configurations.len() < 2 {
+            return None;
+        }
+        let mut rel_errors = Vec::new();
+        for configuration in configurations {
+            let others = self.keeping(|j| runs[j].configuration != configuration);
+            if others.y.len() <= self.columns.len() {
+                continue;
+            }
+            let Ok(fitted) = others.fit(kernel, current) else {
+                continue;
+            };
+            for (i, run) in runs.iter().enumerate() {
+                if run.configuration == configuration {
+                    rel_errors.push((fitted.model_time(&parts[i]) - run.time_s) / run.time_s);
+                }
+            }
+        }
+        (!rel_errors.is_empty()).then(|| CrossValidation::of(rel_errors))
     }
 }
 
@@ -716,6 +764,7 @@ mod tests {
             collective_scale: estimate(1.0, None, false),
             residuals: Vec::new(),
             cross_validation: None,
+            held_out: None,
         };
         assert_eq!(
             k.parameters_line(),
@@ -749,6 +798,7 @@ mod tests {
             collective_scale: kept,
             residuals: Vec::new(),
             cross_validation: None,
+            held_out: None,
         };
         // `calibrate`'s GE on a loaded host: 3.27 [1.34, inf].
         let warnings = fit(estimate(3.27, Some((1.34, f64::INFINITY)), true)).warnings();

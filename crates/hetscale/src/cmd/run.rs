@@ -180,12 +180,14 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         .with_context(|| format!("cannot write {}", path.display()))?;
     }
     let written = write_views(args, &run, &backend, &machine)?;
+    let interval = prediction_interval(&run, &backend, &platform);
     let warnings = warnings(&run, &times, &platform);
     warnings.iter().for_each(|w| errln!("warning: {w}"));
     if args.json {
         let mut report = report_json(&run, &backend, &args.nodes);
         report["platform"] = json!(platform.name);
         report["time_stats_s"] = json!(times);
+        report["time_interval_s"] = json!(interval.map(|(lo, hi, _)| [lo, hi]));
         report["warnings"] = json!(warnings);
         let report = hetscale_study::json::document("run", "run", report);
         outln!("{}", serde_json::to_string_pretty(&report)?);
@@ -193,6 +195,11 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         written.iter().for_each(|line| errln!("{line}"));
     } else {
         out!("{}", report_text(&run, &backend, &times));
+        if let Some((lo, hi, errors)) = interval {
+            outln!(
+                "95% PI   [{lo:.6} s, {hi:.6} s] (from the calibration's errors on {errors} runs of configurations it left out)"
+            );
+        }
         written.iter().for_each(|line| outln!("{line}"));
     }
     if !run.verification.passed && !run.verification.skipped {
@@ -204,6 +211,26 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// On `sim`, the 95% prediction interval of what the machine would measure, with the number
+/// of errors behind it, when the platform's compute entry for the kernel holds a calibration's
+/// errors on configurations it left out (`hetscale calibrate`).
+fn prediction_interval(
+    run: &KernelRun,
+    backend: &Backend,
+    platform: &Platform,
+) -> Option<(f64, f64, usize)> {
+    if !backend.is_virtual() {
+        return None;
+    }
+    let errors = platform
+        .machine
+        .as_ref()?
+        .rate(Some(run.kernel), None)
+        .held_out_errors;
+    let (lo, hi) = hetscale_model::fit::interval_from_errors(run.time_s, &errors)?;
+    Some((lo, hi, errors.len()))
 }
 
 /// Fails before the run, not after it, if an output file's directory is missing.
