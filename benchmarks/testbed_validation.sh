@@ -26,8 +26,8 @@
 #       --backend sim` for T at N_FIX and a study on `sim` with the calibrated platform,
 #       measured approach, for the N holding the target), kernels only: calibrate simulates
 #       hetscale's own kernels, so the C program has no row (a). Its 95% interval is the one
-#       `run --backend sim` prints from the calibration's errors on the configuration it
-#       left out (each of C_1 and C_2 predicted from a fit on the other), and for N the N
+#       `run --backend sim` prints from the calibration's errors on configurations it
+#       predicted from smaller ones (C_2's runs from a fit on C_1's), and for N the N
 #       that sim studies at the target scaled by that interval's ends hold;
 #     - (b) the scaling model (`hetscale predict --from` a study's database): the N holding the
 #       target with its 95% interval, and T at that N with its interval. Fitted on a study of

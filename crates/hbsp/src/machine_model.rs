@@ -441,8 +441,8 @@ pub struct ComputeRate {
     #[serde(default = "unit", skip_serializing_if = "is_unit")]
     pub collective_scale: f64,
     /// The fit's relative errors `(model - measured) / measured` on configurations it was not
-    /// given (`hetscale calibrate` leaves each configuration out in turn): what a prediction
-    /// of a configuration never run can expect. `sim` runs of this kernel give a 95%
+    /// given (`hetscale calibrate` predicts each configuration from a fit on those of fewer
+    /// processes): what a prediction of a larger configuration never run can expect. `sim` runs of this kernel give a 95%
     /// prediction interval from them (`hetscale_model::fit::interval_from_errors`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub held_out_errors: Vec<f64>,

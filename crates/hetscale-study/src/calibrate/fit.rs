@@ -119,10 +119,10 @@ pub struct KernelCalibration {
     pub residuals: Vec<Residual>,
     /// The fit's error on runs it was not given; `None` when the runs cannot spare one.
     pub cross_validation: Option<CrossValidation>,
-    /// The fit's error on configurations it was not given: each configuration left out in
-    /// turn, the others fitted, its runs predicted (`None` with fewer than two
-    /// configurations, or when one alone leaves a parameter unidentified). What a
-    /// prediction of a configuration never run can expect: it is written into the platform
+    /// The fit's error on configurations it was not given: each configuration predicted by a
+    /// fit on those of fewer processes (`None` when none can be: one configuration, or
+    /// smaller ones that leave a parameter unidentified). What a prediction of a larger
+    /// configuration never run can expect: it is written into the platform
     /// (`held_out_errors`), and `sim` runs give their 95% prediction interval from it.
     pub held_out: Option<CrossValidation>,
 }
@@ -477,7 +477,7 @@ fn calibrate_kernel(
         })
         .collect();
     let cross_validation = problem.leave_one_out(kernel, runs, &parts, &current);
-    let held_out = problem.leave_configurations_out(kernel, runs, &parts, &current);
+    let held_out = problem.predict_forward(kernel, runs, &parts, &current);
     Ok(KernelCalibration {
         kernel: kernel.to_owned(),
         rate_fraction: fitted.rate_fraction,
@@ -594,31 +594,33 @@ impl Problem {
         Some(CrossValidation::of(rel_errors))
     }
 
-    /// Each configuration left out in turn, the others fitted, the left-out one's runs
-    /// predicted: their errors, configuration by configuration. A configuration whose
-    /// complement leaves a parameter unidentified or no degree of freedom (C_2's runs, all
-    /// communication, may not identify a compute rate that C_1's do) is not predicted; `None`
-    /// with fewer than two configurations or none predicted.
-    fn leave_configurations_out(
+    /// Each configuration predicted from a fit on the configurations of fewer processes, as
+    /// a prediction goes (forward, as a forecast is validated on later points, not earlier
+    /// ones: a fit on C_2's runs alone, all communication, may not identify the compute rate
+    /// that predicts C_1, an error no prediction of a larger machine makes): its runs' errors,
+    /// configuration by configuration. A configuration whose smaller ones leave a parameter
+    /// unidentified or no degree of freedom is not predicted; `None` when none is.
+    fn predict_forward(
         &self,
         kernel: &str,
         runs: &[&MeasuredRun],
         parts: &[RunParts],
         current: &ComputeRate,
     ) -> Option<CrossValidation> {
-        let mut configurations: Vec<&str> = runs.iter().map(|r| r.configuration.as_str()).collect();
-        configurations.sort_unstable();
-        configurations.dedup();
-        if configurations.len() < 2 {
-            return None;
-        }
+        let mut sizes: Vec<(&str, f64)> = runs
+            .iter()
+            .zip(parts)
+            .map(|(r, p)| (r.configuration.as_str(), p.processes))
+            .collect();
+        sizes.sort_by(|a, b| a.0.cmp(b.0));
+        sizes.dedup_by(|a, b| a.0 == b.0);
         let mut rel_errors = Vec::new();
-        for configuration in configurations {
-            let others = self.keeping(|j| runs[j].configuration != configuration);
-            if others.y.len() <= self.columns.len() {
+        for (configuration, processes) in sizes {
+            let smaller = self.keeping(|j| parts[j].processes < processes);
+            if smaller.y.len() <= self.columns.len() {
                 continue;
             }
-            let Ok(fitted) = others.fit(kernel, current) else {
+            let Ok(fitted) = smaller.fit(kernel, current) else {
                 continue;
             };
             for (i, run) in runs.iter().enumerate() {

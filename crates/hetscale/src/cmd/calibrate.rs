@@ -175,7 +175,7 @@ fn render_text(fit: &PlatformCalibration) -> String {
             }
         }
         let held_out = k.held_out.as_ref().map_or_else(
-            || "none (one configuration, or one alone does not fit)".to_string(),
+            || "none (no configuration has smaller ones that fit alone)".to_string(),
             |h| {
                 format!(
                     "rms {:.1}%, largest {:.1}% ({} runs; written as held_out_errors, the 95% prediction interval of sim runs)",
@@ -185,7 +185,7 @@ fn render_text(fit: &PlatformCalibration) -> String {
                 )
             },
         );
-        let _ = writeln!(s, "  configurations left out: {held_out}");
+        let _ = writeln!(s, "  each configuration from smaller ones: {held_out}");
         let _ = writeln!(
             s,
             "  {:<10} {:>8} {:>12} {:>12} {:>8}",

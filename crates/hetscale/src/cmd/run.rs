@@ -197,7 +197,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         out!("{}", report_text(&run, &backend, &times));
         if let Some((lo, hi, errors)) = interval {
             outln!(
-                "95% PI   [{lo:.6} s, {hi:.6} s] (from the calibration's errors on {errors} runs of configurations it left out)"
+                "95% PI   [{lo:.6} s, {hi:.6} s] (from the calibration's errors on {errors} runs of configurations it predicted from smaller ones)"
             );
         }
         written.iter().for_each(|line| outln!("{line}"));
@@ -215,7 +215,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
 
 /// On `sim`, the 95% prediction interval of what the machine would measure, with the number
 /// of errors behind it, when the platform's compute entry for the kernel holds a calibration's
-/// errors on configurations it left out (`hetscale calibrate`).
+/// errors on configurations it predicted from smaller ones (`hetscale calibrate`).
 fn prediction_interval(
     run: &KernelRun,
     backend: &Backend,
