@@ -11,8 +11,17 @@
 //!
 //! The traffic builders mirror what `hbsp::collectives` actually sends, message for message
 //! (which pieces travel even when empty, which do not), since every message costs `o`.
+//!
+//! On a platform whose machine model has `[[machine.p2p]]` segments (`hetscale probe --p2p`),
+//! a superstep's `g max_j (r_j h_j) + o max_j m_j` is replaced by the point-to-point ports
+//! that `sim` charges: node `j`'s sending side costs its transfers' start-up and their bytes'
+//! costs on its segments at the machine's size, its receiving side likewise, and it pays the
+//! larger plus `r_j receive b_j`. The traffic keeps each node's totals, not its transfers,
+//! so its transfers are taken as of the mean size, on the node's own segments (`sim` sizes
+//! each transfer and charges the slower end of each pair).
 
 use hbsp::Machine;
+use hbsp::machine_model::{P2pSegment, p2p_parts, p2p_segments};
 use hetscale_model::hbsp::{self as cost, HbspMachine, Traffic};
 
 use crate::error::Result;
@@ -32,10 +41,15 @@ pub(crate) struct Charges<'m> {
     compute_s: f64,
     /// How many identical supersteps each charged one stands for (see [`Charges::set_weight`]).
     weight: f64,
+    /// Each node's `[[machine.p2p]]` segments at this machine's size; empty without them.
+    p2p: Vec<Vec<P2pSegment>>,
+    /// The machine model's `receive_s_per_byte` (with `p2p`).
+    receive_s_per_byte: f64,
 }
 
 impl<'m> Charges<'m> {
     pub fn new(machine: &'m Machine) -> Self {
+        let with_p2p = machine.model().filter(|m| !m.p2p.is_empty());
         Self {
             machine,
             model: machine.cost_model(),
@@ -43,7 +57,36 @@ impl<'m> Charges<'m> {
             communication_s: 0.0,
             compute_s: 0.0,
             weight: 1.0,
+            p2p: with_p2p.map_or_else(Vec::new, |m| {
+                machine
+                    .nodes()
+                    .iter()
+                    .map(|n| p2p_segments(&m.p2p, Some(&n.name), machine.p()))
+                    .collect()
+            }),
+            receive_s_per_byte: with_p2p.map_or(0.0, |m| m.receive_s_per_byte),
         }
+    }
+
+    /// The busiest node's point-to-point port (see the module docs).
+    fn p2p_ports(&self, traffic: &Traffic) -> f64 {
+        let side = |segments: &[P2pSegment], messages: f64, bytes: f64| {
+            if messages <= 0.0 {
+                return 0.0;
+            }
+            let (latency, each_s) = p2p_parts(segments, (bytes / messages).round() as u64);
+            latency + messages * each_s
+        };
+        self.p2p
+            .iter()
+            .zip(self.machine.nodes())
+            .enumerate()
+            .map(|(j, (segments, node))| {
+                let out = side(segments, traffic.messages_sent[j], traffic.sent[j]);
+                let into = side(segments, traffic.messages_received[j], traffic.received[j]);
+                out.max(into) + node.r * self.receive_s_per_byte * traffic.received[j]
+            })
+            .fold(0.0, f64::max)
     }
 
     /// Charges every following superstep `weight` times: a long program replays a sample of
@@ -100,9 +143,13 @@ impl<'m> Charges<'m> {
 
     /// The program's last superstep: its compute and traffic, but no barrier.
     pub fn end(&mut self, ops: &[f64], traffic: &Traffic) -> Result<()> {
-        self.communication_s += self.weight
-            * (self.model.g() * self.model.h_relation(&traffic.h())?
-                + self.model.o() * traffic.busiest_messages());
+        let communication_s = if self.p2p.is_empty() {
+            self.model.g() * self.model.h_relation(&traffic.h())?
+                + self.model.o() * traffic.busiest_messages()
+        } else {
+            self.p2p_ports(traffic)
+        };
+        self.communication_s += self.weight * communication_s;
         if let Some(unit) = self.flops_per_unit {
             self.compute_s += self.weight
                 * ops

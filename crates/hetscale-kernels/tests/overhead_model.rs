@@ -330,3 +330,78 @@ fn measured_collectives_are_charged_as_sim_charges_them() {
         }
     }
 }
+
+/// The UCF cluster's first four nodes, a thousand times faster and with a barrier of 10 us
+/// (so that the transfers weigh), with `[[machine.p2p]]` segments measured on 2 and on 4 nodes (start-ups of 0.3
+/// and 0.6 ms to 16 KiB, then 80 ns/byte less a 1 ms burst), as `probe --p2p` writes them;
+/// the machine model `sim` charges holds them, and approach 3 reads them.
+fn ucf_with_p2p() -> (String, Machine) {
+    use hbsp::machine_model::{MachineModel, P2pSegment};
+    let mut platform = Platform::load("ucf-cluster").unwrap();
+    platform.speed_unit = "Mflop/s".into();
+    platform.nodes.truncate(4);
+    platform
+        .nodes
+        .iter_mut()
+        .for_each(|n| n.marked_speed *= 1e3);
+    platform.network.l = BarrierCost::constant(1e-5);
+    let at = |p: usize, max_bytes: u64, latency_s: f64, s_per_byte: f64| P2pSegment {
+        p: Some(p),
+        ..P2pSegment::new(max_bytes, latency_s, s_per_byte)
+    };
+    let mut model = MachineModel::from_network(&platform.network);
+    model.p2p = vec![
+        at(2, 16 << 10, 0.3e-3, 1e-9),
+        at(2, 16 << 20, -1e-3, 80e-9),
+        at(4, 16 << 10, 0.6e-3, 1e-9),
+        at(4, 16 << 20, -1e-3, 80e-9),
+    ];
+    platform.machine = Some(model);
+    (
+        "ucf p = 4 with p2p segments".into(),
+        platform.all().unwrap(),
+    )
+}
+
+#[test]
+fn with_p2p_segments_the_model_charges_the_ports_sim_charges() {
+    let machine = ucf_with_p2p();
+    let ge = KernelOptions {
+        pivoting: "none".into(),
+        ..KernelOptions::default()
+    };
+    for (kernel, options) in [
+        ("mm", KernelOptions::default()),
+        ("ge", ge),
+        ("conv2d", KernelOptions::default()),
+    ] {
+        for n in [64, 256] {
+            let error = model_error(kernel, &options, &machine, n, &sim(true));
+            // The HBSP^1 charges of the same network (`g`, `o`) miss the segments' start-ups.
+            let hbsp = (machine.0.clone(), machine.1.without_model());
+            let k = kernel_by_name(kernel, &options).unwrap();
+            let run = k
+                .run(&k.generate(n, 1).unwrap(), &sim(true), &machine.1)
+                .unwrap();
+            let unit = flops_per_unit(machine.1.speed_unit()).unwrap();
+            let root = machine.1.marked_speed(machine.1.ranking()[0]) * unit;
+            let model = k.overhead(n, &hbsp.1).unwrap().predicted_time_s(
+                run.work,
+                machine.1.cluster_speed() * unit,
+                root,
+            );
+            let missed = (model - run.time_s) / run.time_s;
+            // Transfers taken at their mean size on each node's own segments, where `sim`
+            // sizes each one: equal where a node's transfers in a superstep are alike; conv2d
+            // at N = 64 moves unequal pieces of a few KiB, near the 16 KiB break, and the
+            // mean misses by a third (HBSP^1's charges: more than twice).
+            let unequal_small = kernel == "conv2d" && n == 64;
+            let bound = if unequal_small { 0.35 } else { 1e-4 };
+            assert!(error.abs() < bound, "{kernel} N = {n}: {error:+.1e}");
+            assert!(
+                missed.abs() > 5.0 * error.abs() && missed.abs() > 0.05,
+                "{kernel} N = {n}: HBSP^1 {missed:+.3}, segments {error:+.3}"
+            );
+        }
+    }
+}
