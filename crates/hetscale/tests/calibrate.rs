@@ -18,17 +18,22 @@ fn with_runs() -> tempfile::TempDir {
     dir
 }
 
-#[test]
-fn calibrate_fits_writes_a_platform_and_predict_takes_it() {
-    let dir = with_runs();
-    let fit = json_of(hetscale_in(dir.path()).args([
+/// `hetscale calibrate --runs runs.csv --write-platform fit.toml --json` in `dir`.
+fn calibrate_runs_csv(dir: &std::path::Path) -> serde_json::Value {
+    json_of(hetscale_in(dir).args([
         "calibrate",
         "--runs",
         "runs.csv",
         "--write-platform",
         "fit.toml",
         "--json",
-    ]));
+    ]))
+}
+
+#[test]
+fn calibrate_fits_writes_a_platform_and_predict_takes_it() {
+    let dir = with_runs();
+    let fit = calibrate_runs_csv(dir.path());
     let mm = &fit["kernels"][0];
     assert_eq!(mm["kernel"], "mm");
     let f = mm["rate_fraction"]["estimate"].as_f64().unwrap();
@@ -275,14 +280,7 @@ fn a_calibration_on_two_configurations_gives_sim_runs_a_prediction_interval() {
          C_2,\"server:1,sunfire:1\",mm,160,0.250\n",
     )
     .unwrap();
-    let fit = json_of(hetscale_in(dir.path()).args([
-        "calibrate",
-        "--runs",
-        "runs.csv",
-        "--write-platform",
-        "fit.toml",
-        "--json",
-    ]));
+    let fit = calibrate_runs_csv(dir.path());
     // C_2 predicted from a fit on C_1 (C_1 has no smaller configuration): one error per run
     // of C_2.
     let errors: Vec<f64> = fit["kernels"][0]["held_out"]["rel_errors_percent"]
