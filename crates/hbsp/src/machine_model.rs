@@ -442,8 +442,9 @@ pub struct ComputeRate {
     pub collective_scale: f64,
     /// The fit's relative errors `(model - measured) / measured` on configurations it was not
     /// given (`hetscale calibrate` predicts each configuration from a fit on those of fewer
-    /// processes): what a prediction of a larger configuration never run can expect. `sim` runs of this kernel give a 95%
-    /// prediction interval from them (`hetscale_model::fit::interval_from_errors`).
+    /// processes): what a prediction of a larger configuration never run can expect. `sim`
+    /// runs of this kernel give a 95% prediction interval from them
+    /// (`hetscale_model::fit::interval_from_errors`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub held_out_errors: Vec<f64>,
     /// Where the entry comes from, e.g. `"fit: hetscale calibrate, mm runs on C_1 (N = 384,

@@ -332,9 +332,10 @@ fn measured_collectives_are_charged_as_sim_charges_them() {
 }
 
 /// The UCF cluster's first four nodes, a thousand times faster and with a barrier of 10 us
-/// (so that the transfers weigh), with `[[machine.p2p]]` segments measured on 2 and on 4 nodes (start-ups of 0.3
-/// and 0.6 ms to 16 KiB, then 80 ns/byte less a 1 ms burst), as `probe --p2p` writes them;
-/// the machine model `sim` charges holds them, and approach 3 reads them.
+/// (so that the transfers weigh), with `[[machine.p2p]]` segments measured on 2 and on 4
+/// nodes (start-ups of 0.3 and 0.6 ms to 16 KiB, then 80 ns/byte less a 1 ms burst), as
+/// `probe --p2p` writes them; the machine model `sim` charges holds them, and approach 3
+/// reads them.
 fn ucf_with_p2p() -> (String, Machine) {
     use hbsp::machine_model::{MachineModel, P2pSegment};
     let mut platform = Platform::load("ucf-cluster").unwrap();
