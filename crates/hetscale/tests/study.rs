@@ -270,25 +270,20 @@ nodes = "2"
         "{status}"
     );
     let conn = rusqlite::Connection::open(dir.path().join("t.db")).unwrap();
-    let sizes: i64 = conn
-        .query_row(
-            "SELECT COUNT(DISTINCT configuration || n) FROM runs WHERE purpose = 'sample'",
-            [],
-            |r| r.get(0),
-        )
+    let mut per_size = conn
+        .prepare("SELECT COUNT(*) FROM runs WHERE purpose = 'sample' GROUP BY configuration, n")
         .unwrap();
-    let samples: i64 = conn
-        .query_row(
-            "SELECT COUNT(*) FROM runs WHERE purpose = 'sample'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert!(sizes >= 2);
-    assert_eq!(
-        samples,
-        3 * sizes,
-        "three repetitions per size, warm-up runs not stored"
+    let counts: Vec<i64> = per_size
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(counts.len() >= 2, "{counts:?}");
+    // Three repetitions per size; a size whose E_s interval missed the target is measured
+    // again up to 3 x 3 runs (a loaded host); a stored warm-up run would make 4 or 10.
+    assert!(
+        counts.iter().all(|&c| c == 3 || c == 9) && counts.contains(&3),
+        "three repetitions per size (nine at a size measured again), warm-up runs not stored: {counts:?}"
     );
 }
 
