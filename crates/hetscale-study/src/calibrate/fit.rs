@@ -501,6 +501,11 @@ struct Fitted {
 }
 
 impl Fitted {
+    /// `(model - measured) / measured` for `run`, whose parts are `p`.
+    fn rel_error(&self, p: &RunParts, run: &MeasuredRun) -> f64 {
+        (self.model_time(p) - run.time_s) / run.time_s
+    }
+
     /// `(A + K w_1/2) / f + S c + B + s + P s_p`.
     fn model_time(&self, p: &RunParts) -> f64 {
         let compute = p.compute_s + p.per_half_work_s * self.half_work.estimate;
@@ -588,7 +593,7 @@ impl Problem {
         let rel_errors = left_out(runs.len())
             .map(|i| {
                 let fitted = self.keeping(|j| j != i).fit(kernel, current).ok()?;
-                Some((fitted.model_time(&parts[i]) - runs[i].time_s) / runs[i].time_s)
+                Some(fitted.rel_error(&parts[i], runs[i]))
             })
             .collect::<Option<Vec<f64>>>()?;
         Some(CrossValidation::of(rel_errors))
@@ -625,7 +630,7 @@ impl Problem {
             };
             for (i, run) in runs.iter().enumerate() {
                 if run.configuration == configuration {
-                    rel_errors.push((fitted.model_time(&parts[i]) - run.time_s) / run.time_s);
+                    rel_errors.push(fitted.rel_error(&parts[i], run));
                 }
             }
         }
