@@ -773,3 +773,58 @@ fn forms_the_runs_cannot_tell_apart_widen_the_interval_and_say_so() {
     let truth = true_size(&law, 0.5, &target);
     assert!(b.size.contains(truth), "{:?} vs {truth}", b.size);
 }
+
+#[test]
+fn every_size_holding_the_target_is_in_the_interval_when_e_s_jumps_between_sizes() {
+    // The overhead is half again as large at every seventh size (a block that does not divide
+    // n, say), and the program's own model knows it: E_s jumps between neighbouring sizes, so
+    // the sizes holding the target are several stretches, any of which a search may return.
+    fn jag(n: f64) -> f64 {
+        if (n.round() as u64).is_multiple_of(7) {
+            1.5
+        } else {
+            1.0
+        }
+    }
+    let own = |n: f64, c: &Configuration| n * n * jag(n) / (c.nodes() as f64).powf(0.75);
+    let law = Law {
+        work: |n| 2.0 * n * n * n,
+        time: |n, w, c| {
+            w / c.marked_speed() + 2e-7 * n * n * jag(n) / (c.nodes() as f64).powf(0.75) + 1e-3
+        },
+    };
+    let data = runs(&law, &FITTED, &SIZES, 1, 0.0, 0);
+    let space = HypothesisSpace::default().with_custom(CustomTerm::new("T_o,hbsp", own));
+    let selection = select(&data, &space, &SelectOptions::default()).unwrap();
+    let target = configuration(16);
+    let prediction = PredictionTarget {
+        tolerance: 0.02,
+        ..half_efficiency(&target)
+    };
+    let interval = bootstrap(
+        &data,
+        &selection,
+        &prediction,
+        &law.work,
+        &sixty_resamples(),
+    )
+    .unwrap()
+    .size;
+
+    let e =
+        |n: f64| (law.work)(n) / ((law.time)(n, (law.work)(n), &target) * target.marked_speed());
+    let around = (interval.estimate / 2.0) as u64..=(interval.estimate * 2.0) as u64;
+    let holding: Vec<u64> = around
+        .filter(|&n| ((e(n as f64) / 0.5) - 1.0).abs() <= 0.02)
+        .collect();
+    assert!(
+        holding.windows(2).any(|w| w[1] - w[0] > 1),
+        "the law's holding sizes are one stretch: {holding:?}"
+    );
+    for n in holding {
+        assert!(
+            interval.contains(n as f64),
+            "{n} holds E_s but is outside {interval:?}"
+        );
+    }
+}

@@ -144,7 +144,8 @@ pub struct ModelForm {
 /// interval also takes in every plausible hypothesis' size ([`ModelForm`]; one that reaches
 /// the target at no size searched opens that side to the bound), with
 /// [`Caution::ModelForm`] when that widens it; and the sizes that hold the target within
-/// its tolerance ([`PredictionTarget::tolerance`]). The time's interval follows the size's:
+/// its tolerance ([`PredictionTarget::tolerance`]), all of them where `E_s` is not monotone
+/// in `n` (`holding_band`). The time's interval follows the size's:
 /// it takes in the chosen model's times at its ends. `psi`'s is the resamples' percentiles,
 /// since its two sizes move together.
 ///
@@ -391,6 +392,13 @@ pub fn bootstrap(
 
 /// `size` taking in the sizes where `model`'s `E_s` is within the target's tolerance of it
 /// (an end the sizes searched do not reach adds nothing).
+///
+/// Where the model is monotone in `n` those sizes are the one stretch between the roots of
+/// `E_s = efficiency (1 -+ tolerance)`. A program's own model need not be: it follows how `n`
+/// splits into blocks and panels, so `E_s` jumps between neighbouring sizes and the sizes
+/// holding the target are several stretches, any of which a search over measured sizes may
+/// return. The measured approach brackets by doubling `N`, so every integer size within a
+/// factor 2 of the roots is checked (evenly thinned to [`HOLDING_SCAN_SIZES`]).
 fn holding_band(
     model: &ScalingModel,
     target: &PredictionTarget<'_>,
@@ -400,18 +408,40 @@ fn holding_band(
     if target.tolerance <= 0.0 {
         return size;
     }
-    let at = |factor: f64| {
+    let band = (
+        target.efficiency * (1.0 - target.tolerance),
+        target.efficiency * (1.0 + target.tolerance),
+    );
+    let at = |efficiency: f64| {
         model
-            .size_for_efficiency(
-                target.efficiency * factor,
-                target.configuration,
-                work,
-                target.n_bounds,
-            )
+            .size_for_efficiency(efficiency, target.configuration, work, target.n_bounds)
             .unwrap_or(size.estimate)
     };
-    size.hull(at(1.0 - target.tolerance), at(1.0 + target.tolerance))
+    let roots = size.hull(at(band.0), at(band.1));
+    let first = (roots.low / 2.0).max(target.n_bounds.0).ceil();
+    let last = (roots.high * 2.0).min(target.n_bounds.1).floor();
+    if last < first {
+        return roots;
+    }
+    let step = ((last - first) / HOLDING_SCAN_SIZES as f64).ceil().max(1.0);
+    let holds = |n: f64| {
+        model
+            .efficiency(n, target.configuration, work)
+            .is_ok_and(|e| band.0 <= e && e <= band.1)
+    };
+    let mut n = first;
+    let mut held = roots;
+    while n <= last {
+        if holds(n) {
+            held = held.hull(n, n);
+        }
+        n += step;
+    }
+    held
 }
+
+/// At most this many sizes are checked for holding the target ([`holding_band`]).
+const HOLDING_SCAN_SIZES: usize = 4096;
 
 /// The sizes every plausible hypothesis of `selection` predicts with `size_of`.
 fn model_form(
