@@ -63,7 +63,7 @@ use crate::ctx::Ctx;
 use crate::error::{HbspError, Result};
 use crate::machine_model::{MachineModel, P2pSegment, p2p_time};
 use crate::platform::{Machine, Platform};
-use crate::probe::{median, step, t95};
+use crate::probe::{step, t95};
 
 /// Fewest sizes a segment is fitted on (a line and a residual).
 pub const MIN_POINTS: usize = 3;
