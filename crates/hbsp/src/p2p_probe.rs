@@ -6,8 +6,9 @@
 //! `s` bytes to `j`, then one in which `j` sends them back, each timed as node 0 sees it
 //! together with the empty superstep that follows it, `samples` times (rounds over every size
 //! in a shuffled order), and as many pairs of empty supersteps. A transfer's one-way time is
-//! the median of its samples less the median pair of empty supersteps (the barriers, which
-//! `sim` charges apart as `L(p)`), and the segments are fitted to those medians.
+//! its unstalled time, the fastest of its samples, less the empty supersteps' (the barriers,
+//! which `sim` charges apart as `L(p)`), and the segments are fitted to those; what the
+//! samples take beyond it is the stall (below).
 //!
 //! The trailing superstep is what makes the time the transfer's delivery. A sender's part of
 //! the exchange ends when its bytes are in its kernel's socket buffer, which holds hundreds of
@@ -32,21 +33,25 @@
 //! the last one also charges sizes beyond it. Intervals are 95% Student-t intervals of each
 //! segment's two terms from its residuals.
 //!
-//! A median is the typical transfer, but a program's time is a sum of supersteps, so `sim`
-//! must charge each superstep's expected cost. On a host under a CPU quota most supersteps
-//! are quick and some wait out the rest of a quota period: on the testbed's 10 ms periods
-//! 10-17% of GE's supersteps took 5-6.5 ms where the median one took 1 ms, and a superstep
-//! that moves a message spends more of the hosts' quotas (the byte counts' all-to-all and the
-//! exchange) than an empty one. So the probe also measures the **stall**: the mean excess of
-//! the message supersteps over their size's median, pooled over every pair's start-up
-//! dominated sizes (where a segment's start-up is at least its bytes' cost; at larger sizes a
-//! transfer spans periods and its median holds its stalls already), less the empty
-//! supersteps' own mean excess (`L(p)`, a mean over batches, holds theirs). It is written
+//! A program's time is a sum of supersteps, so `sim` must charge each superstep's expected
+//! cost, and on a host under a CPU quota that is not its typical one: most supersteps are
+//! quick and some wait out the rest of a quota period (on the testbed's 10 ms periods 10-17%
+//! of GE's supersteps took 5-6.5 ms where the median one took 1 ms), and on hosts of a tenth
+//! of a core most of them do (the 8-host testbed's ping-pong: 0.5 ms or 3-7 ms at every
+//! size, so a median of a few samples was a stall at some sizes and not at their neighbours,
+//! and its segments were noise). So the cost is split in two, each measured where it is
+//! well determined: the **unstalled** transfer per size, the fastest of its samples (the
+//! empty supersteps': the mean of the fastest of each run of as many), and the **stall**, the
+//! mean excess of every message superstep over its size's unstalled time, pooled over every
+//! pair's start-up dominated sizes (where a segment's start-up is at least its bytes' cost;
+//! at larger sizes a transfer spans periods and holds its stalls already), less the empty
+//! supersteps' own mean excess (`L(p)`, a mean over batches, holds theirs). Their sum is the
+//! mean superstep at those sizes whatever share of the samples stalled. The stall is written
 //! beside `L(p)` at the probed `p` as `message_stall_s`, which `sim` and the predicted
-//! approach charge every superstep that moves a message: the stall grows with the hosts a
-//! superstep waits for (on the testbed 0 on 2 hosts, 0.53-0.55 ms on 4), so it is kept per
-//! `p`, not in the segments. Per size, a mean over a few samples would be too noisy to fit;
-//! pooled over a hundred and more, the stall is not. On `sim` it is 0.
+//! approach charge every superstep that moves a message: a superstep's barrier waits for
+//! every host, so the stall grows with the hosts and is kept per `p`, not per pair or in the
+//! segments. Per size, a mean over a few samples would be too noisy to fit; pooled over a
+//! hundred and more, the stall is not. On `sim` it is 0.
 //!
 //! On `sim` with `[[machine.p2p]]` segments whose breakpoints are among the probed sizes, the
 //! probe recovers them exactly.
@@ -58,7 +63,7 @@ use crate::ctx::Ctx;
 use crate::error::{HbspError, Result};
 use crate::machine_model::{MachineModel, P2pSegment, p2p_time};
 use crate::platform::{Machine, Platform};
-use crate::probe::{median, step, t95};
+use crate::probe::{step, t95};
 
 /// Fewest sizes a segment is fitted on (a line and a residual).
 pub const MIN_POINTS: usize = 3;
@@ -68,7 +73,7 @@ pub const MIN_POINTS: usize = 3;
 pub struct P2pProbeOptions {
     /// Message sizes, bytes (at least [`MIN_POINTS`] distinct sizes above 0).
     pub sizes: Vec<usize>,
-    /// Supersteps timed per size and direction (the median is used).
+    /// Supersteps timed per size and direction (the fastest is the unstalled transfer).
     pub samples: usize,
     /// Most segments fitted (1 to 4).
     pub max_segments: usize,
@@ -127,7 +132,7 @@ pub struct P2pReport {
     pub pair_segments: Vec<Vec<P2pSegment>>,
     /// Root mean square of the fit's relative errors.
     pub rms_relative_error: f64,
-    /// The median pair of empty supersteps (the barriers subtracted), s.
+    /// The unstalled empty superstep (the barriers subtracted), s.
     pub empty_superstep_s: f64,
     /// The stall of a superstep that moves messages at `p` nodes (see the module docs), s:
     /// written as `message_stall_s` beside `L(p)`.
@@ -166,12 +171,13 @@ pub fn probe_p2p(
     let backend = backend.untraced();
     let output = crate::run(&backend, machine, |ctx| ping_pong(ctx, &options))?;
     let (samples, empty) = output.results[0].clone();
-    let empty_median = median(empty.clone());
+    let rounds = 2 * options.samples;
+    let empty_base = unstalled_empty(&empty, rounds);
     let pairs: Vec<Vec<f64>> = samples
         .iter()
         .map(|pair| {
             pair.iter()
-                .map(|times| (median(times.clone()) - empty_median).max(0.0))
+                .map(|times| (unstalled(times, rounds) - empty_base).max(0.0))
                 .collect()
         })
         .collect();
@@ -189,7 +195,7 @@ pub fn probe_p2p(
         .iter()
         .map(|pair| Ok(fit_segments(&x, pair, options.max_segments)?.0))
         .collect::<Result<Vec<_>>>()?;
-    let (stall_s, stall_samples) = stall(&samples, &pair_segments, &options.sizes, &empty);
+    let (stall_s, stall_samples) = stall(&samples, &pair_segments, &options.sizes, &empty, rounds);
     Ok(P2pReport {
         p: machine.p(),
         nodes: machine.nodes().iter().map(|n| n.name.clone()).collect(),
@@ -199,35 +205,57 @@ pub fn probe_p2p(
         segments,
         pair_segments,
         rms_relative_error,
-        empty_superstep_s: empty_median,
+        empty_superstep_s: empty_base,
         stall_s,
         stall_samples,
     })
 }
 
-/// The mean excess of the message supersteps over their size's median, over each pair's
-/// start-up dominated sizes, less the empty supersteps' mean excess, and the number of
-/// message supersteps it came from; at least 0 (see the module docs).
+/// The mean excess of the message supersteps over their size's unstalled time, over each
+/// pair's start-up dominated sizes, less the empty supersteps' mean excess over theirs, and
+/// the number of message supersteps it came from; at least 0 (see the module docs).
+/// `rounds`: the samples per size the rounds took (the smallest size has more after them).
 fn stall(
     samples: &[Vec<Vec<f64>>],
     pair_segments: &[Vec<P2pSegment>],
     sizes: &[usize],
     empty: &[f64],
+    rounds: usize,
 ) -> (f64, usize) {
     let mut excess = Vec::new();
     for (pair, segments) in samples.iter().zip(pair_segments) {
         for (times, &size) in pair.iter().zip(sizes) {
             if start_up_dominated(segments, size as u64) {
-                let typical = median(times.clone());
-                excess.extend(times.iter().map(|t| t - typical));
+                let base = unstalled(times, rounds);
+                excess.extend(times.iter().map(|t| t - base));
             }
         }
     }
     if excess.is_empty() || empty.is_empty() {
         return (0.0, excess.len());
     }
-    let empty_excess = mean(empty) - median(empty.to_vec());
+    let empty_excess = mean(empty) - unstalled_empty(empty, rounds);
     ((mean(&excess) - empty_excess).max(0.0), excess.len())
+}
+
+/// A size's unstalled superstep: the fastest of the rounds' `rounds` samples of it (see the
+/// module docs; the smallest size's further samples, for the stall, are left out so that
+/// every size's is the fastest of as many).
+fn unstalled(times: &[f64], rounds: usize) -> f64 {
+    times[..rounds.min(times.len())]
+        .iter()
+        .copied()
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// The empty supersteps' counterpart of [`unstalled`]: the mean of the fastest of each run of
+/// `rounds` (the fastest of many would be lower than the fastest of as many as a size has).
+fn unstalled_empty(empty: &[f64], rounds: usize) -> f64 {
+    let fastest: Vec<f64> = empty
+        .chunks(rounds.max(1))
+        .map(|chunk| unstalled(chunk, chunk.len()))
+        .collect();
+    mean(&fastest)
 }
 
 /// Whether the segment that covers `size` costs at least as much in start-up as in bytes.
@@ -673,13 +701,38 @@ mod tests {
         let large = vec![0.08, 0.08, 0.2, 0.08];
         let mut empty = vec![5e-4; 10];
         empty[0] += 5e-3;
-        let (stall_s, samples) = stall(&[vec![small, large]], &[segments], &[8, 1 << 20], &empty);
+        let (stall_s, samples) =
+            stall(&[vec![small, large]], &[segments], &[8, 1 << 20], &empty, 6);
         assert_eq!(samples, 10);
         assert!((stall_s - (1e-3 - 5e-4)).abs() < 1e-12, "{stall_s}");
         // Empty supersteps that stall more than the message ones: no negative stall.
         let calm = vec![1e-3; 10];
         let segments = vec![P2pSegment::new(1 << 10, 4e-4, 1e-9)];
-        assert_eq!(stall(&[vec![calm]], &[segments], &[8], &empty).0, 0.0);
+        assert_eq!(stall(&[vec![calm]], &[segments], &[8], &empty, 6).0, 0.0);
+    }
+
+    #[test]
+    fn when_most_supersteps_stall_the_unstalled_time_and_the_stall_still_sum_to_the_mean() {
+        // A host of a tenth of a core: 7 of 10 supersteps of a size wait 5 ms, the median
+        // among them (which left no excess to call a stall, and a one-way time of a stall).
+        // The empty supersteps: 0.5 ms, every third stalled 5 ms.
+        let segments = vec![P2pSegment::new(1 << 10, 4e-4, 1e-9)];
+        let small: Vec<f64> = (0..10)
+            .map(|i| 1e-3 + if i % 10 < 7 { 5e-3 } else { 0.0 })
+            .collect();
+        let empty: Vec<f64> = (0..12)
+            .map(|i| 5e-4 + if i % 3 == 0 { 5e-3 } else { 0.0 })
+            .collect();
+        assert_eq!(unstalled(&small, 10), 1e-3);
+        // Stalled the first 6 samples all: the rounds' fastest is a stall (and an outlier the
+        // segment fit takes), but the stall is still what the samples took beyond it.
+        assert_eq!(unstalled(&small, 6), 6e-3);
+        assert_eq!(unstalled_empty(&empty, 6), 5e-4);
+        let (stall_s, _) = stall(&[vec![small.clone()]], &[segments], &[8], &empty, 10);
+        let one_way = unstalled(&small, 10) - unstalled_empty(&empty, 6);
+        let charged = mean(&empty) + one_way + stall_s;
+        assert!((stall_s - (3.5e-3 - 5e-3 / 3.0)).abs() < 1e-12, "{stall_s}");
+        assert!((charged - mean(&small)).abs() < 1e-12, "{charged} vs {}", mean(&small));
     }
 
     #[test]

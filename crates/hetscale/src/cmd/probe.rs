@@ -367,7 +367,7 @@ fn print_p2p(
 ) -> std::io::Result<()> {
     writeln!(
         out,
-        "point-to-point, one way (ping-pong {} with each other node; empty superstep {:.4e} s subtracted):",
+        "point-to-point, one way (ping-pong {} with each other node, the fastest of each size's samples; empty superstep {:.4e} s subtracted):",
         p2p.nodes[0], p2p.empty_superstep_s
     )?;
     let names: Vec<String> = p2p.nodes[1..]
@@ -385,7 +385,7 @@ fn print_p2p(
     }
     writeln!(
         out,
-        "stall: a superstep that moves a message took {:.4e} s longer on average than its size's median, beyond an empty superstep's excess (over {} message supersteps of start-up sizes); written as message_stall_s beside L({})",
+        "stall: a superstep that moves a message took {:.4e} s longer on average than its size's fastest, beyond an empty superstep's excess (over {} message supersteps of start-up sizes); written as message_stall_s beside L({})",
         p2p.stall_s, p2p.stall_samples, p2p.p
     )?;
     print_segments(out, "network", &p2p.segments)?;
