@@ -732,7 +732,11 @@ mod tests {
         let one_way = unstalled(&small, 10) - unstalled_empty(&empty, 6);
         let charged = mean(&empty) + one_way + stall_s;
         assert!((stall_s - (3.5e-3 - 5e-3 / 3.0)).abs() < 1e-12, "{stall_s}");
-        assert!((charged - mean(&small)).abs() < 1e-12, "{charged} vs {}", mean(&small));
+        assert!(
+            (charged - mean(&small)).abs() < 1e-12,
+            "{charged} vs {}",
+            mean(&small)
+        );
     }
 
     #[test]
