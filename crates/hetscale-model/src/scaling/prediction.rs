@@ -398,7 +398,7 @@ pub fn bootstrap(
 /// splits into blocks and panels, so `E_s` jumps between neighbouring sizes and the sizes
 /// holding the target are several stretches, any of which a search over measured sizes may
 /// return. The measured approach brackets by doubling `N`, so every integer size within a
-/// factor 2 of the roots is checked (evenly thinned to [`HOLDING_SCAN_SIZES`]).
+/// factor 2 of the model's crossings is checked (evenly thinned to [`HOLDING_SCAN_SIZES`]).
 fn holding_band(
     model: &ScalingModel,
     target: &PredictionTarget<'_>,
@@ -417,11 +417,17 @@ fn holding_band(
             .size_for_efficiency(efficiency, target.configuration, work, target.n_bounds)
             .unwrap_or(size.estimate)
     };
-    let roots = size.hull(at(band.0), at(band.1));
-    let first = (roots.low / 2.0).max(target.n_bounds.0).ceil();
-    let last = (roots.high * 2.0).min(target.n_bounds.1).floor();
+    // The window is the chosen model's own crossings, not `size`, which a bootstrap or an
+    // open model form may have widened to the bounds: the measured search brackets around
+    // one crossing, and a program's own model can take tens of ms per size at large N.
+    let crossings = [at(band.0), at(band.1), size.estimate];
+    let low = crossings.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = crossings.iter().copied().fold(0.0, f64::max);
+    let mut held = size.hull(low, high);
+    let first = (low / 2.0).max(target.n_bounds.0).ceil();
+    let last = (high * 2.0).min(target.n_bounds.1).floor();
     if last < first {
-        return roots;
+        return held;
     }
     let step = ((last - first) / HOLDING_SCAN_SIZES as f64).ceil().max(1.0);
     let holds = |n: f64| {
@@ -430,7 +436,6 @@ fn holding_band(
             .is_ok_and(|e| band.0 <= e && e <= band.1)
     };
     let mut n = first;
-    let mut held = roots;
     while n <= last {
         if holds(n) {
             held = held.hull(n, n);
@@ -441,7 +446,7 @@ fn holding_band(
 }
 
 /// At most this many sizes are checked for holding the target ([`holding_band`]).
-const HOLDING_SCAN_SIZES: usize = 4096;
+const HOLDING_SCAN_SIZES: usize = 1024;
 
 /// The sizes every plausible hypothesis of `selection` predicts with `size_of`.
 fn model_form(
