@@ -424,6 +424,9 @@ fn holding_band(
     let low = crossings.iter().copied().fold(f64::INFINITY, f64::min);
     let high = crossings.iter().copied().fold(0.0, f64::max);
     let mut held = size.hull(low, high);
+    if !jumps_across_the_band(model, target, work, size.estimate, band) {
+        return held;
+    }
     let first = (low / 2.0).max(target.n_bounds.0).ceil();
     let last = (high * 2.0).min(target.n_bounds.1).floor();
     if last < first {
@@ -444,6 +447,32 @@ fn holding_band(
     }
     held
 }
+
+/// Whether the model's `E_s` moves by more than the band's width between neighbouring sizes
+/// among [`JUMP_PROBE_SIZES`] from `estimate`: only then can the sizes holding the target be
+/// stretches apart (smaller jumps only fray the band's edges by a few sizes), and only then
+/// is the scan worth its cost (SUMMA's own model takes most of a second per size on 1,000
+/// nodes).
+fn jumps_across_the_band(
+    model: &ScalingModel,
+    target: &PredictionTarget<'_>,
+    work: &dyn Fn(f64) -> f64,
+    estimate: f64,
+    band: (f64, f64),
+) -> bool {
+    let start = estimate.round().max(target.n_bounds.0.ceil());
+    let efficiencies: Vec<f64> = (0..JUMP_PROBE_SIZES)
+        .map(|i| start + i as f64)
+        .filter(|&n| n <= target.n_bounds.1)
+        .filter_map(|n| model.efficiency(n, target.configuration, work).ok())
+        .collect();
+    efficiencies
+        .windows(2)
+        .any(|w| (w[1] - w[0]).abs() > band.1 - band.0)
+}
+
+/// Neighbouring sizes [`jumps_across_the_band`] looks at.
+const JUMP_PROBE_SIZES: usize = 16;
 
 /// At most this many sizes are checked for holding the target ([`holding_band`]).
 const HOLDING_SCAN_SIZES: usize = 1024;
