@@ -424,7 +424,12 @@ fn holding_band(
     let low = crossings.iter().copied().fold(f64::INFINITY, f64::min);
     let high = crossings.iter().copied().fold(0.0, f64::max);
     let mut held = size.hull(low, high);
-    if !jumps_across_the_band(model, target, work, size.estimate, band) {
+    // A program's own model costs about `N p` per size (SUMMA's most of a second at N =
+    // 24,000 on 1,016 nodes), and the scan evaluates it at up to HOLDING_SCAN_SIZES sizes:
+    // beyond SCAN_COST_LIMIT the band's crossings are all it takes.
+    if high * target.configuration.nodes() as f64 > SCAN_COST_LIMIT
+        || !jumps_across_the_band(model, target, work, size.estimate, band)
+    {
         return held;
     }
     let first = (low / 2.0).max(target.n_bounds.0).ceil();
@@ -470,6 +475,10 @@ fn jumps_across_the_band(
         .windows(2)
         .any(|w| (w[1] - w[0]).abs() > band.1 - band.0)
 }
+
+/// Largest `N p` at which [`holding_band`] scans for sizes holding the target (a few ms per
+/// size for GE's own model).
+const SCAN_COST_LIMIT: f64 = 2e6;
 
 /// Neighbouring sizes [`jumps_across_the_band`] looks at.
 const JUMP_PROBE_SIZES: usize = 16;
