@@ -397,8 +397,9 @@ pub fn bootstrap(
 /// `E_s = efficiency (1 -+ tolerance)`. A program's own model need not be: it follows how `n`
 /// splits into blocks and panels, so `E_s` jumps between neighbouring sizes and the sizes
 /// holding the target are several stretches, any of which a search over measured sizes may
-/// return. The measured approach brackets by doubling `N`, so every integer size within a
-/// factor 2 of the model's crossings is checked (evenly thinned to [`HOLDING_SCAN_SIZES`]).
+/// return. The measured approach brackets by doubling `N`, so the sizes within a factor 2 of
+/// the model's crossings are checked (evenly thinned to [`HOLDING_SCAN_SIZES`]), when `E_s`
+/// jumps across the band between neighbouring sizes and `N p` is within [`SCAN_COST_LIMIT`].
 fn holding_band(
     model: &ScalingModel,
     target: &PredictionTarget<'_>,
@@ -423,7 +424,7 @@ fn holding_band(
     let crossings = [at(band.0), at(band.1), size.estimate];
     let low = crossings.iter().copied().fold(f64::INFINITY, f64::min);
     let high = crossings.iter().copied().fold(0.0, f64::max);
-    let mut held = size.hull(low, high);
+    let held = size.hull(low, high);
     // A program's own model costs about `N p` per size (SUMMA's most of a second at N =
     // 24,000 on 1,016 nodes), and the scan evaluates it at up to HOLDING_SCAN_SIZES sizes:
     // beyond SCAN_COST_LIMIT the band's crossings are all it takes.
@@ -443,14 +444,10 @@ fn holding_band(
             .efficiency(n, target.configuration, work)
             .is_ok_and(|e| band.0 <= e && e <= band.1)
     };
-    let mut n = first;
-    while n <= last {
-        if holds(n) {
-            held = held.hull(n, n);
-        }
-        n += step;
-    }
-    held
+    (0..=((last - first) / step) as usize)
+        .map(|k| first + k as f64 * step)
+        .filter(|&n| holds(n))
+        .fold(held, |held, n| held.hull(n, n))
 }
 
 /// Whether the model's `E_s` moves by more than the band's width between neighbouring sizes
