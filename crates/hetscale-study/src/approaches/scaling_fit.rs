@@ -1,12 +1,14 @@
-//! `hetscale predict --from DB`: the scaling model ([`hetscale_model::scaling`]) fitted to a
-//! study's stored runs, then asked for configurations never run: the size `N` holding the
+//! `hetscale predict --from DB` (or `--runs FILE.csv`): the scaling model
+//! ([`hetscale_model::scaling`]) fitted to a study's stored runs (or to runs measured
+//! elsewhere), then asked for configurations never run: the size `N` holding the
 //! target `E_s`, the time there and `psi` from the largest measured configuration, each with
 //! a 95% interval from a bootstrap that refits and reselects the model.
 //!
-//! Everything the fit needs is in the database: the runs (their sizes, works and times), the
-//! spec (the program, hence `W(n)`, and the configurations' node sets) and the platform the
-//! study resolved (each node's marked speed), so a prediction needs neither the spec file nor
-//! the platform file.
+//! From a database, everything the fit needs is in it: the runs (their sizes, works and
+//! times), the spec (the program, hence `W(n)`, and the configurations' node sets) and the
+//! platform the study resolved (each node's marked speed), so a prediction needs neither the
+//! spec file nor the platform file. Runs from a file need both named: the platform they ran
+//! on and the program (a kernel, or a command's work formula).
 
 use hbsp::Platform;
 use hetscale_kernels::{KernelRegistry, flops_per_unit};
@@ -19,11 +21,11 @@ use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use crate::calibrate::runs::MeasuredRun;
 use crate::error::{Result, StudyError};
 use crate::readable::{grouped, size};
 use crate::runner::SAMPLE;
 use crate::runner::program::Program;
-use crate::spec::StudySpec;
 use crate::spec::configuration::{ResolvedConfiguration, resolve};
 use crate::store::Store;
 use crate::store::stored_spec::stored_spec;
@@ -62,11 +64,15 @@ pub fn pick_study(store: &Store, name: Option<&str>) -> Result<String> {
     }
 }
 
-/// A study's stored runs, ready to fit: what [`StudyRuns::fit`] and [`StudyRuns::predict`]
-/// need.
+/// Measured runs, ready to fit: a study's stored ones ([`StudyRuns::load`]) or a CSV's
+/// ([`StudyRuns::from_measured`]); what [`StudyRuns::fit`] and [`StudyRuns::predict`] need.
 pub struct StudyRuns {
-    /// The study's spec, as stored.
-    pub spec: StudySpec,
+    /// The study's target `E_s` (none for runs from a file: the caller gives one).
+    pub target: Option<f64>,
+    /// The relative tolerance around a target within which a size holds it.
+    pub tolerance: f64,
+    /// Whether the times are the simulator's virtual ones (no noise floor to leave out).
+    pub simulated: bool,
     /// The platform the study resolved its configurations on, as stored.
     pub platform: Platform,
     /// The program, for `W(n)` at any size (shared with its own overhead hypothesis).
@@ -125,7 +131,60 @@ impl StudyRuns {
             )));
         }
         Ok(Self {
-            spec,
+            target: Some(spec.target),
+            tolerance: spec.tolerance,
+            simulated: spec.backend == "sim",
+            platform,
+            program,
+            configurations,
+            data,
+        })
+    }
+
+    /// Runs measured elsewhere (`hetscale predict --runs FILE.csv`): each configuration's
+    /// node set resolved on `platform` (the machine they ran on, whose marked speeds give
+    /// `E_s`), the work of each run from `program`. Real runs: those below the noise floor
+    /// are left out of the fit.
+    pub fn from_measured(
+        runs: &[MeasuredRun],
+        platform: Platform,
+        program: Arc<Program>,
+        tolerance: f64,
+    ) -> Result<Self> {
+        let mut configurations: Vec<ResolvedConfiguration> = Vec::new();
+        let mut data = ScalingData::default();
+        for r in runs {
+            if !configurations
+                .iter()
+                .any(|c| c.configuration.label == r.configuration)
+            {
+                let resolved = resolve(&platform, &r.configuration, &r.nodes)?;
+                data.configurations
+                    .push(model_configuration(&resolved, &r.configuration)?);
+                configurations.push(resolved);
+            }
+            let p = data
+                .configuration(&r.configuration)
+                .map_or(1, ModelConfiguration::nodes);
+            let work = program.work(r.n as f64, p);
+            if !work.is_finite() {
+                return Err(StudyError::Model(ModelError::Inconsistent(format!(
+                    "the work formula gives no positive work at N = {} on {} nodes (run of {}): give a --work formula in n and p that is positive at every size measured",
+                    r.n, p, r.configuration
+                ))));
+            }
+            data.runs
+                .push(Run::new(&r.configuration, r.n as f64, work, r.time_s));
+        }
+        if data.runs.is_empty() {
+            return Err(StudyError::Model(ModelError::Inconsistent(
+                "the file holds no runs: give one measured run per line".into(),
+            )));
+        }
+        Ok(Self {
+            target: None,
+            tolerance,
+            simulated: false,
             platform,
             program,
             configurations,
@@ -138,11 +197,7 @@ impl StudyRuns {
     /// it will be asked about (the program's own overhead model, a hypothesis unless
     /// `own_model` is false, is evaluated on them: see [`hypothesis_space`]).
     pub fn fit(&self, targets: &[ResolvedConfiguration], own_model: bool) -> Result<Selection> {
-        let min_time_s = if self.spec.backend == "sim" {
-            0.0
-        } else {
-            NOISE_FLOOR_S
-        };
+        let min_time_s = if self.simulated { 0.0 } else { NOISE_FLOOR_S };
         let options = SelectOptions {
             min_time_s,
             ..SelectOptions::default()
@@ -268,7 +323,7 @@ impl StudyRuns {
         let kept = selection.model.runs;
         let below = selection.excluded.len();
         StudyError::Model(ModelError::Inconsistent(format!(
-            "the model fitted to the runs ({}, cross-validated error {:.0}%) holds E_s = {target} at no size on \"{label}\", a configuration the study measured (its highest E_s is {best:.3} at N = {best_at:.0}): {kept} runs fitted, {below} left out below the noise floor; rerun the study at larger sizes (a larger n_min) or for a higher target, so that more runs last well above {NOISE_FLOOR_S} s",
+            "the model fitted to the runs ({}, cross-validated error {:.0}%) holds E_s = {target} at no size on \"{label}\", a configuration the study measured (its highest E_s is {best:.3} at N = {best_at:.0}): {kept} runs fitted, {below} left out below the noise floor; measure larger sizes (a study's larger n_min) or ask for a higher target, so that more runs last well above {NOISE_FLOOR_S} s",
             selection.model, selection.model.cv_error_percent
         )))
     }
@@ -291,7 +346,7 @@ impl StudyRuns {
             &PredictionTarget {
                 configuration: &configuration,
                 efficiency: target,
-                tolerance: self.spec.tolerance,
+                tolerance: self.tolerance,
                 n_bounds,
                 reference: Some(base),
             },
@@ -705,6 +760,7 @@ pub fn verdict(prediction: &ScalingPrediction) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::StudySpec;
 
     #[test]
     fn sizes_and_counts_read_at_a_glance() {

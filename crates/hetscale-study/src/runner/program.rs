@@ -44,6 +44,17 @@ impl Program {
         }
     }
 
+    /// A program known only by its work formula `W(n, p)` (and, for approach 3, its overhead
+    /// formula `T_o(n, p)`, s): runs measured elsewhere, to fit and predict from, never
+    /// launched (its command is `false`, which fails if anything ever tries).
+    pub fn of_formulas(work: &str, overhead: Option<&str>) -> std::result::Result<Self, String> {
+        let spec = crate::runner::external::CommandSpec {
+            overhead: overhead.map(str::to_string),
+            ..crate::runner::external::CommandSpec::new("false", work)
+        };
+        Ok(Self::Command(Box::new(spec.validate()?)))
+    }
+
     /// The kernel, if the program is one.
     pub fn kernel(&self) -> Option<&dyn Kernel> {
         match self {

@@ -1,6 +1,7 @@
 //! `hetscale predict`: approach 3 at any scale, instantly — the kernel's time model on the
 //! platform's HBSP^1 parameters, solved for the target speed-efficiency on each node set; or,
-//! with `--from DB`, the scaling model fitted to a study's stored runs, with 95% intervals.
+//! with `--from DB` (a study's stored runs) or `--runs FILE.csv` (runs measured anywhere), the
+//! scaling model fitted to measured runs, with 95% intervals.
 
 use crate::output::{out, outln};
 use hetscale_kernels::KernelRegistry;
@@ -8,6 +9,7 @@ use hetscale_kernels::MAX_N;
 use hetscale_study::StudyError;
 use hetscale_study::approaches::predicted::{PredictedStudy, check_replication_fits};
 use hetscale_study::approaches::scaling_fit::{ScalingPrediction, StudyRuns, pick_study};
+use hetscale_study::calibrate::runs::{MeasuredRun, read_runs};
 use hetscale_study::runner::program::Program;
 use hetscale_study::spec::configuration::{ResolvedConfiguration, resolve};
 use hetscale_study::store::Store;
@@ -23,22 +25,45 @@ use super::run::KernelArgs;
 Examples:
   hetscale predict mm --nodes 4 --nodes 16 --nodes 64 --target 0.3
   hetscale predict ge --nodes 64 --nodes 1024 --replicate 16 --target 0.2 --json
-  hetscale predict --from study.db --nodes 'server*2:1,sunblade:63' --replicate 16")]
+  hetscale predict --from study.db --nodes 'server*2:1,sunblade:63' --replicate 16
+  hetscale predict --runs runs.csv --work '400*(n-2)^2' --platform cluster.toml --nodes h1,h2,h3,h4 --target 0.06")]
 pub struct Args {
-    /// Kernel: mm, ge, conv2d, summa, burg or slalom (not with --from).
-    #[arg(required_unless_present = "from")]
+    /// Kernel: mm, ge, conv2d, summa, burg or slalom (not with --from or --runs).
+    #[arg(required_unless_present_any = ["from", "runs"])]
     pub kernel: Option<String>,
     /// Fit the scaling model to the measured runs of a study in this database and predict
     /// from it, instead of a kernel's HBSP^1 model.
-    #[arg(long, value_name = "DB")]
+    #[arg(long, value_name = "DB", conflicts_with = "runs")]
     pub from: Option<String>,
+    /// Fit the scaling model to the runs in this CSV file (configuration,nodes,kernel,n,time_s:
+    /// one line per run, repetitions on lines of their own), measured on --platform; the
+    /// kernel column names a kernel, or, with --work, is the program's name.
+    #[arg(
+        long,
+        value_name = "FILE.csv",
+        requires = "platform",
+        requires = "target"
+    )]
+    pub runs: Option<std::path::PathBuf>,
+    /// With --runs: the program's work W in n (and p), flop, e.g. "2*n^3" (for a program that
+    /// is not one of hetscale's kernels).
+    #[arg(long, value_name = "FORMULA", requires = "runs")]
+    pub work: Option<String>,
+    /// With --work: the program's overhead T_o in n and p, s, a hypothesis the runs can
+    /// choose (as a command study's `overhead`).
+    #[arg(long, value_name = "FORMULA", requires = "work")]
+    pub overhead: Option<String>,
+    /// With --runs: the relative tolerance within which a size holds the target E_s (with
+    /// --from, default: the study's).
+    #[arg(long)]
+    pub tolerance: Option<f64>,
     /// With --from: the study to fit (default: the database's only study).
     #[arg(long, value_name = "NAME", requires = "from")]
     pub study: Option<String>,
-    /// With --from: choose the overhead from Extra-P's normal form and the slowest node's
-    /// share only, leaving out the program's own model (T_o,hbsp, T_o,spec): what the runs
-    /// alone say.
-    #[arg(long, requires = "from")]
+    /// With --from or --runs: choose the overhead from Extra-P's normal form and the slowest
+    /// node's share only, leaving out the program's own model (T_o,hbsp, T_o,spec): what the
+    /// runs alone say.
+    #[arg(long)]
     pub normal_form: bool,
     /// Platform preset (`hetscale platform list` lists them) or TOML file. Default: sunwulf,
     /// the JPDC paper's machine (a command that runs programs here defaults to local; one that
@@ -72,14 +97,24 @@ pub struct Args {
 /// Runs `hetscale predict`.
 pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     check_ranges(args)?;
-    match (&args.from, &args.kernel, args.target) {
-        (Some(db), None, _) => run_from(db, args, registry),
-        (Some(_), Some(kernel), _) => anyhow::bail!(
-            "give a KERNEL ({kernel}) or --from DB, not both: --from predicts from the study's own runs"
+    if (args.from.is_none() && args.runs.is_none())
+        && (args.normal_form || args.tolerance.is_some())
+    {
+        anyhow::bail!(
+            "--normal-form and --tolerance choose how measured runs are fitted: give --from DB or --runs FILE.csv"
+        );
+    }
+    match (&args.from, &args.runs, &args.kernel, args.target) {
+        (_, _, Some(kernel), _) if args.from.is_some() || args.runs.is_some() => anyhow::bail!(
+            "give a KERNEL ({kernel}) or measured runs (--from DB, --runs FILE.csv), not both: the runs name their program"
         ),
-        (None, Some(kernel), Some(target)) => run_kernel(kernel, target, args, registry),
-        // clap requires both without --from.
-        (None, _, _) => anyhow::bail!("give a KERNEL and --target, or --from DB"),
+        (Some(db), None, None, _) => run_from(db, args, registry),
+        (None, Some(csv), None, Some(target)) => run_runs(csv, target, args, registry),
+        (None, None, Some(kernel), Some(target)) => run_kernel(kernel, target, args, registry),
+        // clap requires the rest.
+        _ => {
+            anyhow::bail!("give a KERNEL and --target, --from DB, or --runs FILE.csv and --target")
+        }
     }
 }
 
@@ -89,6 +124,12 @@ fn check_ranges(args: &Args) -> anyhow::Result<()> {
         anyhow::ensure!(
             target > 0.0 && target < 1.0,
             "--target {target} is not a speed-efficiency: use a value in (0, 1)"
+        );
+    }
+    if let Some(tolerance) = args.tolerance {
+        anyhow::ensure!(
+            tolerance > 0.0 && tolerance < 0.5,
+            "--tolerance {tolerance} is not a relative tolerance: use a value in (0, 0.5), e.g. 0.02"
         );
     }
     anyhow::ensure!(
@@ -156,16 +197,111 @@ fn run_from(db: &str, args: &Args, registry: &KernelRegistry) -> anyhow::Result<
     let store = Store::open_read_only(std::path::Path::new(db))?;
     let study = pick_study(&store, args.study.as_deref())?;
     let runs = StudyRuns::load(&store, &study, registry)?;
-    let target = args.target.unwrap_or(runs.spec.target);
+    // A stored study always has a target.
+    let target = args.target.or(runs.target).unwrap_or_default();
     // The study's own platform by default: its nodes are the ones the runs measured.
     let platform = match &args.platform {
         Some(name) => super::load_platform(name, registry)?,
         None => runs.platform.clone(),
     };
+    let source = RunsSource {
+        name: study.clone(),
+        phrase: format!("the runs of study \"{study}\" in {db}"),
+        json_key: "from",
+        json_value: db.to_string(),
+    };
+    fit_and_predict(runs, platform, target, &source, args)
+}
+
+/// `hetscale predict --runs FILE.csv`: the scaling model fitted to runs measured anywhere,
+/// on `--platform` (their machine), asked for the requested configurations.
+fn run_runs(
+    csv: &std::path::Path,
+    target: f64,
+    args: &Args,
+    registry: &KernelRegistry,
+) -> anyhow::Result<()> {
+    hbsp::file::protect_input("--runs", csv);
+    let measured = read_runs(csv)?;
+    let program = program_of_runs(&measured, args, registry)?;
+    // clap requires --platform with --runs.
+    let platform = super::load_platform(args.platform.as_deref().unwrap_or_default(), registry)?;
+    let tolerance = args.tolerance.unwrap_or(DEFAULT_TOLERANCE);
+    let runs = StudyRuns::from_measured(
+        &measured,
+        platform.clone(),
+        std::sync::Arc::new(program),
+        tolerance,
+    )?;
+    let shown = csv.display().to_string();
+    let source = RunsSource {
+        name: shown.clone(),
+        phrase: format!("the runs in {shown}"),
+        json_key: "runs",
+        json_value: shown,
+    };
+    fit_and_predict(runs, platform, target, &source, args)
+}
+
+/// The tolerance around the target of runs from a file: a study's default.
+const DEFAULT_TOLERANCE: f64 = 0.01;
+
+/// The program the runs in a file measured: the kernel their `kernel` column names (one for
+/// all), or, with --work, a program known by its work (and overhead) formula.
+fn program_of_runs(
+    runs: &[MeasuredRun],
+    args: &Args,
+    registry: &KernelRegistry,
+) -> anyhow::Result<Program> {
+    let mut names: Vec<&str> = runs.iter().map(|r| r.kernel.as_str()).collect();
+    names.dedup();
+    names.sort_unstable();
+    names.dedup();
+    anyhow::ensure!(
+        names.len() <= 1,
+        "--runs holds runs of several programs ({}): give one program's runs per file",
+        names.join(", ")
+    );
+    match (&args.work, names.first()) {
+        (Some(work), _) => Program::of_formulas(work, args.overhead.as_deref())
+            .map_err(|e| anyhow::anyhow!("--{e}")),
+        (None, Some(name)) => Ok(Program::Kernel(
+            args.kernel_options.kernel(name, registry).map_err(|e| {
+                anyhow::anyhow!(
+                    "{e} (for a program that is not a kernel, give its work with --work FORMULA)"
+                )
+            })?,
+        )),
+        (None, None) => anyhow::bail!("--runs holds no runs: give one measured run per line"),
+    }
+}
+
+/// Where the runs of a prediction came from, as the text and JSON name it.
+struct RunsSource {
+    /// The study's name, or the file's path.
+    name: String,
+    /// How the text's first line names them.
+    phrase: String,
+    /// The JSON key echoing the input, and its value.
+    json_key: &'static str,
+    json_value: String,
+}
+
+/// The scaling model fitted to `runs`, asked for `args.nodes` on `platform`, printed.
+fn fit_and_predict(
+    mut runs: StudyRuns,
+    platform: hbsp::Platform,
+    target: f64,
+    source: &RunsSource,
+    args: &Args,
+) -> anyhow::Result<()> {
+    if let Some(tolerance) = args.tolerance {
+        runs.tolerance = tolerance;
+    }
     let (platform, configs) = configurations(platform, args)?;
     let selection = runs.fit(&configs, !args.normal_form)?;
     let prediction = runs.predict(
-        &study,
+        &source.name,
         &selection,
         &configs,
         target,
@@ -174,14 +310,17 @@ fn run_from(db: &str, args: &Args, registry: &KernelRegistry) -> anyhow::Result<
     if args.json {
         let mut value = serde_json::to_value(&prediction)?;
         // The inputs, echoed.
-        value["from"] = db.into();
+        value[source.json_key] = source.json_value.clone().into();
         value["platform"] = platform.name.clone().into();
         value["nodes"] = serde_json::to_value(&args.nodes)?;
         value["replicate"] = args.replicate.into();
         let value = hetscale_study::json::document("predict", "prediction", value);
         outln!("{}", serde_json::to_string_pretty(&value)?);
     } else {
-        out!("{}", render_from(db, &platform.name, &prediction));
+        out!(
+            "{}",
+            render_from(&source.phrase, &platform.name, &prediction)
+        );
     }
     Ok(())
 }
@@ -252,10 +391,10 @@ fn render(kernel: &str, platform: &str, study: &PredictedStudy) -> String {
 
 /// `predict --from`'s text: the model and how it was chosen, the prediction per
 /// configuration with its intervals, the cautions, and the verdict last.
-fn render_from(db: &str, platform: &str, p: &ScalingPrediction) -> String {
+fn render_from(source: &str, platform: &str, p: &ScalingPrediction) -> String {
     let mut out = format!(
-        "Predicted from the runs of study \"{}\" in {db} (the scaling model fitted to them): on {platform}, target E_s = {}\n",
-        p.study, p.target
+        "Predicted from {source} (the scaling model fitted to them): on {platform}, target E_s = {}\n",
+        p.target
     );
     out.push_str(&format!(
         "Model: {}  (cross-validated error {:.1}%, fit error {:.1}%)\n",

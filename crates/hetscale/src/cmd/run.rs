@@ -164,7 +164,8 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     let kernel = args.kernel_options.kernel(kernel, registry)?;
     let inputs = inputs(args, kernel.as_ref(), &machine, &backend)?;
     let machine = machine.for_workload(kernel.name());
-    let (run, times) = repeated(args, || Ok(kernel.run(&inputs, &backend, &machine)?))?;
+    let (run, times, each_time_s) =
+        repeated(args, || Ok(kernel.run(&inputs, &backend, &machine)?))?;
     if job.as_ref().is_some_and(|job| job.rank() != 0) {
         // Every rank holds the same run; rank 0 speaks for the job.
         return Ok(());
@@ -187,6 +188,8 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         let mut report = report_json(&run, &backend, &args.nodes);
         report["platform"] = json!(platform.name);
         report["time_stats_s"] = json!(times);
+        // Every run's time, in order (for a fit that resamples runs, say).
+        report["times_s"] = json!(each_time_s);
         report["time_interval_s"] = json!(interval.map(|(lo, hi, _)| [lo, hi]));
         report["warnings"] = json!(warnings);
         let report = hetscale_study::json::document("run", "run", report);
@@ -267,11 +270,11 @@ fn write_views(
 }
 
 /// `--warmup` unmeasured runs of `once`, then `--runs` measured ones: the last run, its time
-/// set to the median of the measured times, and their statistics.
+/// set to the median of the measured times, their statistics, and the times in order.
 pub(crate) fn repeated<R: Timed>(
     args: &Args,
     mut once: impl FnMut() -> anyhow::Result<R>,
-) -> anyhow::Result<(R, Summary)> {
+) -> anyhow::Result<(R, Summary, Vec<f64>)> {
     for _ in 0..args.warmup {
         once()?;
     }
@@ -282,10 +285,10 @@ pub(crate) fn repeated<R: Timed>(
         times.push(run.time_s());
         last = Some(run);
     }
-    let times = summarize(&times)?;
+    let summary = summarize(&times)?;
     let mut last = last.context("--runs is at least 1")?;
-    last.set_time_s(times.median);
-    Ok((last, times))
+    last.set_time_s(summary.median);
+    Ok((last, summary, times))
 }
 
 /// A run whose time `repeated` summarises.

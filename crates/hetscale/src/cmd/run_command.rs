@@ -93,7 +93,7 @@ pub fn run(
     let hostfiles = Hostfiles::default();
     let hostfile = hostfiles.path_for(&program, &config)?;
     // The backend is not used: the command runs itself.
-    let (outcome, times) = super::run::repeated(args, || {
+    let (outcome, times, each_time_s) = super::run::repeated(args, || {
         Ok(execute(
             &program,
             args.seed,
@@ -120,6 +120,7 @@ pub fn run(
             "platform": platform.name,
             "time_s": outcome.time_s,
             "time_stats_s": times,
+            "times_s": each_time_s,
             "work_flop": outcome.work,
             "speed_flops": speed,
             "marked_speed_flops": c,

@@ -1,0 +1,149 @@
+//! `hetscale predict --runs FILE.csv`: the scaling model fitted to runs measured anywhere (a
+//! program hetscale never ran, known by its work formula) predicts larger configurations:
+//! on runs that follow a known law, it finds the law's N and T there.
+
+mod common;
+
+use common::{hetscale_in, json_of, one_line_error};
+
+/// Eight nodes of four speeds, Mflop/s.
+const SPEEDS: [f64; 8] = [100.0, 80.0, 60.0, 40.0, 100.0, 80.0, 60.0, 40.0];
+/// The law's overhead, s: `K n^2 p`.
+const K: f64 = 1e-5;
+
+fn platform_toml() -> String {
+    let mut text = String::from(
+        "name = \"toy\"\nspeed_unit = \"Mflop/s\"\n[network]\ng_s_per_byte = 1e-8\nL = { base_s = 1e-4 }\n",
+    );
+    for (i, speed) in SPEEDS.iter().enumerate() {
+        text.push_str(&format!(
+            "\n[[node]]\nname = \"h{}\"\nkind = \"k{i}\"\nmarked_speed = {speed}\ncpus = 1\nr = 1.0\n",
+            i + 1
+        ));
+    }
+    text
+}
+
+/// The first `p` hosts, `h1,h2,...`, and their marked speed, flop/s.
+fn hosts(p: usize) -> (String, f64) {
+    let names: Vec<String> = (1..=p).map(|i| format!("h{i}")).collect();
+    (names.join(","), SPEEDS[..p].iter().sum::<f64>() * 1e6)
+}
+
+/// The law's time of size `n` on the first `p` hosts: `W = 2 n^3` at their marked speed plus
+/// `K n^2 p`.
+fn law_time(n: f64, p: usize) -> f64 {
+    2.0 * n.powi(3) / hosts(p).1 + K * n * n * p as f64
+}
+
+/// The runs of the law on 1, 2 and 3 hosts, 3 repetitions per size 2% apart.
+fn runs_csv(program: &str) -> String {
+    let mut csv = String::from("configuration,nodes,kernel,n,time_s\n");
+    for p in 1..=3 {
+        for n in [200, 400, 800, 1200, 1600] {
+            for repetition in [0.98, 1.0, 1.02] {
+                let time = law_time(f64::from(n), p) * repetition;
+                csv.push_str(&format!("C_{p},\"{}\",{program},{n},{time}\n", hosts(p).0));
+            }
+        }
+    }
+    csv
+}
+
+#[test]
+fn a_programs_runs_from_a_file_predict_the_laws_size_and_time_on_more_hosts() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("toy.toml"), platform_toml()).unwrap();
+    std::fs::write(d.join("runs.csv"), runs_csv("solver")).unwrap();
+    let target = 0.3;
+    let (four, eight) = (hosts(4).0, hosts(8).0);
+    let json = json_of(hetscale_in(d).args([
+        "predict",
+        "--runs",
+        "runs.csv",
+        "--work",
+        "2*n^3",
+        "--platform",
+        "toy.toml",
+        "--nodes",
+        &four,
+        "--nodes",
+        &eight,
+        "--target",
+        "0.3",
+        "--json",
+    ]));
+    assert_eq!(json["runs"], "runs.csv", "{json}");
+    assert_eq!(json["fitted_on"].as_array().unwrap().len(), 3, "{json}");
+    for (point, p) in json["points"].as_array().unwrap().iter().zip([4, 8]) {
+        // E_s = 1 / (1 + K p C / (2 n)), so it holds the target at n = k E / (1 - E).
+        let k = K * p as f64 * hosts(p).1 / 2.0;
+        let exact = k * target / (1.0 - target);
+        let n = point["n"].as_f64().unwrap();
+        let [lo, hi] = [0, 1].map(|i| point["n_ci95"][i].as_f64().unwrap());
+        assert!(
+            (n / exact - 1.0).abs() < 0.05 && lo <= exact && exact <= hi,
+            "p = {p}: N = {n} [{lo}, {hi}], the law's {exact:.0}"
+        );
+        let t = point["time_s"].as_f64().unwrap();
+        let law = law_time(n, p);
+        assert!(
+            (t / law - 1.0).abs() < 0.05,
+            "p = {p}: T = {t}, the law's {law} at N = {n}"
+        );
+    }
+}
+
+#[test]
+fn runs_from_a_file_name_their_program_or_are_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("toy.toml"), platform_toml()).unwrap();
+    std::fs::write(d.join("runs.csv"), runs_csv("solver")).unwrap();
+    let args = |extra: &[&str]| {
+        let mut all = vec![
+            "predict",
+            "--runs",
+            "runs.csv",
+            "--platform",
+            "toy.toml",
+            "--nodes",
+            "h1,h2,h3,h4",
+            "--target",
+            "0.3",
+        ];
+        all.extend_from_slice(extra);
+        all.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    // Not a kernel, and no work formula.
+    let err = one_line_error(hetscale_in(d).args(args(&[])));
+    assert!(
+        err.contains("solver") && err.contains("--work FORMULA"),
+        "{err}"
+    );
+    // Two programs in one file.
+    let mut mixed = runs_csv("solver");
+    mixed.push_str("C_1,h1,other,300,0.5\n");
+    std::fs::write(d.join("runs.csv"), mixed).unwrap();
+    let err = one_line_error(hetscale_in(d).args(args(&["--work", "2*n^3"])));
+    assert!(err.contains("several programs (other, solver)"), "{err}");
+    // A work formula that is not one.
+    std::fs::write(d.join("runs.csv"), runs_csv("solver")).unwrap();
+    let err = one_line_error(hetscale_in(d).args(args(&["--work", "2*n^"])));
+    assert!(err.contains(": --work: \"2*n^\" does not parse"), "{err}");
+    // A node set the platform does not have.
+    std::fs::write(
+        d.join("runs.csv"),
+        "configuration,nodes,kernel,n,time_s\nC_1,h9,s,300,0.5\n",
+    )
+    .unwrap();
+    let err = one_line_error(hetscale_in(d).args(args(&["--work", "2*n^3"])));
+    assert!(err.contains("h9"), "{err}");
+    // A tolerance that is not one.
+    let err = one_line_error(hetscale_in(d).args(args(&["--work", "2*n^3", "--tolerance", "nan"])));
+    assert!(
+        err.contains("--tolerance NaN is not a relative tolerance"),
+        "{err}"
+    );
+}
