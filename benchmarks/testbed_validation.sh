@@ -280,7 +280,8 @@ print(lo / r['time_s'], hi / r['time_s']) if lo else print('', '')") || true
     if [ "$prog" = jacobi ]; then work_args=(--work "$JACOBI_WORK"); fi
     "$HS" predict --runs "$prog-runs.csv" "${work_args[@]}" --platform platform.toml \
         "${nodes_args[@]}" --target "$target" --tolerance 0.03 --json \
-        > "$prog-b-predict.json" || echo "$prog: predict --runs exit $?" | tee -a steps.log
+        > "$prog-b-predict.json" 2> "$prog-b-predict.err" \
+        || echo "$prog: predict --runs exit $?: $(cat "$prog-b-predict.err")" | tee -a steps.log
 
     for p in "${HELD[@]}"; do
         step "$prog: measured T on C_$p at N = $nfix"

@@ -89,6 +89,16 @@ def sim_n_or_bound(study, p):
     return None
 
 
+def b_error(out, prog):
+    """Why (b) predicted nothing: predict's own one-line error, if it left one."""
+    try:
+        with open(os.path.join(out, f"{prog}-b-predict.err")) as f:
+            lines = [l.strip() for l in f if l.startswith("hetscale:")]
+    except OSError:
+        lines = []
+    return f"predict --runs: {lines[-1][len('hetscale: '):]}" if lines else "predict --runs failed"
+
+
 def table(out):
     rows = []
     for prog in PROGRAMS:
@@ -100,6 +110,7 @@ def table(out):
         nfix, target = setup["n_fix"], setup["target"]
         a_study = load(os.path.join(out, f"{prog}-a-study.json"))
         b_pred = load(os.path.join(out, f"{prog}-b-predict.json"))
+        b_why = b_error(out, prog)
         held = load(os.path.join(out, f"{prog}-held-study.json"))
         for p in setup["held"]:
             # T at the fixed N
@@ -126,7 +137,7 @@ def table(out):
             else:
                 rows.append(dict(prog=prog, p=p, quantity="T at (b)'s N", approach="b",
                                  pred=None, meas=None, ci=None, kind="T",
-                                 note=(b_pred or {}).get("verdict", "predict --runs failed")))
+                                 note=(b_pred or {}).get("verdict", b_why)))
             # the N holding the target
             q = f"N at E_s = {target}"
             n_rows = setup.get("n_rows", "yes")
@@ -148,7 +159,7 @@ def table(out):
             rows.append(dict(prog=prog, p=p, quantity=q, approach="b",
                              pred=bp["n"] if bp else None, meas=n_meas,
                              ci=bp.get("n_ci95") if bp else None, kind="N",
-                             note=(why or "") if bp else "no N predicted"))
+                             note=(why or "") if bp else b_why))
 
     print("| program | config | quantity | approach | predicted | measured | error % | 95% interval | covered | note |")
     print("|---|---|---|---|---:|---:|---:|---|:---:|---|")

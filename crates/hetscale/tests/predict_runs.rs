@@ -38,11 +38,16 @@ fn law_time(n: f64, p: usize) -> f64 {
 
 /// The runs of the law on 1, 2 and 3 hosts, 3 repetitions per size 2% apart.
 fn runs_csv(program: &str) -> String {
+    runs_of(program, law_time)
+}
+
+/// The runs of `time(n, p)` on 1, 2 and 3 hosts, 3 repetitions per size 2% apart.
+fn runs_of(program: &str, time: impl Fn(f64, usize) -> f64) -> String {
     let mut csv = String::from("configuration,nodes,kernel,n,time_s\n");
     for p in 1..=3 {
         for n in [200, 400, 800, 1200, 1600] {
             for repetition in [0.98, 1.0, 1.02] {
-                let time = law_time(f64::from(n), p) * repetition;
+                let time = time(f64::from(n), p) * repetition;
                 csv.push_str(&format!("C_{p},\"{}\",{program},{n},{time}\n", hosts(p).0));
             }
         }
@@ -93,6 +98,49 @@ fn a_programs_runs_from_a_file_predict_the_laws_size_and_time_on_more_hosts() {
             "p = {p}: T = {t}, the law's {law} at N = {n}"
         );
     }
+}
+
+#[test]
+fn a_target_the_largest_run_configuration_never_holds_still_predicts_the_others_without_psi() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("toy.toml"), platform_toml()).unwrap();
+    // Half the slowest node's excess share as well: E_s on 3 hosts tends to 0.86, on one to 1.
+    let imbalanced = |n: f64, p: usize| {
+        let (w, c) = (2.0 * n.powi(3), hosts(p).1);
+        let slowest = SPEEDS[..p].iter().fold(f64::INFINITY, |a, &b| a.min(b)) * 1e6;
+        law_time(n, p) + 0.5 * (w / (p as f64 * slowest) - w / c)
+    };
+    std::fs::write(d.join("runs.csv"), runs_of("solver", imbalanced)).unwrap();
+    let args = [
+        "predict",
+        "--runs",
+        "runs.csv",
+        "--work",
+        "2*n^3",
+        "--platform",
+        "toy.toml",
+        "--nodes",
+        "h1",
+        "--target",
+        "0.9",
+    ];
+    let json = json_of(hetscale_in(d).args(args).arg("--json"));
+    assert!(json["base"]["n_reference"].is_null(), "{json}");
+    let point = &json["points"][0];
+    assert!(point["psi_from_base"].is_null(), "{point}");
+    // On one host E_s = 1 / (1 + K C / (2 n)) holds 0.9 at n = 9 K C / 2.
+    let exact = 9.0 * K * hosts(1).1 / 2.0;
+    let n = point["n"].as_f64().unwrap();
+    assert!(
+        (n / exact - 1.0).abs() < 0.05,
+        "N = {n}, the law's {exact:.0}"
+    );
+    let text = common::stdout_of(hetscale_in(d).args(args));
+    assert!(
+        text.contains("no psi: the model holds E_s = 0.9 at no size on the largest measured configuration, C_3"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -169,8 +169,8 @@ impl StudyRuns {
             let work = program.work(r.n as f64, p);
             if !work.is_finite() {
                 return Err(StudyError::Model(ModelError::Inconsistent(format!(
-                    "the work formula gives no positive work at N = {} on {} nodes (run of {}): give a --work formula in n and p that is positive at every size measured",
-                    r.n, p, r.configuration
+                    "the work formula gives no positive work at N = {} on p = {p} (run of {}): give a --work formula in n and p that is positive at every size measured",
+                    r.n, r.configuration
                 ))));
             }
             data.runs
@@ -240,13 +240,20 @@ impl StudyRuns {
             })?;
         let base = &self.data.configurations[base_index];
         let base_work = |n: f64| self.program.work(n, base.nodes());
-        let base_n = selection
+        let base_n = match selection
             .model
             .size_for_efficiency(target, base, &base_work, n_bounds)
-            .map_err(|e| self.poor_model(e, selection, &base.label, target))?;
+        {
+            Ok(n) => Some(n),
+            // Runs from a file were not searched for the target, so their largest
+            // configuration need not hold it: no psi, the prediction stands.
+            Err(ModelError::Unreachable { .. }) if self.target.is_none() => None,
+            Err(e) => return Err(self.poor_model(e, selection, &base.label, target)),
+        };
+        let reference = base_n.map(|_| base);
         let points = targets
             .iter()
-            .map(|t| self.predict_one(selection, t, base, target, n_bounds))
+            .map(|t| self.predict_one(selection, t, reference, target, n_bounds))
             .collect::<Result<Vec<_>>>()?;
         let excluded = selection
             .excluded
@@ -298,7 +305,7 @@ impl StudyRuns {
                     .map_or_else(|| base.label.clone(), |c| c.nodes.clone()),
                 p: base.nodes(),
                 marked_speed_flops: base.marked_speed(),
-                n_reference: base_n.round() as u64,
+                n_reference: base_n.map(|n| n.round() as u64),
             },
             points,
             verdict: String::new(),
@@ -332,7 +339,7 @@ impl StudyRuns {
         &self,
         selection: &Selection,
         target_config: &ResolvedConfiguration,
-        base: &ModelConfiguration,
+        reference: Option<&ModelConfiguration>,
         target: f64,
         n_bounds: (f64, f64),
     ) -> Result<PredictedPoint> {
@@ -348,7 +355,7 @@ impl StudyRuns {
                 efficiency: target,
                 tolerance: self.tolerance,
                 n_bounds,
-                reference: Some(base),
+                reference,
             },
             &work,
             &BootstrapOptions::default(),
@@ -671,8 +678,9 @@ pub struct BaseConfiguration {
     pub p: usize,
     /// Its marked speed `C`, flop/s.
     pub marked_speed_flops: f64,
-    /// The model's size holding the target on it.
-    pub n_reference: u64,
+    /// The model's size holding the target on it; none where it holds the target at no size
+    /// (runs from a file, not searched for the target): then there is no `psi`.
+    pub n_reference: Option<u64>,
 }
 
 /// The prediction on one requested configuration.
@@ -734,15 +742,23 @@ pub fn verdict(prediction: &ScalingPrediction) -> String {
     let Some(last) = prediction.points.last() else {
         return String::new();
     };
+    let growth = prediction
+        .base
+        .n_reference
+        .map_or(String::new(), |reference| {
+            format!(
+                ", {}x the {}-node size",
+                trimmed_to(last.n as f64 / reference.max(1) as f64, 2),
+                grouped(prediction.base.p)
+            )
+        });
     let mut line = format!(
-        "to hold E_s = {} on {} nodes N must grow to {} [{}, {}], {}x the {}-node size; T = {}",
+        "to hold E_s = {} on {} nodes N must grow to {} [{}, {}]{growth}; T = {}",
         trimmed(prediction.target),
         grouped(last.p),
         size(last.n as f64),
         size(last.n_ci95[0] as f64),
         size(last.n_ci95[1] as f64),
-        trimmed_to(last.n as f64 / prediction.base.n_reference.max(1) as f64, 2),
-        grouped(prediction.base.p),
         seconds_and_human(last.time_s)
     );
     let cv = prediction.model.cv_error_percent;

@@ -33,7 +33,8 @@ pub const OPTION_RANGE: RangeNames = RangeNames {
 /// What to change when no `N` in `[lo, hi]` reaches the target, `closest` being the `E_s`
 /// (called `what`) nearest to it and its `N`. `E_s` grows with `N`, so an `E_s` above the
 /// target means the target lies below `E_s` at the smallest `N` (lower `n_min`, or raise the
-/// target); one below it, beyond `E_s` at the largest (raise `n_max`, or lower the target).
+/// target); one below it, beyond `E_s` at the largest (raise `n_max`, or lower the target),
+/// unless the highest `E_s` lies far inside the range (a model whose `E_s` falls with `N`).
 pub fn unreachable_target(
     what: &str,
     target: f64,
@@ -45,6 +46,12 @@ pub fn unreachable_target(
         format!(
             "{what} = {e:.4} at N = {n:.0} already exceeds the target {target}: lower {} or raise the target",
             names.n_min
+        )
+    } else if n < hi / 2.0 {
+        // The best is inside the range, not at its top: a larger range would not help.
+        format!(
+            "no N in [{lo:.0}, {hi:.0}] reaches {what} = {target}: the highest {what} reached is \
+             {e:.4} at N = {n:.0}, and it does not grow beyond that size; lower the target"
         )
     } else {
         format!(
@@ -293,6 +300,13 @@ mod tests {
             above,
             "no N in [16, 64] reaches E_s = 0.9: the highest E_s reached is 0.5000 at N = 64; \
              raise n_max or lower the target"
+        );
+        // A best far inside the range: a larger n_max would not reach the target.
+        let flat = unreachable_target("E_s", 0.09, (8.0, 1e7), (0.0575, 24.0), OPTION_RANGE);
+        assert_eq!(
+            flat,
+            "no N in [8, 10000000] reaches E_s = 0.09: the highest E_s reached is 0.0575 at \
+             N = 24, and it does not grow beyond that size; lower the target"
         );
         let model = ModelError::Unreachable {
             what: "speed-efficiency",

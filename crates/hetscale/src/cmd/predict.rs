@@ -253,14 +253,11 @@ fn program_of_runs(
     args: &Args,
     registry: &KernelRegistry,
 ) -> anyhow::Result<Program> {
-    let mut names: Vec<&str> = runs.iter().map(|r| r.kernel.as_str()).collect();
-    names.dedup();
-    names.sort_unstable();
-    names.dedup();
+    let names: std::collections::BTreeSet<&str> = runs.iter().map(|r| r.kernel.as_str()).collect();
     anyhow::ensure!(
         names.len() <= 1,
         "--runs holds runs of several programs ({}): give one program's runs per file",
-        names.join(", ")
+        names.iter().copied().collect::<Vec<_>>().join(", ")
     );
     match (&args.work, names.first()) {
         (Some(work), _) => Program::of_formulas(work, args.overhead.as_deref())
@@ -420,10 +417,16 @@ fn render_from(source: &str, platform: &str, p: &ScalingPrediction) -> String {
             excluded_by_configuration(&p.excluded)
         ));
     }
-    out.push_str(&format!(
-        "psi from the largest measured configuration, {} (p = {}, N = {} by the model)\n",
-        p.base.label, p.base.p, p.base.n_reference
-    ));
+    out.push_str(&match p.base.n_reference {
+        Some(n) => format!(
+            "psi from the largest measured configuration, {} (p = {}, N = {n} by the model)\n",
+            p.base.label, p.base.p
+        ),
+        None => format!(
+            "no psi: the model holds E_s = {} at no size on the largest measured configuration, {} (p = {})\n",
+            p.target, p.base.label, p.base.p
+        ),
+    });
     let cells: Vec<[String; 6]> = p
         .points
         .iter()
