@@ -55,29 +55,33 @@ fn runs_of(program: &str, time: impl Fn(f64, usize) -> f64) -> String {
     csv
 }
 
+/// `predict` on the runs of [`dir_with`], a program of work `2 n^3`.
+const PREDICT_RUNS: [&str; 7] = [
+    "predict",
+    "--runs",
+    "runs.csv",
+    "--work",
+    "2*n^3",
+    "--platform",
+    "toy.toml",
+];
+
+/// A directory holding the toy platform (`toy.toml`) and `runs` (`runs.csv`).
+fn dir_with(runs: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("toy.toml"), platform_toml()).unwrap();
+    std::fs::write(dir.path().join("runs.csv"), runs).unwrap();
+    dir
+}
+
 #[test]
 fn a_programs_runs_from_a_file_predict_the_laws_size_and_time_on_more_hosts() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = dir_with(&runs_csv("solver"));
     let d = dir.path();
-    std::fs::write(d.join("toy.toml"), platform_toml()).unwrap();
-    std::fs::write(d.join("runs.csv"), runs_csv("solver")).unwrap();
     let target = 0.3;
     let (four, eight) = (hosts(4).0, hosts(8).0);
-    let json = json_of(hetscale_in(d).args([
-        "predict",
-        "--runs",
-        "runs.csv",
-        "--work",
-        "2*n^3",
-        "--platform",
-        "toy.toml",
-        "--nodes",
-        &four,
-        "--nodes",
-        &eight,
-        "--target",
-        "0.3",
-        "--json",
+    let json = json_of(hetscale_in(d).args(PREDICT_RUNS).args([
+        "--nodes", &four, "--nodes", &eight, "--target", "0.3", "--json",
     ]));
     assert_eq!(json["runs"], "runs.csv", "{json}");
     assert_eq!(json["fitted_on"].as_array().unwrap().len(), 3, "{json}");
@@ -102,30 +106,16 @@ fn a_programs_runs_from_a_file_predict_the_laws_size_and_time_on_more_hosts() {
 
 #[test]
 fn a_target_the_largest_run_configuration_never_holds_still_predicts_the_others_without_psi() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    std::fs::write(d.join("toy.toml"), platform_toml()).unwrap();
     // Half the slowest node's excess share as well: E_s on 3 hosts tends to 0.86, on one to 1.
     let imbalanced = |n: f64, p: usize| {
         let (w, c) = (2.0 * n.powi(3), hosts(p).1);
         let slowest = SPEEDS[..p].iter().fold(f64::INFINITY, |a, &b| a.min(b)) * 1e6;
         law_time(n, p) + 0.5 * (w / (p as f64 * slowest) - w / c)
     };
-    std::fs::write(d.join("runs.csv"), runs_of("solver", imbalanced)).unwrap();
-    let args = [
-        "predict",
-        "--runs",
-        "runs.csv",
-        "--work",
-        "2*n^3",
-        "--platform",
-        "toy.toml",
-        "--nodes",
-        "h1",
-        "--target",
-        "0.9",
-    ];
-    let json = json_of(hetscale_in(d).args(args).arg("--json"));
+    let dir = dir_with(&runs_of("solver", imbalanced));
+    let d = dir.path();
+    let args = ["--nodes", "h1", "--target", "0.9"];
+    let json = json_of(hetscale_in(d).args(PREDICT_RUNS).args(args).arg("--json"));
     assert!(json["base"]["n_reference"].is_null(), "{json}");
     let point = &json["points"][0];
     assert!(point["psi_from_base"].is_null(), "{point}");
@@ -136,7 +126,7 @@ fn a_target_the_largest_run_configuration_never_holds_still_predicts_the_others_
         (n / exact - 1.0).abs() < 0.05,
         "N = {n}, the law's {exact:.0}"
     );
-    let text = common::stdout_of(hetscale_in(d).args(args));
+    let text = common::stdout_of(hetscale_in(d).args(PREDICT_RUNS).args(args));
     assert!(
         text.contains("no psi: the model holds E_s = 0.9 at no size on the largest measured configuration, C_3"),
         "{text}"
@@ -145,10 +135,8 @@ fn a_target_the_largest_run_configuration_never_holds_still_predicts_the_others_
 
 #[test]
 fn runs_from_a_file_name_their_program_or_are_refused_in_one_line() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = dir_with(&runs_csv("solver"));
     let d = dir.path();
-    std::fs::write(d.join("toy.toml"), platform_toml()).unwrap();
-    std::fs::write(d.join("runs.csv"), runs_csv("solver")).unwrap();
     let args = |extra: &[&str]| {
         let mut all = vec![
             "predict",
