@@ -274,12 +274,14 @@ print(lo / r['time_s'], hi / r['time_s']) if lo else print('', '')") || true
     fi
 
     # The scaling model fitted to every calibration run (C_1 and C_2, the repetitions on lines
-    # of their own, so that its bootstrap resamples runs), the study's tolerance.
+    # of their own, so that its bootstrap resamples runs), asked the measured search's
+    # question: the first N in its range [n_min, n_max] holding the target, within its
+    # tolerance.
     step "$prog: (b) the scaling model, fitted on the C_1 and C_2 runs"
     work_args=()
     if [ "$prog" = jacobi ]; then work_args=(--work "$JACOBI_WORK"); fi
     "$HS" predict --runs "$prog-runs.csv" "${work_args[@]}" --platform platform.toml \
-        "${nodes_args[@]}" --target "$target" --tolerance 0.03 --json \
+        "${nodes_args[@]}" --target "$target" --tolerance 0.03 --n-min "$nmin" --n-max "$nmax" --json \
         > "$prog-b-predict.json" 2> "$prog-b-predict.err" \
         || echo "$prog: predict --runs exit $?: $(cat "$prog-b-predict.err")" | tee -a steps.log
 
