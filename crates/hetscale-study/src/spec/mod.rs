@@ -202,8 +202,11 @@ struct RawSpec {
 fn default_skeleton() -> Spanned<bool> {
     Spanned::new(0..0, false)
 }
+/// A spec's `tolerance` when it gives none (and `predict --runs`'s default).
+pub const DEFAULT_TOLERANCE: f64 = 0.01;
+
 fn default_tolerance() -> Spanned<f64> {
-    Spanned::new(0..0, 0.01)
+    Spanned::new(0..0, DEFAULT_TOLERANCE)
 }
 fn default_approaches() -> Spanned<Vec<Approach>> {
     Spanned::new(0..0, Approach::ALL.to_vec())

@@ -226,12 +226,12 @@ fn run_runs(
     let program = program_of_runs(&measured, args, registry)?;
     // clap requires --platform with --runs.
     let platform = super::load_platform(args.platform.as_deref().unwrap_or_default(), registry)?;
-    let tolerance = args.tolerance.unwrap_or(DEFAULT_TOLERANCE);
+    // A study's default tolerance; fit_and_predict applies --tolerance to both sources.
     let runs = StudyRuns::from_measured(
         &measured,
         platform.clone(),
         std::sync::Arc::new(program),
-        tolerance,
+        hetscale_study::spec::DEFAULT_TOLERANCE,
     )?;
     let shown = csv.display().to_string();
     let source = RunsSource {
@@ -242,9 +242,6 @@ fn run_runs(
     };
     fit_and_predict(runs, platform, target, &source, args)
 }
-
-/// The tolerance around the target of runs from a file: a study's default.
-const DEFAULT_TOLERANCE: f64 = 0.01;
 
 /// The program the runs in a file measured: the kernel their `kernel` column names (one for
 /// all), or, with --work, a program known by its work (and overhead) formula.
