@@ -31,11 +31,12 @@
 #       predicted from smaller ones (C_2's runs from a fit on C_1's), and for N the N
 #       that sim studies at the target scaled by that interval's ends hold;
 #     - (b) the scaling model (`hetscale predict --runs` those runs, every program, the C one
-#       with its work formula): the N holding the target with its 95% interval, and T at that
-#       N with its interval;
-#     - the measurements of the held-out configurations: T at N_FIX and at (b)'s predicted N
-#       (`hetscale run ... --runs 5`, median), and the N holding the target (a study of the
-#       held-out configurations alone, measured approach);
+#       with its work formula and its messages as declared communication,
+#       `100*neighbours(8*n)`, which the probed network charges): the N holding the target
+#       with its 95% interval, and (`--time-at`) T at N_FIX with its interval;
+#     - the measurements of the held-out configurations: T at N_FIX (`hetscale run ...
+#       --runs 5`, median), and the N holding the target (a study of the held-out
+#       configurations alone, measured approach);
 #  5. prints one row per (program, configuration, quantity, approach), misses included
 #     (benchmarks/testbed_validation_table.py), and the verdict against issue 36's targets.
 #
@@ -49,6 +50,10 @@
 # Nothing here was changed after a prediction was seen; the rows are what one run printed.
 # (b) was fitted on a study of C_2 and C_3 until `predict --runs` could fit the C_1 and C_2
 # runs the issue names; that change is of where (b)'s runs come from, made for that reason.
+# (b)'s T was at its own predicted N until `predict --time-at` could give it at N_FIX, the
+# issue's "T at fixed N" (a program whose N (b) cannot predict then still has a T row); the
+# C program's declared communication came with `predict --communication`, made because (b)
+# could not tell its messages from its compute on two configurations.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -126,6 +131,9 @@ hostlist() { local p=$1 s=h1 i; for ((i = 2; i <= p; i++)); do s="$s,h$i"; done;
 # them: the N holding a target grows with the processes, and GE's on 8 hosts is past 1200)
 PROGRAMS=("ge 512 128 1200" "mm 768 256 1536" "conv2d 512 128 1024" "jacobi 2048 512 4096")
 JACOBI_WORK="400*(n-2)^2"    # 4 flop per interior point, 100 iterations
+# Its messages, read from its source: each iteration every rank sends a row of n doubles to
+# the rank above and the rank below (two MPI_Sendrecv).
+JACOBI_COMMUNICATION="100*neighbours(8*n)"
 JACOBI_TEMPLATE="$M -np {p} --hostfile {hostfile} $OUT/jacobi {n} 100"
 
 # A run of a program on the first p hosts, --runs R, its JSON on stdout.
@@ -278,23 +286,24 @@ print(lo / r['time_s'], hi / r['time_s']) if lo else print('', '')") || true
     # question: the first N in its range [n_min, n_max] holding the target, within its
     # tolerance.
     step "$prog: (b) the scaling model, fitted on the C_1 and C_2 runs"
-    work_args=()
-    if [ "$prog" = jacobi ]; then work_args=(--work "$JACOBI_WORK"); fi
-    "$HS" predict --runs "$prog-runs.csv" "${work_args[@]}" --platform platform.toml \
+    program_args=()
+    if [ "$prog" = jacobi ]; then
+        program_args=(--work "$JACOBI_WORK" --communication "$JACOBI_COMMUNICATION")
+    fi
+    "$HS" predict --runs "$prog-runs.csv" "${program_args[@]}" --platform platform.toml \
         "${nodes_args[@]}" --target "$target" --tolerance 0.03 --n-min "$nmin" --n-max "$nmax" --json \
         > "$prog-b-predict.json" 2> "$prog-b-predict.err" \
         || echo "$prog: predict --runs exit $?: $(cat "$prog-b-predict.err")" | tee -a steps.log
+    # ... and its T at N_FIX, the size (a)'s T row is at.
+    "$HS" predict --runs "$prog-runs.csv" "${program_args[@]}" --platform platform.toml \
+        "${nodes_args[@]}" --time-at "$nfix" --json \
+        > "$prog-b-time.json" 2> "$prog-b-time.err" \
+        || echo "$prog: predict --runs --time-at exit $?: $(cat "$prog-b-time.err")" | tee -a steps.log
 
     for p in "${HELD[@]}"; do
         step "$prog: measured T on C_$p at N = $nfix"
         run_real "$prog" "$p" "$nfix" 5 > "$prog-meas-t-$p-nfix.json" \
             || echo "$prog: run p=$p n=$nfix failed" | tee -a steps.log
-        nb=$(python3 "$REPO/benchmarks/testbed_validation_table.py" --predicted-n "$prog-b-predict.json" "$p" || true)
-        if [ -n "$nb" ]; then
-            step "$prog: measured T on C_$p at (b)'s predicted N = $nb"
-            run_real "$prog" "$p" "$nb" 5 > "$prog-meas-t-$p-nb.json" \
-                || echo "$prog: run p=$p n=$nb failed" | tee -a steps.log
-        fi
     done
 
     if [ "$grows" != yes ]; then

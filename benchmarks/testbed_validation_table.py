@@ -6,7 +6,6 @@ printed, misses and missing predictions included, then the verdict against issue
 measured value in >= 80% of the rows).
 
     testbed_validation_table.py OUT
-    testbed_validation_table.py --predicted-n PREDICT.json P   (the N a predict --json gives on P nodes)
 """
 import json
 import os
@@ -89,10 +88,11 @@ def sim_n_or_bound(study, p):
     return None
 
 
-def b_error(out, prog):
-    """Why (b) predicted nothing: predict's own one-line error, if it left one."""
+def b_error(out, prog, what="predict"):
+    """Why (b) predicted nothing: predict's own one-line error in PROG-b-WHAT.err, if it left
+    one."""
     try:
-        with open(os.path.join(out, f"{prog}-b-predict.err")) as f:
+        with open(os.path.join(out, f"{prog}-b-{what}.err")) as f:
             lines = [l.strip() for l in f if l.startswith("hetscale:")]
     except OSError:
         lines = []
@@ -111,6 +111,7 @@ def table(out):
         a_study = load(os.path.join(out, f"{prog}-a-study.json"))
         b_pred = load(os.path.join(out, f"{prog}-b-predict.json"))
         b_why = b_error(out, prog)
+        b_time = load(os.path.join(out, f"{prog}-b-time.json"))
         held = load(os.path.join(out, f"{prog}-held-study.json"))
         for p in setup["held"]:
             # T at the fixed N
@@ -126,18 +127,13 @@ def table(out):
                                  pred=sim["time_s"] if sim else None, meas=t_meas,
                                  ci=(sim or {}).get("time_interval_s"),
                                  kind="T", note="" if sim else "sim run failed"))
-            # T at (b)'s predicted N
+            # T at the fixed N, the scaling model's (predict --time-at)
+            bt = predicted_point(b_time, p)
+            rows.append(dict(prog=prog, p=p, quantity=f"T at N = {nfix}", approach="b",
+                             pred=bt["time_s"] if bt else None, meas=t_meas,
+                             ci=bt.get("time_s_ci95") if bt else None, kind="T",
+                             note="" if bt else b_error(out, prog, "time")))
             bp = predicted_point(b_pred, p)
-            if bp:
-                meas = load(os.path.join(out, f"{prog}-meas-t-{p}-nb.json"))
-                rows.append(dict(prog=prog, p=p, quantity=f"T at N = {bp['n']}", approach="b",
-                                 pred=bp.get("time_s"), meas=meas["time_s"] if meas else None,
-                                 ci=bp.get("time_s_ci95"), kind="T",
-                                 note="" if meas else "measuring run failed"))
-            else:
-                rows.append(dict(prog=prog, p=p, quantity="T at (b)'s N", approach="b",
-                                 pred=None, meas=None, ci=None, kind="T",
-                                 note=(b_pred or {}).get("verdict", b_why)))
             # the N holding the target
             q = f"N at E_s = {target}"
             n_rows = setup.get("n_rows", "yes")
@@ -207,11 +203,6 @@ def table(out):
 
 
 def main():
-    if len(sys.argv) == 4 and sys.argv[1] == "--predicted-n":
-        point = predicted_point(load(sys.argv[2]), int(sys.argv[3]))
-        if point and point.get("n"):
-            print(int(point["n"]))
-        return
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     table(sys.argv[1])

@@ -141,6 +141,11 @@ impl<'m> Charges<'m> {
         }
     }
 
+    /// The communication charged so far, s: traffic, barriers, stalls and measured collectives.
+    pub fn communication(&self) -> f64 {
+        self.communication_s
+    }
+
     /// The program's last superstep: its compute and traffic, but no barrier.
     pub fn end(&mut self, ops: &[f64], traffic: &Traffic) -> Result<()> {
         let communication_s = if self.p2p.is_empty() {

@@ -41,6 +41,7 @@ pub mod burg;
 mod charges;
 pub mod collective_experiments;
 pub mod conv2d;
+pub mod declared;
 mod error;
 pub mod ge;
 mod input;

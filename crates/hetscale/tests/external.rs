@@ -182,7 +182,7 @@ fn approach_3_without_an_overhead_formula_says_what_it_needs() {
         failures[0]["message"]
             .as_str()
             .unwrap()
-            .contains("needs an overhead formula"),
+            .contains("needs an overhead model"),
         "{failures:?}"
     );
 }

@@ -43,8 +43,17 @@ fn runs_csv(program: &str) -> String {
 
 /// The runs of `time(n, p)` on 1, 2 and 3 hosts, 3 repetitions per size 2% apart.
 fn runs_of(program: &str, time: impl Fn(f64, usize) -> f64) -> String {
+    runs_on(1..=3, program, time)
+}
+
+/// The runs of `time(n, p)` on the first `p` hosts for each `p` of `counts`.
+fn runs_on(
+    counts: std::ops::RangeInclusive<usize>,
+    program: &str,
+    time: impl Fn(f64, usize) -> f64,
+) -> String {
     let mut csv = String::from("configuration,nodes,kernel,n,time_s\n");
-    for p in 1..=3 {
+    for p in counts {
         for n in [200, 400, 800, 1200, 1600] {
             for repetition in [0.98, 1.0, 1.02] {
                 let time = time(f64::from(n), p) * repetition;
@@ -105,6 +114,55 @@ fn a_programs_runs_from_a_file_predict_the_laws_size_and_time_on_more_hosts() {
 }
 
 #[test]
+fn the_time_at_a_fixed_size_is_the_laws_with_an_interval_that_holds_it() {
+    let dir = dir_with(&runs_csv("solver"));
+    let d = dir.path();
+    let (four, eight) = (hosts(4).0, hosts(8).0);
+    let json = json_of(hetscale_in(d).args(PREDICT_RUNS).args([
+        "--nodes",
+        &four,
+        "--nodes",
+        &eight,
+        "--time-at",
+        "1000",
+        "--json",
+    ]));
+    assert_eq!(json["n"], 1000, "{json}");
+    for (point, p) in json["points"].as_array().unwrap().iter().zip([4, 8]) {
+        let law = law_time(1000.0, p);
+        let t = point["time_s"].as_f64().unwrap();
+        let [lo, hi] = [0, 1].map(|i| point["time_s_ci95"][i].as_f64().unwrap());
+        assert!(
+            (t / law - 1.0).abs() < 0.05 && lo <= law && law <= hi,
+            "p = {p}: T = {t} [{lo}, {hi}], the law's {law}"
+        );
+        let e_s = point["speed_efficiency"].as_f64().unwrap();
+        assert!((e_s - 2e9 / (t * hosts(p).1)).abs() < 1e-9, "{point}");
+    }
+    let text = common::stdout_of(hetscale_in(d).args(PREDICT_RUNS).args([
+        "--nodes",
+        &four,
+        "--time-at",
+        "1000",
+    ]));
+    assert!(
+        text.contains("T at N = 1000") && text.contains("h1,h2,h3,h4"),
+        "{text}"
+    );
+    // A size that is none, and a kernel's model, which is not fitted to runs.
+    let err = one_line_error(hetscale_in(d).args(PREDICT_RUNS).args([
+        "--nodes",
+        &four,
+        "--time-at",
+        "0",
+    ]));
+    assert!(err.contains("--time-at 0 is not a problem size"), "{err}");
+    let err =
+        one_line_error(hetscale_in(d).args(["predict", "mm", "--nodes", "4", "--time-at", "64"]));
+    assert!(err.contains("--time-at asks the scaling model"), "{err}");
+}
+
+#[test]
 fn a_target_the_largest_run_configuration_never_holds_still_predicts_the_others_without_psi() {
     // Half the slowest node's excess share as well: E_s on 3 hosts tends to 0.86, on one to 1.
     let imbalanced = |n: f64, p: usize| {
@@ -130,6 +188,79 @@ fn a_target_the_largest_run_configuration_never_holds_still_predicts_the_others_
     assert!(
         text.contains("no psi: the model holds E_s = 0.9 at no size on the largest measured configuration, C_3"),
         "{text}"
+    );
+}
+
+/// A halo exchange's law: `W = 100 n^2` at the marked speed plus 500 exchanges of a row of
+/// `n` doubles with each neighbour on the toy network (`g` 1e-8 s/byte, `L` 1e-4 s, no `o`):
+/// `500 (g 8 n min(p - 1, 2) + L)`, which grows with `p` only up to 3 hosts.
+fn halo_time(n: f64, p: usize) -> f64 {
+    let h = 8.0 * n * (p.saturating_sub(1).min(2)) as f64;
+    100.0 * n * n / hosts(p).1 + 500.0 * (1e-8 * h + 1e-4)
+}
+
+#[test]
+fn a_declared_communication_carries_runs_on_one_and_two_hosts_to_four_and_eight() {
+    let dir = dir_with(&runs_on(1..=2, "jacobi", halo_time));
+    let d = dir.path();
+    let target = 0.8;
+    let predict = ["predict", "--runs", "runs.csv", "--platform", "toy.toml"];
+    let json = json_of(hetscale_in(d).args(predict).args([
+        "--work",
+        "100*n^2",
+        "--communication",
+        "500*neighbours(8*n)",
+        "--nodes",
+        &hosts(4).0,
+        "--nodes",
+        &hosts(8).0,
+        "--target",
+        "0.8",
+        "--json",
+    ]));
+    assert!(
+        json["model"]["formula"]
+            .as_str()
+            .unwrap()
+            .contains("T_o,spec"),
+        "{json}"
+    );
+    for (point, p) in json["points"].as_array().unwrap().iter().zip([4, 8]) {
+        // The law's N: E_s = 100 n^2 / (T C) rises with n; bisect for the target.
+        let e_s = |n: f64| 100.0 * n * n / (halo_time(n, p) * hosts(p).1);
+        let (mut lo, mut hi) = (1.0_f64, 1e7_f64);
+        while hi / lo > 1.0 + 1e-9 {
+            let mid = (lo * hi).sqrt();
+            if e_s(mid) < target {
+                lo = mid
+            } else {
+                hi = mid
+            }
+        }
+        let n = point["n"].as_f64().unwrap();
+        assert!(
+            (n / hi - 1.0).abs() < 0.05,
+            "p = {p}: N = {n}, the law's {hi:.0}"
+        );
+        let t = point["time_s"].as_f64().unwrap();
+        let law = halo_time(n, p);
+        assert!(
+            (t / law - 1.0).abs() < 0.05,
+            "p = {p}: T = {t}, the law's {law}"
+        );
+    }
+    // A declaration that is not one is refused in one line.
+    let err = one_line_error(hetscale_in(d).args(PREDICT_RUNS).args([
+        "--communication",
+        "500*halo(8*n)",
+        "--nodes",
+        "h1,h2,h3,h4",
+        "--target",
+        "0.8",
+    ]));
+    assert!(
+        err.contains("names no pattern") && err.contains("neighbours"),
+        "{err}"
     );
 }
 

@@ -48,6 +48,7 @@ pub use data::{Configuration, Run, ScalingData};
 pub use hypothesis::{CustomTerm, Exponents, HypothesisSpace, Term};
 pub use model::{FittedTerm, ScalingModel};
 pub use prediction::{
-    Bootstrap, BootstrapOptions, Interval, ModelForm, PredictionTarget, bootstrap,
+    Bootstrap, BootstrapOptions, Interval, ModelForm, PredictionTarget, TimeAt, bootstrap,
+    bootstrap_time,
 };
 pub use selection::{ExcludedRun, SelectOptions, Selection, select};

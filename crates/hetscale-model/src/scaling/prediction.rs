@@ -188,6 +188,202 @@ pub fn bootstrap(
     };
     let point = predict(&selection.model)?;
 
+    let resampled = resampled_models(data, selection, options)?;
+    let (mut sizes, mut times, mut psis) = (Vec::new(), Vec::new(), Vec::new());
+    let mut unreachable = resampled.failed;
+    for model in &resampled.models {
+        match predict(model) {
+            Ok((n, t, psi)) => {
+                sizes.push(n);
+                times.push(t);
+                psis.extend(psi);
+            }
+            Err(_) => unreachable += 1,
+        }
+    }
+    let (k, largest_n) = (resampled.configurations, resampled.largest_n);
+    let same = resampled.same;
+    if sizes.len() < 10 {
+        return Err(ModelError::Inconsistent(format!(
+            "only {} of {} resamples reached E_s = {} on \"{}\": too few for an interval",
+            sizes.len(),
+            options.resamples,
+            target.efficiency,
+            target.configuration.label
+        )));
+    }
+    let mut cautions = selection.model.cautions.clone();
+    let mut widen = configuration_widening(selection, k, target.configuration, &mut cautions);
+    let size_ratio = point.0 / largest_n;
+    if size_ratio > MAX_EXTRAPOLATION {
+        widen *= (size_ratio / MAX_EXTRAPOLATION).sqrt();
+        cautions.push(Caution::SizeExtrapolation {
+            n: point.0,
+            largest_fitted: largest_n,
+        });
+    }
+    let resamples = sizes.len();
+    let resampled = percentiles(point.0, &mut sizes).widened(widen);
+    let model_form = model_form(selection, point.0, |model| {
+        model.size_for_efficiency(
+            target.efficiency,
+            target.configuration,
+            work,
+            target.n_bounds,
+        )
+    });
+    let size = with_model_form(resampled, &model_form, target.n_bounds);
+    if size != resampled {
+        cautions.push(Caution::ModelForm {
+            hypotheses: model_form.hypotheses,
+            low: model_form.size_low,
+            high: model_form.size_high,
+            unreached: model_form.short_of_target + model_form.past_target,
+        });
+    }
+    let size = holding_band(&selection.model, target, work, size);
+    let size = cut_at_bounds(size, target.n_bounds, &mut cautions);
+    let time_at = |n: f64| {
+        selection
+            .model
+            .predict_time(n, work(n), target.configuration)
+    };
+    let time_s = percentiles(point.1, &mut times).hull(time_at(size.low)?, time_at(size.high)?);
+    // psi's sizes, the target's and the reference's, move together in each resample (a
+    // model that overshoots one overshoots both): its interval is the resamples' alone.
+    let psi = point.2.map(|psi| percentiles(psi, &mut psis));
+    Ok(Bootstrap {
+        size,
+        time_s,
+        psi,
+        resamples,
+        unreachable,
+        same_hypothesis_share: same as f64 / options.resamples as f64,
+        widened_by: widen,
+        model_form,
+        cautions,
+    })
+}
+
+/// The time at one size, with its 95% interval ([`bootstrap_time`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TimeAt {
+    /// The time, s.
+    pub time_s: Interval,
+    /// The resamples whose model gave a time.
+    pub resamples: usize,
+    /// What the data cannot support, the model's cautions included.
+    pub cautions: Vec<Caution>,
+}
+
+/// Predicts the time at size `n` (work `work_flop`) on `configuration` with the selected
+/// model, and its 95% interval as [`bootstrap`] makes the size's: the resamples' percentiles
+/// (each refitted and reselected), widened on a log scale by 2 when fewer than 3
+/// configurations were fitted and by `sqrt(ratio / 8)` past 8 times the largest fitted node
+/// count, then taking in every plausible hypothesis' time at `n` (the model-form
+/// uncertainty). Errors: the model gives no positive time, or fewer than 10 resamples do.
+pub fn bootstrap_time(
+    data: &ScalingData,
+    selection: &Selection,
+    configuration: &Configuration,
+    n: f64,
+    work_flop: f64,
+    options: &BootstrapOptions,
+) -> Result<TimeAt> {
+    data.check()?;
+    configuration.check()?;
+    let time = |model: &ScalingModel| model.predict_time(n, work_flop, configuration);
+    let estimate = time(&selection.model)?;
+    let resampled = resampled_models(data, selection, options)?;
+    let mut times: Vec<f64> = resampled
+        .models
+        .iter()
+        .filter_map(|m| time(m).ok())
+        .collect();
+    if times.len() < 10 {
+        return Err(ModelError::Inconsistent(format!(
+            "only {} of {} resamples gave a time at n = {n} on \"{}\": too few for an interval",
+            times.len(),
+            options.resamples,
+            configuration.label
+        )));
+    }
+    let mut cautions = selection.model.cautions.clone();
+    let widen = configuration_widening(
+        selection,
+        resampled.configurations,
+        configuration,
+        &mut cautions,
+    );
+    let mut time_s = percentiles(estimate, &mut times).widened(widen);
+    for model in plausible_models(selection) {
+        if let Ok(t) = time(&model) {
+            time_s = time_s.hull(t, t);
+        }
+    }
+    Ok(TimeAt {
+        time_s,
+        resamples: times.len(),
+        cautions,
+    })
+}
+
+/// The log-scale widening of an interval on `configuration` for what the fit could not see:
+/// 2 when fewer than 3 of them were fitted, `sqrt(ratio / 8)` when it has `ratio > 8` times
+/// the largest fitted node count (a [`Caution`]).
+fn configuration_widening(
+    selection: &Selection,
+    fitted_configurations: usize,
+    configuration: &Configuration,
+    cautions: &mut Vec<Caution>,
+) -> f64 {
+    let mut widen = 1.0;
+    if fitted_configurations < 3 {
+        widen *= 2.0;
+    }
+    let largest = selection.model.largest_fitted_nodes;
+    let ratio = configuration.nodes() as f64 / largest as f64;
+    if ratio > MAX_EXTRAPOLATION {
+        widen *= (ratio / MAX_EXTRAPOLATION).sqrt();
+        cautions.push(Caution::Extrapolation {
+            nodes: configuration.nodes(),
+            largest_fitted: largest,
+        });
+    }
+    widen
+}
+
+/// The 95% percentile interval of `values` around `estimate` (which it always contains).
+fn percentiles(estimate: f64, values: &mut [f64]) -> Interval {
+    values.sort_by(|a, b| a.partial_cmp(b).expect("finite predictions"));
+    Interval {
+        estimate,
+        low: percentile(values, 0.025).min(estimate),
+        high: percentile(values, 0.975).max(estimate),
+    }
+}
+
+/// The models [`bootstrap`]'s resamples reselect, and what the resampling saw.
+struct Resampled {
+    /// One per resample whose reselection chose a model.
+    models: Vec<ScalingModel>,
+    /// The resamples on which no hypothesis of the shortlist could be fitted.
+    failed: usize,
+    /// The resamples that chose the selected model's hypothesis.
+    same: usize,
+    /// How many configurations were fitted.
+    configurations: usize,
+    /// The largest size fitted.
+    largest_n: f64,
+}
+
+/// `options.resamples` resamples of the runs (see [`bootstrap`]), each refitted and reselected
+/// among `selection`'s shortlist.
+fn resampled_models(
+    data: &ScalingData,
+    selection: &Selection,
+    options: &BootstrapOptions,
+) -> Result<Resampled> {
     let runs: Vec<_> = data
         .runs
         .iter()
@@ -238,8 +434,7 @@ pub fn bootstrap(
         .collect();
 
     let mut rng = SplitMix64(options.seed);
-    let (mut sizes, mut times, mut psis) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut unreachable, mut same) = (0, 0);
+    let (mut models, mut failed, mut same) = (Vec::new(), 0, 0);
     for _ in 0..options.resamples {
         let mut rows = Vec::with_capacity(runs.len());
         let mut factor = Vec::with_capacity(runs.len());
@@ -279,7 +474,7 @@ pub fn bootstrap(
             .flatten()
             .collect();
         let Some(chosen) = choose(&engine, &scored, &selection.options) else {
-            unreachable += 1;
+            failed += 1;
             continue;
         };
         let chosen = &scored[chosen];
@@ -299,94 +494,14 @@ pub fn bootstrap(
                 .collect(),
             ..selection.model.clone()
         };
-        match predict(&model) {
-            Ok((n, t, psi)) => {
-                sizes.push(n);
-                times.push(t);
-                psis.extend(psi);
-            }
-            Err(_) => unreachable += 1,
-        }
+        models.push(model);
     }
-    if sizes.len() < 10 {
-        return Err(ModelError::Inconsistent(format!(
-            "only {} of {} resamples reached E_s = {} on \"{}\": too few for an interval",
-            sizes.len(),
-            options.resamples,
-            target.efficiency,
-            target.configuration.label
-        )));
-    }
-    let mut cautions = selection.model.cautions.clone();
-    let mut widen = 1.0;
-    if k < 3 {
-        widen *= 2.0;
-    }
-    let ratio = target.configuration.nodes() as f64 / selection.model.largest_fitted_nodes as f64;
-    if ratio > MAX_EXTRAPOLATION {
-        widen *= (ratio / MAX_EXTRAPOLATION).sqrt();
-        cautions.push(Caution::Extrapolation {
-            nodes: target.configuration.nodes(),
-            largest_fitted: selection.model.largest_fitted_nodes,
-        });
-    }
-    let largest_n = runs.iter().map(|r| r.n).fold(0.0, f64::max);
-    let size_ratio = point.0 / largest_n;
-    if size_ratio > MAX_EXTRAPOLATION {
-        widen *= (size_ratio / MAX_EXTRAPOLATION).sqrt();
-        cautions.push(Caution::SizeExtrapolation {
-            n: point.0,
-            largest_fitted: largest_n,
-        });
-    }
-    let percentiles = |estimate: f64, values: &mut Vec<f64>| {
-        values.sort_by(|a, b| a.partial_cmp(b).expect("finite predictions"));
-        Interval {
-            estimate,
-            low: percentile(values, 0.025).min(estimate),
-            high: percentile(values, 0.975).max(estimate),
-        }
-    };
-    let resamples = sizes.len();
-    let resampled = percentiles(point.0, &mut sizes).widened(widen);
-    let model_form = model_form(selection, point.0, |model| {
-        model.size_for_efficiency(
-            target.efficiency,
-            target.configuration,
-            work,
-            target.n_bounds,
-        )
-    });
-    let size = with_model_form(resampled, &model_form, target.n_bounds);
-    if size != resampled {
-        cautions.push(Caution::ModelForm {
-            hypotheses: model_form.hypotheses,
-            low: model_form.size_low,
-            high: model_form.size_high,
-            unreached: model_form.short_of_target + model_form.past_target,
-        });
-    }
-    let size = holding_band(&selection.model, target, work, size);
-    let size = cut_at_bounds(size, target.n_bounds, &mut cautions);
-    let time_at = |n: f64| {
-        selection
-            .model
-            .predict_time(n, work(n), target.configuration)
-    };
-    let time_s = percentiles(point.1, &mut times).hull(time_at(size.low)?, time_at(size.high)?);
-    // psi's sizes, the target's and the reference's, move together in each resample (a
-    // model that overshoots one overshoots both): its interval is the resamples' alone.
-    let psi = point.2.map(|psi| percentiles(psi, &mut psis));
-    Ok(Bootstrap {
-        size,
-        time_s,
-        psi,
-        resamples,
-        unreachable,
-        same_hypothesis_share: same as f64 / options.resamples as f64,
-        widened_by: widen,
-        model_form,
-        cautions,
+    Ok(Resampled {
+        largest_n: runs.iter().map(|r| r.n).fold(0.0, f64::max),
+        models,
+        failed,
+        same,
+        configurations: k,
     })
 }
 
@@ -496,19 +611,7 @@ fn model_form(
         short_of_target: 0,
         past_target: 0,
     };
-    for (columns, coefficients) in selection.plausible.iter().skip(1) {
-        let model = ScalingModel {
-            terms: columns
-                .iter()
-                .zip(coefficients)
-                .map(|(&c, &coefficient)| FittedTerm {
-                    term: selection.terms[c].clone(),
-                    coefficient,
-                    ci95: None,
-                })
-                .collect(),
-            ..selection.model.clone()
-        };
+    for model in plausible_models(selection) {
         match size_of(&model) {
             Ok(n) => {
                 form.size_low = form.size_low.min(n);
@@ -521,6 +624,26 @@ fn model_form(
         }
     }
     form
+}
+
+/// The plausible hypotheses of `selection` but the chosen one, each fitted to every run.
+fn plausible_models(selection: &Selection) -> impl Iterator<Item = ScalingModel> + '_ {
+    selection
+        .plausible
+        .iter()
+        .skip(1)
+        .map(|(columns, coefficients)| ScalingModel {
+            terms: columns
+                .iter()
+                .zip(coefficients)
+                .map(|(&c, &coefficient)| FittedTerm {
+                    term: selection.terms[c].clone(),
+                    coefficient,
+                    ci95: None,
+                })
+                .collect(),
+            ..selection.model.clone()
+        })
 }
 
 /// `interval` widened to take in the plausible hypotheses' sizes, and opened to the largest

@@ -265,26 +265,7 @@ impl StudyRuns {
                 reason: e.reason.clone(),
             })
             .collect();
-        let fitted_on = self
-            .configurations
-            .iter()
-            .map(|c| {
-                let sizes = self
-                    .data
-                    .runs
-                    .iter()
-                    .filter(|r| r.configuration == c.configuration.label)
-                    .map(|r| r.n.round() as u64);
-                FittedConfiguration {
-                    label: c.configuration.label.clone(),
-                    nodes: c.nodes.clone(),
-                    p: c.configuration.nodes,
-                    marked_speed_flops: c.configuration.marked_speed,
-                    n_min: sizes.clone().min().unwrap_or(0),
-                    n_max: sizes.max().unwrap_or(0),
-                }
-            })
-            .collect();
+        let fitted_on = self.fitted_on();
         let mut prediction = ScalingPrediction {
             study: study.to_string(),
             target,
@@ -312,6 +293,29 @@ impl StudyRuns {
         };
         prediction.verdict = verdict(&prediction);
         Ok(prediction)
+    }
+
+    /// The configurations fitted, with the sizes run on each.
+    pub fn fitted_on(&self) -> Vec<FittedConfiguration> {
+        self.configurations
+            .iter()
+            .map(|c| {
+                let sizes = self
+                    .data
+                    .runs
+                    .iter()
+                    .filter(|r| r.configuration == c.configuration.label)
+                    .map(|r| r.n.round() as u64);
+                FittedConfiguration {
+                    label: c.configuration.label.clone(),
+                    nodes: c.nodes.clone(),
+                    p: c.configuration.nodes,
+                    marked_speed_flops: c.configuration.marked_speed,
+                    n_min: sizes.clone().min().unwrap_or(0),
+                    n_max: sizes.max().unwrap_or(0),
+                }
+            })
+            .collect()
     }
 
     /// The error when the model reaches no size holding the target on a configuration the
@@ -525,7 +529,7 @@ pub fn scaling_held_out(
 
 /// What [`hypothesis_space`] names the program's own overhead model in formulas.
 pub const OWN_OVERHEAD_KERNEL: &str = "T_o,hbsp";
-/// ... and a command's `overhead` formula.
+/// ... and a command's `overhead` formula and declared `communication`.
 pub const OWN_OVERHEAD_COMMAND: &str = "T_o,spec";
 
 /// The hypotheses for `program`'s runs in `data`: Extra-P's normal form, plus the program's
@@ -534,7 +538,8 @@ pub const OWN_OVERHEAD_COMMAND: &str = "T_o,spec";
 /// `W/C` (isospeed-efficiency's overhead `T_o = T - W/C`): for a kernel, its HBSP^1 model on
 /// the configuration's machine with the platform's `g`, `L` and `r_j`, load imbalance
 /// included (the compute its supersteps replay beyond `W/C`: a process grid's shares, say);
-/// for a command, its `overhead` formula. The
+/// for a command, its `overhead` formula plus its declared `communication` charged on the
+/// configuration's machine. The
 /// term is evaluated on `configurations` (by the label the model's configurations carry:
 /// the fitted ones' labels, the targets' node sets) at integer sizes, cached, and left out
 /// when it is not finite on every run (a model that would not fit in memory, say).
@@ -546,7 +551,7 @@ pub fn hypothesis_space(
     let space = HypothesisSpace::default();
     let name = match program.as_ref() {
         Program::Kernel(_) => OWN_OVERHEAD_KERNEL,
-        Program::Command(command) if command.overhead.is_some() => OWN_OVERHEAD_COMMAND,
+        Program::Command(command) if command.has_overhead_model() => OWN_OVERHEAD_COMMAND,
         Program::Command(_) => return space,
     };
     let table: HashMap<String, ResolvedConfiguration> = configurations.into_iter().collect();
@@ -600,7 +605,7 @@ fn unreachable_on(e: ModelError, label: &str) -> StudyError {
 }
 
 /// `resolved`'s nodes as the model takes them: each node's marked speed in flop/s.
-fn model_configuration(
+pub(crate) fn model_configuration(
     resolved: &ResolvedConfiguration,
     label: &str,
 ) -> Result<ModelConfiguration> {
@@ -627,7 +632,7 @@ pub struct ModelSummary {
 }
 
 impl ModelSummary {
-    fn of(model: &ScalingModel) -> Self {
+    pub(crate) fn of(model: &ScalingModel) -> Self {
         Self {
             formula: model.to_string(),
             hypothesis: model.hypothesis(),

@@ -598,6 +598,10 @@ pub struct CommandSpec {
     /// The overhead `T_o` in seconds as a formula in `n` and `p`, for approach 3 (predicted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead: Option<String>,
+    /// The program's communication as declared steps, e.g. `100*neighbours(8*n)`
+    /// ([`crate::spec::communication`]): charged on the machine and added to `overhead`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub communication: Option<String>,
     /// A regular expression whose first group is the time, s, in the standard output.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_regex: Option<String>,
@@ -638,10 +642,20 @@ pub struct ExternalCommand {
     pub work: crate::spec::formula::Formula,
     /// `T_o(n, p)`, s, if given.
     pub overhead: Option<crate::spec::formula::Formula>,
+    /// The declared communication, if given.
+    pub communication: Option<crate::spec::communication::Communication>,
     /// Where the time comes from.
     pub time: TimeSource,
     /// Per-run timeout.
     pub timeout: Duration,
+}
+
+impl ExternalCommand {
+    /// Whether approach 3 can model it: it gives an overhead formula, a declared
+    /// communication, or both (their sum is `T_o`).
+    pub fn has_overhead_model(&self) -> bool {
+        self.overhead.is_some() || self.communication.is_some()
+    }
 }
 
 impl CommandSpec {
@@ -651,6 +665,7 @@ impl CommandSpec {
             template: template.into(),
             work: work.into(),
             overhead: None,
+            communication: None,
             time_regex: None,
             time_json: None,
             timeout_s: default_timeout_s(),
@@ -668,6 +683,11 @@ impl CommandSpec {
             .map(Formula::parse)
             .transpose()
             .map_err(|e| format!("overhead: {e}"))?;
+        let communication = self
+            .communication
+            .as_deref()
+            .map(crate::spec::communication::Communication::parse)
+            .transpose()?;
         let time = match (&self.time_regex, &self.time_json) {
             (Some(_), Some(_)) => {
                 return Err("give time_regex or time_json, not both".into());
@@ -683,6 +703,7 @@ impl CommandSpec {
             template,
             work,
             overhead,
+            communication,
             time,
             timeout: timeout_of_s(self.timeout_s)?,
         })

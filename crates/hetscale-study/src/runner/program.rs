@@ -26,6 +26,9 @@ pub enum Program {
     Command(Box<ExternalCommand>),
 }
 
+/// Why approach 3 cannot model a command without an overhead model.
+const UNMODELLED_COMMAND: &str = "needs an overhead model: add overhead = \"...\" (seconds, in n and p) or communication = \"...\" (e.g. 100*neighbours(8*n)) to [command], or predict from the runs with hetscale predict --from";
+
 impl Program {
     /// The program `spec` names, kernels looked up in `registry`.
     pub fn of(spec: &StudySpec, registry: &KernelRegistry) -> Result<Self> {
@@ -47,9 +50,14 @@ impl Program {
     /// A program known only by its work formula `W(n, p)` (and, for approach 3, its overhead
     /// formula `T_o(n, p)`, s): runs measured elsewhere, to fit and predict from, never
     /// launched (its command is `false`, which fails if anything ever tries).
-    pub fn of_formulas(work: &str, overhead: Option<&str>) -> std::result::Result<Self, String> {
+    pub fn of_formulas(
+        work: &str,
+        overhead: Option<&str>,
+        communication: Option<&str>,
+    ) -> std::result::Result<Self, String> {
         let spec = crate::runner::external::CommandSpec {
             overhead: overhead.map(str::to_string),
+            communication: communication.map(str::to_string),
             ..crate::runner::external::CommandSpec::new("false", work)
         };
         Ok(Self::Command(Box::new(spec.validate()?)))
@@ -78,10 +86,9 @@ impl Program {
     /// Why approach 3 cannot model this program, if it cannot.
     pub fn unmodelled(&self) -> Option<String> {
         match self {
-            Self::Command(command) if command.overhead.is_none() => Some(
-                "needs an overhead formula: add overhead = \"...\" (seconds, in n and p) to [command], or predict from the runs with hetscale predict --from"
-                    .into(),
-            ),
+            Self::Command(command) if !command.has_overhead_model() => {
+                Some(UNMODELLED_COMMAND.into())
+            }
             _ => None,
         }
     }
@@ -108,28 +115,47 @@ impl Program {
                 let start_up = config.machine.for_workload(kernel.name()).start_up_s();
                 Ok((compute, total - compute + start_up))
             }
-            Self::Command(command) => {
-                let fail = |message: String| StudyError::Configuration {
-                    configuration: c.label.clone(),
-                    message,
-                };
-                let formula = command
-                    .overhead
-                    .as_ref()
-                    .ok_or_else(|| fail(self.unmodelled().unwrap_or_default()))?;
-                let (n, p) = (n.round().max(1.0), c.nodes as f64);
-                let work = command.work.eval_positive("work", n, p).map_err(fail)?;
-                let overhead = formula.eval(n, p).map_err(fail)?;
-                if !(overhead.is_finite() && overhead >= 0.0) {
-                    return Err(fail(format!(
-                        "overhead \"{}\" is {overhead} s at n = {n}, p = {p}: it must be finite and not negative",
-                        formula.text()
-                    )));
-                }
-                Ok((work / c.marked_speed, overhead))
-            }
+            Self::Command(command) => command_model_parts(command, n, config),
         }
     }
+}
+
+/// A command's time model at size `n` on `config`: `W / C` and its `T_o`, the overhead
+/// formula plus the declared communication charged on the configuration's machine.
+fn command_model_parts(
+    command: &ExternalCommand,
+    n: f64,
+    config: &ResolvedConfiguration,
+) -> Result<(f64, f64)> {
+    let c = &config.configuration;
+    let fail = |message: String| StudyError::Configuration {
+        configuration: c.label.clone(),
+        message,
+    };
+    if !command.has_overhead_model() {
+        return Err(fail(UNMODELLED_COMMAND.into()));
+    }
+    let (n, p) = (n.round().max(1.0), c.nodes as f64);
+    let work = command.work.eval_positive("work", n, p).map_err(fail)?;
+    let formula = match &command.overhead {
+        Some(formula) => formula.eval(n, p).map_err(fail)?,
+        None => 0.0,
+    };
+    if !(formula.is_finite() && formula >= 0.0) {
+        return Err(fail(format!(
+            "overhead \"{}\" is {formula} s at n = {n}, p = {p}: it must be finite and not negative",
+            command.overhead.as_ref().map_or("", |f| f.text())
+        )));
+    }
+    let declared = match &command.communication {
+        Some(communication) => {
+            let steps = communication.steps(n, p).map_err(fail)?;
+            hetscale_kernels::declared::communication_s(&steps, &config.machine)
+                .map_err(|e| fail(e.to_string()))?
+        }
+        None => 0.0,
+    };
+    Ok((work / c.marked_speed, formula + declared))
 }
 
 /// What one run gave the runner.

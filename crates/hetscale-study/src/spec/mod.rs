@@ -58,6 +58,7 @@
 //! default specs ([`default_study`]).
 
 pub mod command_study;
+pub mod communication;
 pub mod configuration;
 pub mod default_study;
 pub mod formula;

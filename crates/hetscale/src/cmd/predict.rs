@@ -4,11 +4,13 @@
 //! scaling model fitted to measured runs, with 95% intervals.
 
 use crate::output::{out, outln};
+use anyhow::Context;
 use hetscale_kernels::KernelRegistry;
 use hetscale_kernels::MAX_N;
 use hetscale_study::StudyError;
 use hetscale_study::approaches::predicted::{PredictedStudy, check_replication_fits};
 use hetscale_study::approaches::scaling_fit::{ScalingPrediction, StudyRuns, pick_study};
+use hetscale_study::approaches::scaling_time::TimePrediction;
 use hetscale_study::calibrate::runs::{MeasuredRun, read_runs};
 use hetscale_study::runner::program::Program;
 use hetscale_study::spec::configuration::{ResolvedConfiguration, resolve};
@@ -38,12 +40,7 @@ pub struct Args {
     /// Fit the scaling model to the runs in this CSV file (configuration,nodes,kernel,n,time_s:
     /// one line per run, repetitions on lines of their own), measured on --platform; the
     /// kernel column names a kernel, or, with --work, is the program's name.
-    #[arg(
-        long,
-        value_name = "FILE.csv",
-        requires = "platform",
-        requires = "target"
-    )]
+    #[arg(long, value_name = "FILE.csv", requires = "platform")]
     pub runs: Option<std::path::PathBuf>,
     /// With --runs: the program's work W in n (and p), flop, e.g. "2*n^3" (for a program that
     /// is not one of hetscale's kernels).
@@ -53,6 +50,11 @@ pub struct Args {
     /// choose (as a command study's `overhead`).
     #[arg(long, value_name = "FORMULA", requires = "work")]
     pub overhead: Option<String>,
+    /// With --work: the program's communication as steps COUNT*PATTERN(BYTES) joined by ;,
+    /// e.g. "100*neighbours(8*n)" (patterns: neighbours, alltoall, broadcast, scatter,
+    /// gather, allreduce), charged on the platform's network and added to --overhead.
+    #[arg(long, value_name = "STEPS", requires = "work")]
+    pub communication: Option<String>,
     /// With --runs: the relative tolerance within which a size holds the target E_s (with
     /// --from, default: the study's).
     #[arg(long)]
@@ -74,8 +76,12 @@ pub struct Args {
     #[arg(long, required = true)]
     pub nodes: Vec<String>,
     /// Target speed-efficiency E_s (with --from, default: the study's target).
-    #[arg(long, required_unless_present = "from")]
+    #[arg(long, required_unless_present_any = ["from", "time_at"])]
     pub target: Option<f64>,
+    /// With --from or --runs: predict the time T at this problem size on each configuration,
+    /// with its 95% interval, instead of the size holding the target.
+    #[arg(long, value_name = "N", conflicts_with = "target")]
+    pub time_at: Option<u64>,
     /// Predict on a hypothetical platform with this many copies of every node (to go beyond
     /// the machine that exists, e.g. 4096 SunBlades).
     #[arg(long, default_value_t = 1)]
@@ -104,12 +110,17 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             "--normal-form and --tolerance choose how measured runs are fitted: give --from DB or --runs FILE.csv"
         );
     }
+    if args.time_at.is_some() && args.from.is_none() && args.runs.is_none() {
+        anyhow::bail!(
+            "--time-at asks the scaling model fitted to measured runs: give --from DB or --runs FILE.csv (a kernel's HBSP^1 model: hetscale run KERNEL --backend sim)"
+        );
+    }
     match (&args.from, &args.runs, &args.kernel, args.target) {
         (_, _, Some(kernel), _) if args.from.is_some() || args.runs.is_some() => anyhow::bail!(
             "give a KERNEL ({kernel}) or measured runs (--from DB, --runs FILE.csv), not both: the runs name their program"
         ),
         (Some(db), None, None, _) => run_from(db, args, registry),
-        (None, Some(csv), None, Some(target)) => run_runs(csv, target, args, registry),
+        (None, Some(csv), None, target) => run_runs(csv, target, args, registry),
         (None, None, Some(kernel), Some(target)) => run_kernel(kernel, target, args, registry),
         // clap requires the rest.
         _ => {
@@ -130,6 +141,12 @@ fn check_ranges(args: &Args) -> anyhow::Result<()> {
         anyhow::ensure!(
             tolerance > 0.0 && tolerance < 0.5,
             "--tolerance {tolerance} is not a relative tolerance: use a value in (0, 0.5), e.g. 0.02"
+        );
+    }
+    if let Some(n) = args.time_at {
+        anyhow::ensure!(
+            (1..=MAX_N).contains(&n),
+            "--time-at {n} is not a problem size: use 1 to {MAX_N} (2^53)"
         );
     }
     anyhow::ensure!(
@@ -198,7 +215,7 @@ fn run_from(db: &str, args: &Args, registry: &KernelRegistry) -> anyhow::Result<
     let study = pick_study(&store, args.study.as_deref())?;
     let runs = StudyRuns::load(&store, &study, registry)?;
     // A stored study always has a target.
-    let target = args.target.or(runs.target).unwrap_or_default();
+    let target = args.target.or(runs.target);
     // The study's own platform by default: its nodes are the ones the runs measured.
     let platform = match &args.platform {
         Some(name) => super::load_platform(name, registry)?,
@@ -217,7 +234,7 @@ fn run_from(db: &str, args: &Args, registry: &KernelRegistry) -> anyhow::Result<
 /// on `--platform` (their machine), asked for the requested configurations.
 fn run_runs(
     csv: &std::path::Path,
-    target: f64,
+    target: Option<f64>,
     args: &Args,
     registry: &KernelRegistry,
 ) -> anyhow::Result<()> {
@@ -257,8 +274,12 @@ fn program_of_runs(
         names.iter().copied().collect::<Vec<_>>().join(", ")
     );
     match (&args.work, names.first()) {
-        (Some(work), _) => Program::of_formulas(work, args.overhead.as_deref())
-            .map_err(|e| anyhow::anyhow!("--{e}")),
+        (Some(work), _) => Program::of_formulas(
+            work,
+            args.overhead.as_deref(),
+            args.communication.as_deref(),
+        )
+        .map_err(|e| anyhow::anyhow!("--{e}")),
         (None, Some(name)) => Ok(Program::Kernel(
             args.kernel_options.kernel(name, registry).map_err(|e| {
                 anyhow::anyhow!(
@@ -281,11 +302,12 @@ struct RunsSource {
     json_value: String,
 }
 
-/// The scaling model fitted to `runs`, asked for `args.nodes` on `platform`, printed.
+/// The scaling model fitted to `runs`, asked for `args.nodes` on `platform` (the size
+/// holding `target`, or with --time-at the time at a size), printed.
 fn fit_and_predict(
     mut runs: StudyRuns,
     platform: hbsp::Platform,
-    target: f64,
+    target: Option<f64>,
     source: &RunsSource,
     args: &Args,
 ) -> anyhow::Result<()> {
@@ -294,6 +316,14 @@ fn fit_and_predict(
     }
     let (platform, configs) = configurations(platform, args)?;
     let selection = runs.fit(&configs, !args.normal_form)?;
+    if let Some(n) = args.time_at {
+        let prediction = runs.predict_time_at(&source.name, &selection, &configs, n)?;
+        return print_prediction(&prediction, &platform, source, args, |p| {
+            render_time_at(&source.phrase, &platform.name, p)
+        });
+    }
+    // clap requires --target unless --from (whose study has one) or --time-at.
+    let target = target.context("give --target E_s, or --time-at N")?;
     let prediction = runs.predict(
         &source.name,
         &selection,
@@ -301,8 +331,21 @@ fn fit_and_predict(
         target,
         (args.n_min as f64, args.n_max as f64),
     )?;
+    print_prediction(&prediction, &platform, source, args, |p| {
+        render_from(&source.phrase, &platform.name, p)
+    })
+}
+
+/// A scaling-model prediction as JSON (the inputs echoed) or as `text` renders it.
+fn print_prediction<P: serde::Serialize>(
+    prediction: &P,
+    platform: &hbsp::Platform,
+    source: &RunsSource,
+    args: &Args,
+    text: impl Fn(&P) -> String,
+) -> anyhow::Result<()> {
     if args.json {
-        let mut value = serde_json::to_value(&prediction)?;
+        let mut value = serde_json::to_value(prediction)?;
         // The inputs, echoed.
         value[source.json_key] = source.json_value.clone().into();
         value["platform"] = platform.name.clone().into();
@@ -311,10 +354,7 @@ fn fit_and_predict(
         let value = hetscale_study::json::document("predict", "prediction", value);
         outln!("{}", serde_json::to_string_pretty(&value)?);
     } else {
-        out!(
-            "{}",
-            render_from(&source.phrase, &platform.name, &prediction)
-        );
+        out!("{}", text(prediction));
     }
     Ok(())
 }
@@ -460,17 +500,65 @@ fn render_from(source: &str, platform: &str, p: &ScalingPrediction) -> String {
         "psi(base,this) [95%]",
     ]
     .map(String::from);
-    let widths: Vec<usize> = (0..6)
+    out.push_str(&aligned(&header, &cells));
+    let cautions = p.points.iter().map(|point| (&point.nodes, &point.cautions));
+    out.push_str(&cautions_once(cautions));
+    // The answer last, where the eye lands.
+    out.push_str(&format!("{}\n", p.verdict));
+    out
+}
+
+/// `predict --time-at`'s text: the model, the time per configuration with its interval and
+/// the speed-efficiency there, the cautions.
+fn render_time_at(source: &str, platform: &str, p: &TimePrediction) -> String {
+    let mut out = format!(
+        "Predicted from {source} (the scaling model fitted to them): on {platform}, T at N = {}\n",
+        p.n
+    );
+    out.push_str(&format!(
+        "Model: {}  (cross-validated error {:.1}%, fit error {:.1}%)\n",
+        p.model.formula, p.model.cv_error_percent, p.model.fit_error_percent
+    ));
+    let header = ["nodes", "p", "C (Mflop/s)", "T [95%]", "E_s"].map(String::from);
+    let cells: Vec<[String; 5]> = p
+        .points
+        .iter()
+        .map(|point| {
+            let [lo, hi] = point.time_s_ci95;
+            [
+                point.nodes.clone(),
+                point.p.to_string(),
+                format!("{:.2}", point.marked_speed_flops / 1e6),
+                format!(
+                    "{} [{} s, {} s]",
+                    seconds_and_human(point.time_s),
+                    compact(lo),
+                    compact(hi)
+                ),
+                ratio(point.speed_efficiency),
+            ]
+        })
+        .collect();
+    out.push_str(&aligned(&header, &cells));
+    let cautions = p.points.iter().map(|point| (&point.nodes, &point.cautions));
+    out.push_str(&cautions_once(cautions));
+    out
+}
+
+/// Rows under a header, the first column left-aligned and the others right-aligned.
+fn aligned<const K: usize>(header: &[String; K], cells: &[[String; K]]) -> String {
+    let widths: Vec<usize> = (0..K)
         .map(|i| {
             cells
                 .iter()
-                .chain(std::iter::once(&header))
+                .chain(std::iter::once(header))
                 .map(|row| row[i].len())
                 .max()
                 .unwrap_or(0)
         })
         .collect();
-    for row in std::iter::once(&header).chain(&cells) {
+    let mut out = String::new();
+    for row in std::iter::once(header).chain(cells) {
         let line: Vec<String> = row
             .iter()
             .enumerate()
@@ -482,25 +570,31 @@ fn render_from(source: &str, platform: &str, p: &ScalingPrediction) -> String {
         out.push_str(line.join("  ").trim_end());
         out.push('\n');
     }
-    // Each caution once, naming the configurations it is about unless it is about all.
+    out
+}
+
+/// Each caution once, naming the configurations it is about unless it is about all.
+fn cautions_once<'a>(
+    points: impl ExactSizeIterator<Item = (&'a String, &'a Vec<String>)>,
+) -> String {
+    let count = points.len();
     let mut cautions: Vec<(&String, Vec<&str>)> = Vec::new();
-    for point in &p.points {
-        for c in &point.cautions {
+    for (nodes, on_point) in points {
+        for c in on_point {
             match cautions.iter_mut().find(|(seen, _)| *seen == c) {
-                Some((_, on)) => on.push(&point.nodes),
-                None => cautions.push((c, vec![&point.nodes])),
+                Some((_, on)) => on.push(nodes),
+                None => cautions.push((c, vec![nodes])),
             }
         }
     }
+    let mut out = String::new();
     for (c, on) in cautions {
-        if on.len() == p.points.len() {
+        if on.len() == count {
             out.push_str(&format!("caution: {c}\n"));
         } else {
             out.push_str(&format!("caution on {}: {c}\n", on.join(", ")));
         }
     }
-    // The answer last, where the eye lands.
-    out.push_str(&format!("{}\n", p.verdict));
     out
 }
 

@@ -23,6 +23,10 @@ pub struct CommandArgs {
     /// With --command: the overhead T_o in n and p, seconds, e.g. "1e-3*p" (approach 3 needs it).
     #[arg(long, value_name = "FORMULA", requires = "command")]
     pub overhead: Option<String>,
+    /// With --command: the communication as steps COUNT*PATTERN(BYTES) joined by ;, e.g.
+    /// "100*neighbours(8*n)", charged on the platform's network and added to --overhead.
+    #[arg(long, value_name = "STEPS", requires = "command")]
+    pub communication: Option<String>,
     /// With --command: read the time (s) from the first group of this regex in the output
     /// (default: the wall-clock time hetscale measures).
     #[arg(long, value_name = "REGEX", requires = "command")]
@@ -62,6 +66,7 @@ impl CommandArgs {
         )?;
         Ok(Some(CommandSpec {
             overhead: self.overhead.clone(),
+            communication: self.communication.clone(),
             time_regex: self.time_regex.clone(),
             time_json: self.time_json.clone(),
             timeout_s: self.timeout,
