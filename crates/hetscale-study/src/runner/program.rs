@@ -273,3 +273,48 @@ impl Hostfiles {
         Ok(Some(path))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::external::CommandSpec;
+    use crate::spec::configuration::resolve;
+    use hetscale_kernels::declared::{Pattern, Step, communication_s};
+
+    fn command(overhead: Option<&str>, communication: Option<&str>) -> Program {
+        let spec = CommandSpec {
+            overhead: overhead.map(str::to_string),
+            communication: communication.map(str::to_string),
+            ..CommandSpec::new("./solver {n}", "100*n^2")
+        };
+        Program::Command(Box::new(spec.validate().unwrap()))
+    }
+
+    #[test]
+    fn a_commands_overhead_is_its_formula_plus_its_declared_communication_on_the_machine() {
+        let ncube = hbsp::Platform::load("ncube2").unwrap();
+        let config = resolve(&ncube, "C_4", "4").unwrap();
+        let (n, p) = (1000.0, 4.0);
+        let step = Step {
+            count: 50.0,
+            pattern: Pattern::Neighbours,
+            bytes: 8.0 * n,
+        };
+        let halo = communication_s(&[step], &config.machine).unwrap();
+        let (_, alone) = command(None, Some("50*neighbours(8*n)"))
+            .model_parts(n, &config)
+            .unwrap();
+        assert!(
+            (alone - halo).abs() < 1e-12 && halo > 0.0,
+            "{alone} vs {halo}"
+        );
+        let (compute, both) = command(Some("1e-3*p"), Some("50*neighbours(8*n)"))
+            .model_parts(n, &config)
+            .unwrap();
+        assert!((both - (halo + 1e-3 * p)).abs() < 1e-12, "{both}");
+        assert!((compute - 100.0 * n * n / config.configuration.marked_speed).abs() < 1e-12);
+        // Neither: approach 3 says what it needs.
+        let err = command(None, None).model_parts(n, &config).unwrap_err();
+        assert!(err.to_string().contains("communication = "), "{err}");
+    }
+}
