@@ -262,6 +262,19 @@ fn a_declared_communication_carries_runs_on_one_and_two_hosts_to_four_and_eight(
         err.contains("names no pattern") && err.contains("neighbours"),
         "{err}"
     );
+    // Bytes that are no size on the runs: an error, not a hypothesis left out.
+    let err = one_line_error(hetscale_in(d).args(PREDICT_RUNS).args([
+        "--communication",
+        "500*neighbours(8*(1000-n))",
+        "--nodes",
+        "h1,h2,h3,h4",
+        "--target",
+        "0.8",
+    ]));
+    assert!(
+        err.contains("the bytes of neighbours") && err.contains("not negative"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -208,11 +208,35 @@ impl StudyRuns {
             .map(|c| (c.configuration.label.clone(), c.clone()))
             .chain(targets.iter().map(|c| (c.nodes.clone(), c.clone())));
         let space = if own_model {
+            self.check_command_model()?;
             hypothesis_space(&self.program, known, &self.data)
         } else {
             HypothesisSpace::default()
         };
         Ok(select(&self.data, &space, &options)?)
+    }
+
+    /// A command's overhead model (its formula, its declared communication) evaluated on
+    /// every run: one that is not a time there is the user's to mend, so it is an error here
+    /// rather than a hypothesis left out in silence (as a kernel's model that would not fit
+    /// in memory is).
+    fn check_command_model(&self) -> Result<()> {
+        let Program::Command(command) = self.program.as_ref() else {
+            return Ok(());
+        };
+        if !command.has_overhead_model() {
+            return Ok(());
+        }
+        for run in &self.data.runs {
+            let configuration = self
+                .configurations
+                .iter()
+                .find(|c| c.configuration.label == run.configuration);
+            if let Some(configuration) = configuration {
+                self.program.model_parts(run.n, configuration)?;
+            }
+        }
+        Ok(())
     }
 
     /// The prediction on each of `targets` at speed-efficiency `target`, sizes searched in

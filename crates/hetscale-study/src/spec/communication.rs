@@ -73,7 +73,7 @@ impl Communication {
                         Ok(v)
                     } else {
                         Err(format!(
-                            "communication: {}'s {what} \"{}\" is {v} at n = {n}, p = {p}: it must be finite and not negative",
+                            "communication: the {what} of {} \"{}\" is {v} at n = {n}, p = {p}: it must be finite and not negative",
                             step.pattern.name(),
                             formula.text()
                         ))
