@@ -149,6 +149,14 @@ fn the_time_at_a_fixed_size_is_the_laws_with_an_interval_that_holds_it() {
         text.contains("T at N = 1000") && text.contains("h1,h2,h3,h4"),
         "{text}"
     );
+    // Far beyond the sizes run (1600 at most), the interval says so.
+    let far = common::stdout_of(hetscale_in(d).args(PREDICT_RUNS).args([
+        "--nodes",
+        &four,
+        "--time-at",
+        "100000",
+    ]));
+    assert!(far.contains("caution") && far.contains("1600"), "{far}");
     // A size that is none, and a kernel's model, which is not fitted to runs.
     let err = one_line_error(hetscale_in(d).args(PREDICT_RUNS).args([
         "--nodes",

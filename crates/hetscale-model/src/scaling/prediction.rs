@@ -280,7 +280,7 @@ pub struct TimeAt {
 /// model, and its 95% interval as [`bootstrap`] makes the size's: the resamples' percentiles
 /// (each refitted and reselected), widened on a log scale by 2 when fewer than 3
 /// configurations were fitted and by `sqrt(ratio / 8)` past 8 times the largest fitted node
-/// count, then taking in every plausible hypothesis' time at `n` (the model-form
+/// count or size (each a [`Caution`]), then taking in every plausible hypothesis' time at `n` (the model-form
 /// uncertainty). Errors: the model gives no positive time, or fewer than 10 resamples do.
 pub fn bootstrap_time(
     data: &ScalingData,
@@ -309,12 +309,20 @@ pub fn bootstrap_time(
         )));
     }
     let mut cautions = selection.model.cautions.clone();
-    let widen = configuration_widening(
+    let mut widen = configuration_widening(
         selection,
         resampled.configurations,
         configuration,
         &mut cautions,
     );
+    let size_ratio = n / resampled.largest_n;
+    if size_ratio > MAX_EXTRAPOLATION {
+        widen *= (size_ratio / MAX_EXTRAPOLATION).sqrt();
+        cautions.push(Caution::SizeExtrapolation {
+            n,
+            largest_fitted: resampled.largest_n,
+        });
+    }
     let mut time_s = percentiles(estimate, &mut times).widened(widen);
     for model in plausible_models(selection) {
         if let Ok(t) = time(&model) {
