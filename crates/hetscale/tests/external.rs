@@ -108,7 +108,14 @@ fn run_count(db: &Path) -> i64 {
 }
 
 fn n_of(result: &Value, approach: &str, index: usize) -> f64 {
-    result[approach]["points"][index]["n"].as_f64().unwrap()
+    result[approach]["points"][index]["n"]
+        .as_f64()
+        .unwrap_or_else(|| {
+            panic!(
+                "{approach} has no N on configuration {index}: {}",
+                result[approach]
+            )
+        })
 }
 
 #[test]
