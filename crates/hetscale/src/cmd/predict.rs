@@ -9,7 +9,9 @@ use hetscale_kernels::KernelRegistry;
 use hetscale_kernels::MAX_N;
 use hetscale_study::StudyError;
 use hetscale_study::approaches::predicted::{PredictedStudy, check_replication_fits};
-use hetscale_study::approaches::scaling_fit::{ScalingPrediction, StudyRuns, pick_study};
+use hetscale_study::approaches::scaling_fit::{
+    ModelSummary, ScalingPrediction, StudyRuns, pick_study,
+};
 use hetscale_study::approaches::scaling_time::TimePrediction;
 use hetscale_study::calibrate::runs::{MeasuredRun, read_runs};
 use hetscale_study::runner::program::Program;
@@ -426,14 +428,8 @@ fn render(kernel: &str, platform: &str, study: &PredictedStudy) -> String {
 /// `predict --from`'s text: the model and how it was chosen, the prediction per
 /// configuration with its intervals, the cautions, and the verdict last.
 fn render_from(source: &str, platform: &str, p: &ScalingPrediction) -> String {
-    let mut out = format!(
-        "Predicted from {source} (the scaling model fitted to them): on {platform}, target E_s = {}\n",
-        p.target
-    );
-    out.push_str(&format!(
-        "Model: {}  (cross-validated error {:.1}%, fit error {:.1}%)\n",
-        p.model.formula, p.model.cv_error_percent, p.model.fit_error_percent
-    ));
+    let question = format!("target E_s = {}", p.target);
+    let mut out = scaling_heading(source, platform, &question, &p.model);
     for (i, r) in p.runners_up.iter().enumerate() {
         out.push_str(&format!(
             "  runner-up {}: {}  (cross-validated error {:.1}%)\n",
@@ -508,17 +504,20 @@ fn render_from(source: &str, platform: &str, p: &ScalingPrediction) -> String {
     out
 }
 
+/// The first two lines of a scaling-model prediction: where the runs came from, the question,
+/// and the chosen model with its errors.
+fn scaling_heading(source: &str, platform: &str, question: &str, model: &ModelSummary) -> String {
+    format!(
+        "Predicted from {source} (the scaling model fitted to them): on {platform}, {question}\nModel: {}  (cross-validated error {:.1}%, fit error {:.1}%)\n",
+        model.formula, model.cv_error_percent, model.fit_error_percent
+    )
+}
+
 /// `predict --time-at`'s text: the model, the time per configuration with its interval and
 /// the speed-efficiency there, the cautions.
 fn render_time_at(source: &str, platform: &str, p: &TimePrediction) -> String {
-    let mut out = format!(
-        "Predicted from {source} (the scaling model fitted to them): on {platform}, T at N = {}\n",
-        p.n
-    );
-    out.push_str(&format!(
-        "Model: {}  (cross-validated error {:.1}%, fit error {:.1}%)\n",
-        p.model.formula, p.model.cv_error_percent, p.model.fit_error_percent
-    ));
+    let question = format!("T at N = {}", p.n);
+    let mut out = scaling_heading(source, platform, &question, &p.model);
     let header = ["nodes", "p", "C (Mflop/s)", "T [95%]", "E_s"].map(String::from);
     let cells: Vec<[String; 5]> = p
         .points
