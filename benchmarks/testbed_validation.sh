@@ -31,8 +31,9 @@
 #       predicted from smaller ones (C_2's runs from a fit on C_1's), and for N the N
 #       that sim studies at the target scaled by that interval's ends hold;
 #     - (b) the scaling model (`hetscale predict --runs` those runs, every program, the C one
-#       with its work formula and its messages as declared communication,
-#       `100*neighbours(8*n)`, which the probed network charges): the N holding the target
+#       with its work formula, its messages as declared communication,
+#       `100*neighbours(8*n)`, which the probed network charges, and its equal split of rows,
+#       `--partition equal`, which makes its compute W/(p C_min)): the N holding the target
 #       with its 95% interval, and (`--time-at`) T at N_FIX with its interval;
 #     - the measurements of the held-out configurations: T at N_FIX (`hetscale run ...
 #       --runs 5`, median), and the N holding the target (a study of the held-out
@@ -53,7 +54,9 @@
 # (b)'s T was at its own predicted N until `predict --time-at` could give it at N_FIX, the
 # issue's "T at fixed N" (a program whose N (b) cannot predict then still has a T row); the
 # C program's declared communication came with `predict --communication`, made because (b)
-# could not tell its messages from its compute on two configurations.
+# could not tell its messages from its compute on two configurations; its declared partition
+# came with `predict --partition`, made because nothing told the model that its slowest host
+# sets its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -134,6 +137,8 @@ JACOBI_WORK="400*(n-2)^2"    # 4 flop per interior point, 100 iterations
 # Its messages, read from its source: each iteration every rank sends a row of n doubles to
 # the rank above and the rank below (two MPI_Sendrecv).
 JACOBI_COMMUNICATION="100*neighbours(8*n)"
+# Its split, read from its source: every rank gets (N-2)/p rows, whatever its speed.
+JACOBI_PARTITION="equal"
 JACOBI_TEMPLATE="$M -np {p} --hostfile {hostfile} $OUT/jacobi {n} 100"
 
 # A run of a program on the first p hosts, --runs R, its JSON on stdout.
@@ -288,7 +293,8 @@ print(lo / r['time_s'], hi / r['time_s']) if lo else print('', '')") || true
     step "$prog: (b) the scaling model, fitted on the C_1 and C_2 runs"
     program_args=()
     if [ "$prog" = jacobi ]; then
-        program_args=(--work "$JACOBI_WORK" --communication "$JACOBI_COMMUNICATION")
+        program_args=(--work "$JACOBI_WORK" --communication "$JACOBI_COMMUNICATION"
+            --partition "$JACOBI_PARTITION")
     fi
     "$HS" predict --runs "$prog-runs.csv" "${program_args[@]}" --platform platform.toml \
         "${nodes_args[@]}" --target "$target" --tolerance 0.03 --n-min "$nmin" --n-max "$nmax" --json \

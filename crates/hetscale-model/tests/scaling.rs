@@ -2,8 +2,8 @@
 
 use hetscale_model::ModelError;
 use hetscale_model::scaling::{
-    BootstrapOptions, Caution, Configuration, CustomTerm, HypothesisSpace, PredictionTarget, Run,
-    ScalingData, SelectOptions, Selection, bootstrap, select,
+    BootstrapOptions, Caution, Configuration, CustomTerm, HypothesisSpace, Partition,
+    PredictionTarget, Run, ScalingData, SelectOptions, Selection, bootstrap, select,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -572,6 +572,40 @@ fn equal_shares_on_heterogeneous_nodes_are_the_slowest_share_term() {
         .size_for_efficiency(0.5, &target, &law.work, (10.0, 1e9))
         .unwrap();
     assert!((n / truth - 1.0).abs() < 0.05, "{n} vs {truth}");
+}
+
+/// A halo exchange: two messages of `8 n` bytes at 1e7 B/s, on more than one node.
+fn halo(n: f64, c: &Configuration) -> f64 {
+    if c.nodes() > 1 { 2.0 * 8.0 * n / 1e7 } else { 0.0 }
+}
+
+#[test]
+fn a_declared_equal_partition_predicts_the_slowest_node_from_two_configurations() {
+    // Rows split equally, at a third of the marked speed, plus a halo exchange: fitted on 1
+    // and 2 nodes (one node-speed ratio), predicted on 8 (another).
+    let law = Law {
+        work: |n| 4.0 * n * n,
+        time: |n, w, c| 3.0 * w / (c.nodes() as f64 * c.slowest_marked_speed()) + halo(n, c),
+    };
+    let data = runs(&law, &[1, 2], &[1000.0, 2000.0, 3000.0], 3, 0.02, 7);
+    let space = HypothesisSpace::for_partition(Partition::Equal)
+        .with_custom(CustomTerm::new("T_o,spec", halo));
+    let selection = select(&data, &space, &SelectOptions::default()).unwrap();
+    report(&selection);
+    assert_eq!(selection.model.hypothesis(), ["T_o,spec"], "{}", selection.model);
+    let rate = selection.model.terms[0].coefficient;
+    assert!((rate / 3.0 - 1.0).abs() < 0.03, "{}", selection.model);
+    for p in [4, 8] {
+        let target = configuration(p);
+        let n = 2000.0;
+        let w = (law.work)(n);
+        let predicted = selection.model.predict_time(n, w, &target).unwrap();
+        let truth = (law.time)(n, w, &target);
+        assert!((predicted / truth - 1.0).abs() < 0.05, "p = {p}: {predicted} vs {truth}");
+    }
+    assert_eq!("equal".parse::<Partition>(), Ok(Partition::Equal));
+    let refused = "rows".parse::<Partition>().unwrap_err();
+    assert!(refused.contains("\"speed\"") && !refused.contains('\n'), "{refused}");
 }
 
 #[test]

@@ -33,15 +33,18 @@ impl Configuration {
         self.marked_speeds_flops.iter().sum()
     }
 
+    /// The slowest node's marked speed `C_min`, flop/s.
+    pub fn slowest_marked_speed(&self) -> f64 {
+        self.marked_speeds_flops
+            .iter()
+            .fold(f64::INFINITY, |a, &b| a.min(b))
+    }
+
     /// The slowest node's share factor `C / (p min_i C_i)` (>= 1): how much longer than
     /// `W / C` the compute takes when every node gets the same share of the work; 1 on a
     /// homogeneous configuration.
     pub fn slowest_share(&self) -> f64 {
-        let slowest = self
-            .marked_speeds_flops
-            .iter()
-            .fold(f64::INFINITY, |a, &b| a.min(b));
-        self.marked_speed() / (self.nodes() as f64 * slowest)
+        self.marked_speed() / (self.nodes() as f64 * self.slowest_marked_speed())
     }
 
     pub(super) fn check(&self) -> Result<()> {
@@ -52,6 +55,52 @@ impl Configuration {
         }
         all_positive("marked_speed", &self.marked_speeds_flops)
             .map_err(|e| ModelError::Inconsistent(format!("configuration \"{}\": {e}", self.label)))
+    }
+}
+
+/// How a program splits its work among a configuration's nodes, where its author knows it
+/// (from its source, as its messages are): it decides the compute term of its model, so that
+/// two small configurations need not tell load imbalance from communication.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Partition {
+    /// Not declared: the compute term is `W/C`, and hypotheses may add the slowest node's
+    /// share `W/(p C_min) - W/C`, which the runs then have to show.
+    #[default]
+    Unknown,
+    /// Shares in proportion to marked speed (hetscale's kernels): the compute term is `W/C`.
+    Speed,
+    /// The same share on every node (a block split by rank): the slowest node finishes last,
+    /// and the compute term is `W/(p C_min)`.
+    Equal,
+}
+
+impl Partition {
+    /// The names [`Partition::from_str`](std::str::FromStr) takes.
+    pub const NAMES: [&'static str; 2] = ["speed", "equal"];
+}
+
+impl std::str::FromStr for Partition {
+    type Err = String;
+
+    fn from_str(text: &str) -> std::result::Result<Self, String> {
+        match text.trim() {
+            "speed" => Ok(Self::Speed),
+            "equal" => Ok(Self::Equal),
+            other => Err(format!(
+                "partition \"{other}\" is not known: give \"speed\" (shares in proportion to marked speed) or \"equal\" (the same share on every node)"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for Partition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Unknown => "unknown",
+            Self::Speed => "speed",
+            Self::Equal => "equal",
+        })
     }
 }
 

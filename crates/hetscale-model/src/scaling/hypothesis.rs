@@ -1,6 +1,6 @@
 //! The hypothesis space: the terms a scaling model's overhead is built from.
 
-use super::data::Configuration;
+use super::data::{Configuration, Partition};
 use serde::{Serialize, Serializer};
 use std::fmt;
 use std::sync::Arc;
@@ -119,8 +119,12 @@ impl PartialEq for CustomTerm {
 /// One column of a scaling model: its value per run is multiplied by a fitted coefficient.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Term {
-    /// `W / C`: the compute time at the configuration's marked speed (always present).
+    /// `W / C`: the compute time at the configuration's marked speed (the compute term unless
+    /// the partition is [`Partition::Equal`]).
     Compute,
+    /// `W / (p C_min)`: the compute time when every node gets the same share, the slowest
+    /// finishing last (the compute term of a [`Partition::Equal`] program).
+    EqualShareCompute,
     /// `1`: the constant `b`.
     Constant,
     /// `W/(p C_min) - W/C`: the compute time the slowest node adds when every node gets the
@@ -137,6 +141,9 @@ impl Term {
     pub fn value(&self, n: f64, work_flop: f64, configuration: &Configuration) -> f64 {
         match self {
             Term::Compute => work_flop / configuration.marked_speed(),
+            Term::EqualShareCompute => {
+                work_flop / (configuration.nodes() as f64 * configuration.slowest_marked_speed())
+            }
             Term::Constant => 1.0,
             Term::SlowestShare => {
                 work_flop / configuration.marked_speed() * (configuration.slowest_share() - 1.0)
@@ -146,11 +153,11 @@ impl Term {
         }
     }
 
-    /// How many factors the term multiplies: 0 for `W/C`, 1 for the constant, the slowest
+    /// How many factors the term multiplies: 0 for the compute term, 1 for the constant, the slowest
     /// share and custom terms, [`Exponents::factors`] for a normal-form term.
     pub(crate) fn factors(&self) -> usize {
         match self {
-            Term::Compute => 0,
+            Term::Compute | Term::EqualShareCompute => 0,
             Term::Constant | Term::SlowestShare | Term::Custom(_) => 1,
             Term::Power(e) => e.factors(),
         }
@@ -159,7 +166,7 @@ impl Term {
     /// How complex the term is, for ties between equally good hypotheses.
     pub(crate) fn complexity(&self) -> f64 {
         match self {
-            Term::Compute | Term::Constant => 0.0,
+            Term::Compute | Term::EqualShareCompute | Term::Constant => 0.0,
             Term::SlowestShare => 1.0,
             Term::Power(e) => e.complexity(),
             Term::Custom(_) => 1.0,
@@ -171,6 +178,7 @@ impl fmt::Display for Term {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Term::Compute => f.write_str("W/C"),
+            Term::EqualShareCompute => f.write_str("W/(p C_min)"),
             Term::Constant => Ok(()),
             Term::SlowestShare => f.write_str("(W/(p C_min) - W/C)"),
             Term::Power(e) => e.fmt(f),
@@ -188,9 +196,10 @@ impl Serialize for Term {
     }
 }
 
-/// The hypotheses [`select`](super::selection::select) chooses among: `a W/C`, always, plus one to
-/// `max_overhead_terms` overhead terms, each with or without the constant `b` and with or
-/// without the [`Term::SlowestShare`] term.
+/// The hypotheses [`select`](super::selection::select) chooses among: the compute term `a W/C`
+/// (`a W/(p C_min)` for a [`Partition::Equal`] program), always, plus one to
+/// `max_overhead_terms` overhead terms, each with or without the constant `b` and, where the
+/// partition is not known, with or without the [`Term::SlowestShare`] term.
 ///
 /// The overhead terms are the normal-form terms `n^i log2(n)^j p^k log2(p)^l` over every
 /// combination of the exponent lists but the all-zero one (which is `b`), and the `custom`
@@ -210,9 +219,10 @@ pub struct HypothesisSpace {
     /// At most this many overhead terms per hypothesis (1 or 2; the constant and the
     /// slowest-share term not counted).
     pub max_overhead_terms: usize,
-    /// Whether hypotheses may add [`Term::SlowestShare`] (only where the configurations'
-    /// slowest shares differ).
-    pub slowest_share: bool,
+    /// How the program splits its work: its compute term, and whether hypotheses may add
+    /// [`Term::SlowestShare`] (only when it is [`Partition::Unknown`], and where the
+    /// configurations' slowest shares differ).
+    pub partition: Partition,
     /// The caller's own terms (e.g. a kernel's HBSP^1 overhead).
     pub custom: Vec<CustomTerm>,
 }
@@ -225,7 +235,7 @@ impl Default for HypothesisSpace {
             p_exponents: vec![0.0, 0.5, 1.0, 1.5, 2.0],
             log_p_exponents: vec![0, 1, 2],
             max_overhead_terms: 2,
-            slowest_share: true,
+            partition: Partition::Unknown,
             custom: Vec::new(),
         }
     }
@@ -236,6 +246,27 @@ impl HypothesisSpace {
     pub fn with_custom(mut self, term: CustomTerm) -> Self {
         self.custom.push(term);
         self
+    }
+
+    /// The default space for a program split as `partition`.
+    pub fn for_partition(partition: Partition) -> Self {
+        Self {
+            partition,
+            ..Self::default()
+        }
+    }
+
+    /// The compute term every hypothesis has: `W/C`, or `W/(p C_min)` for an equal split.
+    pub fn compute_term(&self) -> Term {
+        match self.partition {
+            Partition::Equal => Term::EqualShareCompute,
+            Partition::Unknown | Partition::Speed => Term::Compute,
+        }
+    }
+
+    /// Whether hypotheses may add [`Term::SlowestShare`]: only when the partition is unknown.
+    pub fn slowest_share(&self) -> bool {
+        self.partition == Partition::Unknown
     }
 
     /// Every overhead term of the space: the normal-form terms, then the custom ones.

@@ -1,5 +1,6 @@
 //! A scaling model fitted to any program's runs:
-//! `T(n, configuration) = a W(n)/C + T_o(n, p) [+ b]`.
+//! `T(n, configuration) = a W(n)/C + T_o(n, p) [+ b]` (`a W(n)/(p C_min)` for a program that
+//! gives every node the same share: [`Partition`]).
 //!
 //! The overhead `T_o` is chosen from a hypothesis space in the spirit of Extra-P's performance
 //! model normal form ([`HypothesisSpace`]: one or two terms `c n^i log2(n)^j p^k log2(p)^l`, a
@@ -44,7 +45,7 @@ mod prediction;
 mod selection;
 
 pub use caution::{Caution, MAX_EXTRAPOLATION, POOR_CV_ERROR_PERCENT};
-pub use data::{Configuration, Run, ScalingData};
+pub use data::{Configuration, Partition, Run, ScalingData};
 pub use hypothesis::{CustomTerm, Exponents, HypothesisSpace, Term};
 pub use model::{FittedTerm, ScalingModel};
 pub use prediction::{

@@ -86,7 +86,7 @@ pub struct Selection {
     /// run, the chosen one first.
     #[serde(skip)]
     pub(super) plausible: Vec<(Vec<usize>, Vec<f64>)>,
-    /// Every column the hypotheses are made of: `W/C`, `1`, the slowest share, the overheads.
+    /// Every column the hypotheses are made of: the compute term, `1`, the slowest share, the overheads.
     #[serde(skip)]
     pub(super) terms: Vec<Term>,
     #[serde(skip)]
@@ -397,8 +397,8 @@ const EQUAL: f64 = 1e-7;
 /// are not considered ties, whatever the standard error.
 const CONSIDERED: f64 = 0.5;
 
-/// Every hypothesis of `space` over the columns `[W/C, 1, slowest share, overheads...]`:
-/// `W/C` with up to `max_terms` overheads, each with and without `1` and the slowest share.
+/// Every hypothesis of `space` over the columns `[compute, 1, slowest share, overheads...]`:
+/// the compute term with up to `max_terms` overheads, each with and without `1` and the slowest share.
 fn hypotheses(
     engine: &Engine,
     overheads: usize,
@@ -459,7 +459,9 @@ fn hypotheses(
 ///   per-fold differences of their held-out errors (the one-standard-error rule). The next
 ///   best by score are the runners-up.
 /// - **Few configurations.** With only 2, each run is left out instead, hypotheses have one
-///   overhead term at most (2 configurations cannot tell more apart), and the model carries
+///   overhead term at most (2 configurations cannot tell more apart), the program's own model
+///   (the space's custom terms), where the runs identify it, is chosen over the normal form
+///   (whose form in `p` 2 configurations cannot check), and the model carries
 ///   [`Caution::FewConfigurations`].
 ///
 /// Errors: no runs, a bad run or configuration, runs on fewer than 2 configurations (after
@@ -471,7 +473,7 @@ pub fn select(
 ) -> Result<Selection> {
     data.check()?;
     let (runs, excluded) = split_noise_floor(&data.runs, options.min_time_s);
-    let mut terms = vec![Term::Compute, Term::Constant, Term::SlowestShare];
+    let mut terms = vec![space.compute_term(), Term::Constant, Term::SlowestShare];
     let overheads = space.overhead_terms();
     let overhead_count = overheads.len();
     terms.extend(overheads);
@@ -501,20 +503,37 @@ pub fn select(
     } else {
         space.max_overhead_terms.clamp(1, 2)
     };
-    let all = hypotheses(&engine, overhead_count, max_terms, space.slowest_share);
+    let all = hypotheses(&engine, overhead_count, max_terms, space.slowest_share());
     let scored: Vec<Scored> = score(&engine, &all, &terms).into_iter().flatten().collect();
     let rejected = all.len() - scored.len();
-    let chosen = choose(&engine, &scored, options).ok_or_else(|| {
-        ModelError::Inconsistent(format!(
-            "no hypothesis is identified by these {} runs with non-negative coefficients: add runs at other sizes",
-            runs.len()
-        ))
-    })?;
+    let own_columns = 3 + overhead_count - space.custom.len()..3 + overhead_count;
+    let family = if k < 3 {
+        own_model_family(&scored, &own_columns)
+    } else {
+        (0..scored.len()).collect()
+    };
+    let family_scored: Vec<Scored> = family.iter().map(|&i| scored[i].clone()).collect();
+    let chosen = choose(&engine, &family_scored, options)
+        .map(|i| family[i])
+        .ok_or_else(|| {
+            ModelError::Inconsistent(format!(
+                "no hypothesis is identified by these {} runs with non-negative coefficients: add runs at other sizes",
+                runs.len()
+            ))
+        })?;
     let order = others_by_cv_error(&scored, chosen);
     let build = |s: &Scored| model(&prepared, &terms, s);
+    // The interval takes in every form the runs leave open, the bootstrap reselects within
+    // the family the choice was made in.
     let plausible = plausible(&engine, &scored, chosen);
     let shortlist = std::iter::once(chosen)
-        .chain(order.iter().copied().take(SHORTLIST))
+        .chain(
+            order
+                .iter()
+                .copied()
+                .filter(|i| family.contains(i))
+                .take(SHORTLIST),
+        )
         .map(|i| scored[i].columns.clone())
         .collect();
     Ok(Selection {
@@ -534,6 +553,23 @@ pub fn select(
         terms,
         options: options.clone(),
     })
+}
+
+/// The indices of the hypotheses of `scored` the choice is made among with runs on 2
+/// configurations: those of the program's own model (its custom terms `own`, the constant and
+/// the compute term only) when the runs identify one with a custom term, since 2
+/// configurations cannot check an overhead's form in `p` (a normal-form term's form in `p`
+/// would be chosen from the one configuration that has it), while the program's own model
+/// has its form in `p` from the program and the machine; otherwise every hypothesis.
+fn own_model_family(scored: &[Scored], own: &std::ops::Range<usize>) -> Vec<usize> {
+    let is_normal_form = |c: &usize| *c >= 3 && !own.contains(c);
+    let has_own = |s: &Scored| s.columns.iter().any(|c| own.contains(c));
+    let all = 0..scored.len();
+    if !scored.iter().any(has_own) {
+        return all.collect();
+    }
+    all.filter(|&i| !scored[i].columns.iter().any(is_normal_form))
+        .collect()
 }
 
 fn split_noise_floor(runs: &[Run], floor: f64) -> (Vec<Run>, Vec<ExcludedRun>) {
@@ -579,7 +615,7 @@ pub(super) fn model(prepared: &Prepared, terms: &[Term], scored: &Scored) -> Sca
     // As a person writes it: W/C, then the overheads from the fastest-growing, the constant last.
     fitted.sort_by(|a, b| {
         let rank = |t: &Term| match t {
-            Term::Compute => (0, 0.0),
+            Term::Compute | Term::EqualShareCompute => (0, 0.0),
             Term::Power(_) | Term::Custom(_) => (1, -t.complexity()),
             Term::SlowestShare => (2, 0.0),
             Term::Constant => (3, 0.0),

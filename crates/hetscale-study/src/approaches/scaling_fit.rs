@@ -211,7 +211,7 @@ impl StudyRuns {
             self.check_command_model()?;
             hypothesis_space(&self.program, known, &self.data)
         } else {
-            HypothesisSpace::default()
+            HypothesisSpace::for_partition(self.program.partition())
         };
         Ok(select(&self.data, &space, &options)?)
     }
@@ -558,8 +558,10 @@ pub const OWN_OVERHEAD_COMMAND: &str = "T_o,spec";
 
 /// The hypotheses for `program`'s runs in `data`: Extra-P's normal form, plus the program's
 /// own overhead model as one more term when it has one, so that the runs choose between the
-/// derived model and the normal form. The term is all the program's time model adds to
-/// `W/C` (isospeed-efficiency's overhead `T_o = T - W/C`): for a kernel, its HBSP^1 model on
+/// derived model and the normal form, in a space whose compute term is the program's
+/// partition's (`W/C`, or `W/(p C_min)` for a command that declares an equal split). The term
+/// is all the program's time model adds to that compute term (isospeed-efficiency's overhead
+/// `T_o = T - W/C` for a kernel, which splits in proportion to speed): for a kernel, its HBSP^1 model on
 /// the configuration's machine with the platform's `g`, `L` and `r_j`, load imbalance
 /// included (the compute its supersteps replay beyond `W/C`: a process grid's shares, say);
 /// for a command, its `overhead` formula plus its declared `communication` charged on the
@@ -572,7 +574,8 @@ pub fn hypothesis_space(
     configurations: impl IntoIterator<Item = (String, ResolvedConfiguration)>,
     data: &ScalingData,
 ) -> HypothesisSpace {
-    let space = HypothesisSpace::default();
+    let space = HypothesisSpace::for_partition(program.partition());
+    let compute = space.compute_term();
     let name = match program.as_ref() {
         Program::Kernel(_) => OWN_OVERHEAD_KERNEL,
         Program::Command(command) if command.has_overhead_model() => OWN_OVERHEAD_COMMAND,
@@ -589,9 +592,9 @@ pub fn hypothesis_space(
         let value = table.get(&c.label).map_or(f64::NAN, |r| {
             program
                 .model_parts(n, r)
-                .map_or(f64::NAN, |(compute, overhead)| {
-                    compute + overhead
-                        - program.work(n, r.configuration.nodes) / r.configuration.marked_speed
+                .map_or(f64::NAN, |(replayed, overhead)| {
+                    let work = program.work(n, r.configuration.nodes);
+                    replayed + overhead - compute.value(n, work, c)
                 })
         });
         cache.lock().expect("not poisoned").insert(key, value);

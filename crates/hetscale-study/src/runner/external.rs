@@ -26,6 +26,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use hetscale_model::scaling::Partition;
 use nix::sys::signal::Signal;
 
 use regex::Regex;
@@ -602,6 +603,10 @@ pub struct CommandSpec {
     /// ([`crate::spec::communication`]): charged on the machine and added to `overhead`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub communication: Option<String>,
+    /// How the program splits its work among the nodes, `"speed"` or `"equal"`
+    /// ([`Partition`]): an equal split's compute is `W/(p C_min)`, not `W/C`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
     /// A regular expression whose first group is the time, s, in the standard output.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_regex: Option<String>,
@@ -644,6 +649,8 @@ pub struct ExternalCommand {
     pub overhead: Option<crate::spec::formula::Formula>,
     /// The declared communication, if given.
     pub communication: Option<crate::spec::communication::Communication>,
+    /// How it splits its work ([`Partition::Unknown`] when not declared).
+    pub partition: Partition,
     /// Where the time comes from.
     pub time: TimeSource,
     /// Per-run timeout.
@@ -666,6 +673,7 @@ impl CommandSpec {
             work: work.into(),
             overhead: None,
             communication: None,
+            partition: None,
             time_regex: None,
             time_json: None,
             timeout_s: default_timeout_s(),
@@ -688,6 +696,12 @@ impl CommandSpec {
             .as_deref()
             .map(crate::spec::communication::Communication::parse)
             .transpose()?;
+        let partition = self
+            .partition
+            .as_deref()
+            .map(str::parse)
+            .transpose()?
+            .unwrap_or_default();
         let time = match (&self.time_regex, &self.time_json) {
             (Some(_), Some(_)) => {
                 return Err("give time_regex or time_json, not both".into());
@@ -704,6 +718,7 @@ impl CommandSpec {
             work,
             overhead,
             communication,
+            partition,
             time,
             timeout: timeout_of_s(self.timeout_s)?,
         })

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use hbsp::Backend;
 use hetscale_kernels::{Kernel, KernelRegistry, Verification};
+use hetscale_model::scaling::Partition;
 
 use crate::error::{Result, StudyError};
 use crate::runner::external::{
@@ -48,19 +49,24 @@ impl Program {
     }
 
     /// A program known only by its work formula `W(n, p)` (and, for approach 3, its overhead
-    /// formula `T_o(n, p)`, s): runs measured elsewhere, to fit and predict from, never
-    /// launched (its command is `false`, which fails if anything ever tries).
-    pub fn of_formulas(
-        work: &str,
-        overhead: Option<&str>,
-        communication: Option<&str>,
-    ) -> std::result::Result<Self, String> {
+    /// formula `T_o(n, p)`, s, its declared communication and partition): runs measured
+    /// elsewhere, to fit and predict from, never launched (its command is `false`, which fails
+    /// if anything ever tries).
+    pub fn of_formulas(model: &crate::runner::external::CommandSpec) -> std::result::Result<Self, String> {
         let spec = crate::runner::external::CommandSpec {
-            overhead: overhead.map(str::to_string),
-            communication: communication.map(str::to_string),
-            ..crate::runner::external::CommandSpec::new("false", work)
+            template: "false".into(),
+            ..model.clone()
         };
         Ok(Self::Command(Box::new(spec.validate()?)))
+    }
+
+    /// How the program splits its work: a kernel in proportion to marked speed (its
+    /// partitioners), a command as its spec declares.
+    pub fn partition(&self) -> Partition {
+        match self {
+            Self::Kernel(_) => Partition::Speed,
+            Self::Command(command) => command.partition,
+        }
     }
 
     /// The kernel, if the program is one.
@@ -120,7 +126,8 @@ impl Program {
     }
 }
 
-/// A command's time model at size `n` on `config`: `W / C` and its `T_o`, the overhead
+/// A command's time model at size `n` on `config`: its compute (`W / C`, or `W / (p C_min)`
+/// for an equal split) and its `T_o`, the overhead
 /// formula plus the declared communication charged on the configuration's machine.
 fn command_model_parts(
     command: &ExternalCommand,
@@ -155,7 +162,19 @@ fn command_model_parts(
         }
         None => 0.0,
     };
-    Ok((work / c.marked_speed, formula + declared))
+    Ok((work / c.marked_speed * slowest_share(command.partition, config), formula + declared))
+}
+
+/// How much longer than `W / C` the compute takes under `partition`: `C / (p C_min)` for an
+/// equal split (the slowest node finishes last), 1 otherwise.
+fn slowest_share(partition: Partition, config: &ResolvedConfiguration) -> f64 {
+    if partition != Partition::Equal {
+        return 1.0;
+    }
+    let machine = &config.machine;
+    let speeds = (0..machine.p()).map(|i| machine.marked_speed(i));
+    let slowest = speeds.clone().fold(f64::INFINITY, f64::min);
+    speeds.sum::<f64>() / (machine.p() as f64 * slowest)
 }
 
 /// What one run gave the runner.

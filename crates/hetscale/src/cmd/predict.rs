@@ -14,6 +14,7 @@ use hetscale_study::approaches::scaling_fit::{
 };
 use hetscale_study::approaches::scaling_time::TimePrediction;
 use hetscale_study::calibrate::runs::{MeasuredRun, read_runs};
+use hetscale_study::runner::external::CommandSpec;
 use hetscale_study::runner::program::Program;
 use hetscale_study::spec::configuration::{ResolvedConfiguration, resolve};
 use hetscale_study::store::Store;
@@ -57,6 +58,10 @@ pub struct Args {
     /// gather, allreduce), charged on the platform's network and added to --overhead.
     #[arg(long, value_name = "STEPS", requires = "work")]
     pub communication: Option<String>,
+    /// With --work: how the program splits its work among the nodes, "speed" (in proportion
+    /// to marked speed) or "equal" (the same share each: its compute is W/(p C_min)).
+    #[arg(long, value_name = "SPLIT", requires = "work")]
+    pub partition: Option<String>,
     /// With --runs: the relative tolerance within which a size holds the target E_s (with
     /// --from, default: the study's).
     #[arg(long)]
@@ -64,9 +69,9 @@ pub struct Args {
     /// With --from: the study to fit (default: the database's only study).
     #[arg(long, value_name = "NAME", requires = "from")]
     pub study: Option<String>,
-    /// With --from or --runs: choose the overhead from Extra-P's normal form and the slowest
-    /// node's share only, leaving out the program's own model (T_o,hbsp, T_o,spec): what the
-    /// runs alone say.
+    /// With --from or --runs: choose the overhead from Extra-P's normal form (and the slowest
+    /// node's share, where the partition is not known) only, leaving out the program's own
+    /// model (T_o,hbsp, T_o,spec): what the runs alone say.
     #[arg(long)]
     pub normal_form: bool,
     /// Platform preset (`hetscale platform list` lists them) or TOML file. Default: sunwulf,
@@ -276,11 +281,12 @@ fn program_of_runs(
         names.iter().copied().collect::<Vec<_>>().join(", ")
     );
     match (&args.work, names.first()) {
-        (Some(work), _) => Program::of_formulas(
-            work,
-            args.overhead.as_deref(),
-            args.communication.as_deref(),
-        )
+        (Some(work), _) => Program::of_formulas(&CommandSpec {
+            overhead: args.overhead.clone(),
+            communication: args.communication.clone(),
+            partition: args.partition.clone(),
+            ..CommandSpec::new("false", work)
+        })
         .map_err(|e| anyhow::anyhow!("--{e}")),
         (None, Some(name)) => Ok(Program::Kernel(
             args.kernel_options.kernel(name, registry).map_err(|e| {

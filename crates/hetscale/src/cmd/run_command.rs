@@ -27,6 +27,10 @@ pub struct CommandArgs {
     /// "100*neighbours(8*n)", charged on the platform's network and added to --overhead.
     #[arg(long, value_name = "STEPS", requires = "command")]
     pub communication: Option<String>,
+    /// With --command: how the program splits its work among the nodes, "speed" (in
+    /// proportion to marked speed) or "equal" (the same share each: its compute is W/(p C_min)).
+    #[arg(long, value_name = "SPLIT", requires = "command")]
+    pub partition: Option<String>,
     /// With --command: read the time (s) from the first group of this regex in the output
     /// (default: the wall-clock time hetscale measures).
     #[arg(long, value_name = "REGEX", requires = "command")]
@@ -67,6 +71,7 @@ impl CommandArgs {
         Ok(Some(CommandSpec {
             overhead: self.overhead.clone(),
             communication: self.communication.clone(),
+            partition: self.partition.clone(),
             time_regex: self.time_regex.clone(),
             time_json: self.time_json.clone(),
             timeout_s: self.timeout,
