@@ -25,11 +25,14 @@
 #     - (a) the calibrated machine model (`hetscale calibrate --runs` on those runs, its default
 #       fit rate_fraction,run_overhead_s, on the benched and probed platform; then `hetscale run
 #       --backend sim` for T at N_FIX and a study on `sim` with the calibrated platform,
-#       measured approach, for the N holding the target), kernels only: calibrate simulates
-#       hetscale's own kernels, so the C program has no row (a). Its 95% interval is the one
+#       measured approach, for the N holding the target). Its 95% interval is the one
 #       `run --backend sim` prints from the calibration's errors on configurations it
 #       predicted from smaller ones (C_2's runs from a fit on C_1's), and for N the N
-#       that sim studies at the target scaled by that interval's ends hold;
+#       that sim studies at the target scaled by that interval's ends hold. `sim` replays
+#       hetscale's kernels' supersteps; the C program's (a) is approach 3 on its declared
+#       model instead (`calibrate --runs ... --work ...` fits its compute rate and start-up
+#       to the same runs, then `predict --work ... --program jacobi` gives T at N_FIX with
+#       that interval, and the N holding the target and the target scaled as above);
 #     - (b) the scaling model (`hetscale predict --runs` those runs, every program, the C one
 #       with its work formula, its messages as declared communication,
 #       `100*neighbours(8*n)`, which the probed network charges, and its equal split of rows,
@@ -56,7 +59,8 @@
 # C program's declared communication came with `predict --communication`, made because (b)
 # could not tell its messages from its compute on two configurations; its declared partition
 # came with `predict --partition`, made because nothing told the model that its slowest host
-# sets its time.
+# sets its time; its (a) row came with `calibrate --work` and `predict --work`, made because
+# the issue asks (a) of every program.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -139,6 +143,8 @@ JACOBI_WORK="400*(n-2)^2"    # 4 flop per interior point, 100 iterations
 JACOBI_COMMUNICATION="100*neighbours(8*n)"
 # Its split, read from its source: every rank gets (N-2)/p rows, whatever its speed.
 JACOBI_PARTITION="equal"
+JACOBI_DECLARED=(--work "$JACOBI_WORK" --communication "$JACOBI_COMMUNICATION"
+    --partition "$JACOBI_PARTITION")
 JACOBI_TEMPLATE="$M -np {p} --hostfile {hostfile} $OUT/jacobi {n} 100"
 
 # A run of a program on the first p hosts, --runs R, its JSON on stdout.
@@ -284,6 +290,36 @@ print(lo / r['time_s'], hi / r['time_s']) if lo else print('', '')") || true
                 a_sim_study "$prog" "$(python3 -c "print(f'{$target * $k_hi:.4g}')")" "$nmin" "$nmax" -hi
             fi
         fi
+    else
+        # A program hetscale does not run: its declared model (work, messages, partition) is
+        # approach 3's, its compute rate and start-up fitted to the same runs.
+        step "$prog: (a) the calibrated machine model of its declared program, fitted on the C_1 and C_2 runs"
+        "$HS" calibrate --runs "$prog-cal.csv" "${JACOBI_DECLARED[@]}" --platform platform.toml \
+            --write-platform "$prog-calibrated.toml" --json \
+            > "$prog-calibrate.json" || echo "$prog: calibrate exit $?" | tee -a steps.log
+        a_declared=("$HS" predict "${JACOBI_DECLARED[@]}" --program "$prog"
+            --platform "$prog-calibrated.toml" "${nodes_args[@]}" --json)
+        "${a_declared[@]}" --time-at "$nfix" > "$prog-a-time.json" 2> "$prog-a-time.err" \
+            || echo "$prog: predict --work --time-at exit $?" | tee -a steps.log
+        if [ "$grows" = yes ]; then
+            # N's interval as the kernels' (a): the N holding the target times the T
+            # interval's ends, k, as a ratio of T.
+            for end in "" -lo -hi; do
+                k=1
+                if [ -n "$end" ]; then
+                    k=$(python3 -c "
+import json
+p = json.load(open('$prog-a-time.json'))['points'][0]
+lo, hi = p['time_s_ci95'] or (None, None)
+print('' if lo is None else ((lo if '$end' == '-lo' else hi) / p['time_s']))") || k=""
+                fi
+                [ -n "$k" ] || continue
+                "${a_declared[@]}" --target "$(python3 -c "print(f'{$target * $k:.4g}')")" \
+                    --n-min "$nmin" --n-max "$nmax" \
+                    > "$prog-a-predict$end.json" 2> "$prog-a-predict$end.err" \
+                    || echo "$prog: predict --work (a$end) exit $?" | tee -a steps.log
+            done
+        fi
     fi
 
     # The scaling model fitted to every calibration run (C_1 and C_2, the repetitions on lines
@@ -293,8 +329,7 @@ print(lo / r['time_s'], hi / r['time_s']) if lo else print('', '')") || true
     step "$prog: (b) the scaling model, fitted on the C_1 and C_2 runs"
     program_args=()
     if [ "$prog" = jacobi ]; then
-        program_args=(--work "$JACOBI_WORK" --communication "$JACOBI_COMMUNICATION"
-            --partition "$JACOBI_PARTITION")
+        program_args=("${JACOBI_DECLARED[@]}")
     fi
     "$HS" predict --runs "$prog-runs.csv" "${program_args[@]}" --platform platform.toml \
         "${nodes_args[@]}" --target "$target" --tolerance 0.03 --n-min "$nmin" --n-max "$nmax" --json \

@@ -13,10 +13,9 @@ import statistics
 import sys
 
 PROGRAMS = ["ge", "mm", "conv2d", "jacobi"]
-# Why the C program has no (a) row, and why that row is not counted as a miss: (a) simulates
-# a program's supersteps, which hetscale knows for its own kernels only.
-NO_A = ("does not apply (not counted): calibrate and sim replay hetscale's kernels' supersteps; "
-        "a C program has (b) only")
+# The programs hetscale does not run: their (a) is approach 3 on their declared model
+# (`predict --work ... --program`), not sim replaying a kernel's supersteps.
+DECLARED = {"jacobi"}
 
 
 def load(path):
@@ -88,15 +87,25 @@ def sim_n_or_bound(study, p):
     return None
 
 
-def b_error(out, prog, what="predict"):
-    """Why (b) predicted nothing: predict's own one-line error in PROG-b-WHAT.err, if it left
-    one."""
+def predict_error(out, prog, approach, what):
+    """Why an approach predicted nothing: predict's own one-line error in
+    PROG-APPROACH-WHAT.err, if it left one ((b) is `predict --runs`, a declared program's (a)
+    `predict --work`)."""
+    command = "predict --runs" if approach == "b" else "predict --work"
     try:
-        with open(os.path.join(out, f"{prog}-b-{what}.err")) as f:
+        with open(os.path.join(out, f"{prog}-{approach}-{what}.err")) as f:
             lines = [l.strip() for l in f if l.startswith("hetscale:")]
     except OSError:
         lines = []
-    return f"predict --runs: {lines[-1][len('hetscale: '):]}" if lines else "predict --runs failed"
+    return f"{command}: {lines[-1][len('hetscale: '):]}" if lines else f"{command} failed"
+
+
+def b_error(out, prog, what="predict"):
+    return predict_error(out, prog, "b", what)
+
+
+def a_error(out, prog, what):
+    return predict_error(out, prog, "a", what)
 
 
 def table(out):
@@ -117,10 +126,12 @@ def table(out):
             # T at the fixed N
             meas = load(os.path.join(out, f"{prog}-meas-t-{p}-nfix.json"))
             t_meas = meas["time_s"] if meas else None
-            if prog == "jacobi":
+            if prog in DECLARED:
+                at = predicted_point(load(os.path.join(out, f"{prog}-a-time.json")), p)
                 rows.append(dict(prog=prog, p=p, quantity=f"T at N = {nfix}", approach="a",
-                                 pred=None, meas=t_meas, ci=None, kind=None,
-                                 note=NO_A))
+                                 pred=at["time_s"] if at else None, meas=t_meas,
+                                 ci=at.get("time_s_ci95") if at else None, kind="T",
+                                 note="" if at else a_error(out, prog, "time")))
             else:
                 sim = load(os.path.join(out, f"{prog}-a-sim-{p}.json"))
                 rows.append(dict(prog=prog, p=p, quantity=f"T at N = {nfix}", approach="a",
@@ -143,9 +154,15 @@ def table(out):
                                  note=f"no N row: E_s does not grow with N ({n_rows})"))
                 continue
             n_meas, n_meas_ci, why = measured_n(held, p)
-            if prog == "jacobi":
-                rows.append(dict(prog=prog, p=p, quantity=q, approach="a", pred=None,
-                                 meas=n_meas, ci=None, kind=None, note=NO_A))
+            if prog in DECLARED:
+                an = predicted_point(load(os.path.join(out, f"{prog}-a-predict.json")), p)
+                ends = [predicted_point(load(os.path.join(out, f"{prog}-a-predict-{e}.json")), p)
+                        for e in ("lo", "hi")]
+                rows.append(dict(prog=prog, p=p, quantity=q, approach="a",
+                                 pred=an["n"] if an else None, meas=n_meas,
+                                 ci=[e["n"] for e in ends] if None not in ends else None,
+                                 kind="N",
+                                 note=(why or "") if an else a_error(out, prog, "predict")))
             else:
                 n_sim, _, sim_why = measured_n(a_study, p)
                 rows.append(dict(prog=prog, p=p, quantity=q, approach="a",

@@ -451,6 +451,11 @@ pub struct ComputeRate {
     /// 768), C_2 (...)"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// Whether `kernel` names a program hetscale does not run, known by its declared model
+    /// (`hetscale calibrate --runs ... --work ...` fits its rate): no kernel registry knows
+    /// that name, so it is not checked against one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub declared: bool,
 }
 
 fn any() -> String {
@@ -481,6 +486,7 @@ impl Default for ComputeRate {
             collective_scale: 1.0,
             held_out_errors: Vec::new(),
             source: None,
+            declared: false,
         }
     }
 }
@@ -719,13 +725,14 @@ impl MachineModel {
         ))
     }
 
-    /// An error unless every `[[machine.compute]]` kernel is `*` or one of `kernels` (the
-    /// kernels a registry knows): an entry for no kernel would be silently unused.
+    /// An error unless every `[[machine.compute]]` kernel is `*`, one of `kernels` (the
+    /// kernels a registry knows) or a declared program's: an entry for no kernel would be
+    /// silently unused.
     pub fn check_kernels(&self, kernels: &[String]) -> Result<(), String> {
         let Some(entry) = self
             .compute
             .iter()
-            .find(|c| c.kernel != "*" && !kernels.contains(&c.kernel))
+            .find(|c| c.kernel != "*" && !c.declared && !kernels.contains(&c.kernel))
         else {
             return Ok(());
         };

@@ -576,7 +576,11 @@ fn equal_shares_on_heterogeneous_nodes_are_the_slowest_share_term() {
 
 /// A halo exchange: two messages of `8 n` bytes at 1e7 B/s, on more than one node.
 fn halo(n: f64, c: &Configuration) -> f64 {
-    if c.nodes() > 1 { 2.0 * 8.0 * n / 1e7 } else { 0.0 }
+    if c.nodes() > 1 {
+        2.0 * 8.0 * n / 1e7
+    } else {
+        0.0
+    }
 }
 
 #[test]
@@ -592,7 +596,12 @@ fn a_declared_equal_partition_predicts_the_slowest_node_from_two_configurations(
         .with_custom(CustomTerm::new("T_o,spec", halo));
     let selection = select(&data, &space, &SelectOptions::default()).unwrap();
     report(&selection);
-    assert_eq!(selection.model.hypothesis(), ["T_o,spec"], "{}", selection.model);
+    assert_eq!(
+        selection.model.hypothesis(),
+        ["T_o,spec"],
+        "{}",
+        selection.model
+    );
     let rate = selection.model.terms[0].coefficient;
     assert!((rate / 3.0 - 1.0).abs() < 0.03, "{}", selection.model);
     for p in [4, 8] {
@@ -601,11 +610,17 @@ fn a_declared_equal_partition_predicts_the_slowest_node_from_two_configurations(
         let w = (law.work)(n);
         let predicted = selection.model.predict_time(n, w, &target).unwrap();
         let truth = (law.time)(n, w, &target);
-        assert!((predicted / truth - 1.0).abs() < 0.05, "p = {p}: {predicted} vs {truth}");
+        assert!(
+            (predicted / truth - 1.0).abs() < 0.05,
+            "p = {p}: {predicted} vs {truth}"
+        );
     }
     assert_eq!("equal".parse::<Partition>(), Ok(Partition::Equal));
     let refused = "rows".parse::<Partition>().unwrap_err();
-    assert!(refused.contains("\"speed\"") && !refused.contains('\n'), "{refused}");
+    assert!(
+        refused.contains("\"speed\"") && !refused.contains('\n'),
+        "{refused}"
+    );
 }
 
 #[test]

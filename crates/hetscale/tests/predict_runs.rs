@@ -285,6 +285,160 @@ fn a_declared_communication_carries_runs_on_one_and_two_hosts_to_four_and_eight(
     );
 }
 
+/// [`halo_time`]'s exchanges with the work split equally: every host gets `W/p`, so the
+/// slowest sets the compute, `W/(p C_min)`, at a third of the marked speed.
+fn equal_split_time(n: f64, p: usize) -> f64 {
+    let slowest = SPEEDS[..p].iter().copied().fold(f64::INFINITY, f64::min) * 1e6;
+    let h = 8.0 * n * (p.saturating_sub(1).min(2)) as f64;
+    3.0 * 100.0 * n * n / (p as f64 * slowest) + 500.0 * (1e-8 * h + 1e-4)
+}
+
+/// `predict --runs` of [`equal_split_time`]'s runs on 1 and 2 hosts, T at N = 1000 on 4 and 8,
+/// with `extra` arguments: the predicted times.
+fn equal_split_times(d: &std::path::Path, extra: &[&str]) -> Vec<f64> {
+    let json = json_of(hetscale_in(d).args(PREDICT_RUNS_100).args(extra).args([
+        "--communication",
+        "500*neighbours(8*n)",
+        "--nodes",
+        &hosts(4).0,
+        "--nodes",
+        &hosts(8).0,
+        "--time-at",
+        "1000",
+        "--json",
+    ]));
+    json["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|point| point["time_s"].as_f64().unwrap())
+        .collect()
+}
+
+/// `predict` on runs of a program of work `100 n^2`.
+const PREDICT_RUNS_100: [&str; 7] = [
+    "predict",
+    "--runs",
+    "runs.csv",
+    "--work",
+    "100*n^2",
+    "--platform",
+    "toy.toml",
+];
+
+#[test]
+fn a_declared_equal_partition_carries_the_slowest_host_to_four_and_eight() {
+    // Hosts of 100 and 80 Mflop/s in the runs, down to 40 on 4 and 8: an equal split's
+    // compute grows from 1.125 W/C to 1.75 W/C.
+    let dir = dir_with(&runs_on(1..=2, "jacobi", equal_split_time));
+    let d = dir.path();
+    let declared = equal_split_times(d, &["--partition", "equal"]);
+    for (t, p) in declared.iter().zip([4, 8]) {
+        let law = equal_split_time(1000.0, p);
+        assert!(
+            (t / law - 1.0).abs() < 0.05,
+            "p = {p}: T = {t}, the law's {law}"
+        );
+    }
+    let err = one_line_error(hetscale_in(d).args(PREDICT_RUNS_100).args([
+        "--partition",
+        "rows",
+        "--nodes",
+        "h1,h2,h3,h4",
+        "--target",
+        "0.5",
+    ]));
+    assert!(
+        err.contains("partition \"rows\"") && err.contains("\"equal\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_declared_programs_calibrated_model_predicts_four_and_eight_hosts() {
+    // The equal split at a third of the marked speed, its halo exchange and a start-up of
+    // 0.05 s: calibrate fits the rate and the start-up to the runs on 1 and 2 hosts, and
+    // approach 3 on the calibrated platform charges the halo on 4 and 8.
+    let law = |n: f64, p: usize| equal_split_time(n, p) + 0.05;
+    let dir = dir_with(&runs_on(1..=2, "jacobi", law));
+    let d = dir.path();
+    let declared = [
+        "--work",
+        "100*n^2",
+        "--communication",
+        "500*neighbours(8*n)",
+        "--partition",
+        "equal",
+    ];
+    let calibrate = hetscale_in(d)
+        .args(["calibrate", "--runs", "runs.csv", "--platform", "toy.toml"])
+        .args(declared)
+        .args(["--write-platform", "calibrated.toml", "--json"])
+        .output()
+        .unwrap();
+    assert!(calibrate.status.success(), "{calibrate:?}");
+    let calibrated = std::fs::read_to_string(d.join("calibrated.toml")).unwrap();
+    assert!(calibrated.contains("declared = true"), "{calibrated}");
+    let json = json_of(
+        hetscale_in(d)
+            .args(["predict", "--program", "jacobi"])
+            .args(declared)
+            .args([
+                "--platform",
+                "calibrated.toml",
+                "--nodes",
+                &hosts(4).0,
+                "--nodes",
+                &hosts(8).0,
+                "--time-at",
+                "1000",
+                "--json",
+            ]),
+    );
+    for (point, p) in json["points"].as_array().unwrap().iter().zip([4, 8]) {
+        let t = point["time_s"].as_f64().unwrap();
+        let truth = law(1000.0, p);
+        assert!(
+            (t / truth - 1.0).abs() < 0.03,
+            "p = {p}: T = {t}, the law's {truth}"
+        );
+        let [lo, hi] = [0, 1].map(|i| point["time_s_ci95"][i].as_f64().unwrap());
+        assert!(lo <= t && t <= hi, "{point}");
+    }
+    // Approach 3's N on the calibrated platform: the law holds the target there.
+    let json = json_of(
+        hetscale_in(d)
+            .args(["predict", "--program", "jacobi"])
+            .args(declared)
+            .args([
+                "--platform",
+                "calibrated.toml",
+                "--nodes",
+                &hosts(4).0,
+                "--target",
+                "0.1",
+                "--json",
+            ]),
+    );
+    let n = json["points"][0]["n"].as_f64().unwrap();
+    let e_s = 100.0 * n * n / (law(n, 4) * hosts(4).1);
+    assert!(
+        (e_s / 0.1 - 1.0).abs() < 0.03,
+        "N = {n}: the law's E_s there is {e_s}"
+    );
+    // A kernel's parameter is refused for a declared program, in one line.
+    let err = one_line_error(
+        hetscale_in(d)
+            .args(["calibrate", "--runs", "runs.csv", "--platform", "toy.toml"])
+            .args(declared)
+            .args(["--fit", "rate_fraction,half_work"]),
+    );
+    assert!(
+        err.contains("half_work") && err.contains("declared program"),
+        "{err}"
+    );
+}
+
 #[test]
 fn runs_from_a_file_name_their_program_or_are_refused_in_one_line() {
     let dir = dir_with(&runs_csv("solver"));

@@ -14,6 +14,7 @@ use serde::Serialize;
 use super::runs::MeasuredRun;
 use super::simulation::{RunParts, run_parts, with_rate};
 use crate::error::{Result, StudyError};
+use crate::runner::program::Program;
 
 /// A parameter of the machine model that calibration may fit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -296,6 +297,48 @@ pub fn calibrate(
     calibrate_with(&Simulations::new(platform, registry, options), runs, free)
 }
 
+/// [`calibrate`] for a program hetscale does not run, known by its declared model
+/// ([`Program::of_formulas`]: its work, overhead, communication and partition): each run's
+/// compute at the marked speed and the rest of its model are the parts the compute rate and
+/// start-ups are fitted to. `w_1/2` and `collective_scale` belong to kernels' supersteps and
+/// are refused.
+pub fn calibrate_declared(
+    platform: &Platform,
+    program: &Program,
+    runs: &[MeasuredRun],
+    free: &[FreeParameter],
+) -> Result<PlatformCalibration> {
+    if let Some(p) = free
+        .iter()
+        .find(|p| matches!(p, FreeParameter::HalfWork | FreeParameter::CollectiveScale))
+    {
+        return Err(StudyError::Calibration(format!(
+            "{} belongs to a kernel's supersteps, not to a declared program: fit rate_fraction, run_overhead_s and/or process_overhead_s",
+            p.name()
+        )));
+    }
+    let registry = KernelRegistry::builtin();
+    let options = KernelOptions::default();
+    let mut simulations = Simulations::new(platform, &registry, &options);
+    simulations.declared = Some(program);
+    calibrate_with(&simulations, runs, free)
+}
+
+/// A declared program's run split as the fit takes it: its compute at the marked speed (`A`)
+/// and the rest of its model (`B`: overhead formula and declared communication), with no
+/// rate or start-up of its own.
+fn declared_parts(platform: &Platform, program: &Program, run: &MeasuredRun) -> Result<RunParts> {
+    let config = crate::spec::configuration::resolve(platform, &run.configuration, &run.nodes)?;
+    let (compute_s, rest_s) = program.model_parts(run.n as f64, &config)?;
+    Ok(RunParts {
+        compute_s,
+        per_half_work_s: 0.0,
+        collective_s: 0.0,
+        rest_s,
+        processes: config.machine.processes() as f64,
+    })
+}
+
 /// The runs of each kernel, in kernel-name order.
 pub(super) fn runs_by_kernel(runs: &[MeasuredRun]) -> BTreeMap<&str, Vec<&MeasuredRun>> {
     let mut by_kernel: BTreeMap<&str, Vec<&MeasuredRun>> = BTreeMap::new();
@@ -372,6 +415,9 @@ pub(super) fn calibrate_with(
     for (kernel, runs) in runs_by_kernel(runs) {
         let fit = calibrate_kernel(simulations, kernel, &runs, free)?;
         calibrated = with_fit(&calibrated, &fit);
+        if simulations.declared.is_some() {
+            calibrated = with_rate(&calibrated, kernel, |rate| rate.declared = true);
+        }
         kernels.push(fit);
     }
     calibrated.validate()?;
@@ -388,6 +434,9 @@ pub(super) struct Simulations<'a> {
     platform: &'a Platform,
     registry: &'a KernelRegistry,
     options: &'a KernelOptions,
+    /// A program known by its declared model, whose runs are charged by that model rather
+    /// than simulated as a kernel.
+    declared: Option<&'a Program>,
     parts: RefCell<HashMap<PartsKey, RunParts>>,
 }
 
@@ -404,6 +453,7 @@ impl<'a> Simulations<'a> {
             platform,
             registry,
             options,
+            declared: None,
             parts: RefCell::default(),
         }
     }
@@ -419,14 +469,17 @@ impl<'a> Simulations<'a> {
         if let Some(parts) = self.parts.borrow().get(&key) {
             return Ok(*parts);
         }
-        let parts = run_parts(
-            self.platform,
-            self.registry,
-            self.options,
-            run,
-            half_work,
-            scale,
-        )?;
+        let parts = match self.declared {
+            Some(program) => declared_parts(self.platform, program, run)?,
+            None => run_parts(
+                self.platform,
+                self.registry,
+                self.options,
+                run,
+                half_work,
+                scale,
+            )?,
+        };
         self.parts.borrow_mut().insert(key, parts);
         Ok(parts)
     }

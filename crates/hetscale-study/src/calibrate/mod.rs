@@ -50,7 +50,7 @@ mod stored;
 pub use choice::{ALL_PARAMETERS, FitChoice, choose_fit};
 pub use fit::{
     CrossValidation, Estimate, FreeParameter, KernelCalibration, PlatformCalibration, Residual,
-    calibrate, faster_than_marked,
+    calibrate, calibrate_declared, faster_than_marked,
 };
 pub use simulation::{simulate, skeleton_run, with_rate};
 pub use stored::{StoredRuns, stored_runs};

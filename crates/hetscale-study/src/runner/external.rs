@@ -607,6 +607,11 @@ pub struct CommandSpec {
     /// ([`Partition`]): an equal split's compute is `W/(p C_min)`, not `W/C`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition: Option<String>,
+    /// The program's name in the platform's machine model: its compute rate and start-up are
+    /// the `[[machine.compute]]` entry of this `kernel` name, as `hetscale calibrate --runs`
+    /// writes it for runs of that name (without it, the marked speed and no start-up).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
     /// A regular expression whose first group is the time, s, in the standard output.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_regex: Option<String>,
@@ -651,6 +656,8 @@ pub struct ExternalCommand {
     pub communication: Option<crate::spec::communication::Communication>,
     /// How it splits its work ([`Partition::Unknown`] when not declared).
     pub partition: Partition,
+    /// Its name in the platform's machine model, if its compute rate is calibrated there.
+    pub program: Option<String>,
     /// Where the time comes from.
     pub time: TimeSource,
     /// Per-run timeout.
@@ -674,6 +681,7 @@ impl CommandSpec {
             overhead: None,
             communication: None,
             partition: None,
+            program: None,
             time_regex: None,
             time_json: None,
             timeout_s: default_timeout_s(),
@@ -719,6 +727,7 @@ impl CommandSpec {
             overhead,
             communication,
             partition,
+            program: self.program.clone(),
             time,
             timeout: timeout_of_s(self.timeout_s)?,
         })

@@ -52,7 +52,9 @@ impl Program {
     /// formula `T_o(n, p)`, s, its declared communication and partition): runs measured
     /// elsewhere, to fit and predict from, never launched (its command is `false`, which fails
     /// if anything ever tries).
-    pub fn of_formulas(model: &crate::runner::external::CommandSpec) -> std::result::Result<Self, String> {
+    pub fn of_formulas(
+        model: &crate::runner::external::CommandSpec,
+    ) -> std::result::Result<Self, String> {
         let spec = crate::runner::external::CommandSpec {
             template: "false".into(),
             ..model.clone()
@@ -162,19 +164,37 @@ fn command_model_parts(
         }
         None => 0.0,
     };
-    Ok((work / c.marked_speed * slowest_share(command.partition, config), formula + declared))
+    let machine = match &command.program {
+        Some(name) => config.machine.for_workload(name),
+        None => config.machine.without_model(),
+    };
+    let compute = work / c.marked_speed * slowest_share(command.partition, &machine);
+    Ok((compute, formula + declared + machine.start_up_s()))
 }
 
-/// How much longer than `W / C` the compute takes under `partition`: `C / (p C_min)` for an
-/// equal split (the slowest node finishes last), 1 otherwise.
-fn slowest_share(partition: Partition, config: &ResolvedConfiguration) -> f64 {
-    if partition != Partition::Equal {
-        return 1.0;
+/// How much longer than `W / C` the compute takes on `machine` under `partition`, the
+/// slowest node finishing last: `C / (p min_j C_j f_j)` for an equal split, `C / (C min_j
+/// f_j)` for shares in proportion to marked speed, `f_j` node `j`'s rate fraction for the
+/// machine's workload (1 without a machine model).
+fn slowest_share(partition: Partition, machine: &hbsp::Machine) -> f64 {
+    let fraction = |node: &hbsp::MachineNode| {
+        machine.model().map_or(1.0, |model| {
+            model
+                .rate(machine.workload(), node.kind.as_deref())
+                .rate_fraction
+        })
+    };
+    let nodes = machine.nodes();
+    let marked: f64 = nodes.iter().map(|n| n.marked_speed).sum();
+    let slowest = |speed: &dyn Fn(&hbsp::MachineNode) -> f64| {
+        nodes.iter().map(speed).fold(f64::INFINITY, f64::min)
+    };
+    match partition {
+        Partition::Equal => {
+            marked / (nodes.len() as f64 * slowest(&|n| n.marked_speed * fraction(n)))
+        }
+        Partition::Speed | Partition::Unknown => 1.0 / slowest(&|n| fraction(n)),
     }
-    let machine = &config.machine;
-    let speeds = (0..machine.p()).map(|i| machine.marked_speed(i));
-    let slowest = speeds.clone().fold(f64::INFINITY, f64::min);
-    speeds.sum::<f64>() / (machine.p() as f64 * slowest)
 }
 
 /// What one run gave the runner.
@@ -335,5 +355,39 @@ mod tests {
         // Neither: approach 3 says what it needs.
         let err = command(None, None).model_parts(n, &config).unwrap_err();
         assert!(err.to_string().contains("communication = "), "{err}");
+    }
+
+    #[test]
+    fn an_equal_split_computes_at_the_slowest_nodes_pace() {
+        // Sunwulf's server (2 CPUs) and 3 SunBlades: 4 equal shares, the SunBlades finish last.
+        let sunwulf = hbsp::Platform::load("sunwulf").unwrap();
+        let config = resolve(&sunwulf, "C_4", "server*2:1,sunblade:3").unwrap();
+        let machine = &config.machine;
+        let speeds: Vec<f64> = (0..machine.p()).map(|i| machine.marked_speed(i)).collect();
+        let slowest = speeds.iter().copied().fold(f64::INFINITY, f64::min);
+        let share = speeds.iter().sum::<f64>() / (4.0 * slowest);
+        assert!(share > 1.1, "{speeds:?}");
+        let split = |partition: &str| {
+            let spec = CommandSpec {
+                overhead: Some("0".into()),
+                partition: Some(partition.into()),
+                ..CommandSpec::new("./solver {n}", "100*n^2")
+            };
+            let program = Program::Command(Box::new(spec.validate().unwrap()));
+            assert_eq!(program.partition().to_string(), partition);
+            program.model_parts(1000.0, &config).unwrap().0
+        };
+        let balanced = 100.0 * 1e6 / config.configuration.marked_speed;
+        assert!((split("speed") / balanced - 1.0).abs() < 1e-12);
+        assert!((split("equal") / (balanced * share) - 1.0).abs() < 1e-12);
+        let spec = CommandSpec {
+            partition: Some("rows".into()),
+            ..CommandSpec::new("./solver {n}", "100*n^2")
+        };
+        let err = spec.validate().unwrap_err();
+        assert!(
+            err.contains("partition \"rows\"") && !err.contains('\n'),
+            "{err}"
+        );
     }
 }

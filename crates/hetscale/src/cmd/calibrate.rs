@@ -9,10 +9,12 @@ use hbsp::Platform;
 use hetscale_kernels::KernelRegistry;
 use hetscale_study::calibrate::runs::read_runs;
 use hetscale_study::calibrate::{
-    FitChoice, FreeParameter, PlatformCalibration, calibrate, choose_fit, stored_runs,
+    FitChoice, FreeParameter, PlatformCalibration, calibrate, calibrate_declared, choose_fit,
+    stored_runs,
 };
 use hetscale_study::store::Store;
 
+use super::declared::DeclaredArgs;
 use super::run::KernelArgs;
 use crate::output::{errln, out, outln};
 
@@ -21,7 +23,8 @@ use crate::output::{errln, out, outln};
 #[command(after_help = "\
 Examples:
   hetscale calibrate --db hetscale-out/study.db --fit auto
-  hetscale calibrate --runs runs.csv --platform sunwulf --write-platform calibrated.toml")]
+  hetscale calibrate --runs runs.csv --platform sunwulf --write-platform calibrated.toml
+  hetscale calibrate --runs jacobi.csv --work '400*(n-2)^2' --partition equal --platform cluster.toml --write-platform calibrated.toml")]
 pub struct Args {
     /// CSV of measured runs: configuration,nodes,kernel,n,time_s.
     #[arg(
@@ -57,6 +60,11 @@ pub struct Args {
     /// Options of the configurable kernels.
     #[command(flatten)]
     pub kernel_options: KernelArgs,
+    /// With --runs: a program hetscale does not run, known by its declared model (--work
+    /// ...), whose runs fit its compute rate and start-up (the runs' kernel column is its
+    /// name, as `predict --work ... --program NAME` takes it).
+    #[command(flatten)]
+    pub declared: DeclaredArgs,
 }
 
 /// Runs `hetscale calibrate`.
@@ -84,9 +92,20 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         ),
         (None, None) => anyhow::bail!("give the runs: --runs FILE.csv or --db FILE.db"),
     };
+    let declared = args.declared.program(None)?;
+    if declared.is_some() && args.db.is_some() {
+        anyhow::bail!(
+            "--work declares a program whose runs are in --runs FILE.csv: a study database names its own program"
+        );
+    }
     let (fit, compared) = if args.fit.iter().any(|f| f.trim() == "auto") {
         if args.fit.len() > 1 {
             anyhow::bail!("--fit auto chooses the parameters itself: give it alone");
+        }
+        if declared.is_some() {
+            anyhow::bail!(
+                "--fit auto compares a kernel's simulated parameters: with --work give them, e.g. --fit rate_fraction,run_overhead_s"
+            );
         }
         let (fit, compared) = choose_fit(&platform, registry, &options, &runs)?;
         (fit, Some(compared))
@@ -96,10 +115,11 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             .iter()
             .map(|name| FreeParameter::parse(name))
             .collect::<Result<Vec<_>, _>>()?;
-        (
-            calibrate(&platform, registry, &options, &runs, &free)?,
-            None,
-        )
+        let fit = match &declared {
+            Some(program) => calibrate_declared(&platform, program, &runs, &free)?,
+            None => calibrate(&platform, registry, &options, &runs, &free)?,
+        };
+        (fit, None)
     };
     if let Some(path) = &args.write_platform {
         fit.platform

@@ -4,6 +4,7 @@ pub mod bench;
 pub mod calibrate;
 pub mod collectives;
 pub mod completions;
+pub mod declared;
 pub mod export;
 pub mod man;
 pub mod mpi;

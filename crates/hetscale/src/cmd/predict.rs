@@ -14,7 +14,6 @@ use hetscale_study::approaches::scaling_fit::{
 };
 use hetscale_study::approaches::scaling_time::TimePrediction;
 use hetscale_study::calibrate::runs::{MeasuredRun, read_runs};
-use hetscale_study::runner::external::CommandSpec;
 use hetscale_study::runner::program::Program;
 use hetscale_study::spec::configuration::{ResolvedConfiguration, resolve};
 use hetscale_study::store::Store;
@@ -22,6 +21,7 @@ use hetscale_study::study::predict_configurations;
 use hetscale_study::study::summary::{prediction_verdict, seconds_and_human, trimmed_to};
 use hetscale_study::study::warnings::{OPTION_RANGE, with_range_advice};
 
+use super::declared::DeclaredArgs;
 use super::run::KernelArgs;
 
 /// Arguments of `hetscale predict`.
@@ -33,8 +33,8 @@ Examples:
   hetscale predict --from study.db --nodes 'server*2:1,sunblade:63' --replicate 16
   hetscale predict --runs runs.csv --work '400*(n-2)^2' --platform cluster.toml --nodes h1,h2,h3,h4 --target 0.06")]
 pub struct Args {
-    /// Kernel: mm, ge, conv2d, summa, burg or slalom (not with --from or --runs).
-    #[arg(required_unless_present_any = ["from", "runs"])]
+    /// Kernel: mm, ge, conv2d, summa, burg or slalom (not with --from, --runs or --work).
+    #[arg(required_unless_present_any = ["from", "runs", "work"])]
     pub kernel: Option<String>,
     /// Fit the scaling model to the measured runs of a study in this database and predict
     /// from it, instead of a kernel's HBSP^1 model.
@@ -45,23 +45,14 @@ pub struct Args {
     /// kernel column names a kernel, or, with --work, is the program's name.
     #[arg(long, value_name = "FILE.csv", requires = "platform")]
     pub runs: Option<std::path::PathBuf>,
-    /// With --runs: the program's work W in n (and p), flop, e.g. "2*n^3" (for a program that
-    /// is not one of hetscale's kernels).
-    #[arg(long, value_name = "FORMULA", requires = "runs")]
-    pub work: Option<String>,
-    /// With --work: the program's overhead T_o in n and p, s, a hypothesis the runs can
-    /// choose (as a command study's `overhead`).
-    #[arg(long, value_name = "FORMULA", requires = "work")]
-    pub overhead: Option<String>,
-    /// With --work: the program's communication as steps COUNT*PATTERN(BYTES) joined by ;,
-    /// e.g. "100*neighbours(8*n)" (patterns: neighbours, alltoall, broadcast, scatter,
-    /// gather, allreduce), charged on the platform's network and added to --overhead.
-    #[arg(long, value_name = "STEPS", requires = "work")]
-    pub communication: Option<String>,
-    /// With --work: how the program splits its work among the nodes, "speed" (in proportion
-    /// to marked speed) or "equal" (the same share each: its compute is W/(p C_min)).
-    #[arg(long, value_name = "SPLIT", requires = "work")]
-    pub partition: Option<String>,
+    /// The declared program (--work ...): with --runs, what the runs measured; alone,
+    /// approach 3 on the platform for it.
+    #[command(flatten)]
+    pub declared: DeclaredArgs,
+    /// With --work and no runs: the program's name in the platform's machine model, whose
+    /// compute rate and start-up `hetscale calibrate --runs ... --work` fitted to its runs.
+    #[arg(long, value_name = "NAME", requires = "work", conflicts_with_all = ["runs", "from"])]
+    pub program: Option<String>,
     /// With --runs: the relative tolerance within which a size holds the target E_s (with
     /// --from, default: the study's).
     #[arg(long)]
@@ -117,17 +108,21 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             "--normal-form and --tolerance choose how measured runs are fitted: give --from DB or --runs FILE.csv"
         );
     }
-    if args.time_at.is_some() && args.from.is_none() && args.runs.is_none() {
+    let declared = args.declared.work.is_some();
+    if args.time_at.is_some() && args.from.is_none() && args.runs.is_none() && !declared {
         anyhow::bail!(
-            "--time-at asks the scaling model fitted to measured runs: give --from DB or --runs FILE.csv (a kernel's HBSP^1 model: hetscale run KERNEL --backend sim)"
+            "--time-at asks the scaling model fitted to measured runs or a declared program's model: give --from DB, --runs FILE.csv or --work FORMULA (a kernel's HBSP^1 model: hetscale run KERNEL --backend sim)"
         );
     }
     match (&args.from, &args.runs, &args.kernel, args.target) {
-        (_, _, Some(kernel), _) if args.from.is_some() || args.runs.is_some() => anyhow::bail!(
-            "give a KERNEL ({kernel}) or measured runs (--from DB, --runs FILE.csv), not both: the runs name their program"
-        ),
+        (_, _, Some(kernel), _) if args.from.is_some() || args.runs.is_some() || declared => {
+            anyhow::bail!(
+                "give a KERNEL ({kernel}), a declared program (--work) or measured runs (--from DB, --runs FILE.csv), not two: the runs name their program"
+            )
+        }
         (Some(db), None, None, _) => run_from(db, args, registry),
         (None, Some(csv), None, target) => run_runs(csv, target, args, registry),
+        (None, None, None, target) if declared => run_declared(target, args, registry),
         (None, None, Some(kernel), Some(target)) => run_kernel(kernel, target, args, registry),
         // clap requires the rest.
         _ => {
@@ -199,19 +194,156 @@ fn run_kernel(
     let platform = super::load_platform(args.platform.as_deref().unwrap_or("sunwulf"), registry)?;
     let (platform, configs) = configurations(platform, args)?;
     let study = predict(&program, &configs, target, args)?;
+    print_study(
+        &study,
+        kernel,
+        "the kernel's HBSP^1 time model",
+        &platform,
+        args,
+    )
+}
+
+/// Approach 3's prediction of `name` (a kernel, or a declared program) from `model`, printed.
+fn print_study(
+    study: &PredictedStudy,
+    name: &str,
+    model: &str,
+    platform: &hbsp::Platform,
+    args: &Args,
+) -> anyhow::Result<()> {
     if args.json {
-        let mut value = serde_json::to_value(&study)?;
+        let mut value = serde_json::to_value(study)?;
         // The inputs, echoed: the points' labels are the node sets too.
-        value["kernel"] = kernel.into();
+        value[if args.declared.work.is_some() {
+            "program"
+        } else {
+            "kernel"
+        }] = name.into();
         value["platform"] = platform.name.clone().into();
         value["nodes"] = serde_json::to_value(&args.nodes)?;
         value["replicate"] = args.replicate.into();
         let value = hetscale_study::json::document("predict", "prediction", value);
         outln!("{}", serde_json::to_string_pretty(&value)?);
     } else {
-        out!("{}", render(kernel, &platform.name, &study));
+        out!("{}", render(name, model, &platform.name, study));
     }
     Ok(())
+}
+
+/// `hetscale predict --work ...`: approach 3 on the platform for a declared program, its
+/// compute rate and start-up --program's in the platform's machine model.
+fn run_declared(target: Option<f64>, args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
+    let program = args
+        .declared
+        .program(args.program.as_deref())?
+        .context("--work is required here")?;
+    if program.unmodelled().is_some() {
+        anyhow::bail!(
+            "approach 3 adds the program's messages and overhead to its compute: give --communication STEPS or --overhead FORMULA (\"0\" if it has none)"
+        );
+    }
+    let platform = super::load_platform(args.platform.as_deref().unwrap_or("sunwulf"), registry)?;
+    let name = args.program.as_deref().unwrap_or("the declared program");
+    let (platform, configs) = configurations(platform, args)?;
+    let Some(target) = target else {
+        let n = args.time_at.context("give --target E or --time-at N")?;
+        let points = declared_times(&program, &platform, &configs, n, args.program.as_deref())?;
+        let source = RunsSource {
+            name: name.to_string(),
+            phrase: String::new(),
+            json_key: "program",
+            json_value: name.to_string(),
+        };
+        let prediction = serde_json::json!({ "n": n, "points": points });
+        return print_prediction(&prediction, &platform, &source, args, |_| {
+            render_declared_times(name, &platform.name, n, &points)
+        });
+    };
+    let study = predict(&program, &configs, target, args)?;
+    print_study(
+        &study,
+        name,
+        "the program's declared model",
+        &platform,
+        args,
+    )
+}
+
+/// Approach 3's time at one size on one configuration, for a declared program.
+#[derive(Debug, serde::Serialize)]
+struct DeclaredTime {
+    nodes: String,
+    p: usize,
+    marked_speed_flops: f64,
+    n: u64,
+    work_flop: f64,
+    time_s: f64,
+    /// From the calibration's errors on configurations it predicted from smaller ones.
+    time_s_ci95: Option<(f64, f64)>,
+    speed_efficiency: f64,
+}
+
+/// Approach 3's time at size `n` on each configuration for a declared program, with the 95%
+/// interval of the errors its calibration made on configurations it predicted from smaller
+/// ones (none when the platform holds no calibration of `program`).
+fn declared_times(
+    program: &Program,
+    platform: &hbsp::Platform,
+    configs: &[ResolvedConfiguration],
+    n: u64,
+    name: Option<&str>,
+) -> anyhow::Result<Vec<DeclaredTime>> {
+    let errors = match (name, &platform.machine) {
+        (Some(name), Some(model)) => model.rate(Some(name), None).held_out_errors,
+        _ => Vec::new(),
+    };
+    configs
+        .iter()
+        .map(|config| {
+            let (compute, overhead) = program.model_parts(n as f64, config)?;
+            let time_s = compute + overhead;
+            let c = &config.configuration;
+            let work_flop = program.work(n as f64, c.nodes);
+            Ok(DeclaredTime {
+                nodes: config.nodes.clone(),
+                p: c.nodes,
+                marked_speed_flops: c.marked_speed,
+                n,
+                work_flop,
+                time_s,
+                time_s_ci95: hetscale_model::fit::interval_from_errors(time_s, &errors),
+                speed_efficiency: work_flop / (time_s * c.marked_speed),
+            })
+        })
+        .collect()
+}
+
+/// `predict --work ... --time-at N`'s text: a line per configuration.
+fn render_declared_times(name: &str, platform: &str, n: u64, points: &[DeclaredTime]) -> String {
+    let mut out = format!(
+        "Predicted (approach 3, the program's declared model): {name} on {platform}, T at N = {n}\n"
+    );
+    let header = ["nodes", "p", "C (Mflop/s)", "T [95%]", "E_s"].map(String::from);
+    let cells: Vec<[String; 5]> = points
+        .iter()
+        .map(|point| {
+            let interval = point.time_s_ci95.map_or(String::new(), |(lo, hi)| {
+                format!(" [{} s, {} s]", compact(lo), compact(hi))
+            });
+            [
+                point.nodes.clone(),
+                point.p.to_string(),
+                format!("{:.2}", point.marked_speed_flops / 1e6),
+                format!("{}{interval}", seconds_and_human(point.time_s)),
+                ratio(point.speed_efficiency),
+            ]
+        })
+        .collect();
+    out.push_str(&aligned(&header, &cells));
+    if points.iter().any(|p| p.time_s_ci95.is_none()) {
+        out.push_str("no interval: the platform holds no calibration of the program (hetscale calibrate --runs ... --work ...)\n");
+    }
+    out
 }
 
 /// `hetscale predict --from DB`: the scaling model fitted to a study's runs, asked for the
@@ -280,14 +412,8 @@ fn program_of_runs(
         "--runs holds runs of several programs ({}): give one program's runs per file",
         names.iter().copied().collect::<Vec<_>>().join(", ")
     );
-    match (&args.work, names.first()) {
-        (Some(work), _) => Program::of_formulas(&CommandSpec {
-            overhead: args.overhead.clone(),
-            communication: args.communication.clone(),
-            partition: args.partition.clone(),
-            ..CommandSpec::new("false", work)
-        })
-        .map_err(|e| anyhow::anyhow!("--{e}")),
+    match (args.declared.program(None)?, names.first()) {
+        (Some(program), _) => Ok(program),
         (None, Some(name)) => Ok(Program::Kernel(
             args.kernel_options.kernel(name, registry).map_err(|e| {
                 anyhow::anyhow!(
@@ -391,9 +517,9 @@ fn predict(
     })
 }
 
-fn render(kernel: &str, platform: &str, study: &PredictedStudy) -> String {
+fn render(name: &str, model: &str, platform: &str, study: &PredictedStudy) -> String {
     let mut out = format!(
-        "Predicted (approach 3, the kernel's HBSP^1 time model): {kernel} on {platform}, target E_s = {}\n{:<28} {:>6} {:>14} {:>10} {:>12} {:>24} {:>14} {:>13}\n",
+        "Predicted (approach 3, {model}): {name} on {platform}, target E_s = {}\n{:<28} {:>6} {:>14} {:>10} {:>12} {:>24} {:>14} {:>13}\n",
         study.target,
         "nodes",
         "p",
