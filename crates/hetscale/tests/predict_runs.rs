@@ -75,6 +75,25 @@ const PREDICT_RUNS: [&str; 7] = [
     "toy.toml",
 ];
 
+/// The one-line error of `predict` (its `args`) given `option value`, asked about the first
+/// 4 hosts at `target`.
+fn refused_on_four_hosts(
+    d: &std::path::Path,
+    args: &[&str],
+    option: &str,
+    value: &str,
+    target: &str,
+) -> String {
+    one_line_error(hetscale_in(d).args(args).args([
+        option,
+        value,
+        "--nodes",
+        "h1,h2,h3,h4",
+        "--target",
+        target,
+    ]))
+}
+
 /// A directory holding the toy platform (`toy.toml`) and `runs` (`runs.csv`).
 fn dir_with(runs: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -258,27 +277,19 @@ fn a_declared_communication_carries_runs_on_one_and_two_hosts_to_four_and_eight(
         );
     }
     // A declaration that is not one is refused in one line.
-    let err = one_line_error(hetscale_in(d).args(PREDICT_RUNS).args([
-        "--communication",
-        "500*halo(8*n)",
-        "--nodes",
-        "h1,h2,h3,h4",
-        "--target",
-        "0.8",
-    ]));
+    let err = refused_on_four_hosts(d, &PREDICT_RUNS, "--communication", "500*halo(8*n)", "0.8");
     assert!(
         err.contains("names no pattern") && err.contains("neighbours"),
         "{err}"
     );
     // Bytes that are no size on the runs: an error, not a hypothesis left out.
-    let err = one_line_error(hetscale_in(d).args(PREDICT_RUNS).args([
+    let err = refused_on_four_hosts(
+        d,
+        &PREDICT_RUNS,
         "--communication",
         "500*neighbours(8*(1000-n))",
-        "--nodes",
-        "h1,h2,h3,h4",
-        "--target",
         "0.8",
-    ]));
+    );
     assert!(
         err.contains("the bytes of neighbours") && err.contains("not negative"),
         "{err}"
@@ -340,14 +351,7 @@ fn a_declared_equal_partition_carries_the_slowest_host_to_four_and_eight() {
             "p = {p}: T = {t}, the law's {law}"
         );
     }
-    let err = one_line_error(hetscale_in(d).args(PREDICT_RUNS_100).args([
-        "--partition",
-        "rows",
-        "--nodes",
-        "h1,h2,h3,h4",
-        "--target",
-        "0.5",
-    ]));
+    let err = refused_on_four_hosts(d, &PREDICT_RUNS_100, "--partition", "rows", "0.5");
     assert!(
         err.contains("partition \"rows\"") && err.contains("\"equal\""),
         "{err}"

@@ -58,17 +58,17 @@ impl Configuration {
     }
 }
 
-/// How a program splits its work among a configuration's nodes, where its author knows it
-/// (from its source, as its messages are): it decides the compute term of its model, so that
-/// two small configurations need not tell load imbalance from communication.
+/// How a program splits its work among a configuration's nodes (its author knows it from its
+/// source, as its messages): it decides the compute term of its model, so that two small
+/// configurations need not tell load imbalance from communication.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Partition {
-    /// Not declared: the compute term is `W/C`, and hypotheses may add the slowest node's
-    /// share `W/(p C_min) - W/C`, which the runs then have to show.
+    /// Shares in proportion to marked speed, as hetscale's kernels split theirs and
+    /// isospeed-efficiency assumes (the default): the compute term is `W/C`, and hypotheses
+    /// may add the slowest node's share `W/(p C_min) - W/C` where the runs show other costs
+    /// that the slowest node sets.
     #[default]
-    Unknown,
-    /// Shares in proportion to marked speed (hetscale's kernels): the compute term is `W/C`.
     Speed,
     /// The same share on every node (a block split by rank): the slowest node finishes last,
     /// and the compute term is `W/(p C_min)`.
@@ -97,7 +97,6 @@ impl std::str::FromStr for Partition {
 impl std::fmt::Display for Partition {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            Self::Unknown => "unknown",
             Self::Speed => "speed",
             Self::Equal => "equal",
         })

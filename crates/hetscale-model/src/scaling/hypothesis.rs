@@ -198,8 +198,8 @@ impl Serialize for Term {
 
 /// The hypotheses [`select`](super::selection::select) chooses among: the compute term `a W/C`
 /// (`a W/(p C_min)` for a [`Partition::Equal`] program), always, plus one to
-/// `max_overhead_terms` overhead terms, each with or without the constant `b` and, where the
-/// partition is not known, with or without the [`Term::SlowestShare`] term.
+/// `max_overhead_terms` overhead terms, each with or without the constant `b` and, unless the
+/// split is equal, with or without the [`Term::SlowestShare`] term.
 ///
 /// The overhead terms are the normal-form terms `n^i log2(n)^j p^k log2(p)^l` over every
 /// combination of the exponent lists but the all-zero one (which is `b`), and the `custom`
@@ -220,8 +220,8 @@ pub struct HypothesisSpace {
     /// slowest-share term not counted).
     pub max_overhead_terms: usize,
     /// How the program splits its work: its compute term, and whether hypotheses may add
-    /// [`Term::SlowestShare`] (only when it is [`Partition::Unknown`], and where the
-    /// configurations' slowest shares differ).
+    /// [`Term::SlowestShare`] (not for [`Partition::Equal`], whose compute term holds it, and
+    /// only where the configurations' slowest shares differ).
     pub partition: Partition,
     /// The caller's own terms (e.g. a kernel's HBSP^1 overhead).
     pub custom: Vec<CustomTerm>,
@@ -235,7 +235,7 @@ impl Default for HypothesisSpace {
             p_exponents: vec![0.0, 0.5, 1.0, 1.5, 2.0],
             log_p_exponents: vec![0, 1, 2],
             max_overhead_terms: 2,
-            partition: Partition::Unknown,
+            partition: Partition::Speed,
             custom: Vec::new(),
         }
     }
@@ -260,13 +260,14 @@ impl HypothesisSpace {
     pub fn compute_term(&self) -> Term {
         match self.partition {
             Partition::Equal => Term::EqualShareCompute,
-            Partition::Unknown | Partition::Speed => Term::Compute,
+            Partition::Speed => Term::Compute,
         }
     }
 
-    /// Whether hypotheses may add [`Term::SlowestShare`]: only when the partition is unknown.
+    /// Whether hypotheses may add [`Term::SlowestShare`]: not for an equal split, whose
+    /// compute term holds it.
     pub fn slowest_share(&self) -> bool {
-        self.partition == Partition::Unknown
+        self.partition != Partition::Equal
     }
 
     /// Every overhead term of the space: the normal-form terms, then the custom ones.

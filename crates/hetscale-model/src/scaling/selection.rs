@@ -558,11 +558,12 @@ pub fn select(
 /// The indices of the hypotheses of `scored` the choice is made among with runs on 2
 /// configurations: those of the program's own model (its custom terms `own`, the constant and
 /// the compute term only) when the runs identify one with a custom term, since 2
-/// configurations cannot check an overhead's form in `p` (a normal-form term's form in `p`
-/// would be chosen from the one configuration that has it), while the program's own model
-/// has its form in `p` from the program and the machine; otherwise every hypothesis.
+/// configurations cannot check an overhead's form in `p` (a normal-form term's form in `p`,
+/// or the slowest share's weight, would be chosen from the one configuration that has it),
+/// while the program's own model has its form in `p` from the program and the machine;
+/// otherwise every hypothesis.
 fn own_model_family(scored: &[Scored], own: &std::ops::Range<usize>) -> Vec<usize> {
-    let is_normal_form = |c: &usize| *c >= 3 && !own.contains(c);
+    let is_normal_form = |c: &usize| (*c >= 3 || *c == SLOWEST) && !own.contains(c);
     let has_own = |s: &Scored| s.columns.iter().any(|c| own.contains(c));
     let all = 0..scored.len();
     if !scored.iter().any(has_own) {

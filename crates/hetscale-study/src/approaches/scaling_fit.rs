@@ -560,15 +560,14 @@ pub const OWN_OVERHEAD_COMMAND: &str = "T_o,spec";
 /// own overhead model as one more term when it has one, so that the runs choose between the
 /// derived model and the normal form, in a space whose compute term is the program's
 /// partition's (`W/C`, or `W/(p C_min)` for a command that declares an equal split). The term
-/// is all the program's time model adds to that compute term (isospeed-efficiency's overhead
-/// `T_o = T - W/C` for a kernel, which splits in proportion to speed): for a kernel, its HBSP^1 model on
-/// the configuration's machine with the platform's `g`, `L` and `r_j`, load imbalance
-/// included (the compute its supersteps replay beyond `W/C`: a process grid's shares, say);
-/// for a command, its `overhead` formula plus its declared `communication` charged on the
-/// configuration's machine. The
-/// term is evaluated on `configurations` (by the label the model's configurations carry:
-/// the fitted ones' labels, the targets' node sets) at integer sizes, cached, and left out
-/// when it is not finite on every run (a model that would not fit in memory, say).
+/// is all the program's time model adds to that compute term: for a kernel (split by speed),
+/// `T - W/C` of its HBSP^1 model on the configuration's machine with the platform's `g`, `L`
+/// and `r_j`, load imbalance included (a process grid's shares, say); for a command, its
+/// `overhead` formula plus its declared `communication` charged on the configuration's
+/// machine (its compute is the compute term itself, at the rate `a` fits). The term is
+/// evaluated on `configurations` (by the label the model's configurations carry: the fitted
+/// ones' labels, the targets' node sets) at integer sizes, cached, and left out when it is
+/// not finite on every run (a model that would not fit in memory, say).
 pub fn hypothesis_space(
     program: &Arc<Program>,
     configurations: impl IntoIterator<Item = (String, ResolvedConfiguration)>,
@@ -592,9 +591,12 @@ pub fn hypothesis_space(
         let value = table.get(&c.label).map_or(f64::NAN, |r| {
             program
                 .model_parts(n, r)
-                .map_or(f64::NAN, |(replayed, overhead)| {
-                    let work = program.work(n, r.configuration.nodes);
-                    replayed + overhead - compute.value(n, work, c)
+                .map_or(f64::NAN, |(replayed, overhead)| match program.as_ref() {
+                    Program::Kernel(_) => {
+                        let work = program.work(n, r.configuration.nodes);
+                        replayed + overhead - compute.value(n, work, c)
+                    }
+                    Program::Command(_) => overhead,
                 })
         });
         cache.lock().expect("not poisoned").insert(key, value);

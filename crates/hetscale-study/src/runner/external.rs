@@ -654,7 +654,7 @@ pub struct ExternalCommand {
     pub overhead: Option<crate::spec::formula::Formula>,
     /// The declared communication, if given.
     pub communication: Option<crate::spec::communication::Communication>,
-    /// How it splits its work ([`Partition::Unknown`] when not declared).
+    /// How it splits its work ([`Partition::Speed`] when not declared).
     pub partition: Partition,
     /// Its name in the platform's machine model, if its compute rate is calibrated there.
     pub program: Option<String>,

@@ -193,7 +193,7 @@ fn slowest_share(partition: Partition, machine: &hbsp::Machine) -> f64 {
         Partition::Equal => {
             marked / (nodes.len() as f64 * slowest(&|n| n.marked_speed * fraction(n)))
         }
-        Partition::Speed | Partition::Unknown => 1.0 / slowest(&|n| fraction(n)),
+        Partition::Speed => 1.0 / slowest(&|n| fraction(n)),
     }
 }
 
@@ -389,5 +389,26 @@ mod tests {
             err.contains("partition \"rows\"") && !err.contains('\n'),
             "{err}"
         );
+        // Named, the program computes at its calibrated rate and pays its start-up.
+        let calibrated = crate::calibrate::with_rate(&sunwulf, "solver", |rate| {
+            rate.rate_fraction = 0.5;
+            rate.run_overhead_s = 0.1;
+            rate.process_overhead_s = 0.0;
+            rate.declared = true;
+        });
+        let config = resolve(&calibrated, "C_4", "server*2:1,sunblade:3").unwrap();
+        let spec = CommandSpec {
+            overhead: Some("0".into()),
+            partition: Some("equal".into()),
+            program: Some("solver".into()),
+            ..CommandSpec::new("./solver {n}", "100*n^2")
+        };
+        let program = Program::Command(Box::new(spec.validate().unwrap()));
+        let (compute, overhead) = program.model_parts(1000.0, &config).unwrap();
+        assert!(
+            (compute / (2.0 * balanced * share) - 1.0).abs() < 1e-12,
+            "{compute}"
+        );
+        assert!((overhead - 0.1).abs() < 1e-12, "{overhead}");
     }
 }

@@ -31,6 +31,11 @@ pub struct CommandArgs {
     /// proportion to marked speed) or "equal" (the same share each: its compute is W/(p C_min)).
     #[arg(long, value_name = "SPLIT", requires = "command")]
     pub partition: Option<String>,
+    /// With --command: the program's name in the platform's machine model, whose compute
+    /// rate and start-up approach 3 takes (`hetscale calibrate --runs ... --work ...` fits
+    /// them to its runs).
+    #[arg(long, value_name = "NAME", requires = "command")]
+    pub program: Option<String>,
     /// With --command: read the time (s) from the first group of this regex in the output
     /// (default: the wall-clock time hetscale measures).
     #[arg(long, value_name = "REGEX", requires = "command")]
@@ -72,6 +77,7 @@ impl CommandArgs {
             overhead: self.overhead.clone(),
             communication: self.communication.clone(),
             partition: self.partition.clone(),
+            program: self.program.clone(),
             time_regex: self.time_regex.clone(),
             time_json: self.time_json.clone(),
             timeout_s: self.timeout,
