@@ -130,7 +130,7 @@ fn bad_inputs_are_refused_in_one_line() {
     );
     let err =
         one_line_error(hetscale_in(d).args(["predict", "ge", "--from", "s.db", "--nodes", C_32]));
-    assert!(err.contains("not both"), "{err}");
+    assert!(err.contains("give one of a KERNEL"), "{err}");
 
     // A study whose every run failed stores no measured run to fit.
     let failing = [

@@ -430,6 +430,24 @@ fn a_declared_programs_calibrated_model_predicts_four_and_eight_hosts() {
         (e_s / 0.1 - 1.0).abs() < 0.03,
         "N = {n}: the law's E_s there is {e_s}"
     );
+    // A name the platform holds no calibration of is refused, not taken at the marked speed.
+    let err = one_line_error(
+        hetscale_in(d)
+            .args(["predict", "--program", "jacobi"])
+            .args(declared)
+            .args([
+                "--platform",
+                "toy.toml",
+                "--nodes",
+                "h1,h2",
+                "--time-at",
+                "1000",
+            ]),
+    );
+    assert!(
+        err.contains("--program jacobi") && err.contains("calibrate"),
+        "{err}"
+    );
     // A kernel's parameter is refused for a declared program, in one line.
     let err = one_line_error(
         hetscale_in(d)

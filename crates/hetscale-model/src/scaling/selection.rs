@@ -86,7 +86,8 @@ pub struct Selection {
     /// run, the chosen one first.
     #[serde(skip)]
     pub(super) plausible: Vec<(Vec<usize>, Vec<f64>)>,
-    /// Every column the hypotheses are made of: the compute term, `1`, the slowest share, the overheads.
+    /// Every column the hypotheses are made of: the compute term, `1`, the slowest share, the
+    /// overheads.
     #[serde(skip)]
     pub(super) terms: Vec<Term>,
     #[serde(skip)]
@@ -398,7 +399,8 @@ const EQUAL: f64 = 1e-7;
 const CONSIDERED: f64 = 0.5;
 
 /// Every hypothesis of `space` over the columns `[compute, 1, slowest share, overheads...]`:
-/// the compute term with up to `max_terms` overheads, each with and without `1` and the slowest share.
+/// the compute term with up to `max_terms` overheads, each with and without `1` and the
+/// slowest share.
 fn hypotheses(
     engine: &Engine,
     overheads: usize,
@@ -461,8 +463,8 @@ fn hypotheses(
 /// - **Few configurations.** With only 2, each run is left out instead, hypotheses have one
 ///   overhead term at most (2 configurations cannot tell more apart), the program's own model
 ///   (the space's custom terms), where the runs identify it, is chosen over the normal form
-///   (whose form in `p` 2 configurations cannot check), and the model carries
-///   [`Caution::FewConfigurations`].
+///   and the slowest share (whose form in `p` 2 configurations cannot check), and the model
+///   carries [`Caution::FewConfigurations`].
 ///
 /// Errors: no runs, a bad run or configuration, runs on fewer than 2 configurations (after
 /// leaving out those below the noise floor), or no hypothesis the runs identify.

@@ -61,7 +61,7 @@ pub struct Args {
     #[arg(long, value_name = "NAME", requires = "from")]
     pub study: Option<String>,
     /// With --from or --runs: choose the overhead from Extra-P's normal form (and the slowest
-    /// node's share, where the partition is not known) only, leaving out the program's own
+    /// node's share, unless the split is declared equal) only, leaving out the program's own
     /// model (T_o,hbsp, T_o,spec): what the runs alone say.
     #[arg(long)]
     pub normal_form: bool,
@@ -117,7 +117,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     match (&args.from, &args.runs, &args.kernel, args.target) {
         (_, _, Some(kernel), _) if args.from.is_some() || args.runs.is_some() || declared => {
             anyhow::bail!(
-                "give a KERNEL ({kernel}), a declared program (--work) or measured runs (--from DB, --runs FILE.csv), not two: the runs name their program"
+                "give one of a KERNEL ({kernel}), a declared program (--work) or measured runs (--from DB, --runs FILE.csv): the runs name their program"
             )
         }
         (Some(db), None, None, _) => run_from(db, args, registry),
@@ -243,6 +243,17 @@ fn run_declared(target: Option<f64>, args: &Args, registry: &KernelRegistry) -> 
         );
     }
     let platform = super::load_platform(args.platform.as_deref().unwrap_or("sunwulf"), registry)?;
+    if let Some(name) = &args.program {
+        let calibrated = platform
+            .machine
+            .as_ref()
+            .is_some_and(|model| model.compute.iter().any(|rate| rate.kernel == *name));
+        anyhow::ensure!(
+            calibrated,
+            "--program {name}: platform {} has no compute entry of that name: fit one with hetscale calibrate --runs CSV --work ... --write-platform FILE, or leave --program out (the marked speed, no start-up)",
+            platform.name
+        );
+    }
     let name = args.program.as_deref().unwrap_or("the declared program");
     let (platform, configs) = configurations(platform, args)?;
     let Some(target) = target else {
