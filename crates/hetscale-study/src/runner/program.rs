@@ -3,7 +3,8 @@
 //!
 //! Both give the approaches what they need: the work `W(N)` (for a command, a formula in `n`
 //! and `p`) and, for approach 3, a time model `T = T_compute + T_o` (for a kernel, its HBSP^1
-//! overhead model; for a command, `W / C` plus the spec's overhead formula, if it gives one).
+//! overhead model; for a command, its compute under its declared partition plus its overhead
+//! formula and declared communication).
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -129,8 +130,9 @@ impl Program {
 }
 
 /// A command's time model at size `n` on `config`: its compute (`W / C`, or `W / (p C_min)`
-/// for an equal split) and its `T_o`, the overhead
-/// formula plus the declared communication charged on the configuration's machine.
+/// for an equal split, at its `program`'s calibrated rate if it names one) and its `T_o`, the
+/// overhead formula plus the declared communication charged on the configuration's machine
+/// (plus that program's start-up).
 fn command_model_parts(
     command: &ExternalCommand,
     n: f64,
