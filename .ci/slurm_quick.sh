@@ -169,7 +169,7 @@ warmup = 0
 approaches = ["measured"]
 
 [command]
-template = "$BIN/srun --nodelist={nodelist} --nodes={p} --ntasks={p} --job-name=hetscale-cancel sh -c 'if [ -e $WORK/slow ]; then sleep 120; fi; echo elapsed: 0.5 s'"
+template = "$BIN/srun --nodelist={nodelist} --nodes={p} --ntasks={p} --job-name=hetscale-cancel sh -c 'if [ -e $WORK/slow ]; then touch $WORK/started; sleep 120; fi; echo elapsed: 0.5 s'"
 work = "n"
 time_regex = "elapsed: (\\\\S+) s"
 timeout_s = 200
@@ -180,8 +180,11 @@ nodes = "h2"
 TOML
 (cd "$WORK" && "$HS" study cancel.toml --out cancel --quiet > "$WORK/cancel.out" 2>&1) &
 study=$!
-for _ in $(seq 100); do
-    job=$("$BIN/squeue" -h -n hetscale-cancel -t RUNNING -o %i)
+# Cancelled once its task runs: a job cancelled while its step was still being launched once
+# left srun exiting 0 with nothing printed, a case this step does not check.
+job=
+for _ in $(seq 150); do
+    [ -e "$WORK/started" ] && job=$("$BIN/squeue" -h -n hetscale-cancel -t RUNNING -o %i)
     [ -n "$job" ] && break
     sleep 0.2
 done

@@ -20,3 +20,15 @@ pub fn grouped(count: usize) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_counts_read_at_a_glance() {
+        assert_eq!(size(2967.0), "2967");
+        assert_eq!(size(210_000.0), "2.1e5");
+        assert_eq!(grouped(1024), "1,024");
+    }
+}

@@ -133,6 +133,47 @@ fn a_programs_runs_from_a_file_predict_the_laws_size_and_time_on_more_hosts() {
 }
 
 #[test]
+fn a_configuration_no_size_in_the_range_reaches_is_named_and_the_others_answered() {
+    let dir = dir_with(&runs_csv("solver"));
+    let d = dir.path();
+    let (four, eight) = (hosts(4).0, hosts(8).0);
+    // The law holds E_s = 0.3 at N = 2400 on 4 hosts and 9600 on 8: --n-max 5000 is between.
+    let asked = [
+        "--nodes", &four, "--nodes", &eight, "--target", "0.3", "--n-max", "5000",
+    ];
+    let json = json_of(hetscale_in(d).args(PREDICT_RUNS).args(asked).arg("--json"));
+    let points = json["points"].as_array().unwrap();
+    assert_eq!(points.len(), 1, "{json}");
+    assert_eq!(points[0]["p"], 4, "{json}");
+    let n = points[0]["n"].as_f64().unwrap();
+    assert!((n / 2400.0 - 1.0).abs() < 0.05, "N = {n}, the law's 2400");
+    let unreached = json["unreached"].as_array().unwrap();
+    assert_eq!(unreached.len(), 1, "{json}");
+    assert_eq!(unreached[0]["nodes"], eight.as_str(), "{json}");
+    assert!(
+        unreached[0]["reason"].as_str().unwrap().contains("--n-max"),
+        "{json}"
+    );
+    let text = common::stdout_of(hetscale_in(d).args(PREDICT_RUNS).args(asked));
+    let last = text.lines().last().unwrap();
+    assert!(
+        text.contains(&format!("not reached on {eight} (p = 8): "))
+            && last.contains("on 4 nodes N must grow to")
+            && last.ends_with(&format!(
+                "no size in the range holds it on {eight} (why: above)"
+            )),
+        "{text}"
+    );
+    // Asked about 8 hosts alone, the answer is the reason, one line.
+    let err = one_line_error(
+        hetscale_in(d)
+            .args(PREDICT_RUNS)
+            .args(["--nodes", &eight, "--target", "0.3", "--n-max", "5000"]),
+    );
+    assert!(err.contains("--n-max"), "{err}");
+}
+
+#[test]
 fn the_time_at_a_fixed_size_is_the_laws_with_an_interval_that_holds_it() {
     let dir = dir_with(&runs_csv("solver"));
     let d = dir.path();

@@ -15,21 +15,23 @@ use hetscale_kernels::{KernelRegistry, flops_per_unit};
 use hetscale_model::ModelError;
 use hetscale_model::scaling::{
     BootstrapOptions, Configuration as ModelConfiguration, CustomTerm, HypothesisSpace,
-    PredictionTarget, Run, ScalingData, ScalingModel, SelectOptions, Selection, bootstrap, select,
+    PredictionTarget, Run, ScalingData, SelectOptions, Selection, bootstrap, select,
 };
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use super::scaling_prediction::{
+    BaseConfiguration, ExcludedRun, FittedConfiguration, ModelSummary, PredictedPoint,
+    ScalingPrediction, UnreachedPoint, verdict,
+};
 use crate::calibrate::runs::MeasuredRun;
 use crate::error::{Result, StudyError};
-use crate::readable::{grouped, size};
 use crate::runner::SAMPLE;
 use crate::runner::program::Program;
 use crate::spec::configuration::{ResolvedConfiguration, resolve};
 use crate::store::Store;
 use crate::store::stored_spec::stored_spec;
-use crate::study::summary::{seconds_and_human, trimmed, trimmed_to};
 use crate::study::warnings::NOISE_FLOOR_S;
 
 /// How many runners-up the text and JSON show.
@@ -275,10 +277,21 @@ impl StudyRuns {
             Err(e) => return Err(self.poor_model(e, selection, &base.label, target)),
         };
         let reference = base_n.map(|_| base);
-        let points = targets
-            .iter()
-            .map(|t| self.predict_one(selection, t, reference, target, n_bounds))
-            .collect::<Result<Vec<_>>>()?;
+        let (mut points, mut unreached) = (Vec::new(), Vec::new());
+        for t in targets {
+            match self.predict_one(selection, t, reference, target, n_bounds)? {
+                Ok(point) => points.push(point),
+                Err(point) => unreached.push(point),
+            }
+        }
+        // One configuration's answer is worth giving with the others' reasons; none is an error.
+        if points.is_empty() && !unreached.is_empty() {
+            let first = unreached.swap_remove(0);
+            return Err(StudyError::Configuration {
+                configuration: first.nodes,
+                message: first.reason,
+            });
+        }
         let excluded = selection
             .excluded
             .iter()
@@ -313,6 +326,7 @@ impl StudyRuns {
                 n_reference: base_n.map(|n| n.round() as u64),
             },
             points,
+            unreached,
             verdict: String::new(),
         };
         prediction.verdict = verdict(&prediction);
@@ -363,6 +377,8 @@ impl StudyRuns {
         )))
     }
 
+    /// The point on `target_config`, or (the inner error) why the model holds the target at
+    /// no size in `n_bounds` there.
     fn predict_one(
         &self,
         selection: &Selection,
@@ -370,12 +386,12 @@ impl StudyRuns {
         reference: Option<&ModelConfiguration>,
         target: f64,
         n_bounds: (f64, f64),
-    ) -> Result<PredictedPoint> {
+    ) -> Result<std::result::Result<PredictedPoint, UnreachedPoint>> {
         let label = &target_config.nodes;
         let configuration = model_configuration(target_config, label)?;
         let p = configuration.nodes();
         let work = |n: f64| self.program.work(n, p);
-        let estimate = bootstrap(
+        let bootstrapped = bootstrap(
             &self.data,
             selection,
             &PredictionTarget {
@@ -387,14 +403,25 @@ impl StudyRuns {
             },
             &work,
             &BootstrapOptions::default(),
-        )
-        .map_err(|e| unreachable_on(e, label))?;
+        );
+        let estimate = match bootstrapped.map_err(|e| unreachable_on(e, label)) {
+            Ok(estimate) => estimate,
+            Err(StudyError::Configuration { message, .. }) => {
+                return Ok(Err(UnreachedPoint {
+                    nodes: label.clone(),
+                    p,
+                    marked_speed_flops: configuration.marked_speed(),
+                    reason: message,
+                }));
+            }
+            Err(other) => return Err(other),
+        };
         let n = estimate.size.estimate;
         let measured = self
             .configurations
             .iter()
             .any(|c| c.configuration.nodes == p && same_speeds(c, &configuration));
-        Ok(PredictedPoint {
+        Ok(Ok(PredictedPoint {
             nodes: label.clone(),
             p,
             marked_speed_flops: configuration.marked_speed(),
@@ -410,7 +437,7 @@ impl StudyRuns {
             psi_from_base: estimate.psi.map(|i| i.estimate),
             psi_from_base_ci95: estimate.psi.map(|i| [i.low, i.high]),
             cautions: estimate.cautions.iter().map(ToString::to_string).collect(),
-        })
+        }))
     }
 }
 
@@ -647,177 +674,10 @@ pub(crate) fn model_configuration(
     Ok(ModelConfiguration::new(label, speeds)?)
 }
 
-/// A fitted model as the output shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ModelSummary {
-    /// `T = ...`, the formula a person reads.
-    pub formula: String,
-    /// The overhead terms, e.g. `["n log2(p)"]`.
-    pub hypothesis: Vec<String>,
-    /// The cross-validated error on the configurations left out, %.
-    pub cv_error_percent: f64,
-    /// The fit's error on every run, %.
-    pub fit_error_percent: f64,
-}
-
-impl ModelSummary {
-    pub(crate) fn of(model: &ScalingModel) -> Self {
-        Self {
-            formula: model.to_string(),
-            hypothesis: model.hypothesis(),
-            cv_error_percent: model.cv_error_percent,
-            fit_error_percent: model.fit_error_percent,
-        }
-    }
-}
-
-/// A configuration the model was fitted on.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FittedConfiguration {
-    /// Its label in the study.
-    pub label: String,
-    /// Its node set.
-    pub nodes: String,
-    /// Its node count.
-    pub p: usize,
-    /// Its marked speed `C`, flop/s.
-    pub marked_speed_flops: f64,
-    /// The smallest size run on it.
-    pub n_min: u64,
-    /// The largest size run on it.
-    pub n_max: u64,
-}
-
-/// A run left out of the fit.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ExcludedRun {
-    /// The configuration it ran on.
-    pub configuration: String,
-    /// Its size.
-    pub n: u64,
-    /// Its time, s.
-    pub time_s: f64,
-    /// Why it was left out.
-    pub reason: String,
-}
-
-/// The configuration `psi` is measured from.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct BaseConfiguration {
-    /// Its label in the study.
-    pub label: String,
-    /// Its node set.
-    pub nodes: String,
-    /// Its node count.
-    pub p: usize,
-    /// Its marked speed `C`, flop/s.
-    pub marked_speed_flops: f64,
-    /// The model's size holding the target on it; none where it holds the target at no size
-    /// (runs from a file, not searched for the target): then there is no `psi`.
-    pub n_reference: Option<u64>,
-}
-
-/// The prediction on one requested configuration.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PredictedPoint {
-    /// The node set as requested.
-    pub nodes: String,
-    /// The node count.
-    pub p: usize,
-    /// The marked speed `C`, flop/s.
-    pub marked_speed_flops: f64,
-    /// Whether the study measured this configuration.
-    pub measured: bool,
-    /// The size holding the target `E_s`.
-    pub n: u64,
-    /// Its 95% interval.
-    pub n_ci95: [u64; 2],
-    /// The work at `n`, flop.
-    pub work_flop: f64,
-    /// The time at `n`, s.
-    pub time_s: f64,
-    /// Its 95% interval, s.
-    pub time_s_ci95: [f64; 2],
-    /// `psi(base, this)`.
-    pub psi_from_base: Option<f64>,
-    /// Its 95% interval.
-    pub psi_from_base_ci95: Option<[f64; 2]>,
-    /// What the data cannot support, one line each.
-    pub cautions: Vec<String>,
-}
-
-/// `predict --from`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ScalingPrediction {
-    /// The study fitted.
-    pub study: String,
-    /// The speed-efficiency held.
-    pub target: f64,
-    /// The selected model.
-    pub model: ModelSummary,
-    /// The next best, best first (at most [`RUNNERS_UP`]).
-    pub runners_up: Vec<ModelSummary>,
-    /// The configurations fitted on.
-    pub fitted_on: Vec<FittedConfiguration>,
-    /// The runs left out of the fit (below the noise floor).
-    pub excluded: Vec<ExcludedRun>,
-    /// The configuration `psi` is measured from: the largest measured one.
-    pub base: BaseConfiguration,
-    /// One per requested configuration, in the order requested.
-    pub points: Vec<PredictedPoint>,
-    /// The answer, one line.
-    pub verdict: String,
-}
-
-/// The answer on the last requested configuration: `to hold E_s = 0.3 on 1,024 nodes N must
-/// grow to 2.1e5 [1.7e5, 2.6e5], 48x the 8-node size; T = ... s (7.6 days)`, and what the
-/// model cannot support.
-pub fn verdict(prediction: &ScalingPrediction) -> String {
-    let Some(last) = prediction.points.last() else {
-        return String::new();
-    };
-    let growth = prediction
-        .base
-        .n_reference
-        .map_or(String::new(), |reference| {
-            format!(
-                ", {}x the {}-node size",
-                trimmed_to(last.n as f64 / reference.max(1) as f64, 2),
-                grouped(prediction.base.p)
-            )
-        });
-    let mut line = format!(
-        "to hold E_s = {} on {} nodes N must grow to {} [{}, {}]{growth}; T = {}",
-        trimmed(prediction.target),
-        grouped(last.p),
-        size(last.n as f64),
-        size(last.n_ci95[0] as f64),
-        size(last.n_ci95[1] as f64),
-        seconds_and_human(last.time_s)
-    );
-    let cv = prediction.model.cv_error_percent;
-    if cv > hetscale_model::scaling::POOR_CV_ERROR_PERCENT {
-        line.push_str(&format!(
-            "; but the model's cross-validated error is {cv:.0}%, above {}%: a rough guide only",
-            hetscale_model::scaling::POOR_CV_ERROR_PERCENT
-        ));
-    } else if !last.cautions.is_empty() {
-        line.push_str(" (interval widened: see the cautions)");
-    }
-    line
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::spec::StudySpec;
-
-    #[test]
-    fn sizes_and_counts_read_at_a_glance() {
-        assert_eq!(size(2967.0), "2967");
-        assert_eq!(size(210_000.0), "2.1e5");
-        assert_eq!(grouped(1024), "1,024");
-    }
 
     /// A threads study of mm on 1, 2 and 4 SunBlades whose stored times follow
     /// `T = W/C + 1e-3 p`, the smallest sizes below the noise floor.

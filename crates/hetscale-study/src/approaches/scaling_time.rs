@@ -5,7 +5,8 @@
 use hetscale_model::scaling::{BootstrapOptions, Selection, bootstrap_time};
 use serde::Serialize;
 
-use super::scaling_fit::{FittedConfiguration, ModelSummary, StudyRuns, model_configuration};
+use super::scaling_fit::{StudyRuns, model_configuration};
+use super::scaling_prediction::{FittedConfiguration, ModelSummary};
 use crate::error::{Result, StudyError};
 use crate::spec::configuration::ResolvedConfiguration;
 

@@ -521,8 +521,18 @@ impl TimeSource {
     }
 
     /// The run time of `output`, s: positive and finite, else a one-line error. It is read
-    /// from the end of standard output, else from [`CommandOutput::time_line`].
+    /// from the end of standard output, else from [`CommandOutput::time_line`]. The error
+    /// quotes standard error's reason line, if any: a launcher such as `srun` may exit 0 on
+    /// a run that never printed its time, and says why only there.
     pub fn read(&self, output: &CommandOutput) -> Result<f64, String> {
+        self.read_stdout(output)
+            .map_err(|error| match reason_line(&output.stderr) {
+                Some(line) => format!("{error}; standard error ends \"{}\"", quoted(line)),
+                None => error,
+            })
+    }
+
+    fn read_stdout(&self, output: &CommandOutput) -> Result<f64, String> {
         let time = match self {
             Self::Wall => output.wall_s,
             Self::Regex(regex) => {
@@ -843,6 +853,23 @@ mod tests {
         )
         .unwrap();
         assert_eq!(out.stdout, "given\n");
+    }
+
+    #[test]
+    fn a_run_that_exits_0_without_its_time_quotes_its_standard_error() {
+        let regex = TimeSource::regex(r"elapsed: (\S+) s").unwrap();
+        let out = launch(
+            &sh("echo 'srun: error: h2: task 0: Terminated' >&2; exit 0"),
+            Duration::from_secs(10),
+        )
+        .unwrap();
+        let err = regex.read(&out).unwrap_err();
+        assert!(
+            err.contains("no match of time_regex") && err.ends_with("task 0: Terminated\""),
+            "{err}"
+        );
+        let quiet = launch(&sh("echo nothing"), Duration::from_secs(10)).unwrap();
+        assert!(!regex.read(&quiet).unwrap_err().contains("standard error"));
     }
 
     #[test]

@@ -9,9 +9,8 @@ use hetscale_kernels::KernelRegistry;
 use hetscale_kernels::MAX_N;
 use hetscale_study::StudyError;
 use hetscale_study::approaches::predicted::{PredictedStudy, check_replication_fits};
-use hetscale_study::approaches::scaling_fit::{
-    ModelSummary, ScalingPrediction, StudyRuns, pick_study,
-};
+use hetscale_study::approaches::scaling_fit::{StudyRuns, pick_study};
+use hetscale_study::approaches::scaling_prediction::{ModelSummary, ScalingPrediction};
 use hetscale_study::approaches::scaling_time::TimePrediction;
 use hetscale_study::calibrate::runs::{MeasuredRun, read_runs};
 use hetscale_study::runner::program::Program;
@@ -642,6 +641,12 @@ fn render_from(source: &str, platform: &str, p: &ScalingPrediction) -> String {
     out.push_str(&aligned(&header, &cells));
     let cautions = p.points.iter().map(|point| (&point.nodes, &point.cautions));
     out.push_str(&cautions_once(cautions));
+    for unreached in &p.unreached {
+        out.push_str(&format!(
+            "not reached on {} (p = {}): {}\n",
+            unreached.nodes, unreached.p, unreached.reason
+        ));
+    }
     // The answer last, where the eye lands.
     out.push_str(&format!("{}\n", p.verdict));
     out
@@ -761,7 +766,7 @@ fn ratio(value: f64) -> String {
 /// The runs left out of the fit, one phrase per configuration (`C_1: 12 runs, N 8..160,
 /// 3.8e-3..9.9e-3 s`): a study can leave out dozens, which one per run would bury.
 fn excluded_by_configuration(
-    excluded: &[hetscale_study::approaches::scaling_fit::ExcludedRun],
+    excluded: &[hetscale_study::approaches::scaling_prediction::ExcludedRun],
 ) -> String {
     let mut labels: Vec<&str> = Vec::new();
     for e in excluded {
@@ -807,7 +812,7 @@ fn excluded_by_configuration(
 #[cfg(test)]
 mod excluded_tests {
     use super::excluded_by_configuration;
-    use hetscale_study::approaches::scaling_fit::ExcludedRun;
+    use hetscale_study::approaches::scaling_prediction::ExcludedRun;
 
     fn run(configuration: &str, n: u64, time_s: f64) -> ExcludedRun {
         ExcludedRun {

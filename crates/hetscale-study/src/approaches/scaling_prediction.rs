@@ -1,0 +1,197 @@
+//! What a scaling-model prediction reports (`predict --from` / `--runs` with `--target`): the
+//! model chosen and its runners-up, the configurations fitted and the runs left out, the base
+//! `psi` is measured from, one point per requested configuration the model reaches, the
+//! reason for each it does not, and the verdict line.
+
+use hetscale_model::scaling::ScalingModel;
+use serde::Serialize;
+
+use crate::readable::{grouped, size};
+use crate::study::summary::{seconds_and_human, trimmed, trimmed_to};
+
+/// A fitted model as the output shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelSummary {
+    /// `T = ...`, the formula a person reads.
+    pub formula: String,
+    /// The overhead terms, e.g. `["n log2(p)"]`.
+    pub hypothesis: Vec<String>,
+    /// The cross-validated error on the configurations left out, %.
+    pub cv_error_percent: f64,
+    /// The fit's error on every run, %.
+    pub fit_error_percent: f64,
+}
+
+impl ModelSummary {
+    pub(crate) fn of(model: &ScalingModel) -> Self {
+        Self {
+            formula: model.to_string(),
+            hypothesis: model.hypothesis(),
+            cv_error_percent: model.cv_error_percent,
+            fit_error_percent: model.fit_error_percent,
+        }
+    }
+}
+
+/// A configuration the model was fitted on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FittedConfiguration {
+    /// Its label in the study.
+    pub label: String,
+    /// Its node set.
+    pub nodes: String,
+    /// Its node count.
+    pub p: usize,
+    /// Its marked speed `C`, flop/s.
+    pub marked_speed_flops: f64,
+    /// The smallest size run on it.
+    pub n_min: u64,
+    /// The largest size run on it.
+    pub n_max: u64,
+}
+
+/// A run left out of the fit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExcludedRun {
+    /// The configuration it ran on.
+    pub configuration: String,
+    /// Its size.
+    pub n: u64,
+    /// Its time, s.
+    pub time_s: f64,
+    /// Why it was left out.
+    pub reason: String,
+}
+
+/// The configuration `psi` is measured from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BaseConfiguration {
+    /// Its label in the study.
+    pub label: String,
+    /// Its node set.
+    pub nodes: String,
+    /// Its node count.
+    pub p: usize,
+    /// Its marked speed `C`, flop/s.
+    pub marked_speed_flops: f64,
+    /// The model's size holding the target on it; none where it holds the target at no size
+    /// (runs from a file, not searched for the target): then there is no `psi`.
+    pub n_reference: Option<u64>,
+}
+
+/// The prediction on one requested configuration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PredictedPoint {
+    /// The node set as requested.
+    pub nodes: String,
+    /// The node count.
+    pub p: usize,
+    /// The marked speed `C`, flop/s.
+    pub marked_speed_flops: f64,
+    /// Whether the study measured this configuration.
+    pub measured: bool,
+    /// The size holding the target `E_s`.
+    pub n: u64,
+    /// Its 95% interval.
+    pub n_ci95: [u64; 2],
+    /// The work at `n`, flop.
+    pub work_flop: f64,
+    /// The time at `n`, s.
+    pub time_s: f64,
+    /// Its 95% interval, s.
+    pub time_s_ci95: [f64; 2],
+    /// `psi(base, this)`.
+    pub psi_from_base: Option<f64>,
+    /// Its 95% interval.
+    pub psi_from_base_ci95: Option<[f64; 2]>,
+    /// What the data cannot support, one line each.
+    pub cautions: Vec<String>,
+}
+
+/// A requested configuration on which the model holds the target at no size searched.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UnreachedPoint {
+    /// The node set as requested.
+    pub nodes: String,
+    /// The node count.
+    pub p: usize,
+    /// The marked speed `C`, flop/s.
+    pub marked_speed_flops: f64,
+    /// Why, and which bound of the range to move.
+    pub reason: String,
+}
+
+/// `predict --from`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScalingPrediction {
+    /// The study fitted.
+    pub study: String,
+    /// The speed-efficiency held.
+    pub target: f64,
+    /// The selected model.
+    pub model: ModelSummary,
+    /// The next best, best first (at most [`super::scaling_fit::RUNNERS_UP`]).
+    pub runners_up: Vec<ModelSummary>,
+    /// The configurations fitted on.
+    pub fitted_on: Vec<FittedConfiguration>,
+    /// The runs left out of the fit (below the noise floor).
+    pub excluded: Vec<ExcludedRun>,
+    /// The configuration `psi` is measured from: the largest measured one.
+    pub base: BaseConfiguration,
+    /// One per requested configuration the model reaches, in the order requested.
+    pub points: Vec<PredictedPoint>,
+    /// The requested configurations it does not reach, in the order requested.
+    pub unreached: Vec<UnreachedPoint>,
+    /// The answer, one line.
+    pub verdict: String,
+}
+
+/// The answer on the last requested configuration the model reaches (naming those it does
+/// not): `to hold E_s = 0.3 on 1,024 nodes N must
+/// grow to 2.1e5 [1.7e5, 2.6e5], 48x the 8-node size; T = ... s (7.6 days)`, and what the
+/// model cannot support.
+pub fn verdict(prediction: &ScalingPrediction) -> String {
+    let Some(last) = prediction.points.last() else {
+        return String::new();
+    };
+    let growth = prediction
+        .base
+        .n_reference
+        .map_or(String::new(), |reference| {
+            format!(
+                ", {}x the {}-node size",
+                trimmed_to(last.n as f64 / reference.max(1) as f64, 2),
+                grouped(prediction.base.p)
+            )
+        });
+    let mut line = format!(
+        "to hold E_s = {} on {} nodes N must grow to {} [{}, {}]{growth}; T = {}",
+        trimmed(prediction.target),
+        grouped(last.p),
+        size(last.n as f64),
+        size(last.n_ci95[0] as f64),
+        size(last.n_ci95[1] as f64),
+        seconds_and_human(last.time_s)
+    );
+    let cv = prediction.model.cv_error_percent;
+    if cv > hetscale_model::scaling::POOR_CV_ERROR_PERCENT {
+        line.push_str(&format!(
+            "; but the model's cross-validated error is {cv:.0}%, above {}%: a rough guide only",
+            hetscale_model::scaling::POOR_CV_ERROR_PERCENT
+        ));
+    } else if !last.cautions.is_empty() {
+        line.push_str(" (interval widened: see the cautions)");
+    }
+    if !prediction.unreached.is_empty() {
+        let names: Vec<&str> = prediction
+            .unreached
+            .iter()
+            .map(|u| u.nodes.as_str())
+            .collect();
+        line.push_str(&format!(
+            "; no size in the range holds it on {} (why: above)",
+            names.join(", ")
+        ));
+    }
+    line
+}
