@@ -486,7 +486,33 @@ fn a_declared_programs_calibrated_model_predicts_four_and_eight_hosts() {
             ]),
     );
     assert!(
-        err.contains("--program jacobi") && err.contains("calibrate"),
+        err.contains("program \"jacobi\"") && err.contains("calibrate"),
+        "{err}"
+    );
+    // So is a study's, before it runs anything.
+    let err = one_line_error(hetscale_in(d).args([
+        "study",
+        "--command",
+        "echo elapsed: 1 s",
+        "--work",
+        "n",
+        "--overhead",
+        "0",
+        "--program",
+        "jacobi",
+        "--platform",
+        "toy.toml",
+        "--nodes",
+        "h1",
+        "--target",
+        "0.5",
+        "--n-max",
+        "100",
+        "--out",
+        "refused",
+    ]));
+    assert!(
+        err.contains("program \"jacobi\": platform toy has no compute entry"),
         "{err}"
     );
     // A kernel's parameter is refused for a declared program, in one line.

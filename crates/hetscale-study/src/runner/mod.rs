@@ -120,6 +120,7 @@ impl<'a> Runner<'a> {
         let platform = crate::speed::local_speed::load_platform(&spec.platform)?.platform;
         platform.check_kernels(&registry.names())?;
         let runner = Self::on_platform(spec, registry, &platform, store, observer)?;
+        runner.program.check_calibrated_on(&platform)?;
         store.register_study(&spec.name, &spec.canonical(), &platform.to_toml_string()?)?;
         Ok(Self {
             launcher: match spec.backend.as_str() {

@@ -63,6 +63,29 @@ impl Program {
         Ok(Self::Command(Box::new(spec.validate()?)))
     }
 
+    /// An error unless the calibrated compute entry a command names (its `program`) is in
+    /// `platform`'s machine model: named and missing, approach 3 would take the marked speed
+    /// and no start-up in silence.
+    pub fn check_calibrated_on(&self, platform: &hbsp::Platform) -> Result<()> {
+        let Self::Command(command) = self else {
+            return Ok(());
+        };
+        let Some(name) = &command.program else {
+            return Ok(());
+        };
+        let held = platform
+            .machine
+            .as_ref()
+            .is_some_and(|model| model.compute.iter().any(|rate| rate.kernel == *name));
+        if held {
+            return Ok(());
+        }
+        Err(StudyError::Hbsp(hbsp::HbspError::InvalidPlatform(format!(
+            "program \"{name}\": platform {} has no compute entry of that name: fit one with hetscale calibrate --runs CSV --work ... --write-platform FILE, or leave the program out (the marked speed, no start-up)",
+            platform.name
+        ))))
+    }
+
     /// How the program splits its work: a kernel in proportion to marked speed (its
     /// partitioners), a command as its spec declares.
     pub fn partition(&self) -> Partition {

@@ -242,17 +242,7 @@ fn run_declared(target: Option<f64>, args: &Args, registry: &KernelRegistry) -> 
         );
     }
     let platform = super::load_platform(args.platform.as_deref().unwrap_or("sunwulf"), registry)?;
-    if let Some(name) = &args.program {
-        let calibrated = platform
-            .machine
-            .as_ref()
-            .is_some_and(|model| model.compute.iter().any(|rate| rate.kernel == *name));
-        anyhow::ensure!(
-            calibrated,
-            "--program {name}: platform {} has no compute entry of that name: fit one with hetscale calibrate --runs CSV --work ... --write-platform FILE, or leave --program out (the marked speed, no start-up)",
-            platform.name
-        );
-    }
+    program.check_calibrated_on(&platform)?;
     let name = args.program.as_deref().unwrap_or("the declared program");
     let (platform, configs) = configurations(platform, args)?;
     let Some(target) = target else {
