@@ -3,13 +3,14 @@
 //! store already holds the run (an interrupted study being resumed), reads it instead.
 //!
 //! This folder owns running a program once and repeatedly: what is measured ([`program`]:
-//! a kernel or a command), external commands ([`external`]), MPI jobs ([`mpi_launch`]) and
-//! SIGINT/SIGTERM ([`interrupt`]).
+//! a kernel or a command), external commands ([`external`]) and where their time comes from
+//! ([`time_source`]), MPI jobs ([`mpi_launch`]) and SIGINT/SIGTERM ([`interrupt`]).
 
 pub mod external;
 pub mod interrupt;
 pub mod mpi_launch;
 pub mod program;
+pub mod time_source;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
