@@ -33,7 +33,7 @@ use nix::sys::signal::Signal;
 use serde::{Deserialize, Serialize};
 use wait_timeout::ChildExt;
 
-use super::time_source::TimeSource;
+use super::time_source::{CommandOutput, TimeSource, quoted, reason_line};
 
 /// The placeholders a study's command template may use: the problem size, the node count, the
 /// configuration's node set as written, a file listing its nodes (`name slots=k`) and its
@@ -164,31 +164,12 @@ fn pieces(word: &str, allowed: &[&str]) -> Result<Vec<Piece>, String> {
     Ok(out)
 }
 
-/// What a launched program did.
-#[derive(Debug, Clone)]
-pub struct CommandOutput {
-    /// How it exited.
-    pub status: ExitStatus,
-    /// The end of its standard output (lossy UTF-8): the last [`KEPT_BYTES`].
-    pub stdout: String,
-    /// The end of its standard error (lossy UTF-8): the last [`KEPT_BYTES`].
-    pub stderr: String,
-    /// The last line of standard output in which [`launch_timed`]'s time source found a time,
-    /// however much was printed after it.
-    pub time_line: Option<String>,
-    /// Wall-clock time from spawn to exit, s.
-    pub wall_s: f64,
-}
-
 /// How much of the end of each output stream [`launch`] keeps: a program may print without
 /// bound (`yes`), and its time is at the end or in [`CommandOutput::time_line`].
 pub const KEPT_BYTES: usize = 1 << 20;
 
 /// Lines longer than this are kept in the tail but not searched for the time as they stream.
 const LONGEST_TIME_LINE: usize = 64 << 10;
-
-/// The most of a program's output an error message quotes.
-const QUOTED_BYTES: usize = 300;
 
 /// How often a wait looks whether a signal (see [`crate::runner::interrupt`]) asked hetscale to stop.
 const INTERRUPT_POLL: Duration = Duration::from_millis(50);
@@ -347,35 +328,6 @@ fn signal_group(pgid: u32, signal: Signal) {
     if let Ok(pgid) = i32::try_from(pgid) {
         let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), signal);
     }
-}
-
-fn last_line(text: &str) -> Option<&str> {
-    text.lines().map(str::trim).rfind(|l| !l.is_empty())
-}
-
-/// The line of a failed run's standard error that says why: Slurm's own reason when the run
-/// went through `srun` (`*** STEP 12.0 ON h1 CANCELLED AT ... ***`, `... DUE TO TIME LIMIT
-/// ***`, then the last `srun: error: ...`), else the last line that is not a rule of dashes
-/// (mpirun frames its messages in them), else the last line.
-pub fn reason_line(stderr: &str) -> Option<&str> {
-    let lines = || stderr.lines().map(str::trim);
-    lines()
-        .rfind(|l| l.contains("***") && (l.contains(" CANCELLED") || l.contains(" DUE TO ")))
-        .or_else(|| lines().rfind(|l| l.starts_with("srun: error:")))
-        .or_else(|| lines().rfind(|l| l.chars().any(|c| c.is_alphanumeric())))
-        .or_else(|| last_line(stderr))
-}
-
-/// `text`, or its last [`QUOTED_BYTES`] after an ellipsis: an error is one short line.
-pub(super) fn quoted(text: &str) -> String {
-    if text.len() <= QUOTED_BYTES {
-        return text.to_string();
-    }
-    let mut start = text.len() - QUOTED_BYTES;
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    format!("...{}", &text[start..])
 }
 
 /// One output stream, read on a thread of its own as it arrives.

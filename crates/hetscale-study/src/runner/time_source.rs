@@ -1,10 +1,10 @@
 //! Where a run's time comes from ([`TimeSource`]): the wall clock hetscale measured, a regular
-//! expression's group in the program's standard output, or a JSON field of it; read from the
-//! end of the output a launch kept ([`super::external::CommandOutput`]).
+//! expression's group in the program's standard output, or a JSON field of it; read from what
+//! a launch kept of the run ([`CommandOutput`]), whose errors quote one line of its output
+//! ([`reason_line`]).
 
 use regex::Regex;
-
-use super::external::{CommandOutput, quoted, reason_line};
+use std::process::ExitStatus;
 
 /// Where a run's time comes from.
 #[derive(Debug, Clone)]
@@ -12,7 +12,7 @@ pub enum TimeSource {
     /// The wall-clock time hetscale measured from spawn to exit.
     Wall,
     /// The first capture group of the last match of a regular expression in standard output
-    /// (in one line, if more than [`super::external::KEPT_BYTES`] follow it), in seconds.
+    /// (in one line, if more than the kept end of the output follows it), in seconds.
     Regex(Regex),
     /// A numeric field of the JSON standard output (the whole output, else its last line that
     /// parses, else the last line that has the field), as a dotted path such as
@@ -122,4 +122,52 @@ fn json_time(stdout: &str, path: &str) -> Result<f64, String> {
         .ok_or("the output is not JSON (nor is any of its lines): print one JSON object")?;
     number_at(&document, path)
         .ok_or_else(|| format!("the output's JSON has no number at \"{path}\""))
+}
+
+/// What a launched program did.
+#[derive(Debug, Clone)]
+pub struct CommandOutput {
+    /// How it exited.
+    pub status: ExitStatus,
+    /// The end of its standard output (lossy UTF-8): the last `external::KEPT_BYTES`.
+    pub stdout: String,
+    /// The end of its standard error (lossy UTF-8): the last `external::KEPT_BYTES`.
+    pub stderr: String,
+    /// The last line of standard output in which `external::launch_timed`'s time source found
+    /// a time, however much was printed after it.
+    pub time_line: Option<String>,
+    /// Wall-clock time from spawn to exit, s.
+    pub wall_s: f64,
+}
+
+/// The most of a program's output an error message quotes.
+const QUOTED_BYTES: usize = 300;
+
+fn last_line(text: &str) -> Option<&str> {
+    text.lines().map(str::trim).rfind(|l| !l.is_empty())
+}
+
+/// The line of a failed run's standard error that says why: Slurm's own reason when the run
+/// went through `srun` (`*** STEP 12.0 ON h1 CANCELLED AT ... ***`, `... DUE TO TIME LIMIT
+/// ***`, then the last `srun: error: ...`), else the last line that is not a rule of dashes
+/// (mpirun frames its messages in them), else the last line.
+pub fn reason_line(stderr: &str) -> Option<&str> {
+    let lines = || stderr.lines().map(str::trim);
+    lines()
+        .rfind(|l| l.contains("***") && (l.contains(" CANCELLED") || l.contains(" DUE TO ")))
+        .or_else(|| lines().rfind(|l| l.starts_with("srun: error:")))
+        .or_else(|| lines().rfind(|l| l.chars().any(|c| c.is_alphanumeric())))
+        .or_else(|| last_line(stderr))
+}
+
+/// `text`, or its last [`QUOTED_BYTES`] after an ellipsis: an error is one short line.
+pub(super) fn quoted(text: &str) -> String {
+    if text.len() <= QUOTED_BYTES {
+        return text.to_string();
+    }
+    let mut start = text.len() - QUOTED_BYTES;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    format!("...{}", &text[start..])
 }
