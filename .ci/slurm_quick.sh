@@ -180,8 +180,9 @@ nodes = "h2"
 TOML
 (cd "$WORK" && "$HS" study cancel.toml --out cancel --quiet > "$WORK/cancel.out" 2>&1) &
 study=$!
-# Cancelled once its task runs: a job cancelled while its step was still being launched once
-# left srun exiting 0 with nothing printed, a case this step does not check.
+# Cancelled once its task runs: cancelled as soon as squeue showed it RUNNING (its task
+# perhaps not yet started), a job's srun once exited 0 with nothing printed, which is not
+# the case this step checks.
 job=
 for _ in $(seq 150); do
     [ -e "$WORK/started" ] && job=$("$BIN/squeue" -h -n hetscale-cancel -t RUNNING -o %i)
