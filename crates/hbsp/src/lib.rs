@@ -67,6 +67,7 @@
 //! run uses. [`probe`] measures `g`, `r_j`, `L` and `o` of a backend.
 
 pub mod backend;
+mod barrier_cost;
 pub mod cgroup;
 pub mod collective_probe;
 pub mod collectives;

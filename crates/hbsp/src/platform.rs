@@ -33,8 +33,10 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::barrier_cost::{BarrierCost, BarrierPoint};
 use crate::error::{HbspError, Result};
 use crate::machine_model::{CollectiveCost, ComputeRate, MachineModel};
+use hetscale_model::hbsp::MessageStall;
 
 /// A machine room: named nodes with their marked speeds and the network that joins them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -113,212 +115,6 @@ pub struct Network {
     /// when).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
-}
-
-/// `L(p)`, the cost of a barrier of `p` nodes: a formula or a measured table.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "BarrierCostFile", into = "BarrierCostFile")]
-pub enum BarrierCost {
-    /// `L(p) = base_s + per_node_s * p + per_log2_node_s * log2(p)`.
-    Formula {
-        /// Constant term, s.
-        base_s: f64,
-        /// Term linear in `p`, s per node.
-        per_node_s: f64,
-        /// Term in `log2 p` (tree and dissemination barriers), s.
-        per_log2_node_s: f64,
-    },
-    /// Measured `(p, L)` points, sorted by `p`; other `p` are interpolated linearly and
-    /// extrapolated from the nearest two points (never below 0).
-    Table(Vec<BarrierPoint>),
-}
-
-/// One measured barrier cost.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BarrierPoint {
-    /// Number of nodes.
-    pub p: usize,
-    /// Barrier cost in seconds.
-    #[serde(rename = "L_s")]
-    pub l_s: f64,
-    /// What a superstep that moves messages costs beyond `L_s` and its transfers on average,
-    /// s: stalls, such as a host under a CPU quota waiting out its period, that a typical
-    /// (median) transfer does not show (`probe --p2p` measures it; see
-    /// [`crate::p2p_probe`]). 0 where not measured.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub message_stall_s: f64,
-}
-
-fn is_zero(x: &f64) -> bool {
-    *x == 0.0
-}
-
-/// The TOML shape of `L`: either `table` or the formula terms.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BarrierCostFile {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    table: Option<Vec<BarrierPoint>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    base_s: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    per_node_s: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    per_log2_node_s: Option<f64>,
-}
-
-impl TryFrom<BarrierCostFile> for BarrierCost {
-    type Error = String;
-
-    fn try_from(file: BarrierCostFile) -> std::result::Result<Self, String> {
-        let has_formula =
-            file.base_s.is_some() || file.per_node_s.is_some() || file.per_log2_node_s.is_some();
-        let cost = match (file.table, has_formula) {
-            (Some(_), true) => {
-                return Err("network.L: give either `table` or the formula terms \
-                            (base_s, per_node_s, per_log2_node_s), not both"
-                    .into());
-            }
-            (None, false) => {
-                return Err(
-                    "network.L is empty: write L = { table = [{ p = 2, L_s = 1e-5 }] } \
-                            or L = { base_s = 1e-5, per_node_s = 0.0 }"
-                        .into(),
-                );
-            }
-            (Some(table), false) => BarrierCost::Table(table),
-            (None, true) => BarrierCost::Formula {
-                base_s: file.base_s.unwrap_or(0.0),
-                per_node_s: file.per_node_s.unwrap_or(0.0),
-                per_log2_node_s: file.per_log2_node_s.unwrap_or(0.0),
-            },
-        };
-        cost.validate()?;
-        Ok(cost)
-    }
-}
-
-impl From<BarrierCost> for BarrierCostFile {
-    fn from(cost: BarrierCost) -> Self {
-        match cost {
-            BarrierCost::Table(table) => Self {
-                table: Some(table),
-                ..Self::default()
-            },
-            BarrierCost::Formula {
-                base_s,
-                per_node_s,
-                per_log2_node_s,
-            } => Self {
-                base_s: Some(base_s),
-                per_node_s: Some(per_node_s),
-                per_log2_node_s: Some(per_log2_node_s),
-                ..Self::default()
-            },
-        }
-    }
-}
-
-impl BarrierCost {
-    /// A barrier that costs `l_s` seconds at every `p`.
-    pub fn constant(l_s: f64) -> Self {
-        Self::Formula {
-            base_s: l_s,
-            per_node_s: 0.0,
-            per_log2_node_s: 0.0,
-        }
-    }
-
-    /// `L(p)` in seconds.
-    pub fn at(&self, p: usize) -> f64 {
-        match self {
-            Self::Formula {
-                base_s,
-                per_node_s,
-                per_log2_node_s,
-            } => base_s + per_node_s * p as f64 + per_log2_node_s * (p.max(1) as f64).log2(),
-            Self::Table(points) => interpolate(points, p as f64, |pt| pt.l_s).max(0.0),
-        }
-    }
-
-    /// A message superstep's stall at `p` nodes (see [`BarrierPoint::message_stall_s`]),
-    /// interpolated as `L(p)` is; 0 for a formula.
-    pub fn message_stall_at(&self, p: usize) -> f64 {
-        match self {
-            Self::Formula { .. } => 0.0,
-            Self::Table(points) => interpolate(points, p as f64, |pt| pt.message_stall_s).max(0.0),
-        }
-    }
-
-    fn validate(&self) -> std::result::Result<(), String> {
-        match self {
-            Self::Formula {
-                base_s,
-                per_node_s,
-                per_log2_node_s,
-            } => {
-                for (key, v) in [
-                    ("base_s", base_s),
-                    ("per_node_s", per_node_s),
-                    ("per_log2_node_s", per_log2_node_s),
-                ] {
-                    if !(v.is_finite() && *v >= 0.0) {
-                        return Err(format!("network.L.{key} must be >= 0, got {v}"));
-                    }
-                }
-            }
-            Self::Table(points) => validate_table(points)?,
-        }
-        Ok(())
-    }
-}
-
-fn validate_table(points: &[BarrierPoint]) -> std::result::Result<(), String> {
-    if points.is_empty() {
-        return Err("network.L.table is empty: add at least one { p = 2, L_s = 1e-5 }".into());
-    }
-    for (i, pt) in points.iter().enumerate() {
-        if pt.p == 0 {
-            return Err(format!("network.L.table[{i}]: p must be >= 1, got 0"));
-        }
-        if !(pt.message_stall_s.is_finite() && pt.message_stall_s >= 0.0) {
-            return Err(format!(
-                "network.L.table[{i}]: message_stall_s must be >= 0, got {}",
-                pt.message_stall_s
-            ));
-        }
-        if !(pt.l_s.is_finite() && pt.l_s >= 0.0) {
-            return Err(format!(
-                "network.L.table[{i}]: L_s must be >= 0, got {}",
-                pt.l_s
-            ));
-        }
-        if i > 0 && points[i - 1].p >= pt.p {
-            return Err(format!(
-                "network.L.table[{i}]: p = {} does not increase (previous p = {}); sort the table by p",
-                pt.p,
-                points[i - 1].p
-            ));
-        }
-    }
-    Ok(())
-}
-
-fn interpolate(points: &[BarrierPoint], p: f64, value: impl Fn(&BarrierPoint) -> f64) -> f64 {
-    if points.len() == 1 {
-        return value(&points[0]);
-    }
-    let upper = points
-        .iter()
-        .position(|pt| pt.p as f64 >= p)
-        .unwrap_or(points.len() - 1);
-    let (a, b) = match upper {
-        0 => (points[0], points[1]),
-        k => (points[k - 1], points[k]),
-    };
-    let t = (p - a.p as f64) / (b.p as f64 - a.p as f64);
-    value(&a) + t * (value(&b) - value(&a))
 }
 
 impl Platform {
@@ -840,8 +636,8 @@ impl Machine {
         self.network.l.at(self.processes())
     }
 
-    /// The stall of a superstep that moves messages, for this machine's processes, s.
-    pub fn message_stall_s(&self) -> f64 {
+    /// The stall of a superstep that moves messages, for this machine's processes.
+    pub fn message_stall(&self) -> MessageStall {
         self.network.l.message_stall_at(self.processes())
     }
 
@@ -875,7 +671,7 @@ impl Machine {
         let r = self.nodes.iter().map(|n| n.r).collect();
         hetscale_model::hbsp::HbspMachine::new(self.network.g_s_per_byte, r, self.l_s())
             .and_then(|m| m.with_message_overhead(self.network.o_s))
-            .and_then(|m| m.with_message_stall(self.message_stall_s()))
+            .and_then(|m| m.with_message_stall(self.message_stall()))
             .expect("validated platforms have valid network parameters")
     }
 }
@@ -960,11 +756,13 @@ mod tests {
                 p: 1,
                 l_s: 0.0,
                 message_stall_s: 0.0,
+                message_stall_all_s: None,
             },
             BarrierPoint {
                 p: 2,
                 l_s: 1e306,
                 message_stall_s: 0.0,
+                message_stall_all_s: None,
             },
         ]);
         assert!(

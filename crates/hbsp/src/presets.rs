@@ -188,6 +188,7 @@ pub fn ucf_cluster() -> Platform {
                         p,
                         l_s: us * 1e-6,
                         message_stall_s: 0.0,
+                        message_stall_all_s: None,
                     })
                     .collect(),
             ),

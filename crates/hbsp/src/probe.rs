@@ -611,17 +611,15 @@ impl ProbeReport {
             BarrierCost::Table(points) => points.clone(),
             BarrierCost::Formula { .. } => Vec::new(),
         };
-        // A stall the ping-pong measured at this p stays with the new L.
-        let message_stall_s = table
-            .iter()
-            .find(|pt| pt.p == self.p)
-            .map_or(0.0, |pt| pt.message_stall_s);
-        table.retain(|pt| pt.p != self.p);
+        // The stalls the ping-pong measured at this p stay with the new L.
+        let measured = table.iter().find(|pt| pt.p == self.p);
         let point = BarrierPoint {
             p: self.p,
             l_s: self.L_s.max(0.0),
-            message_stall_s,
+            message_stall_s: measured.map_or(0.0, |pt| pt.message_stall_s),
+            message_stall_all_s: measured.and_then(|pt| pt.message_stall_all_s),
         };
+        table.retain(|pt| pt.p != self.p);
         table.push(point);
         table.sort_by_key(|pt| pt.p);
         platform.network.l = BarrierCost::Table(table);

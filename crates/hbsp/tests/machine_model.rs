@@ -91,6 +91,7 @@ fn a_measured_stall_is_charged_on_supersteps_that_move_messages_only() {
         p: 2,
         l_s: L,
         message_stall_s: stall,
+        message_stall_all_s: None,
     }]);
     let m = p.all().unwrap().for_workload("mm");
     let without = machine(model(), "mm");
@@ -627,6 +628,66 @@ fn the_ping_pong_probe_recovers_the_segments_of_a_simulated_platform() {
     assert!(text.contains("[[machine.p2p]]"), "{text}");
     let back: Platform = toml::from_str(&text).unwrap();
     assert_eq!(back.machine.unwrap().p2p, target.machine.unwrap().p2p);
+}
+
+#[test]
+fn a_superstep_every_node_takes_part_in_stalls_more_and_the_probe_measures_it() {
+    use hbsp::BarrierPoint;
+    // Four nodes: a pair's superstep stalls 1 ms, one in which all four take part 4 ms.
+    let mut p = common::platform(&[4.0, 1.0, 2.0, 3.0]);
+    p.machine = Some(MachineModel {
+        p2p: two_segments(),
+        ..model()
+    });
+    p.network.l = BarrierCost::Table(vec![BarrierPoint {
+        p: 4,
+        l_s: L,
+        message_stall_s: 1e-3,
+        message_stall_all_s: Some(4e-3),
+    }]);
+    let m = p.all().unwrap();
+    let elapsed = |senders: &'static [usize]| {
+        common::sim_elapsed(&m, move |ctx| {
+            if senders.contains(&ctx.pid()) {
+                ctx.send((ctx.pid() + 1) % 4, 0, &[0u8; 8])?;
+            }
+            ctx.sync()
+        })
+    };
+    let pair = elapsed(&[0]);
+    // Three nodes take part: halfway between the stalls; four: the whole 4 ms. Each
+    // transfer is one message of 8 B on the same link, so only the stall differs.
+    assert!(
+        close(elapsed(&[0, 1]) - pair, 1.5e-3),
+        "{}",
+        elapsed(&[0, 1]) - pair
+    );
+    assert!(
+        close(elapsed(&[0, 2]) - pair, 3e-3),
+        "{}",
+        elapsed(&[0, 2]) - pair
+    );
+    // The ping-pong probe measures it back beside the pairs' (which `sim` charges every
+    // ping-pong superstep alike, so their fastest holds it and no stall is left over).
+    let report = ping_pong_on_sim(&m);
+    assert!(report.stall_s < 1e-12, "{}", report.stall_s);
+    assert!(
+        (report.all_nodes_stall_s - 3e-3).abs() < 1e-6,
+        "{}",
+        report.all_nodes_stall_s
+    );
+    assert!(report.all_nodes_samples > 0);
+    let mut target = p.clone();
+    report
+        .apply_to(&mut target, &|_: Option<&str>| "probe: test".into())
+        .unwrap();
+    let BarrierCost::Table(points) = &target.network.l else {
+        panic!("a table")
+    };
+    assert_eq!(
+        points[0].message_stall_all_s,
+        Some(report.all_nodes_stall_s)
+    );
 }
 
 #[test]

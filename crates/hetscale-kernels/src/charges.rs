@@ -2,7 +2,8 @@
 //! and are charged exactly what the `sim` backend charges: a superstep costs
 //! `max_j w_j + g max_j (r_j h_j) + o max_j m_j + L(p)` (`w_j = ops_j / C_j`; `h_j` and `m_j`
 //! the larger of the bytes and of the messages node `j` sends and receives, self-sends
-//! free), plus the platform's measured stall (`message_stall_s`) when any message moves, and
+//! free), plus the platform's measured stall when any message moves (`message_stall_s`
+//! when two nodes take part, up to `message_stall_all_s` when every node does), and
 //! the program's end costs its work and traffic but no `L`.
 //!
 //! [`Charges::overhead`] then splits the total into the compute the time model predicts from
@@ -99,11 +100,7 @@ impl<'m> Charges<'m> {
     /// if `ops` is empty) and `traffic` moves.
     pub fn superstep(&mut self, ops: &[f64], traffic: &Traffic) -> Result<()> {
         self.end(ops, traffic)?;
-        let stall = if traffic.busiest_messages() > 0.0 {
-            self.model.message_stall()
-        } else {
-            0.0
-        };
+        let stall = self.model.message_stall(traffic.active_nodes());
         self.communication_s += self.weight * (self.model.l() + stall);
         Ok(())
     }

@@ -104,19 +104,24 @@ fn bandwidth_bound() -> (String, Machine) {
     ("bandwidth-bound p = 8".into(), platform.all().unwrap())
 }
 
-/// The UCF cluster's first four nodes with a measured `L` table whose points carry a stall
-/// of message supersteps (`message_stall_s`, as `probe --p2p` writes it): charged on every
-/// superstep that moves a message and on no other, which a model must count alike.
+/// The UCF cluster's first four nodes with a measured `L` table whose points carry stalls
+/// of message supersteps (`message_stall_s` and `message_stall_all_s`, as `probe --p2p`
+/// writes them): charged on every superstep that moves a message and on no other, more the
+/// more nodes take part, which a model must count alike.
 fn ucf_with_a_message_stall() -> (String, Machine) {
     let mut platform = Platform::load("ucf-cluster").unwrap();
     platform.speed_unit = "Mflop/s".into();
     platform.nodes.truncate(4);
-    let point = |p, l_s, message_stall_s| BarrierPoint {
+    let point = |p, l_s, message_stall_s, message_stall_all_s| BarrierPoint {
         p,
         l_s,
         message_stall_s,
+        message_stall_all_s,
     };
-    platform.network.l = BarrierCost::Table(vec![point(2, 1e-4, 2e-4), point(8, 4e-4, 2e-3)]);
+    platform.network.l = BarrierCost::Table(vec![
+        point(2, 1e-4, 2e-4, None),
+        point(8, 4e-4, 2e-3, Some(6e-3)),
+    ]);
     (
         "ucf p = 4 with a message stall".into(),
         platform.all().unwrap(),

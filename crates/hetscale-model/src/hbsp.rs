@@ -18,7 +18,39 @@ pub struct HbspMachine {
     r: Vec<f64>,
     l: f64,
     o: f64,
-    stall: f64,
+    stall: MessageStall,
+}
+
+/// What a superstep that moves messages costs beyond `L` and its transfers on average: a
+/// measured stall (such as a host under a CPU quota waiting out its period), not HBSP^1's.
+///
+/// A superstep waits for every node that takes part, so the stall grows with them: `pair_s`
+/// when two nodes move a message (a ping-pong), `all_s` when every node of the machine sends
+/// or receives one. A superstep in which `a` of `p` nodes take part costs the stall linearly
+/// between the two ([`MessageStall::at`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct MessageStall {
+    /// The stall when two nodes move a message, s.
+    pub pair_s: f64,
+    /// The stall when every node moves a message, s.
+    pub all_s: f64,
+}
+
+impl MessageStall {
+    /// The stall of a superstep in which `active` of `p` nodes send or receive a message:
+    /// 0 when none does, `pair_s` at two (or one: a node sending to itself moves nothing
+    /// across the network, but is charged as the smallest exchange), `all_s` at `p`, linear
+    /// between.
+    pub fn at(&self, active: usize, p: usize) -> f64 {
+        if active == 0 {
+            return 0.0;
+        }
+        if p <= 2 || active <= 2 {
+            return self.pair_s;
+        }
+        let share = (active.min(p) - 2) as f64 / (p - 2) as f64;
+        self.pair_s + share * (self.all_s - self.pair_s)
+    }
 }
 
 impl HbspMachine {
@@ -33,7 +65,7 @@ impl HbspMachine {
             r,
             l,
             o: 0.0,
-            stall: 0.0,
+            stall: MessageStall::default(),
         })
     }
 
@@ -45,16 +77,18 @@ impl HbspMachine {
         Ok(self)
     }
 
-    /// The same machine with a stall `s` (s) that a superstep moving any message costs
-    /// beyond `L` and its traffic on average (measured, not HBSP^1's: 0 by default).
-    pub fn with_message_stall(mut self, s: f64) -> Result<Self> {
-        self.stall = non_negative("message stall", s)?;
+    /// The same machine with the stall that a superstep moving any message costs beyond `L`
+    /// and its traffic on average (measured, not HBSP^1's: none by default).
+    pub fn with_message_stall(mut self, stall: MessageStall) -> Result<Self> {
+        non_negative("message stall of a pair", stall.pair_s)?;
+        non_negative("message stall of all nodes", stall.all_s)?;
+        self.stall = stall;
         Ok(self)
     }
 
-    /// The stall of a superstep that moves messages, s.
-    pub fn message_stall(&self) -> f64 {
-        self.stall
+    /// The stall of a superstep in which `active` nodes send or receive a message, s.
+    pub fn message_stall(&self, active: usize) -> f64 {
+        self.stall.at(active, self.p())
     }
 
     /// Per-message overhead `o` in seconds.
@@ -214,6 +248,15 @@ impl Traffic {
         }
     }
 
+    /// How many nodes send or receive a message (what a superstep's stall waits for).
+    pub fn active_nodes(&self) -> usize {
+        self.messages_sent
+            .iter()
+            .zip(&self.messages_received)
+            .filter(|(s, r)| **s > 0.0 || **r > 0.0)
+            .count()
+    }
+
     /// `max_j m_j`, with `m_j` the larger of the messages node `j` sends and receives.
     pub fn busiest_messages(&self) -> f64 {
         self.messages_sent
@@ -335,6 +378,28 @@ pub fn one_phase_broadcast_closed_form(g: f64, n: f64, p: usize, l: f64) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stall_grows_from_a_pairs_to_every_nodes_with_the_nodes_taking_part() {
+        let stall = MessageStall {
+            pair_s: 1e-3,
+            all_s: 4e-3,
+        };
+        assert_eq!(stall.at(0, 8), 0.0);
+        assert_eq!(stall.at(1, 8), 1e-3);
+        assert_eq!(stall.at(2, 8), 1e-3);
+        assert!((stall.at(5, 8) - 2.5e-3).abs() < 1e-15);
+        assert_eq!(stall.at(8, 8), 4e-3);
+        // Two nodes are a pair whatever was measured for all of them.
+        assert_eq!(stall.at(2, 2), 1e-3);
+        let machine = ucf4().with_message_stall(stall).unwrap();
+        assert!((machine.message_stall(3) - 2.5e-3).abs() < 1e-15);
+        let negative = MessageStall {
+            pair_s: 1e-3,
+            all_s: -1.0,
+        };
+        assert!(ucf4().with_message_stall(negative).is_err());
+    }
 
     fn ucf4() -> HbspMachine {
         // Williams & Parsons Table 5 (r_j) for gromit, chromus, aditi, dcn_sgi1; g and L of Table 4 / 4.4.

@@ -20,6 +20,7 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
+use hetscale_model::hbsp::MessageStall;
 use serde::{Deserialize, Serialize};
 
 use super::transport::Call;
@@ -198,8 +199,8 @@ pub(crate) struct VirtualClock {
     g: f64,
     o: f64,
     l: f64,
-    /// What a superstep that moves messages costs beyond `l` (a measured stall), s.
-    message_stall: f64,
+    /// What a superstep that moves messages costs beyond `l` (a measured stall).
+    message_stall: MessageStall,
     /// The machine model, with the compute rate and jitter factor of each node.
     model: Option<ModelCharges>,
     /// Each node's `[[machine.p2p]]` segments (empty: the model has none).
@@ -235,7 +236,7 @@ impl VirtualClock {
             g: network.g_s_per_byte,
             o: network.o_s,
             l: machine.l_s(),
-            message_stall: machine.message_stall_s(),
+            message_stall: machine.message_stall(),
             model: machine.model().map(|m| ModelCharges::new(m, machine)),
             p2p: machine
                 .model()
@@ -389,13 +390,10 @@ impl VirtualClock {
             .collect()
     }
 
-    /// The measured stall, if any node sends or receives a message in the superstep.
+    /// The measured stall for the nodes that send or receive a message in the superstep.
     fn stall_of(&self, traffic: &[NodeTraffic]) -> f64 {
-        if traffic.iter().any(|n| n.m() > 0) {
-            self.message_stall
-        } else {
-            0.0
-        }
+        let active = traffic.iter().filter(|n| n.m() > 0).count();
+        self.message_stall.at(active, traffic.len())
     }
 
     /// `max_j w_j + g max_j (r_j h_j) + o max_j m_j + L(p)`.

@@ -121,7 +121,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         if let Some(p2p) = &p2p {
             merged = p2p.apply_to(&mut target, &|node| p2p_source(p2p, &backend, node))?;
             source.push_str(&format!(
-                "; message_stall_s at p = {} from the ping-pong's supersteps",
+                "; message_stall_s and message_stall_all_s at p = {} from the ping-pong's supersteps and those in which every node took part",
                 p2p.p
             ));
         }
@@ -387,6 +387,17 @@ fn print_p2p(
         out,
         "stall: a superstep that moves a message took {:.4e} s longer on average than its size's fastest, beyond an empty superstep's excess (over {} message supersteps of start-up sizes); written as message_stall_s beside L({})",
         p2p.stall_s, p2p.stall_samples, p2p.p
+    )?;
+    writeln!(
+        out,
+        "stall, every node taking part: a superstep in which every node sends or receives {} B took {:.4e} s longer on average than an empty one (over {} supersteps), {:.4e} s [{:.4e}, {:.4e}] beyond what the slowest node's segments charge; written as message_stall_all_s beside L({})",
+        p2p.sizes[0],
+        p2p.all_nodes_excess_s,
+        p2p.all_nodes_samples,
+        p2p.all_nodes_stall_s,
+        p2p.all_nodes_stall_s_ci95[0],
+        p2p.all_nodes_stall_s_ci95[1],
+        p2p.p
     )?;
     print_segments(out, "network", &p2p.segments)?;
     for (name, segments) in p2p.nodes[1..].iter().zip(&p2p.pair_segments) {

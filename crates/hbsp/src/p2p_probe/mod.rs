@@ -53,6 +53,21 @@
 //! segments. Per size, a mean over a few samples would be too noisy to fit; pooled over a
 //! hundred and more, the stall is not. On `sim` it is 0.
 //!
+//! A ping-pong superstep waits for two hosts; one in which every host sends or receives
+//! waits for all of them, and stalls whenever any of them does (on the 8-host testbed a
+//! Gaussian elimination's supersteps, every host taking part, took 5-6 ms on average where a
+//! ping-pong's took 3). So the probe also times supersteps in which every node takes part at
+//! the smallest size, eight times as many rounds as each pair's further samples (a mean of
+//! all the nodes' rare, long stalls needs hundreds): a root sends to every other node, then
+//! every other node sends to the root, alternating, the root taking every node in turn (a slow host sends its share of
+//! them: which node is the root is the program's, not the machine's). Their stall is their mean less the empty supersteps' mean and less what
+//! the segments charge them (the slowest node's segments at that size: node 0's transfers
+//! run together, and the superstep ends with the last); the same form as the pairs' stall
+//! (their mean less the empty mean, less the one-way time). It is written beside `L(p)` as
+//! `message_stall_all_s`, and a superstep in which `a` of `p` nodes take part is charged
+//! between the two stalls, linearly in `a`
+//! ([`hetscale_model::hbsp::MessageStall::at`]).
+//!
 //! On `sim` with `[[machine.p2p]]` segments whose breakpoints are among the probed sizes, the
 //! probe recovers them exactly.
 
@@ -63,10 +78,13 @@ use crate::ctx::Ctx;
 use crate::error::{HbspError, Result};
 use crate::machine_model::{MachineModel, P2pSegment, p2p_time};
 use crate::platform::{Machine, Platform};
-use crate::probe::{step, t95};
+use crate::probe::step;
 
-/// Fewest sizes a segment is fitted on (a line and a residual).
-pub const MIN_POINTS: usize = 3;
+mod segments;
+pub use segments::{MIN_POINTS, fit_segments};
+
+/// Rounds of supersteps in which every node takes part per [`P2pProbeOptions::stall_samples`].
+const ALL_NODES_ROUNDS_PER_STALL_SAMPLE: usize = 8;
 
 /// What the ping-pong measures.
 #[derive(Debug, Clone, PartialEq)]
@@ -139,6 +157,16 @@ pub struct P2pReport {
     pub stall_s: f64,
     /// Message supersteps the stall was averaged over.
     pub stall_samples: usize,
+    /// A superstep in which every node sends or receives a message at the smallest size, on
+    /// average, beyond an empty superstep's average, s.
+    pub all_nodes_excess_s: f64,
+    /// Its stall (see the module docs): `all_nodes_excess_s` less what the segments charge
+    /// its slowest transfer, at least 0, s; written as `message_stall_all_s` beside `L(p)`.
+    pub all_nodes_stall_s: f64,
+    /// Its 95% interval, from the spread of both means (normal, as the samples are hundreds).
+    pub all_nodes_stall_s_ci95: [f64; 2],
+    /// Supersteps in which every node took part that it was averaged over.
+    pub all_nodes_samples: usize,
 }
 
 fn checked(options: &P2pProbeOptions) -> Result<P2pProbeOptions> {
@@ -170,7 +198,11 @@ pub fn probe_p2p(
     }
     let backend = backend.untraced();
     let output = crate::run(&backend, machine, |ctx| ping_pong(ctx, &options))?;
-    let (samples, empty) = output.results[0].clone();
+    let PingPongTimes {
+        pairs: samples,
+        empty,
+        all_nodes,
+    } = output.results[0].clone();
     let rounds = 2 * options.samples;
     let empty_base = unstalled_empty(&empty, rounds);
     let pairs: Vec<Vec<f64>> = samples
@@ -196,6 +228,18 @@ pub fn probe_p2p(
         .map(|pair| Ok(fit_segments(&x, pair, options.max_segments)?.0))
         .collect::<Result<Vec<_>>>()?;
     let (stall_s, stall_samples) = stall(&samples, &pair_segments, &options.sizes, &empty, rounds);
+    // What the segments charge a transfer of the smallest size to the slowest node: a
+    // fastest sample can itself be a stall on a host of a tenth of a core, the fit is not.
+    let slowest_pair = pair_segments
+        .iter()
+        .map(|segments| p2p_time(segments, options.sizes[0] as u64))
+        .fold(0.0, f64::max);
+    let (all_nodes_excess_s, half_width) = excess_over_empty(&all_nodes, &empty);
+    let all_nodes_stall_s = (all_nodes_excess_s - slowest_pair).max(0.0);
+    let all_nodes_stall_s_ci95 = [
+        (all_nodes_excess_s - half_width - slowest_pair).max(0.0),
+        (all_nodes_excess_s + half_width - slowest_pair).max(0.0),
+    ];
     Ok(P2pReport {
         p: machine.p(),
         nodes: machine.nodes().iter().map(|n| n.name.clone()).collect(),
@@ -208,6 +252,10 @@ pub fn probe_p2p(
         empty_superstep_s: empty_base,
         stall_s,
         stall_samples,
+        all_nodes_excess_s,
+        all_nodes_stall_s,
+        all_nodes_stall_s_ci95,
+        all_nodes_samples: all_nodes.len(),
     })
 }
 
@@ -236,6 +284,21 @@ fn stall(
     }
     let empty_excess = mean(empty) - unstalled_empty(empty, rounds);
     ((mean(&excess) - empty_excess).max(0.0), excess.len())
+}
+
+/// The supersteps' mean beyond the empty supersteps' mean and the half-width of its 95%
+/// interval (0 and 0 without either).
+fn excess_over_empty(supersteps: &[f64], empty: &[f64]) -> (f64, f64) {
+    if supersteps.is_empty() || empty.is_empty() {
+        return (0.0, 0.0);
+    }
+    let squared_error = |v: &[f64]| {
+        let m = mean(v);
+        let n = v.len() as f64;
+        v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0) / n
+    };
+    let half_width = 1.96 * (squared_error(supersteps) + squared_error(empty)).sqrt();
+    (mean(supersteps) - mean(empty), half_width)
 }
 
 /// A size's unstalled superstep: the fastest of the rounds' `rounds` samples of it (see the
@@ -277,7 +340,8 @@ fn mean(values: &[f64]) -> f64 {
 /// on every node: a seeded permutation), so that a disturbance lasting a while (a host under a
 /// CPU quota throttled for a stretch of periods, another program) falls on random sizes and
 /// not on a run of neighbouring ones, which the segment fit would read as a step in the cost.
-/// Returns every message superstep's time, by pair and size, and every empty superstep's.
+/// Then the supersteps in which every node takes part, at the smallest size (see the module
+/// docs), as many as each pair's further samples for the stall, with as many empty ones.
 fn ping_pong(ctx: &mut Ctx<'_>, options: &P2pProbeOptions) -> Result<PingPongTimes> {
     ctx.charge_work(0.0)?;
     let largest = options.sizes.iter().copied().max().unwrap_or(0);
@@ -305,7 +369,45 @@ fn ping_pong(ctx: &mut Ctx<'_>, options: &P2pProbeOptions) -> Result<PingPongTim
         }
         pairs.push(times);
     }
-    Ok((pairs, empty))
+    let smallest = &payload[..options.sizes[0]];
+    // Eight times a pair's further samples: a mean over all nodes' stalls, rare and long, is
+    // noisier than one pair's, and a sample costs milliseconds where the large sizes cost
+    // seconds.
+    let rounds = ALL_NODES_ROUNDS_PER_STALL_SAMPLE * options.stall_samples;
+    let mut all_nodes = Vec::with_capacity(2 * rounds);
+    for round in 0..rounds {
+        let root = round % ctx.nprocs();
+        empty.push(time_delivered(ctx, |_| Ok(()))?);
+        all_nodes.push(time_delivered(ctx, |ctx| {
+            from_root_to_all(ctx, root, smallest)
+        })?);
+        all_nodes.push(time_delivered(ctx, |ctx| {
+            from_all_to_root(ctx, root, smallest)
+        })?);
+    }
+    Ok(PingPongTimes {
+        pairs,
+        empty,
+        all_nodes,
+    })
+}
+
+/// Node `root` sends `bytes` to every other node.
+fn from_root_to_all(ctx: &mut Ctx<'_>, root: usize, bytes: &[u8]) -> Result<()> {
+    if ctx.pid() == root {
+        for to in (0..ctx.nprocs()).filter(|&to| to != root) {
+            ctx.send(to, 0, bytes)?;
+        }
+    }
+    Ok(())
+}
+
+/// Every node but `root` sends `bytes` to `root`.
+fn from_all_to_root(ctx: &mut Ctx<'_>, root: usize, bytes: &[u8]) -> Result<()> {
+    if ctx.pid() != root {
+        ctx.send(root, 0, bytes)?;
+    }
+    Ok(())
 }
 
 /// Time of `from` sending `bytes` to `to`, to their delivery (see [`time_delivered`]).
@@ -332,9 +434,16 @@ fn time_delivered(ctx: &mut Ctx<'_>, body: impl FnOnce(&mut Ctx<'_>) -> Result<(
     Ok(ctx.time() - start)
 }
 
-/// The ping-pong's superstep times: `pairs[j - 1][k]` for pair `(0, j)` at size `k`, and the
-/// empty supersteps.
-type PingPongTimes = (Vec<Vec<Vec<f64>>>, Vec<f64>);
+/// The ping-pong's superstep times, as node 0 saw them.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+struct PingPongTimes {
+    /// `pairs[j - 1][k]`: pair `(0, j)` at size `k`.
+    pairs: Vec<Vec<Vec<f64>>>,
+    /// The empty supersteps.
+    empty: Vec<f64>,
+    /// The supersteps in which every node took part.
+    all_nodes: Vec<f64>,
+}
 
 /// `0..n` in an order fixed by `seed` (Fisher-Yates on a SplitMix64 stream).
 fn shuffled(n: usize, seed: u64) -> Vec<usize> {
@@ -352,224 +461,6 @@ fn shuffled(n: usize, seed: u64) -> Vec<usize> {
         order.swap(i, j);
     }
     order
-}
-
-/// A line `a + b x` fitted by least squares weighted by `1 / y^2` (relative error), with its
-/// terms' 95% intervals and the sum of squared relative residuals of the line as written.
-struct Line {
-    a: f64,
-    b: f64,
-    a_ci: [f64; 2],
-    b_ci: [f64; 2],
-    rss: f64,
-}
-
-/// The weighted sums a line fit needs.
-struct Sums {
-    w: Vec<f64>,
-    sw: f64,
-    xm: f64,
-    ym: f64,
-    sxx: f64,
-    sxy: f64,
-}
-
-impl Sums {
-    fn new(x: &[f64], y: &[f64]) -> Self {
-        let w: Vec<f64> = y
-            .iter()
-            .map(|&y| 1.0 / y.abs().max(1e-12).powi(2))
-            .collect();
-        let sw: f64 = w.iter().sum();
-        let xm = x.iter().zip(&w).map(|(x, w)| x * w).sum::<f64>() / sw;
-        let ym = y.iter().zip(&w).map(|(y, w)| y * w).sum::<f64>() / sw;
-        let sxx = x.iter().zip(&w).map(|(x, w)| w * (x - xm).powi(2)).sum();
-        let sxy = x
-            .iter()
-            .zip(y)
-            .zip(&w)
-            .map(|((x, y), w)| w * (x - xm) * (y - ym))
-            .sum();
-        Self {
-            w,
-            sw,
-            xm,
-            ym,
-            sxx,
-            sxy,
-        }
-    }
-
-    fn rss(&self, x: &[f64], y: &[f64], a: f64, b: f64) -> f64 {
-        x.iter()
-            .zip(y)
-            .zip(&self.w)
-            .map(|((x, y), w)| w * (y - a - b * x).powi(2))
-            .sum()
-    }
-}
-
-/// The line a segment charges, for sizes above `x0` (the previous segment's end; 0 for the
-/// first): a cost per byte >= 0 and a cost >= 0 at `x0`. The start-up of a segment beyond
-/// the first may be negative: a link shaped by a token bucket passes its first bytes at the
-/// interface's speed, so its large transfers cost `rate * (size - burst)`, a line with a
-/// negative intercept (`sim` charges a node's intercepts once per superstep, its bytes per
-/// transfer). When the free fit breaks a bound, the term is fixed there and the other refitted
-/// with it (a clamp alone keeps a slope fitted beside the broken term: a 100 Mbit/s link gave
-/// 56 ns/byte for a wire of 80 that way). The residuals, and so the choice of segments, are
-/// the written line's. A term fixed by a bound keeps the free fit's interval, which then
-/// excludes it (or, for a cost per byte the data do not show, holds 0).
-fn weighted_line(x: &[f64], y: &[f64], x0: f64) -> Line {
-    let n = x.len();
-    let s = Sums::new(x, y);
-    let b_free = if s.sxx > 0.0 { s.sxy / s.sxx } else { 0.0 };
-    let a_free = s.ym - b_free * s.xm;
-    let rss_free = s.rss(x, y, a_free, b_free);
-    let (a_ci, b_ci) = if n > 2 && s.sxx > 0.0 {
-        let s2 = rss_free / (n - 2) as f64;
-        let t = t95(n - 2);
-        let se_b = (s2 / s.sxx).sqrt();
-        let se_a = (s2 * (1.0 / s.sw + s.xm * s.xm / s.sxx)).sqrt();
-        (
-            [a_free - t * se_a, a_free + t * se_a],
-            [b_free - t * se_b, b_free + t * se_b],
-        )
-    } else {
-        ([a_free, a_free], [b_free, b_free])
-    };
-    // A cost per byte the data do not show (its interval reaches 0) is not charged: on a
-    // host under a CPU quota one stalled median among a segment's few sizes (2.7 ms at 32 B
-    // where its neighbours took 0.65) otherwise fits a slope that charges every transfer
-    // of a start-up size as if it were a large one.
-    let slope_shown = b_free >= 0.0 && (n <= 2 || b_ci[0] > 0.0 || b_free == 0.0);
-    if slope_shown && a_free + b_free * x0 >= 0.0 {
-        return Line {
-            a: a_free,
-            b: b_free,
-            a_ci,
-            b_ci,
-            rss: rss_free,
-        };
-    }
-    // One term fixed at its bound; the other refitted alone, its interval from the new
-    // residuals.
-    let t = if n > 1 { t95(n - 1) } else { 0.0 };
-    let dof = n.max(2) - 1;
-    if !slope_shown {
-        let a = s.ym.max(0.0);
-        let rss = s.rss(x, y, a, 0.0);
-        let se = (rss / dof as f64 / s.sw).sqrt();
-        return Line {
-            a,
-            b: 0.0,
-            a_ci: [a - t * se, a + t * se],
-            b_ci,
-            rss,
-        };
-    }
-    // Through (x0, 0): y = b (x - x0).
-    let d: Vec<f64> = x.iter().map(|x| x - x0).collect();
-    let sdy: f64 = d.iter().zip(y).zip(&s.w).map(|((d, y), w)| w * d * y).sum();
-    let sdd: f64 = d.iter().zip(&s.w).map(|(d, w)| w * d * d).sum();
-    let b = if sdd > 0.0 { (sdy / sdd).max(0.0) } else { 0.0 };
-    let rss = s.rss(x, y, -b * x0, b);
-    let se = if sdd > 0.0 {
-        (rss / dof as f64 / sdd).sqrt()
-    } else {
-        0.0
-    };
-    Line {
-        a: -b * x0,
-        b,
-        a_ci,
-        b_ci: [b - t * se, b + t * se],
-        rss,
-    }
-}
-
-/// Every way to cut `n` sorted points into `k` contiguous ranges of at least [`MIN_POINTS`]:
-/// the end (exclusive) of each range.
-fn splits(n: usize, k: usize) -> Vec<Vec<usize>> {
-    if k == 1 {
-        return if n >= MIN_POINTS {
-            vec![vec![n]]
-        } else {
-            vec![]
-        };
-    }
-    let mut all = Vec::new();
-    for first in MIN_POINTS..=n.saturating_sub(MIN_POINTS * (k - 1)) {
-        for mut rest in splits(n - first, k - 1) {
-            for end in &mut rest {
-                *end += first;
-            }
-            rest.insert(0, first);
-            all.push(rest);
-        }
-    }
-    all
-}
-
-/// The segments fitted to one-way times `y` at sizes `x` (sorted, distinct), with the rms
-/// relative error of the fit (see the module docs).
-pub fn fit_segments(x: &[f64], y: &[f64], max_segments: usize) -> Result<(Vec<P2pSegment>, f64)> {
-    let n = x.len();
-    if n < MIN_POINTS || y.len() != n {
-        return Err(HbspError::InvalidBackend(format!(
-            "a point-to-point fit needs at least {MIN_POINTS} sizes, one time each"
-        )));
-    }
-    let mut best: Option<(f64, Vec<P2pSegment>, f64)> = None;
-    for k in 1..=max_segments.max(1) {
-        for ends in splits(n, k) {
-            let mut start = 0;
-            let mut segments = Vec::with_capacity(k);
-            let mut rss = 0.0;
-            for &end in &ends {
-                let x0 = if start == 0 { 0.0 } else { x[start - 1] };
-                let line = weighted_line(&x[start..end], &y[start..end], x0);
-                rss += line.rss;
-                segments.push(P2pSegment {
-                    node: None,
-                    p: None,
-                    max_bytes: x[end - 1] as u64,
-                    latency_s: line.a,
-                    s_per_byte: line.b,
-                    latency_s_ci95: Some(line.a_ci),
-                    s_per_byte_ci95: Some(line.b_ci),
-                    source: None,
-                });
-                start = end;
-            }
-            if !never_cheaper_when_larger(&segments, x, &ends) {
-                continue;
-            }
-            // A floor on the error, so that exact data (sim) prefer the fewest segments.
-            let floor = n as f64 * 1e-14;
-            let bic =
-                n as f64 * (rss.max(floor) / n as f64).ln() + (3 * k - 1) as f64 * (n as f64).ln();
-            if best.as_ref().is_none_or(|(b, _, _)| bic < *b - 1e-9) {
-                best = Some((bic, segments, rss));
-            }
-        }
-    }
-    let (_, segments, rss) = best.expect("at least one split of MIN_POINTS or more sizes");
-    Ok((segments, (rss / n as f64).sqrt()))
-}
-
-/// Whether `segments` (fitted to sizes `x`, each ending at the index in `ends`) charge no
-/// measured size more than a larger one: each segment's first size costs at least what the
-/// one before charges its last. Padding a message never makes it faster, so a fit that drops
-/// from one measured size to the next has mistaken noise for a segment (on the 8-host
-/// testbed, one host's stalled times at 4-16 KiB fitted a segment charging 16 KiB twice what
-/// 128 KiB cost). Between the two sizes a shaper's knee may dip, as its line is extrapolated
-/// back from sizes past the burst.
-fn never_cheaper_when_larger(segments: &[P2pSegment], x: &[f64], ends: &[usize]) -> bool {
-    let cost = |s: &P2pSegment, at: f64| s.latency_s + s.s_per_byte * at;
-    segments.windows(2).zip(ends).all(|(pair, &end)| {
-        let (last, first) = (x[end - 1], x[end]);
-        cost(&pair[1], first) >= cost(&pair[0], last) * (1.0 - 1e-9)
-    })
 }
 
 /// What writing one node's (or the network's) segments into a platform did.
@@ -671,6 +562,7 @@ impl P2pReport {
         if let crate::platform::BarrierCost::Table(points) = &mut platform.network.l {
             if let Some(point) = points.iter_mut().find(|pt| pt.p == self.p) {
                 point.message_stall_s = self.stall_s;
+                point.message_stall_all_s = Some(self.all_nodes_stall_s);
             }
         }
     }
@@ -766,136 +658,5 @@ mod tests {
         assert_eq!(a, shuffled(22, 7));
         assert_ne!(a, shuffled(22, 8));
         assert_ne!(a, (0..22).collect::<Vec<_>>());
-    }
-
-    #[test]
-    fn splits_cover_every_cut_with_enough_points() {
-        assert_eq!(splits(6, 2), vec![vec![3, 6]]);
-        assert_eq!(splits(7, 2), vec![vec![3, 7], vec![4, 7]]);
-        assert!(splits(5, 2).is_empty());
-        assert_eq!(splits(9, 3), vec![vec![3, 6, 9]]);
-    }
-
-    #[test]
-    fn exact_two_segment_data_give_two_segments_at_the_break() {
-        let x: Vec<f64> = (0..12).map(|k| (8u64 << (2 * k)) as f64).collect();
-        let truth = [
-            P2pSegment::new(1 << 17, 20e-6, 1e-9),
-            P2pSegment::new(u64::MAX, 5e-3, 80e-9),
-        ];
-        let y: Vec<f64> = x.iter().map(|&s| p2p_time(&truth, s as u64)).collect();
-        let (segments, rms) = fit_segments(&x, &y, 3).unwrap();
-        assert_eq!(segments.len(), 2, "{segments:?}");
-        assert_eq!(segments[0].max_bytes, 1 << 17);
-        assert!((segments[1].s_per_byte - 80e-9).abs() < 1e-15);
-        assert!((segments[0].latency_s - 20e-6).abs() < 1e-12);
-        assert!(rms < 1e-9);
-    }
-
-    #[test]
-    fn a_shaped_links_burst_is_fitted_as_a_negative_start_up_not_a_lower_rate() {
-        // Start-up 0.4 ms, the first 600 kB at 3 ns/byte (the bucket), then 83.6 ns/byte.
-        let x: Vec<f64> = (0..22).map(|k| (8u64 << k) as f64).collect();
-        let y: Vec<f64> = x
-            .iter()
-            .map(|&b| 4e-4 + b.min(6e5) * 3e-9 + (b - 6e5).max(0.0) * 83.6e-9)
-            .collect();
-        let (segments, _) = fit_segments(&x, &y, 4).unwrap();
-        let last = segments.last().unwrap();
-        assert!(last.latency_s < 0.0, "{segments:?}");
-        assert!(
-            (last.s_per_byte / 83.6e-9 - 1.0).abs() < 0.05,
-            "{segments:?}"
-        );
-        for &b in &[4.72e6, 16.0 * 1024.0 * 1024.0] {
-            let want = 4e-4 + 6e5 * 3e-9 + (b - 6e5) * 83.6e-9;
-            let got = p2p_time(&segments, b as u64);
-            assert!((got / want - 1.0).abs() < 0.05, "{b}: {got} vs {want}");
-        }
-    }
-
-    #[test]
-    fn a_term_the_data_want_negative_is_fixed_and_the_other_refitted() {
-        // A first segment whose free line starts below zero: through the origin instead,
-        // with the slope refitted (not the free fit's slope with its intercept cut off).
-        let x = [1e3, 2e3, 4e3, 8e3];
-        let y = [0.5e-5, 1.5e-5, 3.5e-5, 7.5e-5];
-        let line = weighted_line(&x, &y, 0.0);
-        assert_eq!(line.a, 0.0);
-        // Least squares on the relative error through the origin: sum(x/y) / sum((x/y)^2).
-        let ratio: Vec<f64> = x.iter().zip(&y).map(|(x, y)| x / y).collect();
-        let through_origin = ratio.iter().sum::<f64>() / ratio.iter().map(|r| r * r).sum::<f64>();
-        assert!((line.b / through_origin - 1.0).abs() < 1e-12, "{}", line.b);
-        assert!(
-            line.a_ci[1] < 0.0,
-            "the free fit's interval: {:?}",
-            line.a_ci
-        );
-        // Times that fall with size: no cost per byte, the mean time.
-        let line = weighted_line(&[1.0, 2.0, 3.0], &[3e-4, 2e-4, 1e-4], 0.0);
-        assert_eq!(line.b, 0.0);
-        assert!(line.a > 1e-4 && line.a < 3e-4);
-    }
-
-    #[test]
-    fn one_stalled_median_does_not_make_a_segment_of_its_own() {
-        // The one-way times of the h1-h3 pair on the 4-host testbed (10 ms quota periods,
-        // median of 3 samples per size): at 32 B a stalled median, 2.7 ms among 0.5-1 ms.
-        // Fitted freely, 8-32 B became a segment of 73.6 us/byte (16 B: 1.2 ms).
-        let x: Vec<f64> = (0..22).map(|k| (8u64 << k) as f64).collect();
-        let y = [
-            6.6806e-4, 1.0687e-3, 2.7168e-3, 6.4699e-4, 8.7601e-4, 6.5785e-4, 6.3750e-4, 7.6246e-4,
-            6.2276e-4, 6.5262e-4, 1.0282e-3, 6.1969e-4, 4.1477e-4, 1.3797e-3, 1.8521e-3, 1.2042e-2,
-            3.4166e-2, 7.8585e-2, 1.6645e-1, 3.4273e-1, 6.9596e-1, 1.4087e0,
-        ];
-        let (segments, _) = fit_segments(&x, &y, 4).unwrap();
-        for bytes in [8, 16, 32, 4096] {
-            let t = p2p_time(&segments, bytes);
-            assert!(t > 5e-4 && t < 9e-4, "{bytes} B: {t} s, {segments:?}");
-        }
-        let last = segments.last().unwrap();
-        assert!(
-            (last.s_per_byte / 84.3e-9 - 1.0).abs() < 0.05,
-            "{segments:?}"
-        );
-    }
-
-    #[test]
-    fn a_noisy_hosts_segments_never_charge_a_transfer_more_than_a_larger_one() {
-        // The one-way times of h1-h7 and h1-h4 on the 8-host testbed (quotas of a tenth of
-        // a core): below 128 KiB, 0.7-5 ms whatever the size. Fitted freely, h7's 1-16 KiB
-        // became a segment of 270 ns/byte (16 KiB: 4.6 ms, 128 KiB: 2.2 ms), and h4's
-        // second segment started at 0.06 ms where its first ended at 1.3 ms.
-        let x: Vec<f64> = (0..22).map(|k| (8u64 << k) as f64).collect();
-        let h7 = [
-            3.0788e-3, 1.5352e-3, 8.9562e-4, 3.3869e-3, 1.5306e-3, 1.0797e-3, 1.6415e-3, 2.2859e-3,
-            6.7636e-4, 1.3347e-3, 2.0773e-3, 5.0241e-3, 3.3973e-3, 2.0116e-3, 1.9634e-3, 1.2565e-2,
-            3.5472e-2, 7.9211e-2, 1.7038e-1, 3.4601e-1, 7.0235e-1, 1.4235e0,
-        ];
-        let h4 = [
-            1.2089e-3, 1.0932e-3, 2.0656e-3, 1.2243e-3, 1.6214e-3, 1.3666e-3, 1.2297e-3, 1.9163e-3,
-            1.0383e-3, 1.5406e-3, 1.3722e-3, 1.4941e-3, 9.3764e-4, 3.5300e-3, 7.0925e-3, 1.2068e-2,
-            3.8544e-2, 7.9739e-2, 1.7032e-1, 3.5749e-1, 7.0930e-1, 1.4525e0,
-        ];
-        for y in [h7, h4] {
-            let (segments, _) = fit_segments(&x, &y, 4).unwrap();
-            let mut before = 0.0;
-            for bytes in x.iter().map(|&b| b as u64) {
-                let t = p2p_time(&segments, bytes);
-                assert!(t >= before * (1.0 - 1e-9), "{bytes} B: {t} s, {segments:?}");
-                before = t;
-            }
-            let halo = p2p_time(&segments, 16 << 10);
-            assert!(halo < 3e-3, "16 KiB: {halo} s, {segments:?}");
-        }
-    }
-
-    #[test]
-    fn a_straight_line_stays_one_segment() {
-        let x: Vec<f64> = (0..8).map(|k| (8u64 << (3 * k)) as f64).collect();
-        let y: Vec<f64> = x.iter().map(|s| 1e-4 + s * 8e-8).collect();
-        let (segments, _) = fit_segments(&x, &y, 3).unwrap();
-        assert_eq!(segments.len(), 1);
-        assert_eq!(segments[0].max_bytes, x[7] as u64);
     }
 }
