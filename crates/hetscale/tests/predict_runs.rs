@@ -515,6 +515,8 @@ fn a_declared_programs_calibrated_model_predicts_four_and_eight_hosts() {
         err.contains("program \"jacobi\": platform toy has no compute entry"),
         "{err}"
     );
+    // It leaves nothing behind: not the database it opened, nor the --out it made.
+    assert!(!d.join("refused").exists(), "refused/ was left behind");
     // A kernel's parameter is refused for a declared program, in one line.
     let err = one_line_error(
         hetscale_in(d)

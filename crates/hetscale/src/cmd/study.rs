@@ -185,24 +185,47 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     for spec in &mut specs {
         pass_hosts(args, spec)?;
     }
+    let out_existed = args.out.exists();
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create --out {}", args.out.display()))?;
     let db = database(args)?;
+    let fresh = !db.exists();
     let store = Store::open(&db)?;
     hbsp::file::protect_input("the study database", &db);
+    let outcome = run_studies(args, registry, &specs, &store, &db);
+    if outcome.is_err() && fresh && store.studies().is_ok_and(|names| names.is_empty()) {
+        // Refused before anything was stored (an unknown node, a program the platform has no
+        // entry for): the database and --out this command made hold nothing, so they go.
+        drop(store);
+        let _ = std::fs::remove_file(&db);
+        if !out_existed {
+            let _ = std::fs::remove_dir(&args.out);
+        }
+    }
+    outcome
+}
+
+/// Runs `specs` into `store` (at `db`), writes each result and the report, and prints them.
+fn run_studies(
+    args: &Args,
+    registry: &KernelRegistry,
+    specs: &[StudySpec],
+    store: &Store,
+    db: &Path,
+) -> anyhow::Result<()> {
     let mut results = Vec::new();
     let mut resumed = Vec::new();
-    for spec in &specs {
+    for spec in specs {
         // Measures and caches this host's speed before the study's runs, if `local` needs it.
         let platform = hetscale_study::speed::local_speed::load_platform(&spec.platform)?;
         if let Some(note) = platform.note.filter(|_| !args.quiet) {
             errln!("note: {note}");
         }
         if args.replace {
-            replace_stored(&store, spec, &platform.platform)?;
+            replace_stored(store, spec, &platform.platform)?;
         }
         let progress = Progress::new(&spec.name, args.quiet);
-        let result = run_study_with(spec, registry, &store, &progress)?;
+        let result = run_study_with(spec, registry, store, &progress)?;
         progress.finish();
         if let Some(line) = progress.resumed_line() {
             resumed.push(line);
@@ -210,7 +233,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         write_result(&args.out, &result)?;
         results.push(result);
     }
-    let index = write_report(&every_study(&store, registry, &results), &args.out)?;
+    let index = write_report(&every_study(store, registry, &results), &args.out)?;
     if args.json {
         let json =
             hetscale_study::json::document("study", "studies", serde_json::to_value(&results)?);
@@ -223,7 +246,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             out!("{}", render_text(result));
         }
         resumed.iter().for_each(|line| outln!("{line}"));
-        print_locations(&db, &args.out, &index);
+        print_locations(db, &args.out, &index);
         print_summaries(&results);
     }
     settled_something(&results)
