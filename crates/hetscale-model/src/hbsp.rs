@@ -38,9 +38,8 @@ pub struct MessageStall {
 
 impl MessageStall {
     /// The stall of a superstep in which `active` of `p` nodes send or receive a message:
-    /// 0 when none does, `pair_s` at two (or one: a node sending to itself moves nothing
-    /// across the network, but is charged as the smallest exchange), `all_s` at `p`, linear
-    /// between.
+    /// 0 when none does, `pair_s` at two (a message has two ends; one active node is a
+    /// caller counting one end only, charged as a pair), `all_s` at `p`, linear between.
     pub fn at(&self, active: usize, p: usize) -> f64 {
         if active == 0 {
             return 0.0;
