@@ -503,7 +503,7 @@ fn merge_rule(old: &[P2pSegment], new: &[P2pSegment]) -> P2pMerge {
 impl P2pReport {
     /// Writes the segments into `platform`'s `[[machine.p2p]]`: the fastest pair's as the
     /// network's (no `node`), each pair `(0, j)`'s as node `j`'s, each with `source(pair)`
-    /// (`None`: the network's), key by key by [`merge_rule`]. A platform without `[machine]`
+    /// (`None`: the network's), key by key by `merge_rule`. A platform without `[machine]`
     /// gets one from its network ([`MachineModel::from_network`]) holding the segments.
     /// Returns, per key (`None`: the network), what was done.
     pub fn apply_to(
