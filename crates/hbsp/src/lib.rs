@@ -72,6 +72,7 @@ pub mod cgroup;
 pub mod collective_probe;
 pub mod collectives;
 mod ctx;
+pub mod duplex;
 mod error;
 pub mod file;
 pub mod machine_model;

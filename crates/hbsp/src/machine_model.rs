@@ -65,7 +65,10 @@
 //! nodes' segments (a node's own, `node = "name"`, else the network's), `P(b) = latency_i + b
 //! s_per_byte_i` on the segment `i` holding `b`, and `b_jk` the bytes node `j` sends node `k`
 //! in the superstep, one transfer per pair and superstep (hbsp's MPI backend packs a
-//! superstep's messages to one node into one buffer); `latency_s` and `link_bytes_per_s` then apply only
+//! superstep's messages to one node into one buffer); with `[[machine.duplex]]` a node that
+//! sends and receives pays `penalty(min(o_j, i_j)) x` its smaller side's bytes' cost on top
+//! of the larger side (a link that does not carry both directions at full rate at once:
+//! [`crate::duplex`]); `latency_s` and `link_bytes_per_s` then apply only
 //! to topology-derived collectives. The end of a run adds `run_overhead_s` and
 //! `process_overhead_s` times its processes ([`crate::Machine::processes`]).
 //!
@@ -82,6 +85,8 @@
 //! most 2 on that phase's bytes, none on its latencies.
 
 use serde::{Deserialize, Serialize};
+
+use crate::duplex::DuplexPoint;
 
 /// The machine model of a platform (`[machine]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -128,6 +133,10 @@ pub struct MachineModel {
     /// instead of `latency_s` and `link_bytes_per_s`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub p2p: Vec<P2pSegment>,
+    /// How a node's two directions share its link, by size (`[[machine.duplex]]`, measured
+    /// by `hetscale probe --p2p`; see [`crate::duplex`]): none, full duplex.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub duplex: Vec<DuplexPoint>,
     /// Where the fields of this table come from (a paper's table, a probe, a fit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
@@ -607,6 +616,7 @@ impl MachineModel {
             collectives: Vec::new(),
             compute: Vec::new(),
             p2p: Vec::new(),
+            duplex: Vec::new(),
             source: None,
         }
     }
@@ -689,6 +699,7 @@ impl MachineModel {
         }
         validate_collectives("machine.collective", &self.collectives)?;
         validate_p2p(&self.p2p)?;
+        crate::duplex::validate_duplex(&self.duplex)?;
         for (i, c) in self.compute.iter().enumerate() {
             c.validate()?;
             if self.compute[..i]

@@ -720,3 +720,50 @@ fn a_transfer_costs_the_slower_ends_segments_and_the_probe_finds_each_node() {
     assert_eq!(n2.len(), 1, "{n2:?}");
     assert!((n2[0].latency_s - 1e-3).abs() < 1e-9 && (n2[0].s_per_byte - 100e-9).abs() < 1e-12);
 }
+
+#[test]
+fn a_link_that_carries_one_direction_at_a_time_charges_a_swap_twice_and_the_probe_measures_it() {
+    use hbsp::duplex::{DuplexPoint, penalty_at};
+    // Full duplex up to 64 KiB, one direction at a time from 1 MiB, linear between.
+    let point = |bytes: u64, penalty: f64| DuplexPoint {
+        p: None,
+        bytes,
+        penalty,
+        source: None,
+    };
+    let duplex = vec![point(64 << 10, 0.0), point(1 << 20, 1.0)];
+    let mut p = common::platform(&[1.0, 1.0]);
+    p.network.l = BarrierCost::constant(L);
+    p.machine = Some(MachineModel {
+        p2p: two_segments(),
+        duplex: duplex.clone(),
+        ..model()
+    });
+    let m = p.all().unwrap();
+    let elapsed = |bytes: usize, both: bool| {
+        common::sim_elapsed(&m, move |ctx| {
+            if ctx.pid() == 0 || both {
+                ctx.send(1 - ctx.pid(), 0, &vec![0u8; bytes])?;
+            }
+            ctx.sync()
+        })
+    };
+    // 1 MiB each way: the second direction's bytes (80 ns each) on top of the first's.
+    let swap_cost = elapsed(1 << 20, true) - elapsed(1 << 20, false);
+    assert!(close(swap_cost, (1 << 20) as f64 * 80e-9), "{swap_cost}");
+    // 8 B each way: both at once, no dearer than one.
+    assert!(close(elapsed(8, true), elapsed(8, false)));
+    // The probe swaps each size and measures the penalty back, and writes it at its p.
+    let report = ping_pong_on_sim(&m);
+    for (&size, &got) in report.sizes.iter().zip(&report.duplex_penalty) {
+        let want = penalty_at(&duplex, size as u64);
+        assert!((got - want).abs() < 1e-6, "{size} B: {got} vs {want}");
+    }
+    let mut target = p.clone();
+    report
+        .apply_to(&mut target, &|_: Option<&str>| "probe: test".into())
+        .unwrap();
+    let written = &target.machine.as_ref().unwrap().duplex;
+    assert_eq!(written.len(), report.sizes.len());
+    assert!(written.iter().all(|d| d.p == Some(2)));
+}

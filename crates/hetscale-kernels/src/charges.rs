@@ -17,11 +17,13 @@
 //! a superstep's `g max_j (r_j h_j) + o max_j m_j` is replaced by the point-to-point ports
 //! that `sim` charges: node `j`'s sending side costs its transfers' start-up and their bytes'
 //! costs on its segments at the machine's size, its receiving side likewise, and it pays the
-//! larger plus `r_j receive b_j`. The traffic keeps each node's totals, not its transfers,
+//! larger (plus, with `[[machine.duplex]]`, the penalty on its smaller side's bytes, as
+//! `sim`: `hbsp::duplex::port_time`) plus `r_j receive b_j`. The traffic keeps each node's totals, not its transfers,
 //! so its transfers are taken as of the mean size, on the node's own segments (`sim` sizes
 //! each transfer and charges the slower end of each pair).
 
 use hbsp::Machine;
+use hbsp::duplex::{DuplexPoint, duplex_points, port_time};
 use hbsp::machine_model::{P2pSegment, p2p_parts, p2p_segments};
 use hetscale_model::hbsp::{self as cost, HbspMachine, Traffic};
 
@@ -46,6 +48,8 @@ pub(crate) struct Charges<'m> {
     p2p: Vec<Vec<P2pSegment>>,
     /// The machine model's `receive_s_per_byte` (with `p2p`).
     receive_s_per_byte: f64,
+    /// The `[[machine.duplex]]` points at this machine's size (empty: full duplex).
+    duplex: Vec<DuplexPoint>,
 }
 
 impl<'m> Charges<'m> {
@@ -66,17 +70,20 @@ impl<'m> Charges<'m> {
                     .collect()
             }),
             receive_s_per_byte: with_p2p.map_or(0.0, |m| m.receive_s_per_byte),
+            duplex: with_p2p.map_or_else(Vec::new, |m| duplex_points(&m.duplex, machine.p())),
         }
     }
 
     /// The busiest node's point-to-point port (see the module docs).
     fn p2p_ports(&self, traffic: &Traffic) -> f64 {
+        // A side's (total, bytes' cost), as `sim`'s port tally keeps it.
         let side = |segments: &[P2pSegment], messages: f64, bytes: f64| {
             if messages <= 0.0 {
-                return 0.0;
+                return (0.0, 0.0);
             }
             let (latency, each_s) = p2p_parts(segments, (bytes / messages).round() as u64);
-            latency + messages * each_s
+            let bytes_s = messages * each_s;
+            ((latency + bytes_s).max(0.0), bytes_s)
         };
         self.p2p
             .iter()
@@ -85,7 +92,9 @@ impl<'m> Charges<'m> {
             .map(|(j, (segments, node))| {
                 let out = side(segments, traffic.messages_sent[j], traffic.sent[j]);
                 let into = side(segments, traffic.messages_received[j], traffic.received[j]);
-                out.max(into) + node.r * self.receive_s_per_byte * traffic.received[j]
+                let overlap = traffic.sent[j].min(traffic.received[j]).round() as u64;
+                port_time(out, into, overlap, &self.duplex)
+                    + node.r * self.receive_s_per_byte * traffic.received[j]
             })
             .fold(0.0, f64::max)
     }

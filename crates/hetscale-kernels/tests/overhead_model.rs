@@ -339,9 +339,10 @@ fn measured_collectives_are_charged_as_sim_charges_them() {
 /// The UCF cluster's first four nodes, a thousand times faster and with a barrier of 10 us
 /// (so that the transfers weigh), with `[[machine.p2p]]` segments measured on 2 and on 4
 /// nodes (start-ups of 0.3 and 0.6 ms to 16 KiB, then 80 ns/byte less a 1 ms burst), as
-/// `probe --p2p` writes them; the machine model `sim` charges holds them, and approach 3
-/// reads them.
+/// `probe --p2p` writes them, and `[[machine.duplex]]` penalties; the machine model `sim`
+/// charges holds them, and approach 3 reads them.
 fn ucf_with_p2p() -> (String, Machine) {
+    use hbsp::duplex::DuplexPoint;
     use hbsp::machine_model::{MachineModel, P2pSegment};
     let mut platform = Platform::load("ucf-cluster").unwrap();
     platform.speed_unit = "Mflop/s".into();
@@ -361,6 +362,21 @@ fn ucf_with_p2p() -> (String, Machine) {
         at(2, 16 << 20, -1e-3, 80e-9),
         at(4, 16 << 10, 0.6e-3, 1e-9),
         at(4, 16 << 20, -1e-3, 80e-9),
+    ];
+    // Links that carry both directions at full rate to 16 KiB and, from 1 MiB, one at a time
+    // (on 2 nodes) or at half the rate each (on 4): a node that sends and receives pays part
+    // of its smaller side's bytes again.
+    let duplex = |p: usize, bytes: u64, penalty: f64| DuplexPoint {
+        p: Some(p),
+        bytes,
+        penalty,
+        source: None,
+    };
+    model.duplex = vec![
+        duplex(2, 16 << 10, 0.0),
+        duplex(2, 1 << 20, 1.0),
+        duplex(4, 16 << 10, 0.0),
+        duplex(4, 1 << 20, 0.5),
     ];
     platform.machine = Some(model);
     (

@@ -24,6 +24,7 @@ use hetscale_model::hbsp::MessageStall;
 use serde::{Deserialize, Serialize};
 
 use super::transport::Call;
+use crate::duplex::{DuplexPoint, duplex_points, port_time};
 use crate::error::{HbspError, Result};
 use crate::machine_model::{
     Barrier, ComputeRate, MachineModel, P2pSegment, p2p_parts, p2p_segments, p2p_time,
@@ -167,14 +168,16 @@ impl PortTally {
             .fetch_add(picoseconds(bytes_s), Ordering::Relaxed);
     }
 
-    /// Seconds this side took, and resets it for the next superstep of its parity.
-    fn take(&self) -> f64 {
+    /// Seconds this side took and its bytes' cost alone (for [`port_time`]), and resets it for
+    /// the next superstep of its parity.
+    fn take(&self) -> (f64, f64) {
         let latency = self.latency_ps.swap(i64::MIN, Ordering::Relaxed);
         let bytes = self.bytes_ps.swap(0, Ordering::Relaxed);
         if latency == i64::MIN {
-            return 0.0;
+            return (0.0, 0.0);
         }
-        ((latency as f64 + bytes as f64) * 1e-12).max(0.0)
+        let total = ((latency as f64 + bytes as f64) * 1e-12).max(0.0);
+        (total, bytes as f64 * 1e-12)
     }
 }
 
@@ -205,6 +208,8 @@ pub(crate) struct VirtualClock {
     model: Option<ModelCharges>,
     /// Each node's `[[machine.p2p]]` segments (empty: the model has none).
     p2p: Vec<Vec<P2pSegment>>,
+    /// The `[[machine.duplex]]` points at this machine's size (empty: full duplex).
+    duplex: Vec<DuplexPoint>,
     work: WorkCharge,
     tally: [Tally; 2],
     /// Virtual time at which the current superstep began, as `f64` bits.
@@ -248,6 +253,10 @@ impl VirtualClock {
                         .map(|n| p2p_segments(&m.p2p, Some(&n.name), machine.p()))
                         .collect()
                 })
+                .unwrap_or_default(),
+            duplex: machine
+                .model()
+                .map(|m| duplex_points(&m.duplex, machine.p()))
                 .unwrap_or_default(),
             work: options.work,
             tally: [Tally::new(machine.p()), Tally::new(machine.p())],
@@ -379,13 +388,17 @@ impl VirtualClock {
         self.tally[parity]
             .0
             .iter()
-            .map(|node| NodeTraffic {
-                work_s: f64::from_bits(take(&node.work_s)),
-                bytes_out: take(&node.bytes_out),
-                bytes_in: take(&node.bytes_in),
-                messages_out: take(&node.messages_out),
-                messages_in: take(&node.messages_in),
-                p2p_s: node.p2p_out.take().max(node.p2p_in.take()),
+            .map(|node| {
+                let (bytes_out, bytes_in) = (take(&node.bytes_out), take(&node.bytes_in));
+                let (out, into) = (node.p2p_out.take(), node.p2p_in.take());
+                NodeTraffic {
+                    work_s: f64::from_bits(take(&node.work_s)),
+                    bytes_out,
+                    bytes_in,
+                    messages_out: take(&node.messages_out),
+                    messages_in: take(&node.messages_in),
+                    p2p_s: port_time(out, into, bytes_out.min(bytes_in), &self.duplex),
+                }
             })
             .collect()
     }

@@ -68,8 +68,13 @@
 //! between the two stalls, linearly in `a`
 //! ([`hetscale_model::hbsp::MessageStall::at`]).
 //!
+//! Beside each of its one-way samples, the pair of node 0 and node 1 also swaps the size, both
+//! sending at once: how much longer that takes than one way, over one way's bytes' cost, is
+//! how the link shares its two directions, written as `[[machine.duplex]]` at `p`
+//! ([`crate::duplex`]; the exchange module).
+//!
 //! On `sim` with `[[machine.p2p]]` segments whose breakpoints are among the probed sizes, the
-//! probe recovers them exactly.
+//! probe recovers them exactly, and the `[[machine.duplex]]` penalties too.
 
 use serde::Serialize;
 
@@ -80,6 +85,7 @@ use crate::machine_model::{MachineModel, P2pSegment, p2p_time};
 use crate::platform::{Machine, Platform};
 use crate::probe::step;
 
+mod exchange;
 mod segments;
 pub use segments::{MIN_POINTS, fit_segments};
 
@@ -167,6 +173,12 @@ pub struct P2pReport {
     pub all_nodes_stall_s_ci95: [f64; 2],
     /// Supersteps in which every node took part that it was averaged over.
     pub all_nodes_samples: usize,
+    /// Nodes 0 and 1 sending each other each size at once: the unstalled time, the empty
+    /// superstep subtracted, s.
+    pub exchange_s: Vec<f64>,
+    /// Per size, how much of the second direction's bytes' cost the exchange paid on top of
+    /// one way, in `[0, 1]` (see [`crate::duplex`]): written as `[[machine.duplex]]` at `p`.
+    pub duplex_penalty: Vec<f64>,
 }
 
 fn checked(options: &P2pProbeOptions) -> Result<P2pProbeOptions> {
@@ -202,6 +214,7 @@ pub fn probe_p2p(
         pairs: samples,
         empty,
         all_nodes,
+        exchange,
     } = output.results[0].clone();
     let rounds = 2 * options.samples;
     let empty_base = unstalled_empty(&empty, rounds);
@@ -228,6 +241,12 @@ pub fn probe_p2p(
         .map(|pair| Ok(fit_segments(&x, pair, options.max_segments)?.0))
         .collect::<Result<Vec<_>>>()?;
     let (stall_s, stall_samples) = stall(&samples, &pair_segments, &options.sizes, &empty, rounds);
+    let exchange_s: Vec<f64> = exchange
+        .iter()
+        .map(|times| (unstalled(times, rounds) - empty_base).max(0.0))
+        .collect();
+    let duplex_penalty =
+        exchange::penalties(&options.sizes, &exchange_s, &pairs[0], &pair_segments[0]);
     // What the segments charge a transfer of the smallest size to the slowest node: a
     // fastest sample can itself be a stall on a host of a tenth of a core, the fit is not.
     let slowest_pair = pair_segments
@@ -256,6 +275,8 @@ pub fn probe_p2p(
         all_nodes_stall_s,
         all_nodes_stall_s_ci95,
         all_nodes_samples: all_nodes.len(),
+        exchange_s,
+        duplex_penalty,
     })
 }
 
@@ -348,6 +369,7 @@ fn ping_pong(ctx: &mut Ctx<'_>, options: &P2pProbeOptions) -> Result<PingPongTim
     let payload = vec![0u8; largest];
     let mut empty = Vec::new();
     let mut pairs = Vec::new();
+    let mut exchange = vec![Vec::with_capacity(2 * options.samples); options.sizes.len()];
     for partner in 1..ctx.nprocs() {
         let mut times = vec![Vec::with_capacity(2 * options.samples); options.sizes.len()];
         for round in 0..options.samples {
@@ -356,6 +378,12 @@ fn ping_pong(ctx: &mut Ctx<'_>, options: &P2pProbeOptions) -> Result<PingPongTim
                 empty.push(time_delivered(ctx, |_| Ok(()))?);
                 for (from, to) in [(0, partner), (partner, 0)] {
                     times[k].push(time_one_way(ctx, from, to, &payload[..size])?);
+                }
+                if partner == 1 {
+                    // As many exchanges as one-way samples, beside them.
+                    for _ in 0..2 {
+                        exchange[k].push(time_exchange(ctx, &payload[..size])?);
+                    }
                 }
             }
         }
@@ -389,6 +417,7 @@ fn ping_pong(ctx: &mut Ctx<'_>, options: &P2pProbeOptions) -> Result<PingPongTim
         pairs,
         empty,
         all_nodes,
+        exchange,
     })
 }
 
@@ -408,6 +437,19 @@ fn from_all_to_root(ctx: &mut Ctx<'_>, root: usize, bytes: &[u8]) -> Result<()> 
         ctx.send(root, 0, bytes)?;
     }
     Ok(())
+}
+
+/// Nodes 0 and 1 each send the other `bytes` at once, timed to their delivery.
+fn time_exchange(ctx: &mut Ctx<'_>, bytes: &[u8]) -> Result<f64> {
+    let partner = match ctx.pid() {
+        0 => Some(1),
+        1 => Some(0),
+        _ => None,
+    };
+    time_delivered(ctx, |ctx| match partner {
+        Some(to) => ctx.send(to, 0, bytes),
+        None => Ok(()),
+    })
 }
 
 /// Time of `from` sending `bytes` to `to`, to their delivery (see [`time_delivered`]).
@@ -443,6 +485,8 @@ struct PingPongTimes {
     empty: Vec<f64>,
     /// The supersteps in which every node took part.
     all_nodes: Vec<f64>,
+    /// `exchange[k]`: nodes 0 and 1 swapping size `k` at once.
+    exchange: Vec<Vec<f64>>,
 }
 
 /// `0..n` in an order fixed by `seed` (Fisher-Yates on a SplitMix64 stream).
@@ -549,6 +593,11 @@ impl P2pReport {
             .p2p
             .sort_by(|a, b| (a.p, &a.node, a.max_bytes).cmp(&(b.p, &b.node, b.max_bytes)));
         self.apply_stall_to(platform);
+        let source = format!(
+            "{}; the same sizes sent both ways at once",
+            source(Some(&self.nodes[1]))
+        );
+        exchange::apply_duplex_to(platform, self.p, &self.sizes, &self.duplex_penalty, &source);
         platform.validate()?;
         Ok(done)
     }

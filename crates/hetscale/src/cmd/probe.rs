@@ -374,15 +374,33 @@ fn print_p2p(
         .iter()
         .map(|n| format!("{}-{n}", p2p.nodes[0]))
         .collect();
-    writeln!(out, "  {:>9}    {}", "bytes", names.join("  "))?;
+    // The exchange's columns: nodes 0 and 1 sending each size both ways at once.
+    let swap = format!("{}<->{}", p2p.nodes[0], p2p.nodes[1]);
+    writeln!(
+        out,
+        "  {:>9}    {}  {swap:>10}  duplex penalty",
+        "bytes",
+        names.join("  ")
+    )?;
     for (k, size) in p2p.sizes.iter().enumerate() {
         let times: Vec<String> = p2p
             .pairs
             .iter()
             .map(|pair| format!("{:.4e} s", pair[k]))
             .collect();
-        writeln!(out, "  {size:>9} B  {}", times.join("  "))?;
+        writeln!(
+            out,
+            "  {size:>9} B  {}  {:.4e} s  {:.2}",
+            times.join("  "),
+            p2p.exchange_s[k],
+            p2p.duplex_penalty[k]
+        )?;
     }
+    writeln!(
+        out,
+        "duplex penalty: the exchange's time beyond one way, over one way's bytes' cost (0: both directions at full rate, 1: one at a time); written as [[machine.duplex]] at p = {}",
+        p2p.p
+    )?;
     writeln!(
         out,
         "stall: a superstep that moves a message took {:.4e} s longer on average than its size's fastest, beyond an empty superstep's excess (over {} message supersteps of start-up sizes); written as message_stall_s beside L({})",
