@@ -1,23 +1,28 @@
 //! The exchange (timed by the ping-pong, `time_exchange`): node 0 and node 1 send each other
 //! the same size at once, to measure how their links share the two directions (`[[machine.duplex]]`, see [`crate::duplex`]).
 //!
-//! Per size, the exchange's unstalled time (the fastest of as many samples as a pair's
-//! one-way time has, less the empty superstep's) beyond the pair's one-way time is what the
-//! second direction cost on top of the first; over the one-way transfer's bytes' cost on the
-//! pair's segments it is the penalty `sim` charges a node that sends and receives: the
-//! smaller side's bytes' cost times it. So on `sim` the probe measures its penalty back.
+//! Per size, the exchange's mean time (over as many samples as the pair's one-way time has)
+//! beyond the pair's one-way mean is what the second direction cost on top of the first;
+//! over the one-way transfer's bytes' cost on the pair's segments it is the penalty `sim`
+//! charges a node that sends and receives: the smaller side's bytes' cost times it. So on
+//! `sim` the probe measures its penalty back.
 
 use crate::duplex::DuplexPoint;
 use crate::machine_model::{P2pSegment, p2p_parts};
 use crate::platform::Platform;
 
-/// Per size: the penalty, `(exchange - one_way) / bytes' cost`, clamped to `[0, 1]` (0 where
-/// the segments give the size no bytes' cost). `exchange` and `one_way` are unstalled times
-/// with the empty superstep taken off; `segments` the pair's.
+/// Per size: the penalty, `(mean exchange - mean one way) / bytes' cost`, clamped to
+/// `[0, 1]` (0 where the segments give the size no bytes' cost), from the samples of the
+/// exchange and of the pair's one-way transfers (both directions) and the pair's segments.
+///
+/// Means, not the fastest samples the segments take: a swap of a long stream is not slowed
+/// now and then but most times, or not at all (raw MPI on the testbed, 2 MB each way: 5 of
+/// 6 swaps took twice one way, one took one way's time), so its expected cost is its mean;
+/// the one-way mean beside it takes off the stalls both kinds of superstep share.
 pub(super) fn penalties(
     sizes: &[usize],
-    exchange: &[f64],
-    one_way: &[f64],
+    exchange: &[Vec<f64>],
+    one_way: &[&[f64]],
     segments: &[P2pSegment],
 ) -> Vec<f64> {
     sizes
@@ -25,13 +30,17 @@ pub(super) fn penalties(
         .zip(exchange.iter().zip(one_way))
         .map(|(&size, (x, t))| {
             let (_, bytes_s) = p2p_parts(segments, size as u64);
-            if bytes_s > 0.0 {
-                ((x - t) / bytes_s).clamp(0.0, 1.0)
+            if bytes_s > 0.0 && !x.is_empty() && !t.is_empty() {
+                ((mean(x) - mean(t)) / bytes_s).clamp(0.0, 1.0)
             } else {
                 0.0
             }
         })
         .collect()
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
 }
 
 /// Writes the penalties as the platform's `[[machine.duplex]]` points at `p` (replacing
@@ -67,17 +76,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_penalty_is_the_exchanges_excess_over_the_bytes_cost_of_one_way() {
+    fn the_penalty_is_the_exchanges_mean_excess_over_the_bytes_cost_of_one_way() {
         // 1 ms start-up, 80 ns/byte: 1 MiB costs 84 ms of bytes.
         let segments = vec![P2pSegment::new(1 << 24, 1e-3, 8e-8)];
         let sizes = [8, 1 << 20, 1 << 22];
         let bytes = |s: usize| s as f64 * 8e-8;
-        let one_way: Vec<f64> = sizes.iter().map(|&s| 1e-3 + bytes(s)).collect();
-        // Small: as fast as one way; 1 MiB: half the bytes again; 4 MiB: more than twice.
-        let exchange = [
-            one_way[0] - 1e-4,
-            one_way[1] + 0.5 * bytes(1 << 20),
-            one_way[2] + 3.0 * bytes(1 << 22),
+        let one_way: Vec<Vec<f64>> = sizes.iter().map(|&s| vec![1e-3 + bytes(s); 2]).collect();
+        let one_way: Vec<&[f64]> = one_way.iter().map(Vec::as_slice).collect();
+        // Small: as fast as one way; 1 MiB: one swap at one way's time, one at twice it (the
+        // mean pays half the bytes again); 4 MiB: more than twice.
+        let exchange = vec![
+            vec![one_way[0][0] - 1e-4; 2],
+            vec![one_way[1][0], one_way[1][0] + bytes(1 << 20)],
+            vec![one_way[2][0] + 3.0 * bytes(1 << 22); 2],
         ];
         let got = penalties(&sizes, &exchange, &one_way, &segments);
         assert_eq!(got[0], 0.0);

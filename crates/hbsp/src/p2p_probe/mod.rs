@@ -69,7 +69,8 @@
 //! ([`hetscale_model::hbsp::MessageStall::at`]).
 //!
 //! Beside each of its one-way samples, the pair of node 0 and node 1 also swaps the size, both
-//! sending at once: how much longer that takes than one way, over one way's bytes' cost, is
+//! sending at once: how much longer that takes than one way on average (a long stream's swap
+//! is slowed most times or not at all, so not the fastest), over one way's bytes' cost, is
 //! how the link shares its two directions, written as `[[machine.duplex]]` at `p`
 //! ([`crate::duplex`]; the exchange module).
 //!
@@ -173,8 +174,8 @@ pub struct P2pReport {
     pub all_nodes_stall_s_ci95: [f64; 2],
     /// Supersteps in which every node took part that it was averaged over.
     pub all_nodes_samples: usize,
-    /// Nodes 0 and 1 sending each other each size at once: the unstalled time, the empty
-    /// superstep subtracted, s.
+    /// Nodes 0 and 1 sending each other each size at once: the mean time, the empty
+    /// supersteps' mean subtracted, s.
     pub exchange_s: Vec<f64>,
     /// Per size, how much of the second direction's bytes' cost the exchange paid on top of
     /// one way, in `[0, 1]` (see [`crate::duplex`]): written as `[[machine.duplex]]` at `p`.
@@ -243,10 +244,16 @@ pub fn probe_p2p(
     let (stall_s, stall_samples) = stall(&samples, &pair_segments, &options.sizes, &empty, rounds);
     let exchange_s: Vec<f64> = exchange
         .iter()
-        .map(|times| (unstalled(times, rounds) - empty_base).max(0.0))
+        .map(|times| (mean(times) - mean(&empty)).max(0.0))
+        .collect();
+    // The first pair's one-way samples of the rounds (the smallest size's further ones, for
+    // the stall, left out: the exchange has none).
+    let one_way_01: Vec<&[f64]> = samples[0]
+        .iter()
+        .map(|times| &times[..rounds.min(times.len())])
         .collect();
     let duplex_penalty =
-        exchange::penalties(&options.sizes, &exchange_s, &pairs[0], &pair_segments[0]);
+        exchange::penalties(&options.sizes, &exchange, &one_way_01, &pair_segments[0]);
     // What the segments charge a transfer of the smallest size to the slowest node: a
     // fastest sample can itself be a stall on a host of a tenth of a core, the fit is not.
     let slowest_pair = pair_segments
