@@ -4,6 +4,8 @@
  *     mpi_check barrier [REPS]            all ranks: the mean and median time of MPI_Barrier
  *     mpi_check fanout [BYTES] [REPS]     rank 0 sends BYTES to ranks 1..k at once (MPI_Isend),
  *                                         k = 0 .. p-1: the median superstep between barriers
+ *     mpi_check swap [BYTES] [REPS]       ranks 0 and 1: one way (MPI_Send) against both ways
+ *                                         at once (MPI_Sendrecv), each between barriers
  *
  * Built by `hetscale-testbed up` (mpicc) as /run/hetscale-testbed/mpi_check.
  */
@@ -106,8 +108,40 @@ int main(int argc, char **argv)
         free(buf);
         free(times);
         free(requests);
+    } else if (strcmp(mode, "swap") == 0 && p >= 2) {
+        /* Does a link carry both directions at full rate at once? (hbsp's duplex penalty;
+           issue 36.) Every repetition printed: a swap is slowed most times or not at all. */
+        long bytes = argc > 2 ? atol(argv[2]) : 1L << 20;
+        int reps = argc > 3 ? atoi(argv[3]) : 6;
+        char *out = calloc(bytes > 0 ? bytes : 1, 1), *in = calloc(bytes > 0 ? bytes : 1, 1);
+        double one_way = 0.0, both = 0.0;
+        for (int r = 0; r < reps; r++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double s = MPI_Wtime();
+            if (rank == 0)
+                MPI_Send(out, bytes, MPI_CHAR, 1, 0, MPI_COMM_WORLD);
+            else if (rank == 1)
+                MPI_Recv(in, bytes, MPI_CHAR, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t = MPI_Wtime();
+            if (rank < 2)
+                MPI_Sendrecv(out, bytes, MPI_CHAR, 1 - rank, 1, in, bytes, MPI_CHAR, 1 - rank, 1,
+                             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Barrier(MPI_COMM_WORLD);
+            double u = MPI_Wtime();
+            one_way += t - s;
+            both += u - t;
+            if (rank == 0)
+                printf("swap %ld bytes: one way %.1f ms, both ways %.1f ms\n", bytes,
+                       (t - s) * 1e3, (u - t) * 1e3);
+        }
+        if (rank == 0)
+            printf("swap %ld bytes: means over %d: one way %.1f ms, both ways %.1f ms\n", bytes,
+                   reps, one_way / reps * 1e3, both / reps * 1e3);
+        free(out);
+        free(in);
     } else if (rank == 0) {
-        fprintf(stderr, "usage: mpi_check pingpong [BYTES] [REPS] (2+ ranks) | barrier [REPS] | fanout [BYTES] [REPS]\n");
+        fprintf(stderr, "usage: mpi_check pingpong [BYTES] [REPS] (2+ ranks) | barrier [REPS] | fanout [BYTES] [REPS] | swap [BYTES] [REPS]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Finalize();
