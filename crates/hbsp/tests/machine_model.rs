@@ -753,17 +753,23 @@ fn a_link_that_carries_one_direction_at_a_time_charges_a_swap_twice_and_the_prob
     assert!(close(swap_cost, (1 << 20) as f64 * 80e-9), "{swap_cost}");
     // 8 B each way: both at once, no dearer than one.
     assert!(close(elapsed(8, true), elapsed(8, false)));
-    // The probe swaps each size and measures the penalty back, and writes it at its p.
+    // The probe swaps each size and measures the penalty back where a size's bytes cost
+    // more than its start-up (from 32 KiB on these segments), and writes those at its p.
     let report = ping_pong_on_sim(&m);
     for (&size, &got) in report.sizes.iter().zip(&report.duplex_penalty) {
         let want = penalty_at(&duplex, size as u64);
-        assert!((got - want).abs() < 1e-6, "{size} B: {got} vs {want}");
+        match got {
+            Some(got) => assert!((got - want).abs() < 1e-6, "{size} B: {got} vs {want}"),
+            None => assert!(size < 32 << 10, "{size} B not measured"),
+        }
     }
+    let measured = report.duplex_penalty.iter().flatten().count();
+    assert!(measured >= 4, "{measured} sizes measured");
     let mut target = p.clone();
     report
         .apply_to(&mut target, &|_: Option<&str>| "probe: test".into())
         .unwrap();
     let written = &target.machine.as_ref().unwrap().duplex;
-    assert_eq!(written.len(), report.sizes.len());
+    assert_eq!(written.len(), measured);
     assert!(written.iter().all(|d| d.p == Some(2)));
 }

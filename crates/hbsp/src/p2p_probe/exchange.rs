@@ -12,8 +12,11 @@ use crate::machine_model::{P2pSegment, p2p_parts};
 use crate::platform::Platform;
 
 /// Per size: the penalty, `(mean exchange - mean one way) / bytes' cost`, clamped to
-/// `[0, 1]` (0 where the segments give the size no bytes' cost), from the samples of the
-/// exchange and of the pair's one-way transfers (both directions) and the pair's segments.
+/// `[0, 1]`, from the samples of the exchange and of the pair's one-way transfers (both
+/// directions) and the pair's segments; `None` where the size is start-up dominated (its
+/// bytes cost less than its start-up on the segments: there the difference is the stalls'
+/// noise over a bytes' cost of microseconds, and the penalty, which acts on the bytes, is
+/// not measured).
 ///
 /// Means, not the fastest samples the segments take: a swap of a long stream is not slowed
 /// now and then but most times, or not at all (raw MPI on the testbed, 2 MB each way: 5 of
@@ -24,17 +27,14 @@ pub(super) fn penalties(
     exchange: &[Vec<f64>],
     one_way: &[&[f64]],
     segments: &[P2pSegment],
-) -> Vec<f64> {
+) -> Vec<Option<f64>> {
     sizes
         .iter()
         .zip(exchange.iter().zip(one_way))
         .map(|(&size, (x, t))| {
-            let (_, bytes_s) = p2p_parts(segments, size as u64);
-            if bytes_s > 0.0 && !x.is_empty() && !t.is_empty() {
-                ((mean(x) - mean(t)) / bytes_s).clamp(0.0, 1.0)
-            } else {
-                0.0
-            }
+            let (latency_s, bytes_s) = p2p_parts(segments, size as u64);
+            (bytes_s > latency_s && bytes_s > 0.0 && !x.is_empty() && !t.is_empty())
+                .then(|| ((mean(x) - mean(t)) / bytes_s).clamp(0.0, 1.0))
         })
         .collect()
 }
@@ -43,31 +43,30 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
 
-/// Writes the penalties as the platform's `[[machine.duplex]]` points at `p` (replacing
-/// those measured at `p`; points of no `p`, an older form, give way), with `source`. The
-/// platform has a `[machine]` table already (the segments were written first).
+/// Writes the measured penalties as the platform's `[[machine.duplex]]` points at `p`
+/// (replacing those measured at `p`; points of no `p`, an older form, give way), with
+/// `source`. The platform has a `[machine]` table already (the segments were written first).
 pub(super) fn apply_duplex_to(
     platform: &mut Platform,
     p: usize,
     sizes: &[usize],
-    penalty: &[f64],
+    penalty: &[Option<f64>],
     source: &str,
 ) {
     let Some(model) = platform.machine.as_mut() else {
         return;
     };
     model.duplex.retain(|d| d.p.is_some() && d.p != Some(p));
-    model.duplex.extend(
-        sizes
-            .iter()
-            .zip(penalty)
-            .map(|(&bytes, &penalty)| DuplexPoint {
+    model
+        .duplex
+        .extend(sizes.iter().zip(penalty).filter_map(|(&bytes, &penalty)| {
+            Some(DuplexPoint {
                 p: Some(p),
                 bytes: bytes as u64,
-                penalty,
+                penalty: penalty?,
                 source: Some(source.to_owned()),
-            }),
-    );
+            })
+        }));
     model.duplex.sort_by_key(|d| (d.p, d.bytes));
 }
 
@@ -83,7 +82,7 @@ mod tests {
         let bytes = |s: usize| s as f64 * 8e-8;
         let one_way: Vec<Vec<f64>> = sizes.iter().map(|&s| vec![1e-3 + bytes(s); 2]).collect();
         let one_way: Vec<&[f64]> = one_way.iter().map(Vec::as_slice).collect();
-        // Small: as fast as one way; 1 MiB: one swap at one way's time, one at twice it (the
+        // Small: faster than one way (noise); 1 MiB: one swap at one way's time, one at twice it (the
         // mean pays half the bytes again); 4 MiB: more than twice.
         let exchange = vec![
             vec![one_way[0][0] - 1e-4; 2],
@@ -91,8 +90,9 @@ mod tests {
             vec![one_way[2][0] + 3.0 * bytes(1 << 22); 2],
         ];
         let got = penalties(&sizes, &exchange, &one_way, &segments);
-        assert_eq!(got[0], 0.0);
-        assert!((got[1] - 0.5).abs() < 1e-9, "{got:?}");
-        assert_eq!(got[2], 1.0);
+        // 8 B: start-up dominated, not measured.
+        assert_eq!(got[0], None);
+        assert!((got[1].unwrap() - 0.5).abs() < 1e-9, "{got:?}");
+        assert_eq!(got[2], Some(1.0));
     }
 }

@@ -178,8 +178,9 @@ pub struct P2pReport {
     /// supersteps' mean subtracted, s.
     pub exchange_s: Vec<f64>,
     /// Per size, how much of the second direction's bytes' cost the exchange paid on top of
-    /// one way, in `[0, 1]` (see [`crate::duplex`]): written as `[[machine.duplex]]` at `p`.
-    pub duplex_penalty: Vec<f64>,
+    /// one way, in `[0, 1]` (see [`crate::duplex`]), `None` at a start-up dominated size:
+    /// written as `[[machine.duplex]]` at `p`.
+    pub duplex_penalty: Vec<Option<f64>>,
 }
 
 fn checked(options: &P2pProbeOptions) -> Result<P2pProbeOptions> {

@@ -388,17 +388,17 @@ fn print_p2p(
             .iter()
             .map(|pair| format!("{:.4e} s", pair[k]))
             .collect();
+        let penalty = p2p.duplex_penalty[k].map_or("-".to_owned(), |d| format!("{d:.2}"));
         writeln!(
             out,
-            "  {size:>9} B  {}  {:.4e} s  {:.2}",
+            "  {size:>9} B  {}  {:.4e} s  {penalty}",
             times.join("  "),
-            p2p.exchange_s[k],
-            p2p.duplex_penalty[k]
+            p2p.exchange_s[k]
         )?;
     }
     writeln!(
         out,
-        "duplex penalty: the exchange's time beyond one way, over one way's bytes' cost (0: both directions at full rate, 1: one at a time); written as [[machine.duplex]] at p = {}",
+        "duplex penalty: the exchange's mean time beyond one way's, over one way's bytes' cost (0: both directions at full rate, 1: one at a time; -: a start-up dominated size, not measured); written as [[machine.duplex]] at p = {}",
         p2p.p
     )?;
     writeln!(
