@@ -160,7 +160,7 @@ fn a_configuration_no_size_in_the_range_reaches_is_named_and_the_others_answered
         text.contains(&format!("not reached on {eight} (p = 8): "))
             && last.contains("on 4 nodes N must grow to")
             && last.ends_with(&format!(
-                "no size in the range holds it on {eight} (why: above)"
+                "no size in the range holds it on {eight} (see the reason given for it)"
             )),
         "{text}"
     );

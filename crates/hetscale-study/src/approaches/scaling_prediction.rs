@@ -189,7 +189,7 @@ pub fn verdict(prediction: &ScalingPrediction) -> String {
             .map(|u| u.nodes.as_str())
             .collect();
         line.push_str(&format!(
-            "; no size in the range holds it on {} (why: above)",
+            "; no size in the range holds it on {} (see the reason given for it)",
             names.join(", ")
         ));
     }
