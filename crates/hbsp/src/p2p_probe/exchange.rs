@@ -12,7 +12,7 @@ use crate::machine_model::{P2pSegment, p2p_parts};
 use crate::platform::Platform;
 
 /// Per size: the penalty, `(mean exchange - mean one way) / bytes' cost`, clamped to
-/// `[0, 1]`, from the samples of the exchange and of the pair's one-way transfers (both
+/// `[0, 1]`, from the means of the exchange's samples and of the pair's one-way samples (both
 /// directions) and the pair's segments; `None` where the size is start-up dominated (its
 /// bytes cost less than its start-up on the segments: there the difference is the stalls'
 /// noise over a bytes' cost of microseconds, and the penalty, which acts on the bytes, is
@@ -24,23 +24,18 @@ use crate::platform::Platform;
 /// the one-way mean beside it takes off the stalls both kinds of superstep share.
 pub(super) fn penalties(
     sizes: &[usize],
-    exchange: &[Vec<f64>],
-    one_way: &[&[f64]],
+    exchange_mean: &[f64],
+    one_way_mean: &[f64],
     segments: &[P2pSegment],
 ) -> Vec<Option<f64>> {
     sizes
         .iter()
-        .zip(exchange.iter().zip(one_way))
+        .zip(exchange_mean.iter().zip(one_way_mean))
         .map(|(&size, (x, t))| {
             let (latency_s, bytes_s) = p2p_parts(segments, size as u64);
-            (bytes_s > latency_s && bytes_s > 0.0 && !x.is_empty() && !t.is_empty())
-                .then(|| ((mean(x) - mean(t)) / bytes_s).clamp(0.0, 1.0))
+            (bytes_s > latency_s && bytes_s > 0.0).then(|| ((x - t) / bytes_s).clamp(0.0, 1.0))
         })
         .collect()
-}
-
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
 }
 
 /// Writes the measured penalties as the platform's `[[machine.duplex]]` points at `p`
@@ -80,14 +75,13 @@ mod tests {
         let segments = vec![P2pSegment::new(1 << 24, 1e-3, 8e-8)];
         let sizes = [8, 1 << 20, 1 << 22];
         let bytes = |s: usize| s as f64 * 8e-8;
-        let one_way: Vec<Vec<f64>> = sizes.iter().map(|&s| vec![1e-3 + bytes(s); 2]).collect();
-        let one_way: Vec<&[f64]> = one_way.iter().map(Vec::as_slice).collect();
-        // Small: faster than one way (noise); 1 MiB: one swap at one way's time, one at twice it (the
-        // mean pays half the bytes again); 4 MiB: more than twice.
-        let exchange = vec![
-            vec![one_way[0][0] - 1e-4; 2],
-            vec![one_way[1][0], one_way[1][0] + bytes(1 << 20)],
-            vec![one_way[2][0] + 3.0 * bytes(1 << 22); 2],
+        let one_way: Vec<f64> = sizes.iter().map(|&s| 1e-3 + bytes(s)).collect();
+        // Small: faster than one way (noise); 1 MiB: one swap at one way's time, one at
+        // twice it (the mean pays half the bytes again); 4 MiB: more than twice.
+        let exchange = [
+            one_way[0] - 1e-4,
+            one_way[1] + 0.5 * bytes(1 << 20),
+            one_way[2] + 3.0 * bytes(1 << 22),
         ];
         let got = penalties(&sizes, &exchange, &one_way, &segments);
         // 8 B: start-up dominated, not measured.

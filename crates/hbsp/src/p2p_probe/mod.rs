@@ -243,18 +243,23 @@ pub fn probe_p2p(
         .map(|pair| Ok(fit_segments(&x, pair, options.max_segments)?.0))
         .collect::<Result<Vec<_>>>()?;
     let (stall_s, stall_samples) = stall(&samples, &pair_segments, &options.sizes, &empty, rounds);
-    let exchange_s: Vec<f64> = exchange
+    let exchange_mean: Vec<f64> = exchange.iter().map(|times| mean(times)).collect();
+    let exchange_s = exchange_mean
         .iter()
-        .map(|times| (mean(times) - mean(&empty)).max(0.0))
+        .map(|x| (x - mean(&empty)).max(0.0))
         .collect();
-    // The first pair's one-way samples of the rounds (the smallest size's further ones, for
-    // the stall, left out: the exchange has none).
-    let one_way_01: Vec<&[f64]> = samples[0]
+    // The first pair's one-way mean over the rounds' samples (the smallest size's further
+    // ones, for the stall, left out: the exchange has none).
+    let one_way_mean: Vec<f64> = samples[0]
         .iter()
-        .map(|times| &times[..rounds.min(times.len())])
+        .map(|times| mean(&times[..rounds.min(times.len())]))
         .collect();
-    let duplex_penalty =
-        exchange::penalties(&options.sizes, &exchange, &one_way_01, &pair_segments[0]);
+    let duplex_penalty = exchange::penalties(
+        &options.sizes,
+        &exchange_mean,
+        &one_way_mean,
+        &pair_segments[0],
+    );
     // What the segments charge a transfer of the smallest size to the slowest node: a
     // fastest sample can itself be a stall on a host of a tenth of a core, the fit is not.
     let slowest_pair = pair_segments

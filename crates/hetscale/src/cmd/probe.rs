@@ -375,7 +375,7 @@ fn print_p2p(
         .map(|n| format!("{}-{n}", p2p.nodes[0]))
         .collect();
     // The exchange's columns: nodes 0 and 1 sending each size both ways at once.
-    let swap = format!("{}<->{}", p2p.nodes[0], p2p.nodes[1]);
+    let swap = format!("{}<->{} mean", p2p.nodes[0], p2p.nodes[1]);
     writeln!(
         out,
         "  {:>9}    {}  {swap:>10}  duplex penalty",
