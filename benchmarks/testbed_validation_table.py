@@ -3,7 +3,9 @@
 configuration, quantity, approach) from the JSON files the script left in OUT, every row
 printed, misses and missing predictions included, then the verdict against issue 36's targets
 (median |error| <= 10% for T at fixed N and for the N holding E_s; 95% intervals covering the
-measured value in >= 80% of the rows).
+measured value in >= 80% of the rows). An N row where neither side finds an N in range
+agrees when both find the target on the same side of the range, and is missing otherwise
+(no_n_agreement).
 
     testbed_validation_table.py OUT
 """
@@ -50,8 +52,43 @@ def measured_n(study, p):
         if point.get("p") == p or point.get("configuration") == f"C_{p}":
             return point["n"], point.get("n_ci95"), None
     reasons = [f.get("reason") or f.get("message") or str(f)
-               for f in (s.get("measured") or {}).get("failures", [])]
+               for f in (s.get("measured") or {}).get("failures", [])
+               if f.get("configuration") in (None, f"C_{p}")]
     return None, None, "; ".join(str(r) for r in reasons) or "not settled"
+
+
+def side_of_target(why):
+    """Where the target lies for a search that found no N in its range, from its one-line
+    reason: "above" when E_s exceeds the target from the range's first size on, "below" when
+    no size reaches it; None for any other failure."""
+    if not why:
+        return None
+    above, below = "already exceeds the target" in why, "reaches E_s" in why
+    return "above" if above and not below else "below" if below and not above else None
+
+
+def unreached_reason(predict, p):
+    """predict's reason that no size in its range holds the target on C_p, if it gave one."""
+    for u in (predict or {}).get("unreached", []):
+        if u.get("p") == p:
+            return u.get("reason")
+    return None
+
+
+def no_n_agreement(row, pred_why, meas_why):
+    """An N row where neither side found an N in range scores as agreement when both found
+    the target on the same side of the whole range (the question "the first N in range
+    holding the target" has the same answer on both), and as missing otherwise. Decided before
+    the run that first used it, from the rows' definition; it never turns a size into a hit."""
+    if row["pred"] is not None or row["meas"] is not None:
+        return row
+    side = side_of_target(pred_why)
+    if side and side == side_of_target(meas_why):
+        row["agree"] = side
+        where = "above the target from the range's first size" if side == "above" \
+            else "below the target over the whole range"
+        row["note"] = f"both: no N in range, E_s {where}; " + row["note"]
+    return row
 
 
 def fmt(x, kind):
@@ -183,21 +220,29 @@ def table(out):
                 an = predicted_point(load(os.path.join(out, f"{prog}-a-predict.json")), p)
                 ends = [predicted_point(load(os.path.join(out, f"{prog}-a-predict-{e}.json")), p)
                         for e in ("lo", "hi")]
-                rows.append(dict(prog=prog, p=p, quantity=q, approach="a",
-                                 pred=an["n"] if an else None, meas=n_meas,
-                                 ci=[e["n"] for e in ends] if None not in ends else None,
-                                 kind="N",
-                                 note=(why or "") if an else a_error(out, prog, "predict")))
+                a_pred = load(os.path.join(out, f"{prog}-a-predict.json"))
+                rows.append(no_n_agreement(
+                    dict(prog=prog, p=p, quantity=q, approach="a",
+                         pred=an["n"] if an else None, meas=n_meas,
+                         ci=[e["n"] for e in ends] if None not in ends else None,
+                         kind="N",
+                         note=(why or "") if an else a_error(out, prog, "predict")),
+                    unreached_reason(a_pred, p), why))
             else:
                 n_sim, _, sim_why = measured_n(a_study, p)
-                rows.append(dict(prog=prog, p=p, quantity=q, approach="a",
-                                 pred=n_sim, meas=n_meas, ci=a_n_interval(out, prog, p),
-                                 kind="N",
-                                 note=(why or "") if n_sim else f"sim: {sim_why}"))
-            rows.append(dict(prog=prog, p=p, quantity=q, approach="b",
-                             pred=bp["n"] if bp else None, meas=n_meas,
-                             ci=bp.get("n_ci95") if bp else None, kind="N",
-                             note=(why or "") if bp else b_why))
+                rows.append(no_n_agreement(
+                    dict(prog=prog, p=p, quantity=q, approach="a",
+                         pred=n_sim, meas=n_meas, ci=a_n_interval(out, prog, p),
+                         kind="N",
+                         note=(why or "") if n_sim else f"sim: {sim_why}"),
+                    sim_why, why))
+            b_unreached = unreached_reason(b_pred, p)
+            rows.append(no_n_agreement(
+                dict(prog=prog, p=p, quantity=q, approach="b",
+                     pred=bp["n"] if bp else None, meas=n_meas,
+                     ci=bp.get("n_ci95") if bp else None, kind="N",
+                     note=(why or "") if bp else (b_unreached or b_why)),
+                b_unreached, why))
 
     print("| program | config | quantity | approach | predicted | measured | error % | 95% interval | covered | note |")
     print("|---|---|---|---|---:|---:|---:|---|:---:|---|")
@@ -212,8 +257,9 @@ def table(out):
             covered = r["ci"][0] <= r["meas"] <= r["ci"][1]
         r["covered"] = covered
         ci = f"[{fmt(r['ci'][0], kind)}, {fmt(r['ci'][1], kind)}]" if r["ci"] else "none"
-        print(f"| {r['prog']} | C_{r['p']} | {r['quantity']} | {r['approach']} | {fmt(r['pred'], kind)} "
-              f"| {fmt(r['meas'], kind)} | {'n/a' if err is None else f'{err:+.1f}'} | {ci} "
+        agreed = f"none ({r['agree']})" if r.get("agree") else None
+        print(f"| {r['prog']} | C_{r['p']} | {r['quantity']} | {r['approach']} "
+              f"| {agreed or fmt(r['pred'], kind)} | {agreed or fmt(r['meas'], kind)} | {'n/a' if err is None else f'{err:+.1f}'} | {ci} "
               f"| {'n/a' if covered is None else ('yes' if covered else 'no')} | {r.get('note', '')} |")
     print()
     ok = True
@@ -222,13 +268,15 @@ def table(out):
         for appr in ["a", "b", "all"]:
             rs = [r for r in rows if sel(r) and (appr == "all" or r["approach"] == appr)]
             errs = [abs(r["err"]) for r in rs if r["err"] is not None]
-            missing = len(rs) - len(errs)
+            agree = sum(1 for r in rs if r.get("agree"))
+            missing = len(rs) - len(errs) - agree
             med = statistics.median(errs) if errs else None
             met = med is not None and med <= 10 and missing == 0
             if appr == "all":
                 ok = ok and met
             print(f"- {label}, approach {appr}: median |error| "
                   f"{'n/a' if med is None else f'{med:.1f}%'} over {len(errs)} rows"
+                  f"{f', {agree} where both sides find no N in range, on the same side' if agree else ''}"
                   f"{f', {missing} without a prediction or measurement' if missing else ''} "
                   f"(target <= 10%): {'met' if met else 'not met'}")
     with_ci = [r for r in rows if r.get("kind") and r["meas"] is not None and r["pred"] is not None]
