@@ -12,6 +12,7 @@ agrees when both find the target on the same side of the range, and is missing o
 import glob
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -67,11 +68,18 @@ def side_of_target(why):
     return "above" if above and not below else "below" if below and not above else None
 
 
-def unreached_reason(predict, p):
-    """predict's reason that no size in its range holds the target on C_p, if it gave one."""
+def unreached_reason(predict, p, error=None):
+    """predict's reason that no size in its range holds the target on C_p, if it gave one:
+    from its JSON's `unreached`, or, where no configuration was reached and predict exited
+    with an error instead, from that error's part for `configuration P:`."""
     for u in (predict or {}).get("unreached", []):
         if u.get("p") == p:
             return u.get("reason")
+    # A configuration is named by its nodes: a count ("4") or its hosts ("h1,h2,h3,h4").
+    parts = re.split(r"configuration (\S+): ", error or "")
+    for nodes, reason in zip(parts[1::2], parts[2::2]):
+        if nodes == str(p) or len(nodes.split(",")) == p > 1:
+            return reason.strip().rstrip(";").strip()
     return None
 
 
@@ -227,7 +235,7 @@ def table(out):
                          ci=[e["n"] for e in ends] if None not in ends else None,
                          kind="N",
                          note=(why or "") if an else a_error(out, prog, "predict")),
-                    unreached_reason(a_pred, p), why))
+                    unreached_reason(a_pred, p, a_error(out, prog, "predict")), why))
             else:
                 n_sim, _, sim_why = measured_n(a_study, p)
                 rows.append(no_n_agreement(
@@ -236,7 +244,7 @@ def table(out):
                          kind="N",
                          note=(why or "") if n_sim else f"sim: {sim_why}"),
                     sim_why, why))
-            b_unreached = unreached_reason(b_pred, p)
+            b_unreached = unreached_reason(b_pred, p, b_why)
             rows.append(no_n_agreement(
                 dict(prog=prog, p=p, quantity=q, approach="b",
                      pred=bp["n"] if bp else None, meas=n_meas,
