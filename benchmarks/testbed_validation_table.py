@@ -123,7 +123,7 @@ def sim_n_or_bound(study, p):
     is on one side of its target: n_max when none reaches it, n_min when the first exceeds
     it."""
     n, _, why = measured_n(study, p)
-    if n is not None or not why:
+    if n is not None or not why or not study:
         return n
     spec = study["studies"][0]["spec"]
     if "reaches E_s" in why:

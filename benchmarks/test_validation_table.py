@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Tests of testbed_validation_table.py's scoring of N rows (docs/validation.md, step 5):
+where neither side finds an N in range, a row agrees only when both put the target on the
+same side of the range; otherwise it is missing and fails the verdict.
+
+    python3 benchmarks/test_validation_table.py
+"""
+import contextlib
+import io
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import testbed_validation_table as table  # noqa: E402
+
+ABOVE = "E_s = 0.0136 at N = 128 already exceeds the target 0.0086: lower n_min or raise the target"
+BELOW = ("no N in [128, 2048] reaches E_s = 0.0086: the highest E_s reached is 0.0062 at "
+         "N = 2048; raise n_max or lower the target")
+
+
+def write(out, name, value):
+    with open(os.path.join(out, name), "w") as f:
+        json.dump(value, f)
+
+
+def study(failures):
+    """A measured-approach study's JSON that found no N, with these (configuration, reason)."""
+    return {"studies": [{"spec": {"n_min": 128, "n_max": 2048},
+                         "measured": {"points": [],
+                                      "failures": [{"configuration": c, "message": m}
+                                                   for c, m in failures]}}]}
+
+
+def conv2d_out(out, measured_c4):
+    """An OUT with conv2d's files only: C_4 held out, both predictions finding E_s above the
+    target from the range's first size, the measured study's C_4 reason `measured_c4`."""
+    write(out, "conv2d-setup.json",
+          {"n_fix": 512, "target": 0.0086, "held": [4], "n_rows": "yes"})
+    write(out, "conv2d-a-sim-4.json", {"time_s": 1.0, "time_interval_s": [0.9, 1.1]})
+    write(out, "conv2d-meas-t-4-nfix-1.json", {"time_s": 1.0, "times_s": [1.0, 1.0, 1.0]})
+    write(out, "conv2d-a-study.json", study([("C_4", ABOVE)]))
+    write(out, "conv2d-b-predict.json",
+          {"points": [], "unreached": [{"p": 4, "reason": ABOVE.replace("n_min", "--n-min")}]})
+    # C_8's failure must not leak into C_4's reason.
+    write(out, "conv2d-held-study.json", study([("C_4", measured_c4), ("C_8", BELOW)]))
+
+
+def printed(out):
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        table.table(out)
+    return text.getvalue()
+
+
+class SideOfTarget(unittest.TestCase):
+    def test_reads_each_reason_and_nothing_else(self):
+        self.assertEqual(table.side_of_target(ABOVE), "above")
+        self.assertEqual(table.side_of_target(BELOW), "below")
+        self.assertIsNone(table.side_of_target("every run failed"))
+        self.assertIsNone(table.side_of_target(None))
+        # Two configurations' reasons joined: no side.
+        self.assertIsNone(table.side_of_target(ABOVE + "; " + BELOW))
+
+
+class UnreachedReason(unittest.TestCase):
+    def test_from_the_json_or_from_each_configurations_part_of_the_error(self):
+        self.assertEqual(table.unreached_reason({"unreached": [{"p": 4, "reason": "r4"}]}, 4), "r4")
+        error = f"predict --runs: configuration h1,h2,h3,h4: {ABOVE}; configuration 8: {BELOW}"
+        self.assertEqual(table.unreached_reason(None, 4, error), ABOVE)
+        self.assertEqual(table.unreached_reason(None, 8, error), BELOW)
+        self.assertIsNone(table.unreached_reason(None, 2, error))
+        self.assertIsNone(table.unreached_reason(None, 4, "predict --runs failed"))
+
+
+class NRows(unittest.TestCase):
+    def test_both_sides_above_the_range_agree_and_count_as_neither_error_nor_missing(self):
+        with tempfile.TemporaryDirectory() as out:
+            conv2d_out(out, ABOVE.replace("0.0136", "0.0116"))
+            text = printed(out)
+        rows = [line for line in text.splitlines() if "| conv2d | C_4 | N at" in line]
+        self.assertEqual(len(rows), 2, text)
+        for row in rows:
+            self.assertIn("| none (above) | none (above) |", row)
+        n_all = [line for line in text.splitlines() if "N holding E_s, approach all" in line]
+        self.assertEqual(len(n_all), 1, text)
+        self.assertIn("2 where both sides find no N in range", n_all[0])
+        self.assertNotIn("without a prediction or measurement", n_all[0])
+
+    def test_sides_that_differ_are_missing_and_fail_the_verdict(self):
+        with tempfile.TemporaryDirectory() as out:
+            conv2d_out(out, BELOW)
+            text = printed(out)
+        self.assertNotIn("none (above)", text)
+        self.assertIn("N holding E_s, approach all: median |error| n/a over 0 rows, "
+                      "2 without a prediction or measurement", text)
+        self.assertIn("Verdict: not met", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
