@@ -11,6 +11,7 @@
  */
 #include <mpi.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,25 @@ static int cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* Argument i as a whole number in [lo, hi], or def when absent; anything else ends every
+   rank with a one-line error (an MPI count is an int, and a mean over 0 repetitions is none). */
+static long arg(int argc, char **argv, int i, long def, long lo, long hi, const char *name)
+{
+    if (argc <= i)
+        return def;
+    char *end;
+    long v = strtol(argv[i], &end, 10);
+    if (*argv[i] == '\0' || *end != '\0' || v < lo || v > hi) {
+        int rank;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        if (rank == 0)
+            fprintf(stderr, "mpi_check: %s = '%s' must be a whole number in [%ld, %ld]\n", name,
+                    argv[i], lo, hi);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    return v;
 }
 
 int main(int argc, char **argv)
@@ -31,8 +51,8 @@ int main(int argc, char **argv)
     MPI_Get_processor_name(host, &len);
     const char *mode = argc > 1 ? argv[1] : "";
     if (strcmp(mode, "pingpong") == 0 && p >= 2) {
-        long bytes = argc > 2 ? atol(argv[2]) : 4L << 20;
-        int reps = argc > 3 ? atoi(argv[3]) : 20;
+        long bytes = arg(argc, argv, 2, 4L << 20, 1, INT_MAX, "BYTES");
+        int reps = (int)arg(argc, argv, 3, 20, 1, INT_MAX, "REPS");
         char *buf = calloc(bytes, 1);
         char peer[MPI_MAX_PROCESSOR_NAME] = "";
         if (rank == 0)
@@ -57,7 +77,7 @@ int main(int argc, char **argv)
                    bytes, reps, t, 2.0 * bytes * reps * 8 / t / 1e6);
         free(buf);
     } else if (strcmp(mode, "barrier") == 0) {
-        int reps = argc > 2 ? atoi(argv[2]) : 1000;
+        int reps = (int)arg(argc, argv, 2, 1000, 1, INT_MAX, "REPS");
         double *times = malloc(reps * sizeof(double));
         for (int r = 0; r < 100; r++)
             MPI_Barrier(MPI_COMM_WORLD);
@@ -81,9 +101,9 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "fanout") == 0 && p >= 2) {
         /* Do a node's transfers to several others overlap their start-ups, and queue their
            bytes on its link? (hbsp's sim charges them so; issue 36.) */
-        long bytes = argc > 2 ? atol(argv[2]) : 8;
-        int reps = argc > 3 ? atoi(argv[3]) : 50;
-        char *buf = calloc(bytes > 0 ? bytes : 1, 1);
+        long bytes = arg(argc, argv, 2, 8, 1, INT_MAX, "BYTES");
+        int reps = (int)arg(argc, argv, 3, 50, 1, INT_MAX, "REPS");
+        char *buf = calloc(bytes, 1);
         double *times = malloc(reps * sizeof(double));
         MPI_Request *requests = malloc(p * sizeof(MPI_Request));
         for (int k = 0; k < p; k++) {
@@ -111,9 +131,9 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "swap") == 0 && p >= 2) {
         /* Does a link carry both directions at full rate at once? (hbsp's duplex penalty;
            issue 36.) Every repetition printed: a swap is slowed most times or not at all. */
-        long bytes = argc > 2 ? atol(argv[2]) : 1L << 20;
-        int reps = argc > 3 ? atoi(argv[3]) : 6;
-        char *out = calloc(bytes > 0 ? bytes : 1, 1), *in = calloc(bytes > 0 ? bytes : 1, 1);
+        long bytes = arg(argc, argv, 2, 1L << 20, 1, INT_MAX, "BYTES");
+        int reps = (int)arg(argc, argv, 3, 6, 1, INT_MAX, "REPS");
+        char *out = calloc(bytes, 1), *in = calloc(bytes, 1);
         double one_way = 0.0, both = 0.0;
         for (int r = 0; r < reps; r++) {
             MPI_Barrier(MPI_COMM_WORLD);
