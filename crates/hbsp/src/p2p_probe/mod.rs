@@ -244,9 +244,10 @@ pub fn probe_p2p(
         .collect::<Result<Vec<_>>>()?;
     let (stall_s, stall_samples) = stall(&samples, &pair_segments, &options.sizes, &empty, rounds);
     let exchange_mean: Vec<f64> = exchange.iter().map(|times| mean(times)).collect();
+    let empty_mean = mean(&empty);
     let exchange_s = exchange_mean
         .iter()
-        .map(|x| (x - mean(&empty)).max(0.0))
+        .map(|x| (x - empty_mean).max(0.0))
         .collect();
     // The first pair's one-way mean over the rounds' samples (the smallest size's further
     // ones, for the stall, left out: the exchange has none).
