@@ -6,6 +6,12 @@
  *                                         k = 0 .. p-1: the median superstep between barriers
  *     mpi_check swap [BYTES] [REPS]       ranks 0 and 1: one way (MPI_Send) against both ways
  *                                         at once (MPI_Sendrecv), each between barriers
+ *     mpi_check pairs [BYTES] [REPS]      k = 1 .. p/2 pairs (0->1, 2->3, ...) sending BYTES
+ *                                         at once: the median superstep, to see whether the
+ *                                         links share a capacity
+ *     mpi_check aftersync [REPS]          every rank: a compute phase of nominal length d
+ *                                         (1 to 100 ms at the rank's long-run rate) started
+ *                                         right after a barrier, its time over d
  *
  * Built by `hetscale-testbed up` (mpicc) as /run/hetscale-testbed/mpi_check.
  */
@@ -14,6 +20,17 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+
+static volatile double sink;
+
+/* n dependent multiply-adds: a compute phase that holds no data, so its time is the CPU's. */
+static double spin(long n)
+{
+    double a = 1.0;
+    for (long i = 0; i < n; i++)
+        a = a * 1.0000001 + 1e-9;
+    return a;
+}
 
 static int cmp(const void *a, const void *b)
 {
@@ -160,8 +177,61 @@ int main(int argc, char **argv)
                    reps, one_way / reps * 1e3, both / reps * 1e3);
         free(out);
         free(in);
+    } else if (strcmp(mode, "pairs") == 0 && p >= 2) {
+        /* Do concurrent transfers on distinct links slow each other (a shared capacity,
+           `backplane_bytes_per_s`)? k pairs at once, the others idle. */
+        long bytes = arg(argc, argv, 2, 4L << 20, 1, INT_MAX, "BYTES");
+        int reps = (int)arg(argc, argv, 3, 5, 1, INT_MAX, "REPS");
+        char *buf = calloc(bytes, 1);
+        double *times = calloc(reps, sizeof(double));
+        for (int k = 1; k <= p / 2; k++) {
+            for (int r = 0; r < reps; r++) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                double s = MPI_Wtime();
+                if (rank / 2 < k && rank % 2 == 0)
+                    MPI_Send(buf, bytes, MPI_CHAR, rank + 1, 0, MPI_COMM_WORLD);
+                else if (rank / 2 < k && rank % 2 == 1)
+                    MPI_Recv(buf, bytes, MPI_CHAR, rank - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Barrier(MPI_COMM_WORLD);
+                times[r] = MPI_Wtime() - s;
+            }
+            qsort(times, reps, sizeof(double), cmp);
+            if (rank == 0)
+                printf("pairs %ld bytes, %d pair(s) at once: median %.1f ms (%d supersteps)\n",
+                       bytes, k, times[reps / 2] * 1e3, reps);
+        }
+        free(buf);
+        free(times);
+    } else if (strcmp(mode, "aftersync") == 0) {
+        /* Does a short compute phase that starts right after a synchronisation run at its
+           host's long-run rate (the marked speed's)? Under a CPU quota it may start with the
+           period's budget spent or unspent. Each rank times itself. */
+        int reps = (int)arg(argc, argv, 2, 20, 1, 100000, "REPS");
+        long n = 1L << 20, done = 0;
+        double s = MPI_Wtime();
+        while (MPI_Wtime() - s < 2.0) {
+            sink = spin(n);
+            done += n;
+        }
+        double rate = done / (MPI_Wtime() - s);
+        double *ratio = calloc(reps, sizeof(double));
+        const double d[] = {1e-3, 3e-3, 1e-2, 3e-2, 1e-1};
+        for (int k = 0; k < 5; k++) {
+            double sum = 0.0;
+            for (int r = 0; r < reps; r++) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                double t = MPI_Wtime();
+                sink = spin((long)(d[k] * rate));
+                ratio[r] = (MPI_Wtime() - t) / d[k];
+                sum += ratio[r];
+            }
+            qsort(ratio, reps, sizeof(double), cmp);
+            printf("aftersync %s d = %5.1f ms: time / d median %.2f, mean %.2f, max %.2f\n", host,
+                   d[k] * 1e3, ratio[reps / 2], sum / reps, ratio[reps - 1]);
+        }
+        free(ratio);
     } else if (rank == 0) {
-        fprintf(stderr, "usage: mpi_check pingpong [BYTES] [REPS] (2+ ranks) | barrier [REPS] | fanout [BYTES] [REPS] | swap [BYTES] [REPS]\n");
+        fprintf(stderr, "usage: mpi_check pingpong [BYTES] [REPS] (2+ ranks) | barrier [REPS] | fanout [BYTES] [REPS] | swap [BYTES] [REPS] | pairs [BYTES] [REPS] | aftersync [REPS]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Finalize();
