@@ -4,6 +4,8 @@
  *     mpi_check barrier [REPS]            all ranks: the mean and median time of MPI_Barrier
  *     mpi_check fanout [BYTES] [REPS]     rank 0 sends BYTES to ranks 1..k at once (MPI_Isend),
  *                                         k = 0 .. p-1: the median superstep between barriers
+ *     mpi_check fanin [BYTES] [REPS]      ranks 1..k send BYTES to rank 0 at once (MPI_Irecv
+ *                                         on rank 0), k = 1 .. p-1: the median superstep
  *     mpi_check swap [BYTES] [REPS]       ranks 0 and 1: one way (MPI_Send) against both ways
  *                                         at once (MPI_Sendrecv), each between barriers
  *     mpi_check pairs [BYTES] [REPS]      k = 1 .. p/2 pairs (0->1, 2->3, ...) sending BYTES
@@ -145,6 +147,38 @@ int main(int argc, char **argv)
         free(buf);
         free(times);
         free(requests);
+    } else if (strcmp(mode, "fanin") == 0 && p >= 2) {
+        /* Does a node take in several senders' bytes at its link's rate, as `sim` charges a
+           node's receiving side (the bytes queue)? Many streams into one shaped link can
+           lose more to their collisions than one. */
+        long bytes = arg(argc, argv, 2, 1L << 20, 1, INT_MAX, "BYTES");
+        int reps = (int)arg(argc, argv, 3, 5, 1, INT_MAX, "REPS");
+        char *buf = calloc(rank == 0 ? (size_t)bytes * p : (size_t)bytes, 1);
+        double *times = malloc(reps * sizeof(double));
+        MPI_Request *requests = malloc(p * sizeof(MPI_Request));
+        for (int k = 1; k < p; k++) {
+            for (int r = 0; r < reps; r++) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                double s = MPI_Wtime();
+                if (rank == 0) {
+                    for (int j = 1; j <= k; j++)
+                        MPI_Irecv(buf + (size_t)bytes * j, bytes, MPI_CHAR, j, 0, MPI_COMM_WORLD,
+                                  &requests[j - 1]);
+                    MPI_Waitall(k, requests, MPI_STATUSES_IGNORE);
+                } else if (rank <= k) {
+                    MPI_Send(buf, bytes, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
+                }
+                MPI_Barrier(MPI_COMM_WORLD);
+                times[r] = MPI_Wtime() - s;
+            }
+            qsort(times, reps, sizeof(double), cmp);
+            if (rank == 0)
+                printf("fanin %ld bytes from %d ranks: median %.1f ms (%d supersteps)\n", bytes, k,
+                       times[reps / 2] * 1e3, reps);
+        }
+        free(buf);
+        free(times);
+        free(requests);
     } else if (strcmp(mode, "swap") == 0 && p >= 2) {
         /* Does a link carry both directions at full rate at once? (hbsp's duplex penalty;
            issue 36.) Every repetition printed: a swap is slowed most times or not at all. */
@@ -231,7 +265,7 @@ int main(int argc, char **argv)
         }
         free(ratio);
     } else if (rank == 0) {
-        fprintf(stderr, "usage: mpi_check pingpong [BYTES] [REPS] (2+ ranks) | barrier [REPS] | fanout [BYTES] [REPS] | swap [BYTES] [REPS] | pairs [BYTES] [REPS] | aftersync [REPS]\n");
+        fprintf(stderr, "usage: mpi_check pingpong [BYTES] [REPS] (2+ ranks) | barrier [REPS] | fanout [BYTES] [REPS] | fanin [BYTES] [REPS] | swap [BYTES] [REPS] | pairs [BYTES] [REPS] | aftersync [REPS]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Finalize();
