@@ -71,6 +71,7 @@ mod barrier_cost;
 pub mod cgroup;
 pub mod collective_probe;
 pub mod collectives;
+pub mod compute_stall;
 mod ctx;
 pub mod duplex;
 mod error;

@@ -71,6 +71,8 @@
 //! [`crate::duplex`]); `latency_s` and `link_bytes_per_s` then apply only
 //! to topology-derived collectives. The end of a run adds `run_overhead_s` and
 //! `process_overhead_s` times its processes ([`crate::Machine::processes`]).
+//! With `[[machine.compute_stall]]`, a superstep charged `L(p)` also pays the stall measured
+//! after its longest compute, `max_j c_j` ([`crate::compute_stall`]).
 //!
 //! On a `hypercube` or `torus` a collective without a measured cost is charged as a library
 //! on that machine runs it, in `s` neighbour steps of `latency + bytes / link` each: `s =
@@ -86,6 +88,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::compute_stall::ComputeStallPoint;
 use crate::duplex::DuplexPoint;
 
 /// The machine model of a platform (`[machine]`).
@@ -137,6 +140,11 @@ pub struct MachineModel {
     /// by `hetscale probe --p2p`; see [`crate::duplex`]): none, full duplex.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub duplex: Vec<DuplexPoint>,
+    /// What a superstep costs beyond its compute after its nodes computed, by compute length
+    /// (`[[machine.compute_stall]]`, measured by `hetscale probe --p2p`; see
+    /// [`crate::compute_stall`]): none, nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compute_stall: Vec<ComputeStallPoint>,
     /// Where the fields of this table come from (a paper's table, a probe, a fit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
@@ -617,6 +625,7 @@ impl MachineModel {
             compute: Vec::new(),
             p2p: Vec::new(),
             duplex: Vec::new(),
+            compute_stall: Vec::new(),
             source: None,
         }
     }
@@ -700,6 +709,7 @@ impl MachineModel {
         validate_collectives("machine.collective", &self.collectives)?;
         validate_p2p(&self.p2p)?;
         crate::duplex::validate_duplex(&self.duplex)?;
+        crate::compute_stall::validate_compute_stall(&self.compute_stall)?;
         for (i, c) in self.compute.iter().enumerate() {
             c.validate()?;
             if self.compute[..i]

@@ -773,3 +773,97 @@ fn a_link_that_carries_one_direction_at_a_time_charges_a_swap_twice_and_the_prob
     assert_eq!(written.len(), measured);
     assert!(written.iter().all(|d| d.p == Some(2)));
 }
+
+#[test]
+fn a_superstep_after_compute_pays_the_measured_stall_and_the_probe_measures_it_back() {
+    use hbsp::compute_stall::{ComputeStallPoint, stall_at};
+    let point = |compute_s: f64, stall_s: f64| ComputeStallPoint {
+        p: 3,
+        compute_s,
+        stall_s,
+        source: None,
+    };
+    let table = vec![
+        point(0.5e-3, 0.2e-3),
+        point(1e-3, 0.6e-3),
+        point(4e-3, 1e-3),
+    ];
+    let with_table = |compute_stall: Vec<ComputeStallPoint>| {
+        let mut p = common::platform(&[4.0, 1.0, 2.0]);
+        p.network.l = BarrierCost::constant(L);
+        p.machine = Some(MachineModel {
+            p2p: two_segments(),
+            compute_stall,
+            ..model()
+        });
+        p
+    };
+    let (stalled, plain) = (with_table(table.clone()), with_table(Vec::new()));
+    // Every node computes 2000 operations: 2 ms on the slowest (1 Mflop/s), then all send.
+    let elapsed = |p: &Platform, ops: f64| {
+        common::sim_elapsed(&p.all().unwrap(), move |ctx| {
+            ctx.charge_work(ops)?;
+            ctx.send((ctx.pid() + 1) % 3, 0, &[0u8; 8])?;
+            ctx.sync()
+        })
+    };
+    let extra = elapsed(&stalled, 2000.0) - elapsed(&plain, 2000.0);
+    let want = stall_at(&table, 2e-3);
+    assert!((want - (0.6e-3 + 0.4e-3 / 3.0)).abs() < 1e-15);
+    assert!((extra - want).abs() < 1e-12, "{extra} vs {want}");
+    // A superstep without compute pays none of it.
+    assert!(close(elapsed(&stalled, 0.0), elapsed(&plain, 0.0)));
+    // The probe computes each length on every node, then moves the supersteps of every node,
+    // and reads the stall back: between the points, and the last one's beyond them.
+    let options = hbsp::p2p_probe::P2pProbeOptions {
+        compute_stall_s: vec![0.5e-3, 2e-3, 8e-3],
+        ..hbsp::p2p_probe::P2pProbeOptions::quick()
+    };
+    let [backend, _] = common::sim_declared();
+    let report = hbsp::p2p_probe::probe_p2p(&backend, &stalled.all().unwrap(), &options).unwrap();
+    assert_eq!(report.compute_stall_s, vec![0.5e-3, 2e-3, 8e-3]);
+    for (&d, &(got, [lo, hi])) in report.compute_stall_s.iter().zip(&report.compute_stall) {
+        let want = stall_at(&table, d);
+        assert!((got - want).abs() < 1e-9, "after {d} s: {got} vs {want}");
+        assert!(lo <= got && got <= hi);
+    }
+    // On a platform without the table it reads 0, and writes its points at its p.
+    let report = hbsp::p2p_probe::probe_p2p(&backend, &plain.all().unwrap(), &options).unwrap();
+    assert!(
+        report.compute_stall.iter().all(|&(s, _)| s < 1e-9),
+        "{report:?}"
+    );
+    let mut target = stalled.clone();
+    report
+        .apply_to(&mut target, &|_: Option<&str>| "probe: test".into())
+        .unwrap();
+    let written = &target.machine.as_ref().unwrap().compute_stall;
+    assert_eq!(written.len(), 3);
+    assert!(written.iter().all(|d| d.p == 3 && d.stall_s < 1e-9));
+    assert!(
+        written[0]
+            .source
+            .as_deref()
+            .unwrap()
+            .starts_with("probe: test; supersteps")
+    );
+}
+
+#[test]
+fn a_platform_file_holds_the_compute_stall_and_refuses_a_negative_one() {
+    let text = |stall: &str| {
+        format!(
+            "name = \"t\"\nspeed_unit = \"Mflop/s\"\n[[node]]\nname = \"a\"\nmarked_speed = 1.0\n[network]\ng_s_per_byte = 1e-9\nL = {{ base_s = 1e-5, per_node_s = 0.0, per_log2_node_s = 0.0 }}\n[machine]\nlink_bytes_per_s = 1e6\n[[machine.compute_stall]]\np = 2\ncompute_s = 0.001\nstall_s = {stall}\nsource = \"probe: test\"\n"
+        )
+    };
+    let platform = Platform::from_toml_str(&text("0.0009")).unwrap();
+    let points = &platform.machine.as_ref().unwrap().compute_stall;
+    assert_eq!(points.len(), 1);
+    assert_eq!(points[0].stall_s, 0.0009);
+    let again = Platform::from_toml_str(&platform.to_toml_string().unwrap()).unwrap();
+    assert_eq!(again, platform);
+    let err = Platform::from_toml_str(&text("-1.0"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("stall_s = -1"), "{err}");
+}

@@ -4,7 +4,10 @@
 //! the larger of the bytes and of the messages node `j` sends and receives, self-sends
 //! free), plus the platform's measured stall when any message moves (`message_stall_s`
 //! when two nodes take part, up to `message_stall_all_s` when every node does), and
-//! the program's end costs its work and traffic but no `L`.
+//! the program's end costs its work and traffic but no `L`. With `[[machine.compute_stall]]`
+//! a superstep ending in a barrier also pays the stall measured after its slowest node's
+//! compute (`hbsp::compute_stall`), as `sim` does; a compute charged apart from its
+//! superstep ([`Charges::slowest_compute`]) adds none.
 //!
 //! [`Charges::overhead`] then splits the total into the compute the time model predicts from
 //! `W` and everything else, which is the overhead `T_o`: communication, barriers, idle time
@@ -23,6 +26,7 @@
 //! each transfer and charges the slower end of each pair).
 
 use hbsp::Machine;
+use hbsp::compute_stall::{ComputeStallPoint, compute_stall_points, stall_at};
 use hbsp::duplex::{DuplexPoint, duplex_points, port_time};
 use hbsp::machine_model::{P2pSegment, p2p_parts, p2p_segments};
 use hetscale_model::hbsp::{self as cost, HbspMachine, Traffic};
@@ -50,6 +54,8 @@ pub(crate) struct Charges<'m> {
     receive_s_per_byte: f64,
     /// The `[[machine.duplex]]` points at this machine's size (empty: full duplex).
     duplex: Vec<DuplexPoint>,
+    /// The `[[machine.compute_stall]]` points at this machine's size (empty: none).
+    compute_stall: Vec<ComputeStallPoint>,
 }
 
 impl<'m> Charges<'m> {
@@ -71,6 +77,9 @@ impl<'m> Charges<'m> {
             }),
             receive_s_per_byte: with_p2p.map_or(0.0, |m| m.receive_s_per_byte),
             duplex: with_p2p.map_or_else(Vec::new, |m| duplex_points(&m.duplex, machine.p())),
+            compute_stall: machine.model().map_or_else(Vec::new, |m| {
+                compute_stall_points(&m.compute_stall, machine.p())
+            }),
         }
     }
 
@@ -109,7 +118,8 @@ impl<'m> Charges<'m> {
     /// if `ops` is empty) and `traffic` moves.
     pub fn superstep(&mut self, ops: &[f64], traffic: &Traffic) -> Result<()> {
         self.end(ops, traffic)?;
-        let stall = self.model.message_stall(traffic.active_nodes());
+        let stall = self.model.message_stall(traffic.active_nodes())
+            + stall_at(&self.compute_stall, self.slowest(ops));
         self.communication_s += self.weight * (self.model.l() + stall);
         Ok(())
     }
@@ -161,15 +171,20 @@ impl<'m> Charges<'m> {
             self.p2p_ports(traffic)
         };
         self.communication_s += self.weight * communication_s;
-        if let Some(unit) = self.flops_per_unit {
-            self.compute_s += self.weight
-                * ops
-                    .iter()
-                    .enumerate()
-                    .map(|(j, w)| w / (self.machine.marked_speed(j) * unit))
-                    .fold(0.0, f64::max);
-        }
+        self.compute_s += self.weight * self.slowest(ops);
         Ok(())
+    }
+
+    /// The slowest node's compute for `ops`, s: `max_j ops_j / C_j` (0 when the speeds are
+    /// not a flop rate).
+    fn slowest(&self, ops: &[f64]) -> f64 {
+        let Some(unit) = self.flops_per_unit else {
+            return 0.0;
+        };
+        ops.iter()
+            .enumerate()
+            .map(|(j, w)| w / (self.machine.marked_speed(j) * unit))
+            .fold(0.0, f64::max)
     }
 
     /// The overhead model of the replayed program for work `work` (`W`), of which the

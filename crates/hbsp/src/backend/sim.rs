@@ -24,6 +24,7 @@ use hetscale_model::hbsp::MessageStall;
 use serde::{Deserialize, Serialize};
 
 use super::transport::Call;
+use crate::compute_stall::{ComputeStallPoint, compute_stall_points, stall_at};
 use crate::duplex::{DuplexPoint, duplex_points, port_time};
 use crate::error::{HbspError, Result};
 use crate::machine_model::{
@@ -210,6 +211,8 @@ pub(crate) struct VirtualClock {
     p2p: Vec<Vec<P2pSegment>>,
     /// The `[[machine.duplex]]` points at this machine's size (empty: full duplex).
     duplex: Vec<DuplexPoint>,
+    /// The `[[machine.compute_stall]]` points at this machine's size (empty: none).
+    compute_stall: Vec<ComputeStallPoint>,
     work: WorkCharge,
     tally: [Tally; 2],
     /// Virtual time at which the current superstep began, as `f64` bits.
@@ -257,6 +260,10 @@ impl VirtualClock {
             duplex: machine
                 .model()
                 .map(|m| duplex_points(&m.duplex, machine.p()))
+                .unwrap_or_default(),
+            compute_stall: machine
+                .model()
+                .map(|m| compute_stall_points(&m.compute_stall, machine.p()))
                 .unwrap_or_default(),
             work: options.work,
             tally: [Tally::new(machine.p()), Tally::new(machine.p())],
@@ -554,7 +561,9 @@ impl ModelCharges {
             }
             cost.communication_s = busiest;
             if *call != Call::End && m.barrier == Barrier::Hbsp {
-                cost.barrier_s = self.collective_scale * clock.l + clock.stall_of(traffic);
+                cost.barrier_s = self.collective_scale * clock.l
+                    + clock.stall_of(traffic)
+                    + stall_at(&clock.compute_stall, cost.compute_s);
             }
         }
         cost.fixed_s = match call {
@@ -566,7 +575,7 @@ impl ModelCharges {
 }
 
 /// Operations per second in one unit of the platform's `speed_unit`, if it is a rate.
-fn ops_scale(unit: &str) -> Option<f64> {
+pub(crate) fn ops_scale(unit: &str) -> Option<f64> {
     match unit.trim().to_ascii_lowercase().as_str() {
         "flop/s" | "op/s" | "ops/s" => Some(1.0),
         "kflop/s" => Some(1e3),

@@ -86,6 +86,7 @@ use crate::machine_model::{MachineModel, P2pSegment, p2p_time};
 use crate::platform::{Machine, Platform};
 use crate::probe::step;
 
+mod after_compute;
 mod exchange;
 mod segments;
 pub use segments::{MIN_POINTS, fit_segments};
@@ -106,6 +107,12 @@ pub struct P2pProbeOptions {
     /// module docs): its spread is a few stalls of milliseconds among many quick supersteps,
     /// so its mean needs hundreds of samples.
     pub stall_samples: usize,
+    /// Compute lengths `d`, s, after which the supersteps of every node are timed again for
+    /// the stall a compute phase adds ([`crate::compute_stall`]); empty: not measured.
+    pub compute_stall_s: Vec<f64>,
+    /// Seconds each node times its compute loop first, on a real backend: many of a CPU
+    /// quota's periods, as the marked speed's samples are.
+    pub compute_calibration_s: f64,
 }
 
 impl Default for P2pProbeOptions {
@@ -121,6 +128,9 @@ impl Default for P2pProbeOptions {
             samples: 3,
             max_segments: 4,
             stall_samples: 32,
+            // From below a quota's budget per period to a whole 10 ms period.
+            compute_stall_s: vec![0.3e-3, 1e-3, 3e-3, 10e-3],
+            compute_calibration_s: 0.5,
         }
     }
 }
@@ -133,6 +143,8 @@ impl P2pProbeOptions {
             samples: 2,
             max_segments: 2,
             stall_samples: 4,
+            compute_stall_s: vec![1e-3],
+            compute_calibration_s: 0.05,
         }
     }
 }
@@ -181,6 +193,15 @@ pub struct P2pReport {
     /// one way, in `[0, 1]` (see [`crate::duplex`]), `None` at a start-up dominated size:
     /// written as `[[machine.duplex]]` at `p`.
     pub duplex_penalty: Vec<Option<f64>>,
+    /// The compute lengths after which the supersteps of every node were timed, s (empty:
+    /// not measured; see [`crate::compute_stall`]).
+    pub compute_stall_s: Vec<f64>,
+    /// Per compute length, the stall: those supersteps' mean beyond the compute and beyond
+    /// the supersteps of every node without it, at least 0, s, and its 95% interval; written
+    /// as `[[machine.compute_stall]]` at `p`.
+    pub compute_stall: Vec<(f64, [f64; 2])>,
+    /// Supersteps timed per compute length.
+    pub compute_stall_samples: usize,
 }
 
 fn checked(options: &P2pProbeOptions) -> Result<P2pProbeOptions> {
@@ -188,6 +209,19 @@ fn checked(options: &P2pProbeOptions) -> Result<P2pProbeOptions> {
     options.sizes.retain(|&s| s > 0);
     options.sizes.sort_unstable();
     options.sizes.dedup();
+    options.compute_stall_s.sort_by(f64::total_cmp);
+    options.compute_stall_s.dedup();
+    if options
+        .compute_stall_s
+        .iter()
+        .any(|d| !(d.is_finite() && *d > 0.0))
+        || !(options.compute_calibration_s.is_finite() && options.compute_calibration_s >= 0.0)
+    {
+        return Err(HbspError::InvalidBackend(format!(
+            "the ping-pong probe's compute lengths must be seconds > 0 and its calibration >= 0, got {:?} and {}",
+            options.compute_stall_s, options.compute_calibration_s
+        )));
+    }
     if options.sizes.len() < MIN_POINTS || options.samples == 0 || options.max_segments == 0 {
         return Err(HbspError::InvalidBackend(format!(
             "the ping-pong probe needs at least {MIN_POINTS} distinct sizes > 0, samples >= 1 and max_segments >= 1"
@@ -211,13 +245,26 @@ pub fn probe_p2p(
         ));
     }
     let backend = backend.untraced();
-    let output = crate::run(&backend, machine, |ctx| ping_pong(ctx, &options))?;
+    // On sim the compute is declared, not spun (see the after_compute module).
+    let calibration =
+        (!matches!(backend, Backend::Sim(_))).then_some(options.compute_calibration_s);
+    let output = crate::run(&backend, machine, |ctx| {
+        ping_pong(ctx, &options, calibration)
+    })?;
     let PingPongTimes {
         pairs: samples,
         empty,
         all_nodes,
         exchange,
+        after_compute,
     } = output.results[0].clone();
+    let compute_stall_s: Vec<f64> = options
+        .compute_stall_s
+        .iter()
+        .copied()
+        .take(after_compute.len())
+        .collect();
+    let compute_stall = after_compute::stalls(&compute_stall_s, &after_compute, &all_nodes);
     let rounds = 2 * options.samples;
     let empty_base = unstalled_empty(&empty, rounds);
     let pairs: Vec<Vec<f64>> = samples
@@ -291,6 +338,9 @@ pub fn probe_p2p(
         all_nodes_samples: all_nodes.len(),
         exchange_s,
         duplex_penalty,
+        compute_stall_samples: after_compute.first().map_or(0, Vec::len),
+        compute_stall_s,
+        compute_stall,
     })
 }
 
@@ -377,7 +427,11 @@ fn mean(values: &[f64]) -> f64 {
 /// not on a run of neighbouring ones, which the segment fit would read as a step in the cost.
 /// Then the supersteps in which every node takes part, at the smallest size (see the module
 /// docs), as many as each pair's further samples for the stall, with as many empty ones.
-fn ping_pong(ctx: &mut Ctx<'_>, options: &P2pProbeOptions) -> Result<PingPongTimes> {
+fn ping_pong(
+    ctx: &mut Ctx<'_>,
+    options: &P2pProbeOptions,
+    calibration_s: Option<f64>,
+) -> Result<PingPongTimes> {
     ctx.charge_work(0.0)?;
     let largest = options.sizes.iter().copied().max().unwrap_or(0);
     let payload = vec![0u8; largest];
@@ -417,6 +471,13 @@ fn ping_pong(ctx: &mut Ctx<'_>, options: &P2pProbeOptions) -> Result<PingPongTim
     // seconds.
     let rounds = ALL_NODES_ROUNDS_PER_STALL_SAMPLE * options.stall_samples;
     let mut all_nodes = Vec::with_capacity(2 * rounds);
+    let computer = node_computer(ctx, calibration_s);
+    let lengths = if computer.is_some() {
+        &options.compute_stall_s[..]
+    } else {
+        &[]
+    };
+    let mut after_compute = vec![Vec::with_capacity(rounds); lengths.len()];
     for round in 0..rounds {
         let root = round % ctx.nprocs();
         empty.push(time_delivered(ctx, |_| Ok(()))?);
@@ -426,13 +487,36 @@ fn ping_pong(ctx: &mut Ctx<'_>, options: &P2pProbeOptions) -> Result<PingPongTim
         all_nodes.push(time_delivered(ctx, |ctx| {
             from_all_to_root(ctx, root, smallest)
         })?);
+        // Beside them, so both kinds see the same moments of the machine; the direction
+        // alternates with the rounds.
+        for (k, &d) in lengths.iter().enumerate() {
+            let computer = computer.expect("lengths are empty without a computer");
+            after_compute[k].push(time_delivered(ctx, |ctx| {
+                computer.compute(ctx, d)?;
+                if round % 2 == 0 {
+                    from_root_to_all(ctx, root, smallest)
+                } else {
+                    from_all_to_root(ctx, root, smallest)
+                }
+            })?);
+        }
     }
     Ok(PingPongTimes {
         pairs,
         empty,
         all_nodes,
         exchange,
+        after_compute,
     })
+}
+
+/// How this node computes for the supersteps after compute: none when its marked speed is
+/// not a rate of operations (a platform in other units), so that no node spins.
+fn node_computer(ctx: &Ctx<'_>, calibration_s: Option<f64>) -> Option<after_compute::Computer> {
+    let machine = ctx.machine();
+    let scale = crate::backend::sim::ops_scale(machine.speed_unit())?;
+    let ops_per_s = machine.marked_speed(ctx.pid()) * scale;
+    Some(after_compute::Computer::new(ops_per_s, calibration_s))
 }
 
 /// Node `root` sends `bytes` to every other node.
@@ -501,6 +585,8 @@ struct PingPongTimes {
     all_nodes: Vec<f64>,
     /// `exchange[k]`: nodes 0 and 1 swapping size `k` at once.
     exchange: Vec<Vec<f64>>,
+    /// `after_compute[k]`: the supersteps of every node after the `k`-th compute length.
+    after_compute: Vec<Vec<f64>>,
 }
 
 /// `0..n` in an order fixed by `seed` (Fisher-Yates on a SplitMix64 stream).
@@ -607,11 +693,28 @@ impl P2pReport {
             .p2p
             .sort_by(|a, b| (a.p, &a.node, a.max_bytes).cmp(&(b.p, &b.node, b.max_bytes)));
         self.apply_stall_to(platform);
-        let source = format!(
+        let duplex_source = format!(
             "{}; the same sizes sent both ways at once",
             source(Some(&self.nodes[1]))
         );
-        exchange::apply_duplex_to(platform, self.p, &self.sizes, &self.duplex_penalty, &source);
+        exchange::apply_duplex_to(
+            platform,
+            self.p,
+            &self.sizes,
+            &self.duplex_penalty,
+            &duplex_source,
+        );
+        let compute_source = format!(
+            "{}; supersteps in which every node computed first, beside those without",
+            source(None)
+        );
+        after_compute::apply_to(
+            platform,
+            self.p,
+            &self.compute_stall_s,
+            &self.compute_stall,
+            &compute_source,
+        );
         platform.validate()?;
         Ok(done)
     }

@@ -297,6 +297,26 @@ fn print_report(
     Ok(())
 }
 
+/// The stall a compute phase adds to the supersteps of every node, per compute length.
+fn print_compute_stall(out: &mut impl Write, p2p: &P2pReport) -> std::io::Result<()> {
+    if p2p.compute_stall_s.is_empty() {
+        return Ok(());
+    }
+    let stalls: Vec<String> = p2p
+        .compute_stall_s
+        .iter()
+        .zip(&p2p.compute_stall)
+        .map(|(d, (stall, [lo, hi]))| format!("after {d:.1e} s {stall:.4e} s [{lo:.4e}, {hi:.4e}]"))
+        .collect();
+    writeln!(
+        out,
+        "stall after compute: the same supersteps after every node computed d took, beyond d and beyond those without compute, on average (over {} each): {}; written as [[machine.compute_stall]] at p = {}",
+        p2p.compute_stall_samples,
+        stalls.join(", "),
+        p2p.p
+    )
+}
+
 /// Where a ping-pong's segments come from: the network's, `probe: ping-pong h1-h2,h1-h3
 /// (the fastest pair at each size), 8 B to 16777216 B, mpi backend, 2026-11-27` (UTC date), or
 /// node `j`'s, `probe: ping-pong h1-h3, ...`.
@@ -417,6 +437,7 @@ fn print_p2p(
         p2p.all_nodes_stall_s_ci95[1],
         p2p.p
     )?;
+    print_compute_stall(out, p2p)?;
     print_segments(out, "network", &p2p.segments)?;
     for (name, segments) in p2p.nodes[1..].iter().zip(&p2p.pair_segments) {
         print_segments(out, name, segments)?;

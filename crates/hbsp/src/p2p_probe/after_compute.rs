@@ -1,0 +1,135 @@
+//! The supersteps after compute (timed beside those of every node, `ping_pong`): every node
+//! first computes `d` seconds at its marked speed, then the superstep moves the same
+//! messages as one of every node, so what it takes beyond `d` and beyond those is the stall
+//! a compute phase adds ([`crate::compute_stall`], written as `[[machine.compute_stall]]`).
+//!
+//! On a real backend a node computes by spinning a loop of dependent multiply-adds (it holds
+//! no data, so no cache or memory effect of a program's compute enters) for `d` times the
+//! loop's long-run rate on that node, measured first over many of a CPU quota's periods,
+//! as the marked speed is. On `sim` it declares `d` seconds of work at its marked speed and
+//! spins nothing, so the probe measures back the stall the platform charges.
+
+use std::time::Instant;
+
+use crate::compute_stall::ComputeStallPoint;
+use crate::ctx::Ctx;
+use crate::error::Result;
+use crate::platform::Platform;
+
+/// How a node computes `d` seconds: operations declared per second (its marked speed) and,
+/// on a real backend, loop iterations per second.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Computer {
+    ops_per_s: f64,
+    iterations_per_s: Option<f64>,
+}
+
+impl Computer {
+    /// `ops_per_s`: the node's marked speed in operations per second; `calibration_s`: how
+    /// long to time the loop, or `None` on `sim` (no loop).
+    pub(super) fn new(ops_per_s: f64, calibration_s: Option<f64>) -> Self {
+        Self {
+            ops_per_s,
+            iterations_per_s: calibration_s.map(loop_rate),
+        }
+    }
+
+    /// Computes `d` seconds at the node's speed, declared as work.
+    pub(super) fn compute(&self, ctx: &mut Ctx<'_>, d: f64) -> Result<()> {
+        let iterations = self.iterations_per_s.map_or(0, |rate| (d * rate) as u64);
+        ctx.compute(d * self.ops_per_s, || spin(iterations))?;
+        Ok(())
+    }
+}
+
+/// `n` dependent multiply-adds.
+fn spin(n: u64) -> f64 {
+    let mut a = 1.0_f64;
+    for _ in 0..n {
+        a = std::hint::black_box(a * 1.000_000_1 + 1e-9);
+    }
+    a
+}
+
+/// The loop's iterations per second over at least `seconds` of wall time.
+fn loop_rate(seconds: f64) -> f64 {
+    let start = Instant::now();
+    let mut done = 0_u64;
+    let chunk = 1 << 14;
+    while start.elapsed().as_secs_f64() < seconds || done == 0 {
+        std::hint::black_box(spin(chunk));
+        done += chunk;
+    }
+    done as f64 / start.elapsed().as_secs_f64()
+}
+
+/// Per compute length `d`: the stall, `mean(after) - mean(baseline) - d` at least 0, and its
+/// 95% interval (normal, as the samples are hundreds), from `after[k]`, the supersteps after
+/// `d[k]` of compute, and `baseline`, those of every node without compute.
+pub(super) fn stalls(d: &[f64], after: &[Vec<f64>], baseline: &[f64]) -> Vec<(f64, [f64; 2])> {
+    d.iter()
+        .zip(after)
+        .map(|(&d, samples)| {
+            let (excess, half_width) = super::excess_over_empty(samples, baseline);
+            let stall = excess - d;
+            (
+                stall.max(0.0),
+                [(stall - half_width).max(0.0), (stall + half_width).max(0.0)],
+            )
+        })
+        .collect()
+}
+
+/// Writes the stalls as the platform's `[[machine.compute_stall]]` points at `p` (replacing
+/// those measured at `p`), with `source`. The platform has a `[machine]` table already (the
+/// segments were written first).
+pub(super) fn apply_to(
+    platform: &mut Platform,
+    p: usize,
+    d: &[f64],
+    stalls: &[(f64, [f64; 2])],
+    source: &str,
+) {
+    let Some(model) = platform.machine.as_mut() else {
+        return;
+    };
+    model.compute_stall.retain(|s| s.p != p);
+    model
+        .compute_stall
+        .extend(
+            d.iter()
+                .zip(stalls)
+                .map(|(&compute_s, &(stall_s, _))| ComputeStallPoint {
+                    p,
+                    compute_s,
+                    stall_s,
+                    source: Some(source.to_owned()),
+                }),
+        );
+    model
+        .compute_stall
+        .sort_by(|a, b| (a.p, a.compute_s).partial_cmp(&(b.p, b.compute_s)).unwrap());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stall_is_the_mean_beyond_the_compute_and_the_supersteps_without_it() {
+        let baseline = vec![2e-3; 100];
+        // After 1 ms of compute: 1 ms + 2 ms + a stall of 0.5 ms; after 10 ms: faster than
+        // the compute and the baseline together (read as no stall).
+        let after = vec![vec![3.5e-3; 100], vec![11e-3; 100]];
+        let got = stalls(&[1e-3, 10e-3], &after, &baseline);
+        assert!((got[0].0 - 0.5e-3).abs() < 1e-12, "{got:?}");
+        assert!(got[0].1[0] <= got[0].0 && got[0].0 <= got[0].1[1]);
+        assert_eq!(got[1].0, 0.0);
+    }
+
+    #[test]
+    fn the_loop_rate_is_positive_and_finite() {
+        let rate = loop_rate(0.01);
+        assert!(rate.is_finite() && rate > 0.0, "{rate}");
+    }
+}
