@@ -11,6 +11,9 @@
  *     mpi_check pairs [BYTES] [REPS]      k = 1 .. p/2 pairs (0->1, 2->3, ...) sending BYTES
  *                                         at once: the median superstep, to see whether the
  *                                         links share a capacity
+ *     mpi_check supersteps [REPS]         balanced supersteps: every rank computes d (0 to
+ *                                         10 ms at its long-run rate), then an 8-byte message
+ *                                         to a rotating root and a barrier; the mean beyond d
  *     mpi_check aftersync [REPS]          every rank: a compute phase of nominal length d
  *                                         (1 to 100 ms at the rank's long-run rate) started
  *                                         right after a barrier, its time over d
@@ -32,6 +35,18 @@ static double spin(long n)
     for (long i = 0; i < n; i++)
         a = a * 1.0000001 + 1e-9;
     return a;
+}
+
+/* Iterations of spin per second on this rank, over 2 s: many of a CPU quota's periods. */
+static double spin_rate(void)
+{
+    long n = 1L << 20, done = 0;
+    double s = MPI_Wtime();
+    while (MPI_Wtime() - s < 2.0) {
+        sink = spin(n);
+        done += n;
+    }
+    return done / (MPI_Wtime() - s);
 }
 
 static int cmp(const void *a, const void *b)
@@ -236,18 +251,43 @@ int main(int argc, char **argv)
         }
         free(buf);
         free(times);
+    } else if (strcmp(mode, "supersteps") == 0 && p >= 2) {
+        /* What a superstep costs beyond its compute when every rank computed first (hbsp's
+           compute stall): a compute phase spans the hosts' quota periods, and each ends it
+           at its own point of its period. */
+        int reps = (int)arg(argc, argv, 2, 400, 1, 100000, "REPS");
+        double rate = spin_rate();
+        const double d[] = {0.0, 3e-4, 1e-3, 3e-3, 1e-2};
+        char out[8] = {0}, in[8];
+        MPI_Request *requests = malloc(p * sizeof(MPI_Request));
+        for (int k = 0; k < 5; k++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double s = MPI_Wtime();
+            for (int r = 0; r < reps; r++) {
+                sink = spin((long)(d[k] * rate));
+                int root = r % p, c = 0;
+                if (rank == root) {
+                    for (int j = 0; j < p; j++)
+                        if (j != root)
+                            MPI_Irecv(in, 8, MPI_CHAR, j, 0, MPI_COMM_WORLD, &requests[c++]);
+                    MPI_Waitall(c, requests, MPI_STATUSES_IGNORE);
+                } else {
+                    MPI_Send(out, 8, MPI_CHAR, root, 0, MPI_COMM_WORLD);
+                }
+                MPI_Barrier(MPI_COMM_WORLD);
+            }
+            double mean = (MPI_Wtime() - s) / reps;
+            if (rank == 0)
+                printf("supersteps p=%d d = %4.1f ms: mean %.2f ms, beyond d %.2f ms (%d supersteps)\n",
+                       p, d[k] * 1e3, mean * 1e3, (mean - d[k]) * 1e3, reps);
+        }
+        free(requests);
     } else if (strcmp(mode, "aftersync") == 0) {
         /* Does a short compute phase that starts right after a synchronisation run at its
            host's long-run rate (the marked speed's)? Under a CPU quota it may start with the
            period's budget spent or unspent. Each rank times itself. */
         int reps = (int)arg(argc, argv, 2, 20, 1, 100000, "REPS");
-        long n = 1L << 20, done = 0;
-        double s = MPI_Wtime();
-        while (MPI_Wtime() - s < 2.0) {
-            sink = spin(n);
-            done += n;
-        }
-        double rate = done / (MPI_Wtime() - s);
+        double rate = spin_rate();
         double *ratio = calloc(reps, sizeof(double));
         const double d[] = {1e-3, 3e-3, 1e-2, 3e-2, 1e-1};
         for (int k = 0; k < 5; k++) {
@@ -265,7 +305,7 @@ int main(int argc, char **argv)
         }
         free(ratio);
     } else if (rank == 0) {
-        fprintf(stderr, "usage: mpi_check pingpong [BYTES] [REPS] (2+ ranks) | barrier [REPS] | fanout [BYTES] [REPS] | fanin [BYTES] [REPS] | swap [BYTES] [REPS] | pairs [BYTES] [REPS] | aftersync [REPS]\n");
+        fprintf(stderr, "usage: mpi_check pingpong [BYTES] [REPS] (2+ ranks) | barrier [REPS] | fanout [BYTES] [REPS] | fanin [BYTES] [REPS] | swap [BYTES] [REPS] | pairs [BYTES] [REPS] | supersteps [REPS] | aftersync [REPS]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Finalize();

@@ -7,10 +7,10 @@
 //! no compute before it). On hosts under a CPU quota a compute phase spans the hosts' quota
 //! periods, and each host ends it at its own point of its period, so the superstep waits
 //! longer for the last one than an empty superstep does. On the 8-host testbed (10 ms
-//! periods, `testbed/mpi_check.c`-style balanced supersteps of an 8-byte message to a
-//! rotating root) a superstep took beyond its compute 2.7 ms with none, 3.2 ms after 0.3 ms
-//! of compute, 3.7 ms after 1 ms and 5.5 ms after 10 ms; on 4 hosts 2.3 to 3.8 ms. A cluster
-//! without quotas measures about 0.
+//! periods; raw MPI, `mpi_check supersteps`: every rank computes, then an 8-byte message to
+//! a rotating root and a barrier) a superstep took beyond its compute 2.0 ms with none, 2.5
+//! ms after 1 ms of compute, 2.8 ms after 3 ms and 6.0 ms after 10 ms; on 4 hosts 1.9 to 7.6
+//! ms. A cluster without quotas measures about 0.
 //!
 //! The probe times supersteps in which every node first computes `d` seconds at its marked
 //! speed, then moves the same messages as its supersteps of every node; the **stall** at `d`
@@ -58,7 +58,7 @@ pub fn compute_stall_points(all: &[ComputeStallPoint], p: usize) -> Vec<ComputeS
 /// compute, linear from there to the first point and between points, the last point's
 /// beyond it; 0 without points.
 pub fn stall_at(points: &[ComputeStallPoint], compute_s: f64) -> f64 {
-    if !(compute_s > 0.0) || points.is_empty() {
+    if compute_s.is_nan() || compute_s <= 0.0 || points.is_empty() {
         return 0.0;
     }
     let above = points.partition_point(|d| d.compute_s < compute_s);

@@ -63,14 +63,13 @@ fn loop_rate(seconds: f64) -> f64 {
     done as f64 / start.elapsed().as_secs_f64()
 }
 
-/// Per compute length `d`: the stall, `mean(after) - mean(baseline) - d` at least 0, and its
-/// 95% interval (normal, as the samples are hundreds), from `after[k]`, the supersteps after
-/// `d[k]` of compute, and `baseline`, those of every node without compute.
-pub(super) fn stalls(d: &[f64], after: &[Vec<f64>], baseline: &[f64]) -> Vec<(f64, [f64; 2])> {
+/// Per compute length `d`: the stall, the supersteps' mean excess over those of every node
+/// without compute, less `d`, at least 0, and its 95% interval; `excess[k]` is that mean
+/// excess after `d[k]` of compute and its interval's half width.
+pub(super) fn stalls(d: &[f64], excess: &[(f64, f64)]) -> Vec<(f64, [f64; 2])> {
     d.iter()
-        .zip(after)
-        .map(|(&d, samples)| {
-            let (excess, half_width) = super::excess_over_empty(samples, baseline);
+        .zip(excess)
+        .map(|(&d, &(excess, half_width))| {
             let stall = excess - d;
             (
                 stall.max(0.0),
@@ -108,7 +107,7 @@ pub(super) fn apply_to(
         );
     model
         .compute_stall
-        .sort_by(|a, b| (a.p, a.compute_s).partial_cmp(&(b.p, b.compute_s)).unwrap());
+        .sort_by(|a, b| a.p.cmp(&b.p).then(a.compute_s.total_cmp(&b.compute_s)));
 }
 
 #[cfg(test)]
@@ -117,13 +116,16 @@ mod tests {
 
     #[test]
     fn the_stall_is_the_mean_beyond_the_compute_and_the_supersteps_without_it() {
-        let baseline = vec![2e-3; 100];
-        // After 1 ms of compute: 1 ms + 2 ms + a stall of 0.5 ms; after 10 ms: faster than
-        // the compute and the baseline together (read as no stall).
-        let after = vec![vec![3.5e-3; 100], vec![11e-3; 100]];
-        let got = stalls(&[1e-3, 10e-3], &after, &baseline);
+        // After 1 ms of compute: 1.5 ms beyond the supersteps without it (a stall of 0.5 ms);
+        // after 10 ms: 9 ms beyond them, less than the compute (read as no stall).
+        let excess = [(1.5e-3, 0.1e-3), (9e-3, 0.1e-3)];
+        let got = stalls(&[1e-3, 10e-3], &excess);
         assert!((got[0].0 - 0.5e-3).abs() < 1e-12, "{got:?}");
-        assert!(got[0].1[0] <= got[0].0 && got[0].0 <= got[0].1[1]);
+        let [lo, hi] = got[0].1;
+        assert!(
+            (lo - 0.4e-3).abs() < 1e-12 && (hi - 0.6e-3).abs() < 1e-12,
+            "{got:?}"
+        );
         assert_eq!(got[1].0, 0.0);
     }
 

@@ -264,7 +264,11 @@ pub fn probe_p2p(
         .copied()
         .take(after_compute.len())
         .collect();
-    let compute_stall = after_compute::stalls(&compute_stall_s, &after_compute, &all_nodes);
+    let excess: Vec<(f64, f64)> = after_compute
+        .iter()
+        .map(|samples| excess_over_empty(samples, &all_nodes))
+        .collect();
+    let compute_stall = after_compute::stalls(&compute_stall_s, &excess);
     let rounds = 2 * options.samples;
     let empty_base = unstalled_empty(&empty, rounds);
     let pairs: Vec<Vec<f64>> = samples
