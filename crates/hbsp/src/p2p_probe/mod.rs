@@ -74,8 +74,15 @@
 //! how the link shares its two directions, written as `[[machine.duplex]]` at `p`
 //! ([`crate::duplex`]; the exchange module).
 //!
+//! Beside each round of the supersteps in which every node takes part, the same supersteps
+//! are timed after every node computed `d` first, for each of a few lengths `d`: what they
+//! take beyond `d` and beyond those without compute is the stall a compute phase adds,
+//! written as `[[machine.compute_stall]]` at `p` ([`crate::compute_stall`]; the
+//! after_compute module).
+//!
 //! On `sim` with `[[machine.p2p]]` segments whose breakpoints are among the probed sizes, the
-//! probe recovers them exactly, and the `[[machine.duplex]]` penalties too.
+//! probe recovers them exactly, and the `[[machine.duplex]]` penalties and the compute stall
+//! too.
 
 use serde::Serialize;
 
@@ -430,7 +437,9 @@ fn mean(values: &[f64]) -> f64 {
 /// CPU quota throttled for a stretch of periods, another program) falls on random sizes and
 /// not on a run of neighbouring ones, which the segment fit would read as a step in the cost.
 /// Then the supersteps in which every node takes part, at the smallest size (see the module
-/// docs), as many as each pair's further samples for the stall, with as many empty ones.
+/// docs), as many as each pair's further samples for the stall, with as many empty ones, and
+/// beside each round of them the same after every node computed each of
+/// `compute_stall_s` (none where the marked speeds are not a rate of operations).
 fn ping_pong(
     ctx: &mut Ctx<'_>,
     options: &P2pProbeOptions,
