@@ -33,8 +33,9 @@ pub const OPTION_RANGE: RangeNames = RangeNames {
 /// What to change when no `N` in `[lo, hi]` reaches the target, `closest` being the `E_s`
 /// (called `what`) nearest to it and its `N`. `E_s` grows with `N`, so an `E_s` above the
 /// target means the target lies below `E_s` at the smallest `N` (lower `n_min`, or raise the
-/// target); one below it, beyond `E_s` at the largest (raise `n_max`, or lower the target),
-/// unless the highest `E_s` lies far inside the range (a model whose `E_s` falls with `N`).
+/// target); one below it, beyond `E_s` at the largest (raise `n_max`, or lower the target).
+/// Either way, a closest `E_s` far inside the range (a model whose `E_s` does not grow with
+/// `N` throughout) means a wider range would not help: change the target.
 pub fn unreachable_target(
     what: &str,
     target: f64,
@@ -42,7 +43,13 @@ pub fn unreachable_target(
     (e, n): (f64, f64),
     names: RangeNames,
 ) -> String {
-    if e > target {
+    if e > target && n > 2.0 * lo {
+        // The lowest is inside the range, not at its bottom: a smaller n_min would not help.
+        format!(
+            "{what} = {e:.4} at N = {n:.0}, its lowest in [{lo:.0}, {hi:.0}], already exceeds \
+             the target {target}: no N in the range falls to it; raise the target"
+        )
+    } else if e > target {
         format!(
             "{what} = {e:.4} at N = {n:.0} already exceeds the target {target}: lower {} or raise the target",
             names.n_min
@@ -307,6 +314,13 @@ mod tests {
             flat,
             "no N in [8, 10000000] reaches E_s = 0.09: the highest E_s reached is 0.0575 at \
              N = 24, and it does not grow beyond that size; lower the target"
+        );
+        // A lowest far inside the range: a smaller n_min would not reach the target.
+        let dip = unreachable_target("E_s", 0.046, (512.0, 8192.0), (0.06, 6020.0), OPTION_RANGE);
+        assert_eq!(
+            dip,
+            "E_s = 0.0600 at N = 6020, its lowest in [512, 8192], already exceeds the target \
+             0.046: no N in the range falls to it; raise the target"
         );
         let model = ModelError::Unreachable {
             what: "speed-efficiency",
