@@ -339,8 +339,8 @@ fn measured_collectives_are_charged_as_sim_charges_them() {
 /// The UCF cluster's first four nodes, a thousand times faster and with a barrier of 10 us
 /// (so that the transfers weigh), with `[[machine.p2p]]` segments measured on 2 and on 4
 /// nodes (start-ups of 0.3 and 0.6 ms to 16 KiB, then 80 ns/byte less a 1 ms burst), as
-/// `probe --p2p` writes them, and `[[machine.duplex]]` penalties; the machine model `sim`
-/// charges holds them, and approach 3 reads them.
+/// `probe --p2p` writes them, `[[machine.duplex]]` penalties and `[[machine.compute_stall]]`
+/// points; the machine model `sim` charges holds them, and approach 3 reads them.
 fn ucf_with_p2p() -> (String, Machine) {
     use hbsp::duplex::DuplexPoint;
     use hbsp::machine_model::{MachineModel, P2pSegment};
@@ -378,6 +378,15 @@ fn ucf_with_p2p() -> (String, Machine) {
         duplex(4, 16 << 10, 0.0),
         duplex(4, 1 << 20, 0.5),
     ];
+    // Supersteps after compute that wait longer for their last node, as on hosts under CPU
+    // quotas: what `probe --p2p` writes as the stall after 0.1 and 1 ms of compute.
+    let stall = |compute_s: f64, stall_s: f64| hbsp::compute_stall::ComputeStallPoint {
+        p: 4,
+        compute_s,
+        stall_s,
+        source: None,
+    };
+    model.compute_stall = vec![stall(1e-4, 0.2e-3), stall(1e-3, 0.5e-3)];
     platform.machine = Some(model);
     (
         "ucf p = 4 with p2p segments".into(),
