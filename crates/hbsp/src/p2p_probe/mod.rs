@@ -484,12 +484,9 @@ fn ping_pong(
     // seconds.
     let rounds = ALL_NODES_ROUNDS_PER_STALL_SAMPLE * options.stall_samples;
     let mut all_nodes = Vec::with_capacity(2 * rounds);
+    // None on every node alike (the speeds are not a rate): then no node computes.
     let computer = node_computer(ctx, calibration_s);
-    let lengths = if computer.is_some() {
-        &options.compute_stall_s[..]
-    } else {
-        &[]
-    };
+    let lengths: &[f64] = computer.map_or(&[], |_| &options.compute_stall_s);
     let mut after_compute = vec![Vec::with_capacity(rounds); lengths.len()];
     for round in 0..rounds {
         let root = round % ctx.nprocs();
@@ -502,16 +499,17 @@ fn ping_pong(
         })?);
         // Beside them, so both kinds see the same moments of the machine; the direction
         // alternates with the rounds.
-        for (k, &d) in lengths.iter().enumerate() {
-            let computer = computer.expect("lengths are empty without a computer");
-            after_compute[k].push(time_delivered(ctx, |ctx| {
-                computer.compute(ctx, d)?;
-                if round % 2 == 0 {
-                    from_root_to_all(ctx, root, smallest)
-                } else {
-                    from_all_to_root(ctx, root, smallest)
-                }
-            })?);
+        if let Some(computer) = computer {
+            for (k, &d) in lengths.iter().enumerate() {
+                after_compute[k].push(time_delivered(ctx, |ctx| {
+                    computer.compute(ctx, d)?;
+                    if round % 2 == 0 {
+                        from_root_to_all(ctx, root, smallest)
+                    } else {
+                        from_all_to_root(ctx, root, smallest)
+                    }
+                })?);
+            }
         }
     }
     Ok(PingPongTimes {
