@@ -99,5 +99,24 @@ class NRows(unittest.TestCase):
         self.assertIn("Verdict: not met", text)
 
 
+class DeclaredInterval(unittest.TestCase):
+    def test_an_end_that_reaches_the_target_nowhere_is_its_searchs_bound(self):
+        reached = {"points": [{"configuration": {"p": 4}, "n": 1500}]}
+        with tempfile.TemporaryDirectory() as out:
+            # lo: C_4 reached, C_8 below its target over the range; hi: predict found no
+            # configuration and left only its error.
+            write(out, "jacobi-a-predict-lo.json",
+                  dict(reached, unreached=[{"p": 8, "reason": BELOW}]))
+            with open(os.path.join(out, "jacobi-a-predict-hi.err"), "w") as f:
+                f.write(f"hetscale: configuration h1,h2,h3,h4: {ABOVE}\n")
+            bound = lambda end, p: table.declared_n_or_bound(out, "jacobi", end, p, [512, 32768])
+            self.assertEqual(bound("lo", 4), 1500)
+            self.assertEqual(bound("lo", 8), 32768)
+            self.assertEqual(bound("hi", 4), 512)
+            # A failure with no side, or no range to take a bound from: no end.
+            self.assertIsNone(bound("hi", 8))
+            self.assertIsNone(table.declared_n_or_bound(out, "jacobi", "lo", 8, None))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -271,6 +271,7 @@ print('yes' if hi >= 1.05 * lo else f'no: E_s on C_2 is {lo:.3g} at N = $((nfix 
 import json
 s = json.load(open('$prog-setup.json'))
 s['n_rows'] = '$grows'
+s['a_range'] = [$nmin, $((4 * nmax))]
 json.dump(s, open('$prog-setup.json', 'w'))"
 
     nodes_args=()
@@ -317,7 +318,9 @@ print(lo / r['time_s'], hi / r['time_s']) if lo else print('', '')") || true
             || echo "$prog: predict --work --time-at exit $?" | tee -a steps.log
         if [ "$grows" = yes ]; then
             # N's interval as the kernels' (a): the N holding the target times the T
-            # interval's ends, k, as a ratio of T.
+            # interval's ends, k, as a ratio of T. Searched over the kernels' (a) range, 4x the
+            # measured search's n_max (a_sim_study: a model costs no testbed time); an end
+            # that holds its target at no size searched is that range's bound (the table).
             for end in "" -lo -hi; do
                 k=1
                 if [ -n "$end" ]; then
@@ -329,7 +332,7 @@ print('' if lo is None else ((lo if '$end' == '-lo' else hi) / p['time_s']))") |
                 fi
                 [ -n "$k" ] || continue
                 "${a_declared[@]}" --target "$(python3 -c "print(f'{$target * $k:.4g}')")" \
-                    --n-min "$nmin" --n-max "$nmax" \
+                    --n-min "$nmin" --n-max "$((4 * nmax))" \
                     > "$prog-a-predict$end.json" 2> "$prog-a-predict$end.err" \
                     || echo "$prog: predict --work (a$end) exit $?" | tee -a steps.log
             done

@@ -118,6 +118,21 @@ def a_n_interval(out, prog, p):
     return ends if None not in ends else None
 
 
+def declared_n_or_bound(out, prog, end, p, a_range):
+    """The N a declared program's (a) interval end (`predict --work` at the target times k,
+    PROG-a-predict-END.json) holds on C_p, or, as `sim_n_or_bound` takes a kernel's, the bound
+    of its search (`a_range`, [n_min, n_max]) when every size searched is on one side of its
+    target."""
+    predict = load(os.path.join(out, f"{prog}-a-predict-{end}.json"))
+    point = predicted_point(predict, p)
+    if point:
+        return point["n"]
+    side = side_of_target(unreached_reason(predict, p, a_error(out, prog, f"predict-{end}")))
+    if not a_range or not side:
+        return None
+    return a_range[1] if side == "below" else a_range[0]
+
+
 def sim_n_or_bound(study, p):
     """The N a sim study found on C_p, or the bound of its search when every size searched
     is on one side of its target: n_max when none reaches it, n_min when the first exceeds
@@ -225,17 +240,19 @@ def table(out):
                 continue
             n_meas, n_meas_ci, why = measured_n(held, p)
             if prog in DECLARED:
-                an = predicted_point(load(os.path.join(out, f"{prog}-a-predict.json")), p)
-                ends = [predicted_point(load(os.path.join(out, f"{prog}-a-predict-{e}.json")), p)
-                        for e in ("lo", "hi")]
                 a_pred = load(os.path.join(out, f"{prog}-a-predict.json"))
+                an = predicted_point(a_pred, p)
+                ends = [declared_n_or_bound(out, prog, e, p, setup.get("a_range"))
+                        for e in ("lo", "hi")]
+                a_why = a_error(out, prog, "predict")
+                a_unreached = unreached_reason(a_pred, p, a_why)
                 rows.append(no_n_agreement(
                     dict(prog=prog, p=p, quantity=q, approach="a",
                          pred=an["n"] if an else None, meas=n_meas,
-                         ci=[e["n"] for e in ends] if None not in ends else None,
+                         ci=sorted(ends) if None not in ends else None,
                          kind="N",
-                         note=(why or "") if an else a_error(out, prog, "predict")),
-                    unreached_reason(a_pred, p, a_error(out, prog, "predict")), why))
+                         note=(why or "") if an else (a_unreached or a_why)),
+                    a_unreached, why))
             else:
                 n_sim, _, sim_why = measured_n(a_study, p)
                 rows.append(no_n_agreement(

@@ -156,3 +156,36 @@ fn absurd_node_counts_are_refused_with_exit_code_2() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_configuration_that_holds_the_target_is_answered_beside_one_that_does_not() {
+    // 2 Sunwulf nodes hold E_s = 0.3 at N = 275; 16 reach 0.013 at most by N = 400.
+    let question = [
+        "predict", "ge", "--nodes", "2", "--nodes", "16", "--target", "0.3",
+    ];
+    let args = [&question[..], &["--n-max", "400"]].concat();
+    let study = json_of(hetscale().args(&args).arg("--json"));
+    let points = study["points"].as_array().unwrap();
+    assert_eq!(points.len(), 1, "{study}");
+    assert_eq!(points[0]["configuration"]["p"], 2);
+    let unreached = study["unreached"].as_array().unwrap();
+    assert_eq!(unreached.len(), 1, "{study}");
+    assert_eq!(unreached[0]["p"], 16);
+    let reason = unreached[0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("raise --n-max or lower the target"),
+        "{reason}"
+    );
+
+    let text = stdout_of(hetscale().args(&args));
+    assert!(
+        text.contains("not reached on 16 (p = 16): no N in [8, 400] reaches"),
+        "{text}"
+    );
+    // Where no configuration holds it, the first one's reason is the error, as before.
+    let err = one_line_error(hetscale().args(question).args(["--n-max", "100"]));
+    assert!(
+        err.starts_with("hetscale: configuration 2: no N in [8, 100]"),
+        "{err}"
+    );
+}

@@ -10,7 +10,9 @@ use hetscale_kernels::MAX_N;
 use hetscale_study::StudyError;
 use hetscale_study::approaches::predicted::{PredictedStudy, check_replication_fits};
 use hetscale_study::approaches::scaling_fit::{StudyRuns, pick_study};
-use hetscale_study::approaches::scaling_prediction::{ModelSummary, ScalingPrediction};
+use hetscale_study::approaches::scaling_prediction::{
+    ModelSummary, ScalingPrediction, UnreachedPoint,
+};
 use hetscale_study::approaches::scaling_time::TimePrediction;
 use hetscale_study::calibrate::runs::{MeasuredRun, read_runs};
 use hetscale_study::runner::program::Program;
@@ -192,9 +194,9 @@ fn run_kernel(
     let program = Program::Kernel(args.kernel_options.kernel(kernel, registry)?);
     let platform = super::load_platform(args.platform.as_deref().unwrap_or("sunwulf"), registry)?;
     let (platform, configs) = configurations(platform, args)?;
-    let study = predict(&program, &configs, target, args)?;
+    let predicted = predict(&program, &configs, target, args)?;
     print_study(
-        &study,
+        &predicted,
         kernel,
         "the kernel's HBSP^1 time model",
         &platform,
@@ -204,14 +206,15 @@ fn run_kernel(
 
 /// Approach 3's prediction of `name` (a kernel, or a declared program) from `model`, printed.
 fn print_study(
-    study: &PredictedStudy,
+    predicted: &Predicted,
     name: &str,
     model: &str,
     platform: &hbsp::Platform,
     args: &Args,
 ) -> anyhow::Result<()> {
     if args.json {
-        let mut value = serde_json::to_value(study)?;
+        let mut value = serde_json::to_value(&predicted.study)?;
+        value["unreached"] = serde_json::to_value(&predicted.unreached)?;
         // The inputs, echoed: the points' labels are the node sets too.
         value[if args.declared.work.is_some() {
             "program"
@@ -224,7 +227,7 @@ fn print_study(
         let value = hetscale_study::json::document("predict", "prediction", value);
         outln!("{}", serde_json::to_string_pretty(&value)?);
     } else {
-        out!("{}", render(name, model, &platform.name, study));
+        out!("{}", render(name, model, &platform.name, predicted));
     }
     Ok(())
 }
@@ -259,9 +262,9 @@ fn run_declared(target: Option<f64>, args: &Args, registry: &KernelRegistry) -> 
             render_declared_times(name, &platform.name, n, &points)
         });
     };
-    let study = predict(&program, &configs, target, args)?;
+    let predicted = predict(&program, &configs, target, args)?;
     print_study(
-        &study,
+        &predicted,
         name,
         "the program's declared model",
         &platform,
@@ -493,31 +496,72 @@ fn print_prediction<P: serde::Serialize>(
     Ok(())
 }
 
-/// The prediction on `configs`; a target no size in the range reaches names the configuration
-/// and which of --n-min or --n-max to change.
+/// Approach 3's prediction: the study on the configurations that hold the target in the range,
+/// and why each other one does not.
+struct Predicted {
+    study: PredictedStudy,
+    unreached: Vec<UnreachedPoint>,
+}
+
+/// The prediction on `configs`. One configuration's answer is worth giving with the others'
+/// reasons (as `--runs` gives it); where none holds the target in the range, the first one's
+/// reason is the error, naming which of --n-min or --n-max to change.
 fn predict(
     program: &Program,
     configs: &[ResolvedConfiguration],
     target: f64,
     args: &Args,
-) -> Result<PredictedStudy, StudyError> {
+) -> Result<Predicted, StudyError> {
     let on = |configs: &[ResolvedConfiguration]| {
         predict_configurations(program, configs, target, (args.n_min, args.n_max))
     };
-    on(configs).map_err(|err| match err {
-        StudyError::Model(err) => {
-            // The first configuration that fails alone is the one that failed.
-            let failed = configs
-                .iter()
-                .find(|c| on(std::slice::from_ref(c)).is_err())
-                .map_or("", |c| c.configuration.label.as_str());
-            with_range_advice(err, failed, OPTION_RANGE)
+    match on(configs) {
+        Ok(study) => {
+            return Ok(Predicted {
+                study,
+                unreached: Vec::new(),
+            });
         }
-        other => other,
+        Err(StudyError::Model(_)) => {}
+        Err(other) => return Err(other),
+    }
+    let (mut reached, mut unreached) = (Vec::new(), Vec::new());
+    for config in configs {
+        match on(std::slice::from_ref(config)) {
+            Ok(_) => reached.push(config.clone()),
+            Err(StudyError::Model(err)) => {
+                let label = &config.configuration.label;
+                match with_range_advice(err, label, OPTION_RANGE) {
+                    StudyError::Configuration { message, .. } => {
+                        unreached.push(UnreachedPoint {
+                            nodes: label.clone(),
+                            p: config.configuration.nodes,
+                            marked_speed_flops: config.configuration.marked_speed,
+                            reason: message,
+                        });
+                    }
+                    other => return Err(other),
+                }
+            }
+            Err(other) => return Err(other),
+        }
+    }
+    if reached.is_empty() {
+        // Every configuration failed alone with a reason: the first is the error.
+        let first = unreached.swap_remove(0);
+        return Err(StudyError::Configuration {
+            configuration: first.nodes,
+            message: first.reason,
+        });
+    }
+    Ok(Predicted {
+        study: on(&reached)?,
+        unreached,
     })
 }
 
-fn render(name: &str, model: &str, platform: &str, study: &PredictedStudy) -> String {
+fn render(name: &str, model: &str, platform: &str, predicted: &Predicted) -> String {
+    let study = &predicted.study;
     let mut out = format!(
         "Predicted (approach 3, {model}): {name} on {platform}, target E_s = {}\n{:<28} {:>6} {:>14} {:>10} {:>12} {:>24} {:>14} {:>13}\n",
         study.target,
@@ -550,11 +594,20 @@ fn render(name: &str, model: &str, platform: &str, study: &PredictedStudy) -> St
     out.push_str(
         "psi(a, b) = C_b W_a / (C_a W_b): psi(prev,this) between consecutive configurations (the papers' tables), psi(1st,this) from the first.\n",
     );
+    out.push_str(&not_reached(&predicted.unreached));
     // The answer last, where the eye lands.
     if let Some(verdict) = prediction_verdict(study) {
         out.push_str(&format!("{verdict}\n"));
     }
     out
+}
+
+/// One line per configuration that holds the target at no size searched, with why.
+fn not_reached(unreached: &[UnreachedPoint]) -> String {
+    unreached
+        .iter()
+        .map(|u| format!("not reached on {} (p = {}): {}\n", u.nodes, u.p, u.reason))
+        .collect()
 }
 
 /// `predict --from`'s text: the model and how it was chosen, the prediction per
@@ -631,12 +684,7 @@ fn render_from(source: &str, platform: &str, p: &ScalingPrediction) -> String {
     out.push_str(&aligned(&header, &cells));
     let cautions = p.points.iter().map(|point| (&point.nodes, &point.cautions));
     out.push_str(&cautions_once(cautions));
-    for unreached in &p.unreached {
-        out.push_str(&format!(
-            "not reached on {} (p = {}): {}\n",
-            unreached.nodes, unreached.p, unreached.reason
-        ));
-    }
+    out.push_str(&not_reached(&p.unreached));
     // The answer last, where the eye lands.
     out.push_str(&format!("{}\n", p.verdict));
     out
