@@ -14,6 +14,9 @@
  *     mpi_check supersteps [REPS]         balanced supersteps: every rank computes d (0 to
  *                                         10 ms at its long-run rate), then an 8-byte message
  *                                         to a rotating root and a barrier; the mean beyond d
+ *     mpi_check longsteps [REPS]          balanced supersteps of 10 to 300 ms of compute, of a
+ *                                         loop without data and of a sweep over 3 MiB: the
+ *                                         superstep over d, and each rank's compute over d
  *     mpi_check aftersync [REPS]          every rank: a compute phase of nominal length d
  *                                         (1 to 100 ms at the rank's long-run rate) started
  *                                         right after a barrier, its time over d
@@ -44,6 +47,35 @@ static double spin_rate(void)
     double s = MPI_Wtime();
     while (MPI_Wtime() - s < 2.0) {
         sink = spin(n);
+        done += n;
+    }
+    return done / (MPI_Wtime() - s);
+}
+
+/* n element updates over a BUF-element array, wrapping: a compute phase whose data lives in
+   the shared cache (3 MiB, beyond a core's L2), so other processes on the machine evict it. */
+#define BUF (3 << 17)
+static double *buf;
+static double sweep(long n)
+{
+    long i = 0;
+    while (n > 0) {
+        long m = n < BUF ? n : BUF;
+        for (long j = 0; j < m; j++)
+            buf[j] = buf[j] * 0.999999 + 1e-9;
+        n -= m;
+        i += m;
+    }
+    return buf[i % BUF];
+}
+
+/* Elements of sweep per second on this rank, over 2 s. */
+static double sweep_rate(void)
+{
+    long n = BUF, done = 0;
+    double s = MPI_Wtime();
+    while (MPI_Wtime() - s < 2.0) {
+        sink = sweep(n);
         done += n;
     }
     return done / (MPI_Wtime() - s);
@@ -282,6 +314,43 @@ int main(int argc, char **argv)
                        p, d[k] * 1e3, mean * 1e3, (mean - d[k]) * 1e3, reps);
         }
         free(requests);
+    } else if (strcmp(mode, "longsteps") == 0 && p >= 2) {
+        /* Balanced supersteps of longer compute (10 to 300 ms at each rank's long-run rate,
+           every rank calibrated at once), of a loop that holds no data (spin) and of one whose
+           data lives in the shared cache (sweep), each followed by a barrier: the superstep's
+           mean over d (the slowest rank's), and each rank's own compute over d. */
+        int reps = (int)arg(argc, argv, 2, 10, 1, 100000, "REPS");
+        buf = calloc(BUF, sizeof(double));
+        double rates[2] = {spin_rate(), sweep_rate()};
+        const char *kinds[2] = {"spin", "sweep"};
+        const double d[] = {1e-2, 3e-2, 1e-1, 3e-1};
+        double *own = calloc(p, sizeof(double));
+        for (int kind = 0; kind < 2; kind++) {
+            for (int k = 0; k < 4; k++) {
+                double mine = 0.0;
+                MPI_Barrier(MPI_COMM_WORLD);
+                double s = MPI_Wtime();
+                for (int r = 0; r < reps; r++) {
+                    double t = MPI_Wtime();
+                    long n = (long)(d[k] * rates[kind]);
+                    sink = kind == 0 ? spin(n) : sweep(n);
+                    mine += MPI_Wtime() - t;
+                    MPI_Barrier(MPI_COMM_WORLD);
+                }
+                double mean = (MPI_Wtime() - s) / reps;
+                mine /= reps;
+                MPI_Gather(&mine, 1, MPI_DOUBLE, own, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+                if (rank == 0) {
+                    printf("longsteps p=%d %s d = %5.1f ms: superstep / d %.3f; each rank's compute / d",
+                           p, kinds[kind], d[k] * 1e3, mean / d[k]);
+                    for (int j = 0; j < p; j++)
+                        printf(" %.2f", own[j] / d[k]);
+                    printf("\n");
+                }
+            }
+        }
+        free(own);
+        free(buf);
     } else if (strcmp(mode, "aftersync") == 0) {
         /* Does a short compute phase that starts right after a synchronisation run at its
            host's long-run rate (the marked speed's)? Under a CPU quota it may start with the
@@ -305,7 +374,7 @@ int main(int argc, char **argv)
         }
         free(ratio);
     } else if (rank == 0) {
-        fprintf(stderr, "usage: mpi_check pingpong [BYTES] [REPS] (2+ ranks) | barrier [REPS] | fanout [BYTES] [REPS] | fanin [BYTES] [REPS] | swap [BYTES] [REPS] | pairs [BYTES] [REPS] | supersteps [REPS] | aftersync [REPS]\n");
+        fprintf(stderr, "usage: mpi_check pingpong [BYTES] [REPS] (2+ ranks) | barrier [REPS] | fanout [BYTES] [REPS] | fanin [BYTES] [REPS] | swap [BYTES] [REPS] | pairs [BYTES] [REPS] | supersteps [REPS] | longsteps [REPS] | aftersync [REPS]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Finalize();

@@ -814,14 +814,20 @@ fn a_superstep_after_compute_pays_the_measured_stall_and_the_probe_measures_it_b
     // A superstep without compute pays none of it.
     assert!(close(elapsed(&stalled, 0.0), elapsed(&plain, 0.0)));
     // The probe computes each length on every node, then moves the supersteps of every node,
-    // and reads the stall back: between the points, and the last one's beyond them.
+    // and reads the stall back: between the points, and the last one's beyond them. A length
+    // beyond a 10 ms quota period is timed in one round of every eight.
     let options = hbsp::p2p_probe::P2pProbeOptions {
-        compute_stall_s: vec![0.5e-3, 2e-3, 8e-3],
+        compute_stall_s: vec![0.5e-3, 2e-3, 8e-3, 30e-3],
         ..hbsp::p2p_probe::P2pProbeOptions::quick()
     };
     let [backend, _] = common::sim_declared();
     let report = hbsp::p2p_probe::probe_p2p(&backend, &stalled.all().unwrap(), &options).unwrap();
-    assert_eq!(report.compute_stall_s, vec![0.5e-3, 2e-3, 8e-3]);
+    assert_eq!(report.compute_stall_s, vec![0.5e-3, 2e-3, 8e-3, 30e-3]);
+    let rounds = 8 * options.stall_samples;
+    assert_eq!(
+        report.compute_stall_samples,
+        vec![rounds, rounds, rounds, rounds / 8]
+    );
     for (&d, &(got, [lo, hi])) in report.compute_stall_s.iter().zip(&report.compute_stall) {
         let want = stall_at(&table, d);
         assert!((got - want).abs() < 1e-9, "after {d} s: {got} vs {want}");
@@ -838,7 +844,7 @@ fn a_superstep_after_compute_pays_the_measured_stall_and_the_probe_measures_it_b
         .apply_to(&mut target, &|_: Option<&str>| "probe: test".into())
         .unwrap();
     let written = &target.machine.as_ref().unwrap().compute_stall;
-    assert_eq!(written.len(), 3);
+    assert_eq!(written.len(), 4);
     assert!(written.iter().all(|d| d.p == 3 && d.stall_s < 1e-9));
     assert!(
         written[0]

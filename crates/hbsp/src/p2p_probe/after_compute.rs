@@ -16,6 +16,18 @@ use crate::ctx::Ctx;
 use crate::error::Result;
 use crate::platform::Platform;
 
+/// Compute lengths beyond this, s (a CPU quota's period), are timed in one round of every
+/// `stride` ([`timed_in_round`]).
+pub(super) const LONG_S: f64 = 10e-3;
+
+/// Whether the supersteps after `d` of compute are timed in `round`: every round for lengths
+/// up to [`LONG_S`], one round of every `stride` beyond. A long length costs `d` on every
+/// node each time, and its stall, a few quota periods at most, is a smaller share of it, so
+/// fewer samples give its mean to the same share.
+pub(super) fn timed_in_round(d: f64, round: usize, stride: usize) -> bool {
+    d <= LONG_S || round % stride.max(1) == 0
+}
+
 /// How a node computes `d` seconds: operations declared per second (its marked speed) and,
 /// on a real backend, loop iterations per second.
 #[derive(Debug, Clone, Copy)]
@@ -113,6 +125,18 @@ pub(super) fn apply_to(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lengths_beyond_a_quota_period_are_timed_once_per_stride() {
+        let rounds = |d: f64| (0..32).filter(|&r| timed_in_round(d, r, 8)).count();
+        assert_eq!(rounds(0.3e-3), 32);
+        assert_eq!(rounds(LONG_S), 32);
+        assert_eq!(rounds(30e-3), 4);
+        assert_eq!(rounds(100e-3), 4);
+        // The first round always times every length, so each has a sample.
+        assert!(timed_in_round(1.0, 0, 8));
+        assert_eq!((0..5).filter(|&r| timed_in_round(1.0, r, 0)).count(), 5);
+    }
 
     #[test]
     fn the_stall_is_the_mean_beyond_the_compute_and_the_supersteps_without_it() {

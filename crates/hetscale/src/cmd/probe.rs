@@ -306,12 +306,14 @@ fn print_compute_stall(out: &mut impl Write, p2p: &P2pReport) -> std::io::Result
         .compute_stall_s
         .iter()
         .zip(&p2p.compute_stall)
-        .map(|(d, (stall, [lo, hi]))| format!("after {d:.1e} s {stall:.4e} s [{lo:.4e}, {hi:.4e}]"))
+        .zip(&p2p.compute_stall_samples)
+        .map(|((d, (stall, [lo, hi])), samples)| {
+            format!("after {d:.1e} s {stall:.4e} s [{lo:.4e}, {hi:.4e}] ({samples} supersteps)")
+        })
         .collect();
     writeln!(
         out,
-        "stall after compute: the same supersteps after every node computed d took, beyond d and beyond those without compute, on average (over {} each): {}; written as [[machine.compute_stall]] at p = {}",
-        p2p.compute_stall_samples,
+        "stall after compute: the same supersteps after every node computed d took, beyond d and beyond those without compute, on average: {}; written as [[machine.compute_stall]] at p = {}",
         stalls.join(", "),
         p2p.p
     )
