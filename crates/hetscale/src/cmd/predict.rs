@@ -529,20 +529,7 @@ fn predict(
     for config in configs {
         match on(std::slice::from_ref(config)) {
             Ok(_) => reached.push(config.clone()),
-            Err(StudyError::Model(err)) => {
-                let label = &config.configuration.label;
-                match with_range_advice(err, label, OPTION_RANGE) {
-                    StudyError::Configuration { message, .. } => {
-                        unreached.push(UnreachedPoint {
-                            nodes: label.clone(),
-                            p: config.configuration.nodes,
-                            marked_speed_flops: config.configuration.marked_speed,
-                            reason: message,
-                        });
-                    }
-                    other => return Err(other),
-                }
-            }
+            Err(StudyError::Model(err)) => unreached.push(unreached_point(config, err)?),
             Err(other) => return Err(other),
         }
     }
@@ -558,6 +545,24 @@ fn predict(
         study: on(&reached)?,
         unreached,
     })
+}
+
+/// `config` as a configuration the model brings to the target at no size searched, with the
+/// advice of `err`; any other model error as it is.
+fn unreached_point(
+    config: &ResolvedConfiguration,
+    err: hetscale_model::ModelError,
+) -> Result<UnreachedPoint, StudyError> {
+    let label = &config.configuration.label;
+    match with_range_advice(err, label, OPTION_RANGE) {
+        StudyError::Configuration { message, .. } => Ok(UnreachedPoint {
+            nodes: label.clone(),
+            p: config.configuration.nodes,
+            marked_speed_flops: config.configuration.marked_speed,
+            reason: message,
+        }),
+        other => Err(other),
+    }
 }
 
 fn render(name: &str, model: &str, platform: &str, predicted: &Predicted) -> String {
