@@ -321,10 +321,14 @@ int main(int argc, char **argv)
            mean over d (the slowest rank's), and each rank's own compute over d. */
         int reps = (int)arg(argc, argv, 2, 10, 1, 100000, "REPS");
         buf = calloc(BUF, sizeof(double));
+        double *own = calloc(p, sizeof(double));
+        if (!buf || !own) {
+            fprintf(stderr, "mpi_check longsteps: out of memory\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
         double rates[2] = {spin_rate(), sweep_rate()};
         const char *kinds[2] = {"spin", "sweep"};
         const double d[] = {1e-2, 3e-2, 1e-1, 3e-1};
-        double *own = calloc(p, sizeof(double));
         for (int kind = 0; kind < 2; kind++) {
             for (int k = 0; k < 4; k++) {
                 double mine = 0.0;
