@@ -21,7 +21,7 @@
  *                                         (1 to 100 ms at the rank's long-run rate) started
  *                                         right after a barrier, its time over d
  *
- * Built by `hetscale-testbed up` (mpicc) as /run/hetscale-testbed/mpi_check.
+ * Built by testbed/figures.sh, or by hand: `mpicc -O2 -o mpi_check testbed/mpi_check.c`.
  */
 #include <mpi.h>
 #include <stdio.h>
