@@ -23,9 +23,12 @@ pub(super) const LONG_S: f64 = 10e-3;
 /// Whether the supersteps after `d` of compute are timed in `round`: every round for lengths
 /// up to [`LONG_S`], one round of every `stride` beyond. A long length costs `d` on every
 /// node each time, and its stall, a few quota periods at most, is a smaller share of it, so
-/// fewer samples give its mean to the same share.
+/// fewer samples give its mean to the same share. The `i`-th block of `stride` rounds times
+/// it in its `i mod stride`-th round, so that its samples take the rounds' roots and
+/// directions in turn (a fixed offset would take one root and one direction only).
 pub(super) fn timed_in_round(d: f64, round: usize, stride: usize) -> bool {
-    d <= LONG_S || round % stride.max(1) == 0
+    let stride = stride.max(1);
+    d <= LONG_S || round % stride == (round / stride) % stride
 }
 
 /// How a node computes `d` seconds: operations declared per second (its marked speed) and,
@@ -136,6 +139,13 @@ mod tests {
         // The first round always times every length, so each has a sample.
         assert!(timed_in_round(1.0, 0, 8));
         assert_eq!((0..5).filter(|&r| timed_in_round(1.0, r, 0)).count(), 5);
+        // On 8 nodes (root = round mod 8, direction = round mod 2) a long length's samples
+        // take every root and both directions.
+        let timed: Vec<usize> = (0..64).filter(|&r| timed_in_round(30e-3, r, 8)).collect();
+        let mut roots: Vec<usize> = timed.iter().map(|r| r % 8).collect();
+        roots.sort_unstable();
+        assert_eq!(roots, (0..8).collect::<Vec<_>>(), "{timed:?}");
+        assert!(timed.iter().any(|r| r % 2 == 0) && timed.iter().any(|r| r % 2 == 1));
     }
 
     #[test]
