@@ -404,17 +404,13 @@ impl StudyRuns {
             &work,
             &BootstrapOptions::default(),
         );
-        let estimate = match bootstrapped.map_err(|e| unreachable_on(e, label)) {
+        let estimate = match bootstrapped {
             Ok(estimate) => estimate,
-            Err(StudyError::Configuration { message, .. }) => {
-                return Ok(Err(UnreachedPoint {
-                    nodes: label.clone(),
-                    p,
-                    marked_speed_flops: configuration.marked_speed(),
-                    reason: message,
-                }));
+            Err(e) => {
+                let speed = configuration.marked_speed();
+                let unreached = unreachable_on(e, label);
+                return UnreachedPoint::from_error(label, p, speed, unreached).map(Err);
             }
-            Err(other) => return Err(other),
         };
         let n = estimate.size.estimate;
         let measured = self

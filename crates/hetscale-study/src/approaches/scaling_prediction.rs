@@ -121,6 +121,29 @@ pub struct UnreachedPoint {
     pub reason: String,
 }
 
+impl UnreachedPoint {
+    /// The configuration `nodes` (`p` nodes, `marked_speed_flops`) as unreached, from `err`
+    /// when it is the one-line error of a search that found no size holding the target (a
+    /// [`crate::StudyError::Configuration`], as `with_range_advice` makes it); any other error
+    /// as it is.
+    pub fn from_error(
+        nodes: &str,
+        p: usize,
+        marked_speed_flops: f64,
+        err: crate::StudyError,
+    ) -> Result<Self, crate::StudyError> {
+        match err {
+            crate::StudyError::Configuration { message, .. } => Ok(Self {
+                nodes: nodes.to_owned(),
+                p,
+                marked_speed_flops,
+                reason: message,
+            }),
+            other => Err(other),
+        }
+    }
+}
+
 /// `predict --from`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ScalingPrediction {

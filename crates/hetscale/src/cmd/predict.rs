@@ -553,16 +553,9 @@ fn unreached_point(
     config: &ResolvedConfiguration,
     err: hetscale_model::ModelError,
 ) -> Result<UnreachedPoint, StudyError> {
-    let label = &config.configuration.label;
-    match with_range_advice(err, label, OPTION_RANGE) {
-        StudyError::Configuration { message, .. } => Ok(UnreachedPoint {
-            nodes: label.clone(),
-            p: config.configuration.nodes,
-            marked_speed_flops: config.configuration.marked_speed,
-            reason: message,
-        }),
-        other => Err(other),
-    }
+    let c = &config.configuration;
+    let err = with_range_advice(err, &c.label, OPTION_RANGE);
+    UnreachedPoint::from_error(&c.label, c.nodes, c.marked_speed, err)
 }
 
 fn render(name: &str, model: &str, platform: &str, predicted: &Predicted) -> String {
