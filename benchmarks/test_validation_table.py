@@ -59,6 +59,7 @@ class SideOfTarget(unittest.TestCase):
     def test_reads_each_reason_and_nothing_else(self):
         self.assertEqual(table.side_of_target(ABOVE), "above")
         self.assertEqual(table.side_of_target(BELOW), "below")
+        self.assertEqual(table.side_of_target(BELOW.replace("E_s", "speed-efficiency")), "below")
         self.assertIsNone(table.side_of_target("every run failed"))
         self.assertIsNone(table.side_of_target(None))
         # Two configurations' reasons joined: no side.
@@ -105,8 +106,10 @@ class DeclaredInterval(unittest.TestCase):
         with tempfile.TemporaryDirectory() as out:
             # lo: C_4 reached, C_8 below its target over the range; hi: predict found no
             # configuration and left only its error.
+            # predict's own wording: "reaches speed-efficiency", not a study's "reaches E_s".
+            below = BELOW.replace("E_s", "speed-efficiency").replace("n_max", "--n-max")
             write(out, "jacobi-a-predict-lo.json",
-                  dict(reached, unreached=[{"p": 8, "reason": BELOW}]))
+                  dict(reached, unreached=[{"p": 8, "reason": below}]))
             with open(os.path.join(out, "jacobi-a-predict-hi.err"), "w") as f:
                 f.write(f"hetscale: configuration h1,h2,h3,h4: {ABOVE}\n")
             bound = lambda end, p: table.declared_n_or_bound(out, "jacobi", end, p, [512, 32768])

@@ -64,7 +64,9 @@ def side_of_target(why):
     no size reaches it; None for any other failure."""
     if not why:
         return None
-    above, below = "already exceeds the target" in why, "reaches E_s" in why
+    # A study's reason names E_s, predict's names speed-efficiency.
+    above = "already exceeds the target" in why
+    below = re.search(r"reaches (E_s|speed-efficiency) =", why) is not None
     return "above" if above and not below else "below" if below and not above else None
 
 
@@ -127,10 +129,15 @@ def declared_n_or_bound(out, prog, end, p, a_range):
     point = predicted_point(predict, p)
     if point:
         return point["n"]
-    side = side_of_target(unreached_reason(predict, p, a_error(out, prog, f"predict-{end}")))
-    if not a_range or not side:
-        return None
-    return a_range[1] if side == "below" else a_range[0]
+    why = unreached_reason(predict, p, a_error(out, prog, f"predict-{end}"))
+    return bound_of(why, *a_range) if a_range else None
+
+
+def bound_of(why, n_min, n_max):
+    """The bound of a search that found no N, from its one-line reason: n_max when no size
+    reaches the target, n_min when the first exceeds it; None for any other failure."""
+    side = side_of_target(why)
+    return n_max if side == "below" else n_min if side == "above" else None
 
 
 def sim_n_or_bound(study, p):
@@ -141,11 +148,7 @@ def sim_n_or_bound(study, p):
     if n is not None or not why or not study:
         return n
     spec = study["studies"][0]["spec"]
-    if "reaches E_s" in why:
-        return spec["n_max"]
-    if "already exceeds the target" in why:
-        return spec["n_min"]
-    return None
+    return bound_of(why, spec["n_min"], spec["n_max"])
 
 
 def predict_error(out, prog, approach, what):
