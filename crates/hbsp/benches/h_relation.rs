@@ -45,7 +45,7 @@ fn backend() -> Backend {
 }
 
 fn pair() -> Machine {
-    hbsp::presets::local(2)
+    hetscale_machine::presets::local(2)
         .all()
         .expect("local preset is valid")
 }

@@ -22,7 +22,7 @@ fn backend() -> Backend {
 }
 
 fn machine(p: usize) -> Machine {
-    hbsp::presets::local(p)
+    hetscale_machine::presets::local(p)
         .all()
         .expect("local preset is valid")
 }

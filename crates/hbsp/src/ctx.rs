@@ -9,8 +9,8 @@ use hetscale_model::hbsp::HbspMachine;
 use crate::backend::transport::{ByteTarget, Call, ComputeSpan, Native, Outbox, Transport};
 use crate::error::{HbspError, Result};
 use crate::message::{Envelope, MAX_ZEROS, Message, MessageInfo, Payload, Pool, Zeros};
-use crate::platform::Machine;
 use crate::trace::{NodeTrace, Recorder};
+use hetscale_machine::platform::Machine;
 
 /// A node's handle on the run: its identity, the machine, messages, supersteps and tracing.
 ///
@@ -308,12 +308,12 @@ impl<'a> Ctx<'a> {
             // its user can change is the problem's size or how many nodes share it.
             let size = match bytes {
                 usize::MAX => "more bytes than a 64-bit count holds".to_owned(),
-                _ => crate::units::human_bytes(bytes as f64),
+                _ => hetscale_machine::units::human_bytes(bytes as f64),
             };
             return Err(self.misuse(format!(
                 "the run would send a message of {size}, more than the {} one simulated \
                  message may carry: use a smaller problem size or more nodes",
-                crate::units::human_bytes(MAX_ZEROS as f64)
+                hetscale_machine::units::human_bytes(MAX_ZEROS as f64)
             )));
         }
         Ok(())

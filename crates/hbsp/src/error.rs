@@ -105,5 +105,21 @@ impl From<hetscale_model::ModelError> for HbspError {
     }
 }
 
+impl From<hetscale_machine::MachineError> for HbspError {
+    fn from(err: hetscale_machine::MachineError) -> Self {
+        use hetscale_machine::MachineError as M;
+        match err {
+            M::InvalidPlatform(message) => Self::InvalidPlatform(message),
+            M::InvalidNodeSet(message) => Self::InvalidNodeSet(message),
+            M::File { path, message } => Self::File { path, message },
+            M::Model(message) => Self::Model(message),
+            M::DoesNotFit(message) => Self::DoesNotFit(message),
+            // MachineError is non-exhaustive to its users, not to this match's crate graph:
+            // a new variant is a platform problem until it gets a namesake here.
+            other => Self::InvalidPlatform(other.to_string()),
+        }
+    }
+}
+
 /// `Result` with [`HbspError`].
 pub type Result<T, E = HbspError> = std::result::Result<T, E>;

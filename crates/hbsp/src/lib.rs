@@ -62,31 +62,18 @@
 //!
 //! ## Machines
 //!
-//! A [`Platform`] (TOML file or [`presets`]) lists nodes and the network (`g`, `L(p)`, `o`); a
-//! [`NodeSet`] (`"4"`, `"gromit,chromus"`, `"sunblade:3,server*2:1"`) selects the [`Machine`] a
-//! run uses. [`probe`] measures `g`, `r_j`, `L` and `o` of a backend.
+//! A [`Platform`] (TOML file or one of `hetscale_machine::presets`) lists nodes and the network
+//! (`g`, `L(p)`, `o`); a [`NodeSet`] (`"4"`, `"gromit,chromus"`, `"sunblade:3,server*2:1"`)
+//! selects the [`Machine`] a run uses. They are `hetscale-machine`'s, re-exported here;
+//! `hetscale-probe` measures `g`, `r_j`, `L` and `o` of a backend.
 
 pub mod backend;
-mod barrier_cost;
-pub mod cgroup;
-pub mod collective_probe;
 pub mod collectives;
-pub mod compute_stall;
 mod ctx;
-pub mod duplex;
 mod error;
-pub mod file;
-pub mod machine_model;
 pub mod memory;
 mod message;
-pub mod nodeset;
-pub mod p2p_probe;
-pub mod paper_machines;
-pub mod platform;
-pub mod presets;
-pub mod probe;
 pub mod trace;
-mod units;
 
 #[cfg(feature = "mpi")]
 pub use backend::mpi::MpiSession;
@@ -95,10 +82,12 @@ pub use backend::{
 };
 pub use ctx::Ctx;
 pub use error::{HbspError, Result};
-pub use machine_model::MachineModel;
 pub use message::{Message, MessageInfo};
-pub use nodeset::NodeSet;
-pub use platform::{BarrierCost, BarrierPoint, Machine, MachineNode, Network, Node, Platform};
+// The machine a program runs on, from the crate that owns it: a kernel needs no other import
+// to describe one.
+pub use hetscale_machine::{
+    BarrierCost, BarrierPoint, Machine, MachineModel, MachineNode, Network, Node, NodeSet, Platform,
+};
 pub use trace::Trace;
 
 /// What a successful run returns.

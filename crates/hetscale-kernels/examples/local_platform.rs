@@ -5,7 +5,7 @@
 
 fn main() -> Result<(), hbsp::HbspError> {
     let mflops = hetscale_kernels::measure_dgemm_speed(1024, 10) / 1e6;
-    let mut platform = hbsp::presets::local(hbsp::presets::cores());
+    let mut platform = hetscale_machine::presets::local(hetscale_machine::presets::cores());
     platform.name = "local-measured".into();
     platform.description = format!(
         "this host; marked_speed = one-thread faer DGEMM at n = 1024 ({mflops:.0} Mflop/s)"

@@ -6,7 +6,7 @@
 //! when two nodes take part, up to `message_stall_all_s` when every node does), and
 //! the program's end costs its work and traffic but no `L`. With `[[machine.compute_stall]]`
 //! a superstep ending in a barrier also pays the stall measured after its slowest node's
-//! compute (`hbsp::compute_stall`), as `sim` does; a compute charged apart from its
+//! compute (`hetscale_machine::compute_stall`), as `sim` does; a compute charged apart from its
 //! superstep ([`Charges::slowest_compute`]) adds none.
 //!
 //! [`Charges::overhead`] then splits the total into the compute the time model predicts from
@@ -21,14 +21,14 @@
 //! that `sim` charges: node `j`'s sending side costs its transfers' start-up and their bytes'
 //! costs on its segments at the machine's size, its receiving side likewise, and it pays the
 //! larger (plus, with `[[machine.duplex]]`, the penalty on its smaller side's bytes, as
-//! `sim`: `hbsp::duplex::port_time`) plus `r_j receive b_j`. The traffic keeps each node's totals, not its transfers,
+//! `sim`: `hetscale_machine::duplex::port_time`) plus `r_j receive b_j`. The traffic keeps each node's totals, not its transfers,
 //! so its transfers are taken as of the mean size, on the node's own segments (`sim` sizes
 //! each transfer and charges the slower end of each pair).
 
 use hbsp::Machine;
-use hbsp::compute_stall::{ComputeStallPoint, compute_stall_points, stall_at};
-use hbsp::duplex::{DuplexPoint, duplex_points, port_time};
-use hbsp::machine_model::{P2pSegment, p2p_parts, p2p_segments};
+use hetscale_machine::compute_stall::{ComputeStallPoint, compute_stall_points, stall_at};
+use hetscale_machine::duplex::{DuplexPoint, duplex_points, port_time};
+use hetscale_machine::machine_model::{P2pSegment, p2p_parts, p2p_segments};
 use hetscale_model::hbsp::{self as cost, HbspMachine, Traffic};
 
 use crate::error::Result;
@@ -126,7 +126,7 @@ impl<'m> Charges<'m> {
 
     /// Superstep `phase` (0 = the first) of collective `name`, with compute `ops` and traffic
     /// `traffic`. Where the network lists a measured cost for `name` (measured by
-    /// `hbsp::collective_probe`), the collective costs that once, on its first superstep, for the most
+    /// `hetscale_probe::collective_probe`), the collective costs that once, on its first superstep, for the most
     /// bytes one node receives there, and no barrier: what `sim` charges a machine model's
     /// measured collective. Otherwise it is an HBSP^1 superstep like any other.
     pub fn collective(

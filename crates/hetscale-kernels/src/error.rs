@@ -34,6 +34,14 @@ impl KernelError {
     }
 }
 
+/// A machine's error is the HBSP library's namesake: one variant, one message, whichever
+/// crate read the platform.
+impl From<hetscale_machine::MachineError> for KernelError {
+    fn from(err: hetscale_machine::MachineError) -> Self {
+        Self::Hbsp(err.into())
+    }
+}
+
 /// `Result` with [`KernelError`].
 pub type Result<T, E = KernelError> = std::result::Result<T, E>;
 

@@ -39,7 +39,6 @@
 pub mod array;
 pub mod burg;
 mod charges;
-pub mod collective_experiments;
 pub mod conv2d;
 pub mod declared;
 mod error;

@@ -17,7 +17,7 @@ use hbsp::{Backend, Machine};
 use crate::error::Result;
 use crate::kernel::{Kernel, skeleton};
 
-pub use hbsp::memory::{available_memory, human_bytes};
+pub use {hetscale_machine::room::available_memory, hetscale_machine::units::human_bytes};
 
 /// Refuses, in one line, a size whose input arrays alone exceed the memory available, so
 /// [`Kernel::generate`] never aborts on a failed allocation (or wraps a size overflow).
@@ -122,9 +122,9 @@ pub fn check_run_fits(
 }
 
 /// Refuses, in one line, `what` needing `needed` bytes when less memory is available (see
-/// [`hbsp::memory::check_fits`]).
+/// [`hetscale_machine::room::check_fits`]).
 pub fn check_fits(what: &str, needed: f64, advice: &str) -> Result<()> {
-    Ok(hbsp::memory::check_fits(what, needed, advice)?)
+    Ok(hetscale_machine::room::check_fits(what, needed, advice)?)
 }
 
 #[cfg(test)]

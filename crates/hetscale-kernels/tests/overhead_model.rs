@@ -6,11 +6,11 @@
 //! `L = 0.39 ms x p`), and the UCF cluster of Williams & Parsons with its unequal injection
 //! slowness `r_j` (up to 4.08), so a model that forgot `r_j` on any message would show.
 
-use hbsp::paper_machines::UCF_NODES;
 use hbsp::{
     Backend, BarrierCost, BarrierPoint, Machine, Network, Node, Platform, SimOptions, WorkCharge,
 };
 use hetscale_kernels::{KernelOptions, flops_per_unit, kernel_by_name};
+use hetscale_machine::paper_machines::UCF_NODES;
 
 /// The simulator charging declared work; `skip_compute` skips the compute blocks (skeleton
 /// execution: GE then pivots in natural order).
@@ -306,13 +306,15 @@ fn sunwulf_with_measured_collectives() -> Vec<(String, Machine)> {
     let mut platform = Platform::load("sunwulf").unwrap();
     let model = platform.machine.as_mut().unwrap();
     for (name, per_byte_s) in [("allgather", 4e-9), ("alltoallv", 6e-9)] {
-        model.collectives.push(hbsp::machine_model::CollectiveCost {
-            name: name.into(),
-            base_s: 0.1e-3,
-            per_node_s: 0.05e-3,
-            per_byte_s,
-            ..Default::default()
-        });
+        model
+            .collectives
+            .push(hetscale_machine::machine_model::CollectiveCost {
+                name: name.into(),
+                base_s: 0.1e-3,
+                per_node_s: 0.05e-3,
+                per_byte_s,
+                ..Default::default()
+            });
     }
     platform.network.collectives = model.collectives.clone();
     ["server:1,sunfire:1", "server:1,sunblade:3,sunfire:4"]
@@ -342,8 +344,8 @@ fn measured_collectives_are_charged_as_sim_charges_them() {
 /// `probe --p2p` writes them, `[[machine.duplex]]` penalties and `[[machine.compute_stall]]`
 /// points; the machine model `sim` charges holds them, and approach 3 reads them.
 fn ucf_with_p2p() -> (String, Machine) {
-    use hbsp::duplex::DuplexPoint;
-    use hbsp::machine_model::{MachineModel, P2pSegment};
+    use hetscale_machine::duplex::DuplexPoint;
+    use hetscale_machine::machine_model::{MachineModel, P2pSegment};
     let mut platform = Platform::load("ucf-cluster").unwrap();
     platform.speed_unit = "Mflop/s".into();
     platform.nodes.truncate(4);
@@ -380,7 +382,7 @@ fn ucf_with_p2p() -> (String, Machine) {
     ];
     // Supersteps after compute that wait longer for their last node, as on hosts under CPU
     // quotas: what `probe --p2p` writes as the stall after 0.1 and 1 ms of compute.
-    let stall = |compute_s: f64, stall_s: f64| hbsp::compute_stall::ComputeStallPoint {
+    let stall = |compute_s: f64, stall_s: f64| hetscale_machine::compute_stall::ComputeStallPoint {
         p: 4,
         compute_s,
         stall_s,

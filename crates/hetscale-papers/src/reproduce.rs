@@ -10,9 +10,9 @@
 
 use std::path::Path;
 
-use hbsp::collective_probe::{CollectiveProbeOptions, probe_collectives};
 use hbsp::{Backend, Platform};
 use hetscale_kernels::KernelRegistry;
+use hetscale_probe::collective_probe::{CollectiveProbeOptions, probe_collectives};
 use hetscale_study::calibrate::{calibrate, choose_fit, with_rate};
 use hetscale_study::runner::Observer;
 use hetscale_study::spec::Approach;

@@ -1,7 +1,8 @@
 //! `hetscale reproduce --only wp-collectives`: Williams & Parsons' seven observations on the
 //! simulated UCF cluster, each with the number behind its verdict (1.5 s in a debug build).
 
-use hbsp::{Platform, presets};
+use hbsp::Platform;
+use hetscale_machine::presets;
 use hetscale_papers::wp::collectives::{WpExperiment, WpPublished, WpReproduction, reproduce_wp};
 
 fn reproduction(published: WpPublished) -> WpReproduction {

@@ -60,7 +60,7 @@ pub enum ReportError {
         /// Why (part of the message, not a separate source, so it is printed once).
         error: std::io::Error,
     },
-    /// A file or directory `hbsp::file` refuses to write (a symbolic link where a directory
+    /// A file or directory `hetscale_out` refuses to write (a symbolic link where a directory
     /// of the report goes, an input of the command); the error says why and what to do.
     #[error("cannot write {}: {error}", path.display())]
     Refused {
@@ -82,7 +82,7 @@ pub enum ReportError {
 impl ReportError {
     pub(crate) fn io(path: impl Into<PathBuf>, error: std::io::Error) -> Self {
         let path = path.into();
-        if hbsp::file::is_refusal(&error) {
+        if hetscale_out::is_refusal(&error) {
             return Self::Refused { path, error };
         }
         Self::Io { path, error }

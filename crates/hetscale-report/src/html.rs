@@ -319,7 +319,7 @@ impl Report {
     /// Writes `dir/index.html`, `dir/tables/<name>.{md,csv,json}` and every figure as
     /// `dir/figures/<id>.svg` (for a paper or slides), creating `dir`. A symbolic link inside
     /// `dir` is never followed: one at a file's place is replaced, one at `tables` or
-    /// `figures` refused (see [`hbsp::file`]), so a link planted in a shared `dir` cannot lead
+    /// `figures` refused (see [`hetscale_out`]), so a link planted in a shared `dir` cannot lead
     /// the report out of it.
     pub fn write(&self, dir: impl AsRef<Path>) -> Result<Written> {
         let dir = dir.as_ref();
@@ -329,7 +329,7 @@ impl Report {
         let figures_dir = dir.join("figures");
         // Both checked before any file is written: a link there fails the report whole.
         for sub in [&tables_dir, &figures_dir] {
-            hbsp::file::create_real_dir(sub).map_err(|e| ReportError::io(sub, e))?;
+            hetscale_out::create_real_dir(sub).map_err(|e| ReportError::io(sub, e))?;
         }
         let index = dir.join("index.html");
         write_file(&index, &html)?;
@@ -367,7 +367,7 @@ impl Report {
 }
 
 fn write_file(path: &Path, text: &str) -> Result<()> {
-    hbsp::file::write_atomically(path, text).map_err(|e| ReportError::io(path, e))
+    hetscale_out::write_atomically(path, text).map_err(|e| ReportError::io(path, e))
 }
 
 /// The page's style: readable type, figures scaled to the page, tables with aligned numbers.

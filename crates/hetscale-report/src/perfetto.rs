@@ -171,7 +171,7 @@ pub fn write_chrome_trace(
 ) -> Result<()> {
     let path = path.as_ref();
     with_export(trace, options, |export| {
-        hbsp::file::write_atomically_with(path, |temporary| {
+        hetscale_out::write_atomically_with(path, |temporary| {
             let file = std::fs::OpenOptions::new()
                 .write(true)
                 .truncate(true)

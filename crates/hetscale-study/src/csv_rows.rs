@@ -204,7 +204,7 @@ impl Row {
             return Err(self.error(Some(field), format!("empty; give {what}")));
         }
         // Labels and names are printed: no terminal escapes.
-        if let Some(problem) = hbsp::platform::control_character_problem(&text) {
+        if let Some(problem) = hetscale_machine::platform::control_character_problem(&text) {
             return Err(self.error(Some(field), problem));
         }
         Ok(text)

@@ -92,6 +92,14 @@ pub enum StudyError {
     },
 }
 
+/// A machine's error is the HBSP library's namesake: one variant, one message, whichever
+/// crate read the platform.
+impl From<hetscale_machine::MachineError> for StudyError {
+    fn from(err: hetscale_machine::MachineError) -> Self {
+        Self::Hbsp(err.into())
+    }
+}
+
 /// Result alias for the study crate.
 pub type Result<T> = std::result::Result<T, StudyError>;
 

@@ -35,7 +35,7 @@ fn spec() -> StudySpec {
 /// `spec()` on Sunwulf as HBSP^1 alone (its preset without the machine model): `sim` then
 /// charges exactly what the kernel's overhead model replays, so the approaches must agree.
 fn hbsp_only_spec(dir: &std::path::Path) -> StudySpec {
-    let mut platform = hbsp::presets::sunwulf();
+    let mut platform = hetscale_machine::presets::sunwulf();
     platform.machine = None;
     let path = dir.join("sunwulf-hbsp.toml");
     platform.write_file(&path).unwrap();

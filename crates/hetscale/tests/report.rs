@@ -101,7 +101,9 @@ fn a_database_without_studies_is_a_one_line_error() {
 /// Runs the small study in `dir` with its platform in a file named by a relative path;
 /// returns the study's report page.
 fn study_on_a_platform_file(dir: &Path) -> String {
-    let platform = hbsp::presets::sunwulf().to_toml_string().unwrap();
+    let platform = hetscale_machine::presets::sunwulf()
+        .to_toml_string()
+        .unwrap();
     std::fs::write(dir.join("plat.toml"), platform).unwrap();
     let spec = SMALL_GE.replace("platform = \"sunwulf\"", "platform = \"plat.toml\"");
     std::fs::write(dir.join("spec.toml"), spec).unwrap();

@@ -41,8 +41,8 @@ use crate::RunOutput;
 use crate::ctx::{Ctx, MachineFacts};
 use crate::error::{HbspError, Result};
 use crate::message::{Envelope, ReturnDesk};
-use crate::platform::Machine;
 use crate::trace::NodeTrace;
+use hetscale_machine::platform::Machine;
 
 /// Address space reserved for each node's stack, above its guard page.
 pub const NODE_STACK_BYTES: usize = 256 * 1024;

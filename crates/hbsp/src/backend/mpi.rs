@@ -46,8 +46,8 @@ use crate::RunOutput;
 use crate::ctx::{Ctx, MachineFacts};
 use crate::error::{HbspError, Result};
 use crate::message::{Envelope, Payload, ReturnDesk};
-use crate::platform::{Machine, Node, Platform};
 use crate::trace::{NodeTrace, Trace};
+use hetscale_machine::platform::{Machine, Node, Platform};
 
 /// MPI for this process: `MPI_Init` when created, `MPI_Finalize` when dropped.
 ///
@@ -192,7 +192,7 @@ fn job_machine(platform: &Platform, mut nodes: Vec<Node>) -> Result<Machine> {
         ..platform.clone()
     };
     job.validate()?;
-    job.all()
+    Ok(job.all()?)
 }
 
 fn install_abort_on_panic() {
@@ -751,7 +751,7 @@ const OUTCOME_TAG: i32 = 0x4853;
 /// output. This lets one job measure machines of several sizes, as the collectives' probe
 /// does on the first 2, 4, 8, ... ranks. The waiting ranks poll for the outcome with short
 /// sleeps, so they leave their cores to the ranks being measured.
-pub(crate) fn run_on_first_ranks<T, E, F>(
+pub fn run_on_first_ranks<T, E, F>(
     options: &MpiOptions,
     machine: &Machine,
     program: &F,

@@ -9,8 +9,8 @@ use super::transport::thread_cpu_time;
 use crate::RunOutput;
 use crate::ctx::Ctx;
 use crate::error::{HbspError, Result};
-use crate::platform::Machine;
 use crate::trace::{NodeTrace, Trace};
+use hetscale_machine::platform::Machine;
 
 /// Runs node `ctx`'s program and its final barrier. A failure (an `Err`, a panic) ends the
 /// run with an error naming the node; `None` then, or when another node ended the run.

@@ -12,7 +12,7 @@
 //! barrier. With all work declared, a run's virtual time depends only on the program, its
 //! inputs and the platform.
 //!
-//! A platform with a machine model ([`crate::machine_model`]) is charged by that model
+//! A platform with a machine model ([`hetscale_machine::machine_model`]) is charged by that model
 //! instead: achieved rates per kernel and node kind, measured collectives, link rate and
 //! latency (or the point-to-point cost piecewise-linear in message size that `probe --p2p`
 //! measures), switch contention, start-up costs and jitter.
@@ -24,13 +24,13 @@ use hetscale_model::hbsp::MessageStall;
 use serde::{Deserialize, Serialize};
 
 use super::transport::Call;
-use crate::compute_stall::{ComputeStallPoint, compute_stall_points, stall_at};
-use crate::duplex::{DuplexPoint, duplex_points, port_time};
 use crate::error::{HbspError, Result};
-use crate::machine_model::{
+use hetscale_machine::compute_stall::{ComputeStallPoint, compute_stall_points, stall_at};
+use hetscale_machine::duplex::{DuplexPoint, duplex_points, port_time};
+use hetscale_machine::machine_model::{
     Barrier, ComputeRate, MachineModel, P2pSegment, p2p_parts, p2p_segments, p2p_time,
 };
-use crate::platform::Machine;
+use hetscale_machine::platform::Machine;
 
 /// How a node's compute time `w_j` in a superstep is found.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -222,7 +222,7 @@ pub(crate) struct VirtualClock {
 
 impl VirtualClock {
     pub fn new(machine: &Machine, options: &SimOptions) -> Result<Self> {
-        let scale = ops_scale(machine.speed_unit());
+        let scale = hetscale_machine::units::ops_scale(machine.speed_unit());
         let speeds: Vec<f64> = machine.nodes().iter().map(|n| n.marked_speed).collect();
         let host = match options.host_speed {
             Some(s) if s.is_finite() && s > 0.0 => s,
@@ -503,7 +503,7 @@ impl ModelCharges {
         }
     }
 
-    /// The superstep's cost on the machine model (see [`crate::machine_model`]).
+    /// The superstep's cost on the machine model (see [`hetscale_machine::machine_model`]).
     fn charge(
         &self,
         index: u64,
@@ -571,16 +571,5 @@ impl ModelCharges {
             _ => m.superstep_s,
         };
         cost
-    }
-}
-
-/// Operations per second in one unit of the platform's `speed_unit`, if it is a rate.
-pub(crate) fn ops_scale(unit: &str) -> Option<f64> {
-    match unit.trim().to_ascii_lowercase().as_str() {
-        "flop/s" | "op/s" | "ops/s" => Some(1.0),
-        "kflop/s" => Some(1e3),
-        "mflop/s" | "mflops" | "mop/s" => Some(1e6),
-        "gflop/s" | "gflops" | "gop/s" => Some(1e9),
-        _ => None,
     }
 }

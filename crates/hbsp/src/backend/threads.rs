@@ -17,8 +17,8 @@ use crate::RunOutput;
 use crate::ctx::{Ctx, MachineFacts};
 use crate::error::{HbspError, Result};
 use crate::message::{Envelope, ReturnDesk};
-use crate::platform::Machine;
 use crate::trace::NodeTrace;
+use hetscale_machine::platform::Machine;
 
 struct Shared<'m> {
     machine: &'m Machine,
@@ -85,7 +85,7 @@ impl<'m> Shared<'m> {
         Self {
             machine,
             facts: MachineFacts::new(machine),
-            barrier: Barrier::new(p, crate::presets::cores()),
+            barrier: Barrier::new(p, hetscale_machine::presets::cores()),
             mail: [0, 1].map(slots),
             calls: [0, 1].map(calls),
             returned: ReturnDesk::new(p),

@@ -34,7 +34,6 @@
 
 mod common;
 mod data;
-pub mod names;
 mod native;
 mod zeros;
 
@@ -43,7 +42,7 @@ pub use data::{
     allgather, allreduce, alltoall, alltoallv, broadcast, broadcast_in_place, gather, gatherv,
     reduce, scatter, scatterv, scatterv_in_place,
 };
-pub use names::NAMES;
+pub use hetscale_machine::collective_names::NAMES;
 // `offsets` lives in `ctx` (which lays out buffers by counts too); re-exported here, where
 // callers of the collectives look for it.
 pub use crate::ctx::offsets;

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod model;
+
 use std::sync::mpsc;
 use std::time::Duration;
 

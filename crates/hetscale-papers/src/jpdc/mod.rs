@@ -6,7 +6,7 @@ use crate::tables::{PaperRow, PaperTable};
 use hetscale_model::Result;
 use hetscale_model::{metrics, root, scalability, workload};
 
-pub use hbsp::paper_machines::{SUNWULF_SERVER, SUNWULF_SUNBLADE, SUNWULF_SUNFIRE};
+pub use hetscale_machine::paper_machines::{SUNWULF_SERVER, SUNWULF_SUNBLADE, SUNWULF_SUNFIRE};
 
 pub mod experiments;
 

@@ -12,7 +12,7 @@ use crate::tables::{PaperRow, PaperTable};
 use hetscale_model::Result;
 use hetscale_model::summa::{Processors, Strategy, SummaNetwork, strategy_efficiency};
 
-pub use hbsp::paper_machines::{
+pub use hetscale_machine::paper_machines::{
     KALINOV_HETEROGENEITY, KALINOV_NODES, KALINOV_PER_ELEMENT_S, KALINOV_R_MAX,
     KALINOV_SPEED_CYCLE, KALINOV_STARTUP_S, kalinov_speeds,
 };

@@ -6,7 +6,7 @@ use crate::tables::{PaperRow, PaperTable};
 use hetscale_model::Result;
 use hetscale_model::scalability::ScalabilityMatrix;
 
-pub use hbsp::paper_machines::{
+pub use hetscale_machine::paper_machines::{
     MASPAR_BURG_R_INF_MFLOPS, NCUBE2_ALPHA_S, NCUBE2_BETA_S_PER_BYTE, NCUBE2_BURG_R_INF_MFLOPS,
 };
 

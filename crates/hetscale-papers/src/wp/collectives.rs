@@ -3,19 +3,18 @@
 //!
 //! The paper publishes its measurements as figures (3 and 5) and seven textual observations
 //! about them (sections 5.1 and 5.2). This reproduction runs the collective experiments
-//! ([`hetscale_kernels::collective_experiments`]) on the simulated cluster and checks each
+//! ([`crate::wp::experiments`]) on the simulated cluster and checks each
 //! observation against the simulated ("actual") improvement factors, printing the number
 //! behind each verdict. The machine is built from the facts the paper states and nothing else
-//! ([`hbsp::presets::ucf_machine_model`]: g, r_j, the L table, the 100 Mbit/s Ethernet, and
+//! ([`hetscale_machine::presets::ucf_machine_model`]: g, r_j, the L table, the 100 Mbit/s Ethernet, and
 //! receivers taking their bytes in at their own injection rate);
 //! nothing is fitted to the observations, and the two published numbers they quote (where the
 //! best factors lie, the 3.62) only validate.
 
 use super::{WP_SCATTER_BALANCED_BEST, WP_SCATTER_ROOT_BEST};
-use hbsp::{Backend, Platform, presets};
-use hetscale_kernels::collective_experiments::{
-    CollectiveKind, Improvement, improvements, run_experiments,
-};
+use crate::wp::experiments::{CollectiveKind, Improvement, improvements, run_experiments};
+use hbsp::{Backend, Platform};
+use hetscale_machine::presets;
 use serde::Serialize;
 
 use crate::experiment::ReproducedValue;

@@ -8,12 +8,13 @@ use hetscale_model::Result;
 use hetscale_model::hbsp::{HbspMachine, balanced_shares, scatter_cost, two_phase_broadcast_cost};
 use hetscale_model::metrics;
 
-pub use hbsp::paper_machines::{
+pub use hetscale_machine::paper_machines::{
     UCF_BARRIER_US, UCF_ETHERNET_BYTES_PER_S, UCF_G_US_PER_BYTE, UCF_NODES, UcfNode,
     ucf_message_start_up_s,
 };
 
 pub mod collectives;
+pub mod experiments;
 
 const SOURCE: &str = "T. L. Williams and R. J. Parsons, \"Practical experience using a computational model for the design of heterogeneous distributed software\", 2001, Tables 3-5";
 

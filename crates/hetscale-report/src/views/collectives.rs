@@ -1,7 +1,7 @@
 //! Williams & Parsons' collective experiments: improvement factors (`T_s/T_f`, `T_u/T_b`,
 //! `T_1/T_2`), actual beside the HBSP^1 model's prediction.
 
-use hetscale_kernels::collective_experiments::{CollectiveKind, Improvement};
+use hetscale_papers::wp::experiments::{CollectiveKind, Improvement};
 
 use super::ids;
 use crate::chart::{Axes, Axis, Series, line_chart, palette};

@@ -5,9 +5,9 @@
 
 use hbsp::{Backend, BarrierCost, Machine, Network, Node, Platform, Trace};
 use hetscale_kernels::Kernel;
-use hetscale_kernels::collective_experiments::{improvements, run_experiments};
 use hetscale_kernels::ge::GeKernel;
 use hetscale_model::summa::{Processors, Strategy, SummaNetwork, strategy_efficiency};
+use hetscale_papers::wp::experiments::{improvements, run_experiments};
 use hetscale_report::views::collectives::{ImprovementPoint, collective_section};
 use hetscale_report::views::summa::{StrategyEfficiency, summa_section};
 use hetscale_report::views::{ids, trace::trace_sections};

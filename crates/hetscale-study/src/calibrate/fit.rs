@@ -6,8 +6,8 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 
 use hbsp::Platform;
-use hbsp::machine_model::ComputeRate;
 use hetscale_kernels::{KernelOptions, KernelRegistry};
+use hetscale_machine::machine_model::ComputeRate;
 use hetscale_model::fit::{Parameter, fit_linear};
 use serde::Serialize;
 

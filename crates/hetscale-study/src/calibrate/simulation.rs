@@ -2,10 +2,10 @@
 //! (work charged, compute skipped), its time split into the parts the fit is linear in
 //! ([`RunParts`]), and [`with_rate`], a platform with one kernel's compute rate changed.
 
-use hbsp::machine_model::{ComputeRate, MachineModel};
 use hbsp::{Backend, Machine, Platform, SimOptions, WorkCharge};
 use hetscale_kernels::memory::check_run_fits;
 use hetscale_kernels::{Kernel, KernelOptions, KernelRegistry, KernelRun, inputs_for};
+use hetscale_machine::machine_model::{ComputeRate, MachineModel};
 
 use super::runs::MeasuredRun;
 use crate::error::{Result, StudyError};

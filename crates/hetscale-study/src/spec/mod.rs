@@ -650,7 +650,7 @@ fn validate_configurations(
             ));
         }
         // Labels are printed in tables and exported to CSV, like names.
-        if let Some(problem) = hbsp::platform::control_character_problem(&c.label) {
+        if let Some(problem) = hetscale_machine::platform::control_character_problem(&c.label) {
             return Err(at(
                 span.clone(),
                 format!("configuration {}: label {problem}", i + 1),

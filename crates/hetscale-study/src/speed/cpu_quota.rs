@@ -76,7 +76,7 @@ impl QuotaFiles {
 /// its ancestors (a parent's quota binds its children).
 fn quota_files(membership: &str) -> Vec<QuotaFiles> {
     let mut files = Vec::new();
-    for member in hbsp::cgroup::memberships(membership) {
+    for member in hetscale_machine::cgroup::memberships(membership) {
         let mounts: &[&str] = if member.is_v2() {
             &["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
         } else if member.holds("cpu") {

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Result, StudyError};
 use crate::speed::marked_speed::{BenchOptions, MarkedSpeedReport, measure};
 
-pub use hbsp::presets::CACHE_DIR_ENV;
+pub use hetscale_machine::presets::CACHE_DIR_ENV;
 
 const FILE_NAME: &str = "local-marked-speed.json";
 
@@ -161,7 +161,7 @@ fn save(file: &Path, report: &MarkedSpeedReport) -> Result<CachedSpeed> {
         std::fs::create_dir_all(dir).map_err(cannot)?;
     }
     let text = serde_json::to_string_pretty(&cached).expect("a cached speed serializes");
-    hbsp::file::write_atomically(file, text).map_err(cannot)?;
+    hetscale_out::write_atomically(file, text).map_err(cannot)?;
     Ok(cached)
 }
 
@@ -230,7 +230,7 @@ mod tests {
         let file = dir.path().join(FILE_NAME);
         std::fs::write(&file, serde_json::to_string(&cached(2345.5)).unwrap()).unwrap();
         let platform = cached_at(
-            hbsp::presets::local(2),
+            hetscale_machine::presets::local(2),
             &read(&file).unwrap().unwrap(),
             &file,
         )

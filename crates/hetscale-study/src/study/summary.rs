@@ -185,7 +185,10 @@ pub fn seconds_and_human(seconds: f64) -> String {
     if seconds < 120.0 {
         return plain;
     }
-    format!("{plain} ({})", hbsp::probe::human_seconds(seconds))
+    format!(
+        "{plain} ({})",
+        hetscale_machine::units::human_seconds(seconds)
+    )
 }
 
 /// A prediction's verdict, from its first to its last configuration: "to hold E_s = 0.3 on

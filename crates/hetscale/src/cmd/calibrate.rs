@@ -70,14 +70,14 @@ pub struct Args {
 /// Runs `hetscale calibrate`.
 pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     if let Some(csv) = &args.runs {
-        hbsp::file::protect_input("--runs", csv);
+        hetscale_out::protect_input("--runs", csv);
     }
     if let Some(db) = &args.db {
-        hbsp::file::protect_input("the study database", db);
+        hetscale_out::protect_input("the study database", db);
     }
     if let Some(path) = &args.write_platform {
         // Before the fit, not after it.
-        hbsp::file::check_not_input(path)
+        hetscale_out::check_not_input(path)
             .with_context(|| format!("cannot write --write-platform {}", path.display()))?;
     }
     let (platform, runs, options) = match (&args.db, &args.runs) {

@@ -3,7 +3,7 @@
 use crate::output::{out, outln};
 use anyhow::Context as _;
 use hbsp::{Backend, Platform, WorkCharge};
-use hetscale_kernels::collective_experiments::{Improvement, improvements, run_experiments};
+use hetscale_papers::wp::experiments::{Improvement, improvements, run_experiments};
 use std::fmt::Write as _;
 
 /// Arguments of `hetscale collectives`.

@@ -40,7 +40,7 @@ pub struct Args {
 /// Runs `hetscale export`.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let format: Format = args.format.parse()?;
-    hbsp::file::protect_input("the study database", &args.db);
+    hetscale_out::protect_input("the study database", &args.db);
     let store = Store::open_read_only(&args.db)?;
     let text = export(&store, args.study.as_deref(), format)?;
     match &args.out {
@@ -49,10 +49,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 Format::Extrap => Some(model_beside(&store, args, path)?),
                 _ => None,
             };
-            hbsp::file::write_atomically(path, text)
+            hetscale_out::write_atomically(path, text)
                 .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
             if let Some((model_path, document)) = model {
-                hbsp::file::write_atomically(&model_path, document)
+                hetscale_out::write_atomically(&model_path, document)
                     .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", model_path.display()))?;
                 outln!(
                     "Extra-P input: {}\nhetscale's scaling model of the same study: {}",

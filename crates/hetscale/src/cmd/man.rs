@@ -48,7 +48,7 @@ fn write_pages(command: &clap::Command, dir: &Path) -> anyhow::Result<()> {
 fn write_tree(command: &clap::Command, dir: &Path) -> anyhow::Result<()> {
     let name = command.get_display_name().unwrap_or(command.get_name());
     let path = dir.join(format!("{name}.1"));
-    hbsp::file::write_atomically(&path, page(command)?)
+    hetscale_out::write_atomically(&path, page(command)?)
         .with_context(|| format!("cannot write {}", path.display()))?;
     for sub in command.get_subcommands().filter(|s| s.get_name() != "help") {
         write_tree(sub, dir)?;

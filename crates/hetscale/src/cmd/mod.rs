@@ -26,7 +26,7 @@ pub(crate) fn load_platform(
     name_or_path: &str,
     registry: &hetscale_kernels::KernelRegistry,
 ) -> anyhow::Result<hbsp::Platform> {
-    hbsp::file::protect_input("the platform file", name_or_path);
+    hetscale_out::protect_input("the platform file", name_or_path);
     let loaded = hetscale_study::speed::local_speed::load_platform(name_or_path)?;
     loaded.platform.check_kernels(&registry.names())?;
     if let Some(note) = loaded.note {

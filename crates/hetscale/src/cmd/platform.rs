@@ -190,7 +190,7 @@ fn as_runs_use(platform: Platform) -> anyhow::Result<Platform> {
 }
 
 fn list(json: bool) -> anyhow::Result<()> {
-    let presets = hbsp::presets::all()
+    let presets = hetscale_machine::presets::all()
         .into_iter()
         .map(as_runs_use)
         .collect::<anyhow::Result<Vec<_>>>()?;

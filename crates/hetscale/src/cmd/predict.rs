@@ -352,7 +352,7 @@ fn render_declared_times(name: &str, platform: &str, n: u64, points: &[DeclaredT
 /// `hetscale predict --from DB`: the scaling model fitted to a study's runs, asked for the
 /// requested configurations.
 fn run_from(db: &str, args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
-    hbsp::file::protect_input("the study database", db);
+    hetscale_out::protect_input("the study database", db);
     let store = Store::open_read_only(std::path::Path::new(db))?;
     let study = pick_study(&store, args.study.as_deref())?;
     let runs = StudyRuns::load(&store, &study, registry)?;
@@ -380,7 +380,7 @@ fn run_runs(
     args: &Args,
     registry: &KernelRegistry,
 ) -> anyhow::Result<()> {
-    hbsp::file::protect_input("--runs", csv);
+    hetscale_out::protect_input("--runs", csv);
     let measured = read_runs(csv)?;
     let program = program_of_runs(&measured, args, registry)?;
     // clap requires --platform with --runs.

@@ -3,12 +3,13 @@
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
-use hbsp::collective_probe::{
+use hbsp::{Backend, NodeSet, Platform};
+use hetscale_machine::units::human_seconds;
+use hetscale_probe::collective_probe::{
     COLLECTIVES, CollectiveFit, CollectiveProbeOptions, probe_collectives_with_intervals,
 };
-use hbsp::p2p_probe::{P2pMerge, P2pProbeOptions, P2pReport, probe_p2p};
-use hbsp::probe::{ProbeOptions, ProbeReport, human_seconds, probe_seconds, probe_supersteps};
-use hbsp::{Backend, NodeSet, Platform};
+use hetscale_probe::p2p_probe::{P2pMerge, P2pProbeOptions, P2pReport, probe_p2p};
+use hetscale_probe::probe::{ProbeOptions, ProbeReport, probe_seconds, probe_supersteps};
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// Measure the HBSP^1 parameters g, r_j, L(p) and o with 95% confidence intervals.
@@ -62,8 +63,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let nodes: NodeSet = args.nodes.parse()?;
     let platform = match (&args.platform, &nodes) {
         (Some(name), _) => Platform::load(name)?,
-        (None, NodeSet::First(p)) => hbsp::presets::local((*p).max(hbsp::presets::cores())),
-        (None, _) => hbsp::presets::local(hbsp::presets::cores()),
+        (None, NodeSet::First(p)) => {
+            hetscale_machine::presets::local((*p).max(hetscale_machine::presets::cores()))
+        }
+        (None, _) => hetscale_machine::presets::local(hetscale_machine::presets::cores()),
     };
     let machine = platform.select(&nodes)?;
     let options = if args.quick {
@@ -72,13 +75,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         ProbeOptions::default()
     };
     // Before the collectives too: a probe too large is refused at once.
-    hbsp::probe::check_probe_fits(&backend, machine.p(), &options)?;
+    hetscale_probe::probe::check_probe_fits(&backend, machine.p(), &options)?;
     let job = super::mpi::Job::start(&backend)?;
     let rank = job.as_ref().map_or(0, |job| job.rank());
     let bar = progress_bar(&backend, machine.p(), &options, rank);
-    let report = hbsp::probe::probe_with_progress(&backend, &machine, &options, &|done| {
-        bar.set_position(done);
-    });
+    let report =
+        hetscale_probe::probe::probe_with_progress(&backend, &machine, &options, &|done| {
+            bar.set_position(done);
+        });
     bar.finish_and_clear();
     let report = report?;
     // After the supersteps' probe, which refuses an MPI job of the wrong size at once.
@@ -125,7 +129,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 p2p.p
             ));
         }
-        if let Some(old) = hbsp::p2p_probe::raise_g_to_sustained(&mut target) {
+        if let Some(old) = hetscale_probe::p2p_probe::raise_g_to_sustained(&mut target) {
             raised = Some(old);
             source.push_str(&format!(
                 "; g = the ping-pong's sustained s_per_byte ([[machine.p2p]]'s last segment), above the supersteps' {old:.4e} s/byte, and r_j = max(1, r_j g_old / g)"
@@ -362,7 +366,7 @@ fn utc_date() -> String {
 fn print_segments(
     out: &mut impl Write,
     label: &str,
-    segments: &[hbsp::machine_model::P2pSegment],
+    segments: &[hetscale_machine::machine_model::P2pSegment],
 ) -> std::io::Result<()> {
     let ci =
         |v: Option<[f64; 2]>| v.map_or(String::new(), |[lo, hi]| format!(" [{lo:.4e}, {hi:.4e}]"));

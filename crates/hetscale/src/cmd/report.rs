@@ -27,7 +27,7 @@ pub struct Args {
 
 /// Runs `hetscale report`.
 pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
-    hbsp::file::protect_input("the study database", &args.db);
+    hetscale_out::protect_input("the study database", &args.db);
     let store = Store::open_read_only(&args.db)?;
     let results = load_results_with(&store, registry)?;
     let out = match &args.out {

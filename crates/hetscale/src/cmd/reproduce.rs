@@ -153,7 +153,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create --out {}", args.out.display()))?;
     let db = args.out.join("reproduce.db");
-    hbsp::file::check_not_link(&db).with_context(|| format!("cannot use {}", db.display()))?;
+    hetscale_out::check_not_link(&db).with_context(|| format!("cannot use {}", db.display()))?;
     let store = Store::open(&db)?;
     let mut done = Vec::new();
     for experiment in &experiments {

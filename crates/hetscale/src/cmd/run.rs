@@ -152,7 +152,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         return super::run_command::run(args, registry);
     };
     for npy in &args.input {
-        hbsp::file::protect_input("--input", npy);
+        hetscale_out::protect_input("--input", npy);
     }
     if let Some(path) = &args.trace {
         ensure_parent_exists("--trace", path)?;
@@ -175,7 +175,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             !args.skip_compute,
             "a skeleton run (--skip-compute) computes no result to dump"
         );
-        hbsp::file::write_atomically_with(path, |temporary| {
+        hetscale_out::write_atomically_with(path, |temporary| {
             write_npy(temporary, &run.result).map_err(std::io::Error::other)
         })
         .with_context(|| format!("cannot write {}", path.display()))?;

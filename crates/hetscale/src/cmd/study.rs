@@ -5,8 +5,8 @@ use crate::output::{errln, out, outln};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use hbsp::file::write_atomically;
 use hetscale_kernels::KernelRegistry;
+use hetscale_out::write_atomically;
 use hetscale_papers::reproduce::{DEFAULT_STUDY, Experiment, reproduce};
 use hetscale_study::runner::{Measurement, Observer};
 use hetscale_study::spec::command_study::CommandStudy;
@@ -175,7 +175,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     hetscale_study::runner::interrupt::catch()
         .context("cannot catch SIGINT, SIGTERM and SIGHUP")?;
     if let Some(spec) = &args.spec {
-        hbsp::file::protect_input("the spec", spec);
+        hetscale_out::protect_input("the spec", spec);
     }
     let mut specs = match (&args.spec, command_study(args)?) {
         (_, Some(study)) => vec![study.spec()?],
@@ -191,7 +191,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     let db = database(args)?;
     let fresh = !db.exists();
     let store = Store::open(&db)?;
-    hbsp::file::protect_input("the study database", &db);
+    hetscale_out::protect_input("the study database", &db);
     let outcome = run_studies(args, registry, &specs, &store, &db);
     if outcome.is_err() && fresh && store.studies().is_ok_and(|names| names.is_empty()) {
         // Refused before anything was stored (an unknown node, a program the platform has no
@@ -347,7 +347,7 @@ fn run_default(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         .with_context(|| format!("cannot create --out {}", args.out.display()))?;
     let db = database(args)?;
     let store = Store::open(&db)?;
-    hbsp::file::protect_input("the study database", &db);
+    hetscale_out::protect_input("the study database", &db);
     let mut reproductions = Vec::new();
     let mut resumed = Vec::new();
     for id in DEFAULT_STUDY {
@@ -391,7 +391,7 @@ fn database(args: &Args) -> anyhow::Result<PathBuf> {
         return Ok(db.clone());
     }
     let db = args.out.join("study.db");
-    hbsp::file::check_not_link(&db).with_context(|| format!("cannot use {}", db.display()))?;
+    hetscale_out::check_not_link(&db).with_context(|| format!("cannot use {}", db.display()))?;
     Ok(db)
 }
 

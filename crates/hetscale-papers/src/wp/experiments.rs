@@ -13,7 +13,7 @@ use hbsp::collectives::{BroadcastAlgorithm, Root, allgather, broadcast, scatterv
 use hbsp::{Backend, Ctx, HbspError, Machine};
 use serde::Serialize;
 
-use crate::error::Result;
+use hetscale_kernels::Result;
 
 /// Which collective.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

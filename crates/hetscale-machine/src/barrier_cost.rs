@@ -34,7 +34,7 @@ pub struct BarrierPoint {
     /// What a superstep that moves messages costs beyond `L_s` and its transfers on average,
     /// s: stalls, such as a host under a CPU quota waiting out its period, that a typical
     /// (median) transfer does not show (`probe --p2p` measures it; see
-    /// [`crate::p2p_probe`]). 0 where not measured.
+    /// `hetscale_probe::p2p_probe`). 0 where not measured.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub message_stall_s: f64,
     /// The same when every one of the `p` nodes sends or receives a message in the

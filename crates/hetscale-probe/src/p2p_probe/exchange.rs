@@ -1,5 +1,5 @@
 //! The exchange (timed by the ping-pong, `time_exchange`): node 0 and node 1 send each other
-//! the same size at once, to measure how their links share the two directions (`[[machine.duplex]]`, see [`crate::duplex`]).
+//! the same size at once, to measure how their links share the two directions (`[[machine.duplex]]`, see [`hetscale_machine::duplex`]).
 //!
 //! Per size, the exchange's mean time (over as many samples as the pair's one-way time has)
 //! beyond the pair's one-way mean is what the second direction cost on top of the first;
@@ -7,9 +7,9 @@
 //! charges a node that sends and receives: the smaller side's bytes' cost times it. So on
 //! `sim` the probe measures its penalty back.
 
-use crate::duplex::DuplexPoint;
-use crate::machine_model::{P2pSegment, p2p_parts};
-use crate::platform::Platform;
+use hetscale_machine::duplex::DuplexPoint;
+use hetscale_machine::machine_model::{P2pSegment, p2p_parts};
+use hetscale_machine::platform::Platform;
 
 /// Per size: the penalty, `(mean exchange - mean one way) / bytes' cost`, clamped to
 /// `[0, 1]`, from the means of the exchange's samples and of the pair's one-way samples (both

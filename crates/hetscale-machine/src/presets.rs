@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use crate::error::{HbspError, Result};
+use crate::error::{MachineError, Result};
 use crate::machine_model::{Barrier, CollectiveCost, MachineModel, Topology};
 use crate::paper_machines::{
     KALINOV_NODES, KALINOV_PER_ELEMENT_S, KALINOV_STARTUP_S, MASPAR_BURG_R_INF_MFLOPS,
@@ -411,7 +411,7 @@ impl Platform {
         match preset(name_or_path) {
             Some(platform) => Ok(platform),
             None if Path::new(name_or_path).exists() => Self::from_file(name_or_path),
-            None => Err(HbspError::InvalidPlatform(format!(
+            None => Err(MachineError::InvalidPlatform(format!(
                 "no preset or file named \"{name_or_path}\": use one of {} or the path of a platform TOML file",
                 NAMES.join(", ")
             ))),

@@ -29,14 +29,15 @@
 //! The probe declares no work (`charge_work(0)`) in its supersteps, so on the `sim` backend
 //! they cost the platform's network parameters exactly, not the host's copying time.
 
+use hetscale_machine::units::human_seconds;
 use hetscale_model::fit::polyfit;
 use serde::Serialize;
 
-use crate::backend::Backend;
-use crate::collectives::allgather;
-use crate::ctx::Ctx;
-use crate::error::{HbspError, Result};
-use crate::platform::{BarrierCost, BarrierPoint, Machine, Platform};
+use hbsp::Ctx;
+use hbsp::backend::Backend;
+use hbsp::collectives::allgather;
+use hbsp::{HbspError, Result};
+use hetscale_machine::platform::{BarrierCost, BarrierPoint, Machine, Platform};
 
 /// What to measure and how often.
 #[derive(Debug, Clone, PartialEq)]
@@ -164,7 +165,7 @@ pub fn probe_with_progress(
     check_probe_fits(backend, machine.p(), &options)?;
     // Nothing reads a trace, which would grow with every superstep of every node: O(p^2).
     let backend = backend.untraced();
-    let output = crate::run(&backend, machine, |ctx| {
+    let output = hbsp::run(&backend, machine, |ctx| {
         let report = |ctx: &Ctx<'_>| {
             if ctx.pid() == 0 {
                 progress(ctx.superstep());
@@ -173,18 +174,6 @@ pub fn probe_with_progress(
         measure_rounds(ctx, &options, &report)
     })?;
     Ok(summarise(&output.results))
-}
-
-/// Seconds as people read them: `40 s`, `12 min`, `3.5 h`, `7.6 days`, `2.1e4 days`.
-pub fn human_seconds(seconds: f64) -> String {
-    match seconds {
-        s if s < 120.0 => format!("{s:.0} s"),
-        s if s < 7200.0 => format!("{:.0} min", s / 60.0),
-        s if s < 172_800.0 => format!("{:.1} h", s / 3600.0),
-        s if s < 8.64e6 => format!("{:.1} days", s / 86_400.0),
-        s if s < 8.64e8 => format!("{:.0} days", s / 86_400.0),
-        s => format!("{:.1e} days", s / 86_400.0),
-    }
 }
 
 /// Pilot sweeps of the `g`, `r_j` probe at most (see [`pilot_rates`]).
@@ -207,14 +196,14 @@ pub fn probe_supersteps(p: usize, options: &ProbeOptions) -> u64 {
 /// taken as threads'). A faster or busier host differs; the progress shows the real pace.
 pub fn probe_seconds(backend: &Backend, p: usize, options: &ProbeOptions) -> f64 {
     let node_superstep_s = match backend {
-        Backend::Sim(sim) if sim.engine == crate::SimEngine::Coroutines => 0.7e-6,
+        Backend::Sim(sim) if sim.engine == hbsp::SimEngine::Coroutines => 0.7e-6,
         _ => 5e-6,
     };
     probe_supersteps(p, options) as f64 * p as f64 * node_superstep_s
 }
 
 /// Bytes a probe of `p` nodes takes at its peak: what every run takes
-/// ([`crate::memory::run_bytes`]); the allgather of the rates, a message per pair of nodes,
+/// ([`hbsp::memory::run_bytes`]); the allgather of the rates, a message per pair of nodes,
 /// and each node's copy of every rate; and the largest payload, sent and received.
 pub fn probe_bytes(backend: &Backend, p: usize, options: &ProbeOptions) -> f64 {
     let largest = options.h_bytes.iter().copied().max().unwrap_or(0) as f64;
@@ -224,14 +213,14 @@ pub fn probe_bytes(backend: &Backend, p: usize, options: &ProbeOptions) -> f64 {
     } else {
         p as f64
     };
-    let rates = receivers * p as f64 * (crate::memory::message_bytes(backend) + 8.0);
-    crate::memory::run_bytes(backend, p) + rates + 2.0 * largest
+    let rates = receivers * p as f64 * (hbsp::memory::message_bytes(backend) + 8.0);
+    hbsp::memory::run_bytes(backend, p) + rates + 2.0 * largest
 }
 
 /// Refuses, in one line, a probe of `p` nodes that would need more memory than is available,
 /// with its estimate, its supersteps and what to change.
 pub fn check_probe_fits(backend: &Backend, p: usize, options: &ProbeOptions) -> Result<()> {
-    crate::memory::check_fits(
+    Ok(hetscale_machine::room::check_fits(
         &format!(
             "probing {p} nodes ({} supersteps, about {})",
             probe_supersteps(p, options),
@@ -239,7 +228,7 @@ pub fn check_probe_fits(backend: &Backend, p: usize, options: &ProbeOptions) -> 
         ),
         probe_bytes(backend, p, options),
         "probe fewer nodes (--nodes) and apply the measured r_j to the others of their kind",
-    )
+    )?)
 }
 
 fn checked(options: &ProbeOptions) -> Result<ProbeOptions> {
@@ -628,7 +617,7 @@ impl ProbeReport {
                 target.r = *r;
             }
         }
-        platform.validate()
+        Ok(platform.validate()?)
     }
 }
 

@@ -1,6 +1,7 @@
-//! The collectives' names, which platforms' measured collective entries may name.
+//! The collectives' names (those `hbsp::collectives` implements), which platforms' measured
+//! collective entries may name.
 
-/// The name of every collective this module implements: what a platform's measured
+/// The name of every collective `hbsp::collectives` implements: what a platform's measured
 /// `[[network.collective]]` and `[[machine.collective]]` entries may name.
 pub const NAMES: [&str; 10] = [
     "broadcast",

@@ -34,7 +34,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 pub use crate::barrier_cost::{BarrierCost, BarrierPoint};
-use crate::error::{HbspError, Result};
+use crate::error::{MachineError, Result};
 use crate::machine_model::{CollectiveCost, ComputeRate, MachineModel};
 use hetscale_model::hbsp::MessageStall;
 
@@ -105,7 +105,7 @@ pub struct Network {
     /// `L(p)`: the barrier cost as a function of the number of nodes.
     #[serde(rename = "L")]
     pub l: BarrierCost,
-    /// Collectives measured on this machine as such ([`crate::collective_probe`]; JPDC
+    /// Collectives measured on this machine as such (`hetscale_probe::collective_probe`; JPDC
     /// 2008 section 4.5 measured `T_broadcast(p)` so): models charge a collective listed here
     /// by its formula, once, with no barrier, instead of HBSP^1's `g h + L` for each of its
     /// supersteps. The payload is the most bytes one node receives in its first superstep.
@@ -130,8 +130,8 @@ impl Platform {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|e| file_error(path, &e))?;
         Self::from_toml_str(&text).map_err(|e| match e {
-            HbspError::InvalidPlatform(m) => {
-                HbspError::InvalidPlatform(format!("{}: {m}", path.display()))
+            MachineError::InvalidPlatform(m) => {
+                MachineError::InvalidPlatform(format!("{}: {m}", path.display()))
             }
             other => other,
         })
@@ -139,19 +139,19 @@ impl Platform {
 
     /// The platform as TOML text.
     pub fn to_toml_string(&self) -> Result<String> {
-        toml::to_string(self).map_err(|e| HbspError::InvalidPlatform(e.to_string()))
+        toml::to_string(self).map_err(|e| MachineError::InvalidPlatform(e.to_string()))
     }
 
     /// Writes the platform as a TOML file, whole or not at all.
     pub fn write_file(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
-        crate::file::write_atomically(path, self.to_toml_string()?)
+        hetscale_out::write_atomically(path, self.to_toml_string()?)
             .map_err(|e| file_error(path, &e))
     }
 
     /// Checks every field; the error names the node or key and the problem.
     pub fn validate(&self) -> Result<()> {
-        let bad = |m: String| Err(HbspError::InvalidPlatform(m));
+        let bad = |m: String| Err(MachineError::InvalidPlatform(m));
         if self.name.trim().is_empty() {
             return bad("platform name is empty: write name = \"my-cluster\"".into());
         }
@@ -193,14 +193,14 @@ impl Platform {
         }
         self.network
             .validate()
-            .map_err(HbspError::InvalidPlatform)?;
+            .map_err(MachineError::InvalidPlatform)?;
         if let Some(model) = &self.machine {
             model
                 .validate()
                 .and_then(|()| model.check_kinds(&self.kinds()))
-                .map_err(HbspError::InvalidPlatform)?;
+                .map_err(MachineError::InvalidPlatform)?;
         }
-        self.check_derived().map_err(HbspError::InvalidPlatform)
+        self.check_derived().map_err(MachineError::InvalidPlatform)
     }
 
     /// Checks that every `[[machine.compute]]` entry names one of `kernels` (or `*`); the
@@ -209,7 +209,7 @@ impl Platform {
         match &self.machine {
             Some(model) => model
                 .check_kernels(kernels)
-                .map_err(|e| HbspError::InvalidPlatform(format!("platform {}: {e}", self.name))),
+                .map_err(|e| MachineError::InvalidPlatform(format!("platform {}: {e}", self.name))),
             None => Ok(()),
         }
     }
@@ -266,7 +266,7 @@ impl Platform {
     /// named `x~k`, same kind, speed and `r`), for predictions beyond the machine that exists.
     pub fn replicated(&self, copies: usize) -> Result<Self> {
         if copies == 0 {
-            return Err(HbspError::InvalidPlatform(
+            return Err(MachineError::InvalidPlatform(
                 "replicate the platform at least once (copies >= 1)".into(),
             ));
         }
@@ -336,7 +336,7 @@ impl Node {
 
     fn validate(&self) -> Result<()> {
         let bad = |m: String| {
-            Err(HbspError::InvalidPlatform(format!(
+            Err(MachineError::InvalidPlatform(format!(
                 "node \"{}\": {m}",
                 self.name
             )))
@@ -483,7 +483,7 @@ impl Network {
     }
 }
 
-fn toml_error(text: &str, err: &toml::de::Error) -> HbspError {
+fn toml_error(text: &str, err: &toml::de::Error) -> MachineError {
     let line = err.span().map(|s| {
         text.as_bytes()[..s.start.min(text.len())]
             .iter()
@@ -492,14 +492,14 @@ fn toml_error(text: &str, err: &toml::de::Error) -> HbspError {
             + 1
     });
     let message = err.message().trim().replace('\n', "; ");
-    HbspError::InvalidPlatform(match line {
+    MachineError::InvalidPlatform(match line {
         Some(line) => format!("line {line}: {message}"),
         None => message,
     })
 }
 
-fn file_error(path: &Path, err: &std::io::Error) -> HbspError {
-    HbspError::File {
+fn file_error(path: &Path, err: &std::io::Error) -> MachineError {
+    MachineError::File {
         path: path.display().to_string(),
         message: err.to_string(),
     }

@@ -2,9 +2,9 @@
 //! the parent module's docs for the rules: weighted least squares on the relative error, the
 //! number of segments by BIC, a physical start-up, never cheaper when larger).
 
-use crate::error::{HbspError, Result};
-use crate::machine_model::P2pSegment;
 use crate::probe::t95;
+use hbsp::{HbspError, Result};
+use hetscale_machine::machine_model::P2pSegment;
 
 /// Fewest sizes a segment is fitted on (a line and a residual).
 pub const MIN_POINTS: usize = 3;
@@ -230,7 +230,7 @@ fn never_cheaper_when_larger(segments: &[P2pSegment], x: &[f64], ends: &[usize])
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::machine_model::p2p_time;
+    use hetscale_machine::machine_model::p2p_time;
 
     #[test]
     fn splits_cover_every_cut_with_enough_points() {

@@ -1,7 +1,7 @@
 //! The supersteps after compute (timed beside those of every node, `ping_pong`): every node
 //! first computes `d` seconds at its marked speed, then the superstep moves the same
 //! messages as one of every node, so what it takes beyond `d` and beyond those is the stall
-//! a compute phase adds ([`crate::compute_stall`], written as `[[machine.compute_stall]]`).
+//! a compute phase adds ([`hetscale_machine::compute_stall`], written as `[[machine.compute_stall]]`).
 //!
 //! On a real backend a node computes by spinning a loop of dependent multiply-adds (it holds
 //! no data, so no cache or memory effect of a program's compute enters) for `d` times the
@@ -11,10 +11,10 @@
 
 use std::time::Instant;
 
-use crate::compute_stall::ComputeStallPoint;
-use crate::ctx::Ctx;
-use crate::error::Result;
-use crate::platform::Platform;
+use hbsp::Ctx;
+use hbsp::Result;
+use hetscale_machine::compute_stall::ComputeStallPoint;
+use hetscale_machine::platform::Platform;
 
 /// Compute lengths beyond this, s (a CPU quota's period), are timed in one round of every
 /// `stride` ([`timed_in_round`]).

@@ -1,3 +1,5 @@
+//! # hetscale-out
+//!
 //! Files written whole or not at all: every file hetscale writes (platform files, reports,
 //! tables, traces, exports, study results, dumped results) goes through [`write_atomically`]
 //! or [`write_atomically_with`].

@@ -16,7 +16,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::error::{HbspError, Result};
+use crate::error::{MachineError, Result};
 use crate::platform::{Machine, Platform};
 
 /// A selection of nodes of a platform (see the module docs for the syntax).
@@ -44,12 +44,12 @@ pub struct NodeSetItem {
 const SYNTAX: &str =
     "write a count (4), names (gromit,chromus) or kinds with counts (sunblade:3,server*2:1)";
 
-fn invalid(message: String) -> HbspError {
-    HbspError::InvalidNodeSet(message)
+fn invalid(message: String) -> MachineError {
+    MachineError::InvalidNodeSet(message)
 }
 
 impl FromStr for NodeSet {
-    type Err = HbspError;
+    type Err = MachineError;
 
     fn from_str(text: &str) -> Result<Self> {
         let text = text.trim();
@@ -227,7 +227,7 @@ fn pick(platform: &Platform, item: &NodeSetItem, taken: &[Option<u32>]) -> Resul
     Ok(free)
 }
 
-fn unknown_word(platform: &Platform, word: &str) -> HbspError {
+fn unknown_word(platform: &Platform, word: &str) -> MachineError {
     const SHOWN: usize = 12;
     let names: Vec<&str> = platform
         .nodes

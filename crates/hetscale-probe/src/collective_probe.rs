@@ -20,8 +20,9 @@
 //! machine), which models charge instead of HBSP^1's `g h + L`.
 //!
 //! ```
-//! use hbsp::collective_probe::{CollectiveProbeOptions, probe_collectives};
-//! use hbsp::{Backend, presets};
+//! use hetscale_probe::collective_probe::{CollectiveProbeOptions, probe_collectives};
+//! use hbsp::Backend;
+//! use hetscale_machine::presets;
 //!
 //! let platform = presets::sunwulf();
 //! let machines = [2, 4].map(|p| platform.select(&format!("{p}").parse().unwrap()).unwrap());
@@ -34,15 +35,15 @@
 use hetscale_model::fit::fit_linear;
 use serde::Serialize;
 
-use crate::backend::Backend;
-use crate::backend::sim::{SimOptions, WorkCharge};
-use crate::collectives::{
+use hbsp::Ctx;
+use hbsp::backend::Backend;
+use hbsp::backend::sim::{SimOptions, WorkCharge};
+use hbsp::collectives::{
     BroadcastAlgorithm, Root, allgather, alltoallv, broadcast, gatherv, scatterv,
 };
-use crate::ctx::Ctx;
-use crate::error::{HbspError, Result};
-use crate::machine_model::CollectiveCost;
-use crate::platform::Machine;
+use hbsp::{HbspError, Result};
+use hetscale_machine::machine_model::CollectiveCost;
+use hetscale_machine::platform::Machine;
 
 /// The collectives the probe knows how to run.
 pub const COLLECTIVES: [&str; 5] = ["broadcast", "scatterv", "gatherv", "allgather", "alltoallv"];
@@ -153,18 +154,16 @@ pub fn probe_collectives_with_intervals(
         .collect()
 }
 
-/// `crate::run`, except that on mpi the machine may have fewer nodes than the job has ranks.
-fn run_on<T: crate::NodeResult>(
+/// `hbsp::run`, except that on mpi the machine may have fewer nodes than the job has ranks.
+fn run_on<T: hbsp::NodeResult>(
     backend: &Backend,
     machine: &Machine,
     program: &(dyn Fn(&mut Ctx<'_>) -> Result<T> + Sync),
-) -> Result<crate::RunOutput<T>> {
+) -> Result<hbsp::RunOutput<T>> {
     match backend {
         #[cfg(feature = "mpi")]
-        Backend::Mpi(options) => {
-            crate::backend::mpi::run_on_first_ranks(options, machine, &program)
-        }
-        _ => crate::run(backend, machine, program),
+        Backend::Mpi(options) => hbsp::backend::mpi::run_on_first_ranks(options, machine, &program),
+        _ => hbsp::run(backend, machine, program),
     }
 }
 
@@ -343,7 +342,7 @@ fn cost_of(name: &str, kept: &[usize], coefficients: &[f64]) -> CollectiveCost {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::presets;
+    use hetscale_machine::presets;
 
     fn sunwulf(p: usize) -> Machine {
         presets::sunwulf()

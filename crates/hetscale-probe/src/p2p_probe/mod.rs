@@ -72,12 +72,12 @@
 //! sending at once: how much longer that takes than one way on average (a long stream's swap
 //! is slowed most times or not at all, so not the fastest), over one way's bytes' cost, is
 //! how the link shares its two directions, written as `[[machine.duplex]]` at `p`
-//! ([`crate::duplex`]; the exchange module).
+//! ([`hetscale_machine::duplex`]; the exchange module).
 //!
 //! Beside each round of the supersteps in which every node takes part, the same supersteps
 //! are timed after every node computed `d` first, for each of a few lengths `d`: what they
 //! take beyond `d` and beyond those without compute is the stall a compute phase adds,
-//! written as `[[machine.compute_stall]]` at `p` ([`crate::compute_stall`]; the
+//! written as `[[machine.compute_stall]]` at `p` ([`hetscale_machine::compute_stall`]; the
 //! after_compute module).
 //!
 //! On `sim` with `[[machine.p2p]]` segments whose breakpoints are among the probed sizes, the
@@ -86,12 +86,12 @@
 
 use serde::Serialize;
 
-use crate::backend::Backend;
-use crate::ctx::Ctx;
-use crate::error::{HbspError, Result};
-use crate::machine_model::{MachineModel, P2pSegment, p2p_time};
-use crate::platform::{Machine, Platform};
 use crate::probe::step;
+use hbsp::Ctx;
+use hbsp::backend::Backend;
+use hbsp::{HbspError, Result};
+use hetscale_machine::machine_model::{MachineModel, P2pSegment, p2p_time};
+use hetscale_machine::platform::{Machine, Platform};
 
 mod after_compute;
 mod exchange;
@@ -115,7 +115,7 @@ pub struct P2pProbeOptions {
     /// so its mean needs hundreds of samples.
     pub stall_samples: usize,
     /// Compute lengths `d`, s, after which the supersteps of every node are timed again for
-    /// the stall a compute phase adds ([`crate::compute_stall`]); empty: not measured.
+    /// the stall a compute phase adds ([`hetscale_machine::compute_stall`]); empty: not measured.
     pub compute_stall_s: Vec<f64>,
     /// Seconds each node times its compute loop first, on a real backend: many of a CPU
     /// quota's periods, as the marked speed's samples are.
@@ -200,11 +200,11 @@ pub struct P2pReport {
     /// supersteps' mean subtracted, s.
     pub exchange_s: Vec<f64>,
     /// Per size, how much of the second direction's bytes' cost the exchange paid on top of
-    /// one way, in `[0, 1]` (see [`crate::duplex`]), `None` at a start-up dominated size:
+    /// one way, in `[0, 1]` (see [`hetscale_machine::duplex`]), `None` at a start-up dominated size:
     /// written as `[[machine.duplex]]` at `p`.
     pub duplex_penalty: Vec<Option<f64>>,
     /// The compute lengths after which the supersteps of every node were timed, s (empty:
-    /// not measured; see [`crate::compute_stall`]).
+    /// not measured; see [`hetscale_machine::compute_stall`]).
     pub compute_stall_s: Vec<f64>,
     /// Per compute length, the stall: those supersteps' mean beyond the compute and beyond
     /// the supersteps of every node without it, at least 0, s, and its 95% interval; written
@@ -259,7 +259,7 @@ pub fn probe_p2p(
     // On sim the compute is declared, not spun (see the after_compute module).
     let calibration =
         (!matches!(backend, Backend::Sim(_))).then_some(options.compute_calibration_s);
-    let output = crate::run(&backend, machine, |ctx| {
+    let output = hbsp::run(&backend, machine, |ctx| {
         ping_pong(ctx, &options, calibration)
     })?;
     let PingPongTimes {
@@ -532,7 +532,7 @@ fn ping_pong(
 /// not a rate of operations (a platform in other units), so that no node spins.
 fn node_computer(ctx: &Ctx<'_>, calibration_s: Option<f64>) -> Option<after_compute::Computer> {
     let machine = ctx.machine();
-    let scale = crate::backend::sim::ops_scale(machine.speed_unit())?;
+    let scale = hetscale_machine::units::ops_scale(machine.speed_unit())?;
     let ops_per_s = machine.marked_speed(ctx.pid()) * scale;
     Some(after_compute::Computer::new(ops_per_s, calibration_s))
 }
@@ -743,7 +743,7 @@ impl P2pReport {
     /// `p`; a platform without `L(p)` measured at this `p` is left as it is (the superstep
     /// probe, which `probe --p2p` runs first, writes it).
     fn apply_stall_to(&self, platform: &mut Platform) {
-        if let crate::platform::BarrierCost::Table(points) = &mut platform.network.l {
+        if let hetscale_machine::platform::BarrierCost::Table(points) = &mut platform.network.l {
             if let Some(point) = points.iter_mut().find(|pt| pt.p == self.p) {
                 point.message_stall_s = self.stall_s;
                 point.message_stall_all_s = Some(self.all_nodes_stall_s);
@@ -763,8 +763,11 @@ impl P2pReport {
 /// `r_j = max(1, r_j g_old / g_new)`.
 pub fn raise_g_to_sustained(platform: &mut Platform) -> Option<f64> {
     // The sustained rate is the link's, whatever the machine size: the largest measured.
-    let network =
-        crate::machine_model::p2p_segments(&platform.machine.as_ref()?.p2p, None, usize::MAX);
+    let network = hetscale_machine::machine_model::p2p_segments(
+        &platform.machine.as_ref()?.p2p,
+        None,
+        usize::MAX,
+    );
     let sustained = network.last()?.s_per_byte;
     let g = platform.network.g_s_per_byte;
     (g < sustained).then(|| {

@@ -1,5 +1,5 @@
 //! The cgroups a process belongs to, as `/proc/self/cgroup` lists them: where the memory
-//! check ([`crate::memory`]) finds a memory limit, and `bench` a CPU quota.
+//! check ([`crate::room`]) finds a memory limit, and `bench` a CPU quota.
 
 /// One line of `/proc/self/cgroup`: `ID:CONTROLLERS:PATH`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

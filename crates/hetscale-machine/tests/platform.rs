@@ -1,8 +1,6 @@
 //! Platforms, presets and node-sets.
 
-mod common;
-
-use hbsp::{HbspError, NodeSet, Platform};
+use hetscale_machine::{MachineError, NodeSet, Platform};
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol
@@ -89,8 +87,8 @@ fn ncube2_and_local_presets() {
     assert_eq!(ncube.network.g_s_per_byte, 0.5e-6);
     assert!(close(ncube.network.l.at(8), 3.0 * 130e-6, 1e-15));
     let local = Platform::load("local").unwrap();
-    assert_eq!(local.nodes.len(), hbsp::presets::cores());
-    for preset in hbsp::presets::all() {
+    assert_eq!(local.nodes.len(), hetscale_machine::presets::cores());
+    for preset in hetscale_machine::presets::all() {
         preset.validate().unwrap();
         let text = preset.to_toml_string().unwrap();
         assert_eq!(
@@ -126,7 +124,7 @@ fn node_set_error(spec: &str) -> String {
         .parse::<NodeSet>()
         .and_then(|set| ucf.select(&set))
         .unwrap_err();
-    assert!(matches!(err, HbspError::InvalidNodeSet(_)), "{err:?}");
+    assert!(matches!(err, MachineError::InvalidNodeSet(_)), "{err:?}");
     let message = err.to_string();
     assert!(!message.contains('\n'), "one line: {message}");
     message
@@ -271,7 +269,7 @@ fn collectives_must_be_named_once_and_by_a_collective_this_library_has() {
         "{}",
         platform_error(&machine_typo)
     );
-    for name in hbsp::collectives::NAMES {
+    for name in hetscale_machine::collective_names::NAMES {
         let known = two_kinds_with(&format!("[[network.collective]]\nname = \"{name}\"\n"));
         Platform::from_toml_str(&known).unwrap();
     }
@@ -297,7 +295,7 @@ fn compute_rates_must_name_a_node_kind_and_a_known_kernel() {
     );
     let fixed = Platform::from_toml_str(&kernel.replace("\"mn\"", "\"mm\"")).unwrap();
     fixed.check_kernels(&known).unwrap();
-    for preset in hbsp::presets::all() {
+    for preset in hetscale_machine::presets::all() {
         preset
             .check_kernels(&known)
             .unwrap_or_else(|e| panic!("{e}"));
@@ -328,8 +326,8 @@ fn names_and_labels_with_control_characters_are_refused() {
         !platform_error(&platform_name).contains('\u{1b}'),
         "the error itself prints no escape"
     );
-    assert!(hbsp::platform::control_character_problem(escape).is_some());
-    assert!(hbsp::platform::control_character_problem("C_1 (server*2)").is_none());
+    assert!(hetscale_machine::platform::control_character_problem(escape).is_some());
+    assert!(hetscale_machine::platform::control_character_problem("C_1 (server*2)").is_none());
 }
 
 #[test]

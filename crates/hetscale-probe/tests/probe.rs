@@ -1,13 +1,14 @@
 //! The probe measures plausible parameters and writes them into a platform.
 
+#[path = "../../hbsp/tests/common/mod.rs"]
 mod common;
 
-use hbsp::probe::{self, ProbeOptions};
 use hbsp::{Backend, Platform};
+use hetscale_probe::probe::{self, ProbeOptions};
 
 #[test]
 fn quick_probe_reports_estimates_with_intervals() {
-    let platform = hbsp::presets::local(3);
+    let platform = hetscale_machine::presets::local(3);
     let machine = platform.select(&"3".parse().unwrap()).unwrap();
     let report = common::within_5s(move || {
         probe::probe(&Backend::threads(), &machine, &ProbeOptions::quick())
@@ -58,7 +59,7 @@ fn quick_probe_reports_estimates_with_intervals() {
 
 #[test]
 fn probe_rejects_too_few_rounds() {
-    let machine = hbsp::presets::local(1).all().unwrap();
+    let machine = hetscale_machine::presets::local(1).all().unwrap();
     let options = ProbeOptions {
         rounds: 1,
         ..ProbeOptions::quick()

@@ -266,7 +266,7 @@ pub fn p2p_level(all: &[P2pSegment], p: usize) -> Option<usize> {
 /// Checks `[[machine.p2p]]`: segments of no node present when any are, each node's sizes
 /// increasing, costs finite, per byte non-negative, and every segment's cost non-negative
 /// from its first size (a segment after the first may start with a negative `latency_s`:
-/// a shaped link's burst, see `hbsp::p2p_probe`).
+/// a shaped link's burst, see `hetscale_probe::p2p_probe`).
 fn validate_p2p(all: &[P2pSegment]) -> Result<(), String> {
     if all.iter().any(|s| s.p.is_some()) && all.iter().any(|s| s.p.is_none()) {
         return Err(
@@ -526,10 +526,10 @@ impl CollectiveCost {
                 "{table}: name is empty: write name = \"broadcast\""
             ));
         }
-        if !crate::collectives::names::NAMES.contains(&self.name.as_str()) {
+        if !crate::collective_names::NAMES.contains(&self.name.as_str()) {
             return Err(format!(
                 "{at} names no collective: use one of {}",
-                crate::collectives::names::NAMES.join(", ")
+                crate::collective_names::NAMES.join(", ")
             ));
         }
         non_negative(
