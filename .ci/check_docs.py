@@ -7,7 +7,8 @@ notes, docs/notes/*.md, and CHANGELOG.md: history kept on purpose, so only its l
 - Every relative link in the guide and the record resolves to an existing file or directory,
   and a link's `#anchor` into a Markdown file to one of its headings (as GitHub names them).
 - README.md has at most 250 lines and holds, in its first 10 lines, the main job
-  `cargo run --release -p hetscale -- study` and the tests `cargo test --workspace --all-features`.
+  `cargo run --release -p hetscale -- study` and the tests `cargo test --workspace` (with or
+  without `--all-features`).
 - No page of the guide is a diary: none contains a date (2026-11-24, "24 Nov", "Nov 2026"),
   "load" followed by a number, or a commit hash (7 to 40 hex digits with both letters and
   digits).
@@ -39,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 MAX_README_LINES = 250
 COMMANDS = [
     "cargo run --release -p hetscale -- study",
-    "cargo test --workspace --all-features",
+    "cargo test --workspace",  # the fresh-clone suite; `--all-features` may follow it
 ]
 HEAD_LINES = 10
 
