@@ -126,6 +126,9 @@ fn is_refusal(err: &anyhow::Error) -> bool {
             .downcast_ref::<hbsp::HbspError>()
             .is_some_and(hbsp::HbspError::is_refusal)
             || cause
+                .downcast_ref::<hetscale_machine::MachineError>()
+                .is_some_and(hetscale_machine::MachineError::is_refusal)
+            || cause
                 .downcast_ref::<hetscale_kernels::KernelError>()
                 .is_some_and(hetscale_kernels::KernelError::is_refusal)
             || cause
