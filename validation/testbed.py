@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from runner import Failed, Runner, Unknown
 from toml_writer import to_toml
 
+# The prefix of the driver's own lines, as the shell driver printed them.
+NAME = "testbed_validation"
 STATE = "/run/hetscale-testbed"
 # The held-out configurations' host counts, by the testbed's host count.
 HELD = {4: (4,), 8: (4, 8)}
@@ -611,10 +613,10 @@ def finish(v: Validation, status: int) -> int:
     or the validation fails."""
     v.run([v.testbed, "down"], stdout=os.devnull)
     if v.run([v.testbed, "leftovers"]) != 0:
-        print("testbed_validation: the testbed left something behind", file=sys.stderr)
+        print(f"{NAME}: the testbed left something behind", file=sys.stderr)
         status = 1
     if not v.runner.dry_run:
-        print(f"testbed_validation: {'FAILED' if status else 'done'} in {v.elapsed()} s; "
+        print(f"{NAME}: {'FAILED' if status else 'done'} in {v.elapsed()} s; "
               f"outputs in {v.out}", flush=True)
     return status
 
@@ -654,7 +656,8 @@ def parse_args(argv):
     parser.add_argument("hosts", metavar="HOSTS", nargs="?", default="4", choices=["4", "8"],
                         help="the testbed's hosts: 4 or 8 (default 4)")
     parser.add_argument("out", metavar="OUT", nargs="?",
-                        help="the output directory (default /tmp/hetscale-testbed-validation-HOSTS)")
+                        help="the output directory "
+                        "(default /tmp/hetscale-testbed-validation-HOSTS)")
     return parser.parse_args(argv)
 
 
@@ -690,14 +693,14 @@ def main(argv=None, show=print) -> int:
     try:
         validate(v)
     except Failed as e:
-        print(f"testbed_validation: {e}", file=sys.stderr)
+        print(f"{NAME}: {e}", file=sys.stderr)
         status = e.status
     except (KeyboardInterrupt, Interrupted):
         status = 130
     except Exception as e:  # an unreadable output the validation cannot go on without
         if v.runner.dry_run:  # nothing to take down; e.g. a reader that stopped (| head)
             raise
-        print(f"testbed_validation: {type(e).__name__}: {e}", file=sys.stderr)
+        print(f"{NAME}: {type(e).__name__}: {e}", file=sys.stderr)
         status = 1
     return finish(v, status)
 
