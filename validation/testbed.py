@@ -118,6 +118,7 @@ class Validation:
         return f"{self.mpirun} -np {{p}} --hostfile {{hostfile}} {self.out}/jacobi {{n}} 100"
 
     def n_max(self, prog: Program) -> int:
+        """The end of `prog`'s search range on this testbed: the 4-host end times HOSTS/4."""
         return prog.n_max * self.hosts // 4
 
     def elapsed(self) -> int:
