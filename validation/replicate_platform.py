@@ -1,6 +1,7 @@
 """Replicates a platform file's nodes K times, as `hetscale predict --replicate K` does.
 
-Usage: hetscale platform show sunwulf | python3 replicate_platform.py 64 > sunwulf-x64.toml
+Usage: hetscale platform show sunwulf | python3 validation/replicate_platform.py 64 > sunwulf-x64.toml
+(validation/scaling.py calls `replicate` itself.)
 
 Copy k > 0 of node `name` is named `name~k`; copies follow one another, so a node set such
 as `sunfire:32` takes the first copy's SunFires, then the second's. Works on the text, so
@@ -11,9 +12,8 @@ import re
 import sys
 
 
-def main() -> None:
-    copies = int(sys.argv[1])
-    text = sys.stdin.read()
+def replicate(text: str, copies: int) -> str:
+    """A platform file's text with its nodes `copies` times, the copies renamed."""
     first = text.index("[[node]]")
     # The nodes end where the first table that is not a node starts.
     rest = re.search(r"^\[(?!\[node\]\])", text[first:], re.MULTILINE)
@@ -36,7 +36,11 @@ def main() -> None:
                 b = re.sub(r'^name = "(.*)"$', rf'name = "\1~{k}"', b, count=1, flags=re.MULTILINE)
             out.append(b)
     out.append(tail)
-    sys.stdout.write("".join(out))
+    return "".join(out)
+
+
+def main() -> None:
+    sys.stdout.write(replicate(sys.stdin.read(), int(sys.argv[1])))
 
 
 if __name__ == "__main__":

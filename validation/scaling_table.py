@@ -1,6 +1,6 @@
-"""The table of benchmarks/scaling.sh: predicted N on 16, 32 and 64 nodes against measured.
+"""The table of validation/scaling.py: predicted N on 16, 32 and 64 nodes against measured.
 
-Usage: python3 scaling_table.py OUT_DIR [PREDICTIONS]
+Usage: python3 validation/scaling_table.py OUT_DIR [PREDICTIONS]
 
 Reads OUT_DIR/results/<kernel>-<machine>-full.json (`hetscale study --json`: the measured N on
 every configuration) and OUT_DIR/PREDICTIONS/<kernel>-<machine>-p<P>.json (`hetscale predict

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""The table of benchmarks/testbed_validation.sh (issue 36): one row per (program, held-out
-configuration, quantity, approach) from the JSON files the script left in OUT, every row
+"""The table of validation/testbed.py (issue 36): one row per (program, held-out
+configuration, quantity, approach) from the JSON files the driver left in OUT, every row
 printed, misses and missing predictions included, then the verdict against issue 36's targets
 (median |error| <= 10% for T at fixed N and for the N holding E_s; 95% intervals covering the
 measured value in >= 80% of the rows). An N row where neither side finds an N in range
 agrees when both find the target on the same side of the range, and is missing otherwise
 (no_n_agreement).
 
-    testbed_validation_table.py OUT
+    python3 validation/testbed_table.py OUT
 """
 import glob
 import json

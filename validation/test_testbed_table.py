@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Tests of testbed_validation_table.py's scoring of N rows (docs/validation.md, step 5):
+"""Tests of testbed_table.py's scoring of N rows (docs/validation.md, step 5):
 where neither side finds an N in range, a row agrees only when both put the target on the
 same side of the range; otherwise it is missing and fails the verdict.
 
-    python3 benchmarks/test_validation_table.py
+    python3 -m unittest discover -s validation
 """
 import contextlib
 import io
@@ -14,7 +14,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import testbed_validation_table as table  # noqa: E402
+import testbed_table as table  # noqa: E402
 
 ABOVE = "E_s = 0.0136 at N = 128 already exceeds the target 0.0086: lower n_min or raise the target"
 BELOW = ("no N in [128, 2048] reaches E_s = 0.0086: the highest E_s reached is 0.0062 at "
