@@ -56,6 +56,15 @@ class Arguments(unittest.TestCase):
         self.assertEqual(testbed.validation_from(testbed.parse_args([]),
                                                  {"HETSCALE": "/x/hs"}).hetscale, "/x/hs")
 
+    def test_relative_paths_become_absolute(self):
+        # The commands run inside OUT: a relative HETSCALE is the caller's, a relative OUT
+        # the repository's.
+        repo = os.path.abspath(os.path.join(os.path.dirname(testbed.__file__), ".."))
+        v = testbed.validation_from(testbed.parse_args(["4", "rel-out"]),
+                                    {"HETSCALE": "target/release/hetscale"})
+        self.assertEqual(v.out, os.path.join(repo, "rel-out"))
+        self.assertEqual(v.hetscale, os.path.abspath("target/release/hetscale"))
+
     def test_bad_arguments_give_one_line(self):
         for argv in (["5"], ["4", "out", "extra"], ["--hosts", "4"]):
             err = io.StringIO()

@@ -15,8 +15,8 @@ OUT (default /tmp/hetscale-testbed-validation-HOSTS; a relative OUT is taken fro
 repository's root) is emptied, then holds every command's output, steps.log, and table.md:
 one row per (program, held-out configuration, quantity, approach), misses included, and the
 verdict (validation/testbed_table.py). HETSCALE names the hetscale binary, built with
---features mpi (default: the repository's target/release/hetscale); give it as an absolute
-path, as the commands run in OUT.
+--features mpi (default: the repository's target/release/hetscale); a relative HETSCALE is
+taken from where the driver is started.
 
 --dry-run prints the commands in order without running any (no root, no testbed needed);
 a value an earlier command's output would give is shown by its name (GE_TARGET, ...).
@@ -665,9 +665,11 @@ def parse_args(argv):
 def validation_from(args, environ, show=print) -> Validation:
     repo = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
     hosts = int(args.hosts)
-    return Validation(hosts=hosts, out=args.out or f"/tmp/hetscale-testbed-validation-{hosts}",
-                      repo=repo,
-                      hetscale=environ.get("HETSCALE") or f"{repo}/target/release/hetscale",
+    # The commands run inside OUT, so both paths are made absolute here: HETSCALE as the
+    # caller wrote it (from where they stand), OUT from the repository's root as documented.
+    out = os.path.join(repo, args.out or f"/tmp/hetscale-testbed-validation-{hosts}")
+    hetscale = os.path.abspath(environ.get("HETSCALE") or f"{repo}/target/release/hetscale")
+    return Validation(hosts=hosts, out=out, repo=repo, hetscale=hetscale,
                       runner=Runner(dry_run=args.dry_run, show=show))
 
 
