@@ -655,8 +655,9 @@ impl<T: Pod + Send> ByteTarget for PooledVec<'_, T> {
 
     fn overwrite(&mut self, bytes: usize) -> Option<&mut [u8]> {
         let items = self.items(bytes)?;
-        // Zeroing the vector only for MPI to overwrite it kept each receiver from the
-        // collective: a 1 MiB scatter took 1.17x MPI_Scatterv with it, 1.02x without.
+        // Zeroing the vector only for MPI to overwrite it would keep each receiver from the
+        // collective while it writes every page once more (`side_by_side.sh` times the
+        // scatter against MPI_Scatterv).
         self.vec = self
             .pool
             .take_to_overwrite(items)

@@ -16,8 +16,8 @@ use hetscale_machine::room::check_fits;
 // Formatting lives below `ctx`, which names sizes in its errors too; re-exported here.
 
 /// Bytes a coroutine node takes at its peak besides its program's data: its stack's resident
-/// pages, its `Ctx`, mailboxes and share of the clock (measured: about 6 KiB at 32,000
-/// nodes with the `sim_scale` bench's program; more for programs with deeper calls).
+/// pages, its `Ctx`, mailboxes and share of the clock (about 6 KiB at 32,000 nodes with the
+/// program of `cargo bench -p hbsp --bench sim_scale`; more for programs with deeper calls).
 pub const COROUTINE_NODE_BYTES: f64 = 16.0 * 1024.0;
 
 /// Bytes a thread-per-node sim node takes: its thread's stack pages and the kernel's

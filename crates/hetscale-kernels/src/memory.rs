@@ -34,13 +34,13 @@ pub(crate) fn check_inputs_fit(kernel: &dyn Kernel, n: usize) -> Result<()> {
 ///
 /// - sim: every node keeps a few vectors of one count per node across its collectives'
 ///   boundaries (its share of the rows, the counts it passes to `scatterv`/`gatherv` and
-///   the collective's call that holds them). Measured (peak RSS, `run mm --skip-compute
-///   --n 64`): 24 B per pair at p = 8,000 and 16,000 (1.6 and 6.2 GB; 32 before the coroutine
-///   engine kept one call per lane instead of one per node); ge and slalom less; the margin
-///   covers the rest.
+///   the collective's call that holds them). The peak RSS of
+///   `hetscale run mm --backend sim --skip-compute --n 64 --nodes P` gives 24 B per pair at
+///   P = 8,000 and 16,000; ge and slalom less; the margin covers the rest.
 /// - threads: an all-to-all superstep (the second phase of a two-phase broadcast) queues a
-///   message per pair ([`hbsp::memory::message_bytes`]). Measured with `run mm --n 64`:
-///   442 B per pair at p = 2,048 (1.9 GB) and 446 at 4,096 (7.5 GB).
+///   message per pair ([`hbsp::memory::message_bytes`]). The peak RSS of
+///   `hetscale run mm --backend threads --n 64 --nodes P` gives about 440 B per pair at
+///   P = 2,048 and 4,096.
 /// - mpi: a rank holds its own node only.
 pub fn pair_bytes(backend: &Backend) -> f64 {
     match backend {
@@ -294,9 +294,9 @@ mod tests {
         assert!(absurd > 1e25, "{absurd}");
     }
 
-    /// The state that grows as p^2 is counted: `run mm --backend sim --skip-compute --n 64`
-    /// peaked at 12.7 GB on 20,000 nodes, estimated at 0.3 GB (16 KiB per node), and was
-    /// never refused; on threads a run of thousands of nodes queues a message per pair.
+    /// The state that grows as p^2 is counted: `hetscale run mm --backend sim --skip-compute
+    /// --n 64` on 20,000 nodes peaks above 12 GB, far beyond 16 KiB per node; on threads a
+    /// run of thousands of nodes queues a message per pair.
     #[test]
     fn the_estimate_counts_what_grows_with_every_pair_of_nodes() {
         let skeleton = Backend::Sim(hbsp::SimOptions {
@@ -310,7 +310,7 @@ mod tests {
             trace: false,
             ..Default::default()
         });
-        // Measured: 1.9 GB on 2,048 threads.
+        // The peak RSS of `hetscale run mm --backend threads --n 64` on 2,048 nodes.
         let threads = run_memory(&MmKernel, 64, &machine(2048), &threads).unwrap();
         assert!(threads > 1.9e9, "{threads:e}");
         // An MPI rank holds its own node only.

@@ -3,14 +3,15 @@
 //! `sim`.
 //!
 //! HBSP^1 charges a superstep `max_j w_j` for its compute, and `sim` adds `L(p)` and the
-//! measured stall of a superstep that moves messages (`message_stall_all_s`, measured with
-//! no compute before it). On hosts under a CPU quota a compute phase spans the hosts' quota
+//! measured stall of a superstep that moves messages (`message_stall_all_s`, measured with no
+//! compute before it). On hosts under a CPU quota a compute phase spans the hosts' quota
 //! periods, and each host ends it at its own point of its period, so the superstep waits
-//! longer for the last one than an empty superstep does. On the 8-host testbed (10 ms
-//! periods; raw MPI, `mpi_check supersteps`: every rank computes, then an 8-byte message to
-//! a rotating root and a barrier) a superstep took beyond its compute 2.0 ms with none, 2.5
-//! ms after 1 ms of compute, 2.8 ms after 3 ms and 6.0 ms after 10 ms; on 4 hosts 1.9 to 7.6
-//! ms. A cluster without quotas measures about 0.
+//! longer for the last one than an empty superstep does; the longer the compute, the more it
+//! waits, until the stall levels off. Raw MPI shows it with
+//! `mpirun -np P mpi_check supersteps` (`testbed/mpi_check.c`: every rank computes, then an
+//! 8-byte message to a rotating root and a barrier) and, for compute of 10 to 300 ms,
+//! `mpi_check longsteps`; the testbed's figures are in docs/hbsp.md, "The ping-pong probe". A
+//! cluster without quotas measures about 0.
 //!
 //! The probe times supersteps in which every node first computes `d` seconds at its marked
 //! speed, then moves the same messages as its supersteps of every node; the **stall** at `d`

@@ -2,16 +2,16 @@
 //! probe --p2p` and charged by `sim` and the kernels' models (`hetscale-kernels`' charges).
 //!
 //! A full-duplex port sends and receives at once at its full rate each way, so a node that
-//! does both in a superstep pays the larger side ([`crate::machine_model`]'s `max(out_j,
-//! in_j)`). Not every link does: on the testbed's `tbf`-shaped 100 Mbit/s links two hosts
-//! swapping 1 MiB took 150 ms where one sending it took 81 ms, and 4 MB 649 ms against 337
-//! ms (raw MPI, `MPI_Sendrecv` against `MPI_Send`), while 256 KiB took 24 ms against 22 ms.
-//! A queue of data on a shaped link delays the acknowledgements of the stream coming the other
-//! way, so long streams in both directions together move little more than one. The probe
-//! measures it as such: node 0 and node 1 swap each size at once, and the **penalty** at a
-//! size is how much longer the swap takes than one way, over one way,
-//! `clamp(exchange / one_way - 1, 0, 1)`: 0 a full-duplex port, 1 a port that carries one
-//! direction at a time.
+//! does both in a superstep pays the larger side ([`crate::machine_model`]'s
+//! `max(out_j, in_j)`). Not every link does: a queue of data on a shaped link (such as the
+//! testbed's `tbf` links) delays the acknowledgements of the stream coming the other way, so
+//! long streams in both directions together move little more than one, while a short stream
+//! barely slows the other. Raw MPI shows it with `mpirun -np 2 mpi_check swap BYTES`
+//! (`testbed/mpi_check.c`: `MPI_Sendrecv` against `MPI_Send`); the testbed's figures are in
+//! docs/hbsp.md, "The ping-pong probe". The probe measures it as such: node 0 and node 1 swap
+//! each size at once, and the **penalty** at a size is how much longer the swap takes than one
+//! way, over one way, `clamp(exchange / one_way - 1, 0, 1)`: 0 a full-duplex port, 1 a port
+//! that carries one direction at a time.
 //!
 //! A node that sends `o` bytes and receives `i` in a superstep pays its larger side plus the
 //! penalty at `min(o, i)` bytes (the part of the traffic that flows both ways at once) times

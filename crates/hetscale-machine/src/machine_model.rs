@@ -162,11 +162,12 @@ pub struct P2pSegment {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
     /// The number of nodes of the machine the ping-pong ran on (`probe --p2p --nodes p`);
-    /// none: every size. A transfer's start-up grows with the nodes taking part (on the
-    /// 4-host testbed 0.44 ms one way with 2 nodes, 0.59 ms with 4: more processes share the
-    /// cores and wait on each other's quota), so a run on `p` nodes is charged the segments
-    /// measured on the most nodes at most `p` (else the fewest measured), as `L(p)` is
-    /// charged by its size. Either every segment names its `p` or none does.
+    /// none: every size. A transfer's start-up grows with the nodes taking part: more
+    /// processes share the cores and wait on each other's quota (`hetscale probe --p2p` on 2
+    /// nodes against 4; the testbed's in docs/hbsp.md, "The ping-pong probe"), so a run on `p`
+    /// nodes is charged the segments measured on the most nodes at most `p` (else the fewest
+    /// measured), as `L(p)` is charged by its size. Either every segment names its `p` or none
+    /// does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p: Option<usize>,
     /// Largest transfer, bytes, this segment covers (the last: the largest size measured).

@@ -191,9 +191,10 @@ pub fn probe_supersteps(p: usize, options: &ProbeOptions) -> u64 {
 }
 
 /// Seconds a probe of `p` nodes takes, roughly: its supersteps ([`probe_supersteps`]) times
-/// `p` times what a node's superstep costs on `backend` (measured on a 2-core host with
-/// `--quick` at p = 64 to 500: 0.63 us on sim's coroutines, 4.7 us on threads; mpi's is
-/// taken as threads'). A faster or busier host differs; the progress shows the real pace.
+/// `p` times what a node's superstep costs on `backend` (from timing
+/// `hetscale probe --quick --backend sim|threads --nodes P` at P = 64 to 500 on a 2-core host:
+/// 0.63 us on sim's coroutines, 4.7 us on threads; mpi's is taken as threads'). A faster
+/// or busier host differs; the progress shows the real pace.
 pub fn probe_seconds(backend: &Backend, p: usize, options: &ProbeOptions) -> f64 {
     let node_superstep_s = match backend {
         Backend::Sim(sim) if sim.engine == hbsp::SimEngine::Coroutines => 0.7e-6,

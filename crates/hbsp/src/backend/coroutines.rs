@@ -546,9 +546,10 @@ impl Gate {
     }
 }
 
-/// The OS threads a run's nodes are spread over: `SimOptions::lanes`, one by default (on
-/// this project's shared 2-core machine two lanes gave no wall-time gain at 65,536 nodes and
-/// took 5-30% more CPU; see the hbsp README); at most one per node.
+/// The OS threads a run's nodes are spread over: `SimOptions::lanes`, one by default (two
+/// lanes gave no wall-time gain at 65,536 nodes on a 2-core host and took more CPU,
+/// `cargo bench -p hbsp --bench sim_scale`, docs/validation.md, "The simulator at scale");
+/// at most one per node.
 pub fn lanes(options: &SimOptions, p: usize) -> usize {
     options.lanes.unwrap_or(1).clamp(1, p.max(1))
 }

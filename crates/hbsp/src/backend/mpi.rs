@@ -483,9 +483,10 @@ impl MpiTransport<'_> {
     /// Between two ranks, or when all ranks share one machine, the root sends to every rank
     /// straight from `source` and makes its own copy while they read (over shared memory
     /// OpenMPI lets the receiver copy, so the readers pull in parallel). `MPI_Bcast` would
-    /// want the root's buffer writable, so the root's copy would come first: that took 2.2x
-    /// (2 ranks) and 1.23-1.29x (4 ranks) `MPI_Bcast`'s time for 1 MiB, now 1.1x and 0.65x.
-    /// Across machines only two ranks broadcast natively (see `has_native_broadcast`).
+    /// want the root's buffer writable, so the root's copy would come first and the readers
+    /// would wait for it (`bash crates/hbsp/benches/side_by_side.sh` times this against
+    /// `MPI_Bcast`, docs/validation.md, "The hbsp library"). Across machines only two ranks
+    /// broadcast natively (see `has_native_broadcast`).
     fn broadcast_bytes(
         &self,
         root: usize,
@@ -552,12 +553,15 @@ impl Transport for MpiTransport<'_> {
         true
     }
 
-    /// Across machines with more than two ranks a broadcast is the superstep(s) its
-    /// algorithm names, exchanged like any other messages: the root's direct sends
-    /// (one-phase) or its scatter and the pieces' all-gather (two-phase), which is what the
-    /// cost model charges. `MPI_Bcast`'s tree does neither: on 4 hosts at 100 Mbit/s it took
-    /// 1.12 s for 4.7 MB where the two-phase algorithm the model charged takes about half, and
-    /// its rounds add a start-up each where the root's direct sends overlap theirs.
+    /// Across machines with more than two ranks a broadcast is the superstep(s) its algorithm
+    /// names, exchanged like any other messages: the root's direct sends (one-phase) or its
+    /// scatter and the pieces' all-gather (two-phase), which is what the cost model charges.
+    /// `MPI_Bcast`'s tree does neither: its rounds relay the whole data through the ranks it
+    /// has reached, which on slow links takes longer than the two-phase algorithm and is not
+    /// what the model charges, and each round adds a start-up where the root's direct sends
+    /// overlap theirs (the testbed's times of MM either way,
+    /// `mpirun -np 4 hetscale run mm --backend mpi --nodes 4`, are in docs/hbsp.md, "The mpi
+    /// backend").
     fn has_native_broadcast(&self) -> bool {
         self.shared.is_some() || self.p() <= 2
     }
@@ -609,8 +613,9 @@ impl Transport for MpiTransport<'_> {
 /// bit: the OR of the signatures and of their complements equals a rank's own pair only if
 /// every rank made the same call. `announce`, the bytes a native collective's root announces
 /// (0 on every other rank, so the OR is the root's), travels only when non-zero: OpenMPI's
-/// shared-memory path moves one 8-byte word as fast as `MPI_Barrier`'s empty message, 16
-/// bytes 1.2x slower.
+/// shared-memory path moves one 8-byte word as fast as `MPI_Barrier`'s empty message, and a
+/// second word costs more (`bash crates/hbsp/benches/side_by_side.sh` times hbsp's sync
+/// against `MPI_Barrier`).
 struct Agreement {
     word: u64,
     announce: u64,
@@ -655,12 +660,12 @@ impl Agreement {
     /// Leaves every rank holding the OR over all ranks, in `ceil(log2 p)` rounds of
     /// `MPI_Sendrecv`.
     ///
-    /// Hand-rolled rather than `MPI_Allreduce`: on OpenMPI's shared-memory transport that took
-    /// 1.3x (2 ranks) to 2x (4 ranks, oversubscribed) an `MPI_Barrier`, while these rounds are
-    /// the barrier's own pattern. Pairs exchange (`rank ^ step`) when `p` is a power of two,
-    /// so two ranks sharing a core wake each other; otherwise each rank sends `step` ahead
-    /// and hears from `step` behind (dissemination, exact because an OR does not mind hearing
-    /// a rank twice).
+    /// Hand-rolled rather than `MPI_Allreduce`: on OpenMPI's shared-memory transport that is
+    /// slower than an `MPI_Barrier`, while these rounds are the barrier's own pattern
+    /// (`bash crates/hbsp/benches/side_by_side.sh` times hbsp's sync against `MPI_Barrier`).
+    /// Pairs exchange (`rank ^ step`) when `p` is a power of two, so two ranks sharing a core
+    /// wake each other; otherwise each rank sends `step` ahead and hears from `step` behind
+    /// (dissemination, exact because an OR does not mind hearing a rank twice).
     fn combine_over_ranks(&mut self, world: &SimpleCommunicator, rank: usize, p: usize) {
         let mut heard = [0u64; 2];
         let mut step = 1;

@@ -30,8 +30,9 @@ pub(super) fn type_mismatch(collective: &str, bytes: usize) -> HbspError {
 /// The root's `source`, `counts[j]` bytes to rank `j`, into `target`: the root sends every
 /// piece straight from `source` and copies its own while the others read (over shared memory
 /// OpenMPI lets the receiver copy). `MPI_Scatterv` copies the root's piece first or last; with
-/// pieces by speed the fastest root keeps the largest, and overlapping its copy took 1 MiB
-/// from 2.1-2.5x `MPI_Scatterv`'s time (as messages) to about 1.0x.
+/// pieces by speed the fastest root keeps the largest, so its copy is the longest part, and
+/// here it overlaps the others' reads (`bash crates/hbsp/benches/side_by_side.sh` times it
+/// against `MPI_Scatterv`, docs/validation.md, "The hbsp library").
 pub(super) fn scatter_bytes(
     world: &SimpleCommunicator,
     root: usize,

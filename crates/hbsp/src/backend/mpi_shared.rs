@@ -5,9 +5,8 @@
 //! its agreement there and then the superstep's number (release), and reads every other
 //! rank's line once that number shows (acquire), ORing the words as the `MPI_Sendrecv` rounds
 //! do. That is one cache-line transfer per pair where `MPI_Barrier` makes OpenMPI's
-//! collective layer move flags of its own: 0.11-0.15 us against 0.25 us at 2 ranks on a
-//! 2-core machine (a C program timing both, 24 Nov; `mpi_bench` then showed hbsp's sync at
-//! 0.94-1.02x `MPI_Barrier`, see the crate README).
+//! collective layer move flags of its own (`bash crates/hbsp/benches/side_by_side.sh` times
+//! hbsp's sync against `MPI_Barrier`, docs/validation.md, "The hbsp library").
 //!
 //! Two parities suffice: a rank writes superstep `s + 2`'s line only after everybody
 //! published `s + 1`, which each did only after reading all of `s`'s lines.

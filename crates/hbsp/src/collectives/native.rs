@@ -28,8 +28,9 @@ impl<T> Items<'_, T> {
 // algorithm it stands for, so results, costs and traces are those of every other backend.
 
 /// Whether a scatter moves natively: on a backend with collectives of its own, equal pieces
-/// or not (the root sends every piece from its data and copies its own meanwhile; as
-/// messages, packed and unpacked, uneven pieces took 2x longer).
+/// or not (the root sends every piece from its data and copies its own meanwhile, where as
+/// messages every piece is packed and unpacked; `bash crates/hbsp/benches/side_by_side.sh`
+/// times it against `MPI_Scatterv` on uneven speeds, docs/validation.md, "The hbsp library").
 pub(super) fn native_scatter<T>(ctx: &Ctx<'_>) -> bool {
     ctx.has_native_collectives() && std::mem::size_of::<T>() > 0
 }

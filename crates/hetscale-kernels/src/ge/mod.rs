@@ -73,8 +73,11 @@
 //! stays fast: the row-cyclic model replays every `stride`-th step for the `stride` it
 //! stands for, from the distribution's prefix property; the blocked model keeps the exact
 //! owners and every step's compute (`O(log p)` a step) and samples only the broadcasts, one
-//! per `stride` steps. Measured against `sim`: within 2e-4 at `N = 100000`, `p = 4096`,
-//! `b = 64` (7359.9 s against 7358.5 s, in 20 ms), and 1e-4 on 384 nodes of unequal `r_j`.
+//! per `stride` steps. Against `sim` it stays within 2e-4 at `N = 100000`, `p = 4096`,
+//! `b = 64` (`sim`'s time from
+//! `cargo bench -p hetscale-kernels --bench ge_sim_scale -- 100000 4096 64 --only-largest`;
+//! both in docs/validation.md, "The simulator at scale") and within 1e-3 on 384 nodes of
+//! unequal `r_j` (`tests/overhead_model.rs`).
 //!
 //! Skeleton runs (sim with the compute blocks skipped) hold no row: the scatter, the pivot
 //! rows' broadcasts and the gather move sizes only (`hbsp`'s `*_zeros` collectives, charged

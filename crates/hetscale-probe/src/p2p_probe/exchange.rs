@@ -19,9 +19,10 @@ use hetscale_machine::platform::Platform;
 /// not measured).
 ///
 /// Means, not the fastest samples the segments take: a swap of a long stream is not slowed
-/// now and then but most times, or not at all (raw MPI on the testbed, 2 MB each way: 5 of
-/// 6 swaps took twice one way, one took one way's time), so its expected cost is its mean;
-/// the one-way mean beside it takes off the stalls both kinds of superstep share.
+/// now and then but most times, or not at all (raw MPI shows it with
+/// `mpirun -np 2 mpi_check swap 2097152 6`; the testbed's figures are in docs/hbsp.md, "The
+/// ping-pong probe"), so its expected cost is its mean; the one-way mean beside it takes off
+/// the stalls both kinds of superstep share.
 pub(super) fn penalties(
     sizes: &[usize],
     exchange_mean: &[f64],

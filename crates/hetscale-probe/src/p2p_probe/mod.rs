@@ -13,11 +13,11 @@
 //! The trailing superstep is what makes the time the transfer's delivery. A sender's part of
 //! the exchange ends when its bytes are in its kernel's socket buffer, which holds hundreds of
 //! KiB to MiB; the receiver's ends when they have arrived, and the next barrier waits for it.
-//! Timed to its own barrier alone, a transfer node 0 sent looked done early: on the testbed's
-//! 100 Mbit/s links 1 MiB took 39.5 ms one way by the median of both directions, where the
-//! link moves it in 88 ms, and a program's supersteps, which last until every node has its
-//! data, took the link's time (a raw-MPI fan-out, `testbed/mpi_check.c fanout`, 87 ms per MiB
-//! and destination).
+//! Timed to its own barrier alone, a transfer node 0 sent looks done once its bytes are
+//! buffered, well before the link has moved them, while a program's supersteps last until
+//! every node has its data: they take the link's time, as a raw-MPI fan-out shows
+//! (`mpirun -np P mpi_check fanout BYTES`, `testbed/mpi_check.c`). The testbed's figures of
+//! both are in docs/hbsp.md, "The ping-pong probe".
 //!
 //! Each pair's times give node `j`'s segments; the fastest pair's at each size give the
 //! network's (and node 0's): a transfer costs the slower of its two ends' segments, so a
@@ -35,37 +35,35 @@
 //!
 //! A program's time is a sum of supersteps, so `sim` must charge each superstep's expected
 //! cost, and on a host under a CPU quota that is not its typical one: most supersteps are
-//! quick and some wait out the rest of a quota period (on the testbed's 10 ms periods 10-17%
-//! of GE's supersteps took 5-6.5 ms where the median one took 1 ms), and on hosts of a tenth
-//! of a core most of them do (the 8-host testbed's ping-pong: 0.5 ms or 3-7 ms at every
-//! size, so a median of a few samples was a stall at some sizes and not at their neighbours,
-//! and its segments were noise). So the cost is split in two, each measured where it is
-//! well determined: the **unstalled** transfer per size, the fastest of its samples (the
-//! empty supersteps': the mean of the fastest of each run of as many), and the **stall**, the
-//! mean excess of every message superstep over its size's unstalled time, pooled over every
-//! pair's start-up dominated sizes (where a segment's start-up is at least its bytes' cost;
-//! at larger sizes a transfer spans periods and holds its stalls already), less the empty
-//! supersteps' own mean excess (`L(p)`, a mean over batches, holds theirs). Their sum is the
-//! mean superstep at those sizes whatever share of the samples stalled. The stall is written
-//! beside `L(p)` at the probed `p` as `message_stall_s`, which `sim` and the predicted
-//! approach charge every superstep that moves a message: a superstep's barrier waits for
-//! every host, so the stall grows with the hosts and is kept per `p`, not per pair or in the
-//! segments. Per size, a mean over a few samples would be too noisy to fit; pooled over a
+//! quick and some wait out the rest of a quota period, and on hosts of a small share of a core
+//! most of them do, so that a median of a few samples is a stall at some sizes and not at
+//! their neighbours, and segments fitted to it are noise (the testbed's superstep times under
+//! quotas are in docs/hbsp.md, "The ping-pong probe"). So the cost is split in two, each
+//! measured where it is well determined: the **unstalled** transfer per size, the fastest of
+//! its samples (the empty supersteps': the mean of the fastest of each run of as many), and
+//! the **stall**, the mean excess of every message superstep over its size's unstalled time,
+//! pooled over every pair's start-up dominated sizes (where a segment's start-up is at least
+//! its bytes' cost; at larger sizes a transfer spans periods and holds its stalls already),
+//! less the empty supersteps' own mean excess (`L(p)`, a mean over batches, holds theirs).
+//! Their sum is the mean superstep at those sizes whatever share of the samples stalled. The
+//! stall is written beside `L(p)` at the probed `p` as `message_stall_s`, which `sim` and the
+//! predicted approach charge every superstep that moves a message: a superstep's barrier waits
+//! for every host, so the stall grows with the hosts and is kept per `p`, not per pair or in
+//! the segments. Per size, a mean over a few samples would be too noisy to fit; pooled over a
 //! hundred and more, the stall is not. On `sim` it is 0.
 //!
-//! A ping-pong superstep waits for two hosts; one in which every host sends or receives
-//! waits for all of them, and stalls whenever any of them does (on the 8-host testbed a
-//! Gaussian elimination's supersteps, every host taking part, took 5-6 ms on average where a
-//! ping-pong's took 3). So the probe also times supersteps in which every node takes part at
-//! the smallest size, eight times as many rounds as each pair's further samples (a mean of
-//! all the nodes' rare, long stalls needs hundreds): a root sends to every other node, then
-//! every other node sends to the root, alternating, the root taking every node in turn (a slow host sends its share of
-//! them: which node is the root is the program's, not the machine's). Their stall is their mean less the empty supersteps' mean and less what
-//! the segments charge them (the slowest node's segments at that size: node 0's transfers
-//! run together, and the superstep ends with the last); the same form as the pairs' stall
-//! (their mean less the empty mean, less the one-way time). It is written beside `L(p)` as
-//! `message_stall_all_s`, and a superstep in which `a` of `p` nodes take part is charged
-//! between the two stalls, linearly in `a`
+//! A ping-pong superstep waits for two hosts; one in which every host sends or receives waits
+//! for all of them, and stalls whenever any of them does, so its mean stall is larger. So the
+//! probe also times supersteps in which every node takes part at the smallest size, eight
+//! times as many rounds as each pair's further samples (a mean of all the nodes' rare, long
+//! stalls needs hundreds): a root sends to every other node, then every other node sends to
+//! the root, alternating, the root taking every node in turn (a slow host sends its share of
+//! them: which node is the root is the program's, not the machine's). Their stall is their
+//! mean less the empty supersteps' mean and less what the segments charge them (the slowest
+//! node's segments at that size: node 0's transfers run together, and the superstep ends with
+//! the last); the same form as the pairs' stall (their mean less the empty mean, less the
+//! one-way time). It is written beside `L(p)` as `message_stall_all_s`, and a superstep in
+//! which `a` of `p` nodes take part is charged between the two stalls, linearly in `a`
 //! ([`hetscale_model::hbsp::MessageStall::at`]).
 //!
 //! Beside each of its one-way samples, the pair of node 0 and node 1 also swaps the size, both
@@ -123,12 +121,12 @@ pub struct P2pProbeOptions {
 }
 
 impl Default for P2pProbeOptions {
-    /// 8 B to 16 MiB by factors of 2: 22 sizes, 3 samples, up to 4 segments, 32 stall
-    /// samples. A shaped link has regimes (start-up, a burst bucket passed at the interface's
-    /// speed, the set rate: a 100 Mbit/s `tbf` link here, 84 ns/byte less the 128 KiB bucket's
-    /// 10 ms from 128 KiB up), so each regime needs several sizes of its own; the halved
-    /// spacing costs about 20% more probing time than factors of 4, as the largest sizes
-    /// dominate it.
+    /// 8 B to 16 MiB by factors of 2: 22 sizes, 3 samples, up to 4 segments, 32 stall samples.
+    /// A shaped link has regimes (start-up, a burst bucket passed at the interface's speed,
+    /// the set rate less the bucket's credit beyond it: the testbed's `tbf` links show all
+    /// three, docs/hbsp.md, "The ping-pong probe"), so each regime needs several sizes of its
+    /// own; the halved spacing costs about 20% more probing time than factors of 4, as the
+    /// largest sizes dominate it.
     fn default() -> Self {
         Self {
             sizes: (0..22).map(|k| 8 << k).collect(),
@@ -137,8 +135,8 @@ impl Default for P2pProbeOptions {
             stall_samples: 32,
             // From below a quota's budget per period to ten 10 ms periods: on the 8-host
             // testbed the stall grows until about 100 ms of compute and holds beyond
-            // (`mpi_check longsteps`, docs/validation.md), and `stall_at` takes the last
-            // point's value beyond the points.
+            // (`mpirun -np 8 mpi_check longsteps`, docs/hbsp.md), and `stall_at` takes the
+            // last point's value beyond the points.
             compute_stall_s: vec![0.3e-3, 1e-3, 3e-3, 10e-3, 30e-3, 100e-3],
             compute_calibration_s: 0.5,
         }

@@ -65,15 +65,16 @@ impl Sums {
 }
 
 /// The line a segment charges, for sizes above `x0` (the previous segment's end; 0 for the
-/// first): a cost per byte >= 0 and a cost >= 0 at `x0`. The start-up of a segment beyond
-/// the first may be negative: a link shaped by a token bucket passes its first bytes at the
+/// first): a cost per byte >= 0 and a cost >= 0 at `x0`. The start-up of a segment beyond the
+/// first may be negative: a link shaped by a token bucket passes its first bytes at the
 /// interface's speed, so its large transfers cost `rate * (size - burst)`, a line with a
 /// negative intercept (`sim` charges a node's intercepts once per superstep, its bytes per
 /// transfer). When the free fit breaks a bound, the term is fixed there and the other refitted
-/// with it (a clamp alone keeps a slope fitted beside the broken term: a 100 Mbit/s link gave
-/// 56 ns/byte for a wire of 80 that way). The residuals, and so the choice of segments, are
-/// the written line's. A term fixed by a bound keeps the free fit's interval, which then
-/// excludes it (or, for a cost per byte the data do not show, holds 0).
+/// with it (a clamp alone keeps a slope fitted beside the broken term, which then charges a
+/// shaped link's large transfers below its rate; docs/hbsp.md, "The ping-pong probe", has the
+/// testbed's case). The residuals, and so the choice of segments, are the written line's. A
+/// term fixed by a bound keeps the free fit's interval, which then excludes it (or, for a cost
+/// per byte the data do not show, holds 0).
 fn weighted_line(x: &[f64], y: &[f64], x0: f64) -> Line {
     let n = x.len();
     let s = Sums::new(x, y);
@@ -93,9 +94,9 @@ fn weighted_line(x: &[f64], y: &[f64], x0: f64) -> Line {
         ([a_free, a_free], [b_free, b_free])
     };
     // A cost per byte the data do not show (its interval reaches 0) is not charged: on a
-    // host under a CPU quota one stalled median among a segment's few sizes (2.7 ms at 32 B
-    // where its neighbours took 0.65) otherwise fits a slope that charges every transfer
-    // of a start-up size as if it were a large one.
+    // host under a CPU quota one stalled median among a segment's few sizes otherwise fits a
+    // slope that charges every transfer of a start-up size as if it were a large one (the
+    // testbed's case is the test `one_stalled_median_does_not_make_a_segment_of_its_own`).
     let slope_shown = b_free >= 0.0 && (n <= 2 || b_ci[0] > 0.0 || b_free == 0.0);
     if slope_shown && a_free + b_free * x0 >= 0.0 {
         return Line {
@@ -213,12 +214,12 @@ pub fn fit_segments(x: &[f64], y: &[f64], max_segments: usize) -> Result<(Vec<P2
 }
 
 /// Whether `segments` (fitted to sizes `x`, each ending at the index in `ends`) charge no
-/// measured size more than a larger one: each segment's first size costs at least what the
-/// one before charges its last. Padding a message never makes it faster, so a fit that drops
-/// from one measured size to the next has mistaken noise for a segment (on the 8-host
-/// testbed, one host's stalled times at 4-16 KiB fitted a segment charging 16 KiB twice what
-/// 128 KiB cost). Between the two sizes a shaper's knee may dip, as its line is extrapolated
-/// back from sizes past the burst.
+/// measured size more than a larger one: each segment's first size costs at least what the one
+/// before charges its last. Padding a message never makes it faster, so a fit that drops from
+/// one measured size to the next has mistaken noise for a segment (such as a host's stalled
+/// times at a few neighbouring sizes; the testbed's case is the test
+/// `a_noisy_hosts_segments_never_charge_a_transfer_more_than_a_larger_one`). Between the two
+/// sizes a shaper's knee may dip, as its line is extrapolated back from sizes past the burst.
 fn never_cheaper_when_larger(segments: &[P2pSegment], x: &[f64], ends: &[usize]) -> bool {
     let cost = |s: &P2pSegment, at: f64| s.latency_s + s.s_per_byte * at;
     segments.windows(2).zip(ends).all(|(pair, &end)| {
@@ -303,9 +304,8 @@ mod tests {
 
     #[test]
     fn one_stalled_median_does_not_make_a_segment_of_its_own() {
-        // The one-way times of the h1-h3 pair on the 4-host testbed (10 ms quota periods,
-        // median of 3 samples per size): at 32 B a stalled median, 2.7 ms among 0.5-1 ms.
-        // Fitted freely, 8-32 B became a segment of 73.6 us/byte (16 B: 1.2 ms).
+        // One-way times of one pair on the 4-host testbed (`hetscale probe --p2p`, medians
+        // of 3 samples): the median at 32 B is a stall, which a free fit made a steep segment.
         let x: Vec<f64> = (0..22).map(|k| (8u64 << k) as f64).collect();
         let y = [
             6.6806e-4, 1.0687e-3, 2.7168e-3, 6.4699e-4, 8.7601e-4, 6.5785e-4, 6.3750e-4, 7.6246e-4,
@@ -326,10 +326,10 @@ mod tests {
 
     #[test]
     fn a_noisy_hosts_segments_never_charge_a_transfer_more_than_a_larger_one() {
-        // The one-way times of h1-h7 and h1-h4 on the 8-host testbed (quotas of a tenth of
-        // a core): below 128 KiB, 0.7-5 ms whatever the size. Fitted freely, h7's 1-16 KiB
-        // became a segment of 270 ns/byte (16 KiB: 4.6 ms, 128 KiB: 2.2 ms), and h4's
-        // second segment started at 0.06 ms where its first ended at 1.3 ms.
+        // One-way times of two pairs on the 8-host testbed (`hetscale probe --p2p`, hosts of
+        // a tenth of a core): below 128 KiB the times are stalls, whatever the size. Fitted
+        // freely, one pair's got a segment charging 16 KiB more than 128 KiB, the other's a
+        // segment starting far below where the one before it ended.
         let x: Vec<f64> = (0..22).map(|k| (8u64 << k) as f64).collect();
         let h7 = [
             3.0788e-3, 1.5352e-3, 8.9562e-4, 3.3869e-3, 1.5306e-3, 1.0797e-3, 1.6415e-3, 2.2859e-3,

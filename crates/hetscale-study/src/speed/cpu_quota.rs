@@ -4,10 +4,11 @@
 //! Under a quota of `q` cores per period `P` a process runs `q P` of every `P` and waits out
 //! the rest. A timed sample whose length is not many periods catches a throttle more or less
 //! by chance: one period changes a sample of length `T` by up to `(1 - q) P / T`. `bench`
-//! therefore stretches its samples to [`PERIODS_PER_SAMPLE`] periods of the binding quota.
-//! Measured on the 4-host testbed (docs/testbed.md) pinned two hosts per core, at a 100 ms
-//! period: samples of 0.25 s (2.5 periods) gave marked-speed ratios up to 8.5% from the quota
-//! ratios; samples of 2 s, 2.5% or less in each of three runs.
+//! therefore stretches its samples to [`PERIODS_PER_SAMPLE`] periods of the binding quota. On
+//! the 4-host testbed at a 100 ms period
+//! (`mpirun -np 4 hetscale bench --backend mpi --runs 3`), samples of 0.25 s, 2.5 periods,
+//! missed the quota ratios by up to 8.5% and samples of 20 periods stayed within 5%:
+//! docs/testbed.md, "Measured on this machine", and docs/notes/testbed-history.md.
 
 use std::path::{Path, PathBuf};
 

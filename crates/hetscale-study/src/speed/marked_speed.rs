@@ -41,12 +41,14 @@ pub struct BenchOptions {
     pub min_sample_s: f64,
 }
 
-/// The default [`BenchOptions::min_sample_s`]. Measured on a 2-core virtual machine under
-/// CFS quotas of 0.15-0.6 of a core at a 10 ms period (the testbed of docs/testbed.md): single
-/// runs of 5-500 ms gave marked speeds whose ratios missed the quota ratios by up to 9-18% from
-/// one measurement to the next; samples of at least 0.25 s span 25 or more periods, so one
-/// throttle more or less moves a sample by 4% or less, and the median of ten by far less. A
-/// longer minimum costs time on a slow host without narrowing the spread further.
+/// The default [`BenchOptions::min_sample_s`]. Under a CFS quota a single short run catches a
+/// throttle more or less by chance, so hosts' marked-speed ratios miss their quota ratios from
+/// one measurement to the next (by up to 18% with single runs of 5-500 ms on the testbed's
+/// hosts of 0.15-0.6 of a core at a 10 ms period,
+/// `mpirun -np 4 hetscale bench --backend mpi --min-sample-time 0`; the testbed is
+/// docs/testbed.md). Samples of at least 0.25 s span 25 or more such periods, so one throttle
+/// more or less moves a sample by 4% or less, and the median of ten by far less. A longer
+/// minimum costs time on a slow host without narrowing the spread further.
 pub const MIN_SAMPLE_S: f64 = 0.25;
 
 impl Default for BenchOptions {
