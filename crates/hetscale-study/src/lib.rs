@@ -7,8 +7,9 @@
 //!
 //! Grouped by job: [`spec`] (what a study is), [`runner`] (running a program, kernels,
 //! commands and MPI jobs), [`approaches`] (measured, computed, predicted and their intervals),
-//! [`study`] (a whole study, its warnings and summary), [`calibrate`], [`store`] (the database
-//! and its exports) and [`speed`] (this host's marked speed), over the shared [`error`],
+//! [`scaling`] (the scaling model fitted to measured runs), [`study`] (a whole study, its
+//! warnings and summary), [`calibrate`], [`store`] (the database and its exports) and
+//! [`speed`] (this host's marked speed), over the shared [`error`],
 //! [`json`], [`stats`] and [`csv_rows`]. The papers' experiments are crate `hetscale-papers`'s.
 //!
 //! ```
@@ -41,6 +42,7 @@ pub mod error;
 pub mod json;
 pub mod readable;
 pub mod runner;
+pub mod scaling;
 pub mod spec;
 pub mod speed;
 pub mod stats;

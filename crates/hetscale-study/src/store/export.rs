@@ -228,7 +228,7 @@ fn extrap_text(runs: &[RunRecord]) -> Result<String> {
 
 /// What `hetscale export --format extrap --out F` writes beside `F` (as
 /// `F.hetscale-model.json`): the scaling model hetscale selects for the exported study
-/// ([`crate::approaches::scaling_fit`]), so that it can be set beside the model Extra-P fits to the same
+/// ([`crate::scaling::fit`]), so that it can be set beside the model Extra-P fits to the same
 /// points. Extra-P models `time_s` in `p` (or `C_gflops`) and `n`; hetscale's model is
 /// `T = a W(n)/C + T_o(n, p)`, with the program's `W(n)` and each configuration's marked speed
 /// `C`.
@@ -330,15 +330,15 @@ pub fn scaling_metadata(
             "the slowest node's marked speed of the configuration, flop/s",
         ),
         (
-            crate::approaches::scaling_fit::OWN_OVERHEAD_KERNEL,
+            crate::scaling::fit::OWN_OVERHEAD_KERNEL,
             "the kernel's own HBSP^1 time model on the configuration's machine, minus W/C, s",
         ),
         (
-            crate::approaches::scaling_fit::OWN_OVERHEAD_COMMAND,
+            crate::scaling::fit::OWN_OVERHEAD_COMMAND,
             "the command's overhead formula from its spec, s",
         ),
     ]);
-    let fitted = crate::approaches::scaling_fit::StudyRuns::load(store, &name, registry)
+    let fitted = crate::scaling::fit::StudyRuns::load(store, &name, registry)
         .and_then(|runs| runs.fit(&[], true));
     let (model, runners_up, why_no_model, excluded_runs) = match fitted {
         Ok(selection) => (
@@ -346,7 +346,7 @@ pub fn scaling_metadata(
             selection
                 .runners_up
                 .iter()
-                .take(crate::approaches::scaling_fit::RUNNERS_UP)
+                .take(crate::scaling::fit::RUNNERS_UP)
                 .map(ExportedModel::of)
                 .collect(),
             None,

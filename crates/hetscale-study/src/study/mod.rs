@@ -498,7 +498,7 @@ fn held_out(runner: &Runner<'_>, reference: Option<&ApproachResult>) -> Result<O
 fn scaling_held_out(
     runner: &Runner<'_>,
     reference: Option<&ApproachResult>,
-) -> Option<crate::approaches::scaling_fit::ScalingHeldOut> {
+) -> Option<crate::scaling::fit::ScalingHeldOut> {
     let configs = runner.configurations();
     if configs.len() < 3 {
         return None;
@@ -509,26 +509,24 @@ fn scaling_held_out(
     let fitted: Vec<_> = configs[..last]
         .iter()
         .enumerate()
-        .map(
-            |(index, config)| crate::approaches::scaling_fit::ConfigurationRuns {
-                configuration: config,
-                runs: runner
-                    .measurements_of(index)
-                    .iter()
-                    .map(|m| (m.n as f64, m.work, m.time.median))
-                    .collect(),
-            },
-        )
+        .map(|(index, config)| crate::scaling::fit::ConfigurationRuns {
+            configuration: config,
+            runs: runner
+                .measurements_of(index)
+                .iter()
+                .map(|m| (m.n as f64, m.work, m.time.median))
+                .collect(),
+        })
         .collect();
     let spec = runner.spec();
-    crate::approaches::scaling_fit::scaling_held_out(
+    crate::scaling::fit::scaling_held_out(
         &fitted,
         &configs[last],
         runner.program(),
         spec.backend == "sim",
         (spec.target, spec.tolerance),
         (spec.n_min as f64, spec.n_max as f64),
-        &crate::approaches::scaling_fit::HeldOutReference {
+        &crate::scaling::fit::HeldOutReference {
             approach: reference.approach,
             n: target_point.n,
             time_s: target_point.time_s,

@@ -222,7 +222,7 @@ pub struct StudyResult {
     pub held_out: Option<HeldOut>,
     /// Held-out validation with the scaling model (any program, commands included), when
     /// there are at least three configurations and a reference on the largest.
-    pub scaling_held_out: Option<crate::approaches::scaling_fit::ScalingHeldOut>,
+    pub scaling_held_out: Option<crate::scaling::fit::ScalingHeldOut>,
     /// The verified run with real compute.
     pub verification: Option<RunRecord>,
     /// Every size measured, by configuration and size.

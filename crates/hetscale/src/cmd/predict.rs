@@ -9,13 +9,11 @@ use hetscale_kernels::KernelRegistry;
 use hetscale_kernels::MAX_N;
 use hetscale_study::StudyError;
 use hetscale_study::approaches::predicted::{PredictedStudy, check_replication_fits};
-use hetscale_study::approaches::scaling_fit::{StudyRuns, pick_study};
-use hetscale_study::approaches::scaling_prediction::{
-    ModelSummary, ScalingPrediction, UnreachedPoint,
-};
-use hetscale_study::approaches::scaling_time::TimePrediction;
 use hetscale_study::calibrate::runs::{MeasuredRun, read_runs};
 use hetscale_study::runner::program::Program;
+use hetscale_study::scaling::fit::{StudyRuns, pick_study};
+use hetscale_study::scaling::prediction::{ModelSummary, ScalingPrediction, UnreachedPoint};
+use hetscale_study::scaling::time::TimePrediction;
 use hetscale_study::spec::configuration::{ResolvedConfiguration, resolve};
 use hetscale_study::store::Store;
 use hetscale_study::study::predict_configurations;
@@ -802,7 +800,7 @@ fn ratio(value: f64) -> String {
 /// The runs left out of the fit, one phrase per configuration (`C_1: 12 runs, N 8..160,
 /// 3.8e-3..9.9e-3 s`): a study can leave out dozens, which one per run would bury.
 fn excluded_by_configuration(
-    excluded: &[hetscale_study::approaches::scaling_prediction::ExcludedRun],
+    excluded: &[hetscale_study::scaling::prediction::ExcludedRun],
 ) -> String {
     let mut labels: Vec<&str> = Vec::new();
     for e in excluded {
@@ -848,7 +846,7 @@ fn excluded_by_configuration(
 #[cfg(test)]
 mod excluded_tests {
     use super::excluded_by_configuration;
-    use hetscale_study::approaches::scaling_prediction::ExcludedRun;
+    use hetscale_study::scaling::prediction::ExcludedRun;
 
     fn run(configuration: &str, n: u64, time_s: f64) -> ExcludedRun {
         ExcludedRun {

@@ -3,7 +3,7 @@
 //! held-out checks of prediction (the kernel's own time model, and the scaling model any
 //! program gets).
 
-use hetscale_study::approaches::scaling_fit::ScalingHeldOut;
+use hetscale_study::scaling::fit::ScalingHeldOut;
 use hetscale_study::study::{HeldOut, StudyResult};
 
 use super::common::{

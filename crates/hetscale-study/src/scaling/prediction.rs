@@ -153,7 +153,7 @@ pub struct ScalingPrediction {
     pub target: f64,
     /// The selected model.
     pub model: ModelSummary,
-    /// The next best, best first (at most [`super::scaling_fit::RUNNERS_UP`]).
+    /// The next best, best first (at most [`super::fit::RUNNERS_UP`]).
     pub runners_up: Vec<ModelSummary>,
     /// The configurations fitted on.
     pub fitted_on: Vec<FittedConfiguration>,

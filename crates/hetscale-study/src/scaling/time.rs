@@ -1,12 +1,12 @@
 //! The scaling model's time at a fixed size: `hetscale predict --time-at N`, the question a
-//! machine's T at one problem size answers (where [`super::scaling_fit`] asks for the size
+//! machine's T at one problem size answers (where [`super::fit`] asks for the size
 //! holding a target `E_s`).
 
 use hetscale_model::scaling::{BootstrapOptions, Selection, bootstrap_time};
 use serde::Serialize;
 
-use super::scaling_fit::{StudyRuns, model_configuration};
-use super::scaling_prediction::{FittedConfiguration, ModelSummary};
+use super::fit::{StudyRuns, model_configuration};
+use super::prediction::{FittedConfiguration, ModelSummary};
 use crate::error::{Result, StudyError};
 use crate::spec::configuration::ResolvedConfiguration;
 

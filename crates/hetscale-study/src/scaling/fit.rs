@@ -21,7 +21,7 @@ use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::scaling_prediction::{
+use super::prediction::{
     BaseConfiguration, ExcludedRun, FittedConfiguration, ModelSummary, PredictedPoint,
     ScalingPrediction, UnreachedPoint, verdict,
 };
