@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Module layering inside each crate: no import circle between modules, no source file above
-1,000 lines under crates/*/src.
+1,000 lines under crates/*/src, and no command file of the command line above 400 lines (a
+command parses its arguments, calls one library function and renders its result).
 
 A module depends on another when it names it in a `use` or a path: `crate::a::b`, `super::x`,
 `self::x`, or a child module by its bare name (`node::run` after `mod node;`). The module is the
@@ -16,6 +17,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_LINES = 1000
+MAX_COMMAND_LINES = 400
+COMMANDS = ROOT / "crates" / "hetscale" / "src" / "cmd"
 
 def module_of(src: Path, f: Path):
     rel = f.relative_to(src).with_suffix('')
@@ -150,11 +153,15 @@ def main():
             n = sum(1 for _ in f.open())
             if n > MAX_LINES:
                 problems.append(f'{f.relative_to(ROOT)}: {n} lines, above {MAX_LINES}; split it by concern')
+            elif f.parent == COMMANDS and n > MAX_COMMAND_LINES:
+                problems.append(f'{f.relative_to(ROOT)}: {n} lines, above {MAX_COMMAND_LINES} for a command; '
+                                'move its logic to the library crate that owns it, its text to hetscale-report')
     for p in problems:
         print(p)
     if problems:
         sys.exit(1)
-    print('layers: no import circle inside any crate, no source file above %d lines' % MAX_LINES)
+    print('layers: no import circle inside any crate, no source file above %d lines, '
+          'no command above %d' % (MAX_LINES, MAX_COMMAND_LINES))
 
 if __name__ == '__main__':
     main()
