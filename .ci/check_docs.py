@@ -40,7 +40,9 @@ ROOT = Path(__file__).resolve().parent.parent
 MAX_README_LINES = 250
 COMMANDS = [
     "cargo run --release -p hetscale -- study",
-    "cargo test --workspace",  # the fresh-clone suite; `--all-features` may follow it
+    "cargo test --workspace",
+    "sudo bash .ci/setup",
+    "HETSCALE_STRICT_TESTS=1 cargo test --workspace --all-features",
 ]
 HEAD_LINES = 10
 

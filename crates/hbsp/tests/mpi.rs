@@ -50,6 +50,9 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn every_program_matches_the_threads_backend_on_1_to_4_ranks() {
+    if !hetscale_testkit::require(hetscale_testkit::Need::OpenMpi) {
+        return;
+    }
     for (ranks, agreement) in (1..=4).flat_map(|r| [(r, "--shared"), (r, "--rounds")]) {
         let (output, _) = mpirun(ranks, &["check", agreement]);
         assert!(
@@ -108,6 +111,9 @@ fn calls_of_empty_supersteps(
 
 #[test]
 fn an_empty_superstep_is_a_barrier_s_rounds_of_sendrecv_and_nothing_else() {
+    if !hetscale_testkit::require(hetscale_testkit::Need::OpenMpi) {
+        return;
+    }
     let supersteps = 200;
     for (ranks, rounds) in [(2, 1), (3, 2), (4, 2)] {
         // The program's supersteps and the final one when it returns.
@@ -126,6 +132,9 @@ fn an_empty_superstep_is_a_barrier_s_rounds_of_sendrecv_and_nothing_else() {
 
 #[test]
 fn on_one_machine_an_empty_superstep_makes_no_mpi_call() {
+    if !hetscale_testkit::require(hetscale_testkit::Need::OpenMpi) {
+        return;
+    }
     for ranks in [2, 3, 4] {
         for (rank, calls) in calls_of_empty_supersteps(ranks, 200, "--shared")
             .into_iter()
@@ -142,6 +151,9 @@ fn on_one_machine_an_empty_superstep_makes_no_mpi_call() {
 
 #[test]
 fn a_mismatch_of_calls_is_an_error_on_every_rank() {
+    if !hetscale_testkit::require(hetscale_testkit::Need::OpenMpi) {
+        return;
+    }
     for agreement in ["--shared", "--rounds"] {
         let (output, _) = mpirun(3, &["mismatch", agreement]);
         assert!(output.status.success(), "{}", text(&output.stderr));
@@ -153,6 +165,9 @@ fn a_mismatch_of_calls_is_an_error_on_every_rank() {
 
 #[test]
 fn a_failing_rank_ends_the_job_within_seconds_naming_itself() {
+    if !hetscale_testkit::require(hetscale_testkit::Need::OpenMpi) {
+        return;
+    }
     for (mode, says) in [
         ("panic", "panicked at"),
         ("abort", "aborted the run: selftest abort on purpose"),

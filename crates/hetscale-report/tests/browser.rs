@@ -1,8 +1,8 @@
 //! End to end: the report with every view opens in headless Chromium without a console
 //! message, a broken image, a missing view or an empty chart.
 //!
-//! Needs Debian's `chromium` (`apt-get install -y chromium`); set `HETSCALE_SKIP_CHROMIUM=1`
-//! to skip where it cannot be installed.
+//! Needs Debian's `chromium` (`apt-get install -y chromium`); without it each test is skipped,
+//! saying so (a failure under `HETSCALE_STRICT_TESTS=1`).
 
 mod common;
 
@@ -43,26 +43,12 @@ window.addEventListener('load', function () {
 });
 "#;
 
-/// The Chromium binary on PATH, if any.
-fn find_chromium() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .flat_map(|dir| ["chromium", "chromium-browser"].map(|name| dir.join(name)))
-        .find(|candidate| candidate.is_file())
-}
-
-/// Chromium, or `None` when the user chose to skip; fails the test if it is missing.
+/// Chromium, or `None` (the test skipped, saying so) where it is missing.
 fn chromium_or_skip() -> Option<PathBuf> {
-    if let Some(path) = find_chromium() {
-        return Some(path);
-    }
-    if std::env::var("HETSCALE_SKIP_CHROMIUM").as_deref() == Ok("1") {
-        eprintln!("skipped: chromium is not installed and HETSCALE_SKIP_CHROMIUM=1");
+    if !hetscale_testkit::require(hetscale_testkit::Need::Chromium) {
         return None;
     }
-    panic!(
-        "chromium is not installed: install it (apt-get install -y chromium) or set HETSCALE_SKIP_CHROMIUM=1 to skip the browser test"
-    );
+    hetscale_testkit::chromium()
 }
 
 /// What Chromium made of a page.

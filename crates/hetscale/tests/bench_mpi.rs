@@ -14,6 +14,9 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn bench_on_mpi_writes_one_node_per_host_with_its_ranks_speed() {
+    if !hetscale_testkit::require(hetscale_testkit::Need::OpenMpi) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let platform = dir.path().join("hosts.toml");
     let output = Command::new("mpirun")

@@ -160,7 +160,9 @@ fn a_c_program_is_studied_with_all_three_approaches_and_resumes() {
         "--output",
         "emulated.txt",
     ]));
-    if let Some(models) = common::extrap_models(&export) {
+    if hetscale_testkit::require_part("its export read by Extra-P", hetscale_testkit::Need::ExtraP)
+    {
+        let models = common::extrap_models(&export);
         assert_eq!(models.len(), 1, "{models:?}");
         assert_eq!(models[0].0, "emulated");
         assert!(models[0].1.contains('n'), "a model in n: {models:?}");

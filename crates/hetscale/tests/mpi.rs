@@ -83,6 +83,9 @@ fn nodes_for(ranks: usize) -> &'static str {
 
 #[test]
 fn every_kernel_and_summa_strategy_gives_the_threads_result_on_2_and_4_ranks() {
+    if !hetscale_testkit::require(hetscale_testkit::Need::OpenMpi) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let kernels: [(&str, Vec<&str>); 9] = [
         ("mm", vec![]),
@@ -135,6 +138,9 @@ fn every_kernel_and_summa_strategy_gives_the_threads_result_on_2_and_4_ranks() {
 
 #[test]
 fn a_job_of_the_wrong_size_says_how_to_launch_it() {
+    if !hetscale_testkit::require(hetscale_testkit::Need::OpenMpi) {
+        return;
+    }
     let output = mpirun(
         2,
         &[
@@ -182,6 +188,9 @@ fn mm_on_two_ranks(platform: &str, source: &str) -> Output {
 
 #[test]
 fn speeds_come_from_host_names_or_a_start_up_benchmark() {
+    if !hetscale_testkit::require(hetscale_testkit::Need::OpenMpi) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let host = text(&Command::new("hostname").output().unwrap().stdout)
         .trim()
@@ -228,6 +237,9 @@ fn speeds_come_from_host_names_or_a_start_up_benchmark() {
 
 #[test]
 fn a_study_on_mpi_launches_one_job_per_run_and_stores_them() {
+    if !hetscale_testkit::require(hetscale_testkit::Need::OpenMpi) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let spec = r#"
 name = "mm-mpi"
@@ -319,6 +331,9 @@ int main(int argc, char **argv) {
 
 #[test]
 fn an_mpi_program_in_c_is_studied_on_1_and_2_ranks() {
+    if !hetscale_testkit::require(hetscale_testkit::Need::OpenMpi) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let source = dir.path().join("spin.c");
     std::fs::write(&source, MPI_PROGRAM).unwrap();
@@ -364,6 +379,9 @@ fn an_mpi_program_in_c_is_studied_on_1_and_2_ranks() {
 
 #[test]
 fn probe_measures_an_mpi_job_and_rank_0_reports() {
+    if !hetscale_testkit::require(hetscale_testkit::Need::OpenMpi) {
+        return;
+    }
     let output = mpirun(
         2,
         &[

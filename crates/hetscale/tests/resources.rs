@@ -42,24 +42,17 @@ struct MemoryCgroup {
 }
 
 impl MemoryCgroup {
-    /// A new cgroup `name` (unique among the tests) limited to `bytes`; `None`, with the reason
-    /// printed, where this process cannot make one (not root, or no v1 memory controller).
+    /// A new cgroup `name` (unique among the tests) limited to `bytes`; `None`, the test
+    /// skipped saying so, where this process cannot make one (not root, or no v1 memory
+    /// controller).
     fn limited_to(name: &str, bytes: u64) -> Option<Self> {
-        let controller = std::path::Path::new("/sys/fs/cgroup/memory");
-        if !controller.join("memory.limit_in_bytes").exists() {
-            eprintln!(
-                "skipped: no cgroup v1 memory controller at {}",
-                controller.display()
-            );
+        if !hetscale_testkit::require(hetscale_testkit::Need::CgroupV1Memory) {
             return None;
         }
+        let controller = std::path::Path::new("/sys/fs/cgroup/memory");
         let dir = controller.join(format!("hetscale-test-{}-{name}", std::process::id()));
         if let Err(err) = std::fs::create_dir(&dir) {
-            eprintln!(
-                "skipped: cannot create {} ({err}): run as root",
-                dir.display()
-            );
-            return None;
+            panic!("cannot create {} ({err})", dir.display());
         }
         let cgroup = Self { dir };
         std::fs::write(cgroup.dir.join("memory.limit_in_bytes"), bytes.to_string()).unwrap();

@@ -71,22 +71,9 @@ pub fn declared(run: &KernelRun) -> f64 {
     run.declared_ops()
 }
 
-/// `python3 -c SCRIPT` with numpy. Without numpy it fails, unless [`SKIP_NUMPY`] is `1`: then
-/// `None` and a printed note.
-pub fn numpy(script: &str) -> Option<String> {
-    let probe = std::process::Command::new("python3")
-        .args(["-c", "import numpy"])
-        .output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        // A missing numpy must not pass silently (CI installs it); skipping is an explicit choice.
-        assert!(
-            numpy_may_be_skipped(),
-            "python3 with numpy is needed for the numpy cross-check: `python3 -m pip install numpy`, \
-             or set {SKIP_NUMPY}=1 to skip it"
-        );
-        eprintln!("note: {SKIP_NUMPY}=1 and no numpy: skipping the numpy cross-check");
-        return None;
-    }
+/// The standard output of `python3 -c SCRIPT`, which must succeed; the test asks for numpy
+/// first (`hetscale_testkit::require(Need::Numpy)`).
+pub fn numpy(script: &str) -> String {
     let out = std::process::Command::new("python3")
         .args(["-c", script])
         .output()
@@ -96,14 +83,7 @@ pub fn numpy(script: &str) -> Option<String> {
         "numpy check failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    Some(String::from_utf8(out.stdout).unwrap())
-}
-
-/// The environment variable that lets a machine without numpy skip the cross-check.
-pub const SKIP_NUMPY: &str = "HETSCALE_SKIP_NUMPY";
-
-fn numpy_may_be_skipped() -> bool {
-    std::env::var(SKIP_NUMPY).is_ok_and(|v| v == "1")
+    String::from_utf8(out.stdout).unwrap()
 }
 
 /// A fresh temporary directory for this test.

@@ -89,25 +89,10 @@ pub fn study_json(dir: &Path) -> Value {
     json_of(hetscale_in(dir).args(STUDY_ARGS))["studies"].take()
 }
 
-/// Set to `1` to skip loading exports with Extra-P where the `extrap` package is missing.
-pub const SKIP_EXTRAP: &str = "HETSCALE_SKIP_EXTRAP";
-
 /// Loads `file` with Extra-P's own text reader (`python3 -m extrap --text`) and returns the model
-/// of each region, as `(region, model)`. A missing Extra-P fails (CI installs it) unless
-/// [`SKIP_EXTRAP`] is `1`: then `None` and a printed note.
-pub fn extrap_models(file: &Path) -> Option<Vec<(String, String)>> {
-    let probe = std::process::Command::new("python3")
-        .args(["-c", "import extrap"])
-        .output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        assert!(
-            std::env::var(SKIP_EXTRAP).is_ok_and(|v| v == "1"),
-            "python3 with Extra-P is needed to check the Extra-P export: `python3 -m pip install \
-             extrap`, or set {SKIP_EXTRAP}=1 to skip it"
-        );
-        eprintln!("note: {SKIP_EXTRAP}=1 and no Extra-P: skipping the Extra-P check");
-        return None;
-    }
+/// of each region, as `(region, model)`. The test asks for Extra-P first
+/// (`hetscale_testkit::require(Need::ExtraP)`).
+pub fn extrap_models(file: &Path) -> Vec<(String, String)> {
     let out = std::process::Command::new("python3")
         .args(["-m", "extrap", "--disable-progress", "--text"])
         .arg(file)
@@ -120,13 +105,12 @@ pub fn extrap_models(file: &Path) -> Option<Vec<(String, String)>> {
         file.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    let models = String::from_utf8(out.stdout)
+    String::from_utf8(out.stdout)
         .unwrap()
         .lines()
         .filter_map(|line| line.split_once('\t'))
         .map(|(region, model)| (region.to_string(), model.trim().to_string()))
-        .collect();
-    Some(models)
+        .collect()
 }
 
 /// The names of the collectives whose costs the platform file at `path` lists, in order.
