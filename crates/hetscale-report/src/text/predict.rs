@@ -122,8 +122,9 @@ fn not_reached(unreached: &[UnreachedPoint]) -> String {
         .collect()
 }
 
-/// The text of a scaling-model prediction of the size holding the target (`--from`, `--runs`): the model and how it was chosen, the prediction per
-/// configuration with its intervals, the cautions, and the verdict last.
+/// The text of a scaling-model prediction of the size holding the target (`--from`,
+/// `--runs`): the model and how it was chosen, the prediction per configuration with its
+/// intervals, the cautions, and the verdict last.
 fn scaling(source: &str, platform: &str, p: &ScalingPrediction) -> String {
     let question = format!("target E_s = {}", p.target);
     let mut out = scaling_heading(source, platform, &question, &p.model);
@@ -211,8 +212,9 @@ fn scaling_heading(source: &str, platform: &str, question: &str, model: &ModelSu
     )
 }
 
-/// The text of a scaling-model prediction of the time at one size (`--time-at`): the model, the time per configuration with its interval and
-/// the speed-efficiency there, the cautions.
+/// The text of a scaling-model prediction of the time at one size (`--time-at`): the model,
+/// the time per configuration with its interval and the speed-efficiency there, the
+/// cautions.
 fn time_at(source: &str, platform: &str, p: &TimePrediction) -> String {
     let question = format!("T at N = {}", p.n);
     let mut out = scaling_heading(source, platform, &question, &p.model);

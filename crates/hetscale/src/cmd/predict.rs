@@ -2,6 +2,9 @@
 //! platform's HBSP^1 parameters, solved for the target speed-efficiency on each node set; or,
 //! with `--from DB` (a study's stored runs) or `--runs FILE.csv` (runs measured anywhere), the
 //! scaling model fitted to measured runs, with 95% intervals.
+//!
+//! Here only the options and their wiring: `hetscale_study::predict` answers the question they
+//! ask, `hetscale_report::text::predict` shows the answer, its JSON is the answer's serde form.
 
 use crate::output::{out, outln};
 use anyhow::Context;
