@@ -67,6 +67,10 @@ pub enum StudyError {
     /// Writing an export failed.
     #[error("export: {0}")]
     Export(String),
+    /// A command's options ask nothing it can answer, or ask it wrongly (they conflict, or a
+    /// value is out of its range): what to give instead.
+    #[error("{0}")]
+    Question(String),
     /// The cache of this host's marked speed (see [`crate::speed::local_speed`]) cannot be used.
     #[error("{0}")]
     SpeedCache(String),

@@ -8,8 +8,9 @@
 //! Grouped by job: [`spec`] (what a study is), [`runner`] (running a program, kernels,
 //! commands and MPI jobs), [`approaches`] (measured, computed, predicted and their intervals),
 //! [`scaling`] (the scaling model fitted to measured runs), [`study`] (a whole study, its
-//! warnings and summary), [`calibrate`], [`store`] (the database and its exports) and
-//! [`speed`] (this host's marked speed), over the shared [`error`],
+//! warnings and summary), [`predict`] (what `hetscale predict` asks and answers),
+//! [`calibrate`], [`store`] (the database and its exports) and [`speed`] (this host's marked
+//! speed), over the shared [`error`],
 //! [`json`], [`stats`] and [`csv_rows`]. The papers' experiments are crate `hetscale-papers`'s.
 //!
 //! ```
@@ -40,6 +41,7 @@ pub mod calibrate;
 pub mod csv_rows;
 pub mod error;
 pub mod json;
+pub mod predict;
 pub mod readable;
 pub mod runner;
 pub mod scaling;

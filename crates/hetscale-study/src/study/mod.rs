@@ -19,7 +19,7 @@ use hetscale_kernels::KernelRegistry;
 
 use crate::approaches::computed::{ComputedFit, compute, size_at_level};
 use crate::approaches::measured::search;
-use crate::approaches::predicted::{KernelTimeModel, PredictedStudy};
+use crate::approaches::predicted::KernelTimeModel;
 use crate::approaches::uncertainty::size_interval;
 use crate::error::{Result, StudyError};
 use crate::runner::{Measurement, Observer, Runner};
@@ -678,20 +678,4 @@ fn with_interval(
         work_ci95,
         ..point
     }
-}
-
-/// Approach 3 without running anything: the kernel's (or command's) time model as derived
-/// (`a = k = 1`) on each configuration, e.g. at 4096 nodes.
-pub fn predict_configurations(
-    program: &crate::runner::program::Program,
-    configs: &[ResolvedConfiguration],
-    target: f64,
-    (n_min, n_max): (u64, u64),
-) -> Result<PredictedStudy> {
-    Ok(KernelTimeModel::default().predict(
-        program,
-        configs,
-        target,
-        (n_min as f64, n_max as f64),
-    )?)
 }

@@ -1,0 +1,3 @@
+//! The terminal text of each command's result, one module per command.
+
+pub mod predict;

@@ -1,0 +1,127 @@
+//! `hetscale predict --from DB` and `--runs FILE.csv`: the scaling model ([`crate::scaling`])
+//! fitted to measured runs, a study's stored ones or a file's, asked for the configurations
+//! given: the size holding the target, or the time at `--time-at`.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use hbsp::Platform;
+use hetscale_kernels::KernelRegistry;
+
+use super::answer::{Answer, Prediction, Source};
+use super::question::Question;
+use crate::calibrate::runs::read_runs;
+use crate::error::StudyError;
+use crate::runner::program::Program;
+use crate::scaling::fit::{StudyRuns, pick_study};
+use crate::spec::DEFAULT_TOLERANCE;
+use crate::store::Store;
+
+/// The scaling model fitted to the runs of a study in the database `db` (`--study`, or its
+/// only one; its programs from `registry`), asked on the platform `platform` gives, if any,
+/// else on the study's own (its nodes are the ones the runs measured).
+pub fn from_study<E: From<StudyError>>(
+    db: &str,
+    registry: &KernelRegistry,
+    platform: impl FnOnce() -> std::result::Result<Option<Platform>, E>,
+    question: &Question,
+) -> std::result::Result<Prediction, E> {
+    let store = Store::open_read_only(Path::new(db))?;
+    let study = pick_study(&store, question.study.as_deref())?;
+    let runs = StudyRuns::load(&store, &study, registry)?;
+    // A stored study always has a target.
+    let target = question.target.or(runs.target);
+    let platform = match platform()? {
+        Some(platform) => platform,
+        None => runs.platform.clone(),
+    };
+    Ok(fit_and_predict(
+        runs,
+        platform,
+        target,
+        &study,
+        Source::From(db.to_string()),
+        question,
+    )?)
+}
+
+/// The scaling model fitted to the runs in the CSV file `csv`, measured on the platform
+/// `platform` gives, of the program `program` gives for the name the runs' `kernel` column
+/// holds (none when the file holds no runs).
+pub fn from_runs<E: From<StudyError>>(
+    csv: &Path,
+    program: impl FnOnce(Option<&str>) -> std::result::Result<Program, E>,
+    platform: impl FnOnce() -> std::result::Result<Platform, E>,
+    question: &Question,
+) -> std::result::Result<Prediction, E> {
+    let measured = read_runs(csv)?;
+    let names: std::collections::BTreeSet<&str> =
+        measured.iter().map(|r| r.kernel.as_str()).collect();
+    if names.len() > 1 {
+        return Err(StudyError::Question(format!(
+            "--runs holds runs of several programs ({}): give one program's runs per file",
+            names.iter().copied().collect::<Vec<_>>().join(", ")
+        ))
+        .into());
+    }
+    let program = program(names.first().copied())?;
+    let platform = platform()?;
+    // A study's default tolerance; fit_and_predict applies --tolerance to both sources.
+    let runs = StudyRuns::from_measured(
+        &measured,
+        platform.clone(),
+        Arc::new(program),
+        DEFAULT_TOLERANCE,
+    )?;
+    let shown = csv.display().to_string();
+    Ok(fit_and_predict(
+        runs,
+        platform,
+        question.target,
+        &shown,
+        Source::Runs(shown.clone()),
+        question,
+    )?)
+}
+
+/// The scaling model fitted to `runs` (named `name` in the answer), asked for the
+/// configurations `question` gives on `platform`: the size holding `target`, or the time at
+/// `--time-at`.
+fn fit_and_predict(
+    mut runs: StudyRuns,
+    platform: Platform,
+    target: Option<f64>,
+    name: &str,
+    source: Source,
+    question: &Question,
+) -> crate::Result<Prediction> {
+    if let Some(tolerance) = question.tolerance {
+        runs.tolerance = tolerance;
+    }
+    let (platform, configs) = question.configurations(platform)?;
+    let selection = runs.fit(&configs, !question.normal_form)?;
+    let answer = match question.time_at {
+        Some(n) => Answer::ScalingTime(runs.predict_time_at(name, &selection, &configs, n)?),
+        None => {
+            // The command line requires --target unless --from (whose study has one) or
+            // --time-at.
+            let target = target
+                .ok_or_else(|| StudyError::Question("give --target E_s, or --time-at N".into()))?;
+            let (n_min, n_max) = question.n_range();
+            Answer::Scaling(runs.predict(
+                name,
+                &selection,
+                &configs,
+                target,
+                (n_min as f64, n_max as f64),
+            )?)
+        }
+    };
+    Ok(Prediction {
+        answer,
+        source,
+        platform: platform.name,
+        nodes: question.nodes.clone(),
+        replicate: question.replicate,
+    })
+}
