@@ -30,6 +30,7 @@
 //! they cost the platform's network parameters exactly, not the host's copying time.
 
 use hetscale_model::fit::polyfit;
+use hetscale_model::numbers::human_seconds;
 use serde::Serialize;
 
 use crate::backend::Backend;
@@ -173,18 +174,6 @@ pub fn probe_with_progress(
         measure_rounds(ctx, &options, &report)
     })?;
     Ok(summarise(&output.results))
-}
-
-/// Seconds as people read them: `40 s`, `12 min`, `3.5 h`, `7.6 days`, `2.1e4 days`.
-pub fn human_seconds(seconds: f64) -> String {
-    match seconds {
-        s if s < 120.0 => format!("{s:.0} s"),
-        s if s < 7200.0 => format!("{:.0} min", s / 60.0),
-        s if s < 172_800.0 => format!("{:.1} h", s / 3600.0),
-        s if s < 8.64e6 => format!("{:.1} days", s / 86_400.0),
-        s if s < 8.64e8 => format!("{:.0} days", s / 86_400.0),
-        s => format!("{:.1e} days", s / 86_400.0),
-    }
 }
 
 /// Pilot sweeps of the `g`, `r_j` probe at most (see [`pilot_rates`]).

@@ -113,14 +113,3 @@ fn at_line(line: Option<usize>) -> String {
 fn in_field(field: Option<&str>) -> String {
     field.map(|f| format!(", field {f}")).unwrap_or_default()
 }
-
-/// `value` as an error message echoes it: short, in scientific notation when very large or
-/// very small.
-pub(crate) fn shown(value: f64) -> String {
-    let magnitude = value.abs();
-    if magnitude >= 1e6 || (magnitude > 0.0 && magnitude < 1e-4) {
-        format!("{value:e}")
-    } else {
-        format!("{value}")
-    }
-}

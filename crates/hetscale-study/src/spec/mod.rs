@@ -71,8 +71,9 @@ use serde::{Deserialize, Serialize};
 use std::ops::Range;
 use toml::Spanned;
 
-use crate::error::{Result, StudyError, shown};
+use crate::error::{Result, StudyError};
 use crate::runner::external::CommandSpec;
+use hetscale_model::numbers::echoed;
 
 /// The `kernel` a command study records in the database and tables.
 pub const COMMAND_KERNEL: &str = "command";
@@ -417,7 +418,7 @@ fn validate(
             raw.target.span(),
             format!(
                 "target = {}: a speed-efficiency lies in (0, 1)",
-                shown(target)
+                echoed(target)
             ),
         ));
     }
@@ -427,7 +428,7 @@ fn validate(
             raw.tolerance.span(),
             format!(
                 "tolerance = {}: use a relative tolerance in (0, 0.5), e.g. 0.02",
-                shown(tolerance)
+                echoed(tolerance)
             ),
         ));
     }
@@ -493,7 +494,7 @@ fn validate(
                 v.span(),
                 format!(
                     "max_relative_ci = {}: use a fraction in (0, 1], e.g. 0.02",
-                    shown(*v.get_ref())
+                    echoed(*v.get_ref())
                 ),
             ));
         }

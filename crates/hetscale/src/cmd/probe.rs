@@ -7,8 +7,9 @@ use hbsp::collective_probe::{
     COLLECTIVES, CollectiveFit, CollectiveProbeOptions, probe_collectives_with_intervals,
 };
 use hbsp::p2p_probe::{P2pMerge, P2pProbeOptions, P2pReport, probe_p2p};
-use hbsp::probe::{ProbeOptions, ProbeReport, human_seconds, probe_seconds, probe_supersteps};
+use hbsp::probe::{ProbeOptions, ProbeReport, probe_seconds, probe_supersteps};
 use hbsp::{Backend, NodeSet, Platform};
+use hetscale_model::numbers::human_seconds;
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// Measure the HBSP^1 parameters g, r_j, L(p) and o with 95% confidence intervals.

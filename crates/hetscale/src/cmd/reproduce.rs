@@ -339,7 +339,7 @@ pub(crate) fn render_text(r: &Reproduction) -> String {
         s,
         "== {}: the paper's values (published at E_s = {}) beside hetscale's",
         r.id,
-        hetscale_report::format_number(r.target, 4)
+        hetscale_model::numbers::significant(r.target, 4)
     );
     if let Some(why) = &r.assumption {
         let _ = writeln!(s, "   assumed: {why}");

@@ -2,8 +2,9 @@
 
 use std::fmt::Write as _;
 
+use hetscale_model::numbers::{significant_fixed, trimmed};
 use hetscale_model::scalability::ScalabilityMatrix;
-use hetscale_study::study::summary::{Summary, trimmed, trimmed_to};
+use hetscale_study::study::summary::Summary;
 use hetscale_study::study::{ApproachResult, PsiIntervals, StudyResult};
 
 /// The study's tables as text.
@@ -255,7 +256,9 @@ pub fn render_summary(summary: &Summary) -> String {
         for a in &summary.approaches {
             let r = &a.rows[i];
             let n = r.n.map_or("-".into(), |n| format!("{n:.0}"));
-            let psi = r.psi_from_base.map_or("-".into(), |psi| trimmed_to(psi, 3));
+            let psi = r
+                .psi_from_base
+                .map_or("-".into(), |psi| significant_fixed(psi, 3));
             line.push_str(&format!(" {n:>12} {psi:>8}"));
         }
         let _ = writeln!(out, "{line}");
