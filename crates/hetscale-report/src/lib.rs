@@ -46,6 +46,7 @@
 //!   check.
 //! - [`chrome_trace`] / [`write_chrome_trace`]: a trace as Chrome trace event JSON for
 //!   ui.perfetto.dev.
+//! - [`text`]: the terminal text of each command's result, one module per command.
 //! - [`Timeline`]: a trace laid out as compute / communication / wait slices and messages, the
 //!   one layout the trace views and the export share.
 
@@ -55,6 +56,7 @@ mod html;
 mod markup;
 mod perfetto;
 mod table;
+pub mod text;
 mod timeline;
 mod typeset;
 pub mod views;

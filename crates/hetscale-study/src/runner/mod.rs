@@ -4,12 +4,14 @@
 //!
 //! This folder owns running a program once and repeatedly: what is measured ([`program`]:
 //! a kernel or a command), external commands ([`external`]) and where their time comes from
-//! ([`time_source`]), MPI jobs ([`mpi_launch`]) and SIGINT/SIGTERM ([`interrupt`]).
+//! ([`time_source`]), MPI jobs ([`mpi_launch`]), SIGINT/SIGTERM ([`interrupt`]) and one run repeated as
+//! hyperfine repeats it ([`repeat`]).
 
 pub mod external;
 pub mod interrupt;
 pub mod mpi_launch;
 pub mod program;
+pub mod repeat;
 pub mod time_source;
 
 use std::cell::RefCell;

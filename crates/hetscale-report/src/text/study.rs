@@ -1,4 +1,4 @@
-//! The terminal tables of a study result.
+//! `hetscale study`: a study's tables and, printed last, its summary.
 
 use std::fmt::Write as _;
 
@@ -7,8 +7,9 @@ use hetscale_model::scalability::ScalabilityMatrix;
 use hetscale_study::study::summary::Summary;
 use hetscale_study::study::{ApproachResult, PsiIntervals, StudyResult};
 
-/// The study's tables as text.
-pub fn render_text(result: &StudyResult) -> String {
+/// The study's tables: per approach its points and psi matrix, the approaches side by side,
+/// the computed fits, the calibration and the held-out checks, the warnings.
+pub fn tables(result: &StudyResult) -> String {
     let spec = &result.spec;
     let mut out = format!(
         "\nStudy {}: {} on {} ({}), target E_s = {}\n",
@@ -238,7 +239,7 @@ fn validation_lines(out: &mut String, result: &StudyResult) {
 
 /// The answer first, printed last: one table of N and psi(base, C_j) per approach, a verdict
 /// line per approach and the held-out error.
-pub fn render_summary(summary: &Summary) -> String {
+pub fn summary(summary: &Summary) -> String {
     let mut out = format!(
         "\nSummary of {} (E_s = {} held):\n",
         summary.study,

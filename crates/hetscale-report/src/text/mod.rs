@@ -1,0 +1,5 @@
+//! The terminal text of each command's result, one module per command: what `hetscale
+//! COMMAND` prints without `--json`, as a string the command writes out.
+
+pub mod reproduce;
+pub mod study;
