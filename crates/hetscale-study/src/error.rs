@@ -64,6 +64,10 @@ pub enum StudyError {
     /// An experiment `hetscale reproduce` does not have, or cannot run as a study.
     #[error("reproduce: {0}")]
     Reproduce(String),
+    /// Options given on the command line that cannot be used as given; the message names them
+    /// and what to give instead.
+    #[error("{0}")]
+    Options(String),
     /// Writing an export failed.
     #[error("export: {0}")]
     Export(String),

@@ -171,7 +171,7 @@ pub fn main_with(registry: KernelRegistry) -> ExitCode {
             if is_refusal(&err) {
                 return ExitCode::from(REFUSED);
             }
-            if err.is::<cmd::study::Unsettled>() {
+            if err.is::<hetscale_study::study::Unsettled>() {
                 return ExitCode::from(UNSETTLED);
             }
             // As a shell reports a process ended by the signal.

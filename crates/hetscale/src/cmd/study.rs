@@ -10,8 +10,9 @@ use hetscale_kernels::KernelRegistry;
 use hetscale_papers::reproduce::{DEFAULT_STUDY, Experiment, reproduce};
 use hetscale_study::spec::StudySpec;
 use hetscale_study::spec::command_study::CommandStudy;
+use hetscale_study::spec::launch::LaunchOptions;
 use hetscale_study::store::Store;
-use hetscale_study::study::{StudyResult, load_results_with, run_study_with};
+use hetscale_study::study::{StudyResult, check_settled, load_results_with, run_study_with};
 
 use super::progress::Progress;
 use super::report::write_report;
@@ -117,56 +118,6 @@ pub struct Args {
     pub launcher: Option<String>,
 }
 
-/// Hands `--launcher`, `--hosts` and `--hostfile` to the spec's mpi launches.
-fn pass_hosts(args: &Args, spec: &mut StudySpec) -> anyhow::Result<()> {
-    if args.hosts.is_none() && args.hostfile.is_none() && args.launcher.is_none() {
-        return Ok(());
-    }
-    anyhow::ensure!(
-        spec.backend == "mpi",
-        "--launcher, --hosts and --hostfile are for studies with backend = \"mpi\"; study \"{}\" runs on {}{}",
-        spec.name,
-        if spec.command.is_some() {
-            "its own command"
-        } else {
-            spec.backend.as_str()
-        },
-        if spec.command.is_some() {
-            ": put srun in the command template, with --nodelist={nodelist}"
-        } else {
-            ""
-        }
-    );
-    if let Some(launcher) = &args.launcher {
-        anyhow::ensure!(
-            !launcher.trim().is_empty(),
-            "--launcher is empty: give srun or mpirun"
-        );
-        spec.mpi.launcher = launcher.clone();
-        if spec.mpi.uses_srun() {
-            // The spec's hosts are mpirun's; srun takes each configuration's own nodes.
-            spec.mpi.hostfile = None;
-            spec.mpi.hosts = None;
-        }
-    }
-    anyhow::ensure!(
-        !(spec.mpi.uses_srun() && (args.hosts.is_some() || args.hostfile.is_some())),
-        "--hosts and --hostfile are for mpirun: srun runs each configuration on its own nodes, named as Slurm names them"
-    );
-    if let Some(hosts) = &args.hosts {
-        spec.mpi.hosts = Some(hosts.clone());
-    }
-    if let Some(path) = &args.hostfile {
-        anyhow::ensure!(
-            path.is_file(),
-            "--hostfile {}: no such file",
-            path.display()
-        );
-        spec.mpi.hostfile = Some(path.display().to_string());
-    }
-    Ok(())
-}
-
 /// Runs `hetscale study`.
 pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     hetscale_study::runner::interrupt::catch()
@@ -179,8 +130,13 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         (Some(path), None) => vec![StudySpec::from_file_with(path, registry)?],
         (None, None) => return run_default(args, registry),
     };
+    let launch = LaunchOptions {
+        launcher: args.launcher.clone(),
+        hosts: args.hosts.clone(),
+        hostfile: args.hostfile.clone(),
+    };
     for spec in &mut specs {
-        pass_hosts(args, spec)?;
+        launch.apply_to(spec)?;
     }
     let out_existed = args.out.exists();
     std::fs::create_dir_all(&args.out)
@@ -231,22 +187,8 @@ fn run_studies(
         results.push(result);
     }
     let index = write_report(&every_study(store, registry, &results), &args.out)?;
-    if args.json {
-        let json =
-            hetscale_study::json::document("study", "studies", serde_json::to_value(&results)?);
-        outln!("{}", serde_json::to_string_pretty(&json)?);
-        // Standard output stays one JSON document.
-        resumed.iter().for_each(|line| errln!("{line}"));
-        errln!("Report: {}", index.display());
-    } else {
-        for result in &results {
-            out!("{}", text::study::tables(result));
-        }
-        resumed.iter().for_each(|line| outln!("{line}"));
-        print_locations(db, &args.out, &index);
-        print_summaries(&results);
-    }
-    settled_something(&results)
+    let tables: String = results.iter().map(text::study::tables).collect();
+    show(args, &results, &tables, &resumed, db, &index)
 }
 
 /// `--replace`: drops the runs of a study stored under `spec`'s name with another spec or
@@ -281,60 +223,39 @@ fn every_study(store: &Store, registry: &KernelRegistry, ran: &[StudyResult]) ->
     ran.iter().cloned().chain(others).collect()
 }
 
-/// A study that settled no configuration in any approach (every one failed or its target
-/// was unreachable): what it found is written, and it ends with [`crate::UNSETTLED`].
-#[derive(Debug)]
-pub(crate) struct Unsettled {
-    /// The names of the studies that settled nothing.
-    studies: Vec<String>,
-}
-
-impl std::fmt::Display for Unsettled {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            // Which of n_min, n_max or the target to change depends on the side of the range
-            // each target missed, which each configuration's line says (issue 31, D11).
-            "study {} settled no configuration: each \"not settled\" line above (and the report) says what to change, n_min, n_max or the target, or which runs failed",
-            self.studies.join(", ")
-        )
+/// Prints what the studies found: on `--json` one JSON document of `results` (the resumed
+/// lines and the report's path on standard error), else `tables`, the resumed lines, where
+/// everything is and, last, each study's summary. Then [`check_settled`].
+fn show(
+    args: &Args,
+    results: &[StudyResult],
+    tables: &str,
+    resumed: &[String],
+    db: &Path,
+    index: &Path,
+) -> anyhow::Result<()> {
+    if args.json {
+        let json =
+            hetscale_study::json::document("study", "studies", serde_json::to_value(results)?);
+        outln!("{}", serde_json::to_string_pretty(&json)?);
+        // Standard output stays one JSON document.
+        resumed.iter().for_each(|line| errln!("{line}"));
+        errln!("Report: {}", index.display());
+    } else {
+        out!("{tables}");
+        resumed.iter().for_each(|line| outln!("{line}"));
+        outln!(
+            "Runs stored in {}; results in {}",
+            db.display(),
+            args.out.display()
+        );
+        outln!("Report: {}", index.display());
+        // The answer, last: each study's summary table and verdicts.
+        for result in results {
+            out!("{}", text::study::summary(&result.summary));
+        }
     }
-}
-
-impl std::error::Error for Unsettled {}
-
-/// [`Unsettled`] if a study settled nothing.
-fn settled_something(results: &[StudyResult]) -> anyhow::Result<()> {
-    let studies: Vec<String> = results
-        .iter()
-        .filter(|r| {
-            [&r.measured, &r.computed, &r.predicted]
-                .into_iter()
-                .flatten()
-                .all(|approach| approach.points.is_empty())
-        })
-        .map(|r| format!("\"{}\"", r.spec.name))
-        .collect();
-    if studies.is_empty() {
-        return Ok(());
-    }
-    Err(Unsettled { studies }.into())
-}
-
-/// The answer, last: each study's summary table and verdicts.
-fn print_summaries(results: &[StudyResult]) {
-    for result in results {
-        out!("{}", text::study::summary(&result.summary));
-    }
-}
-
-fn print_locations(db: &Path, out: &Path, index: &Path) {
-    outln!(
-        "Runs stored in {}; results in {}",
-        db.display(),
-        out.display()
-    );
-    outln!("Report: {}", index.display());
+    Ok(check_settled(results)?)
 }
 
 /// The default study: the JPDC reproduction (GE, MM and conv2d on simulated Sunwulf,
@@ -366,22 +287,11 @@ fn run_default(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         .write(&args.out)
         .with_context(|| format!("cannot write the report into {}", args.out.display()))?
         .index;
-    if args.json {
-        let json =
-            hetscale_study::json::document("study", "studies", serde_json::to_value(&results)?);
-        outln!("{}", serde_json::to_string_pretty(&json)?);
-        resumed.iter().for_each(|line| errln!("{line}"));
-        errln!("Report: {}", index.display());
-    } else {
-        for r in &reproductions {
-            out!("{}", text::study::tables(&r.study));
-            out!("{}", text::reproduce::reproduction(r));
-        }
-        resumed.iter().for_each(|line| outln!("{line}"));
-        print_locations(&db, &args.out, &index);
-        print_summaries(&results);
-    }
-    settled_something(&results)
+    let tables: String = reproductions
+        .iter()
+        .map(|r| text::study::tables(&r.study) + &text::reproduce::reproduction(r))
+        .collect();
+    show(args, &results, &tables, &resumed, &db, &index)
 }
 
 /// The study database: --db, or `study.db` in --out, which must not be a symbolic link (one
