@@ -5,15 +5,15 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use hetscale_kernels::KernelRegistry;
-use hetscale_papers::kalinov::summa::{KALINOV_SUMMA, KalinovExperiment, reproduce_kalinov};
-use hetscale_papers::reproduce::{EXPERIMENTS, Experiment, STATEMENT_CHECKS, reproduce};
-use hetscale_papers::tpds::slalom::{TPDS_SLALOM_MASPAR, maspar_gap};
-use hetscale_papers::wp::collectives::{WP_COLLECTIVES, WpExperiment, reproduce_wp};
+use hetscale_papers::kalinov::summa::reproduce_kalinov;
+use hetscale_papers::plan::{Plan, PlanOptions, plan};
+use hetscale_papers::reproduce::{EXPERIMENTS, reproduce};
+use hetscale_papers::wp::collectives::reproduce_wp;
 use hetscale_report::text;
 use hetscale_report::views::reproduction::reproduction_report;
-use hetscale_study::calibrate::FreeParameter;
 use hetscale_study::store::Store;
 
+use super::progress::Progress;
 use crate::output::{errln, out, outln};
 
 /// Arguments of `hetscale reproduce`.
@@ -53,32 +53,6 @@ pub struct Args {
     pub published_target: bool,
 }
 
-/// `--fit`'s parameters, if given.
-fn free_parameters(args: &Args) -> anyhow::Result<Option<Vec<FreeParameter>>> {
-    if args.fit.iter().flatten().any(|name| name.trim() == "auto") {
-        anyhow::bail!("--fit auto chooses the parameters itself: give it alone");
-    }
-    args.fit
-        .as_ref()
-        .map(|names| names.iter().map(|n| FreeParameter::parse(n)).collect())
-        .transpose()
-        .map_err(Into::into)
-}
-
-/// Whether `--fit` is `auto` alone (beside names it is refused by [`free_parameters`]).
-fn is_auto(fit: &Option<Vec<String>>) -> bool {
-    fit.as_deref()
-        .is_some_and(|names| names.len() == 1 && names[0].trim() == "auto")
-}
-
-/// The experiments that calibrate (all but the statement checks).
-fn studies() -> Vec<&'static str> {
-    EXPERIMENTS
-        .into_iter()
-        .filter(|id| !STATEMENT_CHECKS.contains(id))
-        .collect()
-}
-
 /// `--only`'s help, listing the ids from [`EXPERIMENTS`] so that it cannot fall behind.
 fn only_help() -> String {
     format!("Only this experiment ({})", EXPERIMENTS.join(", "))
@@ -87,57 +61,19 @@ fn only_help() -> String {
 /// Runs `hetscale reproduce`.
 pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     hetscale_study::runner::interrupt::catch().context("cannot catch SIGINT and SIGTERM")?;
-    let ids: Vec<&str> = match &args.only {
-        Some(id) => vec![id.as_str()],
-        None => EXPERIMENTS.to_vec(),
+    let options = PlanOptions {
+        only: args.only.clone(),
+        platform: args.platform.clone(),
+        fit: args.fit.clone(),
+        rate_fraction: args.rate_fraction,
+        published_target: args.published_target,
     };
-    let kalinov = ids.contains(&KALINOV_SUMMA).then(|| KalinovExperiment {
-        platform: args.platform.clone().unwrap_or_else(|| "kalinov".into()),
-        ..KalinovExperiment::default()
-    });
-    let wp = ids.contains(&WP_COLLECTIVES).then(|| WpExperiment {
-        platform: args
-            .platform
-            .clone()
-            .unwrap_or_else(|| "ucf-cluster".into()),
-        ..WpExperiment::default()
-    });
-    let maspar = ids
-        .contains(&TPDS_SLALOM_MASPAR)
-        .then(|| maspar_gap(registry))
-        .transpose()?;
-    let experiments = ids
-        .iter()
-        .filter(|id| !STATEMENT_CHECKS.contains(id))
-        .map(|id| {
-            let mut experiment = Experiment::named(id)?;
-            if let Some(platform) = &args.platform {
-                experiment.platform = platform.clone();
-            }
-            let experiment = if is_auto(&args.fit) {
-                experiment
-                    .calibrated_with(None, args.rate_fraction)?
-                    .choosing_free()
-            } else {
-                experiment.calibrated_with(free_parameters(args)?, args.rate_fraction)?
-            };
-            Ok(if args.published_target {
-                experiment.holding_published_target()
-            } else {
-                experiment
-            })
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    if experiments.is_empty()
-        && (args.fit.is_some() || args.rate_fraction.is_some() || args.published_target)
-    {
-        anyhow::bail!(
-            "--fit, --rate-fraction and --published-target calibrate a study experiment, and {} \
-             calibrates nothing: use them with --only {}",
-            ids.join(", "),
-            studies().join(" | ")
-        );
-    }
+    let Plan {
+        experiments,
+        kalinov,
+        wp,
+        maspar,
+    } = plan(&options, registry)?;
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create --out {}", args.out.display()))?;
     let db = args.out.join("reproduce.db");
@@ -145,7 +81,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     let store = Store::open(&db)?;
     let mut done = Vec::new();
     for experiment in &experiments {
-        let progress = super::progress::Progress::new(&experiment.id, false);
+        let progress = Progress::new(&experiment.id, false);
         let result = reproduce(experiment, registry, &store, &progress, &args.out);
         progress.finish();
         done.push(result?);
@@ -172,23 +108,23 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             .iter()
             .for_each(|m| errln!("{}: {}", m.id, m.explanation()));
         errln!("Report: {}", index.display());
-    } else {
-        done.iter()
-            .for_each(|r| out!("{}", text::reproduce::reproduction(r)));
-        kalinov
-            .iter()
-            .for_each(|k| out!("{}", text::reproduce::kalinov(k)));
-        wp.iter().for_each(|w| out!("{}", text::reproduce::wp(w)));
-        maspar
-            .iter()
-            .for_each(|m| out!("{}", text::reproduce::maspar(m)));
-        if !done.is_empty() {
-            outln!("Calibrated platforms and runs in {}", args.out.display());
-        }
-        outln!("Report: {}", index.display());
-        for r in &done {
-            out!("{}", text::study::summary(&r.study.summary));
-        }
+        return Ok(());
+    }
+    done.iter()
+        .for_each(|r| out!("{}", text::reproduce::reproduction(r)));
+    kalinov
+        .iter()
+        .for_each(|k| out!("{}", text::reproduce::kalinov(k)));
+    wp.iter().for_each(|w| out!("{}", text::reproduce::wp(w)));
+    maspar
+        .iter()
+        .for_each(|m| out!("{}", text::reproduce::maspar(m)));
+    if !done.is_empty() {
+        outln!("Calibrated platforms and runs in {}", args.out.display());
+    }
+    outln!("Report: {}", index.display());
+    for r in &done {
+        out!("{}", text::study::summary(&r.study.summary));
     }
     Ok(())
 }
