@@ -2,4 +2,5 @@
 //! COMMAND` prints without `--json`, as a string the command writes out.
 
 pub mod reproduce;
+pub mod run;
 pub mod study;

@@ -33,13 +33,23 @@ impl Timed for RunOutcome {
     }
 }
 
-/// `warmup` unmeasured runs of `once`, then `runs` measured ones: the last run, its time set
-/// to the median of the measured times, their statistics, and the times in order.
+/// A run repeated: the last of the measured runs, their statistics and their times.
+#[derive(Debug, Clone)]
+pub struct Repetitions<R> {
+    /// The last measured run, its time set to the median of the measured times.
+    pub last: R,
+    /// The statistics of the measured times, s.
+    pub stats: Summary,
+    /// Every measured run's time, in order, s.
+    pub times_s: Vec<f64>,
+}
+
+/// `warmup` unmeasured runs of `once`, then `runs` measured ones.
 pub fn repeated<R: Timed, E: From<StudyError>>(
     warmup: u32,
     runs: u32,
     mut once: impl FnMut() -> Result<R, E>,
-) -> Result<(R, Summary, Vec<f64>), E> {
+) -> Result<Repetitions<R>, E> {
     for _ in 0..warmup {
         once()?;
     }
@@ -53,5 +63,9 @@ pub fn repeated<R: Timed, E: From<StudyError>>(
     let summary = summarize(&times)?;
     let mut last = last.ok_or_else(|| StudyError::Stats("--runs is at least 1".into()))?;
     last.set_time_s(summary.median);
-    Ok((last, summary, times))
+    Ok(Repetitions {
+        last,
+        stats: summary,
+        times_s: times,
+    })
 }

@@ -4,11 +4,12 @@ use crate::cmd::load_platform;
 use crate::output::{errln, out, outln};
 use anyhow::Context;
 use hbsp::Backend;
+use hetscale_report::text;
 use hetscale_study::runner::program::{Hostfiles, Program, execute};
 use hetscale_study::runner::repeat::repeated;
+use hetscale_study::runner::run_report::{CommandRunReport, command_run_warnings};
 use hetscale_study::spec::command_study::in_options;
 use hetscale_study::spec::configuration::resolve;
-use serde_json::json;
 
 use super::args::Args;
 
@@ -32,7 +33,7 @@ pub(super) fn run(args: &Args, registry: &hetscale_kernels::KernelRegistry) -> a
     let hostfiles = Hostfiles::default();
     let hostfile = hostfiles.path_for(&program, &config)?;
     // The backend is not used: the command runs itself.
-    let (outcome, times, each_time_s) = repeated(args.warmup, args.runs, || {
+    let repeated = repeated(args.warmup, args.runs, || {
         execute(
             &program,
             args.seed,
@@ -42,52 +43,21 @@ pub(super) fn run(args: &Args, registry: &hetscale_kernels::KernelRegistry) -> a
             hostfile.as_deref(),
         )
     })?;
-    let c = config.configuration.marked_speed;
-    let speed = outcome.work / outcome.time_s;
-    let warnings: Vec<String> = [platform.placeholder_warning(), times.outlier_warning()]
-        .into_iter()
-        .flatten()
-        .collect();
+    let warnings = command_run_warnings(&repeated.stats, &platform);
     warnings.iter().for_each(|w| errln!("warning: {w}"));
+    let report = CommandRunReport::new(
+        &spec.template,
+        n,
+        &config,
+        &platform.name,
+        &repeated,
+        &warnings,
+    );
     if args.json {
-        let value = json!({
-            "command": spec.template,
-            "backend": hetscale_study::spec::EXTERNAL_BACKEND,
-            "n": n,
-            "p": config.configuration.nodes,
-            "nodes": config.nodes,
-            "platform": platform.name,
-            "time_s": outcome.time_s,
-            "time_stats_s": times,
-            "times_s": each_time_s,
-            "work_flop": outcome.work,
-            "speed_flops": speed,
-            "marked_speed_flops": c,
-            "speed_efficiency": speed / c,
-            "warnings": warnings,
-        });
-        let value = hetscale_study::json::document("run", "run", value);
+        let value = hetscale_study::json::document("run", "run", serde_json::to_value(&report)?);
         outln!("{}", serde_json::to_string_pretty(&value)?);
     } else {
-        out!(
-            "command  {}\n\
-             p        {} (nodes \"{}\" of {})\n\
-             N        {n}\n\
-             T        {}\n\
-             W        {:.6e} flop\n\
-             S = W/T  {:.4} Mflop/s\n\
-             C        {:.4} Mflop/s\n\
-             E_s      {:.4}\n",
-            spec.template,
-            config.configuration.nodes,
-            config.nodes,
-            platform.name,
-            times.time_line(),
-            outcome.work,
-            speed / 1e6,
-            c / 1e6,
-            speed / c,
-        );
+        out!("{}", text::run::command(&report));
     }
     Ok(())
 }

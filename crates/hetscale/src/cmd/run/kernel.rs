@@ -6,15 +6,15 @@ use crate::output::{errln, out, outln};
 
 use anyhow::{Context, bail};
 use hbsp::{Backend, Platform};
-use hetscale_kernels::memory::{check_fits, check_run_fits, run_memory};
-use hetscale_kernels::{
-    Array, Kernel, KernelRegistry, KernelRun, Verification, inputs_for, read_npy, write_npy,
-};
+use hetscale_kernels::run_inputs::RunInputs;
+use hetscale_kernels::{KernelRegistry, KernelRun, write_npy};
+use hetscale_report::text;
 use hetscale_report::views::run::run_report;
 use hetscale_report::{EXPORT_BYTES_PER_TRACE_BYTE, TraceOptions, write_chrome_trace};
 use hetscale_study::runner::repeat::repeated;
-use hetscale_study::stats::Summary;
-use serde_json::json;
+use hetscale_study::runner::run_report::{
+    KernelRunReport, kernel_run_warnings, prediction_interval,
+};
 
 use super::args::Args;
 
@@ -31,15 +31,23 @@ pub(super) fn run(args: &Args, kernel: &str, registry: &KernelRegistry) -> anyho
     let platform = load_platform(&args.platform, registry)?;
     let machine = machine(args, &platform, job.as_ref())?;
     let kernel = args.kernel_options.kernel(kernel, registry)?;
-    let inputs = inputs(args, kernel.as_ref(), &machine, &backend)?;
+    let exported = args.trace.is_some() || args.report.is_some();
+    let inputs = RunInputs {
+        n: args.n,
+        files: args.input.clone(),
+        seed: args.seed,
+        export_per_trace_byte: exported.then_some(EXPORT_BYTES_PER_TRACE_BYTE),
+    }
+    .make(kernel.as_ref(), &machine, &backend)?;
     let machine = machine.for_workload(kernel.name());
-    let (run, times, each_time_s) = repeated(args.warmup, args.runs, || {
+    let repeated = repeated(args.warmup, args.runs, || {
         anyhow::Ok(kernel.run(&inputs, &backend, &machine)?)
     })?;
     if job.as_ref().is_some_and(|job| job.rank() != 0) {
         // Every rank holds the same run; rank 0 speaks for the job.
         return Ok(());
     }
+    let run = &repeated.last;
     if let Some(path) = &args.dump_result {
         anyhow::ensure!(
             !args.skip_compute,
@@ -50,28 +58,27 @@ pub(super) fn run(args: &Args, kernel: &str, registry: &KernelRegistry) -> anyho
         })
         .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    let written = write_views(args, &run, &backend, &machine)?;
-    let interval = prediction_interval(&run, &backend, &platform);
-    let warnings = warnings(&run, &times, &platform);
+    let written = write_views(args, run, &backend, &machine)?;
+    let interval = prediction_interval(run, &backend, &platform);
+    let warnings = kernel_run_warnings(run, &repeated.stats, &platform);
     warnings.iter().for_each(|w| errln!("warning: {w}"));
     if args.json {
-        let mut report = report_json(&run, &backend, &args.nodes);
-        report["platform"] = json!(platform.name);
-        report["time_stats_s"] = json!(times);
-        // Every run's time, in order (for a fit that resamples runs, say).
-        report["times_s"] = json!(each_time_s);
-        report["time_interval_s"] = json!(interval.map(|(lo, hi, _)| [lo, hi]));
-        report["warnings"] = json!(warnings);
-        let report = hetscale_study::json::document("run", "run", report);
+        let report = KernelRunReport::new(
+            &repeated,
+            &backend,
+            &args.nodes,
+            &platform.name,
+            interval,
+            &warnings,
+        );
+        let report = hetscale_study::json::document("run", "run", serde_json::to_value(&report)?);
         outln!("{}", serde_json::to_string_pretty(&report)?);
         // Standard output stays one JSON document.
         written.iter().for_each(|line| errln!("{line}"));
     } else {
-        out!("{}", report_text(&run, &backend, &times));
-        if let Some((lo, hi, errors)) = interval {
-            outln!(
-                "95% PI   [{lo:.6} s, {hi:.6} s] (from the calibration's errors on {errors} runs of configurations it predicted from smaller ones)"
-            );
+        out!("{}", text::run::kernel(run, &backend, &repeated.stats));
+        if let Some(interval) = &interval {
+            out!("{}", text::run::prediction_interval(interval));
         }
         written.iter().for_each(|line| outln!("{line}"));
     }
@@ -84,26 +91,6 @@ pub(super) fn run(args: &Args, kernel: &str, registry: &KernelRegistry) -> anyho
         );
     }
     Ok(())
-}
-
-/// On `sim`, the 95% prediction interval of what the machine would measure, with the number
-/// of errors behind it, when the platform's compute entry for the kernel holds a calibration's
-/// errors on configurations it predicted from smaller ones (`hetscale calibrate`).
-fn prediction_interval(
-    run: &KernelRun,
-    backend: &Backend,
-    platform: &Platform,
-) -> Option<(f64, f64, usize)> {
-    if !backend.is_virtual() {
-        return None;
-    }
-    let errors = platform
-        .machine
-        .as_ref()?
-        .rate(Some(run.kernel), None)
-        .held_out_errors;
-    let (lo, hi) = hetscale_model::fit::interval_from_errors(run.time_s, &errors)?;
-    Some((lo, hi, errors.len()))
 }
 
 /// Fails before the run, not after it, if an output file's directory is missing.
@@ -180,150 +167,4 @@ fn backend(args: &Args) -> anyhow::Result<Backend> {
         _ => bail!("backend {backend} cannot run kernels yet"),
     }
     Ok(backend)
-}
-
-/// The generated or read inputs, once the run is known to fit in memory (refused before
-/// anything is generated; read files are checked before the run multiplies them).
-fn inputs(
-    args: &Args,
-    kernel: &dyn Kernel,
-    machine: &hbsp::Machine,
-    backend: &Backend,
-) -> anyhow::Result<Vec<Array>> {
-    if args.input.is_empty() {
-        let n = args
-            .n
-            .context("give the problem size with --n N, or input files with --input")?;
-        check_run_fits(kernel, n, machine, backend)?;
-        check_export_fits(args, kernel, n, machine, backend)?;
-        return Ok(inputs_for(kernel, n, args.seed, backend)?);
-    }
-    let arrays = args
-        .input
-        .iter()
-        .map(read_npy)
-        .collect::<Result<Vec<_>, _>>()?;
-    if let (Some(n), Some(first)) = (args.n, arrays.first()) {
-        if first.shape.first() != Some(&n) {
-            bail!(
-                "--n {n} does not match {}, whose shape is {:?}: drop --n or fix it",
-                first.name,
-                first.shape
-            );
-        }
-    }
-    if let Some(&n) = arrays.first().and_then(|a| a.shape.first()) {
-        check_run_fits(kernel, n, machine, backend)?;
-        check_export_fits(args, kernel, n, machine, backend)?;
-    }
-    Ok(arrays)
-}
-
-/// Refuses, in one line, a run whose trace export (`--trace`, `--report`) would not fit
-/// beside the run itself.
-fn check_export_fits(
-    args: &Args,
-    kernel: &dyn Kernel,
-    n: usize,
-    machine: &hbsp::Machine,
-    backend: &Backend,
-) -> anyhow::Result<()> {
-    if args.trace.is_none() && args.report.is_none() {
-        return Ok(());
-    }
-    let export = EXPORT_BYTES_PER_TRACE_BYTE * kernel.trace_bytes(n, machine)?;
-    let needed = run_memory(kernel, n, machine, backend)? + export;
-    let what = format!(
-        "{} at N = {n} on {} nodes with its trace exported",
-        kernel.name(),
-        machine.p()
-    );
-    Ok(check_fits(
-        &what,
-        needed,
-        "drop --trace and --report, or use a smaller N or fewer nodes",
-    )?)
-}
-
-/// What the user should know about a run that succeeded: an `E_s` above 1 means the code ran
-/// faster than the marked speeds allow, which no correct marked speed permits; placeholder
-/// speeds make `E_s` meaningless; outlier runs make the mean and sd unreliable.
-fn warnings(run: &KernelRun, times: &Summary, platform: &Platform) -> Vec<String> {
-    let above_one = run.speed_efficiency().filter(|&e| e > 1.0).map(|e| {
-        format!(
-            "E_s = {e:.4} > 1: this run went faster than the marked speed allows, so the marked speeds are wrong for this code; re-measure them with hetscale bench, or give the platform's real speeds"
-        )
-    });
-    [
-        platform.placeholder_warning(),
-        above_one,
-        times.outlier_warning(),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
-}
-
-/// The verification line: its verdict and, where a check ran, its error and tolerance.
-fn verification_text(v: &Verification) -> String {
-    let verdict = match (v.passed, v.skipped) {
-        (true, _) => "yes",
-        (false, true) => return "skipped (skeleton run: the compute blocks did not run)".into(),
-        (false, false) => "NO",
-    };
-    format!(
-        "{verdict} ({} = {:.3e}, tolerance {:.3e})",
-        v.method, v.error, v.tolerance
-    )
-}
-
-/// The run in the one JSON schema (README, "JSON output"); `marked_speed_flops` is `null` on a
-/// platform whose speeds are not a flop rate (its `speed_unit` says what they are).
-fn report_json(run: &KernelRun, backend: &Backend, nodes: &str) -> serde_json::Value {
-    json!({
-        "kernel": run.kernel,
-        "backend": backend.to_string(),
-        "virtual_time": backend.is_virtual(),
-        "n": run.n,
-        "nodes": nodes,
-        "p": run.p,
-        "time_s": run.time_s,
-        "work_flop": run.work,
-        "speed_flops": run.speed(),
-        "marked_speed_flops": run.cluster_speed_flops(),
-        "platform_speed_unit": run.speed_unit,
-        "speed_efficiency": run.speed_efficiency(),
-        "verification": run.verification,
-        "details": hetscale_study::json::details(&run.details),
-    })
-}
-
-fn report_text(run: &KernelRun, backend: &Backend, times: &Summary) -> String {
-    let efficiency = run
-        .speed_efficiency()
-        .map_or("n/a (marked speeds are not a flop rate)".into(), |e| {
-            format!("{e:.4}")
-        });
-    let mut out = format!(
-        "kernel   {} on {backend}, p = {}, N = {}\n\
-         T        {}\n\
-         W        {:.6e} flop\n\
-         S = W/T  {:.4} Mflop/s\n\
-         C        {:.4} {}\n\
-         E_s      {efficiency}\n\
-         verified {}\n",
-        run.kernel,
-        run.p,
-        run.n,
-        times.time_line(),
-        run.work,
-        run.speed() / 1e6,
-        run.cluster_speed,
-        run.speed_unit,
-        verification_text(&run.verification),
-    );
-    for (name, value) in &run.details {
-        out.push_str(&format!("{name}: {value}\n"));
-    }
-    out
 }
