@@ -64,7 +64,8 @@
 //!
 //! A [`Platform`] (TOML file or [`presets`]) lists nodes and the network (`g`, `L(p)`, `o`); a
 //! [`NodeSet`] (`"4"`, `"gromit,chromus"`, `"sunblade:3,server*2:1"`) selects the [`Machine`] a
-//! run uses. [`probe`] measures `g`, `r_j`, `L` and `o` of a backend.
+//! run uses. [`probe`] measures `g`, `r_j`, `L` and `o` of a backend; [`probe_platform`] writes
+//! what a probe measured into a platform file.
 
 pub mod backend;
 mod barrier_cost;
@@ -85,6 +86,7 @@ pub mod paper_machines;
 pub mod platform;
 pub mod presets;
 pub mod probe;
+pub mod probe_platform;
 pub mod trace;
 mod units;
 
