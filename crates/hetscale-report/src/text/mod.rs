@@ -1,6 +1,7 @@
 //! The terminal text of each command's result, one module per command: what `hetscale
 //! COMMAND` prints without `--json`, as a string the command writes out.
 
+pub mod bench;
 pub mod probe;
 pub mod reproduce;
 pub mod run;
