@@ -39,6 +39,7 @@ pub mod calibrate;
 pub mod csv_rows;
 pub mod error;
 pub mod json;
+pub mod platform_view;
 pub mod runner;
 pub mod spec;
 pub mod speed;
