@@ -2,6 +2,7 @@
 //! COMMAND` prints without `--json`, as a string the command writes out.
 
 pub mod bench;
+pub mod calibrate;
 pub mod platform;
 pub mod probe;
 pub mod reproduce;
