@@ -3,6 +3,8 @@
 
 pub mod bench;
 pub mod calibrate;
+pub mod collectives;
+pub mod paper;
 pub mod platform;
 pub mod probe;
 pub mod reproduce;
