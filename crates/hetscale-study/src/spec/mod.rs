@@ -55,13 +55,13 @@
 //! This folder owns what a study is before it runs: the spec ([`StudySpec`]), its
 //! configurations resolved on a platform ([`configuration`]), the formulas of `W` and `T_o`
 //! ([`formula`]), `hetscale study --command` as a spec ([`command_study`]), the launch options
-//! the command line lays over its `[mpi]` table ([`launch`]) and the embedded default specs
-//! ([`default_study`]).
+//! the command line lays over its `[mpi]` table ([`launch`]) and two embedded example specs
+//! ([`example_specs`]).
 
 pub mod command_study;
 pub mod communication;
 pub mod configuration;
-pub mod default_study;
+pub mod example_specs;
 pub mod formula;
 pub mod launch;
 pub mod mpi;
