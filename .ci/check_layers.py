@@ -31,9 +31,10 @@ def strip(text):
     # drop comments, strings and #[cfg(test)] items
     text = re.sub(r'//[^\n]*', '', text)
     text = re.sub(r'/\*.*?\*/', '', text, flags=re.S)
-    text = re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
+    # re.S: a string continued over lines (`\` at a line's end) is still one string.
+    text = re.sub(r'"(?:\\.|[^"\\])*"', '""', text, flags=re.S)
     out = []; i = 0
-    for m in re.finditer(r'#\[cfg\(test\)\]\s*mod\s+\w+\s*\{', text):
+    for m in re.finditer(r'#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+\w+\s*\{', text):
         if m.start() < i: continue
         out.append(text[i:m.start()])
         depth = 1; j = m.end()

@@ -308,12 +308,12 @@ impl<'a> Ctx<'a> {
             // its user can change is the problem's size or how many nodes share it.
             let size = match bytes {
                 usize::MAX => "more bytes than a 64-bit count holds".to_owned(),
-                _ => hetscale_machine::units::human_bytes(bytes as f64),
+                _ => hetscale_model::numbers::human_bytes(bytes as f64),
             };
             return Err(self.misuse(format!(
                 "the run would send a message of {size}, more than the {} one simulated \
                  message may carry: use a smaller problem size or more nodes",
-                hetscale_machine::units::human_bytes(MAX_ZEROS as f64)
+                hetscale_model::numbers::human_bytes(MAX_ZEROS as f64)
             )));
         }
         Ok(())

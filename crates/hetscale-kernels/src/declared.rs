@@ -1,7 +1,6 @@
 //! The communication a program hetscale did not write declares, charged on a machine as the
-//! kernels' own models are charged (the crate's `charges` module): so a user's MPI program
-//! gets the probed machine's point-to-point costs, `L(p)` and message stall, as hetscale's
-//! kernels do.
+//! kernels' own models are charged (the crate's `charges` module): so a user's MPI program gets
+//! the probed machine's point-to-point costs, `L(p)` and message stall, as hetscale's kernels do.
 //!
 //! A program declares steps, each a count of identical supersteps of one pattern moving a
 //! number of bytes per message (the study crate parses `100*neighbours(8*n)` into one). Every

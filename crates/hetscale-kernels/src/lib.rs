@@ -52,6 +52,7 @@ pub mod mm;
 mod npy;
 pub mod partition;
 mod registry;
+pub mod run_inputs;
 pub mod slalom;
 mod slalom_grid;
 pub mod summa;

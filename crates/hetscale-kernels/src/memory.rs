@@ -17,7 +17,8 @@ use hbsp::{Backend, Machine};
 use crate::error::Result;
 use crate::kernel::{Kernel, skeleton};
 
-pub use {hetscale_machine::room::available_memory, hetscale_machine::units::human_bytes};
+pub use hetscale_machine::room::available_memory;
+pub use hetscale_model::numbers::human_bytes;
 
 /// Refuses, in one line, a size whose input arrays alone exceed the memory available, so
 /// [`Kernel::generate`] never aborts on a failed allocation (or wraps a size overflow).

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{MachineError, Result};
-use crate::units::human_bytes;
+use hetscale_model::numbers::human_bytes;
 
 /// Refuses, in one line, `what` needing `needed` bytes when less memory is available:
 /// "`what` would need about X of memory but Y are available: `advice`". A NaN estimate is

@@ -31,6 +31,7 @@ pub mod fit;
 pub mod hockney;
 pub mod isoefficiency;
 pub mod metrics;
+pub mod numbers;
 pub mod root;
 pub mod scalability;
 pub mod scaling;

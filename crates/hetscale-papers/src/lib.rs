@@ -14,7 +14,8 @@
 //!
 //! [`tables`] recomputes every paper's tables ([`all_tables`]), [`measurements`] holds the
 //! published values, and [`reproduce`] runs the experiments that are studies (calibrated on the
-//! base configuration's published rows only) and sets every published value beside hetscale's.
+//! base configuration's published rows only) and sets every published value beside hetscale's;
+//! [`plan`] is which experiments `hetscale reproduce` runs, calibrated as its options ask.
 //!
 //! ```
 //! use hetscale_papers::{all_tables, measurements::published};
@@ -32,6 +33,7 @@ pub mod experiment;
 pub mod jpdc;
 pub mod kalinov;
 pub mod measurements;
+pub mod plan;
 pub mod published;
 pub mod reproduce;
 pub mod tables;

@@ -50,7 +50,8 @@ pub const EXPERIMENTS: [&str; 9] = [
 /// say why the paper's data cannot be reproduced ([`crate::tpds::slalom::maspar_gap`]).
 pub const STATEMENT_CHECKS: [&str; 3] = [KALINOV_SUMMA, WP_COLLECTIVES, TPDS_SLALOM_MASPAR];
 
-/// The experiments of the default study: the JPDC reproduction.
+/// The default study, what `hetscale study` runs with no spec: the JPDC reproduction's
+/// experiments (the embedded `hetscale_study::spec::example_specs` are examples, not this).
 pub const DEFAULT_STUDY: [&str; 3] = ["jpdc-ge", "jpdc-mm", "jpdc-conv2d"];
 
 impl Experiment {

@@ -29,8 +29,8 @@
 //! The probe declares no work (`charge_work(0)`) in its supersteps, so on the `sim` backend
 //! they cost the platform's network parameters exactly, not the host's copying time.
 
-use hetscale_machine::units::human_seconds;
 use hetscale_model::fit::polyfit;
+use hetscale_model::numbers::human_seconds;
 use serde::Serialize;
 
 use hbsp::Ctx;

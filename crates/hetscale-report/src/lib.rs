@@ -54,7 +54,6 @@ mod chart;
 mod error;
 mod html;
 mod markup;
-mod numbers;
 mod perfetto;
 mod table;
 pub mod text;
@@ -70,7 +69,6 @@ pub use chart::{
 pub use error::{ReportError, Result};
 pub use html::{Block, Figure, Lead, Report, Section, Written};
 pub use markup::escape;
-pub use numbers::{format_number, time_unit};
 pub use perfetto::{EXPORT_BYTES_PER_TRACE_BYTE, chrome_trace, write_chrome_trace};
 pub use table::{Cell, Column, Table};
 pub use timeline::{

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::error::{ReportError, Result};
 use crate::markup::escape;
-use crate::numbers::format_number;
+use hetscale_model::numbers::significant;
 
 /// Significant digits of numbers in the report's HTML and Markdown (CSV and JSON keep all).
 const SHOWN_DIGITS: usize = 4;
@@ -65,7 +65,7 @@ impl Cell {
     /// Short form for the HTML and Markdown tables.
     pub fn display(&self) -> String {
         match self {
-            Cell::Number(v) => format_number(*v, SHOWN_DIGITS),
+            Cell::Number(v) => significant(*v, SHOWN_DIGITS),
             Cell::Integer(v) => v.to_string(),
             Cell::Text(s) => s.clone(),
             Cell::Empty => String::new(),

@@ -148,11 +148,11 @@ fn the_report_renders_every_view_without_errors() {
 }
 
 #[test]
-fn the_default_study_report_renders_every_study_view_without_errors() {
+fn the_example_study_report_renders_every_study_view_without_errors() {
     let Some(chromium) = chromium_or_skip() else {
         return;
     };
-    let results = common::default_study_results();
+    let results = common::example_study_results();
     let dir = tempfile::tempdir().unwrap();
     let written = study_report(&results).unwrap().write(dir.path()).unwrap();
     let mut ids = Vec::new();

@@ -87,10 +87,10 @@ fn williams_and_parsons_observations_stand_beside_their_factors() {
 
 mod common;
 
-/// The default study's GE part as a reproduction whose paper published N = 1000 on every
+/// The example study's GE part as a reproduction whose paper published N = 1000 on every
 /// configuration, hetscale finding 1100.
 fn reproduction() -> Reproduction {
-    let study = common::default_study_results().remove(0);
+    let study = common::example_study_results().remove(0);
     let values = study
         .configurations
         .iter()

@@ -1,4 +1,4 @@
-//! The study views on the default study and on results with parts missing.
+//! The study views on the example study (`example_specs`) and on results with parts missing.
 
 mod common;
 
@@ -8,10 +8,10 @@ use hetscale_report::views::study::{VIEWS, study_prefixes, study_report};
 use hetscale_report::{Block, Report};
 use hetscale_study::study::{ApproachResult, PsiIntervals, StudyResult};
 
-/// The default study, run once for every test of this file.
+/// The example study, run once for every test of this file.
 fn results() -> &'static [StudyResult] {
     static RESULTS: OnceLock<Vec<StudyResult>> = OnceLock::new();
-    RESULTS.get_or_init(common::default_study_results)
+    RESULTS.get_or_init(common::example_study_results)
 }
 
 fn text_of(report: &Report) -> String {
@@ -39,7 +39,7 @@ fn figures_of(report: &Report, section: &str) -> usize {
 }
 
 #[test]
-fn the_default_study_report_has_every_view_figure_and_table() {
+fn the_example_study_report_has_every_view_figure_and_table() {
     let report = study_report(results()).unwrap();
     let prefixes = study_prefixes(results());
     assert_eq!(prefixes, ["default-ge", "default-mm"]);
@@ -328,7 +328,7 @@ fn polylines(result: &StudyResult, section: &str) -> usize {
     svg_of(&report, section).matches("<polyline").count()
 }
 
-/// Each approach of `result`, which the default study's GE result has all three of.
+/// Each approach of `result`, which the example study's GE result has all three of.
 fn approaches(result: &mut StudyResult) -> impl Iterator<Item = &mut ApproachResult> {
     [
         &mut result.measured,
@@ -365,7 +365,7 @@ fn the_intervals_the_result_carries_are_drawn_as_error_bars() {
         bars(&without, "approaches") + 3 * intervals
     );
     // Samples carry their E_s interval: a vertical bar per sample whose runs spread (the
-    // default study's sim runs do not: a zero-width interval draws nothing).
+    // example study's sim runs do not: a zero-width interval draws nothing).
     let mut flat = without.clone();
     for m in &mut flat.samples {
         m.speed_efficiency_ci = (m.speed_efficiency, m.speed_efficiency);

@@ -64,6 +64,10 @@ pub enum StudyError {
     /// An experiment `hetscale reproduce` does not have, or cannot run as a study.
     #[error("reproduce: {0}")]
     Reproduce(String),
+    /// Options given on the command line that cannot be used as given; the message names them
+    /// and what to give instead.
+    #[error("{0}")]
+    Options(String),
     /// Writing an export failed.
     #[error("export: {0}")]
     Export(String),
@@ -124,15 +128,4 @@ fn at_line(line: Option<usize>) -> String {
 
 fn in_field(field: Option<&str>) -> String {
     field.map(|f| format!(", field {f}")).unwrap_or_default()
-}
-
-/// `value` as an error message echoes it: short, in scientific notation when very large or
-/// very small.
-pub(crate) fn shown(value: f64) -> String {
-    let magnitude = value.abs();
-    if magnitude >= 1e6 || (magnitude > 0.0 && magnitude < 1e-4) {
-        format!("{value:e}")
-    } else {
-        format!("{value}")
-    }
 }

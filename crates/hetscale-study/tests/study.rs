@@ -264,7 +264,8 @@ fn a_tampered_spec_in_the_database_is_a_one_line_error() {
 
 #[test]
 fn the_summary_restates_the_approaches_own_numbers_and_computes_its_verdict() {
-    use hetscale_study::study::summary::{Verdict, trimmed_to};
+    use hetscale_model::numbers::significant_fixed;
+    use hetscale_study::study::summary::Verdict;
     let result = run_study(&spec(), &Store::open_in_memory().unwrap(), &Silent).unwrap();
     let summary = &result.summary;
     assert_eq!(summary.target, 0.2);
@@ -287,8 +288,8 @@ fn the_summary_restates_the_approaches_own_numbers_and_computes_its_verdict() {
         let (first, last) = (&approach.points[0], &approach.points[2]);
         let growth = format!(
             "N grows {}x from C'_2 to C'_8 to hold E_s = 0.2; psi(C'_2, C'_8) = {}",
-            trimmed_to(last.n / first.n, 2),
-            trimmed_to(psi.get(0, 2).unwrap(), 2)
+            significant_fixed(last.n / first.n, 2),
+            significant_fixed(psi.get(0, 2).unwrap(), 2)
         );
         assert_eq!(said.verdict, Verdict::Scales, "{}", said.verdict_line);
         assert_eq!(said.verdict_line, format!("scales: {growth}"));

@@ -4,6 +4,7 @@ use super::caution::Caution;
 use super::data::Configuration;
 use super::hypothesis::Term;
 use crate::error::{ModelError, Result, positive};
+use crate::numbers::three_digits;
 use crate::root::solve_for_target;
 use serde::Serialize;
 use std::fmt;
@@ -127,63 +128,9 @@ pub(super) fn formula(terms: &[FittedTerm]) -> String {
     let parts: Vec<String> = terms
         .iter()
         .map(|t| match t.term {
-            Term::Constant => significant(t.coefficient),
-            ref other => format!("{} {other}", significant(t.coefficient)),
+            Term::Constant => three_digits(t.coefficient),
+            ref other => format!("{} {other}", three_digits(t.coefficient)),
         })
         .collect();
     format!("T = {}", parts.join(" + "))
-}
-
-/// `x` to 3 significant digits, trailing zeros dropped: `1.02`, `0.012`, `3.1e-4`, `1.23e5`.
-pub(super) fn significant(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
-        return format!("{x}");
-    }
-    let exponent = x.abs().log10().floor() as i32;
-    if (-3..5).contains(&exponent) {
-        let decimals = (2 - exponent).max(0) as usize;
-        let text = format!("{x:.decimals$}");
-        let rounded: f64 = text.parse().unwrap_or(x);
-        // 9.996 rounds to 10.00: one decimal too many is trimmed below.
-        trim(if rounded.abs().log10().floor() as i32 > exponent {
-            format!("{x:.*}", decimals.saturating_sub(1))
-        } else {
-            text
-        })
-    } else {
-        let text = format!("{x:.2e}");
-        let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
-        format!("{}e{exp}", trim(mantissa.to_owned()))
-    }
-}
-
-fn trim(text: String) -> String {
-    if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.').to_owned()
-    } else {
-        text
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn three_significant_digits() {
-        let cases = [
-            (1.0234, "1.02"),
-            (0.012, "0.012"),
-            (3.1e-4, "3.1e-4"),
-            (0.0123456, "0.0123"),
-            (123456.0, "1.23e5"),
-            (9.996, "10"),
-            (1.0, "1"),
-            (42.0, "42"),
-            (2e-6, "2e-6"),
-        ];
-        for (x, text) in cases {
-            assert_eq!(significant(x), text, "{x}");
-        }
-    }
 }

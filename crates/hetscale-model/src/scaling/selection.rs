@@ -582,7 +582,7 @@ fn split_noise_floor(runs: &[Run], floor: f64) -> (Vec<Run>, Vec<ExcludedRun>) {
         .map(|run| ExcludedRun {
             reason: format!(
                 "{} s is below the noise floor {floor} s",
-                crate::scaling::model::significant(run.time_s)
+                crate::numbers::three_digits(run.time_s)
             ),
             run,
         })

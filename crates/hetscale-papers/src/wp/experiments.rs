@@ -290,3 +290,22 @@ mod tests {
         assert_eq!(even_counts(2, 4).iter().sum::<usize>(), 2);
     }
 }
+
+/// The experiments' rows in the one JSON schema, with the backend and platform they ran on.
+#[derive(Debug, Serialize)]
+pub struct CollectivesDocument<'a> {
+    backend: String,
+    platform: &'a str,
+    rows: &'a [ExperimentRow],
+}
+
+impl<'a> CollectivesDocument<'a> {
+    /// The document of `rows` run on `backend` and `platform`.
+    pub fn new(backend: &Backend, platform: &'a str, rows: &'a [ExperimentRow]) -> Self {
+        Self {
+            backend: backend.to_string(),
+            platform,
+            rows,
+        }
+    }
+}

@@ -7,8 +7,8 @@ use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 
 use crate::error::{ReportError, Result};
-use crate::numbers::format_number;
 use crate::typeset::typeset;
+use hetscale_model::numbers::significant;
 
 /// One part of every bar of a [`stacked_bar_chart`] (e.g. compute time).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -68,7 +68,7 @@ pub fn stacked_bar_chart(
             .x_labels(6)
             .x_desc(typeset(&value_axis.description()))
             .y_desc(typeset(category_axis))
-            .x_label_formatter(&|v| format_number(*v, 3))
+            .x_label_formatter(&|v| significant(*v, 3))
             .y_label_formatter(&label)
             .axis_desc_style((FONT, LABEL))
             .label_style((FONT, TEXT))

@@ -5,7 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::error::{ReportError, Result};
-use crate::numbers::{format_number, scientific};
+use hetscale_model::numbers::{scientific, significant};
 /// Pixel size of a chart's plot (a key below it adds to the height). The width is every
 /// figure's: printed at one-column width ([`COLUMN_WIDTH_PT`]) a pixel is half a point, so
 /// `TEXT` prints at [`MIN_TEXT_PT`].
@@ -185,7 +185,7 @@ impl Axis {
             // 1e7 reads at a glance; 10000000 needs counting.
             scientific(v, 3)
         } else {
-            format_number(v, 3)
+            significant(v, 3)
         }
     }
 

@@ -6,8 +6,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::error::{ReportError, Result};
-use crate::numbers::format_number;
 use crate::typeset::typeset;
+use hetscale_model::numbers::significant;
 
 /// A matrix drawn as coloured cells with their values, e.g. the psi matrix.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -204,7 +204,7 @@ fn draw_cells(area: &Root<'_>, map: &HeatMap, lo: f64, hi: f64) -> Drawn {
 /// How a heat map's cells print their values: every cell with the same decimal places, as
 /// many (up to [`CELL_DECIMALS`]) as keep the widest value within [`CELL_CHARS`]; whole
 /// numbers without any. Where nothing fits, or the values are too small for fixed decimals,
-/// each value takes [`format_number`]'s significant digits.
+/// each value takes [`significant`]'s significant digits.
 pub(super) fn cell_formatter(map: &HeatMap) -> impl Fn(f64) -> String {
     let values: Vec<f64> = map
         .values
@@ -231,7 +231,7 @@ pub(super) fn cell_formatter(map: &HeatMap) -> impl Fn(f64) -> String {
     };
     move |v: f64| match decimals {
         Some(d) if v.is_finite() => fixed_decimals(v, d),
-        _ => format_number(v, 2),
+        _ => significant(v, 2),
     }
 }
 
@@ -289,7 +289,7 @@ fn draw_color_bar(area: &Root<'_>, map: &HeatMap, lo: f64, hi: f64) -> Drawn {
         .y_labels(5)
         // Ticks long enough that a label stands clear of the bar.
         .set_tick_mark_size(LabelAreaPosition::Left, 10)
-        .y_label_formatter(&|v| format_number(snap_to_zero(*v, hi_axis - lo_axis), BAR_DIGITS))
+        .y_label_formatter(&|v| significant(snap_to_zero(*v, hi_axis - lo_axis), BAR_DIGITS))
         .axis_desc_style((FONT, LABEL))
         .label_style((FONT, TEXT))
         .draw()

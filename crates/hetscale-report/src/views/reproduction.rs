@@ -4,10 +4,13 @@
 use hetscale_papers::kalinov::KALINOV_KEEPS_SCALABILITY;
 use hetscale_papers::kalinov::summa::KalinovReproduction;
 use hetscale_papers::reproduce::Reproduction;
+use hetscale_papers::tpds::slalom::MasparGap;
 use hetscale_papers::wp::collectives::WpReproduction;
 
 use super::collectives::{ImprovementPoint, collective_section};
-use super::study::{PublishedSizes, draw_published_sizes, study_prefixes, summary_lead};
+use super::study::{
+    PublishedSizes, draw_published_sizes, study_prefixes, study_report, summary_lead,
+};
 use super::summa::{StrategyEfficiency, summa_section};
 use crate::error::Result;
 use crate::html::{Lead, Report, Section};
@@ -15,6 +18,44 @@ use crate::table::{Cell, Column, Table};
 
 /// Section id of [`reproduction_section`].
 pub const ID: &str = "published-beside";
+
+/// The report of `hetscale reproduce` (and of the default study): the studies' report with
+/// the published values beside, then why SLALOM on the MasPar is not reproduced, then
+/// Kalinov's and Williams & Parsons' statements checked.
+pub fn reproduction_report(
+    done: &[Reproduction],
+    kalinov: Option<&KalinovReproduction>,
+    wp: Option<&WpReproduction>,
+    maspar: Option<&MasparGap>,
+) -> Result<Report> {
+    let mut report = if done.is_empty() {
+        Report::new("hetscale reproduce").intro(
+            "The papers' statements checked on hetscale's simulated machines (no study: \
+             nothing is calibrated on the values checked).",
+        )
+    } else {
+        let results: Vec<_> = done.iter().map(|r| r.study.clone()).collect();
+        let mut report = study_report(&results)?;
+        // The summary the page opens with has the papers' sizes beside hetscale's.
+        report.lead = Some(reproduction_lead(done)?);
+        draw_published(&mut report, done)?;
+        report.push(reproduction_section(done)?);
+        report
+    };
+    let statements = kalinov
+        .map(kalinov_sections)
+        .into_iter()
+        .chain(wp.map(wp_sections))
+        .collect::<Result<Vec<_>>>()?;
+    if let Some(m) = maspar {
+        report.push(unreproduced_section(&m.id, &m.explanation()));
+    }
+    statements
+        .into_iter()
+        .flatten()
+        .for_each(|section| report.push(section));
+    Ok(report)
+}
 
 /// One table of every published value beside hetscale's, with the median errors over the
 /// validation rows in the text.

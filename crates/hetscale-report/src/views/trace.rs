@@ -16,11 +16,11 @@ use crate::chart::{
 };
 use crate::error::Result;
 use crate::html::{Figure, Section};
-use crate::numbers::{format_number, time_unit};
 use crate::table::{Cell, Column, Table};
 use crate::timeline::{
     Activity, NodeTimeline, Timeline, TraceOptions, achieved_speed, achieved_speed_unit,
 };
+use hetscale_model::numbers::{significant, time_unit};
 
 /// Nodes drawn in the spacetime diagram and the speed chart; more would not be legible (the
 /// tables and the Perfetto export have them all).
@@ -200,7 +200,7 @@ fn spacetime_chart(
             .y_labels(rows)
             .x_desc(format!("{time_label} ({unit})"))
             .y_desc("node")
-            .x_label_formatter(&|v| format_number(*v, 3))
+            .x_label_formatter(&|v| significant(*v, 3))
             .y_label_formatter(&row_label)
             .x_labels(6)
             .axis_desc_style((FONT, LABEL))
@@ -383,7 +383,7 @@ fn speed_series(trace: &Trace, speed_unit: &str) -> Vec<Series> {
             let label = if labelled.insert(key) {
                 format!(
                     "C = {} {speed_unit}: {}",
-                    format_number(node.marked_speed, 4),
+                    significant(node.marked_speed, 4),
                     short_list(&groups[&key], 3)
                 )
             } else {

@@ -16,7 +16,7 @@ use hetscale_report::{
     heat_map, line_chart,
 };
 use hetscale_study::runner::Silent;
-use hetscale_study::spec::default_study::default_specs;
+use hetscale_study::spec::example_specs::example_specs;
 use hetscale_study::store::Store;
 use hetscale_study::study::{StudyResult, run_study};
 
@@ -192,27 +192,28 @@ pub fn sample_report() -> Report {
     report
 }
 
-/// The default study's results (GE and MM on simulated Sunwulf, all three approaches), run
+/// The example study's results (`example_specs`: GE and MM on simulated Sunwulf, all three
+/// approaches), run
 /// in memory. Debug builds keep the first 3 configurations of each spec (the whole study
 /// takes ~10 s only with optimisations); 3 still give a held-out check.
-pub fn default_study_results() -> Vec<StudyResult> {
+pub fn example_study_results() -> Vec<StudyResult> {
     let store = Store::open_in_memory().expect("an in-memory store");
-    default_specs()
-        .expect("the default specs")
+    example_specs()
+        .expect("the example specs")
         .into_iter()
         .map(|mut spec| {
             if cfg!(debug_assertions) {
                 spec.configurations.truncate(3);
             }
-            run_study(&spec, &store, &Silent).expect("the default study runs")
+            run_study(&spec, &store, &Silent).expect("the example study runs")
         })
         .collect()
 }
 
-/// The default study's GE part on its first configuration alone: the degenerate study.
+/// The example study's GE part on its first configuration alone: the degenerate study.
 pub fn one_configuration_result() -> StudyResult {
     let store = Store::open_in_memory().expect("an in-memory store");
-    let mut spec = default_specs().expect("the default specs").remove(0);
+    let mut spec = example_specs().expect("the example specs").remove(0);
     spec.configurations.truncate(1);
     run_study(&spec, &store, &Silent).expect("a one-configuration study runs")
 }

@@ -19,8 +19,9 @@
 //!
 //! This folder owns calibration: the fit (`fit`), the runs it reads from CSV ([`runs`]) or a study
 //! database ([`stored_runs`]), the runs simulated and split into the fit's parts
-//! (`simulation`: [`simulate`], [`with_rate`]) and the choice of free parameters by
-//! leave-one-out error ([`choose_fit`]).
+//! (`simulation`: [`simulate`], [`with_rate`]), the choice of free parameters by
+//! leave-one-out error ([`choose_fit`]) and the parameters asked for by name or `auto`
+//! ([`calibrate_as_asked`]).
 //!
 //! ```no_run
 //! use hetscale_kernels::KernelRegistry;
@@ -43,6 +44,7 @@
 
 mod choice;
 mod fit;
+mod request;
 pub mod runs;
 mod simulation;
 mod stored;
@@ -52,5 +54,6 @@ pub use fit::{
     CrossValidation, Estimate, FreeParameter, KernelCalibration, PlatformCalibration, Residual,
     calibrate, calibrate_declared, faster_than_marked,
 };
+pub use request::{Calibrated, CalibrationDocument, calibrate_as_asked};
 pub use simulation::{simulate, skeleton_run, with_rate};
 pub use stored::{StoredRuns, stored_runs};

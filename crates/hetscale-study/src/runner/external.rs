@@ -484,7 +484,7 @@ pub fn timeout_of_s(seconds: f64) -> Result<Duration, String> {
     } else {
         Err(format!(
             "timeout_s = {}: give a positive number of seconds up to {MAX_TIMEOUT_S} (30 days)",
-            crate::error::shown(seconds)
+            hetscale_model::numbers::echoed(seconds)
         ))
     }
 }

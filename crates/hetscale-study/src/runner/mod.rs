@@ -4,12 +4,16 @@
 //!
 //! This folder owns running a program once and repeatedly: what is measured ([`program`]:
 //! a kernel or a command), external commands ([`external`]) and where their time comes from
-//! ([`time_source`]), MPI jobs ([`mpi_launch`]) and SIGINT/SIGTERM ([`interrupt`]).
+//! ([`time_source`]), MPI jobs ([`mpi_launch`]), SIGINT/SIGTERM ([`interrupt`]), one run
+//! repeated as hyperfine repeats it ([`repeat`]) and what `hetscale run` reports of it
+//! ([`run_report`]).
 
 pub mod external;
 pub mod interrupt;
 pub mod mpi_launch;
 pub mod program;
+pub mod repeat;
+pub mod run_report;
 pub mod time_source;
 
 use std::cell::RefCell;

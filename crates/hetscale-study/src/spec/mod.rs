@@ -54,14 +54,16 @@
 //!
 //! This folder owns what a study is before it runs: the spec ([`StudySpec`]), its
 //! configurations resolved on a platform ([`configuration`]), the formulas of `W` and `T_o`
-//! ([`formula`]), `hetscale study --command` as a spec ([`command_study`]) and the embedded
-//! default specs ([`default_study`]).
+//! ([`formula`]), `hetscale study --command` as a spec ([`command_study`]), the launch options
+//! the command line lays over its `[mpi]` table ([`launch`]) and two embedded example specs
+//! ([`example_specs`]).
 
 pub mod command_study;
 pub mod communication;
 pub mod configuration;
-pub mod default_study;
+pub mod example_specs;
 pub mod formula;
+pub mod launch;
 pub mod mpi;
 
 pub use mpi::MpiLaunch;
@@ -71,8 +73,9 @@ use serde::{Deserialize, Serialize};
 use std::ops::Range;
 use toml::Spanned;
 
-use crate::error::{Result, StudyError, shown};
+use crate::error::{Result, StudyError};
 use crate::runner::external::CommandSpec;
+use hetscale_model::numbers::echoed;
 
 /// The `kernel` a command study records in the database and tables.
 pub const COMMAND_KERNEL: &str = "command";
@@ -417,7 +420,7 @@ fn validate(
             raw.target.span(),
             format!(
                 "target = {}: a speed-efficiency lies in (0, 1)",
-                shown(target)
+                echoed(target)
             ),
         ));
     }
@@ -427,7 +430,7 @@ fn validate(
             raw.tolerance.span(),
             format!(
                 "tolerance = {}: use a relative tolerance in (0, 0.5), e.g. 0.02",
-                shown(tolerance)
+                echoed(tolerance)
             ),
         ));
     }
@@ -493,7 +496,7 @@ fn validate(
                 v.span(),
                 format!(
                     "max_relative_ci = {}: use a fraction in (0, 1], e.g. 0.02",
-                    shown(*v.get_ref())
+                    echoed(*v.get_ref())
                 ),
             ));
         }

@@ -2,12 +2,14 @@
 //! approaches side by side, the verification run and the held-out check.
 //!
 //! This folder owns a study's results: [`run_study`] and [`load_results`] here, what the numbers
-//! do not say ([`warnings`]) and the summary a study ends with ([`summary`]).
+//! do not say ([`warnings`]), the summary a study ends with ([`summary`]) and a study that settled
+//! nothing ([`Unsettled`]).
 
 pub mod point;
 pub mod result;
 mod summarize;
 pub mod summary;
+mod unsettled;
 pub mod warnings;
 
 use crate::study::warnings::SPEC_RANGE;
@@ -36,6 +38,7 @@ pub use result::{
     ApproachResult, Calibration, Comparison, ConfigurationRow, Contour, ContourPoint, Failure,
     HeldOut, PsiIntervals, StudyResult,
 };
+pub use unsettled::{Unsettled, check_settled};
 
 /// Contour levels as fractions of the target.
 const CONTOUR_LEVELS: [f64; 5] = [0.5, 0.75, 1.0, 1.25, 1.5];

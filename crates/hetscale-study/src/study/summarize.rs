@@ -4,8 +4,9 @@
 use crate::study::result::{ApproachResult, StudyResult};
 use crate::study::summary::{
     ApproachSummary, HeldOutSummary, POOR_WORK_EXPONENT, ScalingHeldOutSummary, Summary,
-    SummaryRow, Verdict, is_unreachable, trimmed, trimmed_to,
+    SummaryRow, Verdict, is_unreachable,
 };
+use hetscale_model::numbers::{significant_fixed, trimmed};
 
 impl Summary {
     /// The summary of `result`'s own numbers.
@@ -114,12 +115,12 @@ fn verdict(approach: &ApproachResult, rows: &[SummaryRow], target: f64) -> (Verd
     };
     let growth = format!(
         "N grows {}x from {} to {} to hold {held}; psi({}, {}) = {}",
-        trimmed_to(n_last / n_base, 2),
+        significant_fixed(n_last / n_base, 2),
         base.configuration,
         last.configuration,
         base.configuration,
         last.configuration,
-        trimmed_to(psi, 2)
+        significant_fixed(psi, 2)
     );
     match work_exponent(approach, &base.configuration, &last.configuration) {
         Some(k) if k > POOR_WORK_EXPONENT => (

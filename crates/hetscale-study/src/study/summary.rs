@@ -8,7 +8,11 @@
 
 use serde::Serialize;
 
-use crate::readable::{grouped, size};
+use hetscale_model::numbers::{grouped, significant_fixed, size};
+
+// `hetscale predict` and `approaches/scaling_prediction.rs` (changed elsewhere) still import
+// these from here: the merge points them at `hetscale_model::numbers` and drops this line.
+pub use hetscale_model::numbers::{seconds_and_human, significant_fixed as trimmed_to, trimmed};
 
 use crate::approaches::predicted::PredictedStudy;
 use crate::spec::Approach;
@@ -162,35 +166,6 @@ pub(crate) fn is_unreachable(why: &str) -> bool {
         .any(|phrase| why.contains(phrase))
 }
 
-/// `value` with up to 4 decimals, trailing zeros dropped (0.3 -> `0.3`, 0.32374 -> `0.3237`).
-pub fn trimmed(value: f64) -> String {
-    let text = format!("{value:.4}");
-    text.trim_end_matches('0').trim_end_matches('.').to_owned()
-}
-
-/// `value` to `digits` significant digits (9.51 -> `9.5`, 0.01287 -> `0.013`, 48.3 -> `48`).
-pub fn trimmed_to(value: f64, digits: usize) -> String {
-    if !value.is_finite() || value == 0.0 {
-        return format!("{value}");
-    }
-    let exponent = value.abs().log10().floor() as i32;
-    let decimals = (digits as i32 - 1 - exponent).max(0) as usize;
-    format!("{value:.decimals$}")
-}
-
-/// `seconds` in seconds and, when that is hard to read, beside it in minutes, hours or days:
-/// `80.1 s`, `654112 s (7.6 days)`.
-pub fn seconds_and_human(seconds: f64) -> String {
-    let plain = format!("{} s", trimmed_to(seconds, 4));
-    if seconds < 120.0 {
-        return plain;
-    }
-    format!(
-        "{plain} ({})",
-        hetscale_machine::units::human_seconds(seconds)
-    )
-}
-
 /// A prediction's verdict, from its first to its last configuration: "to hold E_s = 0.3 on
 /// 1,024 nodes N must grow to 2.1e5, 48x the 8-node size; T = 654112 s (7.6 days)".
 pub fn prediction_verdict(study: &PredictedStudy) -> Option<String> {
@@ -203,7 +178,7 @@ pub fn prediction_verdict(study: &PredictedStudy) -> Option<String> {
         trimmed(study.target),
         grouped(last.configuration.nodes),
         size(last.n),
-        trimmed_to(last.n / first.n, 2),
+        significant_fixed(last.n / first.n, 2),
         grouped(first.configuration.nodes),
         seconds_and_human(last.time_s)
     ))
@@ -212,26 +187,6 @@ pub fn prediction_verdict(study: &PredictedStudy) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn numbers_read_with_a_few_digits() {
-        assert_eq!(trimmed(0.3), "0.3");
-        assert_eq!(trimmed(0.32374), "0.3237");
-        assert_eq!(trimmed_to(9.509, 2), "9.5");
-        assert_eq!(trimmed_to(0.012_87, 2), "0.013");
-        assert_eq!(trimmed_to(48.3, 2), "48");
-        assert_eq!(size(2967.0), "2967");
-        assert_eq!(size(212_345.0), "2.1e5");
-        assert_eq!(grouped(1024), "1,024");
-        assert_eq!(grouped(8), "8");
-        assert_eq!(grouped(1_234_567), "1,234,567");
-    }
-
-    #[test]
-    fn long_times_read_in_days_beside_seconds() {
-        assert_eq!(seconds_and_human(80.1), "80.10 s");
-        assert_eq!(seconds_and_human(654_112.2), "654112 s (7.6 days)");
-    }
 
     #[test]
     fn failures_out_of_reach_are_told_from_failed_runs() {

@@ -4,11 +4,13 @@
 use crate::output::{errln, out, outln};
 use std::path::PathBuf;
 
-use hbsp::{Node, Platform};
-use hetscale_study::speed::cpu_quota;
-use hetscale_study::speed::marked_speed::{
-    BenchOptions, MAX_RELATIVE_WIDTH, MarkedSpeedReport, measure,
+use hbsp::Platform;
+use hetscale_report::text;
+use hetscale_study::speed::bench::{
+    BenchDocument, HostsDocument, by_host, hosts_platform, hosts_warnings, local_platform,
 };
+use hetscale_study::speed::cpu_quota;
+use hetscale_study::speed::marked_speed::{BenchOptions, measure};
 
 /// Where `hetscale bench` measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -100,128 +102,23 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let warnings: Vec<String> = report.spread_warning().into_iter().collect();
     warnings.iter().for_each(|w| errln!("warning: {w}"));
     if args.json {
-        let mut json = serde_json::to_value(&report)?;
-        json["marked_speed_flops_ci95"] = {
-            let (lo, hi) = report.interval();
-            serde_json::json!([lo * 1e6, hi * 1e6])
-        };
-        json["warnings"] = serde_json::to_value(&warnings)?;
-        let json = hetscale_study::json::document("bench", "bench", json);
+        let document = BenchDocument::new(&report, &warnings);
+        let json =
+            hetscale_study::json::document("bench", "bench", serde_json::to_value(&document)?);
         outln!("{}", serde_json::to_string_pretty(&json)?);
-    } else {
-        out!("{}", render(&report));
-        if let Some(path) = &args.write_platform {
-            outln!("wrote the local platform to {}", path.display());
-        }
-        if let Some(file) = &cached {
-            outln!(
-                "cached as the local platform's marked speed in {}",
-                file.display()
-            );
-        }
+        return Ok(());
     }
-    Ok(())
-}
-
-/// One host's measurement: the mean over its ranks of their marked speeds and intervals.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HostSpeed {
-    /// Host name, short (up to its first dot): the platform node's name.
-    pub host: String,
-    /// The ranks that ran on it.
-    pub ranks: Vec<usize>,
-    /// Marked speed per core, Mflop/s.
-    pub marked_speed: f64,
-    /// 95% interval, Mflop/s.
-    pub interval: (f64, f64),
-    /// Each kernel's median rate, Mflop/s, in the suite's order (the values after the
-    /// interval's).
-    pub kernels: Vec<f64>,
-}
-
-/// Groups the ranks' `(host, [speed, low, high, kernel medians...])` by host, in order of first
-/// rank.
-pub fn by_host(ranks: &[(String, Vec<f64>)]) -> Vec<HostSpeed> {
-    let mut hosts: Vec<(HostSpeed, usize)> = Vec::new();
-    for (rank, (host, values)) in ranks.iter().enumerate() {
-        let short = host.split('.').next().unwrap_or(host).to_owned();
-        let i = match hosts.iter().position(|(h, _)| h.host == short) {
-            Some(i) => i,
-            None => {
-                hosts.push((
-                    HostSpeed {
-                        host: short,
-                        ranks: Vec::new(),
-                        marked_speed: 0.0,
-                        interval: (0.0, 0.0),
-                        kernels: vec![0.0; values.len().saturating_sub(3)],
-                    },
-                    0,
-                ));
-                hosts.len() - 1
-            }
-        };
-        let (h, _) = &mut hosts[i];
-        h.ranks.push(rank);
-        h.marked_speed += values[0];
-        h.interval.0 += values[1];
-        h.interval.1 += values[2];
-        for (sum, v) in h.kernels.iter_mut().zip(values.iter().skip(3)) {
-            *sum += v;
-        }
+    out!("{}", text::bench::suite(&report));
+    if let Some(path) = &args.write_platform {
+        outln!("wrote the local platform to {}", path.display());
     }
-    hosts
-        .into_iter()
-        .map(|(mut h, _)| {
-            let k = h.ranks.len() as f64;
-            h.marked_speed /= k;
-            h.interval = (h.interval.0 / k, h.interval.1 / k);
-            h.kernels.iter_mut().for_each(|v| *v /= k);
-            h
-        })
-        .collect()
-}
-
-/// `base` (or a new platform with the `local` preset's placeholder network) with every host's
-/// node at its measured speed: a node named like the host takes it; a host without one is
-/// added, with one CPU per rank that ran on it.
-pub fn hosts_platform(base: Option<Platform>, hosts: &[HostSpeed]) -> anyhow::Result<Platform> {
-    let mut platform = match base {
-        Some(platform) => platform,
-        None => {
-            let mut platform = Platform::load("local")?;
-            platform.name = "mpi-hosts".into();
-            platform.nodes.clear();
-            platform
-        }
-    };
-    if platform.speed_unit != "Mflop/s" {
-        anyhow::bail!(
-            "platform \"{}\" measures speeds in {}: bench measures Mflop/s",
-            platform.name,
-            platform.speed_unit
+    if let Some(file) = &cached {
+        outln!(
+            "cached as the local platform's marked speed in {}",
+            file.display()
         );
     }
-    for h in hosts {
-        match platform.nodes.iter_mut().find(|n| n.name == h.host) {
-            Some(node) => node.marked_speed = h.marked_speed,
-            None => {
-                let mut node = Node::new(&h.host, h.marked_speed);
-                node.cpus = h.ranks.len() as u32;
-                platform.nodes.push(node);
-            }
-        }
-    }
-    let list: Vec<String> = hosts
-        .iter()
-        .map(|h| format!("{} {:.1}", h.host, h.marked_speed))
-        .collect();
-    platform.description = format!(
-        "marked speeds per host measured by hetscale bench --backend mpi (Mflop/s: {}); network: run hetscale probe --backend mpi --write-platform",
-        list.join(", ")
-    );
-    platform.validate()?;
-    Ok(platform)
+    Ok(())
 }
 
 /// `hetscale bench --backend mpi`: every rank measures at once; rank 0 reports per host.
@@ -246,174 +143,18 @@ fn run_mpi(args: &Args, options: &BenchOptions) -> anyhow::Result<()> {
     if let Some(path) = &args.write_platform {
         platform.write_file(path)?;
     }
-    let warnings: Vec<String> = hosts
-        .iter()
-        .filter(|h| (h.interval.1 - h.interval.0) / h.marked_speed > MAX_RELATIVE_WIDTH)
-        .map(|h| {
-            format!(
-                "host {}: the marked speed {:.1} Mflop/s has a 95% interval of {:.1}-{:.1} Mflop/s, wider than {:.0}% of it: the host was loaded while it was measured",
-                h.host,
-                h.marked_speed,
-                h.interval.0,
-                h.interval.1,
-                100.0 * MAX_RELATIVE_WIDTH
-            )
-        })
-        .collect();
+    let warnings = hosts_warnings(&hosts);
     warnings.iter().for_each(|w| errln!("warning: {w}"));
     if args.json {
-        let json = serde_json::json!({
-            "backend": "mpi",
-            "p": ranks.len(),
-            "hosts": hosts.iter().map(|h| serde_json::json!({
-                "host": h.host,
-                "cpus": h.ranks.len(),
-                "marked_speed_flops": h.marked_speed * 1e6,
-                "marked_speed_flops_ci95": [h.interval.0 * 1e6, h.interval.1 * 1e6],
-                "kernel_median_flops": report.kernels.iter().zip(&h.kernels)
-                    .map(|(k, v)| (k.name.to_owned(), serde_json::json!(v * 1e6)))
-                    .collect::<serde_json::Map<_, _>>(),
-            })).collect::<Vec<_>>(),
-            "options": serde_json::to_value(options)?,
-            "warnings": warnings,
-        });
-        let json = hetscale_study::json::document("bench", "bench", json);
+        let document = HostsDocument::new(ranks.len(), &hosts, &report, options, &warnings);
+        let json =
+            hetscale_study::json::document("bench", "bench", serde_json::to_value(&document)?);
         outln!("{}", serde_json::to_string_pretty(&json)?);
-    } else {
-        outln!(
-            "{:<16} {:>12} {:>12} {:>10}  ranks",
-            "host",
-            "Mflop/s",
-            "95% CI low",
-            "high"
-        );
-        for h in &hosts {
-            let ranks: Vec<String> = h.ranks.iter().map(|r| r.to_string()).collect();
-            outln!(
-                "{:<16} {:>12.1} {:>12.1} {:>10.1}  {}",
-                h.host,
-                h.marked_speed,
-                h.interval.0,
-                h.interval.1,
-                ranks.join(",")
-            );
-        }
-        outln!(
-            "(marked speed per core of each host, all ranks measuring at once: the mean of the medians of GEMM, LU, FFT and the STREAM triad over {} timed samples {})",
-            options.repetitions,
-            sample_words(options)
-        );
-        if let Some(path) = &args.write_platform {
-            outln!("wrote the hosts' platform to {}", path.display());
-        }
+        return Ok(());
+    }
+    out!("{}", text::bench::hosts(&hosts, options));
+    if let Some(path) = &args.write_platform {
+        outln!("wrote the hosts' platform to {}", path.display());
     }
     Ok(())
-}
-
-/// The `local` preset with every core at the measured marked speed.
-fn local_platform(report: &MarkedSpeedReport) -> anyhow::Result<Platform> {
-    let mut platform = Platform::load("local")?;
-    for node in &mut platform.nodes {
-        node.marked_speed = report.marked_speed;
-    }
-    platform.description = format!(
-        "this host, one node per core at the marked speed measured by hetscale bench ({:.1} Mflop/s); network: run hetscale probe --write-platform",
-        report.marked_speed
-    );
-    platform.validate()?;
-    Ok(platform)
-}
-
-fn render(report: &MarkedSpeedReport) -> String {
-    let mut out = format!(
-        "{:<6} {:>12} {:>12} {:>10} {:>10}  {}\n",
-        "kernel", "median", "95% CI low", "high", "MAD", "problem"
-    );
-    for k in &report.kernels {
-        let s = &k.mflops;
-        out.push_str(&format!(
-            "{:<6} {:>12.1} {:>12.1} {:>10.1} {:>10.1}  {}\n",
-            k.name, s.median, s.median_ci.0, s.median_ci.1, s.mad, k.problem
-        ));
-    }
-    let (lo, hi) = report.interval();
-    out.push_str(&format!(
-        "(rates in Mflop/s over {} timed samples {} after {} warm-up)\nmarked_speed = {:.1} Mflop/s per core, 95% CI [{lo:.1}, {hi:.1}] (mean of the medians, as JPDC section 4.3 averages NPB kernels); {} cores\n",
-        report.options.repetitions,
-        sample_words(&report.options),
-        report.options.warmup,
-        report.marked_speed,
-        report.cores
-    ));
-    out
-}
-
-/// What one sample is: `of one run each`, or `of at least 0.25 s each`.
-fn sample_words(options: &BenchOptions) -> String {
-    if options.min_sample_s > 0.0 {
-        // Rounded: 20 periods of 0.1 s print as 2, not 1.9999999999999998.
-        let seconds = (options.min_sample_s * 1e6).round() / 1e6;
-        format!("of at least {seconds} s each")
-    } else {
-        "of one run each".into()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ranks(list: &[(&str, f64)]) -> Vec<(String, Vec<f64>)> {
-        list.iter()
-            .map(|(h, s)| (h.to_string(), vec![*s, s - 1.0, s + 1.0]))
-            .collect()
-    }
-
-    #[test]
-    fn ranks_on_one_host_are_averaged_and_hosts_keep_first_rank_order() {
-        let hosts = by_host(&ranks(&[("h2.lab", 300.0), ("h1", 600.0), ("h2", 200.0)]));
-        assert_eq!(hosts.len(), 2);
-        assert_eq!(hosts[0].host, "h2");
-        assert_eq!(hosts[0].ranks, vec![0, 2]);
-        assert_eq!(hosts[0].marked_speed, 250.0);
-        assert_eq!(hosts[0].interval, (249.0, 251.0));
-        assert_eq!(hosts[1].host, "h1");
-        assert_eq!(hosts[1].ranks, vec![1]);
-        assert!(hosts[0].kernels.is_empty());
-        // The kernels' medians after the interval, averaged over a host's ranks alike.
-        let with_kernels = vec![
-            ("h1".to_owned(), vec![3.0, 2.0, 4.0, 10.0, 20.0]),
-            ("h1".to_owned(), vec![5.0, 4.0, 6.0, 30.0, 40.0]),
-        ];
-        assert_eq!(by_host(&with_kernels)[0].kernels, vec![20.0, 30.0]);
-    }
-
-    #[test]
-    fn a_platform_takes_its_hosts_speeds_and_gains_the_hosts_it_lacks() {
-        let mut base = Platform::load("local").unwrap();
-        base.nodes = vec![Node::new("h1", 1.0).with_kind("fast"), Node::new("h9", 7.0)];
-        let hosts = by_host(&ranks(&[("h1", 600.0), ("h3", 150.0), ("h3", 150.0)]));
-        let platform = hosts_platform(Some(base), &hosts).unwrap();
-        let names: Vec<&str> = platform.nodes.iter().map(|n| n.name.as_str()).collect();
-        assert_eq!(names, ["h1", "h9", "h3"]);
-        assert_eq!(platform.nodes[0].marked_speed, 600.0);
-        assert_eq!(platform.nodes[0].kind.as_deref(), Some("fast"));
-        assert_eq!(platform.nodes[1].marked_speed, 7.0);
-        assert_eq!(
-            (platform.nodes[2].marked_speed, platform.nodes[2].cpus),
-            (150.0, 2)
-        );
-        assert!(platform.description.contains("h3 150.0"));
-        // Without a base: a new platform of the hosts only.
-        let fresh = hosts_platform(None, &hosts).unwrap();
-        assert_eq!(fresh.nodes.len(), 2);
-        assert_eq!(fresh.name, "mpi-hosts");
-    }
-
-    #[test]
-    fn a_platform_in_another_unit_is_refused() {
-        let base = Platform::load("ucf-cluster").unwrap();
-        let err = hosts_platform(Some(base), &by_host(&ranks(&[("h1", 1.0)]))).unwrap_err();
-        assert!(err.to_string().contains("bench measures Mflop/s"), "{err}");
-    }
 }

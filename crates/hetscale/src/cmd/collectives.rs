@@ -3,8 +3,8 @@
 use crate::output::{out, outln};
 use anyhow::Context as _;
 use hbsp::{Backend, Platform, WorkCharge};
-use hetscale_papers::wp::experiments::{Improvement, improvements, run_experiments};
-use std::fmt::Write as _;
+use hetscale_papers::wp::experiments::{CollectivesDocument, improvements, run_experiments};
+use hetscale_report::text;
 
 /// Arguments of `hetscale collectives`.
 #[derive(Debug, clap::Args)]
@@ -72,73 +72,15 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         .collect::<anyhow::Result<Vec<_>>>()?;
     let rows = run_experiments(&backend, &machines, &args.sizes, args.runs.into())?;
     if args.json {
-        let json = serde_json::json!({
-            "backend": backend.to_string(),
-            "platform": platform.name,
-            "rows": rows,
-        });
-        let json = hetscale_study::json::document("collectives", "rows", json);
+        let document = CollectivesDocument::new(&backend, &platform.name, &rows);
+        let json =
+            hetscale_study::json::document("collectives", "rows", serde_json::to_value(&document)?);
         outln!("{}", serde_json::to_string_pretty(&json)?);
     } else {
-        out!("{}", render(&improvements(&rows), &backend, &platform.name));
+        out!(
+            "{}",
+            text::collectives::factors(&improvements(&rows), &backend, &platform.name)
+        );
     }
     Ok(())
-}
-
-fn render(factors: &[Improvement], backend: &Backend, platform: &str) -> String {
-    let mut out = format!(
-        "Williams & Parsons collective experiments on {platform}, backend {backend} ({} time)\n\
-         improvement factor: actual / predicted by HBSP^1 (g max r_j h_j + L per superstep)\n",
-        if backend.is_virtual() {
-            "virtual"
-        } else {
-            "measured"
-        }
-    );
-    let mut keys: Vec<(String, &str)> = Vec::new();
-    for f in factors {
-        let key = (format!("{:?}", f.collective).to_lowercase(), f.factor);
-        if !keys.contains(&key) {
-            keys.push(key);
-        }
-    }
-    for (collective, factor) in keys {
-        let _ = writeln!(out, "\n{collective} {factor}");
-        let ps: Vec<usize> = dedup(factors.iter().map(|f| f.p));
-        let _ = writeln!(
-            out,
-            "{:>8}{}",
-            "n (KB)",
-            ps.iter()
-                .map(|p| format!("{:>16}", format!("p={p}")))
-                .collect::<String>()
-        );
-        for kb in dedup(factors.iter().map(|f| f.n_kb)) {
-            let cells: String = ps
-                .iter()
-                .map(|&p| {
-                    factors
-                        .iter()
-                        .find(|f| {
-                            format!("{:?}", f.collective).to_lowercase() == collective
-                                && f.factor == factor
-                                && f.p == p
-                                && f.n_kb == kb
-                        })
-                        .map_or(format!("{:>16}", "-"), |f| {
-                            format!("{:>16}", format!("{:.3}/{:.3}", f.actual, f.predicted))
-                        })
-                })
-                .collect();
-            let _ = writeln!(out, "{kb:>8}{cells}");
-        }
-    }
-    out
-}
-
-fn dedup(values: impl Iterator<Item = usize>) -> Vec<usize> {
-    let mut v: Vec<usize> = values.collect();
-    v.sort_unstable();
-    v.dedup();
-    v
 }

@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod calibrate;
 pub mod collectives;
+mod command_args;
 pub mod completions;
 pub mod declared;
 pub mod export;
@@ -12,12 +13,11 @@ pub mod paper;
 pub mod platform;
 pub mod predict;
 pub mod probe;
+mod progress;
 pub mod report;
 pub mod reproduce;
 pub mod run;
-pub mod run_command;
 pub mod study;
-mod study_text;
 
 /// The platform `name_or_path`, `local` at this host's cached marked speed; where that speed
 /// comes from is said on stderr (standard output stays the command's result). Its machine

@@ -1,10 +1,11 @@
 //! `hetscale platform`: list, show and validate platforms.
 
 use crate::output::{errln, out, outln};
-use hbsp::{Machine, NodeSet, Platform};
-use hetscale_kernels::{KernelRegistry, flops_per_unit};
+use hbsp::{NodeSet, Platform};
+use hetscale_kernels::KernelRegistry;
+use hetscale_report::text;
 use hetscale_study::json::document;
-use serde_json::{Map, Value, json};
+use hetscale_study::platform_view::{MachineView, PlatformSummary, platform_json};
 
 /// List the built-in platforms, show one, or validate a platform file.
 #[derive(Debug, clap::Args)]
@@ -56,120 +57,6 @@ Examples:
     },
 }
 
-struct Summary<'a> {
-    name: &'a str,
-    nodes: usize,
-    kinds: Vec<&'a str>,
-    cluster_speed: f64,
-    speed_unit: &'a str,
-    description: &'a str,
-}
-
-impl<'a> Summary<'a> {
-    fn of(platform: &'a Platform) -> Self {
-        Self {
-            name: &platform.name,
-            nodes: platform.nodes.len(),
-            kinds: platform.kinds(),
-            cluster_speed: platform.nodes.iter().map(|n| n.marked_speed).sum(),
-            speed_unit: &platform.speed_unit,
-            description: &platform.description,
-        }
-    }
-
-    /// The summary in the JSON schema: the node count `p`, the cluster's marked speed under
-    /// [`speed_key`].
-    fn to_json(&self) -> Value {
-        let (key, factor) = speed_key(self.speed_unit);
-        let mut value = json!({
-            "name": self.name,
-            "p": self.nodes,
-            "kinds": self.kinds,
-            "speed_unit": self.speed_unit,
-            "description": self.description,
-        });
-        value[key] = json!(self.cluster_speed * factor);
-        value
-    }
-
-    fn line(&self) -> String {
-        format!(
-            "{:<12} {:>4} nodes  C = {:<9.2} {:<24} kinds: {}",
-            self.name,
-            self.nodes,
-            self.cluster_speed,
-            self.speed_unit,
-            self.kinds.join(", ")
-        )
-    }
-}
-
-struct MachineView<'a> {
-    machine: &'a Machine,
-    p: usize,
-    cluster_speed: f64,
-    shares: Vec<f64>,
-    l_s: f64,
-}
-
-impl MachineView<'_> {
-    /// The machine in the JSON schema: `nodes` the node set as given and `p` its count, the
-    /// cluster's and each node's marked speed under [`speed_key`], each node's share beside it.
-    fn to_json(&self, nodes: &str) -> anyhow::Result<Value> {
-        let unit = self.machine.speed_unit();
-        let mut value = schema_keys(serde_json::to_value(self.machine)?, unit);
-        let Some(object) = value.as_object_mut() else {
-            anyhow::bail!("a machine serializes to a JSON object");
-        };
-        let mut each = object.remove("nodes").unwrap_or_default();
-        for (node, share) in each.as_array_mut().into_iter().flatten().zip(&self.shares) {
-            node["share"] = json!(share);
-        }
-        let (key, factor) = speed_key(unit);
-        object.insert("node".into(), each);
-        object.insert("nodes".into(), json!(nodes));
-        object.insert("p".into(), json!(self.p));
-        object.insert(key.into(), json!(self.cluster_speed * factor));
-        object.insert("l_s".into(), json!(self.l_s));
-        Ok(value)
-    }
-}
-
-/// The JSON key of a marked speed in `unit`, and the factor that converts it: one JSON
-/// schema across commands (README "JSON output") gives a flop rate as `marked_speed_flops` in
-/// flop/s; a unit that is not a flop rate (a BYTEmark index) has no flop/s to give, so its
-/// number keeps the platform's unit under `marked_speed_index`, which `speed_unit` names.
-fn speed_key(unit: &str) -> (&'static str, f64) {
-    match flops_per_unit(unit) {
-        Some(factor) => ("marked_speed_flops", factor),
-        None => ("marked_speed_index", 1.0),
-    }
-}
-
-/// `value` (a platform or machine as its file names it) with the JSON schema's keys: every
-/// marked speed under [`speed_key`], HBSP's barrier cost `L` (`L_s`) as `l` (`l_s`).
-fn schema_keys(value: Value, unit: &str) -> Value {
-    match value {
-        Value::Object(map) => {
-            let (speed, factor) = speed_key(unit);
-            let renamed: Map<String, Value> = map
-                .into_iter()
-                .map(|(key, v)| match key.as_str() {
-                    "marked_speed" => (speed.to_owned(), json!(v.as_f64().map(|s| s * factor))),
-                    "L" => ("l".to_owned(), schema_keys(v, unit)),
-                    "L_s" => ("l_s".to_owned(), v),
-                    _ => (key, schema_keys(v, unit)),
-                })
-                .collect();
-            Value::Object(renamed)
-        }
-        Value::Array(items) => {
-            Value::Array(items.into_iter().map(|v| schema_keys(v, unit)).collect())
-        }
-        other => other,
-    }
-}
-
 /// Runs `hetscale platform`.
 pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     match &args.action {
@@ -194,13 +81,14 @@ fn list(json: bool) -> anyhow::Result<()> {
         .into_iter()
         .map(as_runs_use)
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let summaries: Vec<Summary> = presets.iter().map(Summary::of).collect();
+    let summaries: Vec<PlatformSummary> = presets.iter().map(PlatformSummary::of).collect();
     if json {
-        let values: Vec<Value> = summaries.iter().map(Summary::to_json).collect();
-        let json = document("platform", "platforms", Value::from(values));
+        let json = document("platform", "platforms", serde_json::to_value(&summaries)?);
         outln!("{}", serde_json::to_string_pretty(&json)?);
     } else {
-        summaries.iter().for_each(|s| outln!("{}", s.line()));
+        summaries
+            .iter()
+            .for_each(|s| outln!("{}", text::platform::summary(s)));
     }
     Ok(())
 }
@@ -209,8 +97,7 @@ fn show(name: &str, nodes: Option<&str>, json: bool) -> anyhow::Result<()> {
     let platform = as_runs_use(Platform::load(name)?)?;
     let Some(spec) = nodes else {
         if json {
-            let value = schema_keys(serde_json::to_value(&platform)?, &platform.speed_unit);
-            let json = document("platform", "platform", value);
+            let json = document("platform", "platform", platform_json(&platform)?);
             outln!("{}", serde_json::to_string_pretty(&json)?);
         } else {
             out!("{}", platform.to_toml_string()?);
@@ -218,69 +105,25 @@ fn show(name: &str, nodes: Option<&str>, json: bool) -> anyhow::Result<()> {
         return Ok(());
     };
     let machine = platform.select(&spec.parse::<NodeSet>()?)?;
-    let view = MachineView {
-        machine: &machine,
-        p: machine.p(),
-        cluster_speed: machine.cluster_speed(),
-        shares: machine.shares(),
-        l_s: machine.l_s(),
-    };
+    let view = MachineView::of(&machine);
     if json {
         let json = document("platform", "machine", view.to_json(spec)?);
         outln!("{}", serde_json::to_string_pretty(&json)?);
     } else {
-        print_machine(&view);
+        out!("{}", text::platform::machine(&view));
     }
     Ok(())
-}
-
-fn print_machine(view: &MachineView<'_>) {
-    let m = view.machine;
-    outln!(
-        "{} nodes of {}: C = {:.2} {}",
-        view.p,
-        m.platform(),
-        view.cluster_speed,
-        m.speed_unit()
-    );
-    outln!(
-        "{:>4}  {:<12} {:>4} {:>12} {:>7} {:>6}",
-        "pid",
-        "node",
-        "cpus",
-        "marked_speed",
-        "share",
-        "r"
-    );
-    for (pid, (node, share)) in m.nodes().iter().zip(&view.shares).enumerate() {
-        outln!(
-            "{pid:>4}  {:<12} {:>4} {:>12.2} {:>6.1}% {:>6.2}",
-            node.name,
-            node.cpus_used,
-            node.marked_speed,
-            share * 100.0,
-            node.r
-        );
-    }
-    let net = m.network();
-    outln!(
-        "g = {:.4e} s/byte, L({}) = {:.4e} s, o = {:.4e} s",
-        net.g_s_per_byte,
-        view.p,
-        view.l_s,
-        net.o_s
-    );
 }
 
 fn validate(name: &str, registry: &KernelRegistry, json: bool) -> anyhow::Result<()> {
     let platform = Platform::load(name)?;
     platform.check_kernels(&registry.names())?;
-    let summary = Summary::of(&platform);
+    let summary = PlatformSummary::of(&platform);
     if json {
-        let json = document("platform", "platform", summary.to_json());
+        let json = document("platform", "platform", serde_json::to_value(&summary)?);
         outln!("{}", serde_json::to_string_pretty(&json)?);
     } else {
-        outln!("{name}: ok: {}", summary.line());
+        outln!("{name}: ok: {}", text::platform::summary(&summary));
     }
     Ok(())
 }

@@ -8,22 +8,20 @@ use anyhow::Context;
 use hetscale_kernels::KernelRegistry;
 use hetscale_out::write_atomically;
 use hetscale_papers::reproduce::{DEFAULT_STUDY, Experiment, reproduce};
-use hetscale_study::runner::{Measurement, Observer};
+use hetscale_study::spec::StudySpec;
 use hetscale_study::spec::command_study::CommandStudy;
-use hetscale_study::spec::{Approach, StudySpec};
+use hetscale_study::spec::launch::LaunchOptions;
 use hetscale_study::store::Store;
-use hetscale_study::study::{StudyResult, load_results_with, run_study_with};
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::cell::{Cell, RefCell};
-use std::io::IsTerminal;
-use std::time::Instant;
+use hetscale_study::study::{StudyResult, check_settled, load_results_with, run_study_with};
 
+use super::progress::Progress;
 use super::report::write_report;
-use super::study_text::{render_summary, render_text};
+use hetscale_report::text;
+use hetscale_report::views::reproduction::reproduction_report;
 
 /// What `hetscale study --help` adds after the options: examples, resuming and the exit codes.
 fn after_help() -> String {
-    AFTER_HELP.replace("{n}", &super::run_command::placeholder_n())
+    AFTER_HELP.replace("{n}", &super::command_args::placeholder_n())
 }
 
 /// [`after_help`]'s text, `{n}` as written.
@@ -58,7 +56,7 @@ pub struct Args {
     pub spec: Option<PathBuf>,
     /// A one-off study of any program (instead of a spec): the command and how to read it.
     #[command(flatten)]
-    pub command: super::run_command::CommandArgs,
+    pub command: super::command_args::CommandArgs,
     /// With --command: the configurations' node sets, smallest first (repeat: --nodes 1 --nodes 2).
     #[arg(long, requires = "command")]
     pub nodes: Vec<String>,
@@ -120,56 +118,6 @@ pub struct Args {
     pub launcher: Option<String>,
 }
 
-/// Hands `--launcher`, `--hosts` and `--hostfile` to the spec's mpi launches.
-fn pass_hosts(args: &Args, spec: &mut StudySpec) -> anyhow::Result<()> {
-    if args.hosts.is_none() && args.hostfile.is_none() && args.launcher.is_none() {
-        return Ok(());
-    }
-    anyhow::ensure!(
-        spec.backend == "mpi",
-        "--launcher, --hosts and --hostfile are for studies with backend = \"mpi\"; study \"{}\" runs on {}{}",
-        spec.name,
-        if spec.command.is_some() {
-            "its own command"
-        } else {
-            spec.backend.as_str()
-        },
-        if spec.command.is_some() {
-            ": put srun in the command template, with --nodelist={nodelist}"
-        } else {
-            ""
-        }
-    );
-    if let Some(launcher) = &args.launcher {
-        anyhow::ensure!(
-            !launcher.trim().is_empty(),
-            "--launcher is empty: give srun or mpirun"
-        );
-        spec.mpi.launcher = launcher.clone();
-        if spec.mpi.uses_srun() {
-            // The spec's hosts are mpirun's; srun takes each configuration's own nodes.
-            spec.mpi.hostfile = None;
-            spec.mpi.hosts = None;
-        }
-    }
-    anyhow::ensure!(
-        !(spec.mpi.uses_srun() && (args.hosts.is_some() || args.hostfile.is_some())),
-        "--hosts and --hostfile are for mpirun: srun runs each configuration on its own nodes, named as Slurm names them"
-    );
-    if let Some(hosts) = &args.hosts {
-        spec.mpi.hosts = Some(hosts.clone());
-    }
-    if let Some(path) = &args.hostfile {
-        anyhow::ensure!(
-            path.is_file(),
-            "--hostfile {}: no such file",
-            path.display()
-        );
-        spec.mpi.hostfile = Some(path.display().to_string());
-    }
-    Ok(())
-}
-
 /// Runs `hetscale study`.
 pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     hetscale_study::runner::interrupt::catch()
@@ -182,8 +130,13 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         (Some(path), None) => vec![StudySpec::from_file_with(path, registry)?],
         (None, None) => return run_default(args, registry),
     };
+    let launch = LaunchOptions {
+        launcher: args.launcher.clone(),
+        hosts: args.hosts.clone(),
+        hostfile: args.hostfile.clone(),
+    };
     for spec in &mut specs {
-        pass_hosts(args, spec)?;
+        launch.apply_to(spec)?;
     }
     let out_existed = args.out.exists();
     std::fs::create_dir_all(&args.out)
@@ -234,22 +187,8 @@ fn run_studies(
         results.push(result);
     }
     let index = write_report(&every_study(store, registry, &results), &args.out)?;
-    if args.json {
-        let json =
-            hetscale_study::json::document("study", "studies", serde_json::to_value(&results)?);
-        outln!("{}", serde_json::to_string_pretty(&json)?);
-        // Standard output stays one JSON document.
-        resumed.iter().for_each(|line| errln!("{line}"));
-        errln!("Report: {}", index.display());
-    } else {
-        for result in &results {
-            out!("{}", render_text(result));
-        }
-        resumed.iter().for_each(|line| outln!("{line}"));
-        print_locations(db, &args.out, &index);
-        print_summaries(&results);
-    }
-    settled_something(&results)
+    let tables: String = results.iter().map(text::study::tables).collect();
+    show(args, &results, &tables, &resumed, db, &index)
 }
 
 /// `--replace`: drops the runs of a study stored under `spec`'s name with another spec or
@@ -284,60 +223,39 @@ fn every_study(store: &Store, registry: &KernelRegistry, ran: &[StudyResult]) ->
     ran.iter().cloned().chain(others).collect()
 }
 
-/// A study that settled no configuration in any approach (every one failed or its target
-/// was unreachable): what it found is written, and it ends with [`crate::UNSETTLED`].
-#[derive(Debug)]
-pub(crate) struct Unsettled {
-    /// The names of the studies that settled nothing.
-    studies: Vec<String>,
-}
-
-impl std::fmt::Display for Unsettled {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            // Which of n_min, n_max or the target to change depends on the side of the range
-            // each target missed, which each configuration's line says (issue 31, D11).
-            "study {} settled no configuration: each \"not settled\" line above (and the report) says what to change, n_min, n_max or the target, or which runs failed",
-            self.studies.join(", ")
-        )
+/// Prints what the studies found: on `--json` one JSON document of `results` (the resumed
+/// lines and the report's path on standard error), else `tables`, the resumed lines, where
+/// everything is and, last, each study's summary. Then [`check_settled`].
+fn show(
+    args: &Args,
+    results: &[StudyResult],
+    tables: &str,
+    resumed: &[String],
+    db: &Path,
+    index: &Path,
+) -> anyhow::Result<()> {
+    if args.json {
+        let json =
+            hetscale_study::json::document("study", "studies", serde_json::to_value(results)?);
+        outln!("{}", serde_json::to_string_pretty(&json)?);
+        // Standard output stays one JSON document.
+        resumed.iter().for_each(|line| errln!("{line}"));
+        errln!("Report: {}", index.display());
+    } else {
+        out!("{tables}");
+        resumed.iter().for_each(|line| outln!("{line}"));
+        outln!(
+            "Runs stored in {}; results in {}",
+            db.display(),
+            args.out.display()
+        );
+        outln!("Report: {}", index.display());
+        // The answer, last: each study's summary table and verdicts.
+        for result in results {
+            out!("{}", text::study::summary(&result.summary));
+        }
     }
-}
-
-impl std::error::Error for Unsettled {}
-
-/// [`Unsettled`] if a study settled nothing.
-fn settled_something(results: &[StudyResult]) -> anyhow::Result<()> {
-    let studies: Vec<String> = results
-        .iter()
-        .filter(|r| {
-            [&r.measured, &r.computed, &r.predicted]
-                .into_iter()
-                .flatten()
-                .all(|approach| approach.points.is_empty())
-        })
-        .map(|r| format!("\"{}\"", r.spec.name))
-        .collect();
-    if studies.is_empty() {
-        return Ok(());
-    }
-    Err(Unsettled { studies }.into())
-}
-
-/// The answer, last: each study's summary table and verdicts.
-pub(crate) fn print_summaries(results: &[StudyResult]) {
-    for result in results {
-        out!("{}", render_summary(&result.summary));
-    }
-}
-
-fn print_locations(db: &Path, out: &Path, index: &Path) {
-    outln!(
-        "Runs stored in {}; results in {}",
-        db.display(),
-        out.display()
-    );
-    outln!("Report: {}", index.display());
+    Ok(check_settled(results)?)
 }
 
 /// The default study: the JPDC reproduction (GE, MM and conv2d on simulated Sunwulf,
@@ -365,23 +283,15 @@ fn run_default(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     write_atomically(&published, serde_json::to_string_pretty(&values)?)
         .with_context(|| format!("cannot write {}", published.display()))?;
     let results: Vec<StudyResult> = reproductions.iter().map(|r| r.study.clone()).collect();
-    let index = super::reproduce::write_report(&reproductions, None, None, None, &args.out)?;
-    if args.json {
-        let json =
-            hetscale_study::json::document("study", "studies", serde_json::to_value(&results)?);
-        outln!("{}", serde_json::to_string_pretty(&json)?);
-        resumed.iter().for_each(|line| errln!("{line}"));
-        errln!("Report: {}", index.display());
-    } else {
-        for r in &reproductions {
-            out!("{}", render_text(&r.study));
-            out!("{}", super::reproduce::render_text(r));
-        }
-        resumed.iter().for_each(|line| outln!("{line}"));
-        print_locations(&db, &args.out, &index);
-        print_summaries(&results);
-    }
-    settled_something(&results)
+    let index = reproduction_report(&reproductions, None, None, None)?
+        .write(&args.out)
+        .with_context(|| format!("cannot write the report into {}", args.out.display()))?
+        .index;
+    let tables: String = reproductions
+        .iter()
+        .map(|r| text::study::tables(&r.study) + &text::reproduce::reproduction(r))
+        .collect();
+    show(args, &results, &tables, &resumed, &db, &index)
 }
 
 /// The study database: --db, or `study.db` in --out, which must not be a symbolic link (one
@@ -422,177 +332,8 @@ fn write_result(out: &Path, result: &StudyResult) -> anyhow::Result<()> {
     let json = out.join(format!("{stem}.json"));
     write_atomically(&json, serde_json::to_string_pretty(result)?)
         .with_context(|| format!("cannot write {}", json.display()))?;
-    let text = out.join(format!("{stem}.txt"));
-    write_atomically(&text, render_text(result))
-        .with_context(|| format!("cannot write {}", text.display()))?;
+    let tables = out.join(format!("{stem}.txt"));
+    write_atomically(&tables, text::study::tables(result))
+        .with_context(|| format!("cannot write {}", tables.display()))?;
     Ok(())
-}
-
-/// Progress: on a terminal, a bar per approach and configuration; elsewhere (a log file, a
-/// CI job), a line per size measured on stderr; nothing with `--quiet`.
-pub(crate) struct Progress {
-    bars: MultiProgress,
-    current: RefCell<Option<ProgressBar>>,
-    name: String,
-    /// Completed runs read from the database instead of run again.
-    reused: Cell<usize>,
-    /// Runs stored as failed by an earlier run of the study, run again.
-    retried: Cell<usize>,
-    /// Whether to write log lines (stderr is not a terminal and not `--quiet`).
-    log: bool,
-    /// The configuration being settled: its log prefix, start and sizes measured so far.
-    configuration: RefCell<String>,
-    started: Cell<Instant>,
-    sizes: Cell<usize>,
-    /// Sizes the previous configuration of the same approach took: the estimate of this one's.
-    previous_sizes: Cell<Option<usize>>,
-}
-
-impl Progress {
-    pub(crate) fn new(name: &str, quiet: bool) -> Self {
-        let terminal = std::io::stderr().is_terminal();
-        let bars = MultiProgress::new();
-        if quiet {
-            bars.set_draw_target(ProgressDrawTarget::hidden());
-        }
-        Self {
-            bars,
-            current: RefCell::new(None),
-            name: name.to_owned(),
-            reused: Cell::new(0),
-            retried: Cell::new(0),
-            log: !terminal && !quiet,
-            configuration: RefCell::new(String::new()),
-            started: Cell::new(Instant::now()),
-            sizes: Cell::new(0),
-            previous_sizes: Cell::new(None),
-        }
-    }
-
-    /// What the user is told of a resumed study; none for a study that neither reused a
-    /// stored run nor retried a failed one.
-    fn resumed_line(&self) -> Option<String> {
-        let counts = [
-            (self.reused.get(), "reused", "stored run"),
-            (self.retried.get(), "retried", "failed run"),
-        ];
-        let said: Vec<String> = counts
-            .into_iter()
-            .filter(|(count, _, _)| *count > 0)
-            .map(|(count, verb, what)| format!("{verb} {}", plural(count, what)))
-            .collect();
-        (!said.is_empty()).then(|| format!("Resumed study \"{}\": {}", self.name, said.join(", ")))
-    }
-
-    pub(crate) fn finish(&self) {
-        if let Some(bar) = self.current.borrow_mut().take() {
-            bar.finish();
-        }
-    }
-
-    /// The log line of a size just measured.
-    fn log_line(&self, m: &Measurement) -> String {
-        let elapsed = self.started.get().elapsed().as_secs_f64();
-        let eta = remaining_s(self.sizes.get(), elapsed, self.previous_sizes.get())
-            .map_or("ETA after the first configuration".into(), |s| {
-                format!("ETA {s:.0} s (as many sizes as the previous configuration)")
-            });
-        format!(
-            "{}: N = {}, E_s = {:.4}, T = {:.4e} s (median of {}); {} in {elapsed:.1} s, {eta}",
-            self.configuration.borrow(),
-            m.n,
-            m.speed_efficiency,
-            m.time.median,
-            plural(m.time.samples, "run"),
-            plural(self.sizes.get(), "size")
-        )
-    }
-}
-
-fn plural(count: usize, word: &str) -> String {
-    match count {
-        1 => format!("1 {word}"),
-        _ => format!("{count} {word}s"),
-    }
-}
-
-/// Seconds left in a configuration that has measured `done` sizes in `elapsed` seconds, if it
-/// takes as many as `expected` (the previous configuration's count; at least one more).
-fn remaining_s(done: usize, elapsed: f64, expected: Option<usize>) -> Option<f64> {
-    let per_size = elapsed / done.max(1) as f64;
-    let left = expected?.saturating_sub(done);
-    Some(left as f64 * per_size)
-}
-
-impl Observer for Progress {
-    fn configuration_started(&self, approach: Approach, label: &str, index: usize, total: usize) {
-        let prefix = format!(
-            "{} {} {label} ({}/{total})",
-            self.name,
-            approach.name(),
-            index + 1
-        );
-        if index == 0 {
-            self.previous_sizes.set(None);
-        }
-        *self.configuration.borrow_mut() = prefix.clone();
-        self.started.set(Instant::now());
-        self.sizes.set(0);
-        let bar = self.bars.add(ProgressBar::new_spinner());
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} {prefix} {wide_msg} [{elapsed}]")
-                .expect("a valid template"),
-        );
-        bar.set_prefix(prefix);
-        bar.enable_steady_tick(std::time::Duration::from_millis(200));
-        *self.current.borrow_mut() = Some(bar);
-    }
-
-    fn measured(&self, m: &Measurement) {
-        self.sizes.set(self.sizes.get() + 1);
-        if self.log {
-            errln!("{}", self.log_line(m));
-        }
-        if let Some(bar) = &*self.current.borrow() {
-            bar.set_message(format!(
-                "N = {}: E_s = {:.4}, T = {:.4} s",
-                m.n, m.speed_efficiency, m.time.median
-            ));
-        }
-    }
-
-    fn run_reused(&self) {
-        self.reused.set(self.reused.get() + 1);
-    }
-
-    fn failure_retried(&self) {
-        self.retried.set(self.retried.get() + 1);
-    }
-
-    fn configuration_finished(&self, _approach: Approach, _label: &str, outcome: &str) {
-        self.previous_sizes.set(Some(self.sizes.get()));
-        if self.log {
-            errln!(
-                "{}: {outcome} after {} in {:.1} s",
-                self.configuration.borrow(),
-                plural(self.sizes.get(), "size"),
-                self.started.get().elapsed().as_secs_f64()
-            );
-        }
-        if let Some(bar) = self.current.borrow_mut().take() {
-            bar.finish_with_message(outcome.to_string());
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::remaining_s;
-
-    #[test]
-    fn the_eta_assumes_as_many_sizes_as_the_previous_configuration() {
-        assert_eq!(remaining_s(2, 10.0, Some(6)), Some(20.0));
-        assert_eq!(remaining_s(7, 10.0, Some(6)), Some(0.0));
-        assert_eq!(remaining_s(2, 10.0, None), None);
-    }
 }

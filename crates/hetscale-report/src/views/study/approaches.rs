@@ -14,8 +14,8 @@ use super::setup::kernel_in_words;
 use crate::chart::{Axes, Axis, Marker, Rgb, Scale, Series, line_chart};
 use crate::error::Result;
 use crate::html::{Block, Figure, Report, Section};
-use crate::numbers::format_number;
 use crate::table::{Column, Table};
+use hetscale_model::numbers::significant;
 
 /// Colour of the held-out prediction's marker.
 const HELD_OUT: Rgb = Rgb(204, 121, 167);
@@ -154,12 +154,12 @@ fn held_out_text(held_out: Option<&HeldOut>) -> String {
         Some(h) => format!(
             "Held-out check: the time model T = a T_compute + k T_o fitted on {} alone (a = {}, k = {}) predicts N = {} on {}, where the {} approach found N = {}: an error of {}.",
             h.fitted_on.join(", "),
-            format_number(h.model.compute_factor, 4),
-            format_number(h.model.overhead_factor, 4),
-            format_number(h.n_predicted, 5),
+            significant(h.model.compute_factor, 4),
+            significant(h.model.overhead_factor, 4),
+            significant(h.n_predicted, 5),
             h.configuration,
             h.reference.name(),
-            format_number(h.n_reference, 5),
+            significant(h.n_reference, 5),
             percent(h.relative_error)
         ),
         None => "No held-out check: it needs at least three configurations and a measured or computed size on the largest.".into(),
@@ -171,16 +171,16 @@ fn scaling_held_out_text(h: &ScalingHeldOut) -> String {
         "Held-out check with the scaling model, which any program gets: selected on {} alone ({}, cross-validated error {}%), it predicts N = {} [{}, {}] (95% bootstrap interval) on {}, where the {} approach found N = {}: an error of {}; its time at that N is {} s against {} s found, an error of {}.",
         h.fitted_on.join(", "),
         h.model.formula,
-        format_number(h.model.cv_error_percent, 3),
-        format_number(h.n_predicted, 5),
-        format_number(h.n_predicted_ci95[0] as f64, 5),
-        format_number(h.n_predicted_ci95[1] as f64, 5),
+        significant(h.model.cv_error_percent, 3),
+        significant(h.n_predicted, 5),
+        significant(h.n_predicted_ci95[0] as f64, 5),
+        significant(h.n_predicted_ci95[1] as f64, 5),
         h.configuration,
         h.reference.name(),
-        format_number(h.n_reference, 5),
+        significant(h.n_reference, 5),
         percent(h.relative_error),
-        format_number(h.time_predicted_s, 4),
-        format_number(h.time_reference_s, 4),
+        significant(h.time_predicted_s, 4),
+        significant(h.time_reference_s, 4),
         percent(h.time_relative_error)
     );
     for caution in &h.cautions {

@@ -5,7 +5,7 @@ use hetscale_study::spec::Approach;
 use hetscale_study::study::{ApproachResult, StudyResult};
 
 use crate::chart::{Axis, Marker, Rgb};
-use crate::numbers::format_number;
+use hetscale_model::numbers::significant;
 
 /// [`setup_section`](super::setup_section): configurations, calibration and verification.
 pub const SETUP: &str = "setup";
@@ -140,7 +140,7 @@ pub(super) fn speed_unit(max: f64) -> (&'static str, f64) {
 /// `+1.2%`, for relative differences in text.
 pub(super) fn percent(relative: f64) -> String {
     let sign = if relative >= 0.0 { "+" } else { "" };
-    format!("{sign}{}%", format_number(100.0 * relative, 3))
+    format!("{sign}{}%", significant(100.0 * relative, 3))
 }
 
 /// Keeps the points a chart can draw: finite, and positive on the log axes.

@@ -11,8 +11,8 @@ use super::setup::kernel_in_words;
 use crate::chart::{Axes, Axis, Scale, Series, line_chart, palette};
 use crate::error::Result;
 use crate::html::{Figure, Section};
-use crate::numbers::format_number;
 use crate::table::{Column, Table};
+use hetscale_model::numbers::significant;
 
 /// How the target's contour is named in the legend.
 const TARGET_MARK: &str = " (target)";
@@ -88,7 +88,7 @@ fn contour_series(result: &StudyResult, size: SystemSize, log_x: bool) -> Vec<Se
             let is_target = (contour.level - target).abs() <= 1e-9 * target.abs().max(1.0);
             let label = format!(
                 "E_s = {}{}",
-                format_number(contour.level, 3),
+                significant(contour.level, 3),
                 if is_target { TARGET_MARK } else { "" }
             );
             Series::line(label, drawable(points, log_x, true)).color(palette(k))

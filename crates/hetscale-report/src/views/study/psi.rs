@@ -13,8 +13,8 @@ use crate::chart::{
 };
 use crate::error::Result;
 use crate::html::{Figure, Section};
-use crate::numbers::format_number;
 use crate::table::{Column, Table};
+use hetscale_model::numbers::significant;
 
 /// A heat map per approach with a psi matrix, the psi curves, and every entry as a table.
 pub fn psi_section(result: &StudyResult, prefix: &str) -> Result<Section> {
@@ -59,7 +59,7 @@ pub fn psi_section(result: &StudyResult, prefix: &str) -> Result<Section> {
         }
         section = section.figure(Figure::new(
             format!("{id}-figure-{}", k + 1),
-            format!("The {name} approach's psi(C_i, C_j) minus the {reference_name} approach's, entry by entry: white where they agree, vermillion where {name} is higher, blue where lower (largest difference {}); blank where either has no entry.", format_number(largest, 3)),
+            format!("The {name} approach's psi(C_i, C_j) minus the {reference_name} approach's, entry by entry: white where they agree, vermillion where {name} is higher, blue where lower (largest difference {}); blank where either has no entry.", significant(largest, 3)),
             heat_map(&difference_heat_map(&kernel_in_words(&result.spec), name, reference_name, reference_matrix, difference))?,
         ));
     }

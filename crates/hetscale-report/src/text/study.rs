@@ -1,13 +1,15 @@
-//! The terminal tables of a study result.
+//! `hetscale study`: a study's tables and, printed last, its summary.
 
 use std::fmt::Write as _;
 
+use hetscale_model::numbers::{significant_fixed, trimmed};
 use hetscale_model::scalability::ScalabilityMatrix;
-use hetscale_study::study::summary::{Summary, trimmed, trimmed_to};
+use hetscale_study::study::summary::Summary;
 use hetscale_study::study::{ApproachResult, PsiIntervals, StudyResult};
 
-/// The study's tables as text.
-pub fn render_text(result: &StudyResult) -> String {
+/// The study's tables: per approach its points and psi matrix, the approaches side by side,
+/// the computed fits, the calibration and the held-out checks, the warnings.
+pub fn tables(result: &StudyResult) -> String {
     let spec = &result.spec;
     let mut out = format!(
         "\nStudy {}: {} on {} ({}), target E_s = {}\n",
@@ -237,7 +239,7 @@ fn validation_lines(out: &mut String, result: &StudyResult) {
 
 /// The answer first, printed last: one table of N and psi(base, C_j) per approach, a verdict
 /// line per approach and the held-out error.
-pub fn render_summary(summary: &Summary) -> String {
+pub fn summary(summary: &Summary) -> String {
     let mut out = format!(
         "\nSummary of {} (E_s = {} held):\n",
         summary.study,
@@ -255,7 +257,9 @@ pub fn render_summary(summary: &Summary) -> String {
         for a in &summary.approaches {
             let r = &a.rows[i];
             let n = r.n.map_or("-".into(), |n| format!("{n:.0}"));
-            let psi = r.psi_from_base.map_or("-".into(), |psi| trimmed_to(psi, 3));
+            let psi = r
+                .psi_from_base
+                .map_or("-".into(), |psi| significant_fixed(psi, 3));
             line.push_str(&format!(" {n:>12} {psi:>8}"));
         }
         let _ = writeln!(out, "{line}");
