@@ -121,6 +121,25 @@ pub fn human_bytes(bytes: f64) -> String {
     }
 }
 
+/// A time in seconds as read at a glance: 4 significant digits, an exponent from 1e6 s up
+/// (`0.01128`, `3.542e6`). Predicted times' interval ends read so.
+pub fn seconds_compact(seconds: f64) -> String {
+    if seconds.abs() >= 1e6 {
+        format!("{seconds:.3e}")
+    } else {
+        significant_fixed(seconds, 4)
+    }
+}
+
+/// A ratio (`psi`) to 3 significant digits, with an exponent below 0.001 (`0.912`, `4.10e-4`).
+pub fn ratio(value: f64) -> String {
+    if value == 0.0 || value.abs() >= 1e-3 {
+        significant_fixed(value, 3)
+    } else {
+        format!("{value:.2e}")
+    }
+}
+
 /// Seconds as people read them: `40 s`, `12 min`, `3.5 h`, `7.6 days`, `2.1e4 days`.
 pub fn human_seconds(seconds: f64) -> String {
     match seconds {

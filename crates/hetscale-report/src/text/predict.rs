@@ -2,6 +2,7 @@
 //! program's times at one size, and the scaling model fitted to runs with its sizes or times
 //! and their intervals; each ends with its answer, where the eye lands.
 
+use hetscale_model::numbers::{ratio, seconds_and_human, seconds_compact as compact};
 use hetscale_study::predict::answer::{
     Answer, Approach3Prediction, DeclaredTimes, Prediction, Source,
 };
@@ -9,7 +10,7 @@ use hetscale_study::scaling::prediction::{
     ExcludedRun, ModelSummary, ScalingPrediction, UnreachedPoint,
 };
 use hetscale_study::scaling::time::TimePrediction;
-use hetscale_study::study::summary::{prediction_verdict, seconds_and_human, trimmed_to};
+use hetscale_study::study::summary::prediction_verdict;
 
 /// `prediction` as the terminal shows it.
 pub fn render(prediction: &Prediction) -> String {
@@ -295,24 +296,6 @@ fn cautions_once<'a>(
         }
     }
     out
-}
-
-/// A time in seconds as read at a glance: 4 significant digits, an exponent from 1e6 s up.
-pub fn compact(seconds: f64) -> String {
-    if seconds.abs() >= 1e6 {
-        format!("{seconds:.3e}")
-    } else {
-        trimmed_to(seconds, 4)
-    }
-}
-
-/// A ratio (psi) to 3 significant digits, with an exponent below 0.001.
-fn ratio(value: f64) -> String {
-    if value == 0.0 || value.abs() >= 1e-3 {
-        trimmed_to(value, 3)
-    } else {
-        format!("{value:.2e}")
-    }
 }
 
 /// The runs left out of the fit, one phrase per configuration (`C_1: 12 runs, N 8..160,

@@ -7,7 +7,7 @@ use hetscale_model::scaling::ScalingModel;
 use serde::Serialize;
 
 use crate::readable::{grouped, size};
-use crate::study::summary::{seconds_and_human, trimmed, trimmed_to};
+use hetscale_model::numbers::{seconds_and_human, significant_fixed as trimmed_to, trimmed};
 
 /// A fitted model as the output shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]

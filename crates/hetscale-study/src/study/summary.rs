@@ -8,11 +8,10 @@
 
 use serde::Serialize;
 
-use hetscale_model::numbers::{grouped, significant_fixed, size};
+use hetscale_model::numbers::{grouped, seconds_and_human, significant_fixed, size, trimmed};
 
 // `hetscale predict` and `approaches/scaling_prediction.rs` (changed elsewhere) still import
 // these from here: the merge points them at `hetscale_model::numbers` and drops this line.
-pub use hetscale_model::numbers::{seconds_and_human, significant_fixed as trimmed_to, trimmed};
 
 use crate::approaches::predicted::PredictedStudy;
 use crate::spec::Approach;
