@@ -52,7 +52,3 @@ pub mod store;
 pub mod study;
 
 pub use error::{Result, StudyError};
-
-// `approaches/scaling_prediction.rs` (moved by another change) still names the formatter
-// `crate::readable`: the merge points it at `hetscale_model::numbers` and drops this line.
-use hetscale_model::numbers as readable;
