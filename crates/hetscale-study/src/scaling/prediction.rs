@@ -6,8 +6,9 @@
 use hetscale_model::scaling::ScalingModel;
 use serde::Serialize;
 
-use crate::readable::{grouped, size};
-use hetscale_model::numbers::{seconds_and_human, significant_fixed as trimmed_to, trimmed};
+use hetscale_model::numbers::{
+    grouped, seconds_and_human, significant_fixed as trimmed_to, size, trimmed,
+};
 
 /// A fitted model as the output shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
