@@ -267,4 +267,21 @@ mod tests {
         assert_eq!(echoed(1e-5), "1e-5");
         assert_eq!(echoed(0.0), "0");
     }
+
+    #[test]
+    fn predicted_times_and_ratios_read_at_a_glance() {
+        assert_eq!(seconds_compact(0.011284), "0.01128");
+        assert_eq!(seconds_compact(42.0), "42.00");
+        assert_eq!(seconds_compact(3.5421e6), "3.542e6");
+        assert_eq!(ratio(0.91234), "0.912");
+        assert_eq!(ratio(0.0), "0");
+        assert_eq!(ratio(4.1e-4), "4.10e-4");
+    }
+
+    #[test]
+    fn bytes_read_as_people_write_them() {
+        assert_eq!(human_bytes(512.0), "512 B");
+        assert_eq!(human_bytes(3.2e6), "3.2 MB");
+        assert_eq!(human_bytes(2.4e19), "2.4e7 TB");
+    }
 }
