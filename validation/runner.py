@@ -2,6 +2,7 @@
 `CMD | tee FILE`, or, in a dry run, by printing each command line instead (nothing is run,
 nothing is written)."""
 
+import argparse
 import os
 import shlex
 import subprocess
@@ -136,3 +137,10 @@ def not_started(argv, error: OSError, err) -> int:
         sys.stderr.buffer.write(message)
         sys.stderr.flush()
     return 126 if isinstance(error, PermissionError) else 127
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Bad arguments give one line, not argparse's usage block."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message} (see --help)\n")

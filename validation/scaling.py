@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 
 from replicate_platform import replicate
-from runner import Failed, Runner
+from runner import Failed, OneLineParser, Runner
 from toml_writer import to_toml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -197,13 +197,6 @@ def benchmark(b: Benchmark) -> None:
             predictions(b, kernel, machine)
     b.progress("done")
     tables(b)
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """Bad arguments give one line, not argparse's usage block."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: {message} (see --help)\n")
 
 
 def parse_args(argv):

@@ -34,7 +34,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from runner import Failed, Runner, Unknown
+from runner import Failed, OneLineParser, Runner, Unknown
 from toml_writer import to_toml
 
 # The prefix of the driver's own lines, as the shell driver printed them.
@@ -640,13 +640,6 @@ class Interrupted(Exception):
 
 def interrupted(signum, frame):
     raise Interrupted()
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """Bad arguments give one line, not argparse's usage block."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: {message} (see --help)\n")
 
 
 def parse_args(argv):
