@@ -13,7 +13,6 @@ use crate::backend::stack_pool::Guards;
 use crate::backend::{Backend, SimEngine, SimOptions};
 use crate::error::{HbspError, Result};
 use hetscale_machine::room::check_fits;
-// Formatting lives below `ctx`, which names sizes in its errors too; re-exported here.
 
 /// Bytes a coroutine node takes at its peak besides its program's data: its stack's resident
 /// pages, its `Ctx`, mailboxes and share of the clock (about 6 KiB at 32,000 nodes with the

@@ -1,6 +1,8 @@
 //! The probes on `sim` with a machine model: each recovers the parameters the platform
 //! states (see `hetscale_machine::machine_model`).
 
+// hbsp's test fixtures, shared rather than copied: these tests probe the machines hbsp's
+// tests charge.
 #[path = "../../hbsp/tests/common/mod.rs"]
 mod common;
 

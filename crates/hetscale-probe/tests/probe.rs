@@ -1,5 +1,7 @@
 //! The probe measures plausible parameters and writes them into a platform.
 
+// hbsp's test fixtures, shared rather than copied: these tests probe the machines hbsp's
+// tests charge.
 #[path = "../../hbsp/tests/common/mod.rs"]
 mod common;
 
