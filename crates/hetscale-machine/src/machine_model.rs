@@ -474,6 +474,12 @@ pub struct ComputeRate {
     /// that name, so it is not checked against one.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub declared: bool,
+    /// The declared model a `declared` rate was fitted with, as `work = 2*n^3; communication
+    /// = 100*neighbours(8*n); partition = speed`: the rate is the compute left once that model
+    /// is taken out, so a prediction that names the program with another model is refused
+    /// rather than given this rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared_model: Option<String>,
 }
 
 fn any() -> String {
@@ -505,6 +511,7 @@ impl Default for ComputeRate {
             held_out_errors: Vec::new(),
             source: None,
             declared: false,
+            declared_model: None,
         }
     }
 }

@@ -73,12 +73,11 @@ pub fn significant_fixed(value: f64, digits: usize) -> String {
     format!("{value:.decimals$}")
 }
 
-/// A size as read at a glance: `2967`, `2.1e5`.
+/// A problem size as the tables print it, whole: `2967`, `100246`. Never rounded to a few
+/// digits: a verdict's `N [lo, hi]` must read as the table's does, and `1.0e5 [9.7e4, 1.0e5]`
+/// would hide both the point and the gap to the upper end.
 pub fn size(n: f64) -> String {
-    if n < 1e5 {
-        return format!("{n:.0}");
-    }
-    format!("{n:.1e}").replace(".0e", "e")
+    format!("{n:.0}")
 }
 
 /// `1024` as `1,024`.
@@ -236,7 +235,8 @@ mod tests {
     #[test]
     fn sizes_and_counts_read_at_a_glance() {
         assert_eq!(size(2967.0), "2967");
-        assert_eq!(size(210_000.0), "2.1e5");
+        assert_eq!(size(100_246.0), "100246");
+        assert_eq!(size(101_695.4), "101695");
         assert_eq!(grouped(1024), "1,024");
     }
 
@@ -247,8 +247,6 @@ mod tests {
         assert_eq!(significant_fixed(9.509, 2), "9.5");
         assert_eq!(significant_fixed(0.012_87, 2), "0.013");
         assert_eq!(significant_fixed(48.3, 2), "48");
-        assert_eq!(size(2967.0), "2967");
-        assert_eq!(size(212_345.0), "2.1e5");
         assert_eq!(grouped(1024), "1,024");
         assert_eq!(grouped(8), "8");
         assert_eq!(grouped(1_234_567), "1,234,567");

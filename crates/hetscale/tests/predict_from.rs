@@ -70,6 +70,13 @@ fn a_studys_runs_predict_larger_configurations_and_give_back_the_measured_sizes(
         let [lo, hi] = [0, 1].map(|i| point["time_s_ci95"][i].as_f64().unwrap());
         assert!(lo <= t && t <= hi, "T outside its interval: {point}");
     }
+    // The verdict's numbers are the table's, digit for digit.
+    let last = points.last().unwrap();
+    let written = format!(
+        "N must grow to {} [{}, {}]",
+        last["n"], last["n_ci95"][0], last["n_ci95"][1]
+    );
+    assert!(verdict.contains(&written), "{verdict} vs {written}");
     // The pipeline's real check: on the configurations the study ran (one inside the fitted
     // range, the largest at its edge) the model gives back the N the measured approach found.
     for (point, label) in [(&points[0], "C_4"), (&points[1], "C_8")] {

@@ -471,6 +471,29 @@ fn a_declared_programs_calibrated_model_predicts_four_and_eight_hosts() {
         (e_s / 0.1 - 1.0).abs() < 0.03,
         "N = {n}: the law's E_s there is {e_s}"
     );
+    // Another model under the calibrated name is refused: the rate belongs to the declared one.
+    let err = one_line_error(hetscale_in(d).args([
+        "predict",
+        "--program",
+        "jacobi",
+        "--work",
+        "n",
+        "--overhead",
+        "0",
+        "--platform",
+        "calibrated.toml",
+        "--nodes",
+        &hosts(4).0,
+        "--time-at",
+        "1000",
+    ]));
+    assert!(
+        err.contains("was calibrated on platform")
+            && err
+                .contains("work = 100*n^2; communication = 500*neighbours(8*n); partition = equal")
+            && err.contains("not work = n; partition = speed"),
+        "{err}"
+    );
     // A name the platform holds no calibration of is refused, not taken at the marked speed.
     let err = one_line_error(
         hetscale_in(d)

@@ -52,7 +52,7 @@ mod stored;
 pub use choice::{ALL_PARAMETERS, FitChoice, choose_fit};
 pub use fit::{
     CrossValidation, Estimate, FreeParameter, KernelCalibration, PlatformCalibration, Residual,
-    calibrate, calibrate_declared, faster_than_marked,
+    calibrate, calibrate_declared, faster_than_marked, simulated_faster_than_marked,
 };
 pub use request::{Calibrated, CalibrationDocument, calibrate_as_asked};
 pub use simulation::{simulate, skeleton_run, with_rate};

@@ -16,6 +16,7 @@ use crate::runner::program::Program;
 use crate::scaling::fit::{StudyRuns, pick_study};
 use crate::spec::DEFAULT_TOLERANCE;
 use crate::store::Store;
+use hetscale_model::numbers::significant;
 
 /// The scaling model fitted to the runs of a study in the database `db` (`--study`, or its
 /// only one; its programs from `registry`), asked on the platform `platform` gives, if any,
@@ -98,9 +99,11 @@ fn fit_and_predict(
     if let Some(tolerance) = question.tolerance {
         runs.tolerance = tolerance;
     }
+    let foreign =
+        (platform != runs.platform).then(|| (runs.platform.name.clone(), platform.name.clone()));
     let (platform, configs) = question.configurations(platform)?;
     let selection = runs.fit(&configs, !question.normal_form)?;
-    let answer = match question.time_at {
+    let mut answer = match question.time_at {
         Some(n) => Answer::ScalingTime(runs.predict_time_at(name, &selection, &configs, n)?),
         None => {
             // The command line requires --target unless --from (whose study has one) or
@@ -117,6 +120,9 @@ fn fit_and_predict(
             )?)
         }
     };
+    if let Some((fitted, asked)) = foreign {
+        add_foreign_platform_cautions(&mut answer, &fitted, &asked);
+    }
     Ok(Prediction {
         answer,
         source,
@@ -124,4 +130,47 @@ fn fit_and_predict(
         nodes: question.nodes.clone(),
         replicate: question.replicate,
     })
+}
+
+/// A caution on every point of `answer` when the platform it predicts on (`asked`) is not the
+/// one its runs were measured on (`fitted`): the model's overhead in `p` and `N` is what the
+/// fitted machine's network and nodes gave, so elsewhere it is an assumption, the more so the
+/// more the nodes' speeds differ.
+fn add_foreign_platform_cautions(answer: &mut Answer, fitted: &str, asked: &str) {
+    let per_node = |speed: f64, p: usize| speed / p.max(1) as f64;
+    let (fitted_on, points): (&Vec<_>, Vec<_>) = match answer {
+        Answer::Scaling(s) => (
+            &s.fitted_on,
+            s.points
+                .iter_mut()
+                .map(|pt| (per_node(pt.marked_speed_flops, pt.p), &mut pt.cautions))
+                .collect(),
+        ),
+        Answer::ScalingTime(t) => (
+            &t.fitted_on,
+            t.points
+                .iter_mut()
+                .map(|pt| (per_node(pt.marked_speed_flops, pt.p), &mut pt.cautions))
+                .collect(),
+        ),
+        Answer::Approach3(_) | Answer::DeclaredTimes(_) => return,
+    };
+    let fitted_speed = fitted_on
+        .iter()
+        .map(|c| per_node(c.marked_speed_flops, c.p))
+        .fold(0.0, f64::max);
+    let which = if fitted == asked {
+        format!("a platform \"{asked}\" other than the one of that name the runs were measured on")
+    } else {
+        format!("platform \"{asked}\", the runs having been measured on \"{fitted}\"")
+    };
+    for (speed, cautions) in points {
+        cautions.insert(
+            0,
+            format!(
+                "predicted on {which}: its nodes average {}x the marked speed of the fitted ones, and the model's overhead in p and N is what {fitted}'s network and nodes gave, an assumption on another machine",
+                significant(speed / fitted_speed, 2)
+            ),
+        );
+    }
 }

@@ -516,6 +516,23 @@ impl ExternalCommand {
     pub fn has_overhead_model(&self) -> bool {
         self.overhead.is_some() || self.communication.is_some()
     }
+
+    /// Its declared model in one line, spaces dropped and a zero overhead left out (`work =
+    /// 2*n^3; communication = 100*neighbours(8*n); partition = speed`): what a calibration of
+    /// its compute rate records, and what a prediction naming that calibration must declare.
+    pub fn declared_model(&self) -> String {
+        let compact = |text: &str| text.split_whitespace().collect::<String>();
+        let mut parts = vec![format!("work = {}", compact(self.work.text()))];
+        let overhead = self.overhead.as_ref().map(|o| compact(o.text()));
+        if let Some(overhead) = overhead.filter(|o| o != "0") {
+            parts.push(format!("overhead = {overhead}"));
+        }
+        if let Some(communication) = &self.communication {
+            parts.push(format!("communication = {}", compact(communication.text())));
+        }
+        parts.push(format!("partition = {}", self.partition));
+        parts.join("; ")
+    }
 }
 
 impl CommandSpec {

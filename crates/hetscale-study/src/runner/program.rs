@@ -73,17 +73,35 @@ impl Program {
         let Some(name) = &command.program else {
             return Ok(());
         };
-        let held = platform
+        let rate = platform
             .machine
             .as_ref()
-            .is_some_and(|model| model.compute.iter().any(|rate| rate.kernel == *name));
-        if held {
-            return Ok(());
+            .and_then(|model| model.compute.iter().find(|rate| rate.kernel == *name));
+        let Some(rate) = rate else {
+            return Err(StudyError::Hbsp(hbsp::HbspError::InvalidPlatform(format!(
+                "program \"{name}\": platform {} has no compute entry of that name: fit one with hetscale calibrate --runs CSV --work ... --write-platform FILE, or leave the program out (the marked speed, no start-up)",
+                platform.name
+            ))));
+        };
+        let declared = command.declared_model();
+        match &rate.declared_model {
+            Some(calibrated) if *calibrated != declared => {
+                Err(StudyError::Hbsp(hbsp::HbspError::InvalidPlatform(format!(
+                    "program \"{name}\" was calibrated on platform {} with {calibrated}, not {declared}: its rate is the compute left once that model is taken out, so declare the same model, or calibrate again with this one",
+                    platform.name
+                ))))
+            }
+            _ => Ok(()),
         }
-        Err(StudyError::Hbsp(hbsp::HbspError::InvalidPlatform(format!(
-            "program \"{name}\": platform {} has no compute entry of that name: fit one with hetscale calibrate --runs CSV --work ... --write-platform FILE, or leave the program out (the marked speed, no start-up)",
-            platform.name
-        ))))
+    }
+
+    /// A command's declared model in one line ([`ExternalCommand::declared_model`]); none for
+    /// a kernel, whose model is its own.
+    pub fn declared_model(&self) -> Option<String> {
+        match self {
+            Self::Kernel(_) => None,
+            Self::Command(command) => Some(command.declared_model()),
+        }
     }
 
     /// How the program splits its work: a kernel in proportion to marked speed (its

@@ -32,7 +32,7 @@ use crate::runner::program::Program;
 use crate::spec::configuration::{ResolvedConfiguration, resolve};
 use crate::store::Store;
 use crate::store::stored_spec::stored_spec;
-use crate::study::warnings::NOISE_FLOOR_S;
+use crate::study::warnings::{NOISE_FLOOR_S, OPTION_RANGE, unreachable_target};
 
 /// How many runners-up the text and JSON show.
 pub const RUNNERS_UP: usize = 3;
@@ -358,7 +358,8 @@ impl StudyRuns {
 
     /// The error when the model reaches no size holding the target on a configuration the
     /// study measured: the model, not the range, is at fault, so it says which runs the fit
-    /// had and what to change in the study.
+    /// had, and (as `--runs` does on any configuration) on which side of its curve the target
+    /// lies and what to change.
     fn poor_model(
         &self,
         e: ModelError,
@@ -366,13 +367,22 @@ impl StudyRuns {
         label: &str,
         target: f64,
     ) -> StudyError {
-        let ModelError::Unreachable { best, best_at, .. } = e else {
+        let ModelError::Unreachable {
+            what,
+            lo,
+            hi,
+            best,
+            best_at,
+            ..
+        } = e
+        else {
             return unreachable_on(e, label);
         };
         let kept = selection.model.runs;
         let below = selection.excluded.len();
+        let advice = unreachable_target(what, target, (lo, hi), (best, best_at), OPTION_RANGE);
         StudyError::Model(ModelError::Inconsistent(format!(
-            "the model fitted to the runs ({}, cross-validated error {:.0}%) holds E_s = {target} at no size on \"{label}\", a configuration the study measured (its highest E_s is {best:.3} at N = {best_at:.0}): {kept} runs fitted, {below} left out below the noise floor; measure larger sizes (a study's larger n_min) or ask for a higher target, so that more runs last well above {NOISE_FLOOR_S} s",
+            "the model fitted to the runs ({}, cross-validated error {:.0}%) holds E_s = {target} at no size on \"{label}\", a configuration the study measured: {advice} ({kept} runs fitted, {below} left out below the noise floor of {NOISE_FLOOR_S} s)",
             selection.model, selection.model.cv_error_percent
         )))
     }
@@ -777,6 +787,30 @@ mod tests {
             "{}",
             prediction.verdict
         );
+    }
+
+    #[test]
+    fn a_flat_model_advises_the_side_of_its_curve_the_target_lies_on() {
+        // E_s = 1/22.5 = 0.044 at every size: 0.05 lies above the curve, 0.03 below it.
+        let store = study_of(
+            ["sunblade:1", "sunblade:2", "sunblade:4"],
+            &[128, 256, 384, 512],
+            |_, n, resolved| 22.5 * 2.0 * n.powi(3) / resolved.configuration.marked_speed,
+        );
+        let runs = StudyRuns::load(&store, "t", &KernelRegistry::builtin()).unwrap();
+        let selection = runs.fit(&[], true).unwrap();
+        let targets = [resolve(&runs.platform, "sunblade:8", "sunblade:8").unwrap()];
+        let advice = |target: f64| {
+            runs.predict("t", &selection, &targets, target, (8.0, 1e7))
+                .unwrap_err()
+                .to_string()
+        };
+        let above = advice(0.05);
+        assert!(above.contains("lower the target"), "{above}");
+        assert!(!above.contains("raise the target"), "{above}");
+        let below = advice(0.03);
+        assert!(below.contains("raise the target"), "{below}");
+        assert!(!below.contains("lower the target"), "{below}");
     }
 
     #[test]

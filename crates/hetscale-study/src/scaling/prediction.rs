@@ -172,7 +172,7 @@ pub struct ScalingPrediction {
 
 /// The answer on the last requested configuration the model reaches (naming those it does
 /// not): `to hold E_s = 0.3 on 1,024 nodes N must
-/// grow to 2.1e5 [1.7e5, 2.6e5], 48x the 8-node size; T = ... s (7.6 days)`, and what the
+/// grow to 210417 [171009, 262311], 48x the 8-node size; T = ... s (7.6 days)`, and what the
 /// model cannot support.
 pub fn verdict(prediction: &ScalingPrediction) -> String {
     let Some(last) = prediction.points.last() else {

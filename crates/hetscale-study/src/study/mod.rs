@@ -156,7 +156,11 @@ fn analyse(runner: &Runner<'_>) -> Result<StudyResult> {
     let contours = contours(runner, &fits);
     let warnings = study_warnings(runner, measured.as_ref(), computed.as_ref(), &samples)
         .into_iter()
-        .chain(calibration.as_ref().and_then(Calibration::warning))
+        .chain(
+            calibration
+                .as_ref()
+                .and_then(|c| c.warning(spec.backend == "sim")),
+        )
         .collect();
     let mut result = StudyResult {
         spec: spec.clone(),

@@ -166,7 +166,7 @@ pub(crate) fn is_unreachable(why: &str) -> bool {
 }
 
 /// A prediction's verdict, from its first to its last configuration: "to hold E_s = 0.3 on
-/// 1,024 nodes N must grow to 2.1e5, 48x the 8-node size; T = 654112 s (7.6 days)".
+/// 1,024 nodes N must grow to 210417, 48x the 8-node size; T = 654112 s (7.6 days)".
 pub fn prediction_verdict(study: &PredictedStudy) -> Option<String> {
     let (first, last) = (study.points.first()?, study.points.last()?);
     let (Some(_), true) = (study.points.get(1), last.n > 0.0) else {

@@ -18,7 +18,7 @@ use crate::output::{errln, out, outln};
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:
-  hetscale calibrate --db hetscale-out/study.db --fit auto
+  hetscale calibrate --db hetscale-out/study.db --study jpdc-mm --fit auto
   hetscale calibrate --runs runs.csv --platform sunwulf --write-platform calibrated.toml
   hetscale calibrate --runs jacobi.csv --work '400*(n-2)^2' --partition equal --platform cluster.toml --write-platform calibrated.toml")]
 pub struct Args {
@@ -33,6 +33,10 @@ pub struct Args {
     /// A study database: its runs, on the platform and with the kernel options stored with them.
     #[arg(long, value_name = "FILE.db")]
     pub db: Option<PathBuf>,
+    /// With --db: the study whose runs to fit (needed when its studies ran on different
+    /// platforms or programs, as the default study's three do).
+    #[arg(long, value_name = "NAME", requires = "db")]
+    pub study: Option<String>,
     /// The platform to calibrate (preset or TOML file): its nodes and machine facts (with
     /// --runs). Default: sunwulf, the JPDC paper's machine (a command that runs programs here
     /// defaults to local; one that models a paper, to the paper's machine).
@@ -76,24 +80,30 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
         hetscale_out::check_not_input(path)
             .with_context(|| format!("cannot write --write-platform {}", path.display()))?;
     }
-    let (platform, runs, options) = match (&args.db, &args.runs) {
+    if args.declared.program(None)?.is_some() && args.db.is_some() {
+        anyhow::bail!(
+            "--work declares a program whose runs are in --runs FILE.csv: a study database names its own program"
+        );
+    }
+    let (platform, runs, options, declared) = match (&args.db, &args.runs) {
         (Some(db), _) => {
-            let stored = stored_runs(&Store::open_read_only(db)?, registry)?;
-            (stored.platform, stored.runs, stored.options)
+            let store = Store::open_read_only(db)?;
+            let stored = stored_runs(&store, registry, args.study.as_deref())?;
+            (
+                stored.platform,
+                stored.runs,
+                stored.options,
+                stored.declared,
+            )
         }
         (None, Some(csv)) => (
             Platform::load(args.platform.as_deref().unwrap_or("sunwulf"))?,
             read_runs(csv)?,
             args.kernel_options.options(),
+            args.declared.program(None)?,
         ),
         (None, None) => anyhow::bail!("give the runs: --runs FILE.csv or --db FILE.db"),
     };
-    let declared = args.declared.program(None)?;
-    if declared.is_some() && args.db.is_some() {
-        anyhow::bail!(
-            "--work declares a program whose runs are in --runs FILE.csv: a study database names its own program"
-        );
-    }
     let calibrated = calibrate_as_asked(
         &platform,
         registry,
