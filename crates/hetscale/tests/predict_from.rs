@@ -124,6 +124,27 @@ fn far_beyond_the_fitted_nodes_the_interval_widens_and_says_so() {
 }
 
 #[test]
+fn a_prediction_on_another_platform_than_the_studys_says_so() {
+    let dir = spec_dir(SMALL_GE);
+    let d = dir.path();
+    study_json(d);
+    let asked = ["predict", "--from", "s.db", "--nodes"];
+    let own = stdout_of(hetscale_in(d).args(asked).arg("sunblade:16"));
+    assert!(!own.contains("predicted on platform"), "{own}");
+    let other = stdout_of(
+        hetscale_in(d)
+            .args(asked)
+            .args(["fast:16", "--platform", "kalinov"]),
+    );
+    assert!(
+        other.contains(
+            "caution: predicted on platform \"kalinov\", the runs having been measured on \"sunwulf\": its nodes average "
+        ),
+        "{other}"
+    );
+}
+
+#[test]
 fn bad_inputs_are_refused_in_one_line() {
     let dir = spec_dir(SMALL_GE);
     let d = dir.path();

@@ -125,3 +125,99 @@ fn declared_program(spec: &StudySpec, study: &str) -> Result<Option<(String, Pro
     })?;
     Ok(Some((name, program)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A store holding `studies`, each `(name, spec text)` stored with its platform and two
+    /// runs on its one configuration `C_2` (sunwulf's `sunblade:2`).
+    fn store_of(studies: &[(&str, &str)]) -> Store {
+        let store = Store::open_in_memory().unwrap();
+        for (name, text) in studies {
+            let spec = StudySpec::from_toml_str(text, "t.toml").unwrap();
+            let platform = Platform::load(&spec.platform).unwrap();
+            store
+                .register_study(name, &spec.canonical(), &platform.to_toml_string().unwrap())
+                .unwrap();
+            for (repetition, n) in [(0, 64), (1, 128)] {
+                let mut run = crate::store::tests_support::sample(n, repetition);
+                run.study = (*name).into();
+                run.configuration = "C_2".into();
+                store.record(&run).unwrap();
+            }
+        }
+        store
+    }
+
+    fn kernel_study(name: &str, platform: &str, nodes: &str) -> String {
+        format!(
+            "name = \"{name}\"\nkernel = \"mm\"\nplatform = \"{platform}\"\ntarget = 0.3\nn_max = 4096\n\
+             [[configuration]]\nlabel = \"C_2\"\nnodes = \"{nodes}\"\n"
+        )
+    }
+
+    fn command_study(name: &str, overhead: &str) -> String {
+        format!(
+            "name = \"{name}\"\nplatform = \"sunwulf\"\ntarget = 0.3\nn_max = 4096\n[command]\ntemplate = \"./solver {{n}}\"\n\
+             work = \"2*n^3\"\n{overhead}\n[[configuration]]\nlabel = \"C_2\"\nnodes = \"sunblade:2\"\n"
+        )
+    }
+
+    #[test]
+    fn studies_on_different_platforms_are_named_and_one_is_picked_with_study() {
+        let (a, b) = (
+            kernel_study("a", "sunwulf", "sunblade:2"),
+            kernel_study("b", "kalinov", "fast:2"),
+        );
+        let store = store_of(&[("a", &a), ("b", &b)]);
+        let registry = KernelRegistry::builtin();
+        let err = stored_runs(&store, &registry, None)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            err.contains("\"a\", \"b\" ran on different platforms") && err.contains("--study NAME"),
+            "{err}"
+        );
+        let b = stored_runs(&store, &registry, Some("b")).unwrap();
+        assert_eq!(b.platform.name, "kalinov");
+        assert_eq!(b.runs.len(), 2);
+        let err = stored_runs(&store, &registry, Some("c"))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("has no study \"c\""), "{err}");
+    }
+
+    #[test]
+    fn a_command_study_is_calibrated_as_its_declared_program() {
+        let spec = command_study(
+            "solver-study",
+            "overhead = \"1e-3*p\"\nprogram = \"solver\"",
+        );
+        let store = store_of(&[("solver-study", &spec)]);
+        let stored = stored_runs(&store, &KernelRegistry::builtin(), None).unwrap();
+        assert!(
+            stored.runs.iter().all(|r| r.kernel == "solver"),
+            "{:?}",
+            stored.runs
+        );
+        let model = stored.declared.as_ref().and_then(Program::declared_model);
+        assert_eq!(
+            model.as_deref(),
+            Some("work = 2*n^3; overhead = 1e-3*p; partition = speed")
+        );
+        // Without an overhead model there is no compute rate to separate: said in the spec's terms.
+        let spec = command_study("bare", "");
+        let store = store_of(&[("bare", &spec)]);
+        let err = stored_runs(&store, &KernelRegistry::builtin(), None)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            err.contains("add overhead = \"...\"") && err.contains("[command]"),
+            "{err}"
+        );
+    }
+}
