@@ -386,7 +386,7 @@ fn a_declared_communication_carries_runs_on_one_and_two_hosts_to_four_and_eight(
     // A declaration that is not one is refused in one line.
     let err = refused_on_four_hosts(d, &PREDICT_RUNS, "--communication", "500*halo(8*n)", "0.8");
     assert!(
-        err.contains("names no pattern") && err.contains("neighbours"),
+        err.contains("\"halo\" at character 5 is no pattern") && err.contains("neighbours"),
         "{err}"
     );
     // Bytes that are no size on the runs: an error, not a hypothesis left out.
