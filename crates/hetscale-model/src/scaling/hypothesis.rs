@@ -166,7 +166,11 @@ impl Term {
 
     /// Why the term has no value at size `n` on `configuration`, if a custom term's caller
     /// said why ([`CustomTerm::fallible`]).
-    pub fn undefined_because(&self, n: f64, configuration: &Configuration) -> Option<String> {
+    pub(crate) fn undefined_because(
+        &self,
+        n: f64,
+        configuration: &Configuration,
+    ) -> Option<String> {
         match self {
             Term::Custom(c) => (c.value)(n, configuration).err(),
             _ => None,

@@ -417,6 +417,14 @@ mod tests {
     }
 
     #[test]
+    fn every_function_an_error_lists_is_one_a_formula_can_call() {
+        for function in FUNCTIONS {
+            let call = format!("{function}(n + 2)");
+            assert!(Formula::parse(&call).is_ok(), "{call}");
+        }
+    }
+
+    #[test]
     fn each_kind_of_formula_is_advised_with_an_example_of_its_own() {
         let work = Formula::parse_as("foo(n)", Quantity::Work).unwrap_err();
         assert!(
