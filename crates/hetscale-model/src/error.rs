@@ -24,9 +24,20 @@ pub enum ModelError {
     /// Inputs that are individually fine but do not fit together.
     #[error("{0}")]
     Inconsistent(String),
+    /// A caller's own term has no value at a size on a configuration, for the caller's
+    /// reason (its declared overhead turns negative there, say): a prediction there would be
+    /// nonsense, whichever model carries the term.
+    #[error("configuration {configuration}: {why}")]
+    TermUndefined {
+        /// The configuration's label.
+        configuration: String,
+        /// The caller's reason.
+        why: String,
+    },
     /// No problem size in the searched range reaches the target.
     #[error(
-        "no problem size in [{lo}, {hi}] reaches the target {what} {target}; the closest reached is {best:.4} at {best_at:.1}: lower the target or widen the range"
+        "no problem size in [{lo}, {hi}] reaches the target {what} {}; the closest reached is {best:.4} at {best_at:.1}: lower the target or widen the range",
+        crate::numbers::echoed(*target)
     )]
     Unreachable {
         /// What was targeted (e.g. "speed-efficiency").

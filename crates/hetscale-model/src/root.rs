@@ -65,7 +65,8 @@ pub fn solve_for_target(
     let (lo, hi) = (positive("lower bound", lo)?, positive("upper bound", hi)?);
     if !target.is_finite() || hi <= lo {
         return Err(ModelError::Inconsistent(format!(
-            "cannot search {what} {target} in [{lo}, {hi}]"
+            "cannot search {what} {} in [{lo}, {hi}]",
+            crate::numbers::echoed(target)
         )));
     }
     let grid = geometric_grid(lo, hi, SCAN_POINTS);

@@ -584,6 +584,44 @@ fn halo(n: f64, c: &Configuration) -> f64 {
 }
 
 #[test]
+fn a_custom_term_without_a_value_on_the_target_gives_its_callers_reason() {
+    // The halo law's own term, which its caller cannot evaluate past 4 nodes.
+    let law = Law {
+        work: |n| 4.0 * n * n,
+        time: |n, w, c| w / c.marked_speed() + halo(n, c),
+    };
+    let data = runs(&law, &[1, 2], &[1000.0, 2000.0, 3000.0], 3, 0.02, 7);
+    let declared = |n: f64, c: &Configuration| {
+        if c.nodes() > 4 {
+            Err(format!("no value at p = {}", c.nodes()))
+        } else {
+            Ok(halo(n, c))
+        }
+    };
+    let space = HypothesisSpace::default().with_custom(CustomTerm::fallible("T_o,spec", declared));
+    let selection = select(&data, &space, &SelectOptions::default()).unwrap();
+    assert_eq!(
+        selection.model.hypothesis(),
+        ["T_o,spec"],
+        "{}",
+        selection.model
+    );
+    let target = configuration(8);
+    let err = selection
+        .model
+        .predict_time(2000.0, (law.work)(2000.0), &target)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        ModelError::TermUndefined {
+            configuration: target.label.clone(),
+            why: "no value at p = 8".into()
+        }
+    );
+    assert!(err.to_string().ends_with(": no value at p = 8"), "{err}");
+}
+
+#[test]
 fn a_declared_equal_partition_predicts_the_slowest_node_from_two_configurations() {
     // Rows split equally, at a third of the marked speed, plus a halo exchange: fitted on 1
     // and 2 nodes (one node-speed ratio), predicted on 8 (another).

@@ -441,7 +441,12 @@ fn bad_templates_and_formulas_are_one_line_errors() {
     };
     assert!(run("prog {q}", "n").contains("unknown placeholder {q}"));
     assert!(run("prog {n", "n").contains("unbalanced brace"));
-    assert!(run("prog {n}", "2*(n").contains("does not parse"));
+    let unclosed = run("prog {n}", "2*(n");
+    assert!(
+        unclosed.contains("--work \"2*(n\": \"(\" at character 3 is never closed")
+            && unclosed.ends_with("e.g. 2*n^3 + 4*p*n^2"),
+        "{unclosed}"
+    );
     assert!(run("prog {n}", "2*m").contains("only n"));
     let err = run("echo {n}", "n - 100");
     assert!(err.contains("N = 10") && err.contains("positive"), "{err}");

@@ -142,7 +142,18 @@ fn predict_advises_lowering_n_min_for_a_target_below_the_smallest_size() {
     assert_eq!(
         below,
         "hetscale: configuration 4: speed-efficiency = 0.0001 at N = 8 already exceeds the \
-         target 0.00001: lower --n-min or raise the target"
+         target 1e-5: lower --n-min or raise the target"
+    );
+    // However small, the target is echoed in a few characters, not 300 digits.
+    let tiny = one_line_error(hetscale().args(base).args(["--target", "1e-300"]));
+    assert!(
+        tiny.ends_with("already exceeds the target 1e-300: lower --n-min or raise the target"),
+        "{tiny}"
+    );
+    let negative = one_line_error(hetscale().args(base).args(["--target", "-1e300"]));
+    assert!(
+        negative.contains("--target -1e300 is not a speed-efficiency"),
+        "{negative}"
     );
     let above = one_line_error(
         hetscale()
@@ -184,7 +195,7 @@ fn study_failure(target: &str, n_max: &str, approach: &str) -> String {
 fn study_advises_by_the_side_of_the_range_the_target_missed() {
     let below = study_failure("0.00001", "2048", "predicted");
     assert!(
-        below.ends_with("already exceeds the target 0.00001: lower n_min or raise the target"),
+        below.ends_with("already exceeds the target 1e-5: lower n_min or raise the target"),
         "{below}"
     );
     let above = study_failure("0.95", "64", "predicted");

@@ -1,5 +1,6 @@
 //! What the data cannot support: the cautions a model and its predictions carry.
 
+use crate::numbers::size;
 use serde::Serialize;
 use std::fmt;
 
@@ -35,6 +36,14 @@ pub enum Caution {
         n: f64,
         /// The largest fitted size.
         largest_fitted: f64,
+    },
+    /// The size asked about is less than 1/[`MAX_EXTRAPOLATION`] of the smallest fitted size:
+    /// the overhead's form in `n` is extrapolated downwards; intervals are widened.
+    SizeBelowFitted {
+        /// The size asked about.
+        n: f64,
+        /// The smallest fitted size.
+        smallest_fitted: f64,
     },
     /// The size interval, widened, reached past the sizes searched and was cut at their
     /// bound: the upper (or lower) end is that bound, not an estimate.
@@ -82,6 +91,13 @@ impl fmt::Display for Caution {
                 f,
                 "N = {n:.0} is {:.0}x the largest fitted size ({largest_fitted}), beyond {MAX_EXTRAPOLATION}x: intervals widened",
                 n / largest_fitted
+            ),
+            Caution::SizeBelowFitted { n, smallest_fitted } => write!(
+                f,
+                "N = {} is {:.0}x below the smallest fitted size ({}), beyond {MAX_EXTRAPOLATION}x: intervals widened",
+                size(*n),
+                smallest_fitted / n,
+                size(*smallest_fitted)
             ),
             Caution::IntervalAtBound { n, upper: true } => write!(
                 f,

@@ -74,8 +74,8 @@ fn log(parts: &mut Vec<String>, x: &str, e: u32) {
     }
 }
 
-/// A custom term's value at a size on a configuration.
-type TermFn = dyn Fn(f64, &Configuration) -> f64 + Send + Sync;
+/// A custom term's value at a size on a configuration, or why it has none there.
+type TermFn = dyn Fn(f64, &Configuration) -> Result<f64, String> + Send + Sync;
 
 /// A caller's own overhead column, e.g. a kernel's HBSP^1 overhead model `T_o(n, p)` in
 /// seconds: the model fits a coefficient for it like for any other term.
@@ -91,6 +91,17 @@ impl CustomTerm {
     pub fn new(
         name: &str,
         value: impl Fn(f64, &Configuration) -> f64 + Send + Sync + 'static,
+    ) -> Self {
+        Self::fallible(name, move |n, c| Ok(value(n, c)))
+    }
+
+    /// A term named `name` whose value at size `n` on a configuration is `value(n,
+    /// configuration)`, or the reason it has none there (a declared overhead that turns
+    /// negative, say), which a prediction needing that value reports
+    /// ([`ModelError::TermUndefined`](crate::ModelError::TermUndefined)).
+    pub fn fallible(
+        name: &str,
+        value: impl Fn(f64, &Configuration) -> Result<f64, String> + Send + Sync + 'static,
     ) -> Self {
         Self {
             name: name.to_owned(),
@@ -149,7 +160,20 @@ impl Term {
                 work_flop / configuration.marked_speed() * (configuration.slowest_share() - 1.0)
             }
             Term::Power(e) => e.value(n, configuration.nodes() as f64),
-            Term::Custom(c) => (c.value)(n, configuration),
+            Term::Custom(c) => (c.value)(n, configuration).unwrap_or(f64::NAN),
+        }
+    }
+
+    /// Why the term has no value at size `n` on `configuration`, if a custom term's caller
+    /// said why ([`CustomTerm::fallible`]).
+    pub(crate) fn undefined_because(
+        &self,
+        n: f64,
+        configuration: &Configuration,
+    ) -> Option<String> {
+        match self {
+            Term::Custom(c) => (c.value)(n, configuration).err(),
+            _ => None,
         }
     }
 

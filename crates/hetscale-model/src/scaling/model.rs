@@ -63,6 +63,15 @@ impl ScalingModel {
             .sum();
         if t.is_finite() && t > 0.0 {
             Ok(t)
+        } else if let Some(why) = self
+            .terms
+            .iter()
+            .find_map(|t| t.term.undefined_because(n, configuration))
+        {
+            Err(ModelError::TermUndefined {
+                configuration: configuration.label.clone(),
+                why,
+            })
         } else {
             Err(ModelError::Inconsistent(format!(
                 "the model predicts time {t} at n = {n} on \"{}\"",

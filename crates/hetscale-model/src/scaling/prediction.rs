@@ -231,7 +231,7 @@ pub fn bootstrap(
             work,
             target.n_bounds,
         )
-    });
+    })?;
     let size = with_model_form(resampled, &model_form, target.n_bounds);
     if size != resampled {
         cautions.push(Caution::ModelForm {
@@ -279,8 +279,9 @@ pub struct TimeAt {
 /// Predicts the time at size `n` (work `work_flop`) on `configuration` with the selected
 /// model, and its 95% interval as [`bootstrap`] makes the size's: the resamples' percentiles
 /// (each refitted and reselected), widened on a log scale by 2 when fewer than 3
-/// configurations were fitted and by `sqrt(ratio / 8)` past 8 times the largest fitted node
-/// count or size (each a [`Caution`]), then taking in every plausible hypothesis' time at `n` (the model-form
+/// configurations were fitted, by `sqrt(ratio / 8)` past 8 times the largest fitted node
+/// count or size, and likewise below an eighth of the smallest fitted size (each a
+/// [`Caution`]), then taking in every plausible hypothesis' time at `n` (the model-form
 /// uncertainty). Errors: the model gives no positive time, or fewer than 10 resamples do.
 pub fn bootstrap_time(
     data: &ScalingData,
@@ -323,10 +324,21 @@ pub fn bootstrap_time(
             largest_fitted: resampled.largest_n,
         });
     }
+    // Below the sizes fitted the overhead's form is as unseen as above them.
+    let below_ratio = resampled.smallest_n / n;
+    if below_ratio > MAX_EXTRAPOLATION {
+        widen *= (below_ratio / MAX_EXTRAPOLATION).sqrt();
+        cautions.push(Caution::SizeBelowFitted {
+            n,
+            smallest_fitted: resampled.smallest_n,
+        });
+    }
     let mut time_s = percentiles(estimate, &mut times).widened(widen);
     for model in plausible_models(selection) {
-        if let Ok(t) = time(&model) {
-            time_s = time_s.hull(t, t);
+        match time(&model) {
+            Ok(t) => time_s = time_s.hull(t, t),
+            Err(e @ ModelError::TermUndefined { .. }) => return Err(e),
+            Err(_) => {}
         }
     }
     Ok(TimeAt {
@@ -383,6 +395,8 @@ struct Resampled {
     configurations: usize,
     /// The largest size fitted.
     largest_n: f64,
+    /// The smallest size fitted.
+    smallest_n: f64,
 }
 
 /// `options.resamples` resamples of the runs (see [`bootstrap`]), each refitted and reselected
@@ -506,6 +520,7 @@ fn resampled_models(
     }
     Ok(Resampled {
         largest_n: runs.iter().map(|r| r.n).fold(0.0, f64::max),
+        smallest_n: runs.iter().map(|r| r.n).fold(f64::INFINITY, f64::min),
         models,
         failed,
         same,
@@ -606,12 +621,13 @@ const JUMP_PROBE_SIZES: usize = 16;
 /// At most this many sizes are checked for holding the target ([`holding_band`]).
 const HOLDING_SCAN_SIZES: usize = 1024;
 
-/// The sizes every plausible hypothesis of `selection` predicts with `size_of`.
+/// The sizes every plausible hypothesis of `selection` predicts with `size_of`; an error
+/// when one of them carries a term that has no value there ([`ModelError::TermUndefined`]).
 fn model_form(
     selection: &Selection,
     estimate: f64,
     size_of: impl Fn(&ScalingModel) -> Result<f64>,
-) -> ModelForm {
+) -> Result<ModelForm> {
     let mut form = ModelForm {
         hypotheses: selection.plausible.len().max(1),
         size_low: estimate,
@@ -628,10 +644,11 @@ fn model_form(
             Err(ModelError::Unreachable { best, target, .. }) if best < target => {
                 form.short_of_target += 1
             }
+            Err(e @ ModelError::TermUndefined { .. }) => return Err(e),
             Err(_) => form.past_target += 1,
         }
     }
-    form
+    Ok(form)
 }
 
 /// The plausible hypotheses of `selection` but the chosen one, each fitted to every run.

@@ -21,9 +21,15 @@ pub struct Calibrated {
     pub compared: Option<Vec<FitChoice>>,
 }
 
+/// Why a program declared by `--work` alone cannot be calibrated, in the command line's terms
+/// (a spec's `[command]` says it in its own).
+const DECLARE_A_MODEL: &str = "--work alone gives no time model to fit the runs to: give --overhead FORMULA (seconds, in n and p; \"0\" if it has none) or --communication STEPS (e.g. \"100*neighbours(8*n)\"), or both";
+
 /// Fits `fit` (parameter names, or `auto` alone) of `platform`'s machine model to `runs`: of
 /// the kernels of `registry` with `options`, or of the `declared` program; refused, in one
-/// line, for `auto` beside names, `auto` for a declared program, and an unknown name.
+/// line, for a node set `platform` does not have, a declared program with no overhead model,
+/// `auto` beside names, `auto` for a declared program, and an unknown name, checked in that
+/// order: the runs themselves first, then what is asked of them.
 pub fn calibrate_as_asked(
     platform: &Platform,
     registry: &KernelRegistry,
@@ -32,6 +38,10 @@ pub fn calibrate_as_asked(
     fit: &[String],
     declared: Option<&Program>,
 ) -> Result<Calibrated> {
+    check_node_sets(platform, runs)?;
+    if declared.is_some_and(|program| program.unmodelled().is_some()) {
+        return Err(StudyError::Options(DECLARE_A_MODEL.into()));
+    }
     if fit.iter().any(|f| f.trim() == "auto") {
         if fit.len() > 1 {
             return Err(StudyError::Options(
@@ -61,6 +71,18 @@ pub fn calibrate_as_asked(
         fit,
         compared: None,
     })
+}
+
+/// An error naming the first node set of `runs` (in their order) that `platform` does not
+/// have: before any fit, which would meet it only on its configuration's turn.
+fn check_node_sets(platform: &Platform, runs: &[MeasuredRun]) -> Result<()> {
+    let mut checked = std::collections::HashSet::new();
+    for run in runs {
+        if checked.insert((run.configuration.as_str(), run.nodes.as_str())) {
+            crate::spec::configuration::resolve(platform, &run.configuration, &run.nodes)?;
+        }
+    }
+    Ok(())
 }
 
 /// A calibration in the one JSON schema: the fit, the choices compared (with `auto`) and the

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use hetscale_kernels::MAX_N;
+use hetscale_model::numbers::echoed;
 
 use crate::approaches::predicted::check_replication_fits;
 use crate::error::{Result, StudyError};
@@ -110,14 +111,16 @@ impl Question {
         if let Some(target) = self.target {
             if !(target > 0.0 && target < 1.0) {
                 return Err(refused(format!(
-                    "--target {target} is not a speed-efficiency: use a value in (0, 1)"
+                    "--target {} is not a speed-efficiency: use a value in (0, 1)",
+                    echoed(target)
                 )));
             }
         }
         if let Some(tolerance) = self.tolerance {
             if !(tolerance > 0.0 && tolerance < 0.5) {
                 return Err(refused(format!(
-                    "--tolerance {tolerance} is not a relative tolerance: use a value in (0, 0.5), e.g. 0.02"
+                    "--tolerance {} is not a relative tolerance: use a value in (0, 0.5), e.g. 0.02",
+                    echoed(tolerance)
                 )));
             }
         }

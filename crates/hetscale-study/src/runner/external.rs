@@ -553,20 +553,22 @@ impl CommandSpec {
 
     /// Parses and checks every part; the error is one line naming the field.
     pub fn validate(&self) -> Result<ExternalCommand, String> {
-        use crate::spec::formula::Formula;
+        use crate::spec::formula::{Formula, Quantity};
         let template = CommandTemplate::parse(&self.template)?;
-        let work = Formula::parse(&self.work).map_err(|e| format!("work: {e}"))?;
+        let work =
+            Formula::parse_as(&self.work, Quantity::Work).map_err(|e| format!("work = {e}"))?;
         let overhead = self
             .overhead
             .as_deref()
-            .map(Formula::parse)
+            .map(|text| Formula::parse_as(text, Quantity::Overhead))
             .transpose()
-            .map_err(|e| format!("overhead: {e}"))?;
+            .map_err(|e| format!("overhead = {e}"))?;
         let communication = self
             .communication
             .as_deref()
             .map(crate::spec::communication::Communication::parse)
-            .transpose()?;
+            .transpose()
+            .map_err(|e| format!("communication = {e}"))?;
         let partition = self
             .partition
             .as_deref()
@@ -851,7 +853,7 @@ mod tests {
         let mut spec = CommandSpec::new("prog {n}", "2*n^3");
         assert!(spec.validate().is_ok());
         spec.work = "2*x".into();
-        assert!(spec.validate().unwrap_err().starts_with("work:"));
+        assert!(spec.validate().unwrap_err().starts_with("work = "));
         spec.work = "n".into();
         spec.timeout_s = 0.0;
         assert!(spec.validate().unwrap_err().contains("timeout_s"));

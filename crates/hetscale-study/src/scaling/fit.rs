@@ -15,7 +15,7 @@ use hetscale_kernels::{KernelRegistry, flops_per_unit};
 use hetscale_model::ModelError;
 use hetscale_model::scaling::{
     BootstrapOptions, Configuration as ModelConfiguration, CustomTerm, HypothesisSpace,
-    PredictionTarget, Run, ScalingData, SelectOptions, Selection, bootstrap, select,
+    PredictionTarget, Run, ScalingData, SelectOptions, Selection, Term, bootstrap, select,
 };
 use serde::Serialize;
 use std::collections::HashMap;
@@ -615,35 +615,54 @@ pub fn hypothesis_space(
     };
     let table: HashMap<String, ResolvedConfiguration> = configurations.into_iter().collect();
     let program = Arc::clone(program);
-    let cache: Mutex<HashMap<(String, u64), f64>> = Mutex::default();
+    let cache: Mutex<HashMap<(String, u64), std::result::Result<f64, String>>> = Mutex::default();
     let overhead = move |n: f64, c: &ModelConfiguration| {
         let key = (c.label.clone(), n.round().max(1.0) as u64);
-        if let Some(&value) = cache.lock().expect("not poisoned").get(&key) {
-            return value;
+        if let Some(value) = cache.lock().expect("not poisoned").get(&key) {
+            return value.clone();
         }
-        let value = table.get(&c.label).map_or(f64::NAN, |r| {
-            program
-                .model_parts(n, r)
-                .map_or(f64::NAN, |(replayed, overhead)| match program.as_ref() {
-                    Program::Kernel(_) => {
-                        let work = program.work(n, r.configuration.nodes);
-                        replayed + overhead - compute.value(n, work, c)
-                    }
-                    Program::Command(_) => overhead,
-                })
-        });
-        cache.lock().expect("not poisoned").insert(key, value);
+        let value = table
+            .get(&c.label)
+            .map_or(Ok(f64::NAN), |r| own_overhead(&program, &compute, n, r, c));
+        cache
+            .lock()
+            .expect("not poisoned")
+            .insert(key, value.clone());
         value
     };
     let overhead = Arc::new(overhead);
     let finite = data.runs.iter().all(|r| {
         data.configuration(&r.configuration)
-            .is_some_and(|c| overhead(r.n, c).is_finite())
+            .is_some_and(|c| overhead(r.n, c).is_ok_and(f64::is_finite))
     });
     if !finite {
         return space;
     }
-    space.with_custom(CustomTerm::new(name, move |n, c| overhead(n, c)))
+    space.with_custom(CustomTerm::fallible(name, move |n, c| overhead(n, c)))
+}
+
+/// The value of [`hypothesis_space`]'s own-overhead term at size `n` on `resolved` (`c` as
+/// the model sees it), `compute` the space's compute term. A command's declared model that
+/// has no value there (an overhead formula that turns negative, say) is the reason, as
+/// approach 3 without runs gives it, since it is the user's input that is wrong; a kernel's
+/// model that has none (too large for memory, say) is NaN, which only leaves its term out.
+fn own_overhead(
+    program: &Program,
+    compute: &Term,
+    n: f64,
+    resolved: &ResolvedConfiguration,
+    c: &ModelConfiguration,
+) -> std::result::Result<f64, String> {
+    match (program.model_parts(n, resolved), program) {
+        (Ok((replayed, overhead)), Program::Kernel(_)) => {
+            let work = program.work(n, resolved.configuration.nodes);
+            Ok(replayed + overhead - compute.value(n, work, c))
+        }
+        (Ok((_, overhead)), Program::Command(_)) => Ok(overhead),
+        (Err(_), Program::Kernel(_)) => Ok(f64::NAN),
+        (Err(StudyError::Configuration { message, .. }), Program::Command(_)) => Err(message),
+        (Err(e), Program::Command(_)) => Err(e.to_string()),
+    }
 }
 
 /// Whether `resolved` has the node speeds of `configuration` (the same node set, in effect).

@@ -2,6 +2,7 @@
 //! machine's T at one problem size answers (where [`super::fit`] asks for the size
 //! holding a target `E_s`).
 
+use hetscale_model::ModelError;
 use hetscale_model::scaling::{BootstrapOptions, Selection, bootstrap_time};
 use serde::Serialize;
 
@@ -88,9 +89,13 @@ impl StudyRuns {
             work,
             &BootstrapOptions::default(),
         )
-        .map_err(|e| StudyError::Configuration {
-            configuration: target.nodes.clone(),
-            message: e.to_string(),
+        .map_err(|e| match e {
+            // It names the configuration already.
+            ModelError::TermUndefined { .. } => StudyError::Model(e),
+            e => StudyError::Configuration {
+                configuration: target.nodes.clone(),
+                message: e.to_string(),
+            },
         })?;
         let c = configuration.marked_speed();
         Ok(TimePoint {

@@ -79,11 +79,14 @@ impl CommandStudy {
 const SOURCE: &str = "hetscale study --command";
 
 /// The spec fields the options of `hetscale study --command` and `run --command` set.
-const OPTIONS: [(&str, &str); 12] = [
+const OPTIONS: [(&str, &str); 15] = [
     ("timeout_s", "--timeout"),
     ("time_regex", "--time-regex"),
     ("time_json", "--time-json"),
     ("overhead", "--overhead"),
+    ("communication", "--communication"),
+    ("partition", "--partition"),
+    ("program", "--program"),
     ("work", "--work"),
     ("n_min", "--n-min"),
     ("n_max", "--n-max"),

@@ -36,19 +36,40 @@ pub struct Communication {
     steps: Vec<DeclaredStep>,
 }
 
+/// What a declaration's errors advise writing instead.
+fn advice() -> String {
+    format!(
+        "write steps COUNT*PATTERN(BYTES) joined by ;, BYTES those of one message, e.g. 100*neighbours(8*n); allreduce(8) (patterns: {})",
+        pattern_names()
+    )
+}
+
+/// The patterns' names, `neighbours, alltoall, ...`.
+fn pattern_names() -> String {
+    Pattern::ALL
+        .iter()
+        .map(|p| p.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 impl Communication {
-    /// Parses `text`; the error says what is wrong in one line.
+    /// Parses `text`; the error is one line: `text` quoted, what is wrong in it and at which
+    /// character, and what to write instead.
     pub fn parse(text: &str) -> Result<Self, String> {
-        let steps = text
-            .split(';')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(parse_step)
-            .collect::<Result<Vec<_>, _>>()?;
+        let fail = |why: String| format!("\"{text}\": {why}: {}", advice());
+        let mut steps = Vec::new();
+        let mut start = 0;
+        for part in text.split(';') {
+            let offset = start + (part.len() - part.trim_start().len());
+            start += part.len() + 1;
+            let step = part.trim();
+            if !step.is_empty() {
+                steps.push(parse_step(step, text[..offset].chars().count()).map_err(fail)?);
+            }
+        }
         if steps.is_empty() {
-            return Err(format!(
-                "communication \"{text}\" declares no step: write e.g. 100*neighbours(8*n)"
-            ));
+            return Err(fail("declares no step".into()));
         }
         Ok(Self {
             text: text.to_string(),
@@ -89,32 +110,31 @@ impl Communication {
     }
 }
 
-/// `COUNT*PATTERN(BYTES)` or `PATTERN(BYTES)`.
-fn parse_step(text: &str) -> Result<DeclaredStep, String> {
-    let names = || {
-        Pattern::ALL
-            .iter()
-            .map(|p| p.name())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+/// `COUNT*PATTERN(BYTES)` or `PATTERN(BYTES)`, `offset` characters into the declaration:
+/// the error says what is wrong and at which character of the declaration.
+fn parse_step(text: &str, offset: usize) -> Result<DeclaredStep, String> {
+    let character = |at: usize| offset + text[..at].chars().count() + 1;
     let (pattern, at) = Pattern::ALL
         .iter()
         .filter_map(|&p| find_call(text, p.name()).map(|at| (p, at)))
         .min_by_key(|&(_, at)| at)
-        .ok_or_else(|| {
-            format!(
-                "communication step \"{text}\" names no pattern: write COUNT*PATTERN(BYTES), e.g. 100*neighbours(8*n), with a pattern of {}",
-                names()
-            )
+        .ok_or_else(|| match called_name(text) {
+            Some((name, at)) => format!("\"{name}\" at character {} is no pattern", character(at)),
+            None => format!(
+                "step \"{text}\" at character {} names no pattern",
+                character(0)
+            ),
         })?;
     let open = at + pattern.name().len();
-    let close = text.rfind(')').filter(|&c| c > open).ok_or_else(|| {
-        format!("communication step \"{text}\" does not close its bytes with \")\"")
-    })?;
-    if !text[close + 1..].trim().is_empty() {
+    let close = matching_close(text, open)
+        .ok_or_else(|| format!("\"(\" at character {} is never closed", character(open)))?;
+    let rest = text[close + 1..].trim_start();
+    if !rest.is_empty() {
+        let rest_at = text.len() - rest.len();
         return Err(format!(
-            "communication step \"{text}\" goes on after the pattern's bytes: write COUNT*PATTERN(BYTES), and separate steps with ;"
+            "\"{rest}\" at character {} follows the bytes of {}(...) with no ; between the steps",
+            character(rest_at),
+            pattern.name()
         ));
     }
     let count = text[..at].trim();
@@ -123,19 +143,49 @@ fn parse_step(text: &str) -> Result<DeclaredStep, String> {
         None if count.is_empty() => "1",
         None => {
             return Err(format!(
-                "communication step \"{text}\": write the count before the pattern with *, e.g. 100*{}(...)",
+                "\"{count}\" at character {} comes before {} with no * between them",
+                character(0),
                 pattern.name()
             ));
         }
     };
-    let count = Formula::parse(count).map_err(|e| format!("communication count: {e}"))?;
-    let bytes =
-        Formula::parse(&text[open + 1..close]).map_err(|e| format!("communication bytes: {e}"))?;
+    let count = Formula::parse_problem(count)
+        .map_err(|p| format!("the count of {}: {}", pattern.name(), p.describe(offset)))?;
+    let bytes = Formula::parse_problem(&text[open + 1..close]).map_err(|p| {
+        format!(
+            "the bytes of {}: {}",
+            pattern.name(),
+            p.describe(character(open + 1) - 1)
+        )
+    })?;
     Ok(DeclaredStep {
         count,
         pattern,
         bytes,
     })
+}
+
+/// The first name in `text` called as a function, `name(`, and where it starts.
+fn called_name(text: &str) -> Option<(&str, usize)> {
+    let open = text.find('(')?;
+    let start = text[..open]
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    (start < open).then(|| (&text[start..open], start))
+}
+
+/// The `)` that closes the `(` at byte `open` of `text`.
+fn matching_close(text: &str, open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in text[open..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 1 => return Some(open + i),
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Where `name(` starts in `text` as a word of its own.
@@ -181,15 +231,44 @@ mod tests {
     fn bad_declarations_are_one_line_errors_that_say_what_to_write() {
         for (bad, says) in [
             ("", "declares no step"),
-            ("100*halo(8*n)", "names no pattern"),
+            ("100*halo(8*n)", "is no pattern"),
+            ("100*8*n", "names no pattern"),
             ("100*neighbours(8*n", "close"),
-            ("100*neighbours(8*n) 3", "goes on after"),
-            ("100 neighbours(8*n)", "with *"),
+            ("100*neighbours(8*n) 3", "no ; between"),
+            ("100 neighbours(8*n)", "with no *"),
             ("100*neighbours(8*q)", "only n"),
             ("q*neighbours(8)", "count"),
         ] {
             let err = Communication::parse(bad).unwrap_err();
             assert!(err.contains(says) && !err.contains('\n'), "{bad}: {err}");
+        }
+        for (bad, says) in [
+            (
+                "neighbours(8*n) allreduce(8)",
+                "\"allreduce(8)\" at character 17 follows the bytes of neighbours(...) with no ; between the steps",
+            ),
+            (
+                "100*neighbors(8*n)",
+                "\"neighbors\" at character 5 is no pattern",
+            ),
+            (
+                "allreduce(8); 2*neighbours(8*m)",
+                "the bytes of neighbours: \"m\" at character 30",
+            ),
+            (
+                "allreduce(8); q*gather(8)",
+                "the count of gather: \"q\" at character 15",
+            ),
+            ("broadcast((8*n)", "\"(\" at character 10 is never closed"),
+        ] {
+            let err = Communication::parse(bad).unwrap_err();
+            assert!(err.contains(says), "{bad}: {err}");
+            assert!(
+                err.starts_with(&format!("\"{bad}\": "))
+                    && err.contains("e.g. 100*neighbours(8*n); allreduce(8)")
+                    && !err.contains("wlog"),
+                "{bad}: {err}"
+            );
         }
         let negative = Communication::parse("neighbours(n - 10)").unwrap();
         let err = negative.steps(4.0, 2.0).unwrap_err();

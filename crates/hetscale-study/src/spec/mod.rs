@@ -826,6 +826,44 @@ nodes = "server:1,sunblade:1,sunfire:2"
     }
 
     #[test]
+    fn a_command_formula_error_names_its_key_where_and_an_example_of_its_kind() {
+        let command = |key: &str, value: &str| {
+            error_of(&format!(
+                "name = \"c\"\nplatform = \"local\"\ntarget = 0.5\nn_max = 64\n\
+                 [command]\ntemplate = \"prog {{n}}\"\nwork = \"n\"\n{key} = \"{value}\"\n\
+                 [[configuration]]\nlabel = \"one\"\nnodes = \"1\"\n"
+            ))
+        };
+        for (key, value, says) in [
+            (
+                "overhead",
+                "1e-4*p*log(p",
+                "[command] overhead = \"1e-4*p*log(p\": \"(\" at character 11 is never closed: write the overhead in seconds in n and p, e.g. 1e-4*p*log2(p)",
+            ),
+            (
+                "communication",
+                "neighbours(8*n) allreduce(8)",
+                "[command] communication = \"neighbours(8*n) allreduce(8)\": \"allreduce(8)\" at character 17",
+            ),
+        ] {
+            let err = command(key, value);
+            assert!(err.contains("line 5") && err.contains(says), "{err}");
+            assert_eq!(err.lines().count(), 1, "{err}");
+        }
+        // work is set above: a second one would be a TOML error, so replace it.
+        let err = error_of(
+            "name = \"c\"\nplatform = \"local\"\ntarget = 0.5\nn_max = 64\n\
+             [command]\ntemplate = \"prog {n}\"\nwork = \"foo(n)\"\n\
+             [[configuration]]\nlabel = \"one\"\nnodes = \"1\"\n",
+        );
+        assert!(
+            err.contains("[command] work = \"foo(n)\": \"foo\" at character 1 is no function (the functions are abs")
+                && err.ends_with("write the work in flop in n and p, e.g. 2*n^3 + 4*p*n^2"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn ge_blocks_are_a_kernel_option_absent_from_the_canonical_spec_at_one() {
         let ge = VALID.replace("kernel = \"mm\"", "kernel = \"ge\"");
         let blocked = format!("{ge}\n[kernel_options]\npivoting = \"none\"\nblock = 8\n");

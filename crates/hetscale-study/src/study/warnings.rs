@@ -43,26 +43,27 @@ pub fn unreachable_target(
     (e, n): (f64, f64),
     names: RangeNames,
 ) -> String {
+    let shown = hetscale_model::numbers::echoed(target);
     if e > target && n > 2.0 * lo {
         // The lowest is inside the range, not at its bottom: a smaller n_min would not help.
         format!(
             "{what} = {e:.4} at N = {n:.0}, its lowest in [{lo:.0}, {hi:.0}], already exceeds \
-             the target {target}: no N in the range falls to it; raise the target"
+             the target {shown}: no N in the range falls to it; raise the target"
         )
     } else if e > target {
         format!(
-            "{what} = {e:.4} at N = {n:.0} already exceeds the target {target}: lower {} or raise the target",
+            "{what} = {e:.4} at N = {n:.0} already exceeds the target {shown}: lower {} or raise the target",
             names.n_min
         )
     } else if n < hi / 2.0 {
         // The best is inside the range, not at its top: a larger range would not help.
         format!(
-            "no N in [{lo:.0}, {hi:.0}] reaches {what} = {target}: the highest {what} reached is \
+            "no N in [{lo:.0}, {hi:.0}] reaches {what} = {shown}: the highest {what} reached is \
              {e:.4} at N = {n:.0}, and it does not grow beyond that size; lower the target"
         )
     } else {
         format!(
-            "no N in [{lo:.0}, {hi:.0}] reaches {what} = {target}: the highest {what} reached is \
+            "no N in [{lo:.0}, {hi:.0}] reaches {what} = {shown}: the highest {what} reached is \
              {e:.4} at N = {n:.0}; raise {} or lower the target",
             names.n_max
         )
@@ -299,9 +300,12 @@ mod tests {
         let below = unreachable_target("E_s", 1e-5, (8.0, 1e7), (1e-4, 8.0), OPTION_RANGE);
         assert_eq!(
             below,
-            "E_s = 0.0001 at N = 8 already exceeds the target 0.00001: lower --n-min or raise \
+            "E_s = 0.0001 at N = 8 already exceeds the target 1e-5: lower --n-min or raise \
              the target"
         );
+        // The target is echoed as typed would be, not as 300 digits.
+        let tiny = unreachable_target("E_s", 1e-300, (8.0, 1e7), (1e-4, 8.0), OPTION_RANGE);
+        assert!(tiny.contains("the target 1e-300: lower --n-min"), "{tiny}");
         let above = unreachable_target("E_s", 0.9, (16.0, 64.0), (0.5, 64.0), SPEC_RANGE);
         assert_eq!(
             above,

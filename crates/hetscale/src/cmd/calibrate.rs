@@ -16,6 +16,12 @@ use crate::output::{errln, out, outln};
 
 /// Arguments of `hetscale calibrate`.
 #[derive(Debug, clap::Args)]
+// The synopsis says what clap cannot: a program declared by --work needs its overhead model
+// (--overhead, --communication or both) to be calibrated; a kernel's runs do not.
+#[command(override_usage = "\
+hetscale calibrate --runs <FILE.csv> [--platform <PLATFORM>] [OPTIONS]
+       hetscale calibrate --runs <FILE.csv> --work <FORMULA> <--overhead <FORMULA> | --communication <STEPS>> [OPTIONS]
+       hetscale calibrate --db <FILE.db> [OPTIONS]")]
 #[command(after_help = "\
 Examples:
   hetscale calibrate --db hetscale-out/study.db --study jpdc-mm --fit auto

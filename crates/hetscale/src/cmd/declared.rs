@@ -3,6 +3,7 @@
 
 use hetscale_study::runner::external::CommandSpec;
 use hetscale_study::runner::program::Program;
+use hetscale_study::spec::command_study::in_options;
 
 /// A program known by its declared model, as a command study's `[command]` gives it.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -43,6 +44,6 @@ impl DeclaredArgs {
         };
         Program::of_formulas(&spec)
             .map(Some)
-            .map_err(|e| anyhow::anyhow!("--{e}"))
+            .map_err(|e| anyhow::anyhow!(in_options(&e).unwrap_or_else(|| format!("--{e}"))))
     }
 }
