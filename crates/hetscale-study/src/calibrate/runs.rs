@@ -2,6 +2,7 @@
 //! parsed and checked by [`crate::csv_rows`]: one-line errors naming file, line and field.
 
 use std::collections::HashMap;
+use std::ops::RangeInclusive;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -36,10 +37,13 @@ pub fn read_runs(path: &Path) -> Result<Vec<MeasuredRun>> {
         field: None,
         message,
     };
-    let bytes = std::fs::read(path).map_err(|e| {
-        file_error(format!(
-            "cannot read it ({e}); give the path of a CSV file of runs"
-        ))
+    let bytes = hetscale_out::read_capped(path, hetscale_out::input::RUNS_FILE).map_err(|e| {
+        file_error(match e {
+            hetscale_out::InputError::TooLarge(_) => e.to_string(),
+            hetscale_out::InputError::Unreadable(_) => {
+                format!("cannot read it ({e}); give the path of a CSV file of runs")
+            }
+        })
     })?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
@@ -56,6 +60,7 @@ pub fn read_runs(path: &Path) -> Result<Vec<MeasuredRun>> {
 /// Measured runs from CSV text with the [`RUN_COLUMNS`]; `source_name` names it in errors.
 /// A configuration label names one node-set throughout.
 pub fn parse_runs(text: &str, source_name: &str) -> Result<Vec<MeasuredRun>> {
+    check_run_count(text, source_name)?;
     let records: Vec<(Row, RunRecord)> = read_records(text, source_name, &RUN_LAYOUT)?;
     let mut node_sets: HashMap<String, String> = HashMap::new();
     records
@@ -68,16 +73,40 @@ pub fn parse_runs(text: &str, source_name: &str) -> Result<Vec<MeasuredRun>> {
         .collect()
 }
 
+/// The most runs a runs file holds: a million, ten times a long campaign's export. Each run
+/// read is held with its fields as text before it is checked; counting the lines first (a
+/// run takes at least one) refuses a larger file before that memory is taken.
+pub const MAX_RUNS: usize = 1_000_000;
+
+/// An error if `text` has more lines than [`MAX_RUNS`] runs and a header could take.
+fn check_run_count(text: &str, source_name: &str) -> Result<()> {
+    let lines = text.bytes().filter(|&b| b == b'\n').count();
+    if lines <= MAX_RUNS + 1 {
+        return Ok(());
+    }
+    Err(StudyError::Csv {
+        source_name: source_name.to_owned(),
+        line: None,
+        field: None,
+        message: format!(
+            "{lines} lines, more than the {MAX_RUNS} runs (one per line) a runs file may hold: {}",
+            hetscale_out::input::RUNS_FILE.advice
+        ),
+    })
+}
+
 const RUN_LAYOUT: Layout = Layout {
     columns: &RUN_COLUMNS,
     row: "run",
     example: "write one run per line, e.g. C_2,\"server*2:1,sunblade:1\",ge,310,0.95",
 };
 const SECONDS: &str = "give seconds, e.g. 0.25";
-/// The shortest run time taken, s: below a nanosecond no clock measured it, and its weight
-/// `1 / T` in a fit would swamp (or, subnormal, overflow) every other run's.
+/// The times a measured run takes, s, in a runs CSV and in a study database alike: from a
+/// nanosecond (below it no clock measured it, and its weight `1 / T` in a fit would swamp,
+/// or, subnormal, overflow, every other run's) to about 31 years (a longer one is a unit or
+/// typing error, or a tampered database).
+pub const MEASURED_RUN_S: RangeInclusive<f64> = SHORTEST_RUN_S..=LONGEST_RUN_S;
 const SHORTEST_RUN_S: f64 = 1e-9;
-/// The longest run time taken, s (about 31 years): a longer one is a unit or typing error.
 const LONGEST_RUN_S: f64 = 1e9;
 const NODE_SET_EXAMPLE: &str = "\"server*2:1,sunblade:1\"";
 
@@ -113,10 +142,11 @@ impl Row {
     /// A run's `time_s`: a finite number of seconds within what a clock measures.
     fn run_time(&self, text: &str) -> Result<f64> {
         let time = self.positive("time_s", text, SECONDS)?;
+        let shown = hetscale_out::echoed(text);
         let message = if time < SHORTEST_RUN_S {
-            format!("{text} s is shorter than any measured run ({SHORTEST_RUN_S:e} s)")
+            format!("{shown} s is shorter than any measured run ({SHORTEST_RUN_S:e} s)")
         } else if time > LONGEST_RUN_S {
-            format!("{text} s is longer than any measured run ({LONGEST_RUN_S:e} s, 31 years)")
+            format!("{shown} s is longer than any measured run ({LONGEST_RUN_S:e} s, 31 years)")
         } else {
             return Ok(time);
         };
@@ -141,7 +171,9 @@ impl Row {
             format!(
                 "configuration {:?} was {:?} on an earlier row and is {:?} here; a label names \
                  one node-set: give this one another label",
-                run.configuration, first, run.nodes
+                hetscale_out::echoed(&run.configuration),
+                hetscale_out::echoed(first),
+                hetscale_out::echoed(&run.nodes)
             ),
         ))
     }
