@@ -178,3 +178,90 @@ impl Row {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = "configuration,nodes,kernel,n,time_s\n";
+
+    fn error_of(rows: &str) -> String {
+        let err = parse_runs(&format!("{HEADER}{rows}"), "runs.csv")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        err
+    }
+
+    #[test]
+    fn more_lines_than_runs_a_file_may_hold_are_refused_before_they_are_read() {
+        let text = format!("{HEADER}{}", "\n".repeat(MAX_RUNS + 1));
+        let err = parse_runs(&text, "runs.csv").unwrap_err().to_string();
+        assert!(
+            err.starts_with("runs.csv: 1000002 lines, more than the 1000000 runs"),
+            "{err}"
+        );
+        // At the cap, the file is read (and here found to hold no rows).
+        let text = format!("{HEADER}{}", "\n".repeat(MAX_RUNS));
+        let err = parse_runs(&text, "runs.csv").unwrap_err().to_string();
+        assert!(err.contains("no rows after the header"), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_runs_file_that_never_ends_is_read_no_further_than_its_cap() {
+        let err = read_runs(Path::new("/dev/zero")).unwrap_err().to_string();
+        assert!(
+            err.starts_with("/dev/zero: larger than 64 MiB, the cap on a runs file: split it"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_megabyte_field_is_echoed_cut_with_its_length() {
+        let time = "9".repeat(1_000_000);
+        let err = error_of(&format!("C_1,sunblade:1,ge,310,{time}\n"));
+        assert!(
+            err.len() < 300 && err.contains("(1000000 characters)"),
+            "{}",
+            &err[..err.len().min(300)]
+        );
+        let n = "9".repeat(1_000_000);
+        assert!(error_of(&format!("C_1,sunblade:1,ge,{n},1\n")).len() < 300);
+        let word = "x".repeat(1_000_000);
+        assert!(error_of(&format!("C_1,sunblade:1,ge,{word},1\n")).len() < 300);
+    }
+
+    #[test]
+    fn a_negative_size_is_called_negative_not_a_fraction() {
+        let err = error_of("C_1,sunblade:1,ge,-100,0.5\n");
+        assert!(
+            err.contains("-100 is negative; a problem size is at least 1")
+                && !err.contains("whole"),
+            "{err}"
+        );
+        assert!(error_of("C_1,sunblade:1,ge,1.5,0.5\n").contains("\"1.5\" is not a whole number"));
+    }
+
+    #[test]
+    fn an_unbalanced_quote_is_named_as_such() {
+        for rows in [
+            "C_1,\"sunblade:1,ge,310,0.5\n",
+            "C_1,\"sunblade:1,ge,310,0.5\nC_2,sunblade:2,ge,310,0.4\n",
+            "# a \"comment\n\nC_1,\"sunblade:1,ge,310,0.5\n",
+        ] {
+            let err = error_of(rows);
+            assert!(
+                err.contains("a quote opens a field that no quote closes")
+                    && !err.contains("holds commas"),
+                "{rows:?}: {err}"
+            );
+        }
+        // Commas left unquoted are the other way a row comes out ragged.
+        let err = error_of("C_2,server:1,sunfire:1,ge,310,0.5\n");
+        assert!(err.contains("quote a field that holds commas"), "{err}");
+        let err = error_of("C_2,\"server:1,sunfire:1\",ge,310\n");
+        assert!(err.contains("4 fields where the header has 5"), "{err}");
+        assert!(!err.contains("no quote closes"), "{err}");
+    }
+}

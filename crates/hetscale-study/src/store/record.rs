@@ -81,22 +81,23 @@ pub(super) fn row_to_run(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
             hetscale_out::echoed(&configuration)
         )
     };
-    let n: i64 = r.get(8)?;
+    let n: i64 = column(r, 8, &of_run(None))?;
+    let here = of_run(Some(n));
     let run = RunRecord {
-        purpose: r.get(1)?,
-        kernel: r.get(2)?,
-        backend: r.get(3)?,
-        platform: r.get(4)?,
-        nodes: stored_integer(r, 6, "nodes", &of_run(Some(n)))?,
-        marked_speed: r.get(7)?,
+        purpose: column(r, 1, &here)?,
+        kernel: column(r, 2, &here)?,
+        backend: column(r, 3, &here)?,
+        platform: column(r, 4, &here)?,
+        nodes: stored_integer(r, 6, "nodes", &here)?,
+        marked_speed: column(r, 7, &here)?,
         n: stored_integer(r, 8, "n", &of_run(None))?,
-        repetition: stored_integer(r, 9, "repetition", &of_run(Some(n)))?,
-        time_s: r.get(10)?,
-        work: r.get(11)?,
-        speed_efficiency: r.get(12)?,
-        verified: r.get(13)?,
-        host: r.get(14)?,
-        version: r.get(15)?,
+        repetition: stored_integer(r, 9, "repetition", &here)?,
+        time_s: column(r, 10, &here)?,
+        work: column(r, 11, &here)?,
+        speed_efficiency: column(r, 12, &here)?,
+        verified: column(r, 13, &here)?,
+        host: column(r, 14, &here)?,
+        version: column(r, 15, &here)?,
         study: study.clone(),
         configuration: configuration.clone(),
     };
@@ -125,6 +126,20 @@ pub(super) fn row_to_completed_run(r: &rusqlite::Row<'_>) -> rusqlite::Result<Ru
     )))
 }
 
+/// Column `index` of the run `of_run` names; a value of the wrong type names the run.
+fn column<T: rusqlite::types::FromSql>(
+    r: &rusqlite::Row<'_>,
+    index: usize,
+    of_run: &str,
+) -> rusqlite::Result<T> {
+    r.get(index).map_err(|e| match e {
+        rusqlite::Error::InvalidColumnType(_, name, kind) => {
+            tampered(format!("a {of_run} whose {name} is {kind}"))
+        }
+        other => other,
+    })
+}
+
 /// Integer column `index` as `T`, refusing what hetscale never writes (a negative size, a
 /// count beyond `T`, 0 nodes) instead of wrapping it; `of_run` names the run.
 pub(super) fn stored_integer<T: TryFrom<i64>>(
@@ -133,7 +148,7 @@ pub(super) fn stored_integer<T: TryFrom<i64>>(
     name: &str,
     of_run: &str,
 ) -> rusqlite::Result<T> {
-    let value: i64 = r.get(index)?;
+    let value: i64 = column(r, index, of_run)?;
     T::try_from(value).map_err(|_| tampered(format!("a {of_run} with {name} = {value}")))
 }
 
