@@ -46,6 +46,13 @@ pub const PLATFORM_FILE: InputCap = InputCap {
     advice: "check that this is a platform file (hetscale platform show sunwulf prints one)",
 };
 
+/// An MPI host file (`--hostfile`): a line per host, so 1 MiB is tens of thousands of hosts.
+pub const HOST_FILE: InputCap = InputCap {
+    bytes: 1 << 20,
+    of: "a host file",
+    advice: "list one host per line (a name and its slots)",
+};
+
 /// A file hetscale keeps for itself (the cached marked speed): a few hundred bytes when
 /// hetscale wrote it.
 pub const CACHE_FILE: InputCap = InputCap {

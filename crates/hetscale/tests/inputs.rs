@@ -246,6 +246,18 @@ fn huge_inputs_are_echoed_cut_to_a_readable_length() {
     assert!(nodes.len() < 400, "{} bytes: {nodes:.400}", nodes.len());
     let unknown = predict(&["--overhead", "p*n"], &"x".repeat(100_000));
     assert!(unknown.len() < 500, "{} bytes", unknown.len());
+    let kernel = "k".repeat(100_000);
+    std::fs::write(
+        d.join("kernel.csv"),
+        format!("configuration,nodes,kernel,n,time_s\nC_1,sunblade:1,{kernel},310,0.5\n"),
+    )
+    .unwrap();
+    let unknown = one_line_error(hetscale_in(d).args(["calibrate", "--runs", "kernel.csv"]));
+    assert!(
+        unknown.contains("unknown kernel") && unknown.len() < 400,
+        "{} bytes",
+        unknown.len()
+    );
 }
 
 #[test]

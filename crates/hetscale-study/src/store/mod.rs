@@ -25,6 +25,7 @@ pub use record::{RunKey, RunRecord};
 use schema::{FAILED, MIGRATIONS, OK, SCHEMA, SCHEMA_VERSION, migratable};
 use sqlite::{Access, BUSY_TIMEOUT, open_error, open_reader, store_error};
 
+use crate::calibrate::runs::MAX_RUNS;
 use crate::error::{Result, StudyError};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::Path;
@@ -516,6 +517,27 @@ impl Store {
     /// out (see [`Store::failed_runs`]).
     pub fn runs(&self, study: Option<&str>) -> Result<Vec<RunRecord>> {
         let fail = |e: rusqlite::Error| store_error(&self.path, self.access, &e);
+        // Counted before they are read: a database is a file a user gives, held to the cap
+        // on the runs a runs file holds.
+        let count: i64 = self
+            .conn
+            .query_row(
+                &format!(
+                    "SELECT count(*) FROM runs WHERE status = '{OK}' AND (?1 IS NULL OR study = ?1)"
+                ),
+                params![study],
+                |r| r.get(0),
+            )
+            .map_err(fail)?;
+        if usize::try_from(count).is_ok_and(|count| count > MAX_RUNS) {
+            return Err(StudyError::Store {
+                path: self.path.clone(),
+                why: format!(
+                    "holds {count} completed runs, more than the {MAX_RUNS} hetscale reads (the cap on a runs file): {}",
+                    self.access.use_another()
+                ),
+            });
+        }
         let mut stmt = self
             .conn
             .prepare(&format!(

@@ -101,8 +101,7 @@ pub(super) fn row_to_run(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
         study: study.clone(),
         configuration: configuration.clone(),
     };
-    check_stored(&run)
-        .map_err(|problem| tampered(format!("a {} with {problem}", of_run(Some(n)))))?;
+    check_stored(&run).map_err(|problem| tampered(format!("a {here} with {problem}")))?;
     Ok(run)
 }
 

@@ -527,3 +527,36 @@ fn a_file_that_is_no_database_is_refused_in_the_terms_of_the_command() {
     let written = Store::open(&path).err().unwrap().to_string();
     assert!(written.contains("use another --db path"), "{written}");
 }
+
+#[test]
+fn a_database_of_more_runs_than_a_runs_file_holds_is_refused_before_they_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.db");
+    let store = Store::open(&path).unwrap();
+    store.record(&sample(7, 0)).unwrap();
+    // Copies of the run at repetitions 1 to MAX_RUNS: one more than the cap.
+    store
+        .conn
+        .execute(
+            &format!(
+                "INSERT INTO runs ({RUN_COLUMNS}) \
+                 WITH RECURSIVE k(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM k WHERE x < {}) \
+                 SELECT study, purpose, kernel, backend, platform, configuration, nodes, \
+                 marked_speed, n, x, time_s, work, speed_efficiency, verified, host, version \
+                 FROM runs, k",
+                crate::calibrate::runs::MAX_RUNS
+            ),
+            [],
+        )
+        .unwrap();
+    drop(store);
+    let err = Store::open_read_only(&path)
+        .unwrap()
+        .runs(None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("holds 1000001 completed runs, more than the 1000000"),
+        "{err}"
+    );
+}
