@@ -121,7 +121,8 @@ impl KernelRegistry {
             Some((_, factory)) => factory(options),
             None if KERNEL_NAMES.contains(&name) => kernel_by_name(name, options),
             None => Err(invalid(format!(
-                "unknown kernel \"{name}\": use one of {}",
+                "unknown kernel \"{}\": use one of {}",
+                hetscale_out::echoed(name),
                 self.names().join(", ")
             ))),
         }
@@ -154,7 +155,8 @@ pub fn kernel_by_name(name: &str, options: &KernelOptions) -> Result<Box<dyn Ker
         }),
         other => {
             return Err(invalid(format!(
-                "unknown kernel \"{other}\": use one of {}",
+                "unknown kernel \"{}\": use one of {}",
+                hetscale_out::echoed(other),
                 KERNEL_NAMES.join(", ")
             )));
         }

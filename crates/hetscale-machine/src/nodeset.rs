@@ -16,6 +16,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use hetscale_out::echoed;
+
 use crate::error::{MachineError, Result};
 use crate::platform::{Machine, Platform};
 
@@ -81,7 +83,8 @@ impl FromStr for NodeSet {
 fn parse_item(whole: &str, item: &str) -> Result<NodeSetItem> {
     if item.is_empty() {
         return Err(invalid(format!(
-            "node-set \"{whole}\" has an empty item: separate items with single commas, e.g. gromit,chromus"
+            "node-set \"{}\" has an empty item: separate items with single commas, e.g. gromit,chromus",
+            echoed(whole)
         )));
     }
     let (head, count) = match item.split_once(':') {
@@ -100,12 +103,14 @@ fn parse_item(whole: &str, item: &str) -> Result<NodeSetItem> {
     };
     if word.is_empty() || word.contains([' ', '*', ':']) {
         return Err(invalid(format!(
-            "node-set item \"{item}\" has no usable node name or kind: write NAME, KIND:COUNT or NAME*CPUS"
+            "node-set item \"{}\" has no usable node name or kind: write NAME, KIND:COUNT or NAME*CPUS",
+            echoed(item)
         )));
     }
     if count == Some(0) || cpus == Some(0) {
         return Err(invalid(format!(
-            "node-set item \"{item}\" selects nothing: counts start at 1"
+            "node-set item \"{}\" selects nothing: counts start at 1",
+            echoed(item)
         )));
     }
     Ok(NodeSetItem {
@@ -116,11 +121,19 @@ fn parse_item(whole: &str, item: &str) -> Result<NodeSetItem> {
 }
 
 fn parse_number(item: &str, text: &str, what: &str, example: &str) -> Result<u64> {
-    text.trim().parse::<u64>().ok().filter(|&n| n <= u64::from(u32::MAX)).ok_or_else(|| {
-        invalid(format!(
-            "node-set item \"{item}\": {what} \"{text}\" is not a whole number; write e.g. {example}"
-        ))
-    })
+    let text = text.trim();
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let problem = match text.parse::<u64>() {
+        Ok(n) if n <= u64::from(u32::MAX) => return Ok(n),
+        _ if digits(text) => format!("is above {}", u32::MAX),
+        _ if text.strip_prefix('-').is_some_and(digits) => "is negative: it starts at 1".into(),
+        _ => "is not a whole number".into(),
+    };
+    Err(invalid(format!(
+        "node-set item \"{}\": {what} \"{}\" {problem}; write e.g. {example}",
+        echoed(item),
+        echoed(text)
+    )))
 }
 
 impl fmt::Display for NodeSet {
@@ -165,6 +178,31 @@ impl NodeSet {
     }
 }
 
+impl NodeSet {
+    /// Whether the set asks for more nodes than `platform` has, in all or of a kind: what
+    /// the same platform replicated ([`Platform::replicated`]) could give it, where a set
+    /// that names no node or kind of it, or a node twice, is wrong on any copy.
+    pub fn asks_beyond(&self, platform: &Platform) -> bool {
+        let items = match self {
+            Self::All => return false,
+            Self::First(n) => return *n > platform.nodes.len(),
+            Self::Items(items) => items,
+        };
+        let mut asked: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for item in items {
+            *asked.entry(item.word.as_str()).or_default() += item.count.unwrap_or(1);
+        }
+        asked.into_iter().any(|(word, asked)| {
+            let available = platform
+                .nodes
+                .iter()
+                .filter(|n| n.kind.as_deref() == Some(word))
+                .count();
+            available > 0 && asked > available
+        })
+    }
+}
+
 fn resolve_items(platform: &Platform, items: &[NodeSetItem]) -> Result<Vec<(usize, u32)>> {
     let mut cpus_used: Vec<Option<u32>> = vec![None; platform.nodes.len()];
     for item in items {
@@ -173,8 +211,11 @@ fn resolve_items(platform: &Platform, items: &[NodeSetItem]) -> Result<Vec<(usiz
             let cpus = item.cpus.unwrap_or(1);
             if cpus > node.cpus {
                 return Err(invalid(format!(
-                    "node-set item \"{item}\": node \"{}\" has {} CPU(s), so use at most *{}",
-                    node.name, node.cpus, node.cpus
+                    "node-set item \"{}\": node \"{}\" has {} CPU(s), so use at most *{}",
+                    echoed(&item.to_string()),
+                    node.name,
+                    node.cpus,
+                    node.cpus
                 )));
             }
             if cpus_used[index].replace(cpus).is_some() {
@@ -196,8 +237,9 @@ fn pick(platform: &Platform, item: &NodeSetItem, taken: &[Option<u32>]) -> Resul
     if let Some(index) = platform.nodes.iter().position(|n| n.name == item.word) {
         if item.count.is_some_and(|c| c != 1) {
             return Err(invalid(format!(
-                "node-set item \"{item}\": \"{}\" is a node name; a count only follows a kind (e.g. KIND:3)",
-                item.word
+                "node-set item \"{}\": \"{}\" is a node name; a count only follows a kind (e.g. KIND:3)",
+                echoed(&item.to_string()),
+                echoed(&item.word)
             )));
         }
         return Ok(vec![index]);
@@ -217,7 +259,8 @@ fn pick(platform: &Platform, item: &NodeSetItem, taken: &[Option<u32>]) -> Resul
         .collect();
     if free.len() < wanted {
         return Err(invalid(format!(
-            "node-set item \"{item}\" asks for {wanted} nodes of kind {} but platform \"{}\" has {} ({} free): ask for fewer",
+            "node-set item \"{}\" asks for {wanted} nodes of kind {} but platform \"{}\" has {} ({} free): ask for fewer",
+            echoed(&item.to_string()),
             item.word,
             platform.name,
             of_kind.len(),
@@ -247,7 +290,8 @@ fn unknown_word(platform: &Platform, word: &str) -> MachineError {
         kinds.join(", ")
     };
     invalid(format!(
-        "node-set names \"{word}\", which is no node or kind of platform \"{}\": kinds are {kinds}; nodes are {}{more}",
+        "node-set names \"{}\", which is no node or kind of platform \"{}\": kinds are {kinds}; nodes are {}{more}",
+        echoed(word),
         platform.name,
         names.join(", ")
     ))

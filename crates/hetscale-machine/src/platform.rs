@@ -128,7 +128,11 @@ impl Platform {
     /// Reads and validates a platform file.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| file_error(path, &e))?;
+        let text = hetscale_out::read_capped_to_string(path, hetscale_out::input::PLATFORM_FILE)
+            .map_err(|e| MachineError::File {
+                path: path.display().to_string(),
+                message: e.to_string(),
+            })?;
         Self::from_toml_str(&text).map_err(|e| match e {
             MachineError::InvalidPlatform(m) => {
                 MachineError::InvalidPlatform(format!("{}: {m}", path.display()))
@@ -397,9 +401,12 @@ fn extreme_ratio(values: impl Iterator<Item = f64> + Clone) -> f64 {
 /// Why `text`, a name or label a user gave and hetscale prints, cannot be printed as it is:
 /// a control character (an escape, a bell) would reach the terminal or a CSV file raw.
 pub fn control_character_problem(text: &str) -> Option<String> {
-    text.chars()
-        .find(|c| c.is_control())
-        .map(|c| format!("{text:?} contains the control character {c:?}: remove it"))
+    text.chars().find(|c| c.is_control()).map(|c| {
+        format!(
+            "{:?} contains the control character {c:?}: remove it",
+            hetscale_out::echoed(text)
+        )
+    })
 }
 
 fn identifier_problem(word: &str) -> Option<String> {

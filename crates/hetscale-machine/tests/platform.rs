@@ -154,6 +154,50 @@ fn node_set_errors_say_what_to_write() {
     );
 }
 
+#[test]
+fn a_negative_count_is_called_negative_not_a_fraction() {
+    let count = node_set_error("sunblade:-100");
+    assert!(
+        count.contains("\"-100\" is negative") && !count.contains("whole number"),
+        "{count}"
+    );
+    let cpus = node_set_error("server*-2:1");
+    assert!(cpus.contains("\"-2\" is negative"), "{cpus}");
+    assert!(node_set_error("sunblade:1x").contains("\"1x\" is not a whole number"));
+}
+
+#[test]
+fn a_huge_node_set_is_echoed_cut_with_its_length() {
+    let word = "x".repeat(100_000);
+    let unknown = node_set_error(&word);
+    assert!(
+        unknown.len() < 400 && unknown.contains("(100000 characters)"),
+        "{} bytes: {}",
+        unknown.len(),
+        &unknown[..unknown.len().min(400)]
+    );
+    let count = node_set_error(&format!("sunblade:{}", "9".repeat(100_000)));
+    assert!(count.len() < 400, "{} bytes", count.len());
+    let items = vec!["sunblade:1x"; 20_000].join(",");
+    assert!(node_set_error(&items).len() < 400);
+}
+
+#[test]
+fn a_set_asks_beyond_the_platform_only_for_more_nodes_than_it_has() {
+    let sunwulf = Platform::load("sunwulf").unwrap();
+    let beyond = |spec: &str| spec.parse::<NodeSet>().unwrap().asks_beyond(&sunwulf);
+    // 85 nodes, 64 of kind sunblade.
+    assert!(beyond("86"));
+    assert!(beyond("sunblade:65"));
+    assert!(beyond("sunblade:40,sunblade:30"));
+    assert!(!beyond("85"));
+    assert!(!beyond("all"));
+    assert!(!beyond("sunblade:64,server:1"));
+    // Wrong on any number of copies: no node or kind of it, or a node twice.
+    assert!(!beyond("gromit:100"));
+    assert!(!beyond("hpc-1,hpc-1"));
+}
+
 fn platform_error(toml: &str) -> String {
     let err = Platform::from_toml_str(toml).unwrap_err();
     let message = err.to_string();
@@ -224,6 +268,15 @@ fn platform_files_load_and_report_their_path() {
         err.starts_with(path.to_str().unwrap()) && err.contains("missing field"),
         "{err}"
     );
+    // A file that never ends is read no further than its cap.
+    #[cfg(unix)]
+    {
+        let err = Platform::load("/dev/zero").unwrap_err().to_string();
+        assert!(
+            err.starts_with("/dev/zero: larger than 16 MiB, the cap on a platform file"),
+            "{err}"
+        );
+    }
     assert!(
         Platform::load("no-such-preset")
             .unwrap_err()

@@ -1,5 +1,9 @@
 //! # hetscale-out
 //!
+//! The files hetscale writes and the ones it reads from the user. Files a user gives (a runs
+//! CSV, a spec, a platform file) are read within a stated cap ([`read_capped`], the caps in
+//! [`input`]), and an error echoes what was read at a readable length ([`echoed`]).
+//!
 //! Files written whole or not at all: every file hetscale writes (platform files, reports,
 //! tables, traces, exports, study results, dumped results) goes through [`write_atomically`]
 //! or [`write_atomically_with`].
@@ -23,6 +27,10 @@
 //! A command registers the files it reads with [`protect_input`]; a write that would replace
 //! one of them (the same path, a link to it or a hard link of it) is refused
 //! ([`check_not_input`]), so `export s.db -o s.db` cannot turn the database into its export.
+
+pub mod input;
+
+pub use input::{InputCap, InputError, echoed, read_capped, read_capped_to_string};
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};

@@ -498,7 +498,7 @@ fn bad_runs_give_one_line_naming_file_line_and_field() {
         ),
         (
             with_row("C_2,2,ge,-3,0.5"),
-            "runs.csv line 4, field n: \"-3\" is not a whole number; give a problem size from 1, e.g. 310"
+            "runs.csv line 4, field n: -3 is negative; a problem size is at least 1, e.g. 310"
                 .into(),
         ),
         (

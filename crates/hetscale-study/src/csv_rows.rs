@@ -7,6 +7,7 @@
 //! field, and what to write instead.
 
 use csv::StringRecord;
+use hetscale_out::echoed;
 use serde::de::DeserializeOwned;
 
 use crate::error::{Result, StudyError};
@@ -124,6 +125,45 @@ impl<'a> LineCounter<'a> {
     }
 }
 
+/// Whether the record the csv reader started at byte `start` (before the blank and comment
+/// lines it skips) opens a quoted field that no quote closes: the reader then takes the rest
+/// of the file as that field, and the row comes out short of fields. A quote opens a field
+/// only at its start, and `""` inside one is a quote.
+fn quote_left_open(bytes: &[u8], start: usize) -> bool {
+    let mut at = start.min(bytes.len());
+    // Past the blank and comment lines before the record.
+    while let Some(&first) = bytes.get(at) {
+        if !matches!(first, b'\r' | b'\n' | b'#') {
+            break;
+        }
+        at = bytes[at..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |end| at + end + 1);
+    }
+    let (mut quoted, mut field_start) = (false, true);
+    while let Some(&byte) = bytes.get(at) {
+        if quoted {
+            if byte == b'"' {
+                if bytes.get(at + 1) == Some(&b'"') {
+                    at += 1;
+                } else {
+                    quoted = false;
+                }
+            }
+        } else {
+            match byte {
+                b'"' if field_start => quoted = true,
+                b'\n' => return false,
+                _ => {}
+            }
+            field_start = byte == b',';
+        }
+        at += 1;
+    }
+    quoted
+}
+
 /// Where a value comes from: the file and, for a row or the header, its line.
 #[derive(Clone)]
 pub struct Row {
@@ -145,6 +185,7 @@ impl Row {
 
     /// The csv crate's own complaint (ragged row, bad UTF-8), at its line.
     fn malformed(&self, error: &csv::Error, lines: &mut LineCounter) -> StudyError {
+        let bytes = lines.bytes;
         let mut at = |pos: Option<&csv::Position>| Row {
             line: pos.map(|p| lines.line_of(p)),
             ..self.clone()
@@ -155,8 +196,19 @@ impl Row {
                 expected_len,
                 len,
             } => {
+                let start = pos.as_ref().map_or(0, |p| p.byte());
+                let open = quote_left_open(bytes, usize::try_from(start).unwrap_or(0));
+                let row = at(pos.as_ref());
+                if open {
+                    return row.error(
+                        None,
+                        "a quote opens a field that no quote closes, so the rest of the file \
+                         reads as that field; close the quote (\"server:1,sunfire:1\") or remove it"
+                            .into(),
+                    );
+                }
                 let fields = if *len == 1 { "field" } else { "fields" };
-                at(pos.as_ref()).error(
+                row.error(
                     None,
                     format!(
                         "{len} {fields} where the header has {expected_len}; quote a field that holds commas, e.g. \"server:1,sunfire:1\""
@@ -216,10 +268,11 @@ impl Row {
         if text.is_empty() {
             return fail("empty".into());
         }
+        let shown = echoed(text);
         match text.parse::<f64>() {
-            Err(_) => fail(format!("\"{text}\" is not a number")),
-            Ok(x) if !x.is_finite() => fail(format!("{text} is not a finite number")),
-            Ok(x) if x <= 0.0 => fail(format!("{text} is not positive")),
+            Err(_) => fail(format!("\"{shown}\" is not a number")),
+            Ok(x) if !x.is_finite() => fail(format!("{shown} is not a finite number")),
+            Ok(x) if x <= 0.0 => fail(format!("{shown} is not positive")),
             Ok(x) => Ok(x),
         }
     }
@@ -228,19 +281,26 @@ impl Row {
     pub fn size(&self, field: &str, text: &str) -> Result<u64> {
         let max = hetscale_kernels::MAX_N;
         let digits_only = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+        let negative = text
+            .strip_prefix('-')
+            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
+        let shown = echoed(text);
         let message = match text.parse::<u64>() {
             Ok(0) => "0 is no problem size; give a whole number from 1, e.g. 310".to_owned(),
             Ok(n) if n <= max => return Ok(n),
             // Above MAX_N, or all digits but beyond u64: a size the models cannot represent.
             Ok(_) => {
-                format!("{text} is above the largest problem size, {max} (2^53); give a smaller n")
+                format!("{shown} is above the largest problem size, {max} (2^53); give a smaller n")
             }
             Err(_) if digits_only => {
-                format!("{text} is above the largest problem size, {max} (2^53); give a smaller n")
+                format!("{shown} is above the largest problem size, {max} (2^53); give a smaller n")
             }
             Err(_) if text.is_empty() => "empty; give a problem size from 1, e.g. 310".to_owned(),
+            Err(_) if negative => {
+                format!("{shown} is negative; a problem size is at least 1, e.g. 310")
+            }
             Err(_) => {
-                format!("\"{text}\" is not a whole number; give a problem size from 1, e.g. 310")
+                format!("\"{shown}\" is not a whole number; give a problem size from 1, e.g. 310")
             }
         };
         Err(self.error(Some(field), message))

@@ -191,7 +191,9 @@ fn export_names_the_studies_and_refuses_tampered_runs() {
     for command in ["export", "report"] {
         let err = one_line_error(hetscale_in(dir.path()).args([command, "out/study.db"]));
         assert!(
-            err.contains("holds a run with n = -5") && err.contains("altered"),
+            err.contains("holds a run of study \"small ge\"")
+                && err.contains("with n = -5")
+                && err.contains("altered"),
             "{command}: {err}"
         );
     }

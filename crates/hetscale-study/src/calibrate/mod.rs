@@ -20,8 +20,9 @@
 //! This folder owns calibration: the fit (`fit`), the runs it reads from CSV ([`runs`]) or a study
 //! database ([`stored_runs`]), the runs simulated and split into the fit's parts
 //! (`simulation`: [`simulate`], [`with_rate`]), the choice of free parameters by
-//! leave-one-out error ([`choose_fit`]) and the parameters asked for by name or `auto`
-//! ([`calibrate_as_asked`]).
+//! leave-one-out error ([`choose_fit`]), the parameters asked for by name or `auto`
+//! ([`calibrate_as_asked`]) and the platform file written, extended if it exists
+//! ([`platform_to_write`]).
 //!
 //! ```no_run
 //! use hetscale_kernels::KernelRegistry;
@@ -44,6 +45,7 @@
 
 mod choice;
 mod fit;
+mod platform_file;
 mod request;
 pub mod runs;
 mod simulation;
@@ -54,6 +56,7 @@ pub use fit::{
     CrossValidation, Estimate, FreeParameter, KernelCalibration, PlatformCalibration, Residual,
     calibrate, calibrate_declared, faster_than_marked, simulated_faster_than_marked,
 };
+pub use platform_file::platform_to_write;
 pub use request::{Calibrated, CalibrationDocument, calibrate_as_asked};
 pub use simulation::{simulate, skeleton_run, with_rate};
 pub use stored::{StoredRuns, stored_runs};

@@ -2,6 +2,7 @@
 //! parsed and checked by [`crate::csv_rows`]: one-line errors naming file, line and field.
 
 use std::collections::HashMap;
+use std::ops::RangeInclusive;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -36,10 +37,13 @@ pub fn read_runs(path: &Path) -> Result<Vec<MeasuredRun>> {
         field: None,
         message,
     };
-    let bytes = std::fs::read(path).map_err(|e| {
-        file_error(format!(
-            "cannot read it ({e}); give the path of a CSV file of runs"
-        ))
+    let bytes = hetscale_out::read_capped(path, hetscale_out::input::RUNS_FILE).map_err(|e| {
+        file_error(match e {
+            hetscale_out::InputError::TooLarge(_) => e.to_string(),
+            hetscale_out::InputError::Unreadable(_) => {
+                format!("cannot read it ({e}); give the path of a CSV file of runs")
+            }
+        })
     })?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
@@ -56,6 +60,7 @@ pub fn read_runs(path: &Path) -> Result<Vec<MeasuredRun>> {
 /// Measured runs from CSV text with the [`RUN_COLUMNS`]; `source_name` names it in errors.
 /// A configuration label names one node-set throughout.
 pub fn parse_runs(text: &str, source_name: &str) -> Result<Vec<MeasuredRun>> {
+    check_run_count(text, source_name)?;
     let records: Vec<(Row, RunRecord)> = read_records(text, source_name, &RUN_LAYOUT)?;
     let mut node_sets: HashMap<String, String> = HashMap::new();
     records
@@ -68,16 +73,40 @@ pub fn parse_runs(text: &str, source_name: &str) -> Result<Vec<MeasuredRun>> {
         .collect()
 }
 
+/// The most runs a runs file holds: a million, ten times a long campaign's export. Each run
+/// read is held with its fields as text before it is checked; counting the lines first (a
+/// run takes at least one) refuses a larger file before that memory is taken.
+pub const MAX_RUNS: usize = 1_000_000;
+
+/// An error if `text` has more lines than [`MAX_RUNS`] runs and a header could take.
+fn check_run_count(text: &str, source_name: &str) -> Result<()> {
+    let lines = text.bytes().filter(|&b| b == b'\n').count();
+    if lines <= MAX_RUNS + 1 {
+        return Ok(());
+    }
+    Err(StudyError::Csv {
+        source_name: source_name.to_owned(),
+        line: None,
+        field: None,
+        message: format!(
+            "{lines} lines, more than the {MAX_RUNS} runs (one per line) a runs file may hold: {}",
+            hetscale_out::input::RUNS_FILE.advice
+        ),
+    })
+}
+
 const RUN_LAYOUT: Layout = Layout {
     columns: &RUN_COLUMNS,
     row: "run",
     example: "write one run per line, e.g. C_2,\"server*2:1,sunblade:1\",ge,310,0.95",
 };
 const SECONDS: &str = "give seconds, e.g. 0.25";
-/// The shortest run time taken, s: below a nanosecond no clock measured it, and its weight
-/// `1 / T` in a fit would swamp (or, subnormal, overflow) every other run's.
+/// The times a measured run takes, s, in a runs CSV and in a study database alike: from a
+/// nanosecond (below it no clock measured it, and its weight `1 / T` in a fit would swamp,
+/// or, subnormal, overflow, every other run's) to about 31 years (a longer one is a unit or
+/// typing error, or a tampered database).
+pub const MEASURED_RUN_S: RangeInclusive<f64> = SHORTEST_RUN_S..=LONGEST_RUN_S;
 const SHORTEST_RUN_S: f64 = 1e-9;
-/// The longest run time taken, s (about 31 years): a longer one is a unit or typing error.
 const LONGEST_RUN_S: f64 = 1e9;
 const NODE_SET_EXAMPLE: &str = "\"server*2:1,sunblade:1\"";
 
@@ -113,10 +142,11 @@ impl Row {
     /// A run's `time_s`: a finite number of seconds within what a clock measures.
     fn run_time(&self, text: &str) -> Result<f64> {
         let time = self.positive("time_s", text, SECONDS)?;
+        let shown = hetscale_out::echoed(text);
         let message = if time < SHORTEST_RUN_S {
-            format!("{text} s is shorter than any measured run ({SHORTEST_RUN_S:e} s)")
+            format!("{shown} s is shorter than any measured run ({SHORTEST_RUN_S:e} s)")
         } else if time > LONGEST_RUN_S {
-            format!("{text} s is longer than any measured run ({LONGEST_RUN_S:e} s, 31 years)")
+            format!("{shown} s is longer than any measured run ({LONGEST_RUN_S:e} s, 31 years)")
         } else {
             return Ok(time);
         };
@@ -141,8 +171,97 @@ impl Row {
             format!(
                 "configuration {:?} was {:?} on an earlier row and is {:?} here; a label names \
                  one node-set: give this one another label",
-                run.configuration, first, run.nodes
+                hetscale_out::echoed(&run.configuration),
+                hetscale_out::echoed(first),
+                hetscale_out::echoed(&run.nodes)
             ),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = "configuration,nodes,kernel,n,time_s\n";
+
+    fn error_of(rows: &str) -> String {
+        let err = parse_runs(&format!("{HEADER}{rows}"), "runs.csv")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        err
+    }
+
+    #[test]
+    fn more_lines_than_runs_a_file_may_hold_are_refused_before_they_are_read() {
+        let text = format!("{HEADER}{}", "\n".repeat(MAX_RUNS + 1));
+        let err = parse_runs(&text, "runs.csv").unwrap_err().to_string();
+        assert!(
+            err.starts_with("runs.csv: 1000002 lines, more than the 1000000 runs"),
+            "{err}"
+        );
+        // At the cap, the file is read (and here found to hold no rows).
+        let text = format!("{HEADER}{}", "\n".repeat(MAX_RUNS));
+        let err = parse_runs(&text, "runs.csv").unwrap_err().to_string();
+        assert!(err.contains("no rows after the header"), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_runs_file_that_never_ends_is_read_no_further_than_its_cap() {
+        let err = read_runs(Path::new("/dev/zero")).unwrap_err().to_string();
+        assert!(
+            err.starts_with("/dev/zero: larger than 64 MiB, the cap on a runs file: split it"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_megabyte_field_is_echoed_cut_with_its_length() {
+        let time = "9".repeat(1_000_000);
+        let err = error_of(&format!("C_1,sunblade:1,ge,310,{time}\n"));
+        assert!(
+            err.len() < 300 && err.contains("(1000000 characters)"),
+            "{}",
+            &err[..err.len().min(300)]
+        );
+        let n = "9".repeat(1_000_000);
+        assert!(error_of(&format!("C_1,sunblade:1,ge,{n},1\n")).len() < 300);
+        let word = "x".repeat(1_000_000);
+        assert!(error_of(&format!("C_1,sunblade:1,ge,{word},1\n")).len() < 300);
+    }
+
+    #[test]
+    fn a_negative_size_is_called_negative_not_a_fraction() {
+        let err = error_of("C_1,sunblade:1,ge,-100,0.5\n");
+        assert!(
+            err.contains("-100 is negative; a problem size is at least 1")
+                && !err.contains("whole"),
+            "{err}"
+        );
+        assert!(error_of("C_1,sunblade:1,ge,1.5,0.5\n").contains("\"1.5\" is not a whole number"));
+    }
+
+    #[test]
+    fn an_unbalanced_quote_is_named_as_such() {
+        for rows in [
+            "C_1,\"sunblade:1,ge,310,0.5\n",
+            "C_1,\"sunblade:1,ge,310,0.5\nC_2,sunblade:2,ge,310,0.4\n",
+            "# a \"comment\n\nC_1,\"sunblade:1,ge,310,0.5\n",
+        ] {
+            let err = error_of(rows);
+            assert!(
+                err.contains("a quote opens a field that no quote closes")
+                    && !err.contains("holds commas"),
+                "{rows:?}: {err}"
+            );
+        }
+        // Commas left unquoted are the other way a row comes out ragged.
+        let err = error_of("C_2,server:1,sunfire:1,ge,310,0.5\n");
+        assert!(err.contains("quote a field that holds commas"), "{err}");
+        let err = error_of("C_2,\"server:1,sunfire:1\",ge,310\n");
+        assert!(err.contains("4 fields where the header has 5"), "{err}");
+        assert!(!err.contains("no quote closes"), "{err}");
     }
 }

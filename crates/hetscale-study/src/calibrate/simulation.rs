@@ -124,8 +124,12 @@ fn machine_of(platform: &Platform, run: &MeasuredRun) -> Result<Machine> {
     let machine = platform
         .select(&run.nodes.parse()?)
         .map_err(|e| StudyError::Configuration {
-            configuration: run.configuration.clone(),
-            message: format!("N = {}: nodes \"{}\": {e}", run.n, run.nodes),
+            configuration: hetscale_out::echoed(&run.configuration).into_owned(),
+            message: format!(
+                "N = {}: nodes \"{}\": {e}",
+                run.n,
+                hetscale_out::echoed(&run.nodes)
+            ),
         })?;
     Ok(machine.for_workload(&run.kernel))
 }

@@ -162,13 +162,26 @@ impl Question {
         let configs = self
             .nodes
             .iter()
-            .map(|nodes| resolve(&platform, nodes, nodes))
-            .collect::<Result<Vec<_>>>()
-            .map_err(|e| {
-                refused(format!(
-                    "{e} (to predict beyond the real machine, add --replicate K)"
-                ))
-            })?;
+            .map(|nodes| {
+                resolve(&platform, nodes, nodes).map_err(|e| beyond_hint(&e, nodes, &platform))
+            })
+            .collect::<Result<Vec<_>>>()?;
         Ok((platform, configs))
+    }
+}
+
+/// `e`, the error of node set `nodes` on `platform`, with the way beyond the real machine
+/// where that is what the set asks for (more nodes than it has): a set written wrong or
+/// naming no node of it is wrong on any number of copies.
+fn beyond_hint(e: &StudyError, nodes: &str, platform: &hbsp::Platform) -> StudyError {
+    let beyond = nodes
+        .parse::<hbsp::NodeSet>()
+        .is_ok_and(|set| set.asks_beyond(platform));
+    if beyond {
+        refused(format!(
+            "{e} (to predict beyond the real machine, add --replicate K)"
+        ))
+    } else {
+        refused(e.to_string())
     }
 }

@@ -282,11 +282,9 @@ fn one_per_line(machine: &hbsp::Machine) -> String {
 /// then says why).
 fn mpirun_hosts(mpi: &crate::spec::MpiLaunch) -> BTreeSet<String> {
     let mut hosts = BTreeSet::new();
-    if let Some(text) = mpi
-        .hostfile
-        .as_ref()
-        .and_then(|path| std::fs::read_to_string(path).ok())
-    {
+    if let Some(text) = mpi.hostfile.as_ref().and_then(|path| {
+        hetscale_out::read_capped_to_string(path, hetscale_out::input::HOST_FILE).ok()
+    }) {
         hosts.extend(
             text.lines()
                 .map(|line| line.split('#').next().unwrap_or_default())

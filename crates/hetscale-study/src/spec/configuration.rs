@@ -56,12 +56,18 @@ pub struct ResolvedConfiguration {
 /// `E_s = W / (T C)` divides flop by flop/s.
 pub fn resolve(platform: &Platform, label: &str, nodes: &str) -> Result<ResolvedConfiguration> {
     let fail = |message: String| StudyError::Configuration {
-        configuration: label.into(),
+        configuration: hetscale_out::echoed(label).into_owned(),
         message,
     };
-    let machine = platform
-        .select(&nodes.parse()?)
-        .map_err(|e| fail(format!("nodes \"{nodes}\": {e}")))?;
+    // A configuration labelled by its node set (`predict --nodes`) says it once.
+    let in_nodes = |e: hetscale_machine::MachineError| {
+        if label == nodes {
+            fail(e.to_string())
+        } else {
+            fail(format!("nodes \"{}\": {e}", hetscale_out::echoed(nodes)))
+        }
+    };
+    let machine = platform.select(&nodes.parse()?).map_err(in_nodes)?;
     let unit = flops_per_unit(machine.speed_unit()).ok_or_else(|| {
         fail(format!(
             "platform {} gives speeds in {}, not a flop rate: E_s = W / (T C) needs Mflop/s",

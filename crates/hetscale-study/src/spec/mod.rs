@@ -296,8 +296,13 @@ impl StudySpec {
     /// Reads and validates the spec file at `path`; its kernel may be any of `registry`'s.
     pub fn from_file_with(path: &std::path::Path, registry: &KernelRegistry) -> Result<Self> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| spec_error(&shown, None, format!("cannot read the file: {e}")))?;
+        let text = hetscale_out::read_capped_to_string(path, hetscale_out::input::SPEC_FILE)
+            .map_err(|e| match e {
+                hetscale_out::InputError::TooLarge(_) => spec_error(&shown, None, e.to_string()),
+                hetscale_out::InputError::Unreadable(_) => {
+                    spec_error(&shown, None, format!("cannot read the file: {e}"))
+                }
+            })?;
         Self::from_toml_str_with(&text, &shown, registry)
     }
 

@@ -167,9 +167,9 @@ fn save(file: &Path, report: &MarkedSpeedReport) -> Result<CachedSpeed> {
 
 /// The cached speed, `None` if nothing is cached; a damaged file is an error saying to delete it.
 fn read(file: &Path) -> Result<Option<CachedSpeed>> {
-    let text = match std::fs::read_to_string(file) {
+    let text = match hetscale_out::read_capped_to_string(file, hetscale_out::input::CACHE_FILE) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.is_not_found() => return Ok(None),
         Err(e) => return Err(damaged(file, &e.to_string())),
     };
     let cached: CachedSpeed =

@@ -20,11 +20,12 @@ mod tests;
 
 #[cfg(test)]
 pub(crate) use record::tests_support;
-use record::{KEY_MATCH, RUN_COLUMNS, SELECT_RUN, row_to_run};
+use record::{KEY_MATCH, RUN_COLUMNS, SELECT_RUN, row_to_completed_run, row_to_run};
 pub use record::{RunKey, RunRecord};
 use schema::{FAILED, MIGRATIONS, OK, SCHEMA, SCHEMA_VERSION, migratable};
-use sqlite::{BUSY_TIMEOUT, USE_ANOTHER, open_error, open_reader, store_error};
+use sqlite::{Access, BUSY_TIMEOUT, open_error, open_reader, store_error};
 
+use crate::calibrate::runs::MAX_RUNS;
 use crate::error::{Result, StudyError};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::Path;
@@ -34,6 +35,7 @@ use std::time::Duration;
 pub struct Store {
     conn: Connection,
     path: String,
+    access: Access,
 }
 
 impl Store {
@@ -41,13 +43,14 @@ impl Store {
     /// schema is migrated, another application's database refused.
     pub fn open(path: &Path) -> Result<Self> {
         let shown = path.display().to_string();
-        let conn = Connection::open(path).map_err(|e| open_error(path, &e))?;
+        let conn = Connection::open(path).map_err(|e| open_error(path, Access::Write, &e))?;
         Self::init(conn, shown)
     }
 
     /// A database that lives in memory (tests, dry runs).
     pub fn open_in_memory() -> Result<Self> {
-        let conn = Connection::open_in_memory().map_err(|e| store_error(":memory:", &e))?;
+        let conn =
+            Connection::open_in_memory().map_err(|e| store_error(":memory:", Access::Write, &e))?;
         Self::init(conn, ":memory:".into())
     }
 
@@ -65,16 +68,26 @@ impl Store {
                 return Err(StudyError::NoDatabase { path: shown });
             }
             Err(e) => return Err(fail(format!("cannot be read: {e}"))),
-            Ok(m) if m.is_dir() => return Err(fail(format!("is a directory: {USE_ANOTHER}"))),
+            Ok(m) if m.is_dir() => {
+                return Err(fail(format!(
+                    "is a directory: {}",
+                    Access::Read.use_another()
+                )));
+            }
             Ok(m) if m.len() == 0 => {
                 return Err(fail(format!(
-                    "is an empty file, not a hetscale database: {USE_ANOTHER}"
+                    "is an empty file, not a hetscale database: {}",
+                    Access::Read.use_another()
                 )));
             }
             Ok(_) => {}
         }
-        let conn = open_reader(path).map_err(|e| open_error(path, &e))?;
-        let store = Self { conn, path: shown };
+        let conn = open_reader(path).map_err(|e| open_error(path, Access::Read, &e))?;
+        let store = Self {
+            conn,
+            path: shown,
+            access: Access::Read,
+        };
         match store.schema_version()? {
             Some(SCHEMA_VERSION) => Ok(store),
             Some(v) if migratable(v) => store.migrated_in_memory(v),
@@ -84,16 +97,20 @@ impl Store {
     }
 
     fn init(conn: Connection, path: String) -> Result<Self> {
-        let fail = |e: rusqlite::Error| store_error(&path, &e);
+        let fail = |e: rusqlite::Error| store_error(&path, Access::Write, &e);
         conn.busy_timeout(BUSY_TIMEOUT).map_err(fail)?;
-        let store = Self { conn, path };
+        let store = Self {
+            conn,
+            path,
+            access: Access::Write,
+        };
         // Checked before anything is written: another application's file, or a hetscale
         // database this version cannot migrate, stays as it was.
         let version = store.schema_version()?;
         if let Some(v) = version.filter(|v| *v != SCHEMA_VERSION && !migratable(*v)) {
             return Err(store.unknown_version(v));
         }
-        let fail = |e: rusqlite::Error| store_error(&store.path, &e);
+        let fail = |e: rusqlite::Error| store_error(&store.path, store.access, &e);
         // WAL keeps completed transactions durable across a SIGKILL of the writer.
         store
             .conn
@@ -114,7 +131,7 @@ impl Store {
     /// The schema version in `meta`; none for a database without tables (a new one). Tables
     /// without hetscale's `meta` make another application's database.
     fn schema_version(&self) -> Result<Option<i64>> {
-        let fail = |e: rusqlite::Error| store_error(&self.path, &e);
+        let fail = |e: rusqlite::Error| store_error(&self.path, self.access, &e);
         let tables: i64 = self
             .conn
             .query_row(
@@ -176,13 +193,13 @@ impl Store {
             .execute_batch(&format!("BEGIN IMMEDIATE; {statements} COMMIT;"))
             .map_err(|e| {
                 let _ = self.conn.execute_batch("ROLLBACK");
-                store_error(&self.path, &e)
+                store_error(&self.path, self.access, &e)
             })
     }
 
     /// A copy of this (read-only) database in memory, migrated from `version`.
     fn migrated_in_memory(self, version: i64) -> Result<Self> {
-        let fail = |e: rusqlite::Error| store_error(&self.path, &e);
+        let fail = |e: rusqlite::Error| store_error(&self.path, self.access, &e);
         let mut memory = Connection::open_in_memory().map_err(fail)?;
         rusqlite::backup::Backup::new(&self.conn, &mut memory)
             .and_then(|b| b.run_to_completion(256, Duration::ZERO, None))
@@ -190,6 +207,7 @@ impl Store {
         let copy = Self {
             conn: memory,
             path: self.path,
+            access: self.access,
         };
         copy.migrate(version)?;
         Ok(copy)
@@ -199,7 +217,8 @@ impl Store {
         StudyError::Store {
             path: self.path.clone(),
             why: format!(
-                "is not a hetscale database (an SQLite file without hetscale's tables): {USE_ANOTHER}"
+                "is not a hetscale database (an SQLite file without hetscale's tables): {}",
+                self.access.use_another()
             ),
         }
     }
@@ -207,9 +226,14 @@ impl Store {
     fn unknown_version(&self, version: i64) -> StudyError {
         StudyError::Store {
             path: self.path.clone(),
-            why: format!(
-                "schema version {version}, this hetscale writes {SCHEMA_VERSION}: use a new --db file"
-            ),
+            why: match self.access {
+                Access::Write => format!(
+                    "schema version {version}, this hetscale writes {SCHEMA_VERSION}: use a new --db file"
+                ),
+                Access::Read => format!(
+                    "schema version {version}, this hetscale reads up to {SCHEMA_VERSION}: read it with the hetscale that wrote it"
+                ),
+            },
         }
     }
 
@@ -224,7 +248,7 @@ impl Store {
     /// mix runs of two different studies. A study stored before platforms were (schema 3)
     /// gets this one.
     pub fn register_study(&self, name: &str, spec: &str, platform: &str) -> Result<()> {
-        let fail = |e: rusqlite::Error| store_error(&self.path, &e);
+        let fail = |e: rusqlite::Error| store_error(&self.path, self.access, &e);
         let refuse = |what: &str| StudyError::Store {
             path: self.path.clone(),
             why: format!(
@@ -274,7 +298,7 @@ impl Store {
             )
             .optional()
             .map(Option::flatten)
-            .map_err(|e| store_error(&self.path, &e))
+            .map_err(|e| store_error(&self.path, self.access, &e))
     }
 
     /// Deletes study `name` and its runs if it is stored with another spec or platform than
@@ -305,7 +329,7 @@ impl Store {
                 .and_then(|_| self.conn.execute_batch("COMMIT"))
                 .map_err(|e| {
                     let _ = self.conn.execute_batch("ROLLBACK");
-                    store_error(&self.path, &e)
+                    store_error(&self.path, self.access, &e)
                 })?;
         }
         Ok(stale)
@@ -313,7 +337,7 @@ impl Store {
 
     /// Names of the studies stored, in the order they were first run.
     pub fn studies(&self) -> Result<Vec<String>> {
-        let fail = |e: rusqlite::Error| store_error(&self.path, &e);
+        let fail = |e: rusqlite::Error| store_error(&self.path, self.access, &e);
         let mut stmt = self
             .conn
             .prepare("SELECT name FROM studies ORDER BY rowid")
@@ -330,7 +354,7 @@ impl Store {
                 r.get(0)
             })
             .optional()
-            .map_err(|e| store_error(&self.path, &e))
+            .map_err(|e| store_error(&self.path, self.access, &e))
     }
 
     /// Writes `run` as completed unless a completed run with the same key exists; a failure
@@ -353,7 +377,7 @@ impl Store {
     /// failure it retries: whenever the writer is killed, the database holds either the old
     /// failure or the new row, and never a failure that reads as completed.
     fn write_run(&self, run: &RunRecord, error: Option<&str>) -> Result<bool> {
-        let fail = |e: rusqlite::Error| store_error(&self.path, &e);
+        let fail = |e: rusqlite::Error| store_error(&self.path, self.access, &e);
         let key = params![
             run.study,
             run.purpose,
@@ -436,7 +460,7 @@ impl Store {
             )
             .optional()
             .map(|found| found.map(Option::unwrap_or_default))
-            .map_err(|e| store_error(&self.path, &e))
+            .map_err(|e| store_error(&self.path, self.access, &e))
     }
 
     /// Every failed run (of one study, if given) with its error, in insertion order; the
@@ -447,7 +471,7 @@ impl Store {
 
     /// The failed runs `rows` selects (`TABLE WHERE CONDITION`), with their errors.
     fn failures_in(&self, rows: &str, study: Option<&str>) -> Result<Vec<(RunRecord, String)>> {
-        let fail = |e: rusqlite::Error| store_error(&self.path, &e);
+        let fail = |e: rusqlite::Error| store_error(&self.path, self.access, &e);
         let mut stmt = self
             .conn
             .prepare(&format!(
@@ -471,10 +495,10 @@ impl Store {
             .query_row(
                 &format!("{SELECT_RUN} AND study = ?1 AND purpose = ?2 AND configuration = ?3 AND n = ?4 AND repetition = ?5"),
                 params![key.study, key.purpose, key.configuration, key.n as i64, key.repetition],
-                row_to_run,
+                row_to_completed_run,
             )
             .optional()
-            .map_err(|e| store_error(&self.path, &e))
+            .map_err(|e| store_error(&self.path, self.access, &e))
     }
 
     /// How many completed runs the database holds, of every study.
@@ -486,20 +510,43 @@ impl Store {
                 |r| r.get::<_, i64>(0),
             )
             .map(|count| usize::try_from(count).unwrap_or_default())
-            .map_err(|e| store_error(&self.path, &e))
+            .map_err(|e| store_error(&self.path, self.access, &e))
     }
 
     /// Every completed run (of one study, if given), in insertion order; failed runs are left
     /// out (see [`Store::failed_runs`]).
     pub fn runs(&self, study: Option<&str>) -> Result<Vec<RunRecord>> {
-        let fail = |e: rusqlite::Error| store_error(&self.path, &e);
+        let fail = |e: rusqlite::Error| store_error(&self.path, self.access, &e);
+        // Counted before they are read: a database is a file a user gives, held to the cap
+        // on the runs a runs file holds.
+        let count: i64 = self
+            .conn
+            .query_row(
+                &format!(
+                    "SELECT count(*) FROM runs WHERE status = '{OK}' AND (?1 IS NULL OR study = ?1)"
+                ),
+                params![study],
+                |r| r.get(0),
+            )
+            .map_err(fail)?;
+        if usize::try_from(count).is_ok_and(|count| count > MAX_RUNS) {
+            return Err(StudyError::Store {
+                path: self.path.clone(),
+                why: format!(
+                    "holds {count} completed runs, more than the {MAX_RUNS} hetscale reads (the cap on a runs file): {}",
+                    self.access.use_another()
+                ),
+            });
+        }
         let mut stmt = self
             .conn
             .prepare(&format!(
                 "{SELECT_RUN} AND (?1 IS NULL OR study = ?1) ORDER BY id"
             ))
             .map_err(fail)?;
-        let rows = stmt.query_map(params![study], row_to_run).map_err(fail)?;
+        let rows = stmt
+            .query_map(params![study], row_to_completed_run)
+            .map_err(fail)?;
         rows.collect::<rusqlite::Result<Vec<_>>>().map_err(fail)
     }
 }

@@ -70,53 +70,107 @@ pub(super) const KEY_MATCH: &str =
     "WHERE study = ?1 AND purpose = ?2 AND configuration = ?3 AND n = ?4 AND repetition = ?5";
 
 pub(super) fn row_to_run(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
-    let run = RunRecord {
-        study: r.get(0)?,
-        purpose: r.get(1)?,
-        kernel: r.get(2)?,
-        backend: r.get(3)?,
-        platform: r.get(4)?,
-        configuration: r.get(5)?,
-        nodes: stored_integer(r, 6, "nodes")?,
-        marked_speed: r.get(7)?,
-        n: stored_integer(r, 8, "n")?,
-        repetition: stored_integer(r, 9, "repetition")?,
-        time_s: r.get(10)?,
-        work: r.get(11)?,
-        speed_efficiency: r.get(12)?,
-        verified: r.get(13)?,
-        host: r.get(14)?,
-        version: r.get(15)?,
+    let study: String = r.get(0)?;
+    let configuration: String = r.get(5)?;
+    // Which run a tampered value is in, as far as the row says it.
+    let of_run = |n: Option<i64>| {
+        let at = n.map_or_else(String::new, |n| format!(" at n = {n}"));
+        format!(
+            "run of study {:?} on {:?}{at}",
+            hetscale_out::echoed(&study),
+            hetscale_out::echoed(&configuration)
+        )
     };
-    check_stored(&run)?;
+    let n: i64 = column(r, 8, &of_run(None))?;
+    let here = of_run(Some(n));
+    let run = RunRecord {
+        purpose: column(r, 1, &here)?,
+        kernel: column(r, 2, &here)?,
+        backend: column(r, 3, &here)?,
+        platform: column(r, 4, &here)?,
+        nodes: stored_integer(r, 6, "nodes", &here)?,
+        marked_speed: column(r, 7, &here)?,
+        n: stored_integer(r, 8, "n", &of_run(None))?,
+        repetition: stored_integer(r, 9, "repetition", &here)?,
+        time_s: column(r, 10, &here)?,
+        work: column(r, 11, &here)?,
+        speed_efficiency: column(r, 12, &here)?,
+        verified: column(r, 13, &here)?,
+        host: column(r, 14, &here)?,
+        version: column(r, 15, &here)?,
+        study: study.clone(),
+        configuration: configuration.clone(),
+    };
+    check_stored(&run).map_err(|problem| tampered(format!("a {here} with {problem}")))?;
     Ok(run)
 }
 
+/// As [`row_to_run`], for a completed run: its time must also be one a clock measures, in
+/// the range a runs CSV takes ([`crate::calibrate::runs::MEASURED_RUN_S`]); a failed run's
+/// time is only how long it ran before failing.
+pub(super) fn row_to_completed_run(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
+    let run = row_to_run(r)?;
+    let range = crate::calibrate::runs::MEASURED_RUN_S;
+    if range.contains(&run.time_s) {
+        return Ok(run);
+    }
+    Err(tampered(format!(
+        "a run of study {:?} on {:?} at n = {} with time_s = {:e}, outside the {:e} to {:e} s a measured run takes",
+        hetscale_out::echoed(&run.study),
+        hetscale_out::echoed(&run.configuration),
+        run.n,
+        run.time_s,
+        range.start(),
+        range.end()
+    )))
+}
+
+/// Column `index` of the run `of_run` names; a value of the wrong type names the run.
+fn column<T: rusqlite::types::FromSql>(
+    r: &rusqlite::Row<'_>,
+    index: usize,
+    of_run: &str,
+) -> rusqlite::Result<T> {
+    r.get(index).map_err(|e| match e {
+        rusqlite::Error::InvalidColumnType(_, name, kind) => {
+            tampered(format!("a {of_run} whose {name} is {kind}"))
+        }
+        other => other,
+    })
+}
+
 /// Integer column `index` as `T`, refusing what hetscale never writes (a negative size, a
-/// count beyond `T`, 0 nodes) instead of wrapping it.
+/// count beyond `T`, 0 nodes) instead of wrapping it; `of_run` names the run.
 pub(super) fn stored_integer<T: TryFrom<i64>>(
     r: &rusqlite::Row<'_>,
     index: usize,
     name: &str,
+    of_run: &str,
 ) -> rusqlite::Result<T> {
-    let value: i64 = r.get(index)?;
-    T::try_from(value).map_err(|_| tampered(format!("a run with {name} = {value}")))
+    let value: i64 = column(r, index, of_run)?;
+    T::try_from(value).map_err(|_| tampered(format!("a {of_run} with {name} = {value}")))
 }
 
-/// Refuses stored quantities no run can have; they would turn into wrong results, not errors.
-pub(super) fn check_stored(run: &RunRecord) -> rusqlite::Result<()> {
+/// What is wrong with stored quantities no run can have (`time_s = -1`); they would turn
+/// into wrong results, not errors.
+pub(super) fn check_stored(run: &RunRecord) -> Result<(), String> {
     if run.nodes == 0 {
-        return Err(tampered("a run with nodes = 0".into()));
+        return Err("nodes = 0".into());
     }
     let bad = [
         ("time_s", run.time_s, run.time_s >= 0.0),
         ("marked_speed", run.marked_speed, run.marked_speed > 0.0),
         ("work", run.work, run.work >= 0.0),
+        (
+            "speed_efficiency",
+            run.speed_efficiency,
+            run.speed_efficiency >= 0.0,
+        ),
     ]
     .into_iter()
     .find(|(_, value, ok)| !(*ok && value.is_finite()));
     match bad {
-        Some((name, value, _)) => Err(tampered(format!("a run with {name} = {value}"))),
+        Some((name, value, _)) => Err(format!("{name} = {value}")),
         None => Ok(()),
     }
 }

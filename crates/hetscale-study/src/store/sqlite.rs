@@ -10,9 +10,37 @@ use crate::error::StudyError;
 
 /// How long a writer waits for another process's lock before giving up.
 pub(super) const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-/// What to do with a database hetscale cannot use.
-pub(super) const USE_ANOTHER: &str =
-    "give the database a hetscale study wrote (its --db, or OUT/study.db)";
+/// How a command uses a database, which decides what its errors tell the user to do: a
+/// study writes the one its `--db` names (another path is the way out); `predict --from`,
+/// `export`, `report` and `calibrate --db` read one a study wrote, and have no `--db` to
+/// change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Access {
+    /// Opened to read, changing nothing.
+    Read,
+    /// Opened (or created) for a study to write.
+    Write,
+}
+
+impl Access {
+    /// What to do with a database hetscale cannot use.
+    pub(super) fn use_another(self) -> &'static str {
+        match self {
+            Self::Read => "give the database a hetscale study wrote (its --db, or OUT/study.db)",
+            Self::Write => "use another --db path",
+        }
+    }
+
+    /// What to do with a damaged database.
+    fn restore(self) -> &'static str {
+        match self {
+            Self::Read => {
+                "restore it from a copy, or rerun the study with a new --db and give that database"
+            }
+            Self::Write => "restore it from a copy, or use another --db path to run the study anew",
+        }
+    }
+}
 
 /// A read-only connection that writes nothing beside the database either. A database
 /// nobody has open has no `-wal` file: it is read as immutable, which creates no `-wal` or
@@ -94,17 +122,17 @@ pub(super) fn file_uri(path: &Path) -> String {
 
 /// The error of a database SQLite could not open, with the operating system's reason
 /// (a missing directory, a name too long, no permission) where it has one.
-pub(super) fn open_error(path: &Path, e: &rusqlite::Error) -> StudyError {
+pub(super) fn open_error(path: &Path, access: Access, e: &rusqlite::Error) -> StudyError {
     let shown = path.display().to_string();
     if e.sqlite_error_code() != Some(rusqlite::ErrorCode::CannotOpen) {
-        return store_error(&shown, e);
+        return store_error(&shown, access, e);
     }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
     let why = match std::fs::metadata(path) {
-        Ok(m) if m.is_dir() => format!("is a directory: {USE_ANOTHER}"),
+        Ok(m) if m.is_dir() => format!("is a directory: {}", access.use_another()),
         Ok(_) => match std::fs::OpenOptions::new().read(true).open(path) {
             Err(io) => format!("cannot be opened: {io}"),
             Ok(_) => "cannot be opened: check that it and its directory are writable".into(),
@@ -125,9 +153,12 @@ pub(super) fn open_error(path: &Path, e: &rusqlite::Error) -> StudyError {
     StudyError::Store { path: shown, why }
 }
 
-/// One line that says what went wrong with the database and what to do.
-pub(super) fn store_error(path: &str, e: &rusqlite::Error) -> StudyError {
-    use rusqlite::ErrorCode::{CannotOpen, DatabaseBusy, DatabaseLocked, NotADatabase, ReadOnly};
+/// One line that says what went wrong with the database and what to do, in the terms of
+/// the command that used it (`access`).
+pub(super) fn store_error(path: &str, access: Access, e: &rusqlite::Error) -> StudyError {
+    use rusqlite::ErrorCode::{
+        CannotOpen, DatabaseBusy, DatabaseCorrupt, DatabaseLocked, NotADatabase, ReadOnly,
+    };
     let altered = "which hetscale never writes: the database was altered or damaged; rerun the study with a new --db";
     let why = match e {
         rusqlite::Error::FromSqlConversionFailure(_, _, what) => format!("holds {what}, {altered}"),
@@ -137,18 +168,43 @@ pub(super) fn store_error(path: &str, e: &rusqlite::Error) -> StudyError {
         rusqlite::Error::IntegralValueOutOfRange(_, value) => {
             format!("holds the out-of-range value {value}, {altered}")
         }
-        _ => match e.sqlite_error_code() {
-            Some(DatabaseBusy | DatabaseLocked) => {
+        _ => match (e.sqlite_error_code(), access) {
+            (Some(DatabaseBusy | DatabaseLocked), Access::Write) => {
                 "is locked by another process (another study still running?): wait for it or use another --db".to_string()
             }
-            Some(NotADatabase) => "is not a hetscale database (corrupt or another kind of file): use another --db path".to_string(),
-            Some(CannotOpen) => "cannot be opened: check that its directory exists and is writable".to_string(),
-            Some(ReadOnly) => "is read-only: use a writable --db path".to_string(),
-            _ => e.to_string(),
+            (Some(DatabaseBusy | DatabaseLocked), Access::Read) => {
+                "is locked by another process (a study still running?): wait for it to finish".to_string()
+            }
+            (Some(NotADatabase), _) => format!(
+                "is not a hetscale database (damaged, or another kind of file): {}",
+                access.use_another()
+            ),
+            (Some(DatabaseCorrupt), _) => format!(
+                "is damaged (SQLite: {}): {}",
+                sqlite_reason(e),
+                access.restore()
+            ),
+            (Some(CannotOpen), Access::Write) => {
+                "cannot be opened: check that its directory exists and is writable".to_string()
+            }
+            (Some(CannotOpen), Access::Read) => {
+                "cannot be opened: check that it is readable".to_string()
+            }
+            (Some(ReadOnly), _) => "is read-only: use a writable --db path".to_string(),
+            _ => format!(
+                "cannot be used (SQLite: {}): {}",
+                sqlite_reason(e),
+                access.use_another()
+            ),
         },
     };
     StudyError::Store {
         path: path.to_string(),
         why,
     }
+}
+
+/// SQLite's own words for `e`, on one line.
+fn sqlite_reason(e: &rusqlite::Error) -> String {
+    e.to_string().replace(['\r', '\n'], " ")
 }

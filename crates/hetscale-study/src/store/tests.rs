@@ -436,6 +436,10 @@ fn a_tampered_run_is_a_one_line_error() {
         ("repetition", "-1", "repetition = -1"),
         ("nodes", "0", "nodes = 0"),
         ("time_s", "-1.0", "time_s = -1"),
+        // Beyond what a runs CSV takes as a measured time.
+        ("time_s", "1e300", "time_s = 1e300"),
+        ("time_s", "1e-12", "time_s = 1e-12"),
+        ("speed_efficiency", "-0.5", "speed_efficiency = -0.5"),
         ("marked_speed", "0.0", "marked_speed = 0"),
         ("n", "'many'", "n is"),
     ] {
@@ -453,8 +457,12 @@ fn a_tampered_run_is_a_one_line_error() {
             .runs(None)
             .unwrap_err()
             .to_string();
+        // The database, the run and the field.
         assert!(
-            err.contains(expected) && err.contains("altered"),
+            err.contains(expected)
+                && err.contains("s.db")
+                && err.contains("run of study \"s\" on \"C_2\"")
+                && err.contains("altered"),
             "{column}: {err}"
         );
         assert_eq!(err.lines().count(), 1, "{err}");
@@ -469,4 +477,86 @@ fn a_name_too_long_for_the_filesystem_is_reported_as_such() {
     assert!(err.contains("File name too long"), "{err}");
     let err = Store::open_read_only(&path).err().unwrap().to_string();
     assert!(err.contains("File name too long"), "{err}");
+}
+
+#[test]
+fn a_damaged_database_says_so_in_the_terms_of_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.db");
+    let store = Store::open(&path).unwrap();
+    for n in 1..200 {
+        store.record(&sample(n, 0)).unwrap();
+    }
+    drop(store);
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_len(8192).unwrap();
+    drop(file);
+    let read = Store::open_read_only(&path)
+        .and_then(|s| s.runs(None))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        read.starts_with(&format!(
+            "study database {}: is damaged (SQLite: ",
+            path.display()
+        )) && read.contains("restore it from a copy")
+            && !read.contains("another --db"),
+        "{read}"
+    );
+    let written = Store::open(&path)
+        .and_then(|s| s.runs(None))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        written.contains("is damaged") && written.contains("another --db"),
+        "{written}"
+    );
+}
+
+#[test]
+fn a_file_that_is_no_database_is_refused_in_the_terms_of_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.db");
+    std::fs::write(&path, vec![b'x'; 5000]).unwrap();
+    // predict --from, export, report and calibrate --db read a database: they have no --db.
+    let read = Store::open_read_only(&path).err().unwrap().to_string();
+    assert!(
+        read.contains("is not a hetscale database") && !read.contains("--db path"),
+        "{read}"
+    );
+    let written = Store::open(&path).err().unwrap().to_string();
+    assert!(written.contains("use another --db path"), "{written}");
+}
+
+#[test]
+fn a_database_of_more_runs_than_a_runs_file_holds_is_refused_before_they_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.db");
+    let store = Store::open(&path).unwrap();
+    store.record(&sample(7, 0)).unwrap();
+    // Copies of the run at repetitions 1 to MAX_RUNS: one more than the cap.
+    store
+        .conn
+        .execute(
+            &format!(
+                "INSERT INTO runs ({RUN_COLUMNS}) \
+                 WITH RECURSIVE k(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM k WHERE x < {}) \
+                 SELECT study, purpose, kernel, backend, platform, configuration, nodes, \
+                 marked_speed, n, x, time_s, work, speed_efficiency, verified, host, version \
+                 FROM runs, k",
+                crate::calibrate::runs::MAX_RUNS
+            ),
+            [],
+        )
+        .unwrap();
+    drop(store);
+    let err = Store::open_read_only(&path)
+        .unwrap()
+        .runs(None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("holds 1000001 completed runs, more than the 1000000"),
+        "{err}"
+    );
 }

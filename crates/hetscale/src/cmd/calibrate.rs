@@ -7,7 +7,9 @@ use hbsp::Platform;
 use hetscale_kernels::KernelRegistry;
 use hetscale_report::text;
 use hetscale_study::calibrate::runs::read_runs;
-use hetscale_study::calibrate::{CalibrationDocument, calibrate_as_asked, stored_runs};
+use hetscale_study::calibrate::{
+    CalibrationDocument, calibrate_as_asked, platform_to_write, stored_runs,
+};
 use hetscale_study::store::Store;
 
 use super::declared::DeclaredArgs;
@@ -120,7 +122,7 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     )?;
     let fit = &calibrated.fit;
     if let Some(path) = &args.write_platform {
-        fit.platform
+        platform_to_write(path, &platform, fit)?
             .write_file(path)
             .with_context(|| format!("cannot write --write-platform {}", path.display()))?;
     }

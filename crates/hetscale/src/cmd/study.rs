@@ -138,24 +138,67 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     for spec in &mut specs {
         launch.apply_to(spec)?;
     }
-    let out_existed = args.out.exists();
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot create --out {}", args.out.display()))?;
-    let db = database(args)?;
-    let fresh = !db.exists();
-    let store = Store::open(&db)?;
-    hetscale_out::protect_input("the study database", &db);
+    let Output {
+        db,
+        fresh,
+        store,
+        created,
+    } = open_output(args)?;
     let outcome = run_studies(args, registry, &specs, &store, &db);
-    if outcome.is_err() && fresh && store.studies().is_ok_and(|names| names.is_empty()) {
-        // Refused before anything was stored (an unknown node, a program the platform has no
-        // entry for): the database and --out this command made hold nothing, so they go.
-        drop(store);
-        let _ = std::fs::remove_file(&db);
-        if !out_existed {
-            let _ = std::fs::remove_dir(&args.out);
+    if outcome.is_err() {
+        if fresh && store.studies().is_ok_and(|names| names.is_empty()) {
+            // Refused before anything was stored (an unknown node, a program the platform
+            // has no entry for): the database this command made holds nothing, so it goes.
+            drop(store);
+            let _ = std::fs::remove_file(&db);
         }
+        // And so do the directories made for --out, if nothing was written there.
+        remove_empty(&created);
     }
     outcome
+}
+
+/// Where a study writes: its database, open, and the directories made for `--out`.
+struct Output {
+    db: PathBuf,
+    /// Whether the database is new (no file was there).
+    fresh: bool,
+    store: Store,
+    /// The directories this command created, deepest first.
+    created: Vec<PathBuf>,
+}
+
+/// Creates `--out` and opens the study database (registered as an input). A database that
+/// cannot be used (not a database, locked, unreadable) fails the start, and the directories
+/// made for `--out` are removed again: a failed start leaves nothing behind.
+fn open_output(args: &Args) -> anyhow::Result<Output> {
+    let created: Vec<PathBuf> = args
+        .out
+        .ancestors()
+        .take_while(|dir| !dir.as_os_str().is_empty() && !dir.exists())
+        .map(Path::to_path_buf)
+        .collect();
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create --out {}", args.out.display()))?;
+    let opened = database(args).and_then(|db| {
+        let fresh = !db.exists();
+        Ok((Store::open(&db)?, db, fresh))
+    });
+    let (store, db, fresh) = opened.inspect_err(|_| remove_empty(&created))?;
+    hetscale_out::protect_input("the study database", &db);
+    Ok(Output {
+        db,
+        fresh,
+        store,
+        created,
+    })
+}
+
+/// Removes the directories `created` lists (deepest first) that are still empty.
+fn remove_empty(created: &[PathBuf]) {
+    for dir in created {
+        let _ = std::fs::remove_dir(dir);
+    }
 }
 
 /// Runs `specs` into `store` (at `db`), writes each result and the report, and prints them.
@@ -261,11 +304,7 @@ fn show(
 /// The default study: the JPDC reproduction (GE, MM and conv2d on simulated Sunwulf,
 /// calibrated on each experiment's base configuration), with the published values beside.
 fn run_default(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot create --out {}", args.out.display()))?;
-    let db = database(args)?;
-    let store = Store::open(&db)?;
-    hetscale_out::protect_input("the study database", &db);
+    let Output { db, store, .. } = open_output(args)?;
     let mut reproductions = Vec::new();
     let mut resumed = Vec::new();
     for id in DEFAULT_STUDY {
