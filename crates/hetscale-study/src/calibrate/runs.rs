@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::csv_rows::{Layout, Row, read_records};
+use crate::csv_rows::{Layout, Row, read_records, without_copies};
 use crate::error::{Result, StudyError};
 
 /// The columns of a runs CSV, as [`read_runs`] takes them.
@@ -27,8 +27,35 @@ pub struct MeasuredRun {
     pub time_s: f64,
 }
 
+/// The runs a CSV file holds, each counted once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunsFile {
+    /// The runs, in the file's order, without the copies.
+    pub runs: Vec<MeasuredRun>,
+    /// How many rows repeated an earlier row field for field and were left out.
+    pub copies: usize,
+    /// The file, as errors and warnings name it.
+    pub source_name: String,
+}
+
+impl RunsFile {
+    /// The warning that rows were copies, none when none was.
+    pub fn copies_warning(&self) -> Option<String> {
+        let rows = self.runs.len() + self.copies;
+        let (copies, were) = match self.copies {
+            0 => return None,
+            1 => ("1 row".to_string(), "was a copy"),
+            n => (format!("{n} rows"), "were copies"),
+        };
+        Some(format!(
+            "{}: {copies} of {rows} {were} of an earlier row (every field the same) and counted once; give each repetition of a run its own line with its own time",
+            self.source_name
+        ))
+    }
+}
+
 /// The measured runs of the CSV file at `path` (see [`parse_runs`]).
-pub fn read_runs(path: &Path) -> Result<Vec<MeasuredRun>> {
+pub fn read_runs(path: &Path) -> Result<RunsFile> {
     let source_name = path.display().to_string();
     let file_error = |message: String| StudyError::Csv {
         source_name: source_name.clone(),
@@ -54,18 +81,26 @@ pub fn read_runs(path: &Path) -> Result<Vec<MeasuredRun>> {
 }
 
 /// Measured runs from CSV text with the [`RUN_COLUMNS`]; `source_name` names it in errors.
-/// A configuration label names one node-set throughout.
-pub fn parse_runs(text: &str, source_name: &str) -> Result<Vec<MeasuredRun>> {
+/// A configuration label names one node-set throughout. A row that repeats an earlier one
+/// field for field is a copy (a file concatenated with itself, say), not another run: it is
+/// counted once, and [`RunsFile::copies`] says how many were.
+pub fn parse_runs(text: &str, source_name: &str) -> Result<RunsFile> {
     let records: Vec<(Row, RunRecord)> = read_records(text, source_name, &RUN_LAYOUT)?;
+    let (records, copies) = without_copies(records);
     let mut node_sets: HashMap<String, String> = HashMap::new();
-    records
+    let runs = records
         .into_iter()
         .map(|(row, record)| {
             let run = row.measured_run(record)?;
             row.check_node_set(&mut node_sets, &run)?;
             Ok(run)
         })
-        .collect()
+        .collect::<Result<_>>()?;
+    Ok(RunsFile {
+        runs,
+        copies,
+        source_name: source_name.to_owned(),
+    })
 }
 
 const RUN_LAYOUT: Layout = Layout {

@@ -2,7 +2,7 @@
 //! machine's T at one problem size answers (where [`super::fit`] asks for the size
 //! holding a target `E_s`).
 
-use hetscale_model::scaling::{BootstrapOptions, Selection, bootstrap_time};
+use hetscale_model::scaling::{Selection, bootstrap_time};
 use serde::Serialize;
 
 use super::fit::{StudyRuns, model_configuration};
@@ -86,7 +86,7 @@ impl StudyRuns {
             &configuration,
             n as f64,
             work,
-            &BootstrapOptions::default(),
+            &self.bootstrap_options(),
         )
         .map_err(|e| StudyError::Configuration {
             configuration: target.nodes.clone(),

@@ -81,11 +81,14 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             let stored = stored_runs(&Store::open_read_only(db)?, registry)?;
             (stored.platform, stored.runs, stored.options)
         }
-        (None, Some(csv)) => (
-            Platform::load(args.platform.as_deref().unwrap_or("sunwulf"))?,
-            read_runs(csv)?,
-            args.kernel_options.options(),
-        ),
+        (None, Some(csv)) => {
+            let platform = Platform::load(args.platform.as_deref().unwrap_or("sunwulf"))?;
+            let file = read_runs(csv)?;
+            if let Some(warning) = file.copies_warning() {
+                errln!("warning: {warning}");
+            }
+            (platform, file.runs, args.kernel_options.options())
+        }
         (None, None) => anyhow::bail!("give the runs: --runs FILE.csv or --db FILE.db"),
     };
     let declared = args.declared.program(None)?;
