@@ -464,11 +464,25 @@ mod tests {
         let x = vec![1.0, 2.0, 3.0, 4.0];
         let twice: Vec<f64> = x.iter().map(|v| 2.0 * v).collect();
         let t: Vec<f64> = x.iter().map(|v| v + 1.0).collect();
-        let engine = Engine::new(&[x.clone(), twice], &each_run(&t), &[0, 1, 2, 3], 4, &[], 2.0);
+        let engine = Engine::new(
+            &[x.clone(), twice],
+            &each_run(&t),
+            &[0, 1, 2, 3],
+            4,
+            &[],
+            2.0,
+        );
         assert!(engine.evaluate(&[0, 1]).is_none());
         // T = 2 x - 0.5 needs a negative constant.
         let t: Vec<f64> = x.iter().map(|v| 2.0 * v - 0.5).collect();
-        let engine = Engine::new(&[x, vec![1.0; 4]], &each_run(&t), &[0, 1, 2, 3], 4, &[], 2.0);
+        let engine = Engine::new(
+            &[x, vec![1.0; 4]],
+            &each_run(&t),
+            &[0, 1, 2, 3],
+            4,
+            &[],
+            2.0,
+        );
         assert!(engine.evaluate(&[0, 1]).is_none());
         assert!(engine.evaluate(&[0]).is_some());
     }
@@ -512,7 +526,10 @@ mod tests {
             pooled.evaluate(&[0, 1]).unwrap(),
         );
         assert!(a.cv_error > 0.01, "{a:?}");
-        assert!(close(a.fit_error, b.fit_error) && close(a.cv_error, b.cv_error), "{a:?} {b:?}");
+        assert!(
+            close(a.fit_error, b.fit_error) && close(a.cv_error, b.cv_error),
+            "{a:?} {b:?}"
+        );
         for (u, v) in a.coefficients.iter().zip(&b.coefficients) {
             assert!(close(*u, *v), "{a:?} {b:?}");
         }

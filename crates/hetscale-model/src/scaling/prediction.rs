@@ -111,7 +111,11 @@ impl Progress {
 
 impl std::fmt::Debug for Progress {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() { "Progress" } else { "Progress(none)" })
+        f.write_str(if self.0.is_some() {
+            "Progress"
+        } else {
+            "Progress(none)"
+        })
     }
 }
 
@@ -466,9 +470,9 @@ fn resampled_models(
         .collect::<Result<_>>()?;
     let mut shift = vec![0.0; k];
     let mut count = vec![0.0; k];
-    for i in 0..runs.len() {
+    for (i, fitted) in fitted.iter().enumerate() {
         let c = prepared.run_configuration(i);
-        shift[c] += (prepared.times[i] / fitted[i]).ln();
+        shift[c] += (prepared.times[i] / fitted).ln();
         count[c] += 1.0;
     }
     shift.iter_mut().zip(&count).for_each(|(s, n)| *s /= n);

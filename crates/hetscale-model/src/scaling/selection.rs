@@ -180,7 +180,10 @@ impl Prepared {
             columns,
             n: first_run.iter().map(|&i| runs[i].n).collect(),
             configuration,
-            repeats: Repeats::of(first_run.len(), point_of_run.iter().copied().zip(times.iter().copied())),
+            repeats: Repeats::of(
+                first_run.len(),
+                point_of_run.iter().copied().zip(times.iter().copied()),
+            ),
             point_of_run,
             times,
             configurations,
@@ -511,7 +514,8 @@ fn hypotheses(
 ///   it, or within [`SelectOptions::standard_errors`] (1) standard errors of it in the paired
 ///   per-fold differences of their held-out errors (the one-standard-error rule). The next
 ///   best by score are the runners-up.
-/// - **Few configurations.** With only 2, each run is left out instead, hypotheses have one
+/// - **Few configurations.** With only 2, each point (a size on a configuration, with all its
+///   runs) is left out instead, hypotheses have one
 ///   overhead term at most (2 configurations cannot tell more apart), the program's own model
 ///   (the space's custom terms), where the runs identify it, is chosen over the normal form
 ///   and the slowest share (whose form in `p` 2 configurations cannot check), and the model
@@ -710,5 +714,55 @@ fn term_name(term: &Term) -> String {
     match term {
         Term::Constant => "1".into(),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs on `nodes.len()` configurations of 1 Gflop/s nodes, `repeats` at each of `sizes`.
+    fn data(nodes: &[usize], sizes: &[f64], repeats: usize) -> ScalingData {
+        let mut data = ScalingData::default();
+        for &p in nodes {
+            let label = format!("p{p}");
+            data.configurations
+                .push(Configuration::new(&label, vec![1e9; p]).unwrap());
+            for &n in sizes {
+                for r in 0..repeats {
+                    let time = n * (1.0 + 0.01 * r as f64);
+                    data.runs.push(Run::new(&label, n, 1e9 * n, time));
+                }
+            }
+        }
+        data
+    }
+
+    #[test]
+    fn the_runs_at_one_size_on_one_configuration_are_one_point() {
+        let sizes = [10.0, 20.0, 30.0, 40.0, 50.0, 60.0];
+        let data = data(&[1, 2, 4], &sizes, 3);
+        let prepared = Prepared::new(&data, &data.runs, &[Term::Compute]).unwrap();
+        assert_eq!(prepared.n.len(), 3 * sizes.len());
+        assert!(prepared.repeats.iter().all(|r| r.count == 3.0));
+        assert_eq!(prepared.point_of_run.len(), data.runs.len());
+        // The largest third of each configuration's sizes, 50 and 60, is a group of its own.
+        let (group, groups, _) = prepared.folds(&prepared.repeats, 2.0);
+        assert_eq!(groups, 6);
+        for (i, &g) in group.iter().enumerate() {
+            assert_eq!(g % 2 == 1, prepared.n[i] >= 50.0, "point {i}");
+        }
+    }
+
+    #[test]
+    fn on_two_configurations_a_size_is_held_out_with_all_its_runs() {
+        let data = data(&[1, 2], &[10.0, 20.0, 30.0], 3);
+        let prepared = Prepared::new(&data, &data.runs, &[Term::Compute]).unwrap();
+        let (group, groups, folds) = prepared.folds(&prepared.repeats, 2.0);
+        assert_eq!((group.len(), groups, folds.len()), (6, 6, 6));
+        // A resample that drew no run of a point holds nothing out for it.
+        let mut repeats = prepared.repeats.clone();
+        repeats[0] = Repeats::default();
+        assert_eq!(prepared.folds(&repeats, 2.0).2.len(), 5);
     }
 }

@@ -48,7 +48,7 @@ impl RunsFile {
             n => (format!("{n} rows"), "were copies"),
         };
         Some(format!(
-            "{}: {copies} of {rows} {were} of an earlier row (every field the same) and counted once; give each repetition of a run its own line with its own time",
+            "{}: {copies} of {rows} {were} of an earlier row, every field the same, and counted once; if they are repetitions that timed the same, number them in a repetition column, as hetscale export does",
             self.source_name
         ))
     }
@@ -179,5 +179,36 @@ impl Row {
                 run.configuration, first, run.nodes
             ),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_runs;
+
+    const HEADER: &str = "configuration,nodes,kernel,n,time_s,repetition\n";
+
+    #[test]
+    fn a_row_is_a_copy_only_when_every_field_is_the_same() {
+        let text = format!(
+            "{HEADER}C_1,sunblade:1,ge,310,0.5,0\n\
+             C_1,sunblade:1,ge,310,0.5,1\n\
+             C_1 , sunblade:1,ge,310,0.5 ,0\n\
+             C_1,sunblade:1,ge,310,0.5,0\n\
+             C_1,sunblade:1,ge,310,0.52,0\n"
+        );
+        let file = parse_runs(&text, "runs.csv").unwrap();
+        // The second differs in its repetition, the fifth in its time: runs, not copies; the
+        // third (but for spaces) and the fourth are the first again.
+        assert_eq!(file.runs.len(), 3, "{:?}", file.runs);
+        assert_eq!(file.copies, 2);
+        assert_eq!(
+            file.copies_warning().unwrap(),
+            "runs.csv: 2 rows of 5 were copies of an earlier row, every field the same, and \
+             counted once; if they are repetitions that timed the same, number them in a \
+             repetition column, as hetscale export does"
+        );
+        let once = parse_runs(&format!("{HEADER}C_1,sunblade:1,ge,310,0.5,0\n"), "r.csv").unwrap();
+        assert_eq!((once.copies, once.copies_warning()), (0, None));
     }
 }

@@ -103,7 +103,9 @@ impl FitBar {
             ProgressStyle::with_template("{spinner} {msg} {pos}/{len} [{elapsed}]")
                 .expect("a valid template"),
         );
-        bar.set_message(format!("fitting the scaling model to {runs}; bootstrap resamples"));
+        bar.set_message(format!(
+            "fitting the scaling model to {runs}; bootstrap resamples"
+        ));
         bar.enable_steady_tick(std::time::Duration::from_millis(200));
         Self(bar)
     }
