@@ -382,7 +382,7 @@ fn runs_take_columns_in_any_order_comments_extra_columns_and_spaces() {
                 # a comment between rows\n\
                 \n\
                 1.5e0,480,ge,,\"server*2:1,sunblade:3\",C_4\n";
-    let runs = parse_runs(text, "runs.csv").unwrap();
+    let runs = parse_runs(text, "runs.csv").unwrap().runs;
     assert_eq!(
         runs,
         [
@@ -408,7 +408,7 @@ fn runs_take_columns_in_any_order_comments_extra_columns_and_spaces() {
 fn a_spreadsheets_byte_order_mark_is_not_part_of_the_first_column() {
     let text = "\u{feff}configuration,nodes,kernel,n,time_s\nC_2,2,ge,10,0.5\n";
     assert_eq!(
-        parse_runs(text, "runs.csv").unwrap()[0].configuration,
+        parse_runs(text, "runs.csv").unwrap().runs[0].configuration,
         "C_2"
     );
 }
@@ -612,7 +612,7 @@ fn a_long_file_gives_the_line_of_its_last_row() {
             "C_2,\"server*2:1,sunblade:1\",ge,{n},0.5\n# run {n}\n"
         ));
     }
-    assert_eq!(parse_runs(&text, "long.csv").unwrap().len(), 50_000);
+    assert_eq!(parse_runs(&text, "long.csv").unwrap().runs.len(), 50_000);
     text.push_str("C_2,2,ge,10,late\n");
     assert_eq!(
         runs_error(&text).replace("runs.csv", "long.csv"),
@@ -625,7 +625,7 @@ fn read_runs_names_the_file_it_reads() {
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("good.csv");
     std::fs::write(&good, format!("{HEADER}C_2,2,ge,10,0.5\n")).unwrap();
-    assert_eq!(read_runs(&good).unwrap()[0].time_s, 0.5);
+    assert_eq!(read_runs(&good).unwrap().runs[0].time_s, 0.5);
 
     let bad = dir.path().join("bad.csv");
     std::fs::write(&bad, format!("{HEADER}C_2,2,ge,10,slow\n")).unwrap();

@@ -6,6 +6,8 @@
 //! skipped and whitespace trimmed. Every error is one line naming the file, the line and the
 //! field, and what to write instead.
 
+use std::collections::HashSet;
+
 use csv::StringRecord;
 use hetscale_out::echoed;
 use serde::de::DeserializeOwned;
@@ -37,6 +39,7 @@ pub fn read_records<R: DeserializeOwned>(
     let file = Row {
         source_name: source_name.to_owned(),
         line: None,
+        record: StringRecord::new(),
     };
     let mut lines = LineCounter::new(text);
     let headers = reader
@@ -63,6 +66,7 @@ pub fn read_records<R: DeserializeOwned>(
         let record = result.map_err(|e| file.malformed(&e, &mut lines))?;
         let row = Row {
             line: record.position().map(|p| lines.line_of(p)),
+            record: record.clone(),
             ..file.clone()
         };
         let fields = record
@@ -169,6 +173,28 @@ fn quote_left_open(bytes: &[u8], start: usize) -> bool {
 pub struct Row {
     source_name: String,
     line: Option<usize>,
+    /// A row's fields as read (trimmed), every column's: what makes it a copy of another.
+    record: StringRecord,
+}
+
+/// `records` without the rows that repeat an earlier row field for field (extra columns
+/// included), and how many did: a file concatenated with itself, say. Two repetitions of a
+/// run differ in some field (their times, or a `repetition` column), so they both stay.
+pub fn without_copies<R>(records: Vec<(Row, R)>) -> (Vec<(Row, R)>, usize) {
+    let copy: Vec<bool> = {
+        let mut seen: HashSet<Vec<&str>> = HashSet::with_capacity(records.len());
+        records
+            .iter()
+            .map(|(row, _)| !seen.insert(row.record.iter().collect()))
+            .collect()
+    };
+    let copies = copy.iter().filter(|&&c| c).count();
+    let kept = records
+        .into_iter()
+        .zip(copy)
+        .filter_map(|(record, copy)| (!copy).then_some(record))
+        .collect();
+    (kept, copies)
 }
 
 impl Row {

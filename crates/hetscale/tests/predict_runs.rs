@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{hetscale, hetscale_in, json_of, one_line_error};
+use common::{hetscale, hetscale_in, json_of, one_line_error, succeeded};
 
 /// Eight nodes of four speeds, Mflop/s.
 const SPEEDS: [f64; 8] = [100.0, 80.0, 60.0, 40.0, 100.0, 80.0, 60.0, 40.0];
@@ -752,4 +752,47 @@ fn runs_from_a_file_name_their_program_or_are_refused_in_one_line() {
         err.contains("--tolerance NaN is not a relative tolerance"),
         "{err}"
     );
+}
+
+#[test]
+fn rows_that_repeat_an_earlier_row_field_for_field_are_counted_once_and_said_so() {
+    // The law's runs, and three repetitions below the noise floor that timed the same, told
+    // apart by their numbers (as `hetscale export` writes them): three runs, not copies.
+    let mut runs = String::from("configuration,nodes,kernel,n,time_s,repetition\n");
+    for line in runs_csv("solver").lines().skip(1) {
+        runs.push_str(&format!("{line},0\n"));
+    }
+    for repetition in 0..3 {
+        runs.push_str(&format!("C_1,h1,solver,10,0.001,{repetition}\n"));
+    }
+    let rows = runs.lines().count() - 1;
+    let predict = |runs: &str| {
+        let dir = dir_with(runs);
+        let out = succeeded(hetscale_in(dir.path()).args(PREDICT_RUNS).args([
+            "--nodes",
+            &hosts(4).0,
+            "--target",
+            "0.3",
+            "--json",
+        ]));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (json, String::from_utf8(out.stderr).unwrap())
+    };
+    let (once, said) = predict(&runs);
+    assert!(!said.contains("cop"), "{said}");
+    assert_eq!(once["excluded"].as_array().unwrap().len(), 3, "{once}");
+    // The file concatenated with itself: every run twice.
+    let twice = runs.clone() + runs.split_once('\n').unwrap().1;
+    let (json, said) = predict(&twice);
+    let warning = format!(
+        "warning: runs.csv: {rows} rows of {} were copies of an earlier row, every field the same, and counted once",
+        2 * rows
+    );
+    assert!(
+        said.lines().filter(|l| l.contains("cop")).count() == 1 && said.contains(&warning),
+        "{said}"
+    );
+    assert_eq!(json["excluded"], once["excluded"], "{json}");
+    assert_eq!(json["points"], once["points"], "{json}");
+    assert_eq!(json["model"], once["model"], "{json}");
 }

@@ -6,6 +6,11 @@
 //! Rows are weighted by `1 / T` (the target is then 1 in every row) and each column scaled to
 //! unit norm over all runs, so the normal equations stay well conditioned; a column whose part
 //! independent of the others is below `1e-5` of its norm is not identified.
+//!
+//! The runs at one point (a size on a configuration) share every column and differ only in
+//! their times, so a point enters the sums once, by its [`Repeats`]: the sums, and so every
+//! fit and held-out error, are those of its runs one by one (to rounding), at the cost of
+//! the points, not the runs, however many repetitions a campaign took.
 
 // Small dense linear algebra reads best with indices.
 #![allow(clippy::needless_range_loop)]
@@ -57,6 +62,53 @@ impl Sums {
     }
 }
 
+/// The runs at one point, whose columns are the same: what the sums over them need of their
+/// times `T_i`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(super) struct Repeats {
+    /// How many runs.
+    pub count: f64,
+    /// `sum 1/T_i`.
+    pub inverse: f64,
+    /// `sum 1/T_i^2`.
+    pub inverse_square: f64,
+    /// `sum (1 - m/T_i)^2` about their weighted mean `m = inverse / inverse_square`: kept
+    /// apart so that a point's squared residuals need no difference of large sums.
+    pub spread: f64,
+}
+
+impl Repeats {
+    /// The repeats at each of `points` points of `runs`, each `(point, time)`.
+    pub fn of(points: usize, runs: impl Iterator<Item = (usize, f64)> + Clone) -> Vec<Self> {
+        let mut repeats = vec![Self::default(); points];
+        for (point, t) in runs.clone() {
+            let r = &mut repeats[point];
+            r.count += 1.0;
+            r.inverse += 1.0 / t;
+            r.inverse_square += 1.0 / (t * t);
+        }
+        for (point, t) in runs {
+            let r = &mut repeats[point];
+            r.spread += (1.0 - r.mean() / t).powi(2);
+        }
+        repeats
+    }
+
+    /// The weighted mean time `sum (1/T_i) / sum (1/T_i^2)`: the one time whose relative
+    /// residuals' sum over the runs is 0.
+    fn mean(&self) -> f64 {
+        self.inverse / self.inverse_square
+    }
+
+    /// `sum (1 - fitted/T_i)^2`: the runs' squared relative residuals from the time `fitted`.
+    fn squared_residuals(&self, fitted: f64) -> f64 {
+        if self.count == 0.0 {
+            return 0.0;
+        }
+        self.spread + self.inverse_square * (self.mean() - fitted).powi(2)
+    }
+}
+
 /// A cross-validation fold: the groups held out (the others are fitted) and its weight.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Fold {
@@ -67,8 +119,8 @@ pub(super) struct Fold {
 struct FoldSums {
     train: Sums,
     test: Sums,
-    /// The rows held out.
-    rows: Vec<usize>,
+    /// The points held out (with runs).
+    points: Vec<usize>,
     weight: f64,
 }
 
@@ -88,33 +140,37 @@ pub(super) struct Engine {
     /// A coefficient below this many standard errors refuses its hypothesis (0: none).
     significance: f64,
     scale: Vec<f64>,
-    /// `z[c][i]`: column `c` in row `i`, weighted and scaled.
+    /// `z[c][i]`: column `c` at point `i`, scaled (not weighted: its runs' times differ).
     z: Vec<Vec<f64>>,
+    /// The runs at each point.
+    repeats: Vec<Repeats>,
     all: Sums,
     folds: Vec<FoldSums>,
 }
 
 impl Engine {
-    /// `columns[c][i]`: column `c`'s value in run `i`; `group[i]`: run `i`'s group (a
-    /// configuration, or the run itself), `0..groups`.
+    /// `columns[c][i]`: column `c`'s value at point `i`, whose runs `repeats[i]` has; `group[i]`:
+    /// point `i`'s group (a configuration's sizes, or the point itself), `0..groups`.
     pub fn new(
         columns: &[Vec<f64>],
-        times: &[f64],
+        repeats: &[Repeats],
         group: &[usize],
         groups: usize,
         folds: &[Fold],
         significance: f64,
     ) -> Self {
         let m = columns.len();
-        let weighted: Vec<Vec<f64>> = columns
+        let scale: Vec<f64> = columns
             .iter()
-            .map(|c| c.iter().zip(times).map(|(x, t)| x / t).collect())
+            .map(|c| {
+                c.iter()
+                    .zip(repeats)
+                    .map(|(v, r)| v * v * r.inverse_square)
+                    .sum::<f64>()
+                    .sqrt()
+            })
             .collect();
-        let scale: Vec<f64> = weighted
-            .iter()
-            .map(|c| c.iter().map(|v| v * v).sum::<f64>().sqrt())
-            .collect();
-        let z: Vec<Vec<f64>> = weighted
+        let z: Vec<Vec<f64>> = columns
             .iter()
             .zip(&scale)
             .map(|(c, &s)| {
@@ -124,15 +180,19 @@ impl Engine {
             })
             .collect();
         let mut per_group = vec![Sums::zero(m); groups];
-        for (i, &g) in group.iter().enumerate() {
+        for (i, (&g, r)) in group.iter().zip(repeats).enumerate() {
+            if r.count == 0.0 {
+                continue;
+            }
             let sums = &mut per_group[g];
-            sums.rows += 1.0;
+            sums.rows += r.count;
             for u in 0..m {
                 let zu = z[u][i];
                 if zu == 0.0 {
                     continue;
                 }
-                sums.target[u] += zu;
+                sums.target[u] += zu * r.inverse;
+                let zu = zu * r.inverse_square;
                 for v in u..m {
                     sums.gram[u * m + v] += zu * z[v][i];
                 }
@@ -167,8 +227,8 @@ impl Engine {
                 FoldSums {
                     train,
                     test,
-                    rows: (0..group.len())
-                        .filter(|i| fold.test.contains(&group[*i]))
+                    points: (0..group.len())
+                        .filter(|&i| repeats[i].count > 0.0 && fold.test.contains(&group[i]))
                         .collect(),
                     weight: fold.weight,
                 }
@@ -179,6 +239,7 @@ impl Engine {
             significance,
             scale,
             z,
+            repeats: repeats.to_vec(),
             all,
             folds,
         }
@@ -243,14 +304,14 @@ impl Engine {
     /// be fitted.
     pub fn held_out_errors(&self, cols: &[usize]) -> Option<Vec<(f64, f64)>> {
         let mut items = Vec::new();
-        for fold in self.folds.iter().filter(|f| !f.rows.is_empty()) {
+        for fold in self.folds.iter().filter(|f| !f.points.is_empty()) {
             let (sub, b) = nnls(&fold.train, self.m, cols)?;
             let mut sum = 0.0;
-            for &i in &fold.rows {
+            for &i in &fold.points {
                 let fitted: f64 = sub.iter().zip(&b).map(|(&c, v)| v * self.z[c][i]).sum();
-                sum += (1.0 - fitted).powi(2);
+                sum += self.repeats[i].squared_residuals(fitted);
             }
-            items.push((fold.weight, sum / fold.rows.len() as f64));
+            items.push((fold.weight, sum / fold.test.rows));
         }
         Some(items)
     }
@@ -371,6 +432,11 @@ fn nnls(sums: &Sums, m: usize, cols: &[usize]) -> Option<(Vec<usize>, Vec<f64>)>
 mod tests {
     use super::*;
 
+    /// Each run of times `t` a point of its own.
+    fn each_run(t: &[f64]) -> Vec<Repeats> {
+        Repeats::of(t.len(), t.iter().copied().enumerate())
+    }
+
     #[test]
     fn recovers_an_exact_law_and_its_held_out_error_is_zero() {
         // T = 2 x + 3 y over two groups.
@@ -387,7 +453,7 @@ mod tests {
                 weight: 2.0,
             },
         ];
-        let engine = Engine::new(&[x, y], &t, &[0, 0, 0, 1, 1, 1], 2, &folds, 2.0);
+        let engine = Engine::new(&[x, y], &each_run(&t), &[0, 0, 0, 1, 1, 1], 2, &folds, 2.0);
         let e = engine.evaluate(&[0, 1]).unwrap();
         assert!((e.coefficients[0] - 2.0).abs() < 1e-9 && (e.coefficients[1] - 3.0).abs() < 1e-9);
         assert!(e.cv_error < 1e-9 && e.fit_error < 1e-9, "{e:?}");
@@ -398,12 +464,81 @@ mod tests {
         let x = vec![1.0, 2.0, 3.0, 4.0];
         let twice: Vec<f64> = x.iter().map(|v| 2.0 * v).collect();
         let t: Vec<f64> = x.iter().map(|v| v + 1.0).collect();
-        let engine = Engine::new(&[x.clone(), twice], &t, &[0, 1, 2, 3], 4, &[], 2.0);
+        let engine = Engine::new(
+            &[x.clone(), twice],
+            &each_run(&t),
+            &[0, 1, 2, 3],
+            4,
+            &[],
+            2.0,
+        );
         assert!(engine.evaluate(&[0, 1]).is_none());
         // T = 2 x - 0.5 needs a negative constant.
         let t: Vec<f64> = x.iter().map(|v| 2.0 * v - 0.5).collect();
-        let engine = Engine::new(&[x, vec![1.0; 4]], &t, &[0, 1, 2, 3], 4, &[], 2.0);
+        let engine = Engine::new(
+            &[x, vec![1.0; 4]],
+            &each_run(&t),
+            &[0, 1, 2, 3],
+            4,
+            &[],
+            2.0,
+        );
         assert!(engine.evaluate(&[0, 1]).is_none());
         assert!(engine.evaluate(&[0]).is_some());
+    }
+
+    #[test]
+    fn repeats_at_a_point_fit_and_hold_out_as_their_runs_one_by_one() {
+        // Three points of T = 2 x + 3 y, each run 3 times 5% apart, in two groups.
+        let x = [1.0, 2.0, 3.0, 4.0];
+        let y = [1.0, 3.0, 2.0, 5.0];
+        let group = [0, 0, 1, 1];
+        let spread = [0.95, 1.0, 1.05];
+        let times = |i: usize| spread.map(|s| s * (2.0 * x[i] + 3.0 * y[i]));
+        let folds = [
+            Fold {
+                test: vec![0],
+                weight: 1.0,
+            },
+            Fold {
+                test: vec![1],
+                weight: 2.0,
+            },
+        ];
+        let runs: Vec<(usize, f64)> = (0..4).flat_map(|i| times(i).map(|t| (i, t))).collect();
+        let each: Vec<usize> = runs.iter().map(|&(i, _)| i).collect();
+        let one_by_one = Engine::new(
+            &[
+                each.iter().map(|&i| x[i]).collect(),
+                each.iter().map(|&i| y[i]).collect(),
+            ],
+            &each_run(&runs.iter().map(|&(_, t)| t).collect::<Vec<_>>()),
+            &each.iter().map(|&i| group[i]).collect::<Vec<_>>(),
+            2,
+            &folds,
+            2.0,
+        );
+        let repeats = Repeats::of(4, runs.iter().copied());
+        let pooled = Engine::new(&[x.to_vec(), y.to_vec()], &repeats, &group, 2, &folds, 2.0);
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * a.abs().max(1e-3);
+        let (a, b) = (
+            one_by_one.evaluate(&[0, 1]).unwrap(),
+            pooled.evaluate(&[0, 1]).unwrap(),
+        );
+        assert!(a.cv_error > 0.01, "{a:?}");
+        assert!(
+            close(a.fit_error, b.fit_error) && close(a.cv_error, b.cv_error),
+            "{a:?} {b:?}"
+        );
+        for (u, v) in a.coefficients.iter().zip(&b.coefficients) {
+            assert!(close(*u, *v), "{a:?} {b:?}");
+        }
+        let (a, b) = (
+            one_by_one.held_out_errors(&[0]).unwrap(),
+            pooled.held_out_errors(&[0]).unwrap(),
+        );
+        for (u, v) in a.iter().zip(&b) {
+            assert!(u.0 == v.0 && close(u.1, v.1), "{a:?} {b:?}");
+        }
     }
 }

@@ -49,7 +49,7 @@ pub use data::{Configuration, Partition, Run, ScalingData};
 pub use hypothesis::{CustomTerm, Exponents, HypothesisSpace, Term};
 pub use model::{FittedTerm, ScalingModel};
 pub use prediction::{
-    Bootstrap, BootstrapOptions, Interval, ModelForm, PredictionTarget, TimeAt, bootstrap,
-    bootstrap_time,
+    Bootstrap, BootstrapOptions, Interval, ModelForm, PredictionTarget, Progress, TimeAt,
+    bootstrap, bootstrap_time,
 };
 pub use selection::{ExcludedRun, SelectOptions, Selection, select};

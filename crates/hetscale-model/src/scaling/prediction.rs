@@ -3,11 +3,12 @@
 
 use super::caution::{Caution, MAX_EXTRAPOLATION};
 use super::data::{Configuration, ScalingData};
-use super::engine::Engine;
+use super::engine::{Engine, Repeats};
 use super::model::{FittedTerm, ScalingModel};
 use super::selection::{Prepared, Selection, choose, score};
 use crate::error::{ModelError, Result, positive};
 use serde::Serialize;
+use std::sync::Arc;
 
 /// A point estimate and its 95% interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -73,6 +74,9 @@ pub struct BootstrapOptions {
     pub resamples: usize,
     /// The seed: the same seed gives the same intervals.
     pub seed: u64,
+    /// Told of each resample refitted (a progress bar).
+    #[serde(skip)]
+    pub progress: Progress,
 }
 
 impl Default for BootstrapOptions {
@@ -80,7 +84,45 @@ impl Default for BootstrapOptions {
         Self {
             resamples: 200,
             seed: 0x5ca1_ab1e,
+            progress: Progress::default(),
         }
+    }
+}
+
+/// What a bootstrap tells as it goes: after each resample refitted, how many of how many are
+/// done. None by default.
+#[derive(Clone, Default)]
+pub struct Progress(Option<Arc<ProgressFn>>);
+
+type ProgressFn = dyn Fn(usize, usize) + Send + Sync;
+
+impl Progress {
+    /// A progress told `(done, total)` after each resample.
+    pub fn new(tell: impl Fn(usize, usize) + Send + Sync + 'static) -> Self {
+        Self(Some(Arc::new(tell)))
+    }
+
+    fn tell(&self, done: usize, total: usize) {
+        if let Some(tell) = &self.0 {
+            tell(done, total);
+        }
+    }
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Progress"
+        } else {
+            "Progress(none)"
+        })
+    }
+}
+
+/// Whom a bootstrap tells of its progress changes none of its results.
+impl PartialEq for Progress {
+    fn eq(&self, _: &Self) -> bool {
+        true
     }
 }
 
@@ -431,61 +473,49 @@ fn resampled_models(
     let selected_columns = &shortlist[0];
     let fitted: Vec<f64> = runs
         .iter()
-        .zip(&prepared.configuration)
-        .map(|(r, &c)| {
-            selection
-                .model
-                .predict_time(r.n, r.work_flop, &prepared.configurations[c])
+        .enumerate()
+        .map(|(i, r)| {
+            selection.model.predict_time(
+                r.n,
+                r.work_flop,
+                &prepared.configurations[prepared.run_configuration(i)],
+            )
         })
         .collect::<Result<_>>()?;
     let mut shift = vec![0.0; k];
     let mut count = vec![0.0; k];
-    for (i, &c) in prepared.configuration.iter().enumerate() {
-        shift[c] += (prepared.times[i] / fitted[i]).ln();
+    for (i, fitted) in fitted.iter().enumerate() {
+        let c = prepared.run_configuration(i);
+        shift[c] += (prepared.times[i] / fitted).ln();
         count[c] += 1.0;
     }
     shift.iter_mut().zip(&count).for_each(|(s, n)| *s /= n);
     let mean_shift = shift.iter().sum::<f64>() / k as f64;
     let centred: Vec<f64> = shift.iter().map(|s| s - mean_shift).collect();
-    let members: Vec<Vec<usize>> = (0..k)
-        .map(|c| {
-            (0..runs.len())
-                .filter(|&i| prepared.configuration[i] == c)
-                .collect()
-        })
-        .collect();
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); k];
+    for i in 0..runs.len() {
+        members[prepared.run_configuration(i)].push(i);
+    }
 
     let mut rng = SplitMix64(options.seed);
     let (mut models, mut failed, mut same) = (Vec::new(), 0, 0);
-    for _ in 0..options.resamples {
-        let mut rows = Vec::with_capacity(runs.len());
-        let mut factor = Vec::with_capacity(runs.len());
+    for resample in 0..options.resamples {
+        options.progress.tell(resample, options.resamples);
+        let mut draws = Vec::with_capacity(runs.len());
         for (c, member) in members.iter().enumerate() {
             let moved = (centred[rng.below(k)] - centred[c]).exp();
             for _ in 0..member.len() {
-                rows.push(member[rng.below(member.len())]);
-                factor.push(moved);
+                let run = member[rng.below(member.len())];
+                draws.push((prepared.point_of_run[run], prepared.times[run] * moved));
             }
         }
-        let resample = Prepared {
-            columns: prepared
-                .columns
-                .iter()
-                .map(|col| rows.iter().map(|&i| col[i]).collect())
-                .collect(),
-            times: rows
-                .iter()
-                .zip(&factor)
-                .map(|(&i, f)| prepared.times[i] * f)
-                .collect(),
-            n: rows.iter().map(|&i| prepared.n[i]).collect(),
-            configuration: rows.iter().map(|&i| prepared.configuration[i]).collect(),
-            configurations: prepared.configurations.clone(),
-        };
-        let (group, groups, folds) = resample.folds(selection.options.extrapolation_weight);
+        // The resample's runs at each point: the columns are the points' own.
+        let repeats = Repeats::of(prepared.n.len(), draws.iter().copied());
+        let (group, groups, folds) =
+            prepared.folds(&repeats, selection.options.extrapolation_weight);
         let engine = Engine::new(
-            &resample.columns,
-            &resample.times,
+            &prepared.columns,
+            &repeats,
             &group,
             groups,
             &folds,
@@ -518,6 +548,7 @@ fn resampled_models(
         };
         models.push(model);
     }
+    options.progress.tell(options.resamples, options.resamples);
     Ok(Resampled {
         largest_n: runs.iter().map(|r| r.n).fold(0.0, f64::max),
         smallest_n: runs.iter().map(|r| r.n).fold(f64::INFINITY, f64::min),

@@ -3,12 +3,13 @@
 
 use super::caution::{Caution, POOR_CV_ERROR_PERCENT};
 use super::data::{Configuration, Run, ScalingData};
-use super::engine::{Engine, Evaluation, Fold};
+use super::engine::{Engine, Evaluation, Fold, Repeats};
 use super::hypothesis::{HypothesisSpace, Term};
 use super::model::{FittedTerm, ScalingModel, formula};
 use crate::error::{ModelError, Result};
 use crate::fit::fit_linear;
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// How [`select`] chooses.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -102,14 +103,21 @@ pub(super) const COMPUTE: usize = 0;
 const CONSTANT: usize = 1;
 const SLOWEST: usize = 2;
 
-/// The runs prepared for fitting: each column's value per run, groups and folds.
+/// The runs prepared for fitting: their points (a size on a configuration, with a work: the
+/// runs there share every column), each column's value at each point, groups and folds.
 pub(super) struct Prepared {
+    /// `columns[c][i]`: column `c` at point `i`.
     pub columns: Vec<Vec<f64>>,
-    pub times: Vec<f64>,
-    /// Each run's size.
+    /// Each point's size.
     pub n: Vec<f64>,
-    /// Each run's configuration (index into `configurations`).
+    /// Each point's configuration (index into `configurations`).
     pub configuration: Vec<usize>,
+    /// The runs at each point.
+    pub repeats: Vec<Repeats>,
+    /// Each run's point.
+    pub point_of_run: Vec<usize>,
+    /// Each run's time.
+    pub times: Vec<f64>,
     /// The configurations fitted, ordered by node count then marked speed.
     pub configurations: Vec<Configuration>,
 }
@@ -127,61 +135,97 @@ impl Prepared {
                 .partial_cmp(&(b.nodes(), b.marked_speed()))
                 .expect("speeds are finite")
         });
-        let configuration: Vec<usize> = runs
+        let index: HashMap<&str, usize> = configurations
             .iter()
-            .map(|r| {
-                configurations
-                    .iter()
-                    .position(|c| c.label == r.configuration)
-                    .expect("checked")
+            .enumerate()
+            .map(|(i, c)| (c.label.as_str(), i))
+            .collect();
+        // Points in the order of their first run, so runs without repeats keep their order.
+        let mut first_run: Vec<usize> = Vec::new();
+        let mut points: HashMap<(usize, u64, u64), usize> = HashMap::new();
+        let point_of_run: Vec<usize> = runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let c = index[r.configuration.as_str()];
+                let key = (c, r.n.to_bits(), r.work_flop.to_bits());
+                *points.entry(key).or_insert_with(|| {
+                    first_run.push(i);
+                    first_run.len() - 1
+                })
             })
+            .collect();
+        let configuration: Vec<usize> = first_run
+            .iter()
+            .map(|&i| index[runs[i].configuration.as_str()])
             .collect();
         let mut columns = Vec::with_capacity(terms.len());
         for term in terms {
-            let column: Vec<f64> = runs
+            let column: Vec<f64> = first_run
                 .iter()
                 .zip(&configuration)
-                .map(|(r, &c)| term.value(r.n, r.work_flop, &configurations[c]))
+                .map(|(&i, &c)| term.value(runs[i].n, runs[i].work_flop, &configurations[c]))
                 .collect();
             if let Some(i) = column.iter().position(|v| !v.is_finite()) {
+                let run = &runs[first_run[i]];
                 return Err(ModelError::Inconsistent(format!(
                     "the term \"{term}\" is {} for the run of n = {} on \"{}\": every term must be finite",
-                    column[i], runs[i].n, runs[i].configuration
+                    column[i], run.n, run.configuration
                 )));
             }
             columns.push(column);
         }
+        let times: Vec<f64> = runs.iter().map(|r| r.time_s).collect();
         Ok(Self {
             columns,
-            times: runs.iter().map(|r| r.time_s).collect(),
-            n: runs.iter().map(|r| r.n).collect(),
+            n: first_run.iter().map(|&i| runs[i].n).collect(),
             configuration,
+            repeats: Repeats::of(
+                first_run.len(),
+                point_of_run.iter().copied().zip(times.iter().copied()),
+            ),
+            point_of_run,
+            times,
             configurations,
         })
     }
 
-    /// Groups and folds. With 3 or more configurations, a group is the runs of one
+    /// Each run's configuration (index into `configurations`).
+    pub fn run_configuration(&self, run: usize) -> usize {
+        self.configuration[self.point_of_run[run]]
+    }
+
+    /// Groups and folds of the points, each with the runs `repeats` gives (those without runs
+    /// are in no fold). With 3 or more configurations, a group is the points of one
     /// configuration at its smaller sizes, or at its largest sizes (the largest third of its
     /// distinct sizes, at least one, when at least 2 smaller ones remain). The folds leave
     /// out each configuration in turn (while 2 remain), every configuration above each node
     /// count together (the fit of the smaller ones extrapolating to them), and the largest
     /// sizes of every configuration together (extrapolating in `n`); folds that extrapolate
     /// (to more nodes than every fitted configuration, or to larger sizes) weigh
-    /// `extrapolation_weight`. With 2 configurations each run is a group, left out in turn.
-    pub fn folds(&self, extrapolation_weight: f64) -> (Vec<usize>, usize, Vec<Fold>) {
+    /// `extrapolation_weight`. With 2 configurations each point is a group, left out in turn
+    /// with all its runs: a run's repetitions at its size would otherwise stay in the fit that
+    /// predicts it.
+    pub fn folds(
+        &self,
+        repeats: &[Repeats],
+        extrapolation_weight: f64,
+    ) -> (Vec<usize>, usize, Vec<Fold>) {
         let k = self.configurations.len();
+        let points = self.n.len();
         if k < 3 {
-            let n = self.times.len();
-            let folds = (0..n)
+            let folds = (0..points)
+                .filter(|&i| repeats[i].count > 0.0)
                 .map(|i| Fold {
                     test: vec![i],
                     weight: 1.0,
                 })
                 .collect();
-            return ((0..n).collect(), n, folds);
+            return ((0..points).collect(), points, folds);
         }
-        let group: Vec<usize> = (0..self.times.len())
-            .map(|i| 2 * self.configuration[i] + usize::from(self.large_size(i)))
+        let large = self.large_sizes(repeats);
+        let group: Vec<usize> = (0..points)
+            .map(|i| 2 * self.configuration[i] + usize::from(large[i]))
             .collect();
         let nodes: Vec<usize> = self.configurations.iter().map(|c| c.nodes()).collect();
         let weight = |test: &[usize]| {
@@ -209,7 +253,7 @@ impl Prepared {
                 folds.push(fold(test));
             }
         }
-        if group.iter().any(|g| g % 2 == 1) {
+        if (0..points).any(|i| large[i] && repeats[i].count > 0.0) {
             folds.push(Fold {
                 test: (0..k).map(|c| 2 * c + 1).collect(),
                 weight: extrapolation_weight,
@@ -218,17 +262,27 @@ impl Prepared {
         (group, 2 * k, folds)
     }
 
-    /// Whether run `i` is at one of its configuration's largest sizes (see [`Self::folds`]).
-    fn large_size(&self, i: usize) -> bool {
-        let c = self.configuration[i];
-        let mut sizes: Vec<f64> = (0..self.times.len())
-            .filter(|&j| self.configuration[j] == c)
-            .map(|j| self.n[j])
+    /// Whether each point is at one of its configuration's largest sizes (see
+    /// [`Self::folds`]), of the points with runs.
+    fn large_sizes(&self, repeats: &[Repeats]) -> Vec<bool> {
+        let mut sizes: Vec<Vec<f64>> = vec![Vec::new(); self.configurations.len()];
+        for (i, &c) in self.configuration.iter().enumerate() {
+            if repeats[i].count > 0.0 {
+                sizes[c].push(self.n[i]);
+            }
+        }
+        let cut: Vec<Option<f64>> = sizes
+            .iter_mut()
+            .map(|sizes| {
+                sizes.sort_by(|a, b| a.partial_cmp(b).expect("finite sizes"));
+                sizes.dedup();
+                let large = (sizes.len() / 3).max(1);
+                (sizes.len() >= large + 2).then(|| sizes[sizes.len() - large])
+            })
             .collect();
-        sizes.sort_by(|a, b| a.partial_cmp(b).expect("finite sizes"));
-        sizes.dedup();
-        let large = (sizes.len() / 3).max(1);
-        sizes.len() >= large + 2 && self.n[i] >= sizes[sizes.len() - large]
+        (0..self.n.len())
+            .map(|i| cut[self.configuration[i]].is_some_and(|cut| self.n[i] >= cut))
+            .collect()
     }
 }
 
@@ -460,7 +514,8 @@ fn hypotheses(
 ///   it, or within [`SelectOptions::standard_errors`] (1) standard errors of it in the paired
 ///   per-fold differences of their held-out errors (the one-standard-error rule). The next
 ///   best by score are the runners-up.
-/// - **Few configurations.** With only 2, each run is left out instead, hypotheses have one
+/// - **Few configurations.** With only 2, each point (a size on a configuration, with all its
+///   runs) is left out instead, hypotheses have one
 ///   overhead term at most (2 configurations cannot tell more apart), the program's own model
 ///   (the space's custom terms), where the runs identify it, is chosen over the normal form
 ///   and the slowest share (whose form in `p` 2 configurations cannot check), and the model
@@ -491,10 +546,10 @@ pub fn select(
                 .unwrap_or_default()
         )));
     }
-    let (group, groups, folds) = prepared.folds(options.extrapolation_weight);
+    let (group, groups, folds) = prepared.folds(&prepared.repeats, options.extrapolation_weight);
     let engine = Engine::new(
         &prepared.columns,
-        &prepared.times,
+        &prepared.repeats,
         &group,
         groups,
         &folds,
@@ -598,10 +653,14 @@ pub(super) fn model(prepared: &Prepared, terms: &[Term], scored: &Scored) -> Sca
         .map(|&c| term_name(&terms[c]))
         .collect();
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    // The coefficients' intervals from the runs one by one.
     let columns: Vec<Vec<f64>> = scored
         .columns
         .iter()
-        .map(|&c| prepared.columns[c].clone())
+        .map(|&c| {
+            let column = &prepared.columns[c];
+            prepared.point_of_run.iter().map(|&i| column[i]).collect()
+        })
         .collect();
     let weights: Vec<f64> = prepared.times.iter().map(|t| 1.0 / t).collect();
     let intervals = fit_linear(&name_refs, &columns, &prepared.times, Some(&weights)).ok();
@@ -655,5 +714,55 @@ fn term_name(term: &Term) -> String {
     match term {
         Term::Constant => "1".into(),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs on `nodes.len()` configurations of 1 Gflop/s nodes, `repeats` at each of `sizes`.
+    fn data(nodes: &[usize], sizes: &[f64], repeats: usize) -> ScalingData {
+        let mut data = ScalingData::default();
+        for &p in nodes {
+            let label = format!("p{p}");
+            data.configurations
+                .push(Configuration::new(&label, vec![1e9; p]).unwrap());
+            for &n in sizes {
+                for r in 0..repeats {
+                    let time = n * (1.0 + 0.01 * r as f64);
+                    data.runs.push(Run::new(&label, n, 1e9 * n, time));
+                }
+            }
+        }
+        data
+    }
+
+    #[test]
+    fn the_runs_at_one_size_on_one_configuration_are_one_point() {
+        let sizes = [10.0, 20.0, 30.0, 40.0, 50.0, 60.0];
+        let data = data(&[1, 2, 4], &sizes, 3);
+        let prepared = Prepared::new(&data, &data.runs, &[Term::Compute]).unwrap();
+        assert_eq!(prepared.n.len(), 3 * sizes.len());
+        assert!(prepared.repeats.iter().all(|r| r.count == 3.0));
+        assert_eq!(prepared.point_of_run.len(), data.runs.len());
+        // The largest third of each configuration's sizes, 50 and 60, is a group of its own.
+        let (group, groups, _) = prepared.folds(&prepared.repeats, 2.0);
+        assert_eq!(groups, 6);
+        for (i, &g) in group.iter().enumerate() {
+            assert_eq!(g % 2 == 1, prepared.n[i] >= 50.0, "point {i}");
+        }
+    }
+
+    #[test]
+    fn on_two_configurations_a_size_is_held_out_with_all_its_runs() {
+        let data = data(&[1, 2], &[10.0, 20.0, 30.0], 3);
+        let prepared = Prepared::new(&data, &data.runs, &[Term::Compute]).unwrap();
+        let (group, groups, folds) = prepared.folds(&prepared.repeats, 2.0);
+        assert_eq!((group.len(), groups, folds.len()), (6, 6, 6));
+        // A resample that drew no run of a point holds nothing out for it.
+        let mut repeats = prepared.repeats.clone();
+        repeats[0] = Repeats::default();
+        assert_eq!(prepared.folds(&repeats, 2.0).2.len(), 5);
     }
 }

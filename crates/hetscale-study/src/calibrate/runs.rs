@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::csv_rows::{Layout, Row, read_records};
+use crate::csv_rows::{Layout, Row, read_records, without_copies};
 use crate::error::{Result, StudyError};
 
 /// The columns of a runs CSV, as [`read_runs`] takes them.
@@ -28,8 +28,35 @@ pub struct MeasuredRun {
     pub time_s: f64,
 }
 
+/// The runs a CSV file holds, each counted once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunsFile {
+    /// The runs, in the file's order, without the copies.
+    pub runs: Vec<MeasuredRun>,
+    /// How many rows repeated an earlier row field for field and were left out.
+    pub copies: usize,
+    /// The file, as errors and warnings name it.
+    pub source_name: String,
+}
+
+impl RunsFile {
+    /// The warning that rows were copies, none when none was.
+    pub fn copies_warning(&self) -> Option<String> {
+        let rows = self.runs.len() + self.copies;
+        let (copies, were) = match self.copies {
+            0 => return None,
+            1 => ("1 row".to_string(), "was a copy"),
+            n => (format!("{n} rows"), "were copies"),
+        };
+        Some(format!(
+            "{}: {copies} of {rows} {were} of an earlier row, every field the same, and counted once; if they are repetitions that timed the same, number them in a repetition column, as hetscale export does",
+            self.source_name
+        ))
+    }
+}
+
 /// The measured runs of the CSV file at `path` (see [`parse_runs`]).
-pub fn read_runs(path: &Path) -> Result<Vec<MeasuredRun>> {
+pub fn read_runs(path: &Path) -> Result<RunsFile> {
     let source_name = path.display().to_string();
     let file_error = |message: String| StudyError::Csv {
         source_name: source_name.clone(),
@@ -58,19 +85,27 @@ pub fn read_runs(path: &Path) -> Result<Vec<MeasuredRun>> {
 }
 
 /// Measured runs from CSV text with the [`RUN_COLUMNS`]; `source_name` names it in errors.
-/// A configuration label names one node-set throughout.
-pub fn parse_runs(text: &str, source_name: &str) -> Result<Vec<MeasuredRun>> {
+/// A configuration label names one node-set throughout. A row that repeats an earlier one
+/// field for field is a copy (a file concatenated with itself, say), not another run: it is
+/// counted once, and [`RunsFile::copies`] says how many were.
+pub fn parse_runs(text: &str, source_name: &str) -> Result<RunsFile> {
     check_run_count(text, source_name)?;
     let records: Vec<(Row, RunRecord)> = read_records(text, source_name, &RUN_LAYOUT)?;
+    let (records, copies) = without_copies(records);
     let mut node_sets: HashMap<String, String> = HashMap::new();
-    records
+    let runs = records
         .into_iter()
         .map(|(row, record)| {
             let run = row.measured_run(record)?;
             row.check_node_set(&mut node_sets, &run)?;
             Ok(run)
         })
-        .collect()
+        .collect::<Result<_>>()?;
+    Ok(RunsFile {
+        runs,
+        copies,
+        source_name: source_name.to_owned(),
+    })
 }
 
 /// The most runs a runs file holds: a million, ten times a long campaign's export. Each run
@@ -263,5 +298,32 @@ mod tests {
         let err = error_of("C_2,\"server:1,sunfire:1\",ge,310\n");
         assert!(err.contains("4 fields where the header has 5"), "{err}");
         assert!(!err.contains("no quote closes"), "{err}");
+    }
+
+    const NUMBERED: &str = "configuration,nodes,kernel,n,time_s,repetition\n";
+
+    #[test]
+    fn a_row_is_a_copy_only_when_every_field_is_the_same() {
+        let text = format!(
+            "{NUMBERED}C_1,sunblade:1,ge,310,0.5,0\n\
+             C_1,sunblade:1,ge,310,0.5,1\n\
+             C_1 , sunblade:1,ge,310,0.5 ,0\n\
+             C_1,sunblade:1,ge,310,0.5,0\n\
+             C_1,sunblade:1,ge,310,0.52,0\n"
+        );
+        let file = parse_runs(&text, "runs.csv").unwrap();
+        // The second differs in its repetition, the fifth in its time: runs, not copies; the
+        // third (but for spaces) and the fourth are the first again.
+        assert_eq!(file.runs.len(), 3, "{:?}", file.runs);
+        assert_eq!(file.copies, 2);
+        assert_eq!(
+            file.copies_warning().unwrap(),
+            "runs.csv: 2 rows of 5 were copies of an earlier row, every field the same, and \
+             counted once; if they are repetitions that timed the same, number them in a \
+             repetition column, as hetscale export does"
+        );
+        let once =
+            parse_runs(&format!("{NUMBERED}C_1,sunblade:1,ge,310,0.5,0\n"), "r.csv").unwrap();
+        assert_eq!((once.copies, once.copies_warning()), (0, None));
     }
 }

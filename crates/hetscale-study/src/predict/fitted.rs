@@ -7,10 +7,11 @@ use std::sync::Arc;
 
 use hbsp::Platform;
 use hetscale_kernels::KernelRegistry;
+use hetscale_model::scaling::Progress;
 
 use super::answer::{Answer, Prediction, Source};
 use super::question::Question;
-use crate::calibrate::runs::read_runs;
+use crate::calibrate::runs::RunsFile;
 use crate::error::StudyError;
 use crate::runner::program::Program;
 use crate::scaling::fit::{StudyRuns, pick_study};
@@ -20,16 +21,19 @@ use hetscale_model::numbers::significant;
 
 /// The scaling model fitted to the runs of a study in the database `db` (`--study`, or its
 /// only one; its programs from `registry`), asked on the platform `platform` gives, if any,
-/// else on the study's own (its nodes are the ones the runs measured).
+/// else on the study's own (its nodes are the ones the runs measured); `progress` is told of
+/// the bootstrap's resamples.
 pub fn from_study<E: From<StudyError>>(
     db: &str,
     registry: &KernelRegistry,
     platform: impl FnOnce() -> std::result::Result<Option<Platform>, E>,
     question: &Question,
+    progress: Progress,
 ) -> std::result::Result<Prediction, E> {
     let store = Store::open_read_only(Path::new(db))?;
     let study = pick_study(&store, question.study.as_deref())?;
-    let runs = StudyRuns::load(&store, &study, registry)?;
+    let mut runs = StudyRuns::load(&store, &study, registry)?;
+    runs.progress = progress;
     // A stored study always has a target.
     let target = question.target.or(runs.target);
     let platform = match platform()? {
@@ -46,16 +50,20 @@ pub fn from_study<E: From<StudyError>>(
     )?)
 }
 
-/// The scaling model fitted to the runs in the CSV file `csv`, measured on the platform
-/// `platform` gives, of the program `program` gives for the name the runs' `kernel` column
-/// holds (none when the file holds no runs).
+/// The scaling model fitted to the runs read from a CSV file ([`read_runs`]), measured on
+/// the platform `platform` gives, of the program `program` gives for the name the runs'
+/// `kernel` column holds (none when the file holds no runs); `progress` is told of the
+/// bootstrap's resamples.
+///
+/// [`read_runs`]: crate::calibrate::runs::read_runs
 pub fn from_runs<E: From<StudyError>>(
-    csv: &Path,
+    file: &RunsFile,
     program: impl FnOnce(Option<&str>) -> std::result::Result<Program, E>,
     platform: impl FnOnce() -> std::result::Result<Platform, E>,
     question: &Question,
+    progress: Progress,
 ) -> std::result::Result<Prediction, E> {
-    let measured = read_runs(csv)?;
+    let measured = &file.runs;
     let names: std::collections::BTreeSet<&str> =
         measured.iter().map(|r| r.kernel.as_str()).collect();
     if names.len() > 1 {
@@ -68,13 +76,14 @@ pub fn from_runs<E: From<StudyError>>(
     let program = program(names.first().copied())?;
     let platform = platform()?;
     // A study's default tolerance; fit_and_predict applies --tolerance to both sources.
-    let runs = StudyRuns::from_measured(
-        &measured,
+    let mut runs = StudyRuns::from_measured(
+        measured,
         platform.clone(),
         Arc::new(program),
         DEFAULT_TOLERANCE,
     )?;
-    let shown = csv.display().to_string();
+    runs.progress = progress;
+    let shown = file.source_name.clone();
     Ok(fit_and_predict(
         runs,
         platform,

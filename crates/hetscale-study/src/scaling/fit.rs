@@ -15,7 +15,8 @@ use hetscale_kernels::{KernelRegistry, flops_per_unit};
 use hetscale_model::ModelError;
 use hetscale_model::scaling::{
     BootstrapOptions, Configuration as ModelConfiguration, CustomTerm, HypothesisSpace,
-    PredictionTarget, Run, ScalingData, SelectOptions, Selection, Term, bootstrap, select,
+    PredictionTarget, Progress, Run, ScalingData, SelectOptions, Selection, Term, bootstrap,
+    select,
 };
 use serde::Serialize;
 use std::collections::HashMap;
@@ -83,6 +84,8 @@ pub struct StudyRuns {
     pub configurations: Vec<ResolvedConfiguration>,
     /// The runs and configurations in the model's terms.
     pub data: ScalingData,
+    /// Told of each bootstrap resample refitted (none unless set).
+    pub progress: Progress,
 }
 
 impl StudyRuns {
@@ -140,6 +143,7 @@ impl StudyRuns {
             program,
             configurations,
             data,
+            progress: Progress::default(),
         })
     }
 
@@ -191,6 +195,7 @@ impl StudyRuns {
             program,
             configurations,
             data,
+            progress: Progress::default(),
         })
     }
 
@@ -387,6 +392,14 @@ impl StudyRuns {
         )))
     }
 
+    /// The bootstrap's options, telling [`Self::progress`].
+    pub(crate) fn bootstrap_options(&self) -> BootstrapOptions {
+        BootstrapOptions {
+            progress: self.progress.clone(),
+            ..BootstrapOptions::default()
+        }
+    }
+
     /// The point on `target_config`, or (the inner error) why the model holds the target at
     /// no size in `n_bounds` there.
     fn predict_one(
@@ -412,7 +425,7 @@ impl StudyRuns {
                 reference,
             },
             &work,
-            &BootstrapOptions::default(),
+            &self.bootstrap_options(),
         );
         let estimate = match bootstrapped {
             Ok(estimate) => estimate,

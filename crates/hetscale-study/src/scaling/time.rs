@@ -3,7 +3,7 @@
 //! holding a target `E_s`).
 
 use hetscale_model::ModelError;
-use hetscale_model::scaling::{BootstrapOptions, Selection, bootstrap_time};
+use hetscale_model::scaling::{Selection, bootstrap_time};
 use serde::Serialize;
 
 use super::fit::{StudyRuns, model_configuration};
@@ -87,7 +87,7 @@ impl StudyRuns {
             &configuration,
             n as f64,
             work,
-            &BootstrapOptions::default(),
+            &self.bootstrap_options(),
         )
         .map_err(|e| match e {
             // It names the configuration already.

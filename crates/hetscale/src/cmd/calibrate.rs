@@ -104,12 +104,19 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
                 stored.declared,
             )
         }
-        (None, Some(csv)) => (
-            Platform::load(args.platform.as_deref().unwrap_or("sunwulf"))?,
-            read_runs(csv)?,
-            args.kernel_options.options(),
-            args.declared.program(None)?,
-        ),
+        (None, Some(csv)) => {
+            let platform = Platform::load(args.platform.as_deref().unwrap_or("sunwulf"))?;
+            let file = read_runs(csv)?;
+            if let Some(warning) = file.copies_warning() {
+                errln!("warning: {warning}");
+            }
+            (
+                platform,
+                file.runs,
+                args.kernel_options.options(),
+                args.declared.program(None)?,
+            )
+        }
         (None, None) => anyhow::bail!("give the runs: --runs FILE.csv or --db FILE.db"),
     };
     let calibrated = calibrate_as_asked(

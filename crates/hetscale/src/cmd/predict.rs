@@ -6,14 +6,16 @@
 //! Here only the options and their wiring: `hetscale_study::predict` answers the question they
 //! ask, `hetscale_report::text::predict` shows the answer, its JSON is the answer's serde form.
 
-use crate::output::{out, outln};
+use crate::output::{errln, out, outln};
 use anyhow::Context;
 use hetscale_kernels::KernelRegistry;
+use hetscale_study::calibrate::runs::read_runs;
 use hetscale_study::predict::question::{Mode, Question};
 use hetscale_study::predict::{approach3, declared, fitted};
 use hetscale_study::runner::program::Program;
 
 use super::declared::DeclaredArgs;
+use super::progress::FitBar;
 use super::run::KernelArgs;
 
 /// Arguments of `hetscale predict`.
@@ -113,13 +115,19 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
             hetscale_out::protect_input("the study database", db);
             // The study's own platform unless --platform names another.
             let named = || args.platform.as_deref().map(&platform).transpose();
-            fitted::from_study(db, registry, named, &question)?
+            let bar = FitBar::new(&format!("the runs of {db}"));
+            fitted::from_study(db, registry, named, &question, bar.progress())?
         }
         Mode::Runs { csv } => {
             hetscale_out::protect_input("--runs", csv);
+            let file = read_runs(csv)?;
+            if let Some(warning) = file.copies_warning() {
+                errln!("warning: {warning}");
+            }
             let program = |name: Option<&str>| program_of_runs(name, args, registry);
             // clap requires --platform with --runs.
-            fitted::from_runs(csv, program, || platform(""), &question)?
+            let bar = FitBar::new(&format!("{} runs", file.runs.len()));
+            fitted::from_runs(&file, program, || platform(""), &question, bar.progress())?
         }
     };
     if args.json {

@@ -91,6 +91,45 @@ impl Progress {
     }
 }
 
+/// The bar of a scaling model's fit on standard error (drawn on a terminal only, like a
+/// study's): a spinner while the model is selected, then the bootstrap's resamples, every
+/// configuration asked about adding its own; cleared when done.
+pub(crate) struct FitBar(ProgressBar);
+
+impl FitBar {
+    pub(crate) fn new(runs: &str) -> Self {
+        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg} {pos}/{len} [{elapsed}]")
+                .expect("a valid template"),
+        );
+        bar.set_message(format!(
+            "fitting the scaling model to {runs}; bootstrap resamples"
+        ));
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
+        Self(bar)
+    }
+
+    /// What the bootstrap tells, moving the bar: each bootstrap's first resample adds its
+    /// total to the bar's length.
+    pub(crate) fn progress(&self) -> hetscale_model::scaling::Progress {
+        let bar = self.0.clone();
+        hetscale_model::scaling::Progress::new(move |done, total| {
+            if done == 0 {
+                bar.inc_length(total as u64);
+            } else {
+                bar.inc(1);
+            }
+        })
+    }
+}
+
+impl Drop for FitBar {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+    }
+}
+
 fn plural(count: usize, word: &str) -> String {
     match count {
         1 => format!("1 {word}"),
