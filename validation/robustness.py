@@ -97,6 +97,10 @@ def cases():
         add("values", f"target-{target}", PREDICT + ["--nodes", "sunblade:16", "--target", target])
     add("values", "time-at-1", PREDICT + ["--nodes", "sunblade:16", "--time-at", "1"],
         expect="answers", says="caution")
+    add("values", "one-configuration", PREDICT + AT_16, says="at least 2 configurations",
+        files={"r.csv": runs_csv([r for r in good_rows() if r[0] == "C_1"])})
+    add("values", "time-ignores-n", PREDICT + AT_16, expect="answers", says="rough guide",
+        files={"r.csv": runs_csv([(c, nodes, n, "0.5") for c, nodes, n, _ in good_rows()])})
     add("values", "replicate-0", PREDICT + AT_16 + ["--replicate", "0"])
     add("values", "n-range-inverted", PREDICT + AT_16 + ["--n-min", "100", "--n-max", "10"])
     # Formulas.
@@ -134,7 +138,8 @@ def cases():
     # Outputs.
     add("outputs", "study-bad-db", ["study", "--command", "/bin/true", "--work", "n",
                                     "--platform", "local", "--nodes", "1", "--target", "0.5",
-                                    "--out", "s1", "--db", "r.csv"], absent=["s1"])
+                                    "--n-max", "64", "--out", "s1", "--db", "r.csv"],
+        absent=["s1"])
     add("outputs", "export-over-input", ["export", "r.csv", "-o", "r.csv"])
     add("outputs", "predict-dev-full", PREDICT + AT_16 + ["--json"], expect="refused-or-full")
     return out
@@ -180,6 +185,8 @@ def verdict(case: Case, proc, directory: Path) -> str:
         return "many-lines"
     if len(lines[0]) > LONG_LINE_CHARS:
         return "long-echo"
+    if case.says and case.says not in lines[0]:
+        return "unsaid"
     if "wlog" in lines[0] or "disk image is malformed" == lines[0].split(": ")[-1]:
         return "internals"
     return "clean"
