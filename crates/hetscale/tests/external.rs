@@ -769,10 +769,31 @@ fn a_target_above_where_e_s_levels_off_is_called_unreachable() {
         "E_s levels off at 0.3765 (N = 256) below the target 0.8: growing N up to 256 barely \
          raises it, so this target is unreachable on this configuration; lower the target"
     );
-    // E_s = n / (n + 16) reaches 0.99 at N = 1584: a larger n_max would find it.
+    // E_s = n / (n + 16) reaches 0.99 at N = 1584: a larger n_max would find it, named as
+    // the option that sets it.
     let message = measured_failure("1e8*n/(n+16)", "0.99");
     assert!(
-        message.contains("raise n_max or lower the target"),
+        message.contains("raise --n-max or lower the target"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_command_study_from_options_asks_for_its_overhead_in_options() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("step.sh"), STEP).unwrap();
+    std::fs::write(dir.path().join("two.toml"), PLATFORM).unwrap();
+    let mut args: Vec<&str> = vec!["study"];
+    args.extend(STEP_ARGS);
+    args.extend(["--nodes", "1", "--target", "0.8", "--n-max", "256"]);
+    args.extend(["--repetitions", "1", "--warmup", "0"]);
+    args.extend(["--out", "out", "--json", "--quiet"]);
+    let result = json_of(hetscale_in(dir.path()).args(&args));
+    let message = result["studies"][0]["predicted"]["failures"][0]["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a predicted failure: {result}"));
+    assert!(
+        message.contains("give --overhead FORMULA") && !message.contains("[command]"),
         "{message}"
     );
 }

@@ -2,7 +2,7 @@
 //! each configuration, fit the overhead model `T(N) = a W(N) / C + T_o(N)` (and the papers'
 //! polynomial trend line of `E_s` against `N`), and invert the fit for the target.
 
-use crate::study::warnings::{SPEC_RANGE, with_range_advice};
+use crate::study::warnings::with_range_advice;
 use hetscale_model::fit::{FitQuality, OverheadModel, Polynomial, polyfit};
 use hetscale_model::root::solve_for_target;
 use serde::Serialize;
@@ -188,7 +188,7 @@ fn fit(runner: &Runner<'_>, index: usize, samples: Vec<Measurement>) -> Result<C
                 hi,
                 "fitted speed-efficiency",
             )
-            .map_err(|e| with_range_advice(e, &config.label, SPEC_RANGE))?,
+            .map_err(|e| with_range_advice(e, &config.label, spec.surface.range()))?,
         ),
     };
     let n_ci95 = n.and_then(|n| {

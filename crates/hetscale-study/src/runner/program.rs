@@ -28,7 +28,11 @@ pub enum Program {
     Command(Box<ExternalCommand>),
 }
 
-/// Why approach 3 cannot model a command without an overhead model.
+/// Why approach 3 cannot model a command without an overhead model, in `study --command`'s
+/// options.
+const UNMODELLED_OPTIONS: &str = "needs an overhead model: give --overhead FORMULA (seconds, in n and p) or --communication STEPS (e.g. 100*neighbours(8*n)), or predict from the runs with hetscale predict --from";
+
+/// [`UNMODELLED_OPTIONS`] in a spec's terms.
 const UNMODELLED_COMMAND: &str = "needs an overhead model: add overhead = \"...\" (seconds, in n and p) or communication = \"...\" (e.g. 100*neighbours(8*n)) to [command], or predict from the runs with hetscale predict --from";
 
 impl Program {
@@ -135,10 +139,20 @@ impl Program {
 
     /// Why approach 3 cannot model this program, if it cannot.
     pub fn unmodelled(&self) -> Option<String> {
+        self.unmodelled_in(crate::spec::Surface::File)
+    }
+
+    /// [`Self::unmodelled`], its advice in the terms of `surface`: a spec's `[command]` keys
+    /// or `study --command`'s options.
+    pub fn unmodelled_in(&self, surface: crate::spec::Surface) -> Option<String> {
         match self {
-            Self::Command(command) if !command.has_overhead_model() => {
-                Some(UNMODELLED_COMMAND.into())
-            }
+            Self::Command(command) if !command.has_overhead_model() => Some(
+                match surface {
+                    crate::spec::Surface::File => UNMODELLED_COMMAND,
+                    crate::spec::Surface::Options => UNMODELLED_OPTIONS,
+                }
+                .into(),
+            ),
             _ => None,
         }
     }

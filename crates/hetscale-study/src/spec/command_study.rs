@@ -62,7 +62,7 @@ impl CommandStudy {
             line: None,
             message: e.to_string(),
         })?;
-        StudySpec::from_toml_str(&text, SOURCE).map_err(|e| match e {
+        let spec = StudySpec::from_toml_str(&text, SOURCE).map_err(|e| match e {
             // The spec is made from the options: its lines mean nothing to the user, its
             // fields are their options.
             crate::StudyError::Spec { message, .. } => crate::StudyError::Spec {
@@ -71,6 +71,10 @@ impl CommandStudy {
                 message: in_options(&message).unwrap_or(message),
             },
             other => other,
+        })?;
+        Ok(StudySpec {
+            surface: crate::spec::Surface::Options,
+            ..spec
         })
     }
 }

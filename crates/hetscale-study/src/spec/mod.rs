@@ -156,6 +156,33 @@ pub struct StudySpec {
     pub configurations: Vec<ConfigurationSpec>,
     /// How runs are launched on `backend = "mpi"`.
     pub mpi: MpiLaunch,
+    /// Whether a file or `hetscale study --command`'s options gave it: its advice names the
+    /// fields as the user wrote them.
+    #[serde(skip)]
+    pub surface: Surface,
+}
+
+/// Where a spec came from, which decides how advice names its fields: a spec file's keys
+/// (`n_max`, `overhead = "..."` in `[command]`) or the command line's options (`--n-max`,
+/// `--overhead`). Not stored: a study resumed or reported from its database advises in a
+/// spec's terms.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Surface {
+    /// A spec file (or the built-in default study).
+    #[default]
+    File,
+    /// `hetscale study --command ...`'s options.
+    Options,
+}
+
+impl Surface {
+    /// The names of the searched range's ends.
+    pub fn range(self) -> crate::study::warnings::RangeNames {
+        match self {
+            Self::File => crate::study::warnings::SPEC_RANGE,
+            Self::Options => crate::study::warnings::OPTION_RANGE,
+        }
+    }
 }
 
 /// One configuration: a label and a node set of the platform.
@@ -357,9 +384,14 @@ impl StudySpec {
     /// for it. The error is the file's message, without a line.
     pub fn validated(&self, registry: &KernelRegistry) -> std::result::Result<Self, String> {
         let text = self.to_toml()?;
-        Self::from_toml_str_with(&text, "stored", registry).map_err(|e| match e {
+        let spec = Self::from_toml_str_with(&text, "stored", registry).map_err(|e| match e {
             StudyError::Spec { message, .. } => message,
             other => other.to_string(),
+        })?;
+        // The text holds no surface: the spec came from where this one did.
+        Ok(Self {
+            surface: self.surface,
+            ..spec
         })
     }
 
@@ -553,6 +585,7 @@ fn validate(
         verify,
         configurations,
         mpi,
+        surface: Surface::File,
     })
 }
 

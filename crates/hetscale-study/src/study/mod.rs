@@ -12,7 +12,6 @@ pub mod summary;
 mod unsettled;
 pub mod warnings;
 
-use crate::study::warnings::SPEC_RANGE;
 use hetscale_model::fit::least_squares;
 use hetscale_model::root::solve_for_target;
 use hetscale_model::scalability::ScalabilityMatrix;
@@ -122,7 +121,10 @@ fn analyse(runner: &Runner<'_>) -> Result<StudyResult> {
     let (predicted, calibration) = match (spec.wants(Approach::Predicted), base) {
         (false, _) => (None, None),
         (true, _) if runner.program().unmodelled().is_some() => {
-            let why = runner.program().unmodelled().unwrap_or_default();
+            let why = runner
+                .program()
+                .unmodelled_in(spec.surface)
+                .unwrap_or_default();
             (Some(all_failed(runner, Approach::Predicted, &why)), None)
         }
         (true, Ok(b)) => match run_predicted(runner, b) {
@@ -437,7 +439,11 @@ fn model_size(
         "predicted speed-efficiency",
     )
     .map_err(|e| {
-        crate::study::warnings::with_range_advice(e, &config.configuration.label, SPEC_RANGE)
+        crate::study::warnings::with_range_advice(
+            e,
+            &config.configuration.label,
+            spec.surface.range(),
+        )
     })
 }
 

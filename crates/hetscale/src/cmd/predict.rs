@@ -60,9 +60,10 @@ pub struct Args {
     #[arg(long)]
     pub normal_form: bool,
     /// Platform preset (`hetscale platform list` lists them) or TOML file. With --runs,
-    /// required: the machine the runs measured, whose nodes --nodes names. With --from,
-    /// default: the platform the study ran on. Otherwise default: sunwulf, the JPDC paper's
-    /// machine.
+    /// required: the machine the runs measured, whose nodes --nodes names; with --from, the
+    /// platform the study ran on unless given. Default: sunwulf, the JPDC paper's machine (a
+    /// command that runs programs here defaults to local; one that models a paper, to the
+    /// paper's machine).
     #[arg(long)]
     pub platform: Option<String>,
     /// A configuration's node set; repeat for several (e.g. --nodes 64 --nodes 1024).
