@@ -188,7 +188,13 @@ fn fit(runner: &Runner<'_>, index: usize, samples: Vec<Measurement>) -> Result<C
                 hi,
                 "fitted speed-efficiency",
             )
-            .map_err(|e| with_range_advice(e, &config.label, spec.surface.range()))?,
+            .map_err(|e| {
+                with_range_advice(
+                    e,
+                    &config.label,
+                    crate::study::warnings::range_of(spec.surface),
+                )
+            })?,
         ),
     };
     let n_ci95 = n.and_then(|n| {

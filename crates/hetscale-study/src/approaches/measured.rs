@@ -219,7 +219,7 @@ fn unreachable(runner: &Runner<'_>, index: usize, upward: bool) -> StudyError {
             spec.target,
             (spec.n_min as f64, spec.n_max as f64),
             (e, n as f64),
-            spec.surface.range(),
+            crate::study::warnings::range_of(spec.surface),
         )
     };
     StudyError::Configuration {

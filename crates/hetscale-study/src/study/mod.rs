@@ -442,7 +442,7 @@ fn model_size(
         crate::study::warnings::with_range_advice(
             e,
             &config.configuration.label,
-            spec.surface.range(),
+            crate::study::warnings::range_of(spec.surface),
         )
     })
 }

@@ -30,6 +30,15 @@ pub const OPTION_RANGE: RangeNames = RangeNames {
     n_max: "--n-max",
 };
 
+/// The names of the searched range's ends as the user wrote the spec: its keys, or the
+/// options of `study --command`.
+pub fn range_of(surface: crate::spec::Surface) -> RangeNames {
+    match surface {
+        crate::spec::Surface::File => SPEC_RANGE,
+        crate::spec::Surface::Options => OPTION_RANGE,
+    }
+}
+
 /// What to change when no `N` in `[lo, hi]` reaches the target, `closest` being the `E_s`
 /// (called `what`) nearest to it and its `N`. `E_s` grows with `N`, so an `E_s` above the
 /// target means the target lies below `E_s` at the smallest `N` (lower `n_min`, or raise the
