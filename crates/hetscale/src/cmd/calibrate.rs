@@ -23,7 +23,7 @@ use crate::output::{errln, out, outln};
 #[command(override_usage = "\
 hetscale calibrate --runs <FILE.csv> [--platform <PLATFORM>] [OPTIONS]
        hetscale calibrate --runs <FILE.csv> --work <FORMULA> <--overhead <FORMULA> | --communication <STEPS>> [OPTIONS]
-       hetscale calibrate --db <FILE.db> [OPTIONS]")]
+       hetscale calibrate --db <FILE.db> [--study <NAME>] [OPTIONS]")]
 #[command(after_help = "\
 Examples:
   hetscale calibrate --db hetscale-out/study.db --study jpdc-mm --fit auto
