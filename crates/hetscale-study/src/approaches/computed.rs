@@ -151,11 +151,14 @@ pub fn size_at_level(
 fn fit(runner: &Runner<'_>, index: usize, samples: Vec<Measurement>) -> Result<ComputedFit> {
     let spec = runner.spec();
     let config = &runner.configurations()[index].configuration;
+    let range = crate::study::warnings::range_of(spec.surface);
     let too_few = |what: &str| StudyError::Configuration {
         configuration: config.label.clone(),
         message: format!(
-            "{} sizes sampled are too few to fit {what}: raise samples or widen [n_min, n_max]",
-            samples.len()
+            "{} sizes sampled are too few to fit {what}: raise samples or widen [{}, {}]",
+            samples.len(),
+            range.n_min,
+            range.n_max
         ),
     };
     // The model has a, and degree + 1 overhead coefficients; keep one sample to spare.

@@ -288,11 +288,14 @@ fn run_computed(
         let hint = measured.and_then(|m| m.point(label)).map(|p| p.n as u64);
         let fit = compute(runner, index, hint.unwrap_or(start))?;
         let Some(n) = fit.n else {
+            let range = crate::study::warnings::range_of(runner.spec().surface);
             let message = format!(
-                "{}: add repetitions or samples, or widen [n_min, n_max]",
+                "{}: add repetitions or samples, or widen [{}, {}]",
                 fit.poor_fit
                     .as_deref()
-                    .unwrap_or("the fit was not inverted")
+                    .unwrap_or("the fit was not inverted"),
+                range.n_min,
+                range.n_max
             );
             fits.push(fit);
             return Err(StudyError::Configuration {
