@@ -3,6 +3,7 @@
 whose times follow known laws, fitted on small configurations and predicted far beyond them.
 
     HETSCALE=target/release/hetscale python3 validation/calibration.py [--programs K] [--seed S] [OUT_DIR]
+    HETSCALE=target/release/hetscale python3 validation/calibration.py --fit [OUT_DIR]
 
 Each program has a work law W(n), an overhead law T_o(n, p) (normal-form families and forms
 outside it), a split (balanced by speed, or equal: its slowest node sets the compute), a
@@ -15,8 +16,13 @@ largest fitted node count: N at the target E_s, and T at each configuration's tr
 Per band it prints the coverage of the 95% intervals (a missing answer counts as a miss), the
 median hi/lo, how many upper ends are cut at the search bound, and the interval score
 (Winkler, alpha = 0.05, on log scale; lower is better) beside the best fixed x/÷ band around
-the same point, that band chosen knowing the truth. OUT_DIR (default calibration-benchmark)
-receives the runs files and rows.json, every row scored."""
+the same point, that band chosen knowing the truth. An open upper end covers every larger
+truth and scores as the search bound. OUT_DIR (default calibration-benchmark) receives the
+runs files and rows.json, every row scored.
+
+The programs scored are drawn with seed 2; `--fit` draws them with seed 1 and fits the
+predictive distribution's three constants to their T rows (calibration_fit.py), so that no
+scored row is seen by the fit."""
 
 import argparse
 import json
@@ -38,7 +44,8 @@ N_MIN, N_MAX = 8, 10_000_000
 ALPHA = 0.05
 REPETITIONS = 3
 SIZES_PER_CONFIGURATION = 6
-FIXED_BANDS = [1.0 + 0.01 * i for i in range(1, 1001)]
+FIXED_BANDS = [1.01**i for i in range(1, 1001)]  # x/÷1.01 to x/÷21,000
+SCORE_SEED, FIT_SEED = 2, 1
 
 
 def mix(p: int) -> dict:
@@ -224,23 +231,36 @@ def score_rows(binary: str, out: Path, programs: int, seed: int) -> list:
         for ratio, p in zip(BAND_RATIOS, targets):
             truth_n = solve_size(program.law, program.target, p)
             point = points.get(node_set(p))
-            rows.append(row(program, ratio, "N", truth_n, point and (point["n"], *point["n_ci95"])))
+            rows.append(row(program, ratio, "N", truth_n, point and (point["n"], *point["n_ci95"]),
+                            point and point["predictive"]))
             if truth_n is None:
                 continue
             n = round(truth_n)
             timed = predict(binary, program, runs_file, ["--nodes", node_set(p), "--time-at", str(n)])
             tp = (timed or {}).get("points", [None])[0]
             rows.append(row(program, ratio, "T", program.law.time_s(n, p),
-                            tp and (tp["time_s"], *tp["time_s_ci95"])))
+                            tp and (tp["time_s"], *tp["time_s_ci95"]), tp and tp["predictive"]))
         print(f"{program.name}: {program.noise}, target {program.target:.3g}", file=sys.stderr)
     return rows
 
 
-def row(program: Program, ratio: int, quantity: str, truth, predicted) -> dict:
+def row(program: Program, ratio: int, quantity: str, truth, predicted, predictive=None) -> dict:
+    """One scored row; `hi` None is an open upper end. `predictive` is the distribution the
+    interval was read from (its ingredients, for calibration_fit.py)."""
     point, lo, hi = predicted if predicted else (None, None, None)
     return {"program": program.name, "noise": program.noise, "equal_split": program.law.equal_split,
             "working_set": program.law.working_set, "ratio": ratio, "quantity": quantity,
-            "truth": truth, "point": point, "lo": lo, "hi": hi}
+            "truth": truth, "point": point, "lo": lo, "hi": hi, "predictive": predictive}
+
+
+def upper(r: dict) -> float:
+    """A row's upper end, an open one as infinite."""
+    return math.inf if r["hi"] is None else r["hi"]
+
+
+def scored_upper(r: dict) -> float:
+    """A row's upper end as the interval score takes it: an open one as the search bound."""
+    return N_MAX if r["hi"] is None else r["hi"]
 
 
 def summary(rows: list) -> list:
@@ -256,17 +276,17 @@ def summary(rows: list) -> list:
             answered = [r for r in band if r["point"] and r["lo"] and r["lo"] > 0]
             if not every:
                 continue
-            open_ended = sum(r["point"] is None or r["hi"] >= 0.999 * N_MAX for r in never)
-            covered = sum(r["lo"] <= r["truth"] <= r["hi"] for r in answered) + open_ended
-            scores = [interval_score(r["lo"], r["hi"], r["truth"]) for r in answered]
+            open_ended = sum(r["point"] is None or upper(r) >= 0.999 * N_MAX for r in never)
+            covered = sum(r["lo"] <= r["truth"] <= upper(r) for r in answered) + open_ended
+            scores = [interval_score(r["lo"], scored_upper(r), r["truth"]) for r in answered]
             best = min(FIXED_BANDS, key=lambda f: statistics.fmean(
                 interval_score(r["point"] / f, r["point"] * f, r["truth"]) for r in answered) if answered else 0)
             fixed = [interval_score(r["point"] / best, r["point"] * best, r["truth"]) for r in answered]
             out.append({
                 "quantity": quantity, "ratio": ratio, "rows": len(every), "never": len(never),
                 "missing": len(band) - len(answered), "coverage": covered / len(every),
-                "median_hi_lo": statistics.median(r["hi"] / r["lo"] for r in answered) if answered else None,
-                "cut_at_bound": sum(r["hi"] >= 0.999 * N_MAX for r in answered) if quantity == "N" else None,
+                "median_hi_lo": statistics.median(upper(r) / r["lo"] for r in answered) if answered else None,
+                "open_upper": sum(r["hi"] is None for r in answered) if quantity == "N" else None,
                 "median_abs_error": statistics.median(abs(r["point"] / r["truth"] - 1) for r in answered) if answered else None,
                 "interval_score": statistics.fmean(scores) if scores else None,
                 "fixed_band": best, "fixed_band_score": statistics.fmean(fixed) if fixed else None,
@@ -276,11 +296,11 @@ def summary(rows: list) -> list:
 
 
 def table(summaries: list) -> str:
-    header = ("| quantity | ratio | rows | never reached | missing | coverage | median hi/lo | cut at bound | median abs error "
+    header = ("| quantity | ratio | rows | never reached | missing | coverage | median hi/lo | open upper end | median abs error "
               "| interval score | best fixed band | its score | its coverage |\n|" + "---|" * 13 + "\n")
     cell = lambda v, f: "-" if v is None else format(v, f)
     lines = [f"| {s['quantity']} | {s['ratio']}x | {s['rows']} | {s['never']} | {s['missing']} | {s['coverage']:.0%} "
-             f"| {cell(s['median_hi_lo'], '.2f')} | {cell(s['cut_at_bound'], 'd')} | {cell(s['median_abs_error'], '.1%')} "
+             f"| {cell(s['median_hi_lo'], '.2f')} | {cell(s['open_upper'], 'd')} | {cell(s['median_abs_error'], '.1%')} "
              f"| {cell(s['interval_score'], '.2f')} | x/÷{s['fixed_band']:.2f} | {cell(s['fixed_band_score'], '.2f')} "
              f"| {s['fixed_band_coverage']:.0%} |" for s in summaries]
     return header + "\n".join(lines) + "\n"
@@ -290,8 +310,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", nargs="?", default="calibration-benchmark")
     parser.add_argument("--programs", type=int, default=48)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=SCORE_SEED)
+    parser.add_argument("--fit", action="store_true",
+                        help=f"draw with seed {FIT_SEED} and fit the predictive distribution's constants")
     args = parser.parse_args(argv)
+    if args.fit:
+        args.seed = FIT_SEED
     binary = os.environ.get("HETSCALE", "target/release/hetscale")
     if not Path(binary).exists():
         print(f"calibration.py: no hetscale at {binary}: build it (cargo build --release -p hetscale) or set HETSCALE", file=sys.stderr)
@@ -301,6 +325,9 @@ def main(argv=None) -> int:
     rows = score_rows(str(Path(binary).resolve()), out, args.programs, args.seed)
     (out / "rows.json").write_text(json.dumps(rows, indent=1))
     print(table(summary(rows)))
+    if args.fit:
+        import calibration_fit
+        print(calibration_fit.report(calibration_fit.fit(rows)))
     return 0
 
 

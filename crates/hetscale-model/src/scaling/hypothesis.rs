@@ -177,6 +177,11 @@ impl Term {
         }
     }
 
+    /// Whether it is the compute term `W/C` (or its equal-share form).
+    pub(crate) fn is_compute(&self) -> bool {
+        matches!(self, Term::Compute | Term::EqualShareCompute)
+    }
+
     /// How many factors the term multiplies: 0 for the compute term, 1 for the constant, the slowest
     /// share and custom terms, [`Exponents::factors`] for a normal-form term.
     pub(crate) fn factors(&self) -> usize {

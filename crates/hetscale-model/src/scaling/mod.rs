@@ -42,6 +42,7 @@ mod engine;
 mod hypothesis;
 mod model;
 mod prediction;
+mod predictive;
 mod selection;
 
 pub use caution::{Caution, MAX_EXTRAPOLATION, POOR_CV_ERROR_PERCENT};
@@ -49,7 +50,10 @@ pub use data::{Configuration, Partition, Run, ScalingData};
 pub use hypothesis::{CustomTerm, Exponents, HypothesisSpace, Term};
 pub use model::{FittedTerm, ScalingModel};
 pub use prediction::{
-    Bootstrap, BootstrapOptions, Interval, ModelForm, PredictionTarget, Progress, TimeAt,
-    bootstrap, bootstrap_time,
+    Bootstrap, BootstrapOptions, Interval, PredictionTarget, Progress, SHARP_FACTOR, TimeAt,
+    bootstrap, bootstrap_time, is_sharp,
+};
+pub use predictive::{
+    FIT_SPREAD_SCALE, NestedFold, PRIOR_COMPUTE_RATE, PRIOR_FOLDS, PRIOR_OVERHEAD_RATE, Predictive,
 };
 pub use selection::{ExcludedRun, SelectOptions, Selection, select};

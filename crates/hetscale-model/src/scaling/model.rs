@@ -80,6 +80,55 @@ impl ScalingModel {
         }
     }
 
+    /// The model's time at size `n` split into its compute part (the `W/C` term) and the
+    /// rest, its overhead, s: the part a prediction's error is carried by
+    /// ([`super::predictive`]). A model with no overhead term (or none above 0) carries it on
+    /// the whole time: `(0, T)`.
+    pub fn split_time(
+        &self,
+        n: f64,
+        work_flop: f64,
+        configuration: &Configuration,
+    ) -> Result<(f64, f64)> {
+        let total = self.predict_time(n, work_flop, configuration)?;
+        if !self.has_overhead() {
+            return Ok((0.0, total));
+        }
+        let compute = self.compute_time(n, work_flop, configuration);
+        Ok((compute, total - compute))
+    }
+
+    /// The model's compute part (its `W/C` term) at size `n`, s.
+    pub fn compute_time(&self, n: f64, work_flop: f64, configuration: &Configuration) -> f64 {
+        self.terms
+            .iter()
+            .filter(|t| t.term.is_compute())
+            .map(|t| t.coefficient * t.term.value(n, work_flop, configuration))
+            .sum()
+    }
+
+    /// The model with its compute term multiplied by `compute` and its overhead (every other
+    /// term) by `overhead`; a model with no overhead term has its whole time multiplied by
+    /// `overhead`, as [`Self::split_time`] puts it all there.
+    pub fn with_parts_scaled(&self, compute: f64, overhead: f64) -> ScalingModel {
+        let whole = !self.has_overhead();
+        let mut scaled = self.clone();
+        for t in &mut scaled.terms {
+            t.coefficient *= if whole || !t.term.is_compute() {
+                overhead
+            } else {
+                compute
+            };
+        }
+        scaled
+    }
+
+    fn has_overhead(&self) -> bool {
+        self.terms
+            .iter()
+            .any(|t| !t.term.is_compute() && t.coefficient > 0.0)
+    }
+
     /// The speed-efficiency `E_s = W(n) / (T(n) C)` the model predicts at size `n`.
     pub fn efficiency(
         &self,

@@ -5,8 +5,10 @@ use super::caution::{Caution, MAX_EXTRAPOLATION};
 use super::data::{Configuration, ScalingData};
 use super::engine::{Engine, Repeats};
 use super::model::{FittedTerm, ScalingModel};
+use super::predictive::{Predictive, nested_folds};
 use super::selection::{Prepared, Selection, choose, score};
 use crate::error::{ModelError, Result, positive};
+use crate::numbers::size;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -32,18 +34,6 @@ impl Interval {
         Self {
             low: self.low.min(a).min(b),
             high: self.high.max(a).max(b),
-            ..self
-        }
-    }
-
-    /// Widened by `factor` around the estimate on a log scale (the values are positive).
-    fn widened(self, factor: f64) -> Self {
-        if factor <= 1.0 {
-            return self;
-        }
-        Self {
-            low: self.estimate * (self.low / self.estimate).powf(factor),
-            high: self.estimate * (self.high / self.estimate).powf(factor),
             ..self
         }
     }
@@ -126,73 +116,47 @@ impl PartialEq for Progress {
     }
 }
 
-/// Predictions at a target with 95% intervals from refitting and reselecting on resamples.
+/// Predictions at a target with 95% intervals read from their predictive distribution.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Bootstrap {
-    /// The size `N` holding the target `E_s`.
+    /// The size `N` holding the target `E_s`; its upper end is infinite where the runs cannot
+    /// exclude that no size holds it ([`Caution::OpenUpperEnd`]).
     pub size: Interval,
-    /// The time at that size, s.
+    /// The time at that size, s (its upper end infinite with the size's).
     pub time_s: Interval,
-    /// `psi(reference, target)` when a reference was given.
+    /// `psi(reference, target)` when a reference was given (its lower end 0 where the size's
+    /// upper end is open).
     pub psi: Option<Interval>,
-    /// The resamples whose prediction succeeded.
+    /// The resamples that gave a time at the predicted size.
     pub resamples: usize,
-    /// The resamples whose chosen model did not reach the target in the bounds.
-    pub unreachable: usize,
     /// The share of resamples that chose the selected model's hypothesis.
     pub same_hypothesis_share: f64,
-    /// The factor the intervals were widened by on a log scale (1: not widened).
-    pub widened_by: f64,
-    /// What the hypotheses the cross-validation cannot tell from the chosen one predict.
-    pub model_form: ModelForm,
+    /// Where the size is not pinned within [`SHARP_FACTOR`]: the largest fitted node count
+    /// from which it would be (`None` also when no node count would).
+    pub sharp_from_nodes: Option<usize>,
+    /// The predictive distribution of the overhead at the predicted size.
+    pub predictive: Predictive,
     /// What the data cannot support, the model's cautions included.
     pub cautions: Vec<Caution>,
 }
 
-/// The sizes that the plausible hypotheses (those the cross-validation cannot tell from the
-/// chosen one at 95%, the chosen one included) predict: the model-form uncertainty.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct ModelForm {
-    /// How many hypotheses are plausible.
-    pub hypotheses: usize,
-    /// The smallest size they predict.
-    pub size_low: f64,
-    /// The largest size they predict.
-    pub size_high: f64,
-    /// How many of them reach the target at no size searched, falling short of it (a larger
-    /// size might).
-    pub short_of_target: usize,
-    /// How many of them pass the target already at the smallest size searched.
-    pub past_target: usize,
-}
-
 /// Predicts the size holding `target.efficiency` on `target.configuration` (and the time
-/// there and `psi` from the reference) with the selected model, and 95% percentile intervals
-/// from `options.resamples` resamples of the runs, each refitted and reselected.
+/// there and `psi` from the reference) with the selected model, and their 95% intervals from
+/// the predictive distribution of the model's overhead there ([`Predictive`]).
 ///
-/// Each resample keeps every configuration and draws its runs with replacement (a stratified
-/// case bootstrap); each configuration's times are also moved by another configuration's mean
-/// relative residual, drawn with replacement (centred), so the intervals carry the
-/// configuration-to-configuration misfit the cross-validation measured, not only the noise
-/// within configurations. Reselection is among the best-ranked hypotheses of `selection`
-/// (the selected one and the 40 next), with the same rule as [`super::select`]. The intervals
-/// are widened on a log scale around the estimate by 2 when fewer than 3 configurations were
-/// fitted, by `sqrt(ratio / 8)` when the target has `ratio > 8` times the largest fitted
-/// node count, and likewise when the predicted size is more than 8 times the largest fitted
-/// size; each widening is a [`Caution`].
-///
-/// Resampling runs under the chosen form cannot show how far the runs leave the form itself
-/// open: a few configurations can fit laws that part widely beyond them. So the size
-/// interval also takes in every plausible hypothesis' size ([`ModelForm`]; one that reaches
-/// the target at no size searched opens that side to the bound), with
-/// [`Caution::ModelForm`] when that widens it; and the sizes that hold the target within
-/// its tolerance ([`PredictionTarget::tolerance`]), all of them where `E_s` is not monotone
-/// in `n` (`holding_band`). The time's interval follows the size's:
-/// it takes in the chosen model's times at its ends. `psi`'s is the resamples' percentiles,
-/// since its two sizes move together.
+/// The bootstrap refits and reselects on `options.resamples` resamples of the runs (see
+/// `resampled_models`); the spread of the overhead factor `d` their models give at the
+/// predicted size is the fit's part of the distribution, the nested folds give its
+/// extrapolation part. The size's interval is where the model with its overhead scaled by
+/// `e^{-h}` and `e^{h}` holds the target (`h` the 95% half-width), widened to the sizes that
+/// hold it within its tolerance ([`PredictionTarget::tolerance`]; all of them where `E_s` is
+/// not monotone in `n`, `holding_band`). Where the larger overhead holds the target at no size
+/// searched, the upper end is open: infinite, with [`Caution::OpenUpperEnd`] saying why; a
+/// lower end below the smallest size searched is cut at it ([`Caution::IntervalAtBound`]).
+/// The time's and `psi`'s intervals follow the size's.
 ///
 /// `work(n)` is the work at size `n`, flop. Errors: the selected model does not reach the
-/// target in the bounds ([`ModelError::Unreachable`]), or fewer than 10 resamples do.
+/// target in the bounds ([`ModelError::Unreachable`]), or fewer than 10 resamples give a time.
 pub fn bootstrap(
     data: &ScalingData,
     selection: &Selection,
@@ -203,108 +167,265 @@ pub fn bootstrap(
     data.check()?;
     target.configuration.check()?;
     positive("target speed-efficiency", target.efficiency)?;
-    let predict = |model: &ScalingModel| -> Result<(f64, f64, Option<f64>)> {
-        let n = model.size_for_efficiency(
-            target.efficiency,
-            target.configuration,
-            work,
-            target.n_bounds,
-        )?;
-        let time = model.predict_time(n, work(n), target.configuration)?;
-        let psi = match target.reference {
-            Some(reference) => {
-                let n_ref = model.size_for_efficiency(
-                    target.efficiency,
-                    reference,
-                    work,
-                    target.n_bounds,
-                )?;
-                Some(
-                    target.configuration.marked_speed() * work(n_ref)
-                        / (reference.marked_speed() * work(n)),
-                )
-            }
-            None => None,
-        };
-        Ok((n, time, psi))
-    };
-    let point = predict(&selection.model)?;
-
+    let configuration = target.configuration;
+    let model = &selection.model;
+    let n = model.size_for_efficiency(target.efficiency, configuration, work, target.n_bounds)?;
     let resampled = resampled_models(data, selection, options)?;
-    let (mut sizes, mut times, mut psis) = (Vec::new(), Vec::new(), Vec::new());
-    let mut unreachable = resampled.failed;
-    for model in &resampled.models {
-        match predict(model) {
-            Ok((n, t, psi)) => {
-                sizes.push(n);
-                times.push(t);
-                psis.extend(psi);
-            }
-            Err(_) => unreachable += 1,
+    let predictive = predictive_at(data, selection, &resampled, configuration, n, work(n))?;
+    let mut cautions = model.cautions.clone();
+    extrapolation_cautions(selection, &resampled, configuration, n, &mut cautions);
+    let [smaller, larger] = scaled_models(model, &predictive, predictive.doublings);
+    let ends = size_ends(target, work, &[&smaller, &larger])?;
+    let size = Interval {
+        estimate: n,
+        low: n,
+        high: n,
+    }
+    .hull(ends[0], ends[1]);
+    let sharp_from_nodes = (!is_sharp(size))
+        .then(|| sharp_from_nodes(model, target, work, &predictive))
+        .transpose()?
+        .flatten();
+    if size.high.is_infinite() {
+        cautions.push(Caution::OpenUpperEnd {
+            nodes: configuration.nodes(),
+            efficiency: target.efficiency,
+            factor: predictive.factors(predictive.doublings, 1.0).1,
+            n_max: target.n_bounds.1,
+        });
+    }
+    let size = holding_band(model, target, work, size);
+    let size = cut_below(size, target.n_bounds.0, &mut cautions);
+    let time_at = |m: &ScalingModel, n: f64| {
+        if n.is_finite() {
+            m.predict_time(n, work(n), configuration)
+        } else {
+            Ok(f64::INFINITY)
         }
-    }
-    let (k, largest_n) = (resampled.configurations, resampled.largest_n);
-    let same = resampled.same;
-    if sizes.len() < 10 {
-        return Err(ModelError::Inconsistent(format!(
-            "only {} of {} resamples reached E_s = {} on \"{}\": too few for an interval",
-            sizes.len(),
-            options.resamples,
-            target.efficiency,
-            target.configuration.label
-        )));
-    }
-    let mut cautions = selection.model.cautions.clone();
-    let mut widen = configuration_widening(selection, k, target.configuration, &mut cautions);
-    let size_ratio = point.0 / largest_n;
-    if size_ratio > MAX_EXTRAPOLATION {
-        widen *= (size_ratio / MAX_EXTRAPOLATION).sqrt();
-        cautions.push(Caution::SizeExtrapolation {
-            n: point.0,
-            largest_fitted: largest_n,
-        });
-    }
-    let resamples = sizes.len();
-    let resampled = percentiles(point.0, &mut sizes).widened(widen);
-    let model_form = model_form(selection, point.0, |model| {
-        model.size_for_efficiency(
-            target.efficiency,
-            target.configuration,
-            work,
-            target.n_bounds,
-        )
-    })?;
-    let size = with_model_form(resampled, &model_form, target.n_bounds);
-    if size != resampled {
-        cautions.push(Caution::ModelForm {
-            hypotheses: model_form.hypotheses,
-            low: model_form.size_low,
-            high: model_form.size_high,
-            unreached: model_form.short_of_target + model_form.past_target,
-        });
-    }
-    let size = holding_band(&selection.model, target, work, size);
-    let size = cut_at_bounds(size, target.n_bounds, &mut cautions);
-    let time_at = |n: f64| {
-        selection
-            .model
-            .predict_time(n, work(n), target.configuration)
     };
-    let time_s = percentiles(point.1, &mut times).hull(time_at(size.low)?, time_at(size.high)?);
-    // psi's sizes, the target's and the reference's, move together in each resample (a
-    // model that overshoots one overshoots both): its interval is the resamples' alone.
-    let psi = point.2.map(|psi| percentiles(psi, &mut psis));
+    let time = time_at(model, n)?;
+    let mut time_s = Interval {
+        estimate: time,
+        low: time,
+        high: time,
+    };
+    for (m, end) in [(&smaller, ends[0]), (&larger, ends[1])] {
+        let t = time_at(m, end)?;
+        time_s = time_s.hull(t, t);
+    }
+    let (t_low, t_high) = (time_at(model, size.low)?, time_at(model, size.high)?);
+    let time_s = time_s.hull(t_low, t_high);
+    let psi = match target.reference {
+        Some(reference) => Some(psi_interval(model, target, reference, work, size)?),
+        None => None,
+    };
     Ok(Bootstrap {
         size,
         time_s,
         psi,
-        resamples,
-        unreachable,
-        same_hypothesis_share: same as f64 / options.resamples as f64,
-        widened_by: widen,
-        model_form,
+        resamples: resampled.models.len(),
+        same_hypothesis_share: resampled.same as f64 / options.resamples as f64,
+        sharp_from_nodes,
+        predictive,
         cautions,
     })
+}
+
+/// How far either end of a size interval may lie from its estimate, as a factor, for the
+/// interval to pin `N`: a factor 2 in `N` is 8 times the work of an `n^3` program, past what
+/// a user can plan a run around.
+pub const SHARP_FACTOR: f64 = 2.0;
+
+/// Whether both ends of `size` lie within [`SHARP_FACTOR`] of its estimate.
+pub fn is_sharp(size: Interval) -> bool {
+    size.high <= SHARP_FACTOR * size.estimate && size.low * SHARP_FACTOR >= size.estimate
+}
+
+/// The model with its parts scaled to the predictive distribution's lower and upper ends
+/// `doublings` past the fit ([`Predictive::factors`]).
+fn scaled_models(
+    model: &ScalingModel,
+    predictive: &Predictive,
+    doublings: f64,
+) -> [ScalingModel; 2] {
+    [-1.0, 1.0].map(|sign| {
+        let (compute, overhead) = predictive.factors(doublings, sign);
+        model.with_parts_scaled(compute, overhead)
+    })
+}
+
+/// The sizes `models` hold the target at, as the ends of an interval ([`end_size`]).
+fn size_ends(
+    target: &PredictionTarget<'_>,
+    work: &dyn Fn(f64) -> f64,
+    models: &[&ScalingModel; 2],
+) -> Result<[f64; 2]> {
+    let size_of = |m: &ScalingModel| {
+        end_size(m.size_for_efficiency(
+            target.efficiency,
+            target.configuration,
+            work,
+            target.n_bounds,
+        ))
+    };
+    Ok([size_of(models[0])?, size_of(models[1])?])
+}
+
+/// The largest fitted node count (the target's halved, again and again) from which the
+/// predictive distribution would pin the size within [`SHARP_FACTOR`]: fewer doublings to
+/// extrapolate, the same fit and rate. `None` when even runs on the target's node count
+/// would not.
+fn sharp_from_nodes(
+    model: &ScalingModel,
+    target: &PredictionTarget<'_>,
+    work: &dyn Fn(f64) -> f64,
+    predictive: &Predictive,
+) -> Result<Option<usize>> {
+    let nodes = target.configuration.nodes();
+    let n = model.size_for_efficiency(
+        target.efficiency,
+        target.configuration,
+        work,
+        target.n_bounds,
+    )?;
+    let mut doublings = predictive.doublings.ceil() - 1.0;
+    while doublings >= 0.0 {
+        let [smaller, larger] = scaled_models(model, predictive, doublings);
+        let [low, high] = size_ends(target, work, &[&smaller, &larger])?;
+        let size = Interval {
+            estimate: n,
+            low: n,
+            high: n,
+        }
+        .hull(low.max(target.n_bounds.0), high);
+        if is_sharp(size) {
+            return Ok(Some(
+                ((nodes as f64) / 2f64.powf(doublings)).round() as usize
+            ));
+        }
+        doublings -= 1.0;
+    }
+    Ok(None)
+}
+
+/// The size a scaled model holds the target at, as an end of the interval: infinite where
+/// it falls short of the target at every size searched, the smallest size where it passes
+/// it there already.
+fn end_size(found: Result<f64>) -> Result<f64> {
+    match found {
+        Ok(n) => Ok(n),
+        Err(ModelError::Unreachable { best, target, .. }) if best < target => Ok(f64::INFINITY),
+        Err(ModelError::Unreachable { .. }) => Ok(0.0),
+        Err(e) => Err(e),
+    }
+}
+
+/// `psi(reference, target)` at the size's estimate and ends, the reference's size the model's.
+fn psi_interval(
+    model: &ScalingModel,
+    target: &PredictionTarget<'_>,
+    reference: &Configuration,
+    work: &dyn Fn(f64) -> f64,
+    size: Interval,
+) -> Result<Interval> {
+    let n_ref = model.size_for_efficiency(target.efficiency, reference, work, target.n_bounds)?;
+    let ratio = target.configuration.marked_speed() * work(n_ref) / reference.marked_speed();
+    let psi = |n: f64| if n.is_finite() { ratio / work(n) } else { 0.0 };
+    Ok(Interval {
+        estimate: psi(size.estimate),
+        low: psi(size.high),
+        high: psi(size.low),
+    })
+}
+
+/// The predictive distribution at size `n` (work `work_flop`) on `configuration`: the
+/// resamples' overhead factors there and the nested folds' extrapolation.
+fn predictive_at(
+    data: &ScalingData,
+    selection: &Selection,
+    resampled: &Resampled,
+    configuration: &Configuration,
+    n: f64,
+    work_flop: f64,
+) -> Result<Predictive> {
+    let split = selection.model.split_time(n, work_flop, configuration)?;
+    // Each resample's parts against the model's (its whole time against the model's when
+    // the model has no overhead term: split_time puts it all in the overhead then).
+    let parts = |m: &ScalingModel| -> Option<(f64, f64)> {
+        let time = m.predict_time(n, work_flop, configuration).ok()?;
+        let compute = if split.0 > 0.0 {
+            m.compute_time(n, work_flop, configuration)
+        } else {
+            0.0
+        };
+        Some((compute, time - compute))
+    };
+    let log_ratio = |x: f64, of: f64| {
+        if of > 0.0 {
+            (x / of).ln().max(-LOG_RATIO_LIMIT)
+        } else {
+            0.0
+        }
+    };
+    let (mut compute, mut overhead): (Vec<f64>, Vec<f64>) = resampled
+        .models
+        .iter()
+        .filter_map(parts)
+        .map(|(c, o)| (log_ratio(c, split.0), log_ratio(o, split.1)))
+        .unzip();
+    if compute.len() < 10 {
+        return Err(ModelError::Inconsistent(format!(
+            "only {} of {} resamples gave a time at n = {} on \"{}\": too few for an interval",
+            compute.len(),
+            resampled.models.len() + resampled.failed,
+            size(n),
+            configuration.label
+        )));
+    }
+    let folds = selection
+        .nested
+        .get_or_init(|| nested_folds(data, selection));
+    Ok(Predictive::at(
+        split,
+        (&mut compute, &mut overhead),
+        configuration,
+        selection.model.largest_fitted_nodes,
+        folds,
+    ))
+}
+
+/// A resample whose part is 0 (a form without overhead) counts as this far below the model,
+/// log: past every quantile the spread reads, not infinite.
+const LOG_RATIO_LIMIT: f64 = 10.0;
+
+/// The cautions of a prediction at size `n` on `configuration`: past [`MAX_EXTRAPOLATION`]
+/// times the largest fitted node count or size, or below its inverse of the smallest size.
+fn extrapolation_cautions(
+    selection: &Selection,
+    resampled: &Resampled,
+    configuration: &Configuration,
+    n: f64,
+    cautions: &mut Vec<Caution>,
+) {
+    let largest = selection.model.largest_fitted_nodes;
+    if configuration.nodes() as f64 > MAX_EXTRAPOLATION * largest as f64 {
+        cautions.push(Caution::Extrapolation {
+            nodes: configuration.nodes(),
+            largest_fitted: largest,
+        });
+    }
+    if n > MAX_EXTRAPOLATION * resampled.largest_n {
+        cautions.push(Caution::SizeExtrapolation {
+            n,
+            largest_fitted: resampled.largest_n,
+        });
+    }
+    if n * MAX_EXTRAPOLATION < resampled.smallest_n {
+        cautions.push(Caution::SizeBelowFitted {
+            n,
+            smallest_fitted: resampled.smallest_n,
+        });
+    }
 }
 
 /// The time at one size, with its 95% interval ([`bootstrap_time`]).
@@ -314,17 +435,17 @@ pub struct TimeAt {
     pub time_s: Interval,
     /// The resamples whose model gave a time.
     pub resamples: usize,
+    /// The predictive distribution of the overhead there.
+    pub predictive: Predictive,
     /// What the data cannot support, the model's cautions included.
     pub cautions: Vec<Caution>,
 }
 
 /// Predicts the time at size `n` (work `work_flop`) on `configuration` with the selected
-/// model, and its 95% interval as [`bootstrap`] makes the size's: the resamples' percentiles
-/// (each refitted and reselected), widened on a log scale by 2 when fewer than 3
-/// configurations were fitted, by `sqrt(ratio / 8)` past 8 times the largest fitted node
-/// count or size, and likewise below an eighth of the smallest fitted size (each a
-/// [`Caution`]), then taking in every plausible hypothesis' time at `n` (the model-form
-/// uncertainty). Errors: the model gives no positive time, or fewer than 10 resamples do.
+/// model, and its 95% interval: the model's compute part plus its overhead within `e^{-+h}`
+/// of the model's, `h` the half-width of the overhead's predictive distribution there
+/// ([`Predictive`], as [`bootstrap`] reads it). Errors: the model gives no positive time, or
+/// fewer than 10 resamples do.
 pub fn bootstrap_time(
     data: &ScalingData,
     selection: &Selection,
@@ -335,94 +456,22 @@ pub fn bootstrap_time(
 ) -> Result<TimeAt> {
     data.check()?;
     configuration.check()?;
-    let time = |model: &ScalingModel| model.predict_time(n, work_flop, configuration);
-    let estimate = time(&selection.model)?;
+    let estimate = selection.model.predict_time(n, work_flop, configuration)?;
     let resampled = resampled_models(data, selection, options)?;
-    let mut times: Vec<f64> = resampled
-        .models
-        .iter()
-        .filter_map(|m| time(m).ok())
-        .collect();
-    if times.len() < 10 {
-        return Err(ModelError::Inconsistent(format!(
-            "only {} of {} resamples gave a time at n = {n} on \"{}\": too few for an interval",
-            times.len(),
-            options.resamples,
-            configuration.label
-        )));
-    }
+    let predictive = predictive_at(data, selection, &resampled, configuration, n, work_flop)?;
     let mut cautions = selection.model.cautions.clone();
-    let mut widen = configuration_widening(
-        selection,
-        resampled.configurations,
-        configuration,
-        &mut cautions,
-    );
-    let size_ratio = n / resampled.largest_n;
-    if size_ratio > MAX_EXTRAPOLATION {
-        widen *= (size_ratio / MAX_EXTRAPOLATION).sqrt();
-        cautions.push(Caution::SizeExtrapolation {
-            n,
-            largest_fitted: resampled.largest_n,
-        });
-    }
-    // Below the sizes fitted the overhead's form is as unseen as above them.
-    let below_ratio = resampled.smallest_n / n;
-    if below_ratio > MAX_EXTRAPOLATION {
-        widen *= (below_ratio / MAX_EXTRAPOLATION).sqrt();
-        cautions.push(Caution::SizeBelowFitted {
-            n,
-            smallest_fitted: resampled.smallest_n,
-        });
-    }
-    let mut time_s = percentiles(estimate, &mut times).widened(widen);
-    for model in plausible_models(selection) {
-        match time(&model) {
-            Ok(t) => time_s = time_s.hull(t, t),
-            Err(e @ ModelError::TermUndefined { .. }) => return Err(e),
-            Err(_) => {}
-        }
-    }
+    extrapolation_cautions(selection, &resampled, configuration, n, &mut cautions);
+    let (low, high) = predictive.time_bounds();
     Ok(TimeAt {
-        time_s,
-        resamples: times.len(),
+        time_s: Interval {
+            estimate,
+            low: low.min(estimate),
+            high: high.max(estimate),
+        },
+        resamples: resampled.models.len(),
+        predictive,
         cautions,
     })
-}
-
-/// The log-scale widening of an interval on `configuration` for what the fit could not see:
-/// 2 when fewer than 3 of them were fitted, `sqrt(ratio / 8)` when it has `ratio > 8` times
-/// the largest fitted node count (a [`Caution`]).
-fn configuration_widening(
-    selection: &Selection,
-    fitted_configurations: usize,
-    configuration: &Configuration,
-    cautions: &mut Vec<Caution>,
-) -> f64 {
-    let mut widen = 1.0;
-    if fitted_configurations < 3 {
-        widen *= 2.0;
-    }
-    let largest = selection.model.largest_fitted_nodes;
-    let ratio = configuration.nodes() as f64 / largest as f64;
-    if ratio > MAX_EXTRAPOLATION {
-        widen *= (ratio / MAX_EXTRAPOLATION).sqrt();
-        cautions.push(Caution::Extrapolation {
-            nodes: configuration.nodes(),
-            largest_fitted: largest,
-        });
-    }
-    widen
-}
-
-/// The 95% percentile interval of `values` around `estimate` (which it always contains).
-fn percentiles(estimate: f64, values: &mut [f64]) -> Interval {
-    values.sort_by(|a, b| a.partial_cmp(b).expect("finite predictions"));
-    Interval {
-        estimate,
-        low: percentile(values, 0.025).min(estimate),
-        high: percentile(values, 0.975).max(estimate),
-    }
 }
 
 /// The models [`bootstrap`]'s resamples reselect, and what the resampling saw.
@@ -433,8 +482,6 @@ struct Resampled {
     failed: usize,
     /// The resamples that chose the selected model's hypothesis.
     same: usize,
-    /// How many configurations were fitted.
-    configurations: usize,
     /// The largest size fitted.
     largest_n: f64,
     /// The smallest size fitted.
@@ -555,7 +602,6 @@ fn resampled_models(
         models,
         failed,
         same,
-        configurations: k,
     })
 }
 
@@ -652,101 +698,14 @@ const JUMP_PROBE_SIZES: usize = 16;
 /// At most this many sizes are checked for holding the target ([`holding_band`]).
 const HOLDING_SCAN_SIZES: usize = 1024;
 
-/// The sizes every plausible hypothesis of `selection` predicts with `size_of`; an error
-/// when one of them carries a term that has no value there ([`ModelError::TermUndefined`]).
-fn model_form(
-    selection: &Selection,
-    estimate: f64,
-    size_of: impl Fn(&ScalingModel) -> Result<f64>,
-) -> Result<ModelForm> {
-    let mut form = ModelForm {
-        hypotheses: selection.plausible.len().max(1),
-        size_low: estimate,
-        size_high: estimate,
-        short_of_target: 0,
-        past_target: 0,
-    };
-    for model in plausible_models(selection) {
-        match size_of(&model) {
-            Ok(n) => {
-                form.size_low = form.size_low.min(n);
-                form.size_high = form.size_high.max(n);
-            }
-            Err(ModelError::Unreachable { best, target, .. }) if best < target => {
-                form.short_of_target += 1
-            }
-            Err(e @ ModelError::TermUndefined { .. }) => return Err(e),
-            Err(_) => form.past_target += 1,
-        }
+/// `size` with its lower end cut at the smallest size searched, `n_min`, which a scaled
+/// model can pass the target at already ([`Caution::IntervalAtBound`]).
+fn cut_below(size: Interval, n_min: f64, cautions: &mut Vec<Caution>) -> Interval {
+    if size.low >= n_min {
+        return size;
     }
-    Ok(form)
-}
-
-/// The plausible hypotheses of `selection` but the chosen one, each fitted to every run.
-fn plausible_models(selection: &Selection) -> impl Iterator<Item = ScalingModel> + '_ {
-    selection
-        .plausible
-        .iter()
-        .skip(1)
-        .map(|(columns, coefficients)| ScalingModel {
-            terms: columns
-                .iter()
-                .zip(coefficients)
-                .map(|(&c, &coefficient)| FittedTerm {
-                    term: selection.terms[c].clone(),
-                    coefficient,
-                    ci95: None,
-                })
-                .collect(),
-            ..selection.model.clone()
-        })
-}
-
-/// `interval` widened to take in the plausible hypotheses' sizes, and opened to the largest
-/// (smallest) size searched when some of them fall short of the target there (pass it there).
-fn with_model_form(interval: Interval, form: &ModelForm, (n_min, n_max): (f64, f64)) -> Interval {
-    let mut out = interval.hull(form.size_low, form.size_high);
-    if form.short_of_target > 0 {
-        out.high = out.high.max(n_max);
-    }
-    if form.past_target > 0 {
-        out.low = out.low.min(n_min);
-    }
-    out
-}
-
-/// `size` cut to the sizes searched: a widened interval can reach past them, where the
-/// model was never asked for an N; each cut is a [`Caution`].
-fn cut_at_bounds(
-    size: Interval,
-    (n_min, n_max): (f64, f64),
-    cautions: &mut Vec<Caution>,
-) -> Interval {
-    if size.high > n_max {
-        cautions.push(Caution::IntervalAtBound {
-            n: n_max,
-            upper: true,
-        });
-    }
-    if size.low < n_min {
-        cautions.push(Caution::IntervalAtBound {
-            n: n_min,
-            upper: false,
-        });
-    }
-    Interval {
-        low: size.low.max(n_min),
-        high: size.high.min(n_max),
-        ..size
-    }
-}
-
-/// The `q` quantile of sorted `values`, interpolated linearly.
-fn percentile(values: &[f64], q: f64) -> f64 {
-    let position = q * (values.len() - 1) as f64;
-    let (below, fraction) = (position.floor() as usize, position.fract());
-    let above = (below + 1).min(values.len() - 1);
-    values[below] + fraction * (values[above] - values[below])
+    cautions.push(Caution::IntervalAtBound { n: n_min });
+    Interval { low: n_min, ..size }
 }
 
 /// SplitMix64: a small, fast, seeded generator (the model crate takes no `rand` dependency).

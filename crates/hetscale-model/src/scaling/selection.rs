@@ -78,15 +78,17 @@ pub struct Selection {
     /// Runs left out of the fit (below the noise floor).
     pub excluded: Vec<ExcludedRun>,
     /// How many hypotheses the cross-validation cannot tell from the chosen one (the chosen
-    /// one included), whose predictions the bootstrap's intervals take in.
+    /// one included).
     pub plausible_hypotheses: usize,
     /// The best-ranked hypotheses (columns of `terms`), for the bootstrap to reselect among.
     #[serde(skip)]
     pub(super) shortlist: Vec<Vec<usize>>,
-    /// The plausible hypotheses (columns of `terms`) and their coefficients fitted to every
-    /// run, the chosen one first.
+    /// The space the hypotheses were drawn from, for the nested folds to select in again.
     #[serde(skip)]
-    pub(super) plausible: Vec<(Vec<usize>, Vec<f64>)>,
+    pub(super) space: HypothesisSpace,
+    /// The nested folds ([`super::predictive::nested_folds`]), found once.
+    #[serde(skip)]
+    pub(super) nested: std::sync::OnceLock<Vec<super::predictive::NestedFold>>,
     /// Every column the hypotheses are made of: the compute term, `1`, the slowest share, the
     /// overheads.
     #[serde(skip)]
@@ -606,7 +608,8 @@ pub fn select(
         excluded,
         plausible_hypotheses: plausible.len(),
         shortlist,
-        plausible,
+        space: space.clone(),
+        nested: std::sync::OnceLock::new(),
         terms,
         options: options.clone(),
     })

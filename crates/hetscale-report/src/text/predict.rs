@@ -170,17 +170,24 @@ fn scaling(source: &str, platform: &str, p: &ScalingPrediction) -> String {
                 _ => "-".into(),
             };
             let measured = if point.measured { " (measured)" } else { "" };
-            let [lo, hi] = point.time_s_ci95;
+            let (lo, hi) = point.time_s_ci95;
+            let n_high = point.n_ci95.1.map_or("open".into(), |h| h.to_string());
+            let t_high = hi.map_or("open".into(), |h| format!("{} s", compact(h)));
+            // The words of an interval too wide to pin N are the verdict's.
+            let sharp = if point.pinned() {
+                format!(" {}", point.n_sharpness)
+            } else {
+                String::new()
+            };
             [
                 format!("{}{measured}", point.nodes),
                 point.p.to_string(),
                 format!("{:.2}", point.marked_speed_flops / 1e6),
-                format!("{} [{}, {}]", point.n, point.n_ci95[0], point.n_ci95[1]),
+                format!("{} [{}, {n_high}]{sharp}", point.n, point.n_ci95.0),
                 format!(
-                    "{} [{} s, {} s]",
+                    "{} [{} s, {t_high}]",
                     seconds_and_human(point.time_s),
-                    compact(lo),
-                    compact(hi)
+                    compact(lo)
                 ),
                 psi,
             ]

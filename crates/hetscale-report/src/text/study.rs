@@ -207,13 +207,12 @@ fn validation_lines(out: &mut String, result: &StudyResult) {
     if let Some(h) = &result.scaling_held_out {
         let _ = writeln!(
             out,
-            "Held-out validation (scaling model {}, cv error {:.1}%): fitted on {}, predicted N = {:.0} [{}, {}] on {} vs {} N = {:.0}: error {:+.1}% (time at that N: {:.4} s predicted vs {:.4} s, {:+.1}%)",
+            "Held-out validation (scaling model {}, cv error {:.1}%): fitted on {}, predicted N = {:.0} {} on {} vs {} N = {:.0}: error {:+.1}% (time at that N: {:.4} s predicted vs {:.4} s, {:+.1}%)",
             h.model.formula,
             h.model.cv_error_percent,
             h.fitted_on.join(", "),
             h.n_predicted,
-            h.n_predicted_ci95[0],
-            h.n_predicted_ci95[1],
+            hetscale_study::scaling::prediction::size_interval(h.n_predicted_ci95),
             h.configuration,
             h.reference.name(),
             h.n_reference,

@@ -14,7 +14,7 @@ use hbsp::Platform;
 use hetscale_kernels::{KernelRegistry, flops_per_unit};
 use hetscale_model::ModelError;
 use hetscale_model::scaling::{
-    BootstrapOptions, Configuration as ModelConfiguration, CustomTerm, HypothesisSpace,
+    BootstrapOptions, Configuration as ModelConfiguration, CustomTerm, HypothesisSpace, Interval,
     PredictionTarget, Progress, Run, ScalingData, SelectOptions, Selection, Term, bootstrap,
     select,
 };
@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex};
 
 use super::prediction::{
     BaseConfiguration, ExcludedRun, FittedConfiguration, ModelSummary, PredictedPoint,
-    ScalingPrediction, UnreachedPoint, verdict,
+    ScalingPrediction, UnreachedPoint, sharpness, verdict,
 };
 use crate::calibrate::runs::MeasuredRun;
 use crate::error::{Result, StudyError};
@@ -446,18 +446,31 @@ impl StudyRuns {
             marked_speed_flops: configuration.marked_speed(),
             measured,
             n: n.round() as u64,
-            n_ci95: [
-                estimate.size.low.round() as u64,
-                estimate.size.high.round() as u64,
-            ],
+            n_ci95: size_ends(&estimate.size),
+            n_sharpness: sharpness(n, &estimate.size, p, estimate.sharp_from_nodes),
+            n_sharp_from_nodes: estimate.sharp_from_nodes,
             work_flop: work(n),
             time_s: estimate.time_s.estimate,
-            time_s_ci95: [estimate.time_s.low, estimate.time_s.high],
+            time_s_ci95: (
+                estimate.time_s.low,
+                estimate
+                    .time_s
+                    .high
+                    .is_finite()
+                    .then_some(estimate.time_s.high),
+            ),
             psi_from_base: estimate.psi.map(|i| i.estimate),
             psi_from_base_ci95: estimate.psi.map(|i| [i.low, i.high]),
             cautions: estimate.cautions.iter().map(ToString::to_string).collect(),
+            predictive: estimate.predictive,
         }))
     }
+}
+
+/// A size interval's ends, whole; no upper end where it is open.
+fn size_ends(size: &Interval) -> (u64, Option<u64>) {
+    let high = size.high.is_finite().then(|| size.high.round() as u64);
+    (size.low.round() as u64, high)
 }
 
 /// A configuration's runs for [`scaling_held_out`]: each size with its work (flop) and time (s).
@@ -491,8 +504,8 @@ pub struct ScalingHeldOut {
     /// The size it predicts holding the target on the held-out configuration.
     #[serde(serialize_with = "crate::json::as_integer")]
     pub n_predicted: f64,
-    /// Its 95% interval from the bootstrap (which refits and reselects the model).
-    pub n_predicted_ci95: [u64; 2],
+    /// Its 95% interval from the predictive distribution; no upper end where it is open.
+    pub n_predicted_ci95: (u64, Option<u64>),
     /// The size found there by `reference`.
     #[serde(serialize_with = "crate::json::as_integer")]
     pub n_reference: f64,
@@ -583,10 +596,7 @@ pub fn scaling_held_out(
             .collect(),
         model: ModelSummary::of(&selection.model),
         n_predicted,
-        n_predicted_ci95: [
-            estimate.size.low.round() as u64,
-            estimate.size.high.round() as u64,
-        ],
+        n_predicted_ci95: size_ends(&estimate.size),
         n_reference: reference.n,
         reference: reference.approach,
         relative_error: (n_predicted - reference.n) / reference.n,

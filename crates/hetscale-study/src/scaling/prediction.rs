@@ -3,7 +3,7 @@
 //! `psi` is measured from, one point per requested configuration the model reaches, the
 //! reason for each it does not, and the verdict line.
 
-use hetscale_model::scaling::ScalingModel;
+use hetscale_model::scaling::{Interval, Predictive, SHARP_FACTOR, ScalingModel, is_sharp};
 use serde::Serialize;
 
 use hetscale_model::numbers::{
@@ -93,20 +93,41 @@ pub struct PredictedPoint {
     pub measured: bool,
     /// The size holding the target `E_s`.
     pub n: u64,
-    /// Its 95% interval.
-    pub n_ci95: [u64; 2],
+    /// Its 95% interval; no upper end (`null`) where the runs cannot exclude that no size
+    /// holds the target (the cautions say why).
+    pub n_ci95: (u64, Option<u64>),
+    /// How sharp the interval is, in words: `±7%`, or the node count whose runs would pin
+    /// it within a factor of 2.
+    pub n_sharpness: String,
+    /// Where `N` is not pinned within a factor of 2: the largest fitted node count from which
+    /// it would be (`None` also where it is pinned, or no node count would pin it).
+    pub n_sharp_from_nodes: Option<usize>,
     /// The work at `n`, flop.
     pub work_flop: f64,
     /// The time at `n`, s.
     pub time_s: f64,
-    /// Its 95% interval, s.
-    pub time_s_ci95: [f64; 2],
+    /// Its 95% interval, s; no upper end with the size's.
+    pub time_s_ci95: (f64, Option<f64>),
     /// `psi(base, this)`.
     pub psi_from_base: Option<f64>,
-    /// Its 95% interval.
+    /// Its 95% interval (its lower end 0 where the size's upper end is open).
     pub psi_from_base_ci95: Option<[f64; 2]>,
+    /// The predictive distribution the intervals are read from.
+    pub predictive: Predictive,
     /// What the data cannot support, one line each.
     pub cautions: Vec<String>,
+}
+
+impl PredictedPoint {
+    /// Whether its size's interval pins `N` within [`SHARP_FACTOR`] (then
+    /// [`Self::n_sharpness`] is a `±` percentage).
+    pub fn pinned(&self) -> bool {
+        let n = self.n as f64;
+        self.n_ci95
+            .1
+            .is_some_and(|high| high as f64 <= SHARP_FACTOR * n)
+            && self.n_ci95.0 as f64 * SHARP_FACTOR >= n
+    }
 }
 
 /// A requested configuration on which the model holds the target at no size searched.
@@ -170,6 +191,34 @@ pub struct ScalingPrediction {
     pub verdict: String,
 }
 
+/// `[low, high]` of a size interval, `open` for an upper end the runs leave open.
+pub fn size_interval((low, high): (u64, Option<u64>)) -> String {
+    let high = high.map_or("open".to_owned(), |h| size(h as f64));
+    format!("[{}, {high}]", size(low as f64))
+}
+
+/// How sharp a size's interval is, in words a user can act on: `±7%` when both ends lie
+/// within [`SHARP_FACTOR`] of `n`; otherwise that these runs cannot pin `N` on `p` nodes within
+/// that factor, and which fitted node count would ([`Bootstrap::sharp_from_nodes`]).
+pub fn sharpness(n: f64, interval: &Interval, p: usize, sharp_from_nodes: Option<usize>) -> String {
+    if is_sharp(*interval) {
+        let off = (interval.high / n - 1.0).max(1.0 - interval.low / n);
+        return format!("±{:.0}%", (100.0 * off).ceil());
+    }
+    let cannot = format!(
+        "these runs cannot pin N on {} nodes within a factor of {}",
+        grouped(p),
+        trimmed(SHARP_FACTOR)
+    );
+    match sharp_from_nodes {
+        Some(nodes) => format!("{cannot}: runs on {} nodes would", grouped(nodes)),
+        None => format!(
+            "{cannot}, nor would runs on {} nodes: more repeats and sizes narrow the fit's own spread",
+            grouped(p)
+        ),
+    }
+}
+
 /// The answer on the last requested configuration the model reaches (naming those it does
 /// not): `to hold E_s = 0.3 on 1,024 nodes N must
 /// grow to 210417 [171009, 262311], 48x the 8-node size; T = ... s (7.6 days)`, and what the
@@ -189,12 +238,12 @@ pub fn verdict(prediction: &ScalingPrediction) -> String {
             )
         });
     let mut line = format!(
-        "to hold E_s = {} on {} nodes N must grow to {} [{}, {}]{growth}; T = {}",
+        "to hold E_s = {} on {} nodes N must grow to {} {}, {}{growth}; T = {}",
         trimmed(prediction.target),
         grouped(last.p),
         size(last.n as f64),
-        size(last.n_ci95[0] as f64),
-        size(last.n_ci95[1] as f64),
+        size_interval(last.n_ci95),
+        last.n_sharpness,
         seconds_and_human(last.time_s)
     );
     let cv = prediction.model.cv_error_percent;
@@ -204,7 +253,7 @@ pub fn verdict(prediction: &ScalingPrediction) -> String {
             hetscale_model::scaling::POOR_CV_ERROR_PERCENT
         ));
     } else if !last.cautions.is_empty() {
-        line.push_str(" (interval widened: see the cautions)");
+        line.push_str(" (see the cautions)");
     }
     if !prediction.unreached.is_empty() {
         let names: Vec<&str> = prediction

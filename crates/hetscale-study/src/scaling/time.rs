@@ -3,7 +3,7 @@
 //! holding a target `E_s`).
 
 use hetscale_model::ModelError;
-use hetscale_model::scaling::{Selection, bootstrap_time};
+use hetscale_model::scaling::{Predictive, Selection, bootstrap_time};
 use serde::Serialize;
 
 use super::fit::{StudyRuns, model_configuration};
@@ -30,6 +30,8 @@ pub struct TimePoint {
     pub time_s_ci95: [f64; 2],
     /// The speed-efficiency `W / (T C)` at that time.
     pub speed_efficiency: f64,
+    /// The predictive distribution the interval is read from.
+    pub predictive: Predictive,
     /// What the data cannot support, one line each.
     pub cautions: Vec<String>,
 }
@@ -107,6 +109,7 @@ impl StudyRuns {
             time_s: at.time_s.estimate,
             time_s_ci95: [at.time_s.low, at.time_s.high],
             speed_efficiency: work / (at.time_s.estimate * c),
+            predictive: at.predictive,
             cautions: at.cautions.iter().map(ToString::to_string).collect(),
         })
     }

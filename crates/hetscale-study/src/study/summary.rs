@@ -105,8 +105,8 @@ pub struct ScalingHeldOutSummary {
     /// The predicted `N`.
     #[serde(serialize_with = "crate::json::as_integer")]
     pub n_predicted: f64,
-    /// Its 95% interval.
-    pub n_predicted_ci95: [u64; 2],
+    /// Its 95% interval; no upper end where it is open.
+    pub n_predicted_ci95: (u64, Option<u64>),
     /// `(predicted - reference) / reference` of its `N` (in JSON a percentage).
     #[serde(
         rename = "relative_error_percent",
@@ -134,11 +134,10 @@ impl Summary {
     pub fn scaling_held_out_line(&self) -> Option<String> {
         self.scaling_held_out.as_ref().map(|h| {
             format!(
-                "held-out (scaling model): N on {} predicted {:.0} [{}, {}] from {}, {:+.1}% from the {} N",
+                "held-out (scaling model): N on {} predicted {:.0} {} from {}, {:+.1}% from the {} N",
                 h.configuration,
                 h.n_predicted,
-                h.n_predicted_ci95[0],
-                h.n_predicted_ci95[1],
+                crate::scaling::prediction::size_interval(h.n_predicted_ci95),
                 configuration_span(&h.fitted_on),
                 100.0 * h.relative_error,
                 h.reference.name()

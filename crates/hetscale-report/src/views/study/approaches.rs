@@ -14,7 +14,7 @@ use super::setup::kernel_in_words;
 use crate::chart::{Axes, Axis, Marker, Rgb, Scale, Series, line_chart};
 use crate::error::Result;
 use crate::html::{Block, Figure, Report, Section};
-use crate::table::{Column, Table};
+use crate::table::{Cell, Column, Table};
 use hetscale_model::numbers::significant;
 
 /// Colour of the held-out prediction's marker.
@@ -168,13 +168,15 @@ fn held_out_text(held_out: Option<&HeldOut>) -> String {
 
 fn scaling_held_out_text(h: &ScalingHeldOut) -> String {
     let mut text = format!(
-        "Held-out check with the scaling model, which any program gets: selected on {} alone ({}, cross-validated error {}%), it predicts N = {} [{}, {}] (95% bootstrap interval) on {}, where the {} approach found N = {}: an error of {}; its time at that N is {} s against {} s found, an error of {}.",
+        "Held-out check with the scaling model, which any program gets: selected on {} alone ({}, cross-validated error {}%), it predicts N = {} [{}, {}] (95% interval) on {}, where the {} approach found N = {}: an error of {}; its time at that N is {} s against {} s found, an error of {}.",
         h.fitted_on.join(", "),
         h.model.formula,
         significant(h.model.cv_error_percent, 3),
         significant(h.n_predicted, 5),
-        significant(h.n_predicted_ci95[0] as f64, 5),
-        significant(h.n_predicted_ci95[1] as f64, 5),
+        significant(h.n_predicted_ci95.0 as f64, 5),
+        h.n_predicted_ci95
+            .1
+            .map_or("open".into(), |high| significant(high as f64, 5)),
         h.configuration,
         h.reference.name(),
         significant(h.n_reference, 5),
@@ -264,7 +266,13 @@ fn scaling_held_out_point(
         .find(|c| c.label == h.configuration)?;
     Some((
         (size.value(c.p, c.marked_speed), h.n_predicted),
-        (h.n_predicted_ci95[0] as f64, h.n_predicted_ci95[1] as f64),
+        (
+            h.n_predicted_ci95.0 as f64,
+            // An open upper end draws no bar above the point.
+            h.n_predicted_ci95
+                .1
+                .map_or(h.n_predicted, |high| high as f64),
+        ),
     ))
 }
 
@@ -372,8 +380,10 @@ fn scaling_held_out_table(h: &ScalingHeldOut, prefix: &str) -> Result<Table> {
         h.model.formula.as_str().into(),
         h.model.cv_error_percent.into(),
         h.n_predicted.into(),
-        (h.n_predicted_ci95[0] as f64).into(),
-        (h.n_predicted_ci95[1] as f64).into(),
+        (h.n_predicted_ci95.0 as f64).into(),
+        h.n_predicted_ci95
+            .1
+            .map_or(Cell::from("open"), |high| (high as f64).into()),
         h.n_reference.into(),
         h.reference.name().into(),
         (100.0 * h.relative_error).into(),
