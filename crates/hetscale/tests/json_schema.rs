@@ -3,7 +3,7 @@
 //! either names its SI unit in its key (a suffix from `UNIT_SUFFIXES`, also for every number
 //! under such a key, as a statistics object `time_stats_s`) or is one of the documented
 //! dimensionless quantities and counts; every interval `<name>_ci95` is `[low, high]` with
-//! low <= high, within its quantity's domain; `n` and counts are integers; `nodes` a node-set
+//! low <= high, within its quantity's domain (`high` null where it is open); `n` and counts are integers; `nodes` a node-set
 //! string beside the count `p`; psi a full square matrix; the inputs echoed.
 
 mod common;
@@ -87,6 +87,19 @@ const DIMENSIONLESS: &[&str] = &[
     "replicate",
     "seed",
     "overhead_degree",
+    "fitted_nodes",
+    "predicted_nodes",
+    "n_sharp_from_nodes",
+    // the predictive distribution: log factors and their spreads, rates per doubling
+    "compute_fit_spread",
+    "overhead_fit_spread",
+    "compute_rate",
+    "overhead_rate",
+    "compute_error",
+    "overhead_error",
+    "half_width",
+    "doublings",
+    "degrees_of_freedom",
     // a kernel option (Burg's order, SUMMA's block)
     "order",
     "nb",
@@ -219,6 +232,12 @@ fn intervals(v: &Value, key: &str, at: &str) -> Vec<String> {
     let signed = key.contains("_percent");
     let mut found = Vec::new();
     match v {
+        // An open upper end: no size up to the bound holds the target at the interval's end.
+        Value::Array(items) if items.len() == 2 && items[0].is_number() && items[1].is_null() => {
+            if items[0].as_f64().unwrap() < 0.0 && !signed {
+                found.push(format!("{at}: interval {v} reaches below 0"));
+            }
+        }
         Value::Array(items) if items.len() == 2 && items.iter().all(Value::is_number) => {
             let (lo, hi) = (items[0].as_f64().unwrap(), items[1].as_f64().unwrap());
             if lo > hi {

@@ -249,7 +249,7 @@ fn a_time_far_below_the_sizes_run_is_cautioned_as_far_above_them_is() {
     let below = time_at("1");
     assert!(
         below.contains(
-            "N = 1 is 200x below the smallest fitted size (200), beyond 8x: intervals widened"
+            "N = 1 is 200x below the smallest fitted size (200), beyond 8x: the overhead's form in n is extrapolated downwards"
         ),
         "{below}"
     );

@@ -171,6 +171,10 @@ pub fn bootstrap(
     let model = &selection.model;
     let n = model.size_for_efficiency(target.efficiency, configuration, work, target.n_bounds)?;
     let resampled = resampled_models(data, selection, options)?;
+    // A search for N starts at the smallest size: a form the runs leave open whose term has
+    // no value on the target says so there, as the chosen model's search would.
+    let n_min = target.n_bounds.0;
+    undefined_in(&resampled, n_min, work(n_min), configuration)?;
     let predictive = predictive_at(data, selection, &resampled, configuration, n, work(n))?;
     let mut cautions = model.cautions.clone();
     extrapolation_cautions(selection, &resampled, configuration, n, &mut cautions);
@@ -367,6 +371,7 @@ fn predictive_at(
             0.0
         }
     };
+    undefined_in(resampled, n, work_flop, configuration)?;
     let (mut compute, mut overhead): (Vec<f64>, Vec<f64>) = resampled
         .models
         .iter()
@@ -392,6 +397,25 @@ fn predictive_at(
         selection.model.largest_fitted_nodes,
         folds,
     ))
+}
+
+/// The first resample's error at size `n` on `configuration` from a term with no value
+/// there (a declared overhead gone negative): a form the runs leave open that cannot be
+/// evaluated leaves the distribution undefined, and its caller's reason is the answer.
+fn undefined_in(
+    resampled: &Resampled,
+    n: f64,
+    work_flop: f64,
+    configuration: &Configuration,
+) -> Result<()> {
+    for model in &resampled.models {
+        if let Err(e @ ModelError::TermUndefined { .. }) =
+            model.predict_time(n, work_flop, configuration)
+        {
+            return Err(e);
+        }
+    }
+    Ok(())
 }
 
 /// A resample whose part is 0 (a form without overhead) counts as this far below the model,
