@@ -309,7 +309,7 @@ def table(summaries: list) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", nargs="?", default="calibration-benchmark")
-    parser.add_argument("--programs", type=int, default=48)
+    parser.add_argument("--programs", type=int, default=144)
     parser.add_argument("--seed", type=int, default=SCORE_SEED)
     parser.add_argument("--fit", action="store_true",
                         help=f"draw with seed {FIT_SEED} and fit the predictive distribution's constants")

@@ -4,6 +4,7 @@ import math
 import unittest
 
 import calibration as c
+import calibration_fit as f
 
 
 class Truth(unittest.TestCase):
@@ -38,6 +39,40 @@ class Scores(unittest.TestCase):
         (band,) = [s for s in c.summary(rows) if s["quantity"] == "N" and s["ratio"] == 2]
         self.assertEqual((band["rows"], band["never"], band["missing"]), (4, 2, 1))
         self.assertEqual(band["coverage"], 0.5)
+
+
+    def test_an_open_upper_end_covers_every_larger_truth_and_scores_as_the_bound(self):
+        open_row = {"quantity": "N", "ratio": 2, "truth": 5e6, "point": 100, "lo": 90, "hi": None}
+        (band,) = [s for s in c.summary([open_row]) if s["quantity"] == "N" and s["ratio"] == 2]
+        self.assertEqual((band["coverage"], band["open_upper"]), (1.0, 1))
+        self.assertAlmostEqual(band["interval_score"], math.log(c.N_MAX / 90))
+
+
+class Fit(unittest.TestCase):
+    def test_the_t_quantile_is_students(self):
+        self.assertAlmostEqual(f.t_quantile_975(1.0), 12.706, places=2)
+        self.assertAlmostEqual(f.t_quantile_975(3.0), 3.182, places=2)
+
+    def test_the_interval_puts_each_error_on_its_part_as_predictive_rs_does(self):
+        # Only the overhead uncertain, 2 doublings at 0.5 each, near-normal: e^(+-1.96).
+        predictive = {"compute_s": 3.0, "overhead_s": 1.0, "compute_fit_spread": 0.0,
+                      "overhead_fit_spread": 0.0, "doublings": 2.0, "folds": []}
+        lo, hi = f.interval(predictive, 4.0, (0.0, 0.5, 1e9, 1.0))
+        self.assertAlmostEqual(hi, 3.0 + math.exp(1.96), places=2)
+        self.assertAlmostEqual(lo, 3.0 + math.exp(-1.96), places=2)
+
+    def test_the_fit_chooses_constants_that_cover_rows_whose_error_grows_with_the_doublings(self):
+        rows = []
+        for i in range(40):
+            doublings = 1 + i % 4
+            error = 0.2 * doublings * (1 if i % 2 else -1) * (i % 5) / 4
+            predictive = {"compute_s": 1.0, "overhead_s": 1.0, "compute_fit_spread": 0.0,
+                          "overhead_fit_spread": 0.01, "doublings": doublings, "folds": []}
+            rows.append({"quantity": "T", "point": 2.0, "truth": 1.0 + math.exp(error),
+                         "predictive": predictive})
+        fitted = f.fit(rows)
+        self.assertGreaterEqual(fitted["coverage"], 0.9)
+        self.assertGreater(fitted["prior_overhead_rate"], 0.05)
 
 
 if __name__ == "__main__":

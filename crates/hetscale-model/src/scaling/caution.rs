@@ -83,7 +83,7 @@ impl fmt::Display for Caution {
                 largest_fitted,
             } => write!(
                 f,
-                "p = {nodes} is {:.0}x the largest fitted node count ({largest_fitted}), beyond {MAX_EXTRAPOLATION}x: the interval rests on the extrapolation error the nested folds saw over fewer doublings",
+                "p = {nodes} is {:.0}x the largest fitted node count ({largest_fitted}), beyond {MAX_EXTRAPOLATION}x: the overhead's form in p is extrapolated far past the runs",
                 *nodes as f64 / *largest_fitted as f64
             ),
             Caution::SizeExtrapolation { n, largest_fitted } => write!(

@@ -220,7 +220,13 @@ pub fn bootstrap(
     let (t_low, t_high) = (time_at(model, size.low)?, time_at(model, size.high)?);
     let time_s = time_s.hull(t_low, t_high);
     let psi = match target.reference {
-        Some(reference) => Some(psi_interval(model, target, reference, work, size)?),
+        Some(reference) => Some(psi_interval(
+            model,
+            target,
+            reference,
+            work,
+            (n, &predictive, model.largest_fitted_nodes),
+        )?),
         None => None,
     };
     Ok(Bootstrap {
@@ -324,22 +330,48 @@ fn end_size(found: Result<f64>) -> Result<f64> {
     }
 }
 
-/// `psi(reference, target)` at the size's estimate and ends, the reference's size the model's.
+/// `psi(reference, target)` and its interval: at each end the model with both parts scaled
+/// the same way (at the target's doublings for the target's size, at the reference's for the
+/// reference's), since a model that overshoots one size overshoots both; the reference itself
+/// as the target gives psi = 1 at both ends. An open target size gives psi's lower end 0.
 fn psi_interval(
     model: &ScalingModel,
     target: &PredictionTarget<'_>,
     reference: &Configuration,
     work: &dyn Fn(f64) -> f64,
-    size: Interval,
+    (n, predictive, largest_fitted_nodes): (f64, &Predictive, usize),
 ) -> Result<Interval> {
+    let size_on = |m: &ScalingModel, c: &Configuration| {
+        end_size(m.size_for_efficiency(target.efficiency, c, work, target.n_bounds))
+    };
+    let psi = |n_ref: f64, n: f64| {
+        let ratio = target.configuration.marked_speed() * work(n_ref) / reference.marked_speed();
+        if n.is_finite() { ratio / work(n) } else { 0.0 }
+    };
     let n_ref = model.size_for_efficiency(target.efficiency, reference, work, target.n_bounds)?;
-    let ratio = target.configuration.marked_speed() * work(n_ref) / reference.marked_speed();
-    let psi = |n: f64| if n.is_finite() { ratio / work(n) } else { 0.0 };
-    Ok(Interval {
-        estimate: psi(size.estimate),
-        low: psi(size.high),
-        high: psi(size.low),
-    })
+    let estimate = psi(n_ref, n);
+    let mut interval = Interval {
+        estimate,
+        low: estimate,
+        high: estimate,
+    };
+    let ref_doublings = (reference.nodes() as f64 / largest_fitted_nodes.max(1) as f64)
+        .log2()
+        .max(0.0);
+    for sign in [-1.0, 1.0] {
+        let scaled = |doublings: f64| {
+            let (compute, overhead) = predictive.factors(doublings, sign);
+            model.with_parts_scaled(compute, overhead)
+        };
+        let n_ref = size_on(&scaled(ref_doublings), reference)?;
+        let n = size_on(&scaled(predictive.doublings), target.configuration)?;
+        // A reference the scaled model cannot hold the target on gives no end.
+        if n_ref.is_finite() && n_ref > 0.0 {
+            let end = psi(n_ref.max(target.n_bounds.0), n.max(target.n_bounds.0));
+            interval = interval.hull(end, end);
+        }
+    }
+    Ok(interval)
 }
 
 /// The predictive distribution at size `n` (work `work_flop`) on `configuration`: the

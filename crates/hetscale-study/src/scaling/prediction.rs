@@ -213,7 +213,7 @@ pub fn sharpness(n: f64, interval: &Interval, p: usize, sharp_from_nodes: Option
     match sharp_from_nodes {
         Some(nodes) => format!("{cannot}: runs on {} nodes would", grouped(nodes)),
         None => format!(
-            "{cannot}, nor would runs on {} nodes: more repeats and sizes narrow the fit's own spread",
+            "{cannot}, nor would runs on {} nodes: runs on more configurations and sizes narrow the fit's own spread",
             grouped(p)
         ),
     }
@@ -237,13 +237,18 @@ pub fn verdict(prediction: &ScalingPrediction) -> String {
                 grouped(prediction.base.p)
             )
         });
+    // A percentage sits beside the interval; the words of one too wide to pin N end the line.
+    let (beside, after) = if last.pinned() {
+        (format!(", {}", last.n_sharpness), String::new())
+    } else {
+        (String::new(), format!("; {}", last.n_sharpness))
+    };
     let mut line = format!(
-        "to hold E_s = {} on {} nodes N must grow to {} {}, {}{growth}; T = {}",
+        "to hold E_s = {} on {} nodes N must grow to {} {}{beside}{growth}; T = {}{after}",
         trimmed(prediction.target),
         grouped(last.p),
         size(last.n as f64),
         size_interval(last.n_ci95),
-        last.n_sharpness,
         seconds_and_human(last.time_s)
     );
     let cv = prediction.model.cv_error_percent;
