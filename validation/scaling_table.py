@@ -68,6 +68,8 @@ def main() -> None:
                     rows.append((kernel, machine, p, m, pt, math.inf, False))
                 else:
                     lo, hi = pt["n_ci95"] if pt.get("n_ci95") else (pt["n"], pt["n"])
+                    # An open upper end (null) covers every larger N.
+                    hi = math.inf if hi is None else hi
                     error = 100.0 * (pt["n"] - m) / m
                     rows.append((kernel, machine, p, m, pt, error, lo <= m <= hi))
             models.append((kernel, machine, model))
@@ -76,7 +78,8 @@ def main() -> None:
     print("|---|---|---:|---:|---:|---:|:---:|")
     for kernel, machine, p, m, pt, error, covered in rows:
         ci = pt.get("n_ci95")
-        interval = f" [{ci[0]:.0f}, {ci[1]:.0f}]" if ci else ""
+        high = "open" if ci and ci[1] is None else (f"{ci[1]:.0f}" if ci else "")
+        interval = f" [{ci[0]:.0f}, {high}]" if ci else ""
         predicted = "none: " + first_clause(pt["error"]) if "error" in pt else f"{pt['n']}{interval}"
         shown = "" if error is None else ("n/a" if math.isinf(error) else f"{error:+.1f}")
         print(

@@ -200,7 +200,10 @@ pub fn bootstrap(
     }
     let size = holding_band(model, target, work, size);
     let size = cut_below(size, target.n_bounds.0, &mut cautions);
+    // An end below the sizes searched (0: the target is held at the smallest already) has
+    // the time at the smallest size searched.
     let time_at = |m: &ScalingModel, n: f64| {
+        let n = n.max(target.n_bounds.0);
         if n.is_finite() {
             m.predict_time(n, work(n), configuration)
         } else {
