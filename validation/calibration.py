@@ -11,7 +11,9 @@ compute factor with or without a working-set effect, and a noise model (lognorma
 outliers, an offset per configuration, drift within the study). Its runs on 2, 4 and 8 nodes
 of the heterogeneous `kalinov` platform (fast, middle and slow nodes in the proportions 1:1:2)
 go to `hetscale predict --runs` as a user's CSV, which predicts 2x, 4x, 8x, 32x and 128x the
-largest fitted node count: N at the target E_s, and T at each configuration's true N.
+largest fitted node count: N at the target E_s, and T at each configuration's true N. Where
+the fitted model holds the target at no size, its answer `[n_from, open]` (the runs cannot
+exclude that it is held from n_from on) is an interval without a point.
 
 Per band it prints the coverage of the 95% intervals (a missing answer counts as a miss), the
 median hi/lo, how many upper ends are cut at the search bound, and the interval score
@@ -228,11 +230,16 @@ def score_rows(binary: str, out: Path, programs: int, seed: int) -> list:
         asked = sum((["--nodes", node_set(p)] for p in targets), [])
         answer = predict(binary, program, runs_file, asked + ["--target", f"{program.target:.6g}"])
         points = {pt["nodes"]: pt for pt in (answer or {}).get("points", [])}
+        # Where the model falls short of the target, its distribution may still hold it from
+        # a size on: the answer is [n_from, open], without a point.
+        held_from = {u["nodes"]: u["n_from"] for u in (answer or {}).get("unreached", []) if u.get("n_from")}
         for ratio, p in zip(BAND_RATIOS, targets):
             truth_n = solve_size(program.law, program.target, p)
             point = points.get(node_set(p))
-            rows.append(row(program, ratio, "N", truth_n, point and (point["n"], *point["n_ci95"]),
-                            point and point["predictive"]))
+            interval = point and (point["n"], *point["n_ci95"])
+            if not point and node_set(p) in held_from:
+                interval = (None, held_from[node_set(p)], None)
+            rows.append(row(program, ratio, "N", truth_n, interval, point and point["predictive"]))
             if truth_n is None:
                 continue
             n = round(truth_n)
@@ -273,33 +280,36 @@ def summary(rows: list) -> list:
             # that leaves the upper end open (none, or one at the search bound).
             never = [r for r in every if r["truth"] is None]
             band = [r for r in every if r["truth"] is not None]
-            answered = [r for r in band if r["point"] and r["lo"] and r["lo"] > 0]
+            answered = [r for r in band if r["lo"] and r["lo"] > 0]
+            # An interval without a point ([n_from, open]) has no fixed band around it.
+            pointed = [r for r in answered if r["point"]]
             if not every:
                 continue
-            open_ended = sum(r["point"] is None or upper(r) >= 0.999 * N_MAX for r in never)
+            open_ended = sum(r["lo"] is None or upper(r) >= 0.999 * N_MAX for r in never)
             covered = sum(r["lo"] <= r["truth"] <= upper(r) for r in answered) + open_ended
             scores = [interval_score(r["lo"], scored_upper(r), r["truth"]) for r in answered]
             best = min(FIXED_BANDS, key=lambda f: statistics.fmean(
-                interval_score(r["point"] / f, r["point"] * f, r["truth"]) for r in answered) if answered else 0)
-            fixed = [interval_score(r["point"] / best, r["point"] * best, r["truth"]) for r in answered]
+                interval_score(r["point"] / f, r["point"] * f, r["truth"]) for r in pointed) if pointed else 0)
+            fixed = [interval_score(r["point"] / best, r["point"] * best, r["truth"]) for r in pointed]
             out.append({
                 "quantity": quantity, "ratio": ratio, "rows": len(every), "never": len(never),
                 "missing": len(band) - len(answered), "coverage": covered / len(every),
                 "median_hi_lo": statistics.median(upper(r) / r["lo"] for r in answered) if answered else None,
                 "open_upper": sum(r["hi"] is None for r in answered) if quantity == "N" else None,
-                "median_abs_error": statistics.median(abs(r["point"] / r["truth"] - 1) for r in answered) if answered else None,
+                "without_point": len(answered) - len(pointed),
+                "median_abs_error": statistics.median(abs(r["point"] / r["truth"] - 1) for r in pointed) if pointed else None,
                 "interval_score": statistics.fmean(scores) if scores else None,
                 "fixed_band": best, "fixed_band_score": statistics.fmean(fixed) if fixed else None,
-                "fixed_band_coverage": sum(r["point"] / best <= r["truth"] <= r["point"] * best for r in answered) / max(len(band), 1),
+                "fixed_band_coverage": sum(r["point"] / best <= r["truth"] <= r["point"] * best for r in pointed) / max(len(band), 1),
             })
     return out
 
 
 def table(summaries: list) -> str:
-    header = ("| quantity | ratio | rows | never reached | missing | coverage | median hi/lo | open upper end | median abs error "
-              "| interval score | best fixed band | its score | its coverage |\n|" + "---|" * 13 + "\n")
+    header = ("| quantity | ratio | rows | never reached | missing | interval only | coverage | median hi/lo | open upper end | median abs error "
+              "| interval score | best fixed band | its score | its coverage |\n|" + "---|" * 14 + "\n")
     cell = lambda v, f: "-" if v is None else format(v, f)
-    lines = [f"| {s['quantity']} | {s['ratio']}x | {s['rows']} | {s['never']} | {s['missing']} | {s['coverage']:.0%} "
+    lines = [f"| {s['quantity']} | {s['ratio']}x | {s['rows']} | {s['never']} | {s['missing']} | {s['without_point']} | {s['coverage']:.0%} "
              f"| {cell(s['median_hi_lo'], '.2f')} | {cell(s['open_upper'], 'd')} | {cell(s['median_abs_error'], '.1%')} "
              f"| {cell(s['interval_score'], '.2f')} | x/÷{s['fixed_band']:.2f} | {cell(s['fixed_band_score'], '.2f')} "
              f"| {s['fixed_band_coverage']:.0%} |" for s in summaries]

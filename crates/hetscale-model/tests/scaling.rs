@@ -4,7 +4,7 @@ use hetscale_model::ModelError;
 use hetscale_model::scaling::{
     Bootstrap, BootstrapOptions, Caution, Configuration, CustomTerm, HypothesisSpace,
     PRIOR_OVERHEAD_RATE, Partition, PredictionTarget, Run, ScalingData, SelectOptions, Selection,
-    bootstrap, is_sharp, select,
+    bootstrap, is_sharp, reachable_from, select,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -381,6 +381,41 @@ fn the_interval_grows_with_the_doublings_past_the_fit_and_says_where_it_leaves_t
     assert!(
         is_sharp(at_512.size) || at_512.sharp_from_nodes.is_some_and(|p| 8 < p && p < 512),
         "{at_512:?}"
+    );
+}
+
+#[test]
+fn where_the_model_falls_short_of_the_target_its_lower_end_may_still_hold_it() {
+    let (data, selection) = law_1_selection(2);
+    let options = sixty_resamples();
+    let target = configuration(512);
+    let n_max = 20_000.0;
+    let work = &LAW_1.work;
+    let closest = selection.model.efficiency(n_max, &target, work).unwrap();
+    let asked = |efficiency: f64| PredictionTarget {
+        efficiency,
+        n_bounds: (10.0, n_max),
+        ..half_efficiency(&target)
+    };
+    // Just above what the model reaches by n_max: the model misses, its lower end does not.
+    let short = asked(closest * 1.02);
+    assert!(bootstrap(&data, &selection, &short, work, &options).is_err());
+    let from = reachable_from(&data, &selection, &short, work, &options).unwrap();
+    assert!(
+        from.is_some_and(|n| (10.0..=n_max).contains(&n)),
+        "{from:?}"
+    );
+    // Far above it, even the lower end falls short; and a target the model reaches is
+    // bootstrap's to answer.
+    let far = asked(closest * 100.0);
+    assert_eq!(
+        reachable_from(&data, &selection, &far, work, &options).unwrap(),
+        None
+    );
+    let reached = asked(closest * 0.5);
+    assert_eq!(
+        reachable_from(&data, &selection, &reached, work, &options).unwrap(),
+        None
     );
 }
 

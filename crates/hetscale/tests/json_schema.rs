@@ -68,6 +68,7 @@ const DIMENSIONLESS: &[&str] = &[
     "n_computed",
     "n_predicted",
     "n_reference",
+    "n_from",
     "gemm_n",
     "lu_n",
     "fft_len",

@@ -2,11 +2,11 @@
 //! that say when the data cannot support them.
 
 use super::caution::{Caution, MAX_EXTRAPOLATION};
-use super::data::{Configuration, ScalingData};
+use super::data::{Configuration, Run, ScalingData};
 use super::engine::{Engine, Repeats};
 use super::model::{FittedTerm, ScalingModel};
-use super::predictive::{Predictive, nested_folds};
-use super::selection::{Prepared, Selection, choose, score};
+use super::predictive::{NestedFold, Predictive, part_errors};
+use super::selection::{Prepared, Selection, choose, score, select};
 use crate::error::{ModelError, Result, positive};
 use crate::numbers::size;
 use serde::Serialize;
@@ -333,6 +333,53 @@ fn end_size(found: Result<f64>) -> Result<f64> {
     }
 }
 
+/// Where the selected model holds `target.efficiency` at no size searched, falling short of
+/// it: the smallest size from which the predictive distribution's lower end (both parts at
+/// the interval's lower end, read where the model comes closest to the target) holds it. The
+/// runs cannot exclude that the target is held from there on, nor that it is never held:
+/// the answer is `[that size, open]`. `None` when even the lower end falls short, or the model
+/// reaches the target (then [`bootstrap`] answers). Errors: as [`bootstrap`]'s.
+pub fn reachable_from(
+    data: &ScalingData,
+    selection: &Selection,
+    target: &PredictionTarget<'_>,
+    work: &dyn Fn(f64) -> f64,
+    options: &BootstrapOptions,
+) -> Result<Option<f64>> {
+    data.check()?;
+    target.configuration.check()?;
+    let configuration = target.configuration;
+    let model = &selection.model;
+    let closest =
+        match model.size_for_efficiency(target.efficiency, configuration, work, target.n_bounds) {
+            Err(ModelError::Unreachable { best, best_at, .. }) if best < target.efficiency => {
+                best_at
+            }
+            Err(ModelError::Unreachable { .. }) | Ok(_) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+    let resampled = resampled_models(data, selection, options)?;
+    let n_min = target.n_bounds.0;
+    undefined_in(&resampled, n_min, work(n_min), configuration)?;
+    let predictive = predictive_at(
+        data,
+        selection,
+        &resampled,
+        configuration,
+        closest,
+        work(closest),
+    )?;
+    let (compute, overhead) = predictive.factors(predictive.doublings, -1.0);
+    let smaller = model.with_parts_scaled(compute, overhead);
+    let from = end_size(smaller.size_for_efficiency(
+        target.efficiency,
+        configuration,
+        work,
+        target.n_bounds,
+    ))?;
+    Ok(from.is_finite().then(|| from.max(n_min)))
+}
+
 /// `psi(reference, target)` and its interval: at each end the model with both parts scaled
 /// the same way (at the target's doublings for the target's size, at the reference's for the
 /// reference's), since a model that overshoots one size overshoots both; the reference itself
@@ -531,6 +578,59 @@ pub fn bootstrap_time(
         predictive,
         cautions,
     })
+}
+
+/// The nested folds of `data` under `selection`'s procedure: for each node count with at
+/// least 2 configurations up to it and one above, the selection re-run on those up to it
+/// (same hypothesis space and options), each larger configuration predicted.
+fn nested_folds(data: &ScalingData, selection: &Selection) -> Vec<NestedFold> {
+    let floor = selection.options.min_time_s;
+    let runs: Vec<&Run> = data.runs.iter().filter(|r| r.time_s >= floor).collect();
+    let measured: Vec<&Configuration> = data
+        .configurations
+        .iter()
+        .filter(|c| runs.iter().any(|r| r.configuration == c.label))
+        .collect();
+    let mut cuts: Vec<usize> = measured.iter().map(|c| c.nodes()).collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut folds = Vec::new();
+    for &cut in &cuts {
+        let (fitted, predicted): (Vec<&Configuration>, Vec<&Configuration>) =
+            measured.iter().partition(|c| c.nodes() <= cut);
+        if fitted.len() < 2 || predicted.is_empty() {
+            continue;
+        }
+        let subset = ScalingData {
+            configurations: fitted.iter().map(|c| (*c).clone()).collect(),
+            runs: runs
+                .iter()
+                .filter(|r| fitted.iter().any(|c| c.label == r.configuration))
+                .map(|r| (*r).clone())
+                .collect(),
+        };
+        let Ok(sub) = select(&subset, &selection.space, &selection.options) else {
+            continue;
+        };
+        for configuration in predicted {
+            let of: Vec<&Run> = runs
+                .iter()
+                .filter(|r| r.configuration == configuration.label)
+                .copied()
+                .collect();
+            if let Some((compute_error, overhead_error)) =
+                part_errors(&sub.model, configuration, &of)
+            {
+                folds.push(NestedFold {
+                    fitted_nodes: cut,
+                    predicted_nodes: configuration.nodes(),
+                    compute_error,
+                    overhead_error,
+                });
+            }
+        }
+    }
+    folds
 }
 
 /// The models [`bootstrap`]'s resamples reselect, and what the resampling saw.

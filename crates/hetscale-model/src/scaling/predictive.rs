@@ -28,9 +28,8 @@
 //! (`python3 validation/calibration.py --fit`, docs/validation.md); the benchmark's scored
 //! figures come from programs drawn with another seed.
 
-use super::data::{Configuration, Run, ScalingData};
+use super::data::{Configuration, Run};
 use super::model::ScalingModel;
-use super::selection::{Selection, select};
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
@@ -289,59 +288,6 @@ fn fitted_factors(parts: &[(f64, f64, f64)]) -> (f64, f64) {
         best = next;
     }
     best
-}
-
-/// The nested folds of `data` under `selection`'s procedure: for each node count with at
-/// least 2 configurations up to it and one above, the selection re-run on those up to it
-/// (same hypothesis space and options), each larger configuration predicted.
-pub(super) fn nested_folds(data: &ScalingData, selection: &Selection) -> Vec<NestedFold> {
-    let floor = selection.options.min_time_s;
-    let runs: Vec<&Run> = data.runs.iter().filter(|r| r.time_s >= floor).collect();
-    let measured: Vec<&Configuration> = data
-        .configurations
-        .iter()
-        .filter(|c| runs.iter().any(|r| r.configuration == c.label))
-        .collect();
-    let mut cuts: Vec<usize> = measured.iter().map(|c| c.nodes()).collect();
-    cuts.sort_unstable();
-    cuts.dedup();
-    let mut folds = Vec::new();
-    for &cut in &cuts {
-        let (fitted, predicted): (Vec<&Configuration>, Vec<&Configuration>) =
-            measured.iter().partition(|c| c.nodes() <= cut);
-        if fitted.len() < 2 || predicted.is_empty() {
-            continue;
-        }
-        let subset = ScalingData {
-            configurations: fitted.iter().map(|c| (*c).clone()).collect(),
-            runs: runs
-                .iter()
-                .filter(|r| fitted.iter().any(|c| c.label == r.configuration))
-                .map(|r| (*r).clone())
-                .collect(),
-        };
-        let Ok(sub) = select(&subset, &selection.space, &selection.options) else {
-            continue;
-        };
-        for configuration in predicted {
-            let of: Vec<&Run> = runs
-                .iter()
-                .filter(|r| r.configuration == configuration.label)
-                .copied()
-                .collect();
-            if let Some((compute_error, overhead_error)) =
-                part_errors(&sub.model, configuration, &of)
-            {
-                folds.push(NestedFold {
-                    fitted_nodes: cut,
-                    predicted_nodes: configuration.nodes(),
-                    compute_error,
-                    overhead_error,
-                });
-            }
-        }
-    }
-    folds
 }
 
 #[cfg(test)]

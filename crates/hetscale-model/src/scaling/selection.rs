@@ -86,7 +86,7 @@ pub struct Selection {
     /// The space the hypotheses were drawn from, for the nested folds to select in again.
     #[serde(skip)]
     pub(super) space: HypothesisSpace,
-    /// The nested folds ([`super::predictive::nested_folds`]), found once.
+    /// The nested folds (`prediction::nested_folds`), found once.
     #[serde(skip)]
     pub(super) nested: std::sync::OnceLock<Vec<super::predictive::NestedFold>>,
     /// Every column the hypotheses are made of: the compute term, `1`, the slowest share, the

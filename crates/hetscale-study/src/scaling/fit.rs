@@ -16,7 +16,7 @@ use hetscale_model::ModelError;
 use hetscale_model::scaling::{
     BootstrapOptions, Configuration as ModelConfiguration, CustomTerm, HypothesisSpace, Interval,
     PredictionTarget, Progress, Run, ScalingData, SelectOptions, Selection, Term, bootstrap,
-    select,
+    reachable_from, select,
 };
 use serde::Serialize;
 use std::collections::HashMap;
@@ -289,8 +289,10 @@ impl StudyRuns {
                 Err(point) => unreached.push(point),
             }
         }
-        // One configuration's answer is worth giving with the others' reasons; none is an error.
-        if points.is_empty() && !unreached.is_empty() {
+        // One configuration's answer is worth giving with the others' reasons, an interval
+        // without a point ([n_from, open]) too; none is an error.
+        let answered = !points.is_empty() || unreached.iter().any(|u| u.n_from.is_some());
+        if !answered && !unreached.is_empty() {
             let first = unreached.swap_remove(0);
             return Err(StudyError::Configuration {
                 configuration: first.nodes,
@@ -414,25 +416,38 @@ impl StudyRuns {
         let configuration = model_configuration(target_config, label)?;
         let p = configuration.nodes();
         let work = |n: f64| self.program.work(n, p);
+        let prediction = PredictionTarget {
+            configuration: &configuration,
+            efficiency: target,
+            tolerance: self.tolerance,
+            n_bounds,
+            reference,
+        };
         let bootstrapped = bootstrap(
             &self.data,
             selection,
-            &PredictionTarget {
-                configuration: &configuration,
-                efficiency: target,
-                tolerance: self.tolerance,
-                n_bounds,
-                reference,
-            },
+            &prediction,
             &work,
             &self.bootstrap_options(),
         );
         let estimate = match bootstrapped {
             Ok(estimate) => estimate,
             Err(e) => {
+                // The model falls short of the target everywhere; its distribution may not.
+                let from = match e {
+                    ModelError::Unreachable { .. } => reachable_from(
+                        &self.data,
+                        selection,
+                        &prediction,
+                        &work,
+                        &self.bootstrap_options(),
+                    )?,
+                    _ => None,
+                };
                 let speed = configuration.marked_speed();
                 let unreached = unreachable_on(e, label);
-                return UnreachedPoint::from_error(label, p, speed, unreached).map(Err);
+                return UnreachedPoint::from_error(label, p, speed, unreached)
+                    .map(|u| Err(u.held_from(from)));
             }
         };
         let n = estimate.size.estimate;

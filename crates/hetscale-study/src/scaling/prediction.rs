@@ -141,6 +141,10 @@ pub struct UnreachedPoint {
     pub marked_speed_flops: f64,
     /// Why, and which bound of the range to move.
     pub reason: String,
+    /// Where the model's predictive distribution still holds the target at its lower end:
+    /// the size from which the runs cannot exclude that it is held (the interval is
+    /// `[n_from, open]`); `None` when even that end falls short.
+    pub n_from: Option<u64>,
 }
 
 impl UnreachedPoint {
@@ -160,8 +164,25 @@ impl UnreachedPoint {
                 p,
                 marked_speed_flops,
                 reason: message,
+                n_from: None,
             }),
             other => Err(other),
+        }
+    }
+
+    /// With the size from which the predictive distribution's lower end holds the target
+    /// ([`hetscale_model::scaling::reachable_from`]), said in the reason too.
+    pub fn held_from(self, from: Option<f64>) -> Self {
+        let Some(from) = from else { return self };
+        Self {
+            reason: format!(
+                "{}; but the runs cannot exclude a smaller overhead, with which it is held from N = {}: N is in [{}, open]",
+                self.reason,
+                size(from),
+                size(from)
+            ),
+            n_from: Some(from.round() as u64),
+            ..self
         }
     }
 }
@@ -225,7 +246,19 @@ pub fn sharpness(n: f64, interval: &Interval, p: usize, sharp_from_nodes: Option
 /// model cannot support.
 pub fn verdict(prediction: &ScalingPrediction) -> String {
     let Some(last) = prediction.points.last() else {
-        return String::new();
+        // No configuration has a point: the answer is an interval without one.
+        return prediction
+            .unreached
+            .iter()
+            .rfind(|u| u.n_from.is_some())
+            .map_or(String::new(), |u| {
+                format!(
+                    "to hold E_s = {} on {} nodes: {}",
+                    trimmed(prediction.target),
+                    grouped(u.p),
+                    u.reason
+                )
+            });
     };
     let growth = prediction
         .base
