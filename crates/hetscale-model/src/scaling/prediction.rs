@@ -24,6 +24,15 @@ pub struct Interval {
 }
 
 impl Interval {
+    /// The interval of one value, `[x, x]`, for ends to widen.
+    fn at(x: f64) -> Self {
+        Self {
+            estimate: x,
+            low: x,
+            high: x,
+        }
+    }
+
     /// Whether `x` lies in `[low, high]`.
     pub fn contains(&self, x: f64) -> bool {
         self.low <= x && x <= self.high
@@ -180,12 +189,7 @@ pub fn bootstrap(
     extrapolation_cautions(selection, &resampled, configuration, n, &mut cautions);
     let [smaller, larger] = scaled_models(model, &predictive, predictive.doublings);
     let ends = size_ends(target, work, &[&smaller, &larger])?;
-    let size = Interval {
-        estimate: n,
-        low: n,
-        high: n,
-    }
-    .hull(ends[0], ends[1]);
+    let size = Interval::at(n).hull(ends[0], ends[1]);
     let sharp_from_nodes = (!is_sharp(size))
         .then(|| sharp_from_nodes(model, target, work, &predictive))
         .transpose()?
@@ -211,11 +215,7 @@ pub fn bootstrap(
         }
     };
     let time = time_at(model, n)?;
-    let mut time_s = Interval {
-        estimate: time,
-        low: time,
-        high: time,
-    };
+    let mut time_s = Interval::at(time);
     for (m, end) in [(&smaller, ends[0]), (&larger, ends[1])] {
         let t = time_at(m, end)?;
         time_s = time_s.hull(t, t);
@@ -305,12 +305,7 @@ fn sharp_from_nodes(
     while doublings >= 0.0 {
         let [smaller, larger] = scaled_models(model, predictive, doublings);
         let [low, high] = size_ends(target, work, &[&smaller, &larger])?;
-        let size = Interval {
-            estimate: n,
-            low: n,
-            high: n,
-        }
-        .hull(low.max(target.n_bounds.0), high);
+        let size = Interval::at(n).hull(low.max(target.n_bounds.0), high);
         if is_sharp(size) {
             return Ok(Some(
                 ((nodes as f64) / 2f64.powf(doublings)).round() as usize
@@ -400,11 +395,7 @@ fn psi_interval(
     };
     let n_ref = model.size_for_efficiency(target.efficiency, reference, work, target.n_bounds)?;
     let estimate = psi(n_ref, n);
-    let mut interval = Interval {
-        estimate,
-        low: estimate,
-        high: estimate,
-    };
+    let mut interval = Interval::at(estimate);
     let ref_doublings = (reference.nodes() as f64 / largest_fitted_nodes.max(1) as f64)
         .log2()
         .max(0.0);
