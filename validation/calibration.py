@@ -239,25 +239,30 @@ def score_rows(binary: str, out: Path, programs: int, seed: int) -> list:
             interval = point and (point["n"], *point["n_ci95"])
             if not point and node_set(p) in held_from:
                 interval = (None, held_from[node_set(p)], None)
-            rows.append(row(program, ratio, "N", truth_n, interval, point and point["predictive"]))
+            rows.append(row(program, ratio, "N", truth_n, interval, point and point["predictive"],
+                            (answer or {}).get("model")))
             if truth_n is None:
                 continue
             n = round(truth_n)
             timed = predict(binary, program, runs_file, ["--nodes", node_set(p), "--time-at", str(n)])
             tp = (timed or {}).get("points", [None])[0]
             rows.append(row(program, ratio, "T", program.law.time_s(n, p),
-                            tp and (tp["time_s"], *tp["time_s_ci95"]), tp and tp["predictive"]))
+                            tp and (tp["time_s"], *tp["time_s_ci95"]), tp and tp["predictive"],
+                            (timed or {}).get("model")))
         print(f"{program.name}: {program.noise}, target {program.target:.3g}", file=sys.stderr)
     return rows
 
 
-def row(program: Program, ratio: int, quantity: str, truth, predicted, predictive=None) -> dict:
+def row(program: Program, ratio: int, quantity: str, truth, predicted, predictive=None,
+        model=None) -> dict:
     """One scored row; `hi` None is an open upper end. `predictive` is the distribution the
-    interval was read from (its ingredients, for calibration_fit.py)."""
+    interval was read from (its ingredients, for calibration_fit.py), `model` the fitted
+    model's summary (its formula and its errors on the runs)."""
     point, lo, hi = predicted if predicted else (None, None, None)
     return {"program": program.name, "noise": program.noise, "equal_split": program.law.equal_split,
             "working_set": program.law.working_set, "ratio": ratio, "quantity": quantity,
-            "truth": truth, "point": point, "lo": lo, "hi": hi, "predictive": predictive}
+            "truth": truth, "point": point, "lo": lo, "hi": hi, "predictive": predictive,
+            "model": model}
 
 
 def upper(r: dict) -> float:

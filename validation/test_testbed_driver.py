@@ -239,16 +239,6 @@ class ReadValues(unittest.TestCase):
         self.write("r.json", {"speed_efficiency": 0.00002})
         self.assertEqual(testbed.half_speed_efficiency("r.json"), "1e-05")
 
-    def test_n_rows_need_five_percent_growth_on_c2(self):
-        ge = testbed.PROGRAMS[0]
-        self.assertEqual(testbed.es_grows(ge), "no: a calibration run on C_2 failed")
-        self.write("ge-cal-2-256.json", {"speed_efficiency": 0.2})
-        self.write("ge-cal-2-768.json", {"speed_efficiency": 0.2101})
-        self.assertEqual(testbed.es_grows(ge), "yes")
-        self.write("ge-cal-2-768.json", {"speed_efficiency": 0.2099})
-        self.assertEqual(testbed.es_grows(ge),
-                         "no: E_s on C_2 is 0.2 at N = 256 and 0.21 at N = 768")
-
     def test_calibration_rows(self):
         self.write("r.json", {"time_s": 1.5, "times_s": [1.25, 1.5, 2.0]})
         self.assertEqual(testbed.calibration_rows("r.json", testbed.PROGRAMS[3], 2, 1024),

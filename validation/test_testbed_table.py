@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Tests of testbed_table.py's scoring of N rows (docs/validation.md, step 5):
-where neither side finds an N in range, a row agrees only when both put the target on the
-same side of the range; otherwise it is missing and fails the verdict.
+"""Tests of testbed_table.py's scoring under the frozen protocol
+(validation/testbed-protocol.md): every declared row counted, a missing one a miss; where
+neither side finds an N in range, a row agrees only when both put the target on the same side
+of the range; otherwise it is missing and fails the verdict.
 
     python3 -m unittest discover -s validation
 """
 import contextlib
 import io
 import json
+import math
 import os
 import sys
 import tempfile
@@ -77,7 +79,7 @@ class UnreachedReason(unittest.TestCase):
 
 
 class NRows(unittest.TestCase):
-    def test_both_sides_above_the_range_agree_and_count_as_neither_error_nor_missing(self):
+    def test_both_sides_above_the_range_agree_and_count_as_covered_not_missing(self):
         with tempfile.TemporaryDirectory() as out:
             conv2d_out(out, ABOVE.replace("0.0136", "0.0116"))
             text = printed(out)
@@ -85,19 +87,60 @@ class NRows(unittest.TestCase):
         self.assertEqual(len(rows), 2, text)
         for row in rows:
             self.assertIn("| none (above) | none (above) |", row)
-        n_all = [line for line in text.splitlines() if "N holding E_s, approach all" in line]
-        self.assertEqual(len(n_all), 1, text)
-        self.assertIn("2 where both sides find no N in range", n_all[0])
-        self.assertNotIn("without a prediction or measurement", n_all[0])
+            self.assertIn("| yes |", row)
+        n_b = [line for line in text.splitlines() if "N holding E_s, approach b" in line]
+        self.assertEqual(len(n_b), 1, text)
+        # The three programs not run are misses; conv2d's agreeing row is not.
+        self.assertIn("coverage 25% of 4 rows", n_b[0])
+        self.assertIn("3 without a prediction or measurement", n_b[0])
 
     def test_sides_that_differ_are_missing_and_fail_the_verdict(self):
         with tempfile.TemporaryDirectory() as out:
             conv2d_out(out, BELOW)
             text = printed(out)
         self.assertNotIn("none (above)", text)
-        self.assertIn("N holding E_s, approach all: median |error| n/a over 0 rows, "
-                      "2 without a prediction or measurement", text)
+        n_b = [line for line in text.splitlines() if "N holding E_s, approach b" in line]
+        self.assertIn("coverage 0% of 4 rows, median hi/lo inf", n_b[0])
+        self.assertIn("4 without a prediction or measurement", n_b[0])
         self.assertIn("Verdict: not met", text)
+
+
+class Protocol(unittest.TestCase):
+    def test_a_program_not_run_keeps_its_declared_rows_as_misses(self):
+        with tempfile.TemporaryDirectory() as out:
+            conv2d_out(out, ABOVE)
+            text = printed(out)
+        not_run = [line for line in text.splitlines() if line.endswith("| not run |")]
+        # ge, mm and jacobi: T and N, approaches a and b, on C_4.
+        self.assertEqual(len(not_run), 12, text)
+        self.assertIn("every row: coverage", text)
+        self.assertIn("of 16 rows", [l for l in text.splitlines() if "every row" in l][0])
+
+    def test_a_row_without_an_interval_is_not_covered_and_infinitely_wide(self):
+        row = table.score_row(dict(quantity="T at N = 512", pred=1.0, meas=1.0, ci=None))
+        self.assertFalse(row["covered"])
+        self.assertEqual(row["hi_lo"], float("inf"))
+        self.assertIsNone(row["score"])
+        hit = table.score_row(dict(quantity="T at N = 512", pred=1.0, meas=1.1, ci=[0.9, 1.2]))
+        self.assertTrue(hit["covered"])
+        self.assertAlmostEqual(hit["hi_lo"], 1.2 / 0.9)
+        self.assertAlmostEqual(hit["score"], math.log(1.2 / 0.9))
+        miss = table.score_row(dict(quantity="T at N = 512", pred=1.0, meas=1.5, ci=[0.9, 1.2]))
+        self.assertAlmostEqual(miss["score"], math.log(1.2 / 0.9) + 40 * math.log(1.5 / 1.2))
+
+    def test_the_median_interval_is_the_order_statistics_covering_95_percent(self):
+        self.assertEqual(table.median_interval(list(range(1, 10))), (2, 8))
+        self.assertIsNone(table.median_interval([1, 2, 3, 4, 5]))
+        self.assertEqual(table.median_interval(list(range(1, 7))), (1, 6))
+
+    def test_the_fixed_band_is_the_best_for_the_rows_and_covers_them(self):
+        rows = [table.score_row(dict(quantity="T", pred=1.0, meas=m, ci=None))
+                for m in (1.1, 0.9, 1.2, 1 / 1.2)]
+        band, score, covered = table.fixed_band(rows + [table.score_row(
+            dict(quantity="T", pred=None, meas=1.0, ci=None))])
+        self.assertAlmostEqual(band, 1.2, delta=0.012)
+        self.assertEqual(covered, 4 / 5)
+        self.assertGreater(score, 2 * math.log(1.19))
 
 
 class DeclaredInterval(unittest.TestCase):

@@ -370,41 +370,18 @@ def calibration_runs(v: Validation, prog: Program) -> None:
             print(f.read(), end="", flush=True)
 
 
-def es_grows(prog: Program) -> str:
-    """'yes' if E_s on C_2 grows by 5% or more from N_FIX/2 to 3 N_FIX/2, else 'no: ' and
-    why."""
-    lo_n, _, hi_n = calibration_sizes(prog)
-    try:
-        lo = read_json(f"{prog.name}-cal-2-{lo_n}.json")["speed_efficiency"]
-        hi = read_json(f"{prog.name}-cal-2-{hi_n}.json")["speed_efficiency"]
-        if hi >= 1.05 * lo:
-            return "yes"
-        return f"no: E_s on C_2 is {lo:.3g} at N = {lo_n} and {hi:.3g} at N = {hi_n}"
-    except Exception:  # any unreadable run: the rule cannot hold
-        return "no: a calibration run on C_2 failed"
-
-
-def n_rows_rule(v: Validation, prog: Program) -> str:
-    """Whether an N can hold a target at all: E_s must grow with N on C_2, by 5% or more
-    from the calibration run at N_FIX/2 to the one at 3 N_FIX/2. Where it does not (a program
-    whose transfers over the testbed's links grow as fast as its work), no N row is
-    predicted or measured and the table says why; the T rows stand. A rule on the
-    calibration configurations only, fixed before any prediction. Recorded in
-    PROG-setup.json with (a)'s search range."""
-    grows = v.runner.derive(
-        f"{prog.name.upper()}_GROWS = yes if E_s on C_2 grows by 5% from N_FIX/2 to 3 N_FIX/2"
-        " (a dry run goes on as if yes)", es_grows, prog, dry="yes")
-    v.log(f"{prog.name}: E_s grows with N on C_2: {grows}")
+def record_range(v: Validation, prog: Program) -> None:
+    """(a)'s search range, [n_min, 4 n_max], recorded in PROG-setup.json for the table. Every
+    program has its N rows, whether or not its E_s grows with N on the calibration runs: the
+    protocol (validation/testbed-protocol.md) declares every row in advance and drops none."""
     path = f"{prog.name}-setup.json"
     if v.runner.dry_run:
-        v.runner.note(f"add n_rows and a_range [{prog.n_min}, {4 * v.n_max(prog)}] to {path}")
-        return grows
+        v.runner.note(f"add a_range [{prog.n_min}, {4 * v.n_max(prog)}] to {path}")
+        return
     setup = read_json(path)
-    setup["n_rows"] = grows
     setup["a_range"] = [prog.n_min, 4 * v.n_max(prog)]
     with open(path, "w") as f:
         json.dump(setup, f)
-    return grows
 
 
 def a_sim_study(v: Validation, prog: Program, target, suffix: str) -> None:
@@ -432,13 +409,13 @@ def sim_interval_ratios(path: str):
         return None
 
 
-def machine_model(v: Validation, prog: Program, target: str, grows: str) -> None:
+def machine_model(v: Validation, prog: Program, target: str) -> None:
     """(a) the calibrated machine model of a kernel: `hetscale calibrate --runs` on the
     C_1 and C_2 medians (its default fit, rate_fraction,run_overhead_s, on the benched and
     probed platform), then `run --backend sim` for T at N_FIX on each held-out
     configuration, with the 95% interval `run` prints from the calibration's errors on
-    configurations it predicted from smaller ones (C_2's runs from a fit on C_1's). Where an
-    N can hold the target, sim studies give the N holding it, and the interval's ends: a
+    configurations it predicted from smaller ones (C_2's runs from a fit on C_1's). Sim
+    studies give the N holding the target, and the interval's ends: a
     measured T of k times sim's has E_s = sim's / k, so the N where sim holds the target
     times k. Nothing held out is measured before these are written."""
     v.step(f"{prog.name}: (a) the calibrated machine model, fitted on the C_1 and C_2 runs")
@@ -451,8 +428,6 @@ def machine_model(v: Validation, prog: Program, target: str, grows: str) -> None
                         "--platform", f"{prog.name}-calibrated.toml", "--nodes", p, "--n",
                         prog.n_fix, "--json"], stdout=f"{prog.name}-a-sim-{p}.json")
         v.log_failure(status, f"{prog.name}: sim (a) p={p} exit {status}")
-    if grows != "yes":
-        return
     a_sim_study(v, prog, target, "")
     first = f"{prog.name}-a-sim-{v.held[0]}.json"
     upper = prog.name.upper()
@@ -477,12 +452,11 @@ def declared_interval_ratio(path: str, end: str):
         return None
 
 
-def declared_model(v: Validation, prog: Program, target: str, grows: str) -> None:
+def declared_model(v: Validation, prog: Program, target: str) -> None:
     """(a) the calibrated machine model of the declared program: approach 3 on its declared
     model (work, messages, partition), its compute rate and start-up fitted by `calibrate
     --runs ... --work ...` to the same C_1 and C_2 medians; `predict --work --program` then
-    gives T at N_FIX with its interval and, where an N can hold the target, the N holding it
-    and its interval as the kernels' (a) makes it (the target times the T interval's ends),
+    gives T at N_FIX with its interval and the N holding the target and its interval as the kernels' (a) makes it (the target times the T interval's ends),
     searched over the kernels' (a) range, 4 times the measured n_max; an end that holds its
     target at no size searched is that range's bound (the table). Nothing held out is
     measured before these are written."""
@@ -498,8 +472,6 @@ def declared_model(v: Validation, prog: Program, target: str, grows: str) -> Non
     status = v.run(predict + ["--time-at", prog.n_fix], stdout=f"{prog.name}-a-time.json",
                    stderr=f"{prog.name}-a-time.err")
     v.log_failure(status, f"{prog.name}: predict --work --time-at exit {status}")
-    if grows != "yes":
-        return
     for end in ("", "-lo", "-hi"):
         k = 1
         if end:
@@ -576,19 +548,18 @@ def held_out_n(v: Validation, prog: Program, target: str) -> None:
 def validate_program(v: Validation, prog: Program) -> None:
     """One program's calibration, predictions and first measurements, in an order that keeps
     the held-out configurations out of every prediction: its target and calibration runs on
-    C_1 and C_2, the N rows' rule, (a) and (b) written to files, then its held-out T (first
-    sitting) and, where N rows apply, its held-out N."""
+    C_1 and C_2, (a)'s range recorded, (a) and (b) written to files, then its held-out T
+    (first sitting) and its held-out N."""
     target = program_target(v, prog)
     calibration_runs(v, prog)
-    grows = n_rows_rule(v, prog)
+    record_range(v, prog)
     if prog.declared:
-        declared_model(v, prog, target, grows)
+        declared_model(v, prog, target)
     else:
-        machine_model(v, prog, target, grows)
+        machine_model(v, prog, target)
     scaling_model(v, prog, target)
     measure_t(v, prog, 1)
-    if grows == "yes":
-        held_out_n(v, prog, target)
+    held_out_n(v, prog, target)
 
 
 def later_sittings(v: Validation) -> None:

@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
-"""The table of validation/testbed.py (issue 36): one row per (program, held-out
-configuration, quantity, approach) from the JSON files the driver left in OUT, every row
-printed, misses and missing predictions included, then the verdict against issue 36's targets
-(median |error| <= 10% for T at fixed N and for the N holding E_s; 95% intervals covering the
-measured value in >= 80% of the rows). An N row where neither side finds an N in range
-agrees when both find the target on the same side of the range, and is missing otherwise
-(no_n_agreement).
+"""The table of validation/testbed.py under its frozen protocol
+(validation/testbed-protocol.md): one row per declared (program, held-out configuration,
+quantity, approach) from the JSON files the driver left in OUT, every row printed, misses and
+missing predictions included, the measured side's own 95% interval beside each, then the
+coverage, median hi/lo and interval score per quantity and approach and over every row,
+beside the best fixed band around the same points, and the verdict against the protocol's
+targets (coverage >= 85%, median hi/lo <= 1.6, no row without a prediction or a
+measurement). An N row where neither side finds an N in range agrees when both find the
+target on the same side of the range (no_n_agreement).
 
     python3 validation/testbed_table.py OUT
 """
 import glob
 import json
+import math
 import os
 import re
 import statistics
@@ -101,6 +104,15 @@ def no_n_agreement(row, pred_why, meas_why):
     return row
 
 
+def held_of(out):
+    """The held-out host counts of this OUT, from any program's setup (C_4 if none ran)."""
+    for prog in PROGRAMS:
+        setup = load(os.path.join(out, f"{prog}-setup.json"))
+        if setup:
+            return setup["held"]
+    return [4]
+
+
 def fmt(x, kind):
     if x is None:
         return "n/a"
@@ -174,8 +186,8 @@ def a_error(out, prog, what):
 
 def measured_t(out, prog, p):
     """The measured T at N_FIX: the median of every sitting's runs (PROG-meas-t-P-nfix-S.json,
-    S = 1, 2, ...; an older OUT's one PROG-meas-t-P-nfix.json counts as one sitting), and the
-    sittings' own medians, in order."""
+    S = 1, 2, ...; an older OUT's one PROG-meas-t-P-nfix.json counts as one sitting), the
+    sittings' own medians, in order, and the median's distribution-free 95% interval."""
     paths = sorted(glob.glob(os.path.join(out, f"{prog}-meas-t-{p}-nfix-*.json")))
     paths = paths or [os.path.join(out, f"{prog}-meas-t-{p}-nfix.json")]
     runs, sittings = [], []
@@ -184,7 +196,21 @@ def measured_t(out, prog, p):
         if meas:
             runs += meas.get("times_s") or [meas["time_s"]]
             sittings.append(meas["time_s"])
-    return (statistics.median(runs) if runs else None), sittings
+    return (statistics.median(runs) if runs else None), sittings, median_interval(runs)
+
+
+def median_interval(values):
+    """The distribution-free interval of a median from order statistics: the widest-in
+    [x_(k), x_(m+1-k)] whose binomial coverage is at least 95% (for 9 runs, the 2nd and the
+    8th, 96.1%); None for fewer than 6 values, which no such interval covers."""
+    xs = sorted(values)
+    m = len(xs)
+    best = None
+    for k in range(1, m // 2 + 1):
+        below = sum(math.comb(m, i) for i in range(k)) / 2**m
+        if 1 - 2 * below >= 0.95:
+            best = (xs[k - 1], xs[m - k])
+    return best
 
 
 def sittings_note(sittings):
@@ -199,8 +225,11 @@ def table(out):
     for prog in PROGRAMS:
         setup = load(os.path.join(out, f"{prog}-setup.json"))
         if not setup:
-            rows.append(dict(prog=prog, p="-", quantity="-", approach="-", pred=None,
-                             meas=None, ci=None, note="not run"))
+            # Its declared rows are misses, none dropped.
+            rows += [dict(prog=prog, p=p, quantity=q, approach=a, pred=None, meas=None,
+                          ci=None, kind=q[0], note="not run")
+                     for p in held_of(out) for q in ("T at N_FIX", "N at the target")
+                     for a in ("a", "b")]
             continue
         nfix, target = setup["n_fix"], setup["target"]
         a_study = load(os.path.join(out, f"{prog}-a-study.json"))
@@ -210,19 +239,21 @@ def table(out):
         held = load(os.path.join(out, f"{prog}-held-study.json"))
         for p in setup["held"]:
             # T at the fixed N
-            t_meas, sittings = measured_t(out, prog, p)
+            t_meas, sittings, t_meas_ci = measured_t(out, prog, p)
             if t_meas and len(sittings) > 1:
                 spreads.append((max(sittings) - min(sittings)) / t_meas)
             if prog in DECLARED:
                 at = predicted_point(load(os.path.join(out, f"{prog}-a-time.json")), p)
                 rows.append(dict(prog=prog, p=p, quantity=f"T at N = {nfix}", approach="a",
                                  pred=at["time_s"] if at else None, meas=t_meas,
+                                 meas_ci=t_meas_ci,
                                  ci=at.get("time_s_ci95") if at else None, kind="T",
                                  note=sittings_note(sittings) if at else a_error(out, prog, "time")))
             else:
                 sim = load(os.path.join(out, f"{prog}-a-sim-{p}.json"))
                 rows.append(dict(prog=prog, p=p, quantity=f"T at N = {nfix}", approach="a",
                                  pred=sim["time_s"] if sim else None, meas=t_meas,
+                                 meas_ci=t_meas_ci,
                                  ci=(sim or {}).get("time_interval_s"),
                                  kind="T",
                                  note=sittings_note(sittings) if sim else "sim run failed"))
@@ -230,17 +261,12 @@ def table(out):
             bt = predicted_point(b_time, p)
             rows.append(dict(prog=prog, p=p, quantity=f"T at N = {nfix}", approach="b",
                              pred=bt["time_s"] if bt else None, meas=t_meas,
+                             meas_ci=t_meas_ci,
                              ci=bt.get("time_s_ci95") if bt else None, kind="T",
                              note=sittings_note(sittings) if bt else b_error(out, prog, "time")))
             bp = predicted_point(b_pred, p)
             # the N holding the target
             q = f"N at E_s = {target}"
-            n_rows = setup.get("n_rows", "yes")
-            if n_rows != "yes":
-                rows.append(dict(prog=prog, p=p, quantity=q, approach="a, b", pred=None,
-                                 meas=None, ci=None, kind=None,
-                                 note=f"no N row: E_s does not grow with N ({n_rows})"))
-                continue
             n_meas, n_meas_ci, why = measured_n(held, p)
             if prog in DECLARED:
                 a_pred = load(os.path.join(out, f"{prog}-a-predict.json"))
@@ -251,7 +277,7 @@ def table(out):
                 a_unreached = unreached_reason(a_pred, p, a_why)
                 rows.append(no_n_agreement(
                     dict(prog=prog, p=p, quantity=q, approach="a",
-                         pred=an["n"] if an else None, meas=n_meas,
+                         pred=an["n"] if an else None, meas=n_meas, meas_ci=n_meas_ci,
                          ci=sorted(ends) if None not in ends else None,
                          kind="N",
                          note=(why or "") if an else (a_unreached or a_why)),
@@ -260,68 +286,124 @@ def table(out):
                 n_sim, _, sim_why = measured_n(a_study, p)
                 rows.append(no_n_agreement(
                     dict(prog=prog, p=p, quantity=q, approach="a",
-                         pred=n_sim, meas=n_meas, ci=a_n_interval(out, prog, p),
+                         pred=n_sim, meas=n_meas, meas_ci=n_meas_ci, ci=a_n_interval(out, prog, p),
                          kind="N",
                          note=(why or "") if n_sim else f"sim: {sim_why}"),
                     sim_why, why))
             b_unreached = unreached_reason(b_pred, p, b_why)
             rows.append(no_n_agreement(
                 dict(prog=prog, p=p, quantity=q, approach="b",
-                     pred=bp["n"] if bp else None, meas=n_meas,
+                     pred=bp["n"] if bp else None, meas=n_meas, meas_ci=n_meas_ci,
                      ci=bp.get("n_ci95") if bp else None, kind="N",
                      note=(why or "") if bp else (b_unreached or b_why)),
                 b_unreached, why))
 
-    print("| program | config | quantity | approach | predicted | measured | error % | 95% interval | covered | note |")
-    print("|---|---|---|---|---:|---:|---:|---|:---:|---|")
+    print("| program | config | quantity | approach | predicted | measured | measured 95% | error % | 95% interval | hi/lo | interval score | covered | note |")
+    print("|---|---|---|---|---:|---:|---|---:|---|---:|---:|:---:|---|")
     for r in rows:
-        kind = r.get("kind") or ("T" if r["quantity"].startswith("T") else "N")
-        err = None
-        if r["pred"] is not None and r["meas"]:
-            err = 100.0 * (r["pred"] - r["meas"]) / r["meas"]
-        r["err"] = err
-        covered = None
-        if r["ci"] and r["meas"] is not None:
-            covered = r["ci"][0] <= r["meas"] <= r["ci"][1]
-        r["covered"] = covered
+        score_row(r)
+        kind = r["kind"]
         ci = f"[{fmt(r['ci'][0], kind)}, {fmt(r['ci'][1], kind)}]" if r["ci"] else "none"
+        meas_ci = f"[{fmt(r['meas_ci'][0], kind)}, {fmt(r['meas_ci'][1], kind)}]" if r.get("meas_ci") else "n/a"
         agreed = f"none ({r['agree']})" if r.get("agree") else None
+        err = r["err"]
         print(f"| {r['prog']} | C_{r['p']} | {r['quantity']} | {r['approach']} "
-              f"| {agreed or fmt(r['pred'], kind)} | {agreed or fmt(r['meas'], kind)} | {'n/a' if err is None else f'{err:+.1f}'} | {ci} "
-              f"| {'n/a' if covered is None else ('yes' if covered else 'no')} | {r.get('note', '')} |")
+              f"| {agreed or fmt(r['pred'], kind)} | {agreed or fmt(r['meas'], kind)} | {meas_ci} "
+              f"| {'n/a' if err is None else f'{err:+.1f}'} | {ci} | {r['hi_lo']:.2f} "
+              f"| {'n/a' if r['score'] is None else format(r['score'], '.2f')} "
+              f"| {'yes' if r['covered'] else 'no'} | {r.get('note', '')} |")
     print()
-    ok = True
-    for label, sel in [("T at fixed N", lambda r: r.get("kind") == "T"),
-                       ("N holding E_s", lambda r: r.get("kind") == "N")]:
-        for appr in ["a", "b", "all"]:
-            rs = [r for r in rows if sel(r) and (appr == "all" or r["approach"] == appr)]
-            errs = [abs(r["err"]) for r in rs if r["err"] is not None]
-            agree = sum(1 for r in rs if r.get("agree"))
-            missing = len(rs) - len(errs) - agree
-            med = statistics.median(errs) if errs else None
-            met = med is not None and med <= 10 and missing == 0
-            if appr == "all":
-                ok = ok and met
-            print(f"- {label}, approach {appr}: median |error| "
-                  f"{'n/a' if med is None else f'{med:.1f}%'} over {len(errs)} rows"
-                  f"{f', {agree} where both sides find no N in range, on the same side' if agree else ''}"
-                  f"{f', {missing} without a prediction or measurement' if missing else ''} "
-                  f"(target <= 10%): {'met' if met else 'not met'}")
-    with_ci = [r for r in rows if r.get("kind") and r["meas"] is not None and r["pred"] is not None]
-    cov = [r for r in with_ci if r["covered"]]
-    only_ci = [r for r in with_ci if r["ci"]]
-    frac = len(cov) / len(with_ci) if with_ci else 0.0
-    print(f"- coverage: {len(cov)} of {len(with_ci)} rows with a prediction and a measurement "
-          f"({100 * frac:.0f}%; a row without an interval counts as not covered; "
-          f"{len(cov)} of {len(only_ci)} rows that have one) (target >= 80%): "
-          f"{'met' if frac >= 0.8 else 'not met'}")
-    ok = ok and frac >= 0.8
+    print(verdict(rows, spreads))
+
+
+# The protocol's targets (validation/testbed-protocol.md), per repeat.
+COVERAGE_TARGET = 0.85
+HI_LO_TARGET = 1.6
+ERROR_TARGET = 10.0
+ALPHA = 0.05
+FIXED_BANDS = [1.01**i for i in range(1, 701)]  # x/÷1.01 to x/÷1060
+
+
+def interval_score(lo, hi, truth):
+    """Winkler's interval score on log scale at ALPHA, as validation/calibration.py's."""
+    lo, hi, y = math.log(lo), math.log(hi), math.log(truth)
+    return (hi - lo) + (2 / ALPHA) * max(lo - y, 0.0) + (2 / ALPHA) * max(y - hi, 0.0)
+
+
+def score_row(r):
+    """A row's error, coverage, hi/lo and interval score, by the protocol's rules: a row
+    without a prediction, a measurement or an interval is not covered and its hi/lo is
+    infinite; a row where both sides find the target on the same side of the whole range
+    (`agree`) is covered, its answer being right, with no error, and a hi/lo of 1 where its
+    interval is the range's bound (infinite where it has none)."""
+    r["kind"] = r.get("kind") or ("T" if r["quantity"].startswith("T") else "N")
+    pred, meas, ci = r["pred"], r["meas"], r["ci"]
+    r["err"] = 100.0 * (pred - meas) / meas if pred is not None and meas else None
+    has_ci = bool(ci) and ci[0] > 0 and ci[1] is not None
+    r["hi_lo"] = ci[1] / ci[0] if has_ci else math.inf
+    r["covered"] = bool(r.get("agree")) or (has_ci and meas is not None and ci[0] <= meas <= ci[1])
+    r["score"] = interval_score(ci[0], ci[1], meas) if has_ci and meas else None
+    return r
+
+
+def fixed_band(rows):
+    """The best fixed x/÷ band around the same points, chosen knowing the measurements (the
+    lowest mean interval score over the rows with a point and a measurement): its factor,
+    mean score and coverage over every row (a row without a point is not covered)."""
+    pointed = [r for r in rows if r["pred"] and r["meas"]]
+    if not pointed:
+        return None, None, 0.0
+    mean_score = lambda f: statistics.fmean(
+        interval_score(r["pred"] / f, r["pred"] * f, r["meas"]) for r in pointed)
+    best = min(FIXED_BANDS, key=mean_score)
+    covered = sum(r["pred"] / best <= r["meas"] <= r["pred"] * best for r in pointed)
+    return best, mean_score(best), covered / len(rows)
+
+
+def summary_line(label, rows):
+    """Coverage, median hi/lo, mean interval score and median |error| of `rows`, every row
+    counted, beside the fixed band."""
+    if not rows:
+        return f"- {label}: no rows", True
+    covered = sum(r["covered"] for r in rows) / len(rows)
+    hi_lo = statistics.median(r["hi_lo"] for r in rows)
+    scores = [r["score"] for r in rows if r["score"] is not None]
+    errs = [abs(r["err"]) for r in rows if r["err"] is not None]
+    missing = sum(1 for r in rows if r["err"] is None and not r.get("agree"))
+    band, band_score, band_covered = fixed_band(rows)
+    met = covered >= COVERAGE_TARGET and hi_lo <= HI_LO_TARGET and missing == 0
+    text = (f"- {label}: coverage {100 * covered:.0f}% of {len(rows)} rows, median hi/lo "
+            f"{hi_lo:.2f}, interval score {f'{statistics.fmean(scores):.2f}' if scores else 'n/a'}"
+            f" over {len(scores)}; median |error| "
+            f"{f'{statistics.median(errs):.1f}%' if errs else 'n/a'} over {len(errs)}"
+            f"{f', {missing} without a prediction or measurement' if missing else ''}; "
+            f"fixed band {'n/a' if band is None else f'x/÷{band:.2f}'} scores "
+            f"{'n/a' if band_score is None else f'{band_score:.2f}'}, covers "
+            f"{100 * band_covered:.0f}%")
+    return text, met
+
+
+def verdict(rows, spreads):
+    """The protocol's summary: per quantity and approach, then every row; the verdict is the
+    targets on every row together (coverage >= 85%, median hi/lo <= 1.6, none missing)."""
+    lines = []
+    for label, kind in (("T at fixed N", "T"), ("N holding E_s", "N")):
+        for appr in ("a", "b"):
+            lines.append(summary_line(f"{label}, approach {appr}",
+                                      [r for r in rows if r["kind"] == kind and r["approach"] == appr])[0])
+    text, met = summary_line("every row", rows)
+    lines.append(text)
+    errs = [abs(r["err"]) for r in rows if r["err"] is not None]
     if spreads:
-        print(f"- the testbed's own spread: a T row's sittings' medians span "
-              f"{100 * statistics.median(spreads):.0f}% of its measured T at the median row "
-              f"({100 * max(spreads):.0f}% at most, over {len(spreads)} rows)")
-    print()
-    print(f"Verdict: {'met' if ok else 'not met'}")
+        lines.append(f"- the testbed's own spread: a T row's sittings' medians span "
+                     f"{100 * statistics.median(spreads):.0f}% of its measured T at the median "
+                     f"row ({100 * max(spreads):.0f}% at most, over {len(spreads)} rows)")
+    lines.append("")
+    lines.append(f"Verdict: {'met' if met else 'not met'} (coverage >= {100 * COVERAGE_TARGET:.0f}%, "
+                 f"median hi/lo <= {HI_LO_TARGET}, no row without a prediction or measurement"
+                 f"; median |error| {f'{statistics.median(errs):.1f}%' if errs else 'n/a'} "
+                 f"against issue 36's {ERROR_TARGET:.0f}%, shown, not part of this verdict)")
+    return "\n".join(lines)
 
 
 def main():
