@@ -125,6 +125,10 @@ class Protocol(unittest.TestCase):
         self.assertTrue(hit["covered"])
         self.assertAlmostEqual(hit["hi_lo"], 1.2 / 0.9)
         self.assertAlmostEqual(hit["score"], math.log(1.2 / 0.9))
+        open_end = table.score_row(dict(quantity="N at E_s = 0.03", pred=900, meas=956, ci=[256, None]))
+        self.assertTrue(open_end["covered"])
+        self.assertEqual(open_end["hi_lo"], float("inf"))
+        self.assertIsNone(open_end["score"])
         miss = table.score_row(dict(quantity="T at N = 512", pred=1.0, meas=1.5, ci=[0.9, 1.2]))
         self.assertAlmostEqual(miss["score"], math.log(1.2 / 0.9) + 40 * math.log(1.5 / 1.2))
 

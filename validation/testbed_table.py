@@ -335,14 +335,16 @@ def score_row(r):
     without a prediction, a measurement or an interval is not covered and its hi/lo is
     infinite; a row where both sides find the target on the same side of the whole range
     (`agree`) is covered, its answer being right, with no error, and a hi/lo of 1 where its
-    interval is the range's bound (infinite where it has none)."""
+    interval is the range's bound (infinite where it has none). An open upper end is
+    infinite: it covers every measurement above its lower end, and has no interval score."""
     r["kind"] = r.get("kind") or ("T" if r["quantity"].startswith("T") else "N")
     pred, meas, ci = r["pred"], r["meas"], r["ci"]
     r["err"] = 100.0 * (pred - meas) / meas if pred is not None and meas else None
-    has_ci = bool(ci) and ci[0] > 0 and ci[1] is not None
-    r["hi_lo"] = ci[1] / ci[0] if has_ci else math.inf
-    r["covered"] = bool(r.get("agree")) or (has_ci and meas is not None and ci[0] <= meas <= ci[1])
-    r["score"] = interval_score(ci[0], ci[1], meas) if has_ci and meas else None
+    has_ci = bool(ci) and ci[0] > 0
+    upper = math.inf if not has_ci or ci[1] is None else ci[1]
+    r["hi_lo"] = upper / ci[0] if has_ci else math.inf
+    r["covered"] = bool(r.get("agree")) or (has_ci and meas is not None and ci[0] <= meas <= upper)
+    r["score"] = interval_score(ci[0], upper, meas) if has_ci and meas and upper < math.inf else None
     return r
 
 
