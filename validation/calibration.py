@@ -10,8 +10,9 @@ outside it), a split (balanced by speed, or equal: its slowest node sets the com
 compute factor with or without a working-set effect, and a noise model (lognormal, heavy
 outliers, an offset per configuration, drift within the study). Its runs on 2, 4 and 8 nodes
 of the heterogeneous `kalinov` platform (fast, middle and slow nodes in the proportions 1:1:2)
-go to `hetscale predict --runs` as a user's CSV, which predicts 2x, 4x, 8x, 32x and 128x the
-largest fitted node count: N at the target E_s, and T at each configuration's true N. Where
+go to `hetscale predict --runs` as a user's CSV, and again those on 4 and 8 nodes only (a
+study of two configurations); each predicts 2x, 4x, 8x, 32x and 128x the largest fitted node
+count: N at the target E_s, and T at each configuration's true N. Where
 the fitted model holds the target at no size, its answer `[n_from, open]` (the runs cannot
 exclude that it is held from n_from on) is an interval without a point.
 
@@ -218,43 +219,56 @@ def interval_score(lo: float, hi: float, truth: float) -> float:
     return (hi - lo) + (2 / ALPHA) * max(lo - y, 0.0) + (2 / ALPHA) * max(y - hi, 0.0)
 
 
+# The node counts each program's runs are fitted on: all three, and the two largest (a study
+# of two configurations, as the testbed's and the quick start's are).
+FIT_SETS = (FIT_NODES, FIT_NODES[1:])
+
+
 def score_rows(binary: str, out: Path, programs: int, seed: int) -> list:
     rng = random.Random(seed)
     rows = []
-    largest = max(FIT_NODES)
     for index in range(programs):
         program = make_program(index, rng)
-        runs_file = out / f"{program.name}.csv"
-        write_runs(runs_file, noisy_runs(program, rng))
-        targets = [largest * r for r in BAND_RATIOS]
-        asked = sum((["--nodes", node_set(p)] for p in targets), [])
-        answer = predict(binary, program, runs_file, asked + ["--target", f"{program.target:.6g}"])
-        points = {pt["nodes"]: pt for pt in (answer or {}).get("points", [])}
-        # Where the model falls short of the target, its distribution may still hold it from
-        # a size on: the answer is [n_from, open], without a point.
-        held_from = {u["nodes"]: u["n_from"] for u in (answer or {}).get("unreached", []) if u.get("n_from")}
-        for ratio, p in zip(BAND_RATIOS, targets):
-            truth_n = solve_size(program.law, program.target, p)
-            point = points.get(node_set(p))
-            interval = point and (point["n"], *point["n_ci95"])
-            if not point and node_set(p) in held_from:
-                interval = (None, held_from[node_set(p)], None)
-            rows.append(row(program, ratio, "N", truth_n, interval, point and point["predictive"],
-                            (answer or {}).get("model")))
-            if truth_n is None:
-                continue
-            n = round(truth_n)
-            timed = predict(binary, program, runs_file, ["--nodes", node_set(p), "--time-at", str(n)])
-            tp = (timed or {}).get("points", [None])[0]
-            rows.append(row(program, ratio, "T", program.law.time_s(n, p),
-                            tp and (tp["time_s"], *tp["time_s_ci95"]), tp and tp["predictive"],
-                            (timed or {}).get("model")))
+        runs = noisy_runs(program, rng)
+        for fitted in FIT_SETS:
+            runs_file = out / f"{program.name}-{len(fitted)}.csv"
+            write_runs(runs_file, [r for r in runs if r[0] in fitted])
+            rows += score_program(binary, program, runs_file, len(fitted))
         print(f"{program.name}: {program.noise}, target {program.target:.3g}", file=sys.stderr)
     return rows
 
 
+def score_program(binary: str, program: Program, runs_file: Path, configurations: int) -> list:
+    """One program's rows, fitted on the runs of `runs_file` (`configurations` of them)."""
+    rows = []
+    targets = [max(FIT_NODES) * r for r in BAND_RATIOS]
+    asked = sum((["--nodes", node_set(p)] for p in targets), [])
+    answer = predict(binary, program, runs_file, asked + ["--target", f"{program.target:.6g}"])
+    points = {pt["nodes"]: pt for pt in (answer or {}).get("points", [])}
+    # Where the model falls short of the target, its distribution may still hold it from
+    # a size on: the answer is [n_from, open], without a point.
+    held_from = {u["nodes"]: u["n_from"] for u in (answer or {}).get("unreached", []) if u.get("n_from")}
+    for ratio, p in zip(BAND_RATIOS, targets):
+        truth_n = solve_size(program.law, program.target, p)
+        point = points.get(node_set(p))
+        interval = point and (point["n"], *point["n_ci95"])
+        if not point and node_set(p) in held_from:
+            interval = (None, held_from[node_set(p)], None)
+        rows.append(row(program, ratio, "N", truth_n, interval, point and point["predictive"],
+                        (answer or {}).get("model"), configurations))
+        if truth_n is None:
+            continue
+        n = round(truth_n)
+        timed = predict(binary, program, runs_file, ["--nodes", node_set(p), "--time-at", str(n)])
+        tp = (timed or {}).get("points", [None])[0]
+        rows.append(row(program, ratio, "T", program.law.time_s(n, p),
+                        tp and (tp["time_s"], *tp["time_s_ci95"]), tp and tp["predictive"],
+                        (timed or {}).get("model"), configurations))
+    return rows
+
+
 def row(program: Program, ratio: int, quantity: str, truth, predicted, predictive=None,
-        model=None) -> dict:
+        model=None, configurations: int = len(FIT_NODES)) -> dict:
     """One scored row; `hi` None is an open upper end. `predictive` is the distribution the
     interval was read from (its ingredients, for calibration_fit.py), `model` the fitted
     model's summary (its formula and its errors on the runs)."""
@@ -262,7 +276,7 @@ def row(program: Program, ratio: int, quantity: str, truth, predicted, predictiv
     return {"program": program.name, "noise": program.noise, "equal_split": program.law.equal_split,
             "working_set": program.law.working_set, "ratio": ratio, "quantity": quantity,
             "truth": truth, "point": point, "lo": lo, "hi": hi, "predictive": predictive,
-            "model": model}
+            "model": model, "configurations": configurations}
 
 
 def upper(r: dict) -> float:
@@ -276,45 +290,47 @@ def scored_upper(r: dict) -> float:
 
 
 def summary(rows: list) -> list:
-    """Per (quantity, ratio): the scores of the intervals and of the best fixed band."""
+    """Per (configurations fitted, quantity, ratio): the scores of the intervals and of the
+    best fixed band."""
     out = []
-    for quantity in ("N", "T"):
-        for ratio in BAND_RATIOS:
-            every = [r for r in rows if r["quantity"] == quantity and r["ratio"] == ratio]
-            # A law that holds the target at no size searched is covered only by an answer
-            # that leaves the upper end open (none, or one at the search bound).
-            never = [r for r in every if r["truth"] is None]
-            band = [r for r in every if r["truth"] is not None]
-            answered = [r for r in band if r["lo"] and r["lo"] > 0]
-            # An interval without a point ([n_from, open]) has no fixed band around it.
-            pointed = [r for r in answered if r["point"]]
-            if not every:
-                continue
-            open_ended = sum(r["lo"] is None or upper(r) >= 0.999 * N_MAX for r in never)
-            covered = sum(r["lo"] <= r["truth"] <= upper(r) for r in answered) + open_ended
-            scores = [interval_score(r["lo"], scored_upper(r), r["truth"]) for r in answered]
-            best = min(FIXED_BANDS, key=lambda f: statistics.fmean(
-                interval_score(r["point"] / f, r["point"] * f, r["truth"]) for r in pointed) if pointed else 0)
-            fixed = [interval_score(r["point"] / best, r["point"] * best, r["truth"]) for r in pointed]
-            out.append({
-                "quantity": quantity, "ratio": ratio, "rows": len(every), "never": len(never),
-                "missing": len(band) - len(answered), "coverage": covered / len(every),
-                "median_hi_lo": statistics.median(upper(r) / r["lo"] for r in answered) if answered else None,
-                "open_upper": sum(r["hi"] is None for r in answered) if quantity == "N" else None,
-                "without_point": len(answered) - len(pointed),
-                "median_abs_error": statistics.median(abs(r["point"] / r["truth"] - 1) for r in pointed) if pointed else None,
-                "interval_score": statistics.fmean(scores) if scores else None,
-                "fixed_band": best, "fixed_band_score": statistics.fmean(fixed) if fixed else None,
-                "fixed_band_coverage": sum(r["point"] / best <= r["truth"] <= r["point"] * best for r in pointed) / max(len(band), 1),
-            })
+    for configurations, quantity, ratio in [(len(f), q, r) for f in FIT_SETS for q in ("N", "T")
+                                            for r in BAND_RATIOS]:
+        every = [r for r in rows if r["quantity"] == quantity and r["ratio"] == ratio
+                 and r.get("configurations", len(FIT_NODES)) == configurations]
+        # A law that holds the target at no size searched is covered only by an answer
+        # that leaves the upper end open (none, or one at the search bound).
+        never = [r for r in every if r["truth"] is None]
+        band = [r for r in every if r["truth"] is not None]
+        answered = [r for r in band if r["lo"] and r["lo"] > 0]
+        # An interval without a point ([n_from, open]) has no fixed band around it.
+        pointed = [r for r in answered if r["point"]]
+        if not every:
+            continue
+        open_ended = sum(r["lo"] is None or upper(r) >= 0.999 * N_MAX for r in never)
+        covered = sum(r["lo"] <= r["truth"] <= upper(r) for r in answered) + open_ended
+        scores = [interval_score(r["lo"], scored_upper(r), r["truth"]) for r in answered]
+        best = min(FIXED_BANDS, key=lambda f: statistics.fmean(
+            interval_score(r["point"] / f, r["point"] * f, r["truth"]) for r in pointed) if pointed else 0)
+        fixed = [interval_score(r["point"] / best, r["point"] * best, r["truth"]) for r in pointed]
+        out.append({
+            "configurations": configurations, "quantity": quantity, "ratio": ratio, "rows": len(every), "never": len(never),
+            "missing": len(band) - len(answered), "coverage": covered / len(every),
+            "median_hi_lo": statistics.median(upper(r) / r["lo"] for r in answered) if answered else None,
+            "open_upper": sum(r["hi"] is None for r in answered) if quantity == "N" else None,
+            "without_point": len(answered) - len(pointed),
+            "median_abs_error": statistics.median(abs(r["point"] / r["truth"] - 1) for r in pointed) if pointed else None,
+            "interval_score": statistics.fmean(scores) if scores else None,
+            "fixed_band": best, "fixed_band_score": statistics.fmean(fixed) if fixed else None,
+            "fixed_band_coverage": sum(r["point"] / best <= r["truth"] <= r["point"] * best for r in pointed) / max(len(band), 1),
+        })
     return out
 
 
 def table(summaries: list) -> str:
-    header = ("| quantity | ratio | rows | never reached | missing | interval only | coverage | median hi/lo | open upper end | median abs error "
-              "| interval score | best fixed band | its score | its coverage |\n|" + "---|" * 14 + "\n")
+    header = ("| fitted on | quantity | ratio | rows | never reached | missing | interval only | coverage | median hi/lo | open upper end | median abs error "
+              "| interval score | best fixed band | its score | its coverage |\n|" + "---|" * 15 + "\n")
     cell = lambda v, f: "-" if v is None else format(v, f)
-    lines = [f"| {s['quantity']} | {s['ratio']}x | {s['rows']} | {s['never']} | {s['missing']} | {s['without_point']} | {s['coverage']:.0%} "
+    lines = [f"| {s['configurations']} configurations | {s['quantity']} | {s['ratio']}x | {s['rows']} | {s['never']} | {s['missing']} | {s['without_point']} | {s['coverage']:.0%} "
              f"| {cell(s['median_hi_lo'], '.2f')} | {cell(s['open_upper'], 'd')} | {cell(s['median_abs_error'], '.1%')} "
              f"| {cell(s['interval_score'], '.2f')} | x/÷{s['fixed_band']:.2f} | {cell(s['fixed_band_score'], '.2f')} "
              f"| {s['fixed_band_coverage']:.0%} |" for s in summaries]
