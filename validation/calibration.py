@@ -10,8 +10,8 @@ outside it), a split (balanced by speed, or equal: its slowest node sets the com
 compute factor with or without a working-set effect, and a noise model (lognormal, heavy
 outliers, an offset per configuration, drift within the study). Its runs on 2, 4 and 8 nodes
 of the heterogeneous `kalinov` platform (fast, middle and slow nodes in the proportions 1:1:2)
-go to `hetscale predict --runs` as a user's CSV, and again those on 4 and 8 nodes only (a
-study of two configurations); each predicts 2x, 4x, 8x, 32x and 128x the largest fitted node
+go to `hetscale predict --runs` as a user's CSV, and again those on 4 and 8 nodes only, and
+its runs on one fast node with those on 2 (studies of two configurations); each predicts 2x, 4x, 8x, 32x and 128x the largest fitted node
 count: N at the target E_s, and T at each configuration's true N. Where
 the fitted model holds the target at no size, its answer `[n_from, open]` (the runs cannot
 exclude that it is held from n_from on) is an interval without a point.
@@ -52,8 +52,10 @@ SCORE_SEED, FIT_SEED = 2, 1
 
 
 def mix(p: int) -> dict:
-    """The node kinds of a p-node configuration: a fast and a slow node for 2, else a quarter
-    fast, a quarter middle and half slow."""
+    """The node kinds of a p-node configuration: a fast node alone, a fast and a slow node for
+    2, else a quarter fast, a quarter middle and half slow."""
+    if p == 1:
+        return {"fast": 1}
     if p == 2:
         return {"fast": 1, "slow": 1}
     return {"fast": p // 4, "middle": p // 4, "slow": p // 2}
@@ -175,20 +177,22 @@ def noisy_runs(program: Program, rng: random.Random) -> list:
     runs = [(p, n) for p in FIT_NODES for n in program.sizes[p] for _ in range(REPETITIONS)]
     out = []
     for i, (p, n) in enumerate(runs):
-        t = program.law.time_s(n, p)
-        noise = program.noise
-        if noise == "lognormal-3%":
-            t *= math.exp(rng.gauss(0.0, 0.03))
-        elif noise == "lognormal-8%":
-            t *= math.exp(rng.gauss(0.0, 0.08))
-        elif noise == "outliers":
-            t *= math.exp(rng.gauss(0.0, 0.03)) * (rng.uniform(1.3, 2.5) if rng.random() < 0.05 else 1.0)
-        elif noise == "offsets":
-            t *= offsets[p] * math.exp(rng.gauss(0.0, 0.02))
-        elif noise == "drift":
-            t *= (1.0 + 0.1 * i / len(runs)) * math.exp(rng.gauss(0.0, 0.02))
-        out.append((p, n, t))
+        out.append((p, n, with_noise(program.law.time_s(n, p), program.noise, rng, offsets[p], i / len(runs))))
     return out
+
+
+def with_noise(t: float, noise: str, rng: random.Random, offset: float, progress: float) -> float:
+    """A run's time `t` under the program's noise; `offset` is its configuration's, `progress`
+    how far through the study it runs (0 to 1, for drift)."""
+    if noise == "lognormal-3%":
+        return t * math.exp(rng.gauss(0.0, 0.03))
+    if noise == "lognormal-8%":
+        return t * math.exp(rng.gauss(0.0, 0.08))
+    if noise == "outliers":
+        return t * math.exp(rng.gauss(0.0, 0.03)) * (rng.uniform(1.3, 2.5) if rng.random() < 0.05 else 1.0)
+    if noise == "offsets":
+        return t * offset * math.exp(rng.gauss(0.0, 0.02))
+    return t * (1.0 + 0.1 * progress) * math.exp(rng.gauss(0.0, 0.02))  # drift
 
 
 def write_runs(path: Path, runs: list):
@@ -219,9 +223,11 @@ def interval_score(lo: float, hi: float, truth: float) -> float:
     return (hi - lo) + (2 / ALPHA) * max(lo - y, 0.0) + (2 / ALPHA) * max(y - hi, 0.0)
 
 
-# The node counts each program's runs are fitted on: all three, and the two largest (a study
-# of two configurations, as the testbed's and the quick start's are).
-FIT_SETS = (FIT_NODES, FIT_NODES[1:])
+# The node counts each program's runs are fitted on: all three; the two largest (a study of
+# two configurations); and one node with two (as the testbed's and the quick start's are: on
+# one node the overhead is the law's at p = 1, often none).
+ONE_NODE = 1
+FIT_SETS = (FIT_NODES, FIT_NODES[1:], (ONE_NODE, FIT_NODES[0]))
 
 
 def score_rows(binary: str, out: Path, programs: int, seed: int) -> list:
@@ -230,18 +236,33 @@ def score_rows(binary: str, out: Path, programs: int, seed: int) -> list:
     for index in range(programs):
         program = make_program(index, rng)
         runs = noisy_runs(program, rng)
+        # The one-node runs from a generator of their own, so that adding them leaves every
+        # other draw as it was.
+        runs += one_node_runs(program, random.Random(f"{seed}-{index}"))
         for fitted in FIT_SETS:
-            runs_file = out / f"{program.name}-{len(fitted)}.csv"
+            name = "-".join(str(p) for p in fitted)
+            runs_file = out / f"{program.name}-{name}.csv"
             write_runs(runs_file, [r for r in runs if r[0] in fitted])
-            rows += score_program(binary, program, runs_file, len(fitted))
+            rows += score_program(binary, program, runs_file, fitted)
         print(f"{program.name}: {program.noise}, target {program.target:.3g}", file=sys.stderr)
     return rows
 
 
-def score_program(binary: str, program: Program, runs_file: Path, configurations: int) -> list:
-    """One program's rows, fitted on the runs of `runs_file` (`configurations` of them)."""
+def one_node_runs(program: Program, rng: random.Random) -> list:
+    """(1, n, time_s) of the program's runs on one node, at its 2-node sizes (a study of one
+    and two nodes over one range), with its noise (an offset of its own, no drift yet)."""
+    law = program.law
+    sizes = program.sizes[FIT_NODES[0]]
+    offset = math.exp(rng.gauss(0.0, 0.05))
+    return [(ONE_NODE, n, with_noise(law.time_s(n, ONE_NODE), program.noise, rng, offset, 0.0))
+            for n in sizes for _ in range(REPETITIONS)]
+
+
+def score_program(binary: str, program: Program, runs_file: Path, fitted: tuple) -> list:
+    """One program's rows, fitted on the runs of `runs_file` (on the node counts `fitted`)."""
     rows = []
-    targets = [max(FIT_NODES) * r for r in BAND_RATIOS]
+    configurations = "+".join(str(p) for p in fitted)
+    targets = [max(fitted) * r for r in BAND_RATIOS]
     asked = sum((["--nodes", node_set(p)] for p in targets), [])
     answer = predict(binary, program, runs_file, asked + ["--target", f"{program.target:.6g}"])
     points = {pt["nodes"]: pt for pt in (answer or {}).get("points", [])}
@@ -268,7 +289,7 @@ def score_program(binary: str, program: Program, runs_file: Path, configurations
 
 
 def row(program: Program, ratio: int, quantity: str, truth, predicted, predictive=None,
-        model=None, configurations: int = len(FIT_NODES)) -> dict:
+        model=None, configurations: str = "2+4+8") -> dict:
     """One scored row; `hi` None is an open upper end. `predictive` is the distribution the
     interval was read from (its ingredients, for calibration_fit.py), `model` the fitted
     model's summary (its formula and its errors on the runs)."""
@@ -293,10 +314,11 @@ def summary(rows: list) -> list:
     """Per (configurations fitted, quantity, ratio): the scores of the intervals and of the
     best fixed band."""
     out = []
-    for configurations, quantity, ratio in [(len(f), q, r) for f in FIT_SETS for q in ("N", "T")
+    fit_sets = ["+".join(str(p) for p in f) for f in FIT_SETS]
+    for configurations, quantity, ratio in [(f, q, r) for f in fit_sets for q in ("N", "T")
                                             for r in BAND_RATIOS]:
         every = [r for r in rows if r["quantity"] == quantity and r["ratio"] == ratio
-                 and r.get("configurations", len(FIT_NODES)) == configurations]
+                 and r.get("configurations", fit_sets[0]) == configurations]
         # A law that holds the target at no size searched is covered only by an answer
         # that leaves the upper end open (none, or one at the search bound).
         never = [r for r in every if r["truth"] is None]
@@ -330,7 +352,7 @@ def table(summaries: list) -> str:
     header = ("| fitted on | quantity | ratio | rows | never reached | missing | interval only | coverage | median hi/lo | open upper end | median abs error "
               "| interval score | best fixed band | its score | its coverage |\n|" + "---|" * 15 + "\n")
     cell = lambda v, f: "-" if v is None else format(v, f)
-    lines = [f"| {s['configurations']} configurations | {s['quantity']} | {s['ratio']}x | {s['rows']} | {s['never']} | {s['missing']} | {s['without_point']} | {s['coverage']:.0%} "
+    lines = [f"| {s['configurations']} nodes | {s['quantity']} | {s['ratio']}x | {s['rows']} | {s['never']} | {s['missing']} | {s['without_point']} | {s['coverage']:.0%} "
              f"| {cell(s['median_hi_lo'], '.2f')} | {cell(s['open_upper'], 'd')} | {cell(s['median_abs_error'], '.1%')} "
              f"| {cell(s['interval_score'], '.2f')} | x/÷{s['fixed_band']:.2f} | {cell(s['fixed_band_score'], '.2f')} "
              f"| {s['fixed_band_coverage']:.0%} |" for s in summaries]
