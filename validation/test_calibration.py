@@ -26,6 +26,27 @@ class Truth(unittest.TestCase):
         self.assertIsNone(c.solve_size(equal, 0.6, 8))
 
 
+class Runs(unittest.TestCase):
+    def test_one_node_runs_are_at_the_two_node_sizes_on_one_fast_node(self):
+        import random
+        self.assertEqual(c.mix(1), {"fast": 1})
+        program = c.make_program(0, random.Random(5))
+        ones = c.one_node_runs(program, random.Random("x"))
+        self.assertEqual(sorted({n for _, n, _ in ones}), program.sizes[2])
+        self.assertEqual(len(ones), len(program.sizes[2]) * c.REPETITIONS)
+        self.assertTrue(all(p == 1 and t > 0 for p, _, t in ones))
+
+    def test_every_noise_keeps_a_time_near_the_law(self):
+        import random
+        rng = random.Random(1)
+        for noise in c.NOISES:
+            t = c.with_noise(1.0, noise, rng, 1.0, 0.5)
+            self.assertTrue(0.5 < t < 3.0, (noise, t))
+        # Drift slows a run by 10% over the study.
+        self.assertGreater(c.with_noise(1.0, "drift", random.Random(2), 1.0, 1.0),
+                           c.with_noise(1.0, "drift", random.Random(2), 1.0, 0.0))
+
+
 class Scores(unittest.TestCase):
     def test_the_interval_score_is_the_log_width_plus_the_penalised_miss(self):
         self.assertAlmostEqual(c.interval_score(1.0, math.e, 2.0), 1.0)
