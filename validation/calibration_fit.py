@@ -84,8 +84,14 @@ def score(lo: float, hi: float, truth: float) -> float:
     return (hi - lo) + (2 / ALPHA) * (max(lo - y, 0.0) + max(y - hi, 0.0))
 
 
+# The fits the constants are fitted on: the three-configuration ones (the two-configuration
+# fits are scored, not fitted on).
+FITTED_ON = "2+4+8"
+
+
 def usable(rows: list) -> list:
-    return [r for r in rows if r["quantity"] == "T" and r["point"] and r["predictive"] and r["truth"]]
+    return [r for r in rows if r["quantity"] == "T" and r["point"] and r["predictive"] and r["truth"]
+            and r.get("configurations", FITTED_ON) == FITTED_ON]
 
 
 def mean_score(rows: list, constants: tuple) -> float:
