@@ -11,8 +11,9 @@ compute factor with or without a working-set effect, and a noise model (lognorma
 outliers, an offset per configuration, drift within the study). Its runs on 2, 4 and 8 nodes
 of the heterogeneous `kalinov` platform (fast, middle and slow nodes in the proportions 1:1:2)
 go to `hetscale predict --runs` as a user's CSV, and again those on 4 and 8 nodes only, and
-its runs on one fast node with those on 2 (studies of two configurations); each predicts 2x, 4x, 8x, 32x and 128x the largest fitted node
-count: N at the target E_s, and T at each configuration's true N. Where
+its runs on one fast node with those on 2 (studies of two configurations); each predicts 2x,
+4x, 8x, 32x and 128x the largest fitted node count: N at the target E_s, and T at each
+configuration's true N. Where
 the fitted model holds the target at no size, its answer `[n_from, open]` (the runs cannot
 exclude that it is held from n_from on) is an interval without a point.
 
@@ -230,6 +231,11 @@ ONE_NODE = 1
 FIT_SETS = (FIT_NODES, FIT_NODES[1:], (ONE_NODE, FIT_NODES[0]))
 
 
+def fit_label(fitted: tuple, sep: str = "+") -> str:
+    """A fit set's name: its node counts joined ("2+4+8"; with "-" in file names)."""
+    return sep.join(str(p) for p in fitted)
+
+
 def score_rows(binary: str, out: Path, programs: int, seed: int) -> list:
     rng = random.Random(seed)
     rows = []
@@ -240,8 +246,7 @@ def score_rows(binary: str, out: Path, programs: int, seed: int) -> list:
         # other draw as it was.
         runs += one_node_runs(program, random.Random(f"{seed}-{index}"))
         for fitted in FIT_SETS:
-            name = "-".join(str(p) for p in fitted)
-            runs_file = out / f"{program.name}-{name}.csv"
+            runs_file = out / f"{program.name}-{fit_label(fitted, '-')}.csv"
             write_runs(runs_file, [r for r in runs if r[0] in fitted])
             rows += score_program(binary, program, runs_file, fitted)
         print(f"{program.name}: {program.noise}, target {program.target:.3g}", file=sys.stderr)
@@ -261,7 +266,7 @@ def one_node_runs(program: Program, rng: random.Random) -> list:
 def score_program(binary: str, program: Program, runs_file: Path, fitted: tuple) -> list:
     """One program's rows, fitted on the runs of `runs_file` (on the node counts `fitted`)."""
     rows = []
-    configurations = "+".join(str(p) for p in fitted)
+    configurations = fit_label(fitted)
     targets = [max(fitted) * r for r in BAND_RATIOS]
     asked = sum((["--nodes", node_set(p)] for p in targets), [])
     answer = predict(binary, program, runs_file, asked + ["--target", f"{program.target:.6g}"])
@@ -289,7 +294,7 @@ def score_program(binary: str, program: Program, runs_file: Path, fitted: tuple)
 
 
 def row(program: Program, ratio: int, quantity: str, truth, predicted, predictive=None,
-        model=None, configurations: str = "2+4+8") -> dict:
+        model=None, configurations: str = fit_label(FIT_NODES)) -> dict:
     """One scored row; `hi` None is an open upper end. `predictive` is the distribution the
     interval was read from (its ingredients, for calibration_fit.py), `model` the fitted
     model's summary (its formula and its errors on the runs)."""
@@ -314,7 +319,7 @@ def summary(rows: list) -> list:
     """Per (configurations fitted, quantity, ratio): the scores of the intervals and of the
     best fixed band."""
     out = []
-    fit_sets = ["+".join(str(p) for p in f) for f in FIT_SETS]
+    fit_sets = [fit_label(f) for f in FIT_SETS]
     for configurations, quantity, ratio in [(f, q, r) for f in fit_sets for q in ("N", "T")
                                             for r in BAND_RATIOS]:
         every = [r for r in rows if r["quantity"] == quantity and r["ratio"] == ratio
@@ -367,6 +372,8 @@ def main(argv=None) -> int:
     parser.add_argument("--fit", action="store_true",
                         help=f"draw with seed {FIT_SEED} and fit the predictive distribution's constants")
     args = parser.parse_args(argv)
+    if args.programs < 1:
+        parser.error(f"--programs {args.programs}: give at least 1 program to score")
     if args.fit:
         args.seed = FIT_SEED
     binary = os.environ.get("HETSCALE", "target/release/hetscale")

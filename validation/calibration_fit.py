@@ -15,6 +15,8 @@ counts it a miss; the fit sees only rows that have an interval."""
 import math
 from functools import lru_cache
 
+from calibration import FIT_NODES, fit_label, interval_score
+
 ALPHA = 0.05
 COMPUTE_RATES = [0.0] + [0.002 * 1.2**i for i in range(35)]
 OVERHEAD_RATES = [0.01 * 1.15**i for i in range(40)]
@@ -79,14 +81,9 @@ def interval(predictive: dict, point: float, constants: tuple) -> tuple:
     return min(end(-1.0), point), max(end(1.0), point)
 
 
-def score(lo: float, hi: float, truth: float) -> float:
-    lo, hi, y = math.log(lo), math.log(hi), math.log(truth)
-    return (hi - lo) + (2 / ALPHA) * (max(lo - y, 0.0) + max(y - hi, 0.0))
-
-
 # The fits the constants are fitted on: the three-configuration ones (the two-configuration
 # fits are scored, not fitted on).
-FITTED_ON = "2+4+8"
+FITTED_ON = fit_label(FIT_NODES)
 
 
 def usable(rows: list) -> list:
@@ -95,7 +92,7 @@ def usable(rows: list) -> list:
 
 
 def mean_score(rows: list, constants: tuple) -> float:
-    return sum(score(*interval(r["predictive"], r["point"], constants), r["truth"]) for r in rows) / len(rows)
+    return sum(interval_score(*interval(r["predictive"], r["point"], constants), r["truth"]) for r in rows) / len(rows)
 
 
 def descend(rows: list, start: tuple) -> tuple:

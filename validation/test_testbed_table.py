@@ -132,6 +132,29 @@ class Protocol(unittest.TestCase):
         miss = table.score_row(dict(quantity="T at N = 512", pred=1.0, meas=1.5, ci=[0.9, 1.2]))
         self.assertAlmostEqual(miss["score"], math.log(1.2 / 0.9) + 40 * math.log(1.5 / 1.2))
 
+    def test_an_open_upper_end_is_printed_as_open(self):
+        with tempfile.TemporaryDirectory() as out:
+            conv2d_out(out, ABOVE)
+            write(out, "conv2d-b-predict.json",
+                  {"points": [{"p": 4, "n": 300, "n_ci95": [200, None]}]})
+            text = printed(out)
+        row = [l for l in text.splitlines() if "| conv2d | C_4 | N at" in l and "| b |" in l][0]
+        self.assertIn("| [200, open] | inf |", row)
+
+    def test_a_missing_out_is_a_one_line_error_and_a_closed_pipe_no_traceback(self):
+        import subprocess
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testbed_table.py")
+        done = subprocess.run([sys.executable, script, "/nonexistent-out"], capture_output=True, text=True)
+        self.assertNotEqual(done.returncode, 0)
+        self.assertEqual(done.stderr.strip().count("\n"), 0, done.stderr)
+        self.assertIn("no directory /nonexistent-out", done.stderr)
+        with tempfile.TemporaryDirectory() as out:
+            conv2d_out(out, ABOVE)
+            piped = subprocess.run(f"{sys.executable} {script} {out} | head -1", shell=True,
+                                   capture_output=True, text=True)
+        self.assertNotIn("Traceback", piped.stderr)
+        self.assertTrue(piped.stdout.startswith("| program |"))
+
     def test_the_median_interval_is_the_order_statistics_covering_95_percent(self):
         self.assertEqual(table.median_interval(list(range(1, 10))), (2, 8))
         self.assertIsNone(table.median_interval([1, 2, 3, 4, 5]))

@@ -19,6 +19,9 @@ import re
 import statistics
 import sys
 
+# The interval score and the fixed bands are the calibration benchmark's own.
+from calibration import FIXED_BANDS, interval_score
+
 PROGRAMS = ["ge", "mm", "conv2d", "jacobi"]
 # The programs hetscale does not run: their (a) is approach 3 on their declared model
 # (`predict --work ... --program`), not sim replaying a kernel's supersteps.
@@ -303,7 +306,8 @@ def table(out):
     for r in rows:
         score_row(r)
         kind = r["kind"]
-        ci = f"[{fmt(r['ci'][0], kind)}, {fmt(r['ci'][1], kind)}]" if r["ci"] else "none"
+        ci = f"[{fmt(r['ci'][0], kind)}, {'open' if r['ci'][1] is None else fmt(r['ci'][1], kind)}]" \
+            if r["ci"] else "none"
         meas_ci = f"[{fmt(r['meas_ci'][0], kind)}, {fmt(r['meas_ci'][1], kind)}]" if r.get("meas_ci") else "n/a"
         agreed = f"none ({r['agree']})" if r.get("agree") else None
         err = r["err"]
@@ -320,22 +324,14 @@ def table(out):
 COVERAGE_TARGET = 0.85
 HI_LO_TARGET = 1.6
 ERROR_TARGET = 10.0
-ALPHA = 0.05
-FIXED_BANDS = [1.01**i for i in range(1, 701)]  # x/÷1.01 to x/÷1060
-
-
-def interval_score(lo, hi, truth):
-    """Winkler's interval score on log scale at ALPHA, as validation/calibration.py's."""
-    lo, hi, y = math.log(lo), math.log(hi), math.log(truth)
-    return (hi - lo) + (2 / ALPHA) * max(lo - y, 0.0) + (2 / ALPHA) * max(y - hi, 0.0)
 
 
 def score_row(r):
     """A row's error, coverage, hi/lo and interval score, by the protocol's rules: a row
     without a prediction, a measurement or an interval is not covered and its hi/lo is
     infinite; a row where both sides find the target on the same side of the whole range
-    (`agree`) is covered, its answer being right, with no error, and a hi/lo of 1 where its
-    interval is the range's bound (infinite where it has none). An open upper end is
+    (`agree`) is covered, its answer being right, with no error, and the hi/lo of the
+    interval it gives (infinite where it gives none). An open upper end is
     infinite: it covers every measurement above its lower end, and has no interval score."""
     r["kind"] = r.get("kind") or ("T" if r["quantity"].startswith("T") else "N")
     pred, meas, ci = r["pred"], r["meas"], r["ci"]
@@ -411,7 +407,13 @@ def verdict(rows, spreads):
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
-    table(sys.argv[1])
+    if not os.path.isdir(sys.argv[1]):
+        sys.exit(f"testbed_table.py: no directory {sys.argv[1]}: give the OUT that validation/testbed.py wrote")
+    try:
+        table(sys.argv[1])
+    except BrokenPipeError:
+        # A reader that stops early (| head) ends the table, not with a traceback.
+        sys.stderr.close()
 
 
 if __name__ == "__main__":
