@@ -14,13 +14,16 @@ go to `hetscale predict --runs` as a user's CSV, and again those on 4 and 8 node
 its runs on one fast node with those on 2 (studies of two configurations); each predicts 2x,
 4x, 8x, 32x and 128x the largest fitted node count: N at the target E_s, and T at each
 configuration's true N. Where
-the fitted model holds the target at no size, its answer `[n_from, open]` (the runs cannot
-exclude that it is held from n_from on) is an interval without a point.
+the fitted model holds the target at no size, its answer is an interval without a point:
+`[n_from, open]` where it falls short (the runs cannot exclude that it is held from n_from on),
+`[n_min, up to]` where it exceeds the target at every size (nor that every size holds it).
 
 Per band it prints the coverage of the 95% intervals (a missing answer counts as a miss), the
 median hi/lo, how many upper ends are cut at the search bound, and the interval score
 (Winkler, alpha = 0.05, on log scale; lower is better) beside the best fixed x/÷ band around
-the same point, that band chosen knowing the truth. An open upper end covers every larger
+the same point, that band chosen knowing the truth, and the sharpest median hi/lo any
+intervals around the points could have at 90% coverage, found knowing the truth (a target
+below it needs better points, not better intervals). An open upper end covers every larger
 truth and scores as the search bound. OUT_DIR (default calibration-benchmark) receives the
 runs files and rows.json, every row scored.
 
@@ -271,15 +274,15 @@ def score_program(binary: str, program: Program, runs_file: Path, fitted: tuple)
     asked = sum((["--nodes", node_set(p)] for p in targets), [])
     answer = predict(binary, program, runs_file, asked + ["--target", f"{program.target:.6g}"])
     points = {pt["nodes"]: pt for pt in (answer or {}).get("points", [])}
-    # Where the model falls short of the target, its distribution may still hold it from
-    # a size on: the answer is [n_from, open], without a point.
-    held_from = {u["nodes"]: u["n_from"] for u in (answer or {}).get("unreached", []) if u.get("n_from")}
+    # Where the model holds the target at no single size, its distribution may leave an
+    # interval without a point: [n_from, open] (it falls short), [n_min, up to] (it exceeds).
+    held_from = {u["nodes"]: u["n_ci95"] for u in (answer or {}).get("unreached", []) if u.get("n_ci95")}
     for ratio, p in zip(BAND_RATIOS, targets):
         truth_n = solve_size(program.law, program.target, p)
         point = points.get(node_set(p))
         interval = point and (point["n"], *point["n_ci95"])
         if not point and node_set(p) in held_from:
-            interval = (None, held_from[node_set(p)], None)
+            interval = (None, *held_from[node_set(p)])
         rows.append(row(program, ratio, "N", truth_n, interval, point and point["predictive"],
                         (answer or {}).get("model"), configurations))
         if truth_n is None:
@@ -315,6 +318,26 @@ def scored_upper(r: dict) -> float:
     return N_MAX if r["hi"] is None else r["hi"]
 
 
+COVERAGE_TARGET = 0.90  # the lower end of the coverage the issue asks for
+
+
+def sharpest_median_hi_lo(rows: list, coverage: float = COVERAGE_TARGET) -> float:
+    """A bound no interval around these points can beat: the smallest median hi/lo of
+    intervals that each contain their point and together cover `coverage` of the rows, found
+    knowing the truth. A covered row needs at least the ratio of its point and truth; the
+    rows left uncovered are given hi/lo 1, and the rows with the smallest need are the ones
+    covered. A row without a point, or whose truth is never reached (covered only by an open
+    end), needs an infinite ratio. So a median hi/lo target below the bound cannot be met at
+    that coverage by any interval around this model's point: only a better point can."""
+    def need(r: dict) -> float:
+        if not r["point"] or r["truth"] is None:
+            return math.inf
+        return max(r["point"], r["truth"]) / min(r["point"], r["truth"])
+    needs = sorted(need(r) for r in rows)
+    covered = math.ceil(coverage * len(needs))
+    return statistics.median(needs[:covered] + [1.0] * (len(needs) - covered))
+
+
 def summary(rows: list) -> list:
     """Per (configurations fitted, quantity, ratio): the scores of the intervals and of the
     best fixed band."""
@@ -343,6 +366,7 @@ def summary(rows: list) -> list:
             "configurations": configurations, "quantity": quantity, "ratio": ratio, "rows": len(every), "never": len(never),
             "missing": len(band) - len(answered), "coverage": covered / len(every),
             "median_hi_lo": statistics.median(upper(r) / r["lo"] for r in answered) if answered else None,
+            "sharpest_hi_lo": sharpest_median_hi_lo(every),
             "open_upper": sum(r["hi"] is None for r in answered) if quantity == "N" else None,
             "without_point": len(answered) - len(pointed),
             "median_abs_error": statistics.median(abs(r["point"] / r["truth"] - 1) for r in pointed) if pointed else None,
@@ -355,10 +379,10 @@ def summary(rows: list) -> list:
 
 def table(summaries: list) -> str:
     header = ("| fitted on | quantity | ratio | rows | never reached | missing | interval only | coverage | median hi/lo | open upper end | median abs error "
-              "| interval score | best fixed band | its score | its coverage |\n|" + "---|" * 15 + "\n")
+              "| sharpest at 90% | interval score | best fixed band | its score | its coverage |\n|" + "---|" * 16 + "\n")
     cell = lambda v, f: "-" if v is None else format(v, f)
     lines = [f"| {s['configurations']} nodes | {s['quantity']} | {s['ratio']}x | {s['rows']} | {s['never']} | {s['missing']} | {s['without_point']} | {s['coverage']:.0%} "
-             f"| {cell(s['median_hi_lo'], '.2f')} | {cell(s['open_upper'], 'd')} | {cell(s['median_abs_error'], '.1%')} "
+             f"| {cell(s['median_hi_lo'], '.2f')} | {cell(s['open_upper'], 'd')} | {cell(s['median_abs_error'], '.1%')} | {s['sharpest_hi_lo']:.2f} "
              f"| {cell(s['interval_score'], '.2f')} | x/÷{s['fixed_band']:.2f} | {cell(s['fixed_band_score'], '.2f')} "
              f"| {s['fixed_band_coverage']:.0%} |" for s in summaries]
     return header + "\n".join(lines) + "\n"

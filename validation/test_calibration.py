@@ -68,6 +68,18 @@ class Scores(unittest.TestCase):
         self.assertEqual((band["coverage"], band["open_upper"]), (1.0, 1))
         self.assertAlmostEqual(band["interval_score"], math.log(c.N_MAX / 90))
 
+    def test_the_sharpest_median_covers_the_rows_of_smallest_need_and_counts_a_missing_point_infinite(self):
+        def r(truth, point):
+            return {"truth": truth, "point": point}
+
+        # Needs 1.1, 1.2, 1.5, 2, inf: 90% of 5 rows is 5 covered, so the median need is 1.5.
+        rows = [r(100, 110), r(120, 100), r(100, 150), r(200, 100), r(100, None)]
+        self.assertAlmostEqual(c.sharpest_median_hi_lo(rows), 1.5)
+        # At 60% the three smallest are covered and two rows are left at 1: [1, 1, 1.1, 1.2, 1.5].
+        self.assertAlmostEqual(c.sharpest_median_hi_lo(rows, 0.6), 1.1)
+        # A truth never reached needs an open end.
+        self.assertEqual(c.sharpest_median_hi_lo([r(None, 100)] * 3), math.inf)
+
 
 class Fit(unittest.TestCase):
     def test_the_t_quantile_is_students(self):

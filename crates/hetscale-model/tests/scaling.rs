@@ -4,7 +4,7 @@ use hetscale_model::ModelError;
 use hetscale_model::scaling::{
     Bootstrap, BootstrapOptions, Caution, Configuration, CustomTerm, HypothesisSpace,
     PRIOR_OVERHEAD_RATE, Partition, PredictionTarget, Run, ScalingData, SelectOptions, Selection,
-    bootstrap, is_sharp, reachable_from, select,
+    bootstrap, held_up_to, is_sharp, reachable_from, select,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -415,6 +415,44 @@ fn where_the_model_falls_short_of_the_target_its_lower_end_may_still_hold_it() {
     let reached = asked(closest * 0.5);
     assert_eq!(
         reachable_from(&data, &selection, &reached, work, &options).unwrap(),
+        None
+    );
+}
+
+#[test]
+fn where_the_model_exceeds_the_target_at_every_size_its_upper_end_may_need_a_larger_one() {
+    let (data, selection) = law_1_selection(2);
+    let options = sixty_resamples();
+    let target = configuration(512);
+    let n_min = 10.0;
+    let work = &LAW_1.work;
+    let lowest = selection.model.efficiency(n_min, &target, work).unwrap();
+    let asked = |efficiency: f64| PredictionTarget {
+        efficiency,
+        n_bounds: (n_min, 20_000.0),
+        ..half_efficiency(&target)
+    };
+    // Just below the model's E_s at the smallest size: every size holds it, but the upper end
+    // of the time needs a larger size.
+    let held = asked(lowest * 0.98);
+    assert!(bootstrap(&data, &selection, &held, work, &options).is_err());
+    let up_to = held_up_to(&data, &selection, &held, work, &options).unwrap();
+    assert!(up_to.is_some_and(|n| n > n_min), "{up_to:?}");
+    // A lower target needs a size no larger, never one below the sizes searched; a target
+    // the model reaches, or falls short of, is not this answer's.
+    let lower = held_up_to(&data, &selection, &asked(lowest * 0.1), work, &options).unwrap();
+    assert!(
+        lower.is_some_and(|n| n_min <= n && n <= up_to.unwrap()),
+        "{lower:?} {up_to:?}"
+    );
+    let reached = asked(lowest * 1.5);
+    assert!(bootstrap(&data, &selection, &reached, work, &options).is_ok());
+    assert_eq!(
+        held_up_to(&data, &selection, &reached, work, &options).unwrap(),
+        None
+    );
+    assert_eq!(
+        reachable_from(&data, &selection, &held, work, &options).unwrap(),
         None
     );
 }

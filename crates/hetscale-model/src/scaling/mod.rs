@@ -51,7 +51,7 @@ pub use hypothesis::{CustomTerm, Exponents, HypothesisSpace, Term};
 pub use model::{FittedTerm, ScalingModel};
 pub use prediction::{
     Bootstrap, BootstrapOptions, Interval, PredictionTarget, Progress, SHARP_FACTOR, TimeAt,
-    bootstrap, bootstrap_time, is_sharp, reachable_from,
+    bootstrap, bootstrap_time, held_up_to, is_sharp, reachable_from,
 };
 pub use predictive::{
     FIT_SPREAD_SCALE, NestedFold, PRIOR_COMPUTE_RATE, PRIOR_FOLDS, PRIOR_OVERHEAD_RATE, Predictive,

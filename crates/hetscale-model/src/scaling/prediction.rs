@@ -333,7 +333,8 @@ fn end_size(found: Result<f64>) -> Result<f64> {
 /// the interval's lower end, read where the model comes closest to the target) holds it. The
 /// runs cannot exclude that the target is held from there on, nor that it is never held:
 /// the answer is `[that size, open]`. `None` when even the lower end falls short, or the model
-/// reaches the target (then [`bootstrap`] answers). Errors: as [`bootstrap`]'s.
+/// does not fall short (then [`bootstrap`] or [`held_up_to`] answers). Errors: as
+/// [`bootstrap`]'s.
 pub fn reachable_from(
     data: &ScalingData,
     selection: &Selection,
@@ -341,13 +342,58 @@ pub fn reachable_from(
     work: &dyn Fn(f64) -> f64,
     options: &BootstrapOptions,
 ) -> Result<Option<f64>> {
+    let end = end_where_unreached(data, selection, target, work, options, Side::FallsShort)?;
+    Ok(end.filter(|from| from.is_finite()))
+}
+
+/// Where the selected model holds `target.efficiency` at every size searched, exceeding it
+/// even at its lowest: the size up to which the predictive distribution's upper end (both
+/// parts at the interval's upper end, read where the model's `E_s` is lowest) needs `N` to
+/// grow before it holds the target. The runs cannot exclude that every size holds it, nor
+/// that `N` must grow that far: the answer is `[the smallest size searched, that size]`, the
+/// upper end infinite (open) where even that end holds it at no size. `None` when the model
+/// does not exceed the target everywhere. Errors: as [`bootstrap`]'s.
+pub fn held_up_to(
+    data: &ScalingData,
+    selection: &Selection,
+    target: &PredictionTarget<'_>,
+    work: &dyn Fn(f64) -> f64,
+    options: &BootstrapOptions,
+) -> Result<Option<f64>> {
+    let end = end_where_unreached(data, selection, target, work, options, Side::Exceeds)?;
+    Ok(end.map(|up_to| up_to.max(target.n_bounds.0)))
+}
+
+/// On which side of the target a model that holds it at no single size lies.
+#[derive(Clone, Copy, PartialEq)]
+enum Side {
+    /// Its `E_s` is below the target at every size: the lower end of the time may hold it.
+    FallsShort,
+    /// Its `E_s` is above the target at every size: the upper end of the time may need a
+    /// larger size.
+    Exceeds,
+}
+
+/// The size at which the predictive distribution's end on the target's side (the lower end
+/// of the time where the model falls short, the upper end where it exceeds) holds the target,
+/// read where the model comes closest to it; `None` when the model is not on `side`.
+fn end_where_unreached(
+    data: &ScalingData,
+    selection: &Selection,
+    target: &PredictionTarget<'_>,
+    work: &dyn Fn(f64) -> f64,
+    options: &BootstrapOptions,
+    side: Side,
+) -> Result<Option<f64>> {
     data.check()?;
     target.configuration.check()?;
     let configuration = target.configuration;
     let model = &selection.model;
     let closest =
         match model.size_for_efficiency(target.efficiency, configuration, work, target.n_bounds) {
-            Err(ModelError::Unreachable { best, best_at, .. }) if best < target.efficiency => {
+            Err(ModelError::Unreachable { best, best_at, .. })
+                if (best < target.efficiency) == (side == Side::FallsShort) =>
+            {
                 best_at
             }
             Err(ModelError::Unreachable { .. }) | Ok(_) => return Ok(None),
@@ -364,15 +410,16 @@ pub fn reachable_from(
         closest,
         work(closest),
     )?;
-    let (compute, overhead) = predictive.factors(predictive.doublings, -1.0);
-    let smaller = model.with_parts_scaled(compute, overhead);
-    let from = end_size(smaller.size_for_efficiency(
+    let sign = if side == Side::FallsShort { -1.0 } else { 1.0 };
+    let (compute, overhead) = predictive.factors(predictive.doublings, sign);
+    let scaled = model.with_parts_scaled(compute, overhead);
+    let end = end_size(scaled.size_for_efficiency(
         target.efficiency,
         configuration,
         work,
         target.n_bounds,
     ))?;
-    Ok(from.is_finite().then(|| from.max(n_min)))
+    Ok(Some(end.max(n_min)))
 }
 
 /// `psi(reference, target)` and its interval: at each end the model with both parts scaled

@@ -16,7 +16,7 @@ use hetscale_model::ModelError;
 use hetscale_model::scaling::{
     BootstrapOptions, Configuration as ModelConfiguration, CustomTerm, HypothesisSpace, Interval,
     PredictionTarget, Progress, Run, ScalingData, SelectOptions, Selection, Term, bootstrap,
-    reachable_from, select,
+    held_up_to, reachable_from, select,
 };
 use serde::Serialize;
 use std::collections::HashMap;
@@ -279,6 +279,10 @@ impl StudyRuns {
             // Runs from a file were not searched for the target, so their largest
             // configuration need not hold it: no psi, the prediction stands.
             Err(ModelError::Unreachable { .. }) if self.target.is_none() => None,
+            // A model above the target at every size on a measured configuration cannot say
+            // where it is held there: no psi; the requested configurations answer with the
+            // intervals their distributions leave ([n_min, up to]).
+            Err(ModelError::Unreachable { best, .. }) if best > target => None,
             Err(e) => return Err(self.poor_model(e, selection, &base.label, target)),
         };
         let reference = base_n.map(|_| base);
@@ -290,8 +294,8 @@ impl StudyRuns {
             }
         }
         // One configuration's answer is worth giving with the others' reasons, an interval
-        // without a point ([n_from, open]) too; none is an error.
-        let answered = !points.is_empty() || unreached.iter().any(|u| u.n_from.is_some());
+        // without a point ([n_from, open], [n_min, up to]) too; none is an error.
+        let answered = !points.is_empty() || unreached.iter().any(|u| u.n_ci95.is_some());
         if !answered && !unreached.is_empty() {
             let first = unreached.swap_remove(0);
             return Err(StudyError::Configuration {
@@ -433,21 +437,20 @@ impl StudyRuns {
         let estimate = match bootstrapped {
             Ok(estimate) => estimate,
             Err(e) => {
-                // The model falls short of the target everywhere; its distribution may not.
-                let from = match e {
-                    ModelError::Unreachable { .. } => reachable_from(
-                        &self.data,
-                        selection,
-                        &prediction,
-                        &work,
-                        &self.bootstrap_options(),
-                    )?,
-                    _ => None,
+                // The model falls short of the target everywhere, or exceeds it everywhere;
+                // its distribution may leave an interval without a point.
+                let options = self.bootstrap_options();
+                let (from, up_to) = match e {
+                    ModelError::Unreachable { .. } => (
+                        reachable_from(&self.data, selection, &prediction, &work, &options)?,
+                        held_up_to(&self.data, selection, &prediction, &work, &options)?,
+                    ),
+                    _ => (None, None),
                 };
                 let speed = configuration.marked_speed();
                 let unreached = unreachable_on(e, label);
                 return UnreachedPoint::from_error(label, p, speed, unreached)
-                    .map(|u| Err(u.held_from(from)));
+                    .map(|u| Err(u.held_from(from).held_up_to(up_to, n_bounds.0)));
             }
         };
         let n = estimate.size.estimate;
@@ -865,9 +868,31 @@ mod tests {
         let above = advice(0.05);
         assert!(above.contains("lower the target"), "{above}");
         assert!(!above.contains("raise the target"), "{above}");
-        let below = advice(0.03);
-        assert!(below.contains("raise the target"), "{below}");
-        assert!(!below.contains("lower the target"), "{below}");
+        // Below the curve every size holds the target: the answer is an interval from the
+        // smallest size, not an error, and its reason still says which way to move the target.
+        let below = runs
+            .predict("t", &selection, &targets, 0.03, (8.0, 1e7))
+            .unwrap();
+        let [unreached] = &below.unreached[..] else {
+            panic!("{below:?}")
+        };
+        assert!(below.points.is_empty() && below.base.n_reference.is_none());
+        assert!(
+            unreached.reason.contains("raise the target"),
+            "{}",
+            unreached.reason
+        );
+        assert!(
+            !unreached.reason.contains("lower the target"),
+            "{}",
+            unreached.reason
+        );
+        assert!(
+            unreached.n_ci95.is_some_and(|(low, _)| low == 8),
+            "{:?}",
+            unreached.n_ci95
+        );
+        assert!(below.verdict.contains("N is in [8, "), "{}", below.verdict);
     }
 
     #[test]

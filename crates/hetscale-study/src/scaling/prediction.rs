@@ -145,6 +145,10 @@ pub struct UnreachedPoint {
     /// the size from which the runs cannot exclude that it is held (the interval is
     /// `[n_from, open]`); `None` when even that end falls short.
     pub n_from: Option<u64>,
+    /// The interval the runs leave without a point: `[n_from, open]` where the model falls
+    /// short of the target, `[the smallest size searched, up to]` where it exceeds it at every
+    /// size (the upper end `None` when open); `None` when the distribution holds it nowhere.
+    pub n_ci95: Option<(u64, Option<u64>)>,
 }
 
 impl UnreachedPoint {
@@ -165,6 +169,7 @@ impl UnreachedPoint {
                 marked_speed_flops,
                 reason: message,
                 n_from: None,
+                n_ci95: None,
             }),
             other => Err(other),
         }
@@ -182,6 +187,32 @@ impl UnreachedPoint {
                 size(from)
             ),
             n_from: Some(from.round() as u64),
+            n_ci95: Some((from.round() as u64, None)),
+            ..self
+        }
+    }
+
+    /// Where the model exceeds the target at every size searched: with the size up to which
+    /// the predictive distribution's upper end needs `N` to grow
+    /// ([`hetscale_model::scaling::held_up_to`]; infinite: open), said in the reason too.
+    pub fn held_up_to(self, up_to: Option<f64>, n_min: f64) -> Self {
+        let Some(up_to) = up_to else { return self };
+        let interval = (
+            n_min.round() as u64,
+            up_to.is_finite().then(|| up_to.round() as u64),
+        );
+        Self {
+            reason: format!(
+                "{}; but the runs cannot exclude a larger overhead, with which N must grow to {}: N is in {}",
+                self.reason,
+                interval
+                    .1
+                    .map_or("a size past the range searched".to_owned(), |n| size(
+                        n as f64
+                    )),
+                size_interval(interval)
+            ),
+            n_ci95: Some(interval),
             ..self
         }
     }
@@ -250,10 +281,24 @@ pub fn verdict(prediction: &ScalingPrediction) -> String {
         return prediction
             .unreached
             .iter()
-            .rfind(|u| u.n_from.is_some())
+            .rfind(|u| u.n_ci95.is_some())
             .map_or(String::new(), |u| {
+                // An interval without a point is sharp only when its ends lie within the
+                // factor of each other (every size holds the target, even at the upper end).
+                let sharp = u.n_ci95.is_some_and(|(low, high)| {
+                    high.is_some_and(|high| high as f64 <= SHARP_FACTOR * low as f64)
+                });
+                let cannot = if sharp {
+                    String::new()
+                } else {
+                    format!(
+                        "; these runs cannot pin N on {} nodes within a factor of {}",
+                        grouped(u.p),
+                        trimmed(SHARP_FACTOR)
+                    )
+                };
                 format!(
-                    "to hold E_s = {} on {} nodes: {}",
+                    "to hold E_s = {} on {} nodes: {}{cannot}",
                     trimmed(prediction.target),
                     grouped(u.p),
                     u.reason
