@@ -28,7 +28,7 @@ truth and scores as the search bound. OUT_DIR (default calibration-benchmark) re
 runs files and rows.json, every row scored.
 
 The programs scored are drawn with seed 2; `--fit` draws them with seed 1 and fits the
-predictive distribution's three constants to their T rows (calibration_fit.py), so that no
+predictive distribution's constants to their T rows (calibration_fit.py), so that no
 scored row is seen by the fit."""
 
 import argparse

@@ -1,127 +1,105 @@
-"""Fits the predictive distribution's four constants (hetscale-model's
-`scaling/predictive.rs`: PRIOR_COMPUTE_RATE, PRIOR_OVERHEAD_RATE, PRIOR_FOLDS,
-FIT_SPREAD_SCALE) to the T rows of the calibration benchmark drawn for fitting
-(`calibration.py --fit`).
+"""Fits the predictive distribution's constants (hetscale-model's `scaling/predictive.rs`:
+WITH_FOLDS and WITHOUT_FOLDS, each the module's A, B, Z, R_c, R_o, M, G) to the T rows of
+the calibration benchmark drawn for fitting (`calibration.py --fit`).
 
 Each T row carries the ingredients its interval was read from: the model's compute and
-overhead parts at the point, the resamples' spreads of their logs, the doublings past the fit, and
-the nested folds. For any constants the interval follows in closed form (as predictive.rs
-reads it), so the constants are chosen, by coordinate descent over grids, to minimise the
-rows' mean interval score (Winkler, log scale, alpha = 0.05): a proper score for the 2.5% and 97.5% quantiles
-(Gneiting & Raftery, JASA 2007), so its minimum is at calibrated ends, not at a coverage
-chosen by hand. A missing row scores as in calibration.py: it is left to the summary, which
+overhead parts at the point, the resamples' spreads of their logs, the doublings past the
+fit, the nested folds' overhead error per doubling and each part's leave-largest-out divergence. For
+any constants the interval follows in closed form (as predictive.rs reads it), so the
+constants are chosen, by coordinate descent over grids, to minimise the rows' mean interval
+score (Winkler, log scale, alpha = 0.05) over the bands from 2x to 32x: a proper score for the
+2.5% and 97.5% quantiles (Gneiting & Raftery, JASA 2007), so its minimum is at calibrated ends,
+not at a coverage chosen by hand. WITH_FOLDS is fitted on the rows of studies with a nested
+fold (three node counts), WITHOUT_FOLDS on those without (two), its M and G held at 0: such a
+study has neither. A missing row scores as in calibration.py: it is left to the summary, which
 counts it a miss; the fit sees only rows that have an interval."""
 
 import math
-from functools import lru_cache
 
-from calibration import FIT_NODES, fit_label, interval_score
+from calibration import interval_score
 
-ALPHA = 0.05
-COMPUTE_RATES = [0.0] + [0.002 * 1.2**i for i in range(35)]
-OVERHEAD_RATES = [0.01 * 1.15**i for i in range(40)]
-FOLDS = [0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 32.0, 64.0, 128.0, 256.0, 1024.0]
-SCALES = [0.25 * 1.1**i for i in range(30)]
-GRIDS = (COMPUTE_RATES, OVERHEAD_RATES, FOLDS, SCALES)
-STARTS = ((0.05, 0.2, 4.0, 1.0), (0.01, 0.5, 1.0, 2.0), (0.2, 0.1, 16.0, 0.5))
-
-
-def t_pdf(x: float, dof: float) -> float:
-    log_c = math.lgamma((dof + 1) / 2) - math.lgamma(dof / 2) - 0.5 * math.log(dof * math.pi)
-    return math.exp(log_c - (dof + 1) / 2 * math.log1p(x * x / dof))
-
-
-@lru_cache(maxsize=None)
-def t_quantile_975(dof: float) -> float:
-    """The 97.5% quantile of Student's t, by Simpson's rule on the density and bisection."""
-
-    def cdf_above_zero(x: float) -> float:
-        steps = 2000
-        h = x / steps
-        inner = sum((4 if i % 2 else 2) * t_pdf(i * h, dof) for i in range(1, steps))
-        return h / 3 * (t_pdf(0.0, dof) + inner + t_pdf(x, dof))
-
-    lo, hi = 0.0, 1000.0
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if cdf_above_zero(mid) < 0.475 else (lo, mid)
-    return 0.5 * (lo + hi)
-
-
-def posterior(folds: list, prior_compute: float, prior_overhead: float, prior_folds: float) -> tuple:
-    """The compute and overhead rates per doubling and the degrees of freedom after the
-    nested folds (each cut one observation of (d / L)^2, its predicted configurations
-    averaged), as predictive.rs."""
-    cuts = {}
-    for f in folds:
-        doublings = math.log2(f["predicted_nodes"] / f["fitted_nodes"])
-        cuts.setdefault(f["fitted_nodes"], []).append(
-            ((f["compute_error"] / doublings) ** 2, (f["overhead_error"] / doublings) ** 2))
-    m = len(cuts)
-    seen = [sum(sum(v[i] for v in c) / len(c) for c in cuts.values()) for i in (0, 1)]
-    rate = lambda prior, s: math.sqrt((prior_folds * prior**2 + s) / (prior_folds + m))
-    return rate(prior_compute, seen[0]), rate(prior_overhead, seen[1]), prior_folds + m
+Z_975 = 1.959964
+NAMES = ("compute_fit_scale", "overhead_fit_scale", "overhead_fit_growth", "compute_rate",
+         "overhead_rate", "fold_scale", "divergence_scale")
+# Each constant's grid: 0, then a geometric ladder from 0.002 to 10 fine enough (5% steps)
+# that its best point moves an interval by less than the noise of the rows.
+LADDER = [0.0] + [0.002 * 1.05**i for i in range(176)]
+STARTS = ((2.0, 0.5, 0.05, 0.04, 0.1, 0.4, 0.4), (1.0, 1.0, 0.1, 0.05, 0.15, 0.1, 0.2),
+          (3.0, 2.0, 0.3, 0.03, 0.2, 0.0, 0.0))
+FITTED_BANDS = (2, 4, 8, 32)
 
 
 def interval(predictive: dict, point: float, constants: tuple) -> tuple:
-    """The T interval of a row's predictive distribution under `constants`: each part's
-    error at its share of the variance of ln T, as predictive.rs's `factors`."""
-    prior_compute, prior_overhead, prior_folds, spread_scale = constants
-    compute_rate, overhead_rate, dof = posterior(predictive["folds"], prior_compute, prior_overhead, prior_folds)
+    """The T interval of a row's predictive distribution under `constants` (NAMES' order), as
+    predictive.rs's `factors`: each part's error at its share of the variance of ln T."""
+    a, b, z, rate_c, rate_o, m, g = constants
     c, o, L = predictive["compute_s"], predictive["overhead_s"], predictive["doublings"]
-    scales = (math.hypot(spread_scale * predictive["compute_fit_spread"], compute_rate * L),
-              math.hypot(spread_scale * predictive["overhead_fit_spread"], overhead_rate * L))
+    s_c, s_o = predictive["compute_fit_spread"], predictive["overhead_fit_spread"]
+    d_c, d_o = (predictive[k] if L > 0 else 0.0 for k in ("compute_divergence", "overhead_divergence"))
+    scales = (math.sqrt((a * s_c) ** 2 + (rate_c * L) ** 2 + (g * d_c) ** 2),
+              math.sqrt((b * s_o) ** 2 + (z * s_o * L) ** 2 + (rate_o * L) ** 2
+                        + (m * predictive["fold_overhead_rate"] * L) ** 2 + (g * d_o) ** 2))
     deviations = (scales[0] * c / (c + o), scales[1] * o / (c + o))
     spread = math.hypot(*deviations)
     if spread == 0.0:
         return point, point
-    q = t_quantile_975(dof)
-    end = lambda sign: sum(part * math.exp(sign * q * s * d / spread)
+    # An end past a float's range is infinite, as in predictive.rs.
+    end = lambda sign: sum(part * math.exp(min(sign * Z_975 * s * d / spread, 700.0))
                            for part, s, d in zip((c, o), scales, deviations))
     return min(end(-1.0), point), max(end(1.0), point)
 
 
-# The fits the constants are fitted on: the three-configuration ones (the two-configuration
-# fits are scored, not fitted on).
-FITTED_ON = fit_label(FIT_NODES)
+def with_folds(r: dict) -> bool:
+    return bool(r["predictive"]["folds"])
 
 
-def usable(rows: list) -> list:
+def usable(rows: list, folds: bool) -> list:
     return [r for r in rows if r["quantity"] == "T" and r["point"] and r["predictive"] and r["truth"]
-            and r.get("configurations", FITTED_ON) == FITTED_ON]
+            and r["ratio"] in FITTED_BANDS and with_folds(r) == folds]
 
 
 def mean_score(rows: list, constants: tuple) -> float:
     return sum(interval_score(*interval(r["predictive"], r["point"], constants), r["truth"]) for r in rows) / len(rows)
 
 
-def descend(rows: list, start: tuple) -> tuple:
-    """Coordinate descent from `start`: each constant in turn set to its grid's best, the
-    others held, until no constant moves."""
-    best = tuple(min(grid, key=lambda v: abs(v - s0)) for grid, s0 in zip(GRIDS, start))
+def descend(rows: list, start: tuple, free: tuple) -> tuple:
+    """Coordinate descent from `start`: each free constant in turn set to its grid's best,
+    the others held, until none moves."""
+    best = tuple(min(LADDER, key=lambda v: abs(v - s)) if i in free else 0.0 for i, s in enumerate(start))
     while True:
         moved = best
-        for i, grid in enumerate(GRIDS):
-            moved = min((moved[:i] + (v,) + moved[i + 1:] for v in grid), key=lambda k: mean_score(rows, k))
+        for i in free:
+            moved = min((moved[:i] + (v,) + moved[i + 1:] for v in LADDER), key=lambda k: mean_score(rows, k))
         if moved == best:
             return best
         best = moved
 
 
-def fit(rows: list) -> dict:
-    """The constants minimising the mean interval score of `rows`' T rows (the best of a
-    coordinate descent from each of STARTS), and the coverage they give."""
-    rows = usable(rows)
-    best = min((descend(rows, start) for start in STARTS), key=lambda k: mean_score(rows, k))
+def fit_set(rows: list, folds: bool) -> dict:
+    """One constant set: the best of a coordinate descent from each of STARTS, and the
+    coverage it gives."""
+    rows = usable(rows, folds)
+    if not rows:
+        return {"rows": 0}
+    free = tuple(range(7)) if folds else tuple(range(5))
+    best = min((descend(rows, start, free) for start in STARTS), key=lambda k: mean_score(rows, k))
     covered = sum(lo <= r["truth"] <= hi for r in rows
                   for lo, hi in [interval(r["predictive"], r["point"], best)])
-    return {"prior_compute_rate": best[0], "prior_overhead_rate": best[1], "prior_folds": best[2],
-            "fit_spread_scale": best[3], "rows": len(rows), "mean_interval_score": mean_score(rows, best),
-            "coverage": covered / len(rows) if rows else None}
+    return {"constants": dict(zip(NAMES, best)), "rows": len(rows),
+            "mean_interval_score": mean_score(rows, best), "coverage": covered / len(rows)}
+
+
+def fit(rows: list) -> dict:
+    return {"WITH_FOLDS": fit_set(rows, True), "WITHOUT_FOLDS": fit_set(rows, False)}
 
 
 def report(fitted: dict) -> str:
-    return (f"fitted on {fitted['rows']} T rows: PRIOR_COMPUTE_RATE = {fitted['prior_compute_rate']:.4g}, "
-            f"PRIOR_OVERHEAD_RATE = {fitted['prior_overhead_rate']:.4g}, PRIOR_FOLDS = {fitted['prior_folds']:g}, "
-            f"FIT_SPREAD_SCALE = {fitted['fit_spread_scale']:.4g} "
-            f"(mean interval score {fitted['mean_interval_score']:.3f}, coverage {fitted['coverage']:.0%})")
+    lines = []
+    for name, one in fitted.items():
+        if not one["rows"]:
+            lines.append(f"{name}: no T rows to fit")
+            continue
+        constants = ", ".join(f"{k} = {v:.4g}" for k, v in one["constants"].items())
+        lines.append(f"{name}, fitted on {one['rows']} T rows: {constants} "
+                     f"(mean interval score {one['mean_interval_score']:.3f}, coverage {one['coverage']:.0%})")
+    return "\n".join(lines)

@@ -82,30 +82,40 @@ class Scores(unittest.TestCase):
 
 
 class Fit(unittest.TestCase):
-    def test_the_t_quantile_is_students(self):
-        self.assertAlmostEqual(f.t_quantile_975(1.0), 12.706, places=2)
-        self.assertAlmostEqual(f.t_quantile_975(3.0), 3.182, places=2)
+    @staticmethod
+    def predictive(**given) -> dict:
+        base = {"compute_s": 3.0, "overhead_s": 1.0, "compute_fit_spread": 0.0, "overhead_fit_spread": 0.0,
+                "doublings": 2.0, "fold_overhead_rate": 0.0, "compute_divergence": 0.0,
+                "overhead_divergence": 0.0, "folds": []}
+        return {**base, **given}
 
     def test_the_interval_puts_each_error_on_its_part_as_predictive_rs_does(self):
-        # Only the overhead uncertain, 2 doublings at 0.5 each, near-normal: e^(+-1.96).
-        predictive = {"compute_s": 3.0, "overhead_s": 1.0, "compute_fit_spread": 0.0,
-                      "overhead_fit_spread": 0.0, "doublings": 2.0, "folds": []}
-        lo, hi = f.interval(predictive, 4.0, (0.0, 0.5, 1e9, 1.0))
-        self.assertAlmostEqual(hi, 3.0 + math.exp(1.96), places=2)
-        self.assertAlmostEqual(lo, 3.0 + math.exp(-1.96), places=2)
+        # Only the overhead uncertain, 2 doublings at 0.5 each: e^(+-1.96) on it alone.
+        lo, hi = f.interval(self.predictive(), 4.0, (0.0, 0.0, 0.0, 0.0, 0.5, 0.0, 0.0))
+        self.assertAlmostEqual(hi, 3.0 + math.exp(f.Z_975), places=9)
+        self.assertAlmostEqual(lo, 3.0 + math.exp(-f.Z_975), places=9)
+
+    def test_a_divergence_moves_its_own_part(self):
+        # Only the overhead's divergence, of deviation 0.5 x 0.2: the overhead by e^(+-1.96 x 0.1).
+        lo, hi = f.interval(self.predictive(overhead_divergence=-0.2), 4.0, (0, 0, 0, 0, 0, 0, 0.5))
+        self.assertAlmostEqual(hi, 3.0 + math.exp(f.Z_975 * 0.1), places=9)
+        self.assertAlmostEqual(lo, 3.0 + math.exp(-f.Z_975 * 0.1), places=9)
 
     def test_the_fit_chooses_constants_that_cover_rows_whose_error_grows_with_the_doublings(self):
         rows = []
         for i in range(40):
             doublings = 1 + i % 4
             error = 0.2 * doublings * (1 if i % 2 else -1) * (i % 5) / 4
-            predictive = {"compute_s": 1.0, "overhead_s": 1.0, "compute_fit_spread": 0.0,
-                          "overhead_fit_spread": 0.01, "doublings": doublings, "folds": []}
+            predictive = self.predictive(compute_s=1.0, overhead_s=1.0, overhead_fit_spread=0.01,
+                                         doublings=doublings)
             rows.append({"quantity": "T", "point": 2.0, "truth": 1.0 + math.exp(error),
-                         "predictive": predictive})
+                         "ratio": 2 ** doublings, "predictive": predictive})
         fitted = f.fit(rows)
-        self.assertGreaterEqual(fitted["coverage"], 0.9)
-        self.assertGreater(fitted["prior_overhead_rate"], 0.05)
+        self.assertEqual(fitted["WITH_FOLDS"], {"rows": 0})
+        without = fitted["WITHOUT_FOLDS"]
+        self.assertGreaterEqual(without["coverage"], 0.9)
+        self.assertGreater(without["constants"]["overhead_rate"], 0.05)
+        self.assertEqual(without["constants"]["divergence_scale"], 0.0)
 
 
 if __name__ == "__main__":

@@ -2,9 +2,9 @@
 
 use hetscale_model::ModelError;
 use hetscale_model::scaling::{
-    Bootstrap, BootstrapOptions, Caution, Configuration, CustomTerm, HypothesisSpace,
-    PRIOR_OVERHEAD_RATE, Partition, PredictionTarget, Run, ScalingData, SelectOptions, Selection,
-    bootstrap, held_up_to, is_sharp, reachable_from, select,
+    Bootstrap, BootstrapOptions, Caution, Configuration, CustomTerm, HypothesisSpace, Partition,
+    PredictionTarget, Run, ScalingData, SelectOptions, Selection, WITHOUT_FOLDS, bootstrap,
+    held_up_to, is_sharp, reachable_from, select,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -763,9 +763,10 @@ fn two_configurations_fit_with_a_caution_and_no_nested_fold() {
     let prediction = half_efficiency(&target);
     let options = sixty_resamples();
     let b = bootstrap(&data, &selection, &prediction, &LAW_1.work, &options).unwrap();
-    // No fold can be fitted on fewer configurations: the rates are the priors'.
+    // No fold can be fitted on fewer configurations: the constants are those without one.
     assert!(b.predictive.folds.is_empty());
-    assert_eq!(b.predictive.overhead_rate, PRIOR_OVERHEAD_RATE);
+    assert_eq!(b.predictive.constants, WITHOUT_FOLDS);
+    assert_eq!(b.predictive.overhead_divergence, 0.0);
     assert_eq!(
         b.cautions,
         [Caution::FewConfigurations { configurations: 2 }]
@@ -918,6 +919,12 @@ fn forms_the_runs_cannot_tell_apart_enter_the_interval_through_the_resamples() {
             b.predictive.folds[0].predicted_nodes
         ),
         (4, 8)
+    );
+    // The fit on 2 and 4 nodes predicts 64 otherwise than the fit on all three.
+    assert!(
+        b.predictive.overhead_divergence != 0.0 || b.predictive.compute_divergence != 0.0,
+        "{:?}",
+        b.predictive
     );
     let truth = true_size(&law, 0.5, &target);
     assert!(b.size.contains(truth), "{:?} vs {truth}", b.size);

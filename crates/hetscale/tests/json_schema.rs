@@ -91,7 +91,8 @@ const DIMENSIONLESS: &[&str] = &[
     "fitted_nodes",
     "predicted_nodes",
     "n_sharp_from_nodes",
-    // the predictive distribution: log factors and their spreads, rates per doubling
+    // the predictive distribution: log factors and their spreads, rates per doubling, the
+    // divergence (log) and the constants' scales
     "compute_fit_spread",
     "overhead_fit_spread",
     "compute_rate",
@@ -100,7 +101,14 @@ const DIMENSIONLESS: &[&str] = &[
     "overhead_error",
     "half_width",
     "doublings",
-    "degrees_of_freedom",
+    "fold_overhead_rate",
+    "compute_divergence",
+    "overhead_divergence",
+    "compute_fit_scale",
+    "overhead_fit_scale",
+    "overhead_fit_growth",
+    "fold_scale",
+    "divergence_scale",
     // a kernel option (Burg's order, SUMMA's block)
     "order",
     "nb",

@@ -53,7 +53,5 @@ pub use prediction::{
     Bootstrap, BootstrapOptions, Interval, PredictionTarget, Progress, SHARP_FACTOR, TimeAt,
     bootstrap, bootstrap_time, held_up_to, is_sharp, reachable_from,
 };
-pub use predictive::{
-    FIT_SPREAD_SCALE, NestedFold, PRIOR_COMPUTE_RATE, PRIOR_FOLDS, PRIOR_OVERHEAD_RATE, Predictive,
-};
+pub use predictive::{Constants, NestedFold, Predictive, WITH_FOLDS, WITHOUT_FOLDS};
 pub use selection::{ExcludedRun, SelectOptions, Selection, select};

@@ -5,7 +5,9 @@ use super::caution::{Caution, MAX_EXTRAPOLATION};
 use super::data::{Configuration, Run, ScalingData};
 use super::engine::{Engine, Repeats};
 use super::model::{FittedTerm, ScalingModel};
-use super::predictive::{NestedFold, Predictive, part_errors};
+use super::predictive::{
+    FoldEvidence, LOG_RATIO_LIMIT, Nested, NestedFold, Predictive, part_errors,
+};
 use super::selection::{Prepared, Selection, choose, score, select};
 use crate::error::{ModelError, Result, positive};
 use crate::numbers::size;
@@ -507,15 +509,23 @@ fn predictive_at(
             configuration.label
         )));
     }
-    let folds = selection
+    let nested = selection
         .nested
         .get_or_init(|| nested_folds(data, selection));
+    let leave_largest_out_s = nested
+        .leave_largest_out
+        .as_ref()
+        .and_then(|m| m.split_time(n, work_flop, configuration).ok());
+    let evidence = FoldEvidence {
+        folds: &nested.folds,
+        leave_largest_out_s,
+    };
     Ok(Predictive::at(
         split,
         (&mut compute, &mut overhead),
         configuration,
         selection.model.largest_fitted_nodes,
-        folds,
+        evidence,
     ))
 }
 
@@ -537,10 +547,6 @@ fn undefined_in(
     }
     Ok(())
 }
-
-/// A resample whose part is 0 (a form without overhead) counts as this far below the model,
-/// log: past every quantile the spread reads, not infinite.
-const LOG_RATIO_LIMIT: f64 = 10.0;
 
 /// The cautions of a prediction at size `n` on `configuration`: past [`MAX_EXTRAPOLATION`]
 /// times the largest fitted node count or size, or below its inverse of the smallest size.
@@ -620,8 +626,9 @@ pub fn bootstrap_time(
 
 /// The nested folds of `data` under `selection`'s procedure: for each node count with at
 /// least 2 configurations up to it and one above, the selection re-run on those up to it
-/// (same hypothesis space and options), each larger configuration predicted.
-fn nested_folds(data: &ScalingData, selection: &Selection) -> Vec<NestedFold> {
+/// (same hypothesis space and options), each larger configuration predicted; and the last
+/// cut's model, the leave-largest-out one.
+fn nested_folds(data: &ScalingData, selection: &Selection) -> Nested {
     let floor = selection.options.min_time_s;
     let runs: Vec<&Run> = data.runs.iter().filter(|r| r.time_s >= floor).collect();
     let measured: Vec<&Configuration> = data
@@ -632,7 +639,7 @@ fn nested_folds(data: &ScalingData, selection: &Selection) -> Vec<NestedFold> {
     let mut cuts: Vec<usize> = measured.iter().map(|c| c.nodes()).collect();
     cuts.sort_unstable();
     cuts.dedup();
-    let mut folds = Vec::new();
+    let mut nested = Nested::default();
     for &cut in &cuts {
         let (fitted, predicted): (Vec<&Configuration>, Vec<&Configuration>) =
             measured.iter().partition(|c| c.nodes() <= cut);
@@ -659,7 +666,7 @@ fn nested_folds(data: &ScalingData, selection: &Selection) -> Vec<NestedFold> {
             if let Some((compute_error, overhead_error)) =
                 part_errors(&sub.model, configuration, &of)
             {
-                folds.push(NestedFold {
+                nested.folds.push(NestedFold {
                     fitted_nodes: cut,
                     predicted_nodes: configuration.nodes(),
                     compute_error,
@@ -667,8 +674,9 @@ fn nested_folds(data: &ScalingData, selection: &Selection) -> Vec<NestedFold> {
                 });
             }
         }
+        nested.leave_largest_out = Some(sub.model);
     }
-    folds
+    nested
 }
 
 /// The models [`bootstrap`]'s resamples reselect, and what the resampling saw.

@@ -2,50 +2,93 @@
 //!
 //! A prediction's error is carried by two log factors: `d_c` on the model's compute part
 //! (its `W/C` term) and `d_o` on its overhead (every other term, [`ScalingModel::split_time`]),
-//! `T = e^{d_c} T_compute + e^{d_o} T_overhead`. Far from the runs a model gets wrong how its
-//! overhead grows (a wrong exponent in `p`, a law outside the normal form) and how fast the
-//! nodes compute there (a working set that fits in cache, drift within the study); near
-//! them the compute term is pinned by every run and the overhead by fewer. So each part has
-//! its own Student-t error, of scale `sqrt((FIT_SPREAD_SCALE s)^2 + (rate L)^2)`:
+//! `T = e^{d_c} T_compute + e^{d_o} T_overhead`. Far from the runs a model gets
+//! wrong how its overhead grows (a wrong exponent in `p`, a law outside the normal form) and
+//! how fast the nodes compute there (a working set that fits in cache, drift within the
+//! study); near them the compute term is pinned by every run and the overhead by fewer. Each
+//! factor is normal, of standard deviation
 //!
-//! - `s`, the fit: the spread of the part's log over the bootstrap's resamples at the point,
-//!   each refitted and reselected. It carries the noise, the parameters and the form: every
-//!   resample chooses its own hypothesis, so the forms enter weighted by how often the runs
-//!   choose them (bootstrap model-selection frequencies as weights: Buckland, Burnham &
-//!   Augustin, Biometrics 1997), not as a hull of every form that ties.
-//! - `rate L`, the extrapolation: `L` the doublings of the node count past the largest
-//!   fitted one (0 within it). Each rate is learned from the runs' own
-//!   nested folds: the configurations up to each node count fitted (the whole selection re-run),
-//!   the larger ones predicted, and the `(d_c, d_o)` that fit their runs found
-//!   ([`NestedFold`]). A study has few such folds (one from 2, 4 and 8 nodes), so each
-//!   `rate^2` is the posterior of a variance with a scaled-inverse-chi-square prior of
-//!   `PRIOR_FOLDS` folds at its prior rate (Gelman et al., Bayesian Data Analysis, 3rd ed.,
-//!   3.3), and the t has `PRIOR_FOLDS + m` degrees of freedom for `m` cuts.
+//! - `d_c`: `sqrt((A s_c)^2 + (R_c L)^2 + (G D_c)^2)`;
+//! - `d_o`: `sqrt((B s_o)^2 + (Z s_o L)^2 + (R_o L)^2 + (M f_o L)^2 + (G D_o)^2)`,
 //!
-//! The interval's ends put the two errors where, to first order, they move `ln T` most:
-//! each in proportion to its share of the variance of `ln T` ([`Predictive::factors`]).
-//! The four constants are fitted on the calibration benchmark, the development set
-//! (`python3 validation/calibration.py --fit`, docs/validation.md); the benchmark's scored
-//! figures come from programs drawn with another seed.
+//! where
+//!
+//! - `s_c`, `s_o`, the fit: the spread of each part's log over the bootstrap's resamples at
+//!   the point, each refitted and reselected. It carries the noise, the parameters and the
+//!   form: every resample chooses its own hypothesis, so the forms enter weighted by how
+//!   often the runs choose them (bootstrap model-selection frequencies as weights: Buckland,
+//!   Burnham & Augustin, Biometrics 1997), not as a hull of every form that ties.
+//! - `L`, the doublings of the node count past the largest fitted one (0 within it).
+//! - `f_o`, the nested folds' overhead error per doubling: the configurations up to each node
+//!   count fitted (the whole selection re-run), the larger ones predicted, and the `d_o` that
+//!   fits their runs found ([`NestedFold`]); the root mean square over the cuts.
+//! - `D_c`, `D_o`, the leave-largest-out divergences: the log ratios of the model's parts at
+//!   the point to the parts of the model the selection chooses without the configurations of
+//!   the largest node count. Where the form is right both extrapolate alike; where it is
+//!   wrong, the fit moves as the largest configurations come in, and the point moves with it
+//!   (the extrapolation-aware residual of a "fit small, predict the next" fold, read at the
+//!   point asked about rather than at the next configuration). Each part keeps its own: an
+//!   overhead that the larger runs reshape moves `N` as an overhead does, its weight falling
+//!   as `n` grows, not as a factor on every time.
+//!
+//! The interval's ends put the two errors where, to first order, they move `ln T` most: each
+//! at the quantile times its variance's share of the variance of `ln T`
+//! ([`Predictive::factors`]). The constants are fitted on the calibration benchmark, the
+//! development set (`python3 validation/calibration.py --fit`, docs/validation.md), one set
+//! for studies with a nested fold ([`WITH_FOLDS`], three node counts or more) and one for
+//! those without ([`WITHOUT_FOLDS`]); the benchmark's scored figures come from programs drawn
+//! with another seed.
 
 use super::data::{Configuration, Run};
 use super::model::ScalingModel;
 use serde::Serialize;
-use statrs::distribution::{ContinuousCDF, StudentsT};
 
-/// The prior's extrapolation error of the compute part per doubling of the node count, log
-/// (one standard deviation). Fitted: `python3 validation/calibration.py --fit`.
-pub const PRIOR_COMPUTE_RATE: f64 = 0.03698;
+/// The constants of the predictive distribution's standard deviations (the module's `A`,
+/// `B`, `Z`, `R_c`, `R_o`, `M`, `G`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Constants {
+    /// `A`: the bootstrap's spread of the compute part's log, scaled.
+    pub compute_fit_scale: f64,
+    /// `B`: the bootstrap's spread of the overhead's log, scaled.
+    pub overhead_fit_scale: f64,
+    /// `Z`: how much the overhead's spread grows per doubling.
+    pub overhead_fit_growth: f64,
+    /// `R_c`: the compute part's extrapolation error per doubling, log.
+    pub compute_rate: f64,
+    /// `R_o`: the overhead's extrapolation error per doubling, log.
+    pub overhead_rate: f64,
+    /// `M`: the nested folds' overhead error per doubling, scaled.
+    pub fold_scale: f64,
+    /// `G`: the leave-largest-out divergences, scaled.
+    pub divergence_scale: f64,
+}
 
-/// The prior's extrapolation error of the overhead per doubling, log. Fitted with
-/// [`PRIOR_COMPUTE_RATE`].
-pub const PRIOR_OVERHEAD_RATE: f64 = 0.1637;
+/// The constants of a study with a nested fold (three node counts or more). Fitted: `python3
+/// validation/calibration.py --fit`.
+pub const WITH_FOLDS: Constants = Constants {
+    compute_fit_scale: 1.763,
+    overhead_fit_scale: 0.0,
+    overhead_fit_growth: 0.4284,
+    compute_rate: 0.04541,
+    overhead_rate: 0.1395,
+    fold_scale: 0.3357,
+    divergence_scale: 0.2386,
+};
 
-/// How many nested folds the priors weigh as. Fitted with [`PRIOR_COMPUTE_RATE`].
-pub const PRIOR_FOLDS: f64 = 1024.0;
+/// The constants of a study without one (two node counts: no fold, no divergence). Fitted
+/// with [`WITH_FOLDS`].
+pub const WITHOUT_FOLDS: Constants = Constants {
+    compute_fit_scale: 1.253,
+    overhead_fit_scale: 0.6329,
+    overhead_fit_growth: 0.1395,
+    compute_rate: 0.0552,
+    overhead_rate: 0.178,
+    fold_scale: 0.0,
+    divergence_scale: 0.0,
+};
 
-/// The bootstrap's spread of each part's log, scaled. Fitted with [`PRIOR_COMPUTE_RATE`].
-pub const FIT_SPREAD_SCALE: f64 = 2.98;
+/// The two-sided 95% quantile of the standard normal.
+const Z_975: f64 = 1.959_964;
 
 /// One nested fold: the selection re-run on the configurations up to `fitted_nodes`,
 /// predicting a configuration of `predicted_nodes`.
@@ -82,16 +125,35 @@ pub struct Predictive {
     pub overhead_fit_spread: f64,
     /// Doublings of the node count past the largest fitted one (0 within it).
     pub doublings: f64,
-    /// The compute part's extrapolation error per doubling after the nested folds.
-    pub compute_rate: f64,
-    /// The overhead's extrapolation error per doubling after the nested folds.
-    pub overhead_rate: f64,
-    /// The t distributions' degrees of freedom.
-    pub degrees_of_freedom: f64,
+    /// The nested folds' overhead error per doubling (root mean square over the cuts; 0
+    /// without a fold).
+    pub fold_overhead_rate: f64,
+    /// The leave-largest-out divergence of the compute part at the point, log (0 without a
+    /// fold).
+    pub compute_divergence: f64,
+    /// The leave-largest-out divergence of the overhead at the point, log (0 without a fold).
+    pub overhead_divergence: f64,
+    /// The constants the distribution was read with.
+    pub constants: Constants,
     /// The 95% half-width of `ln T` at the point, to first order.
     pub half_width: f64,
-    /// The nested folds the rates were learned from.
+    /// The nested folds the fold rate was learned from.
     pub folds: Vec<NestedFold>,
+}
+
+/// A study's nested folds, and the model the selection chose without the configurations of
+/// the largest node count (the last cut's; `None` without a fold).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Nested {
+    pub folds: Vec<NestedFold>,
+    pub leave_largest_out: Option<ScalingModel>,
+}
+
+/// What the nested folds give a prediction: the folds, and the parts `(compute, overhead)`
+/// of the time the leave-largest-out fit predicts at the point (`None` without one).
+pub(super) struct FoldEvidence<'a> {
+    pub folds: &'a [NestedFold],
+    pub leave_largest_out_s: Option<(f64, f64)>,
 }
 
 impl Predictive {
@@ -103,42 +165,57 @@ impl Predictive {
         resampled: (&mut [f64], &mut [f64]),
         configuration: &Configuration,
         largest_fitted_nodes: usize,
-        folds: &[NestedFold],
+        evidence: FoldEvidence<'_>,
     ) -> Self {
         let doublings = (configuration.nodes() as f64 / largest_fitted_nodes.max(1) as f64)
             .log2()
             .max(0.0);
-        let (compute_rate, overhead_rate, degrees_of_freedom) = posterior_rates(folds);
+        let (compute_divergence, overhead_divergence) = match evidence.leave_largest_out_s {
+            Some((c, o)) if doublings > 0.0 => (log_ratio(compute_s, c), log_ratio(overhead_s, o)),
+            _ => (0.0, 0.0),
+        };
+        let constants = if evidence.folds.is_empty() {
+            WITHOUT_FOLDS
+        } else {
+            WITH_FOLDS
+        };
         let mut predictive = Self {
             compute_s,
             overhead_s,
             compute_fit_spread: spread(resampled.0),
             overhead_fit_spread: spread(resampled.1),
             doublings,
-            compute_rate,
-            overhead_rate,
-            degrees_of_freedom,
+            fold_overhead_rate: fold_overhead_rate(evidence.folds),
+            compute_divergence,
+            overhead_divergence,
+            constants,
             half_width: 0.0,
-            folds: folds.to_vec(),
+            folds: evidence.folds.to_vec(),
         };
-        let [compute, overhead] = predictive.deviations(doublings);
-        predictive.half_width = predictive.quantile() * compute.hypot(overhead);
+        predictive.half_width = Z_975 * predictive.spread(doublings);
         predictive
     }
 
-    fn quantile(&self) -> f64 {
-        StudentsT::new(0.0, 1.0, self.degrees_of_freedom)
-            .map(|t| t.inverse_cdf(0.975))
-            .unwrap_or(1.96)
-    }
-
-    /// The standard deviations of `d_c` and `d_o` `doublings` past the fit.
+    /// The standard deviations of `d_c` and `d_o` `doublings` past the fit (the divergences
+    /// read at the point, in proportion for fewer doublings).
     fn scales(&self, doublings: f64) -> [f64; 2] {
-        let scale = |fit: f64, rate: f64| (FIT_SPREAD_SCALE * fit).hypot(rate * doublings);
-        [
-            scale(self.compute_fit_spread, self.compute_rate),
-            scale(self.overhead_fit_spread, self.overhead_rate),
-        ]
+        let k = &self.constants;
+        let diverged = |divergence: f64| {
+            if self.doublings > 0.0 {
+                k.divergence_scale * divergence * doublings / self.doublings
+            } else {
+                0.0
+            }
+        };
+        let compute = (k.compute_fit_scale * self.compute_fit_spread)
+            .hypot(k.compute_rate * doublings)
+            .hypot(diverged(self.compute_divergence));
+        let overhead = (k.overhead_fit_scale * self.overhead_fit_spread)
+            .hypot(k.overhead_fit_growth * self.overhead_fit_spread * doublings)
+            .hypot(k.overhead_rate * doublings)
+            .hypot(k.fold_scale * self.fold_overhead_rate * doublings)
+            .hypot(diverged(self.overhead_divergence));
+        [compute, overhead]
     }
 
     /// What each error moves `ln T` by, to first order (its scale times its part's share).
@@ -151,19 +228,25 @@ impl Predictive {
         ]
     }
 
+    /// One standard deviation of `ln T` `doublings` past the fit, to first order.
+    fn spread(&self, doublings: f64) -> f64 {
+        let [compute, overhead] = self.deviations(doublings);
+        compute.hypot(overhead)
+    }
+
     /// The factors `(compute, overhead)` on the model's two parts at the 95% interval's
     /// upper end (`sign` 1) or lower end (`sign` -1), `doublings` past the fit: each error at
     /// `sign` times the quantile times its share of the variance of `ln T` (the direction in
     /// which `ln T` moves most for a given probability, to first order).
     pub fn factors(&self, doublings: f64, sign: f64) -> (f64, f64) {
-        let deviations = self.deviations(doublings);
-        let spread = deviations[0].hypot(deviations[1]);
+        let spread = self.spread(doublings);
         if spread == 0.0 {
             return (1.0, 1.0);
         }
         let scales = self.scales(doublings);
-        let q = sign * self.quantile();
-        let factor = |i: usize| (q * scales[i] * deviations[i] / spread).exp();
+        let deviations = self.deviations(doublings);
+        let q = sign * Z_975 / spread;
+        let factor = |i: usize| (q * scales[i] * deviations[i]).exp();
         (factor(0), factor(1))
     }
 
@@ -177,33 +260,42 @@ impl Predictive {
     }
 }
 
-/// The compute and overhead errors per doubling and the degrees of freedom, after `folds`:
-/// each cut (a fitted node count) weighs as one observation of `(d / L)^2`, its predicted
-/// configurations averaged, since they share one fit.
-fn posterior_rates(folds: &[NestedFold]) -> (f64, f64, f64) {
+/// `ln(x / of)`, within [-`LOG_RATIO_LIMIT`, `LOG_RATIO_LIMIT`]: a part one model has and the
+/// other has not (an overhead form without a term there) diverges by the limit, not
+/// infinitely; two models without the part do not diverge.
+fn log_ratio(x: f64, of: f64) -> f64 {
+    match (x > 0.0, of > 0.0) {
+        (true, true) => (x / of).ln().clamp(-LOG_RATIO_LIMIT, LOG_RATIO_LIMIT),
+        (false, false) => 0.0,
+        (true, false) => LOG_RATIO_LIMIT,
+        (false, true) => -LOG_RATIO_LIMIT,
+    }
+}
+
+/// How far below the model a resample whose part is 0 (a form without overhead) counts, log,
+/// and how far a part diverges that one model has and the other has not: past every quantile
+/// the spread reads, not infinite.
+pub(super) const LOG_RATIO_LIMIT: f64 = 10.0;
+
+/// The nested folds' overhead error per doubling: each cut (a fitted node count) one
+/// observation of `(d_o / L)^2`, its predicted configurations averaged, since they share one
+/// fit; the root of their mean. 0 without a fold.
+fn fold_overhead_rate(folds: &[NestedFold]) -> f64 {
     let mut cuts: Vec<usize> = folds.iter().map(|f| f.fitted_nodes).collect();
     cuts.sort_unstable();
     cuts.dedup();
-    let evidence = |error: fn(&NestedFold) -> f64| -> f64 {
-        cuts.iter()
-            .map(|&cut| {
-                let of_cut: Vec<f64> = folds
-                    .iter()
-                    .filter(|f| f.fitted_nodes == cut)
-                    .map(|f| (error(f) / f.doublings()).powi(2))
-                    .collect();
-                of_cut.iter().sum::<f64>() / of_cut.len() as f64
-            })
-            .sum()
+    if cuts.is_empty() {
+        return 0.0;
+    }
+    let of_cut = |cut: usize| -> f64 {
+        let squares: Vec<f64> = folds
+            .iter()
+            .filter(|f| f.fitted_nodes == cut)
+            .map(|f| (f.overhead_error / f.doublings()).powi(2))
+            .collect();
+        squares.iter().sum::<f64>() / squares.len() as f64
     };
-    let m = cuts.len() as f64;
-    let rate =
-        |prior: f64, seen: f64| ((PRIOR_FOLDS * prior * prior + seen) / (PRIOR_FOLDS + m)).sqrt();
-    (
-        rate(PRIOR_COMPUTE_RATE, evidence(|f| f.compute_error)),
-        rate(PRIOR_OVERHEAD_RATE, evidence(|f| f.overhead_error)),
-        PRIOR_FOLDS + m,
-    )
+    (cuts.iter().map(|&c| of_cut(c)).sum::<f64>() / cuts.len() as f64).sqrt()
 }
 
 /// One standard deviation of `values` (sorted in place) from their central 95%: the
@@ -293,6 +385,7 @@ fn fitted_factors(parts: &[(f64, f64, f64)]) -> (f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use statrs::distribution::ContinuousCDF;
 
     #[test]
     fn the_factors_that_fit_runs_of_two_shares_are_found() {
@@ -310,50 +403,83 @@ mod tests {
     }
 
     #[test]
-    fn without_folds_the_rates_are_the_priors_and_folds_move_them() {
-        assert_eq!(
-            posterior_rates(&[]),
-            (PRIOR_COMPUTE_RATE, PRIOR_OVERHEAD_RATE, PRIOR_FOLDS)
-        );
-        let fold = |predicted_nodes, overhead_error| NestedFold {
-            fitted_nodes: 4,
+    fn the_fold_rate_is_the_root_mean_square_over_cuts_of_each_cuts_mean() {
+        assert_eq!(fold_overhead_rate(&[]), 0.0);
+        let fold = |fitted_nodes, predicted_nodes, overhead_error| NestedFold {
+            fitted_nodes,
             predicted_nodes,
             compute_error: 0.0,
             overhead_error,
         };
-        // An overhead error of 2 per doubling, seen twice at one cut: one observation of 4.
-        let (compute, overhead, dof) = posterior_rates(&[fold(8, 2.0), fold(16, 4.0)]);
-        let expected =
-            ((PRIOR_FOLDS * PRIOR_OVERHEAD_RATE.powi(2) + 4.0) / (PRIOR_FOLDS + 1.0)).sqrt();
-        assert!((overhead - expected).abs() < 1e-12 && dof == PRIOR_FOLDS + 1.0);
-        let unmoved = (PRIOR_FOLDS * PRIOR_COMPUTE_RATE.powi(2) / (PRIOR_FOLDS + 1.0)).sqrt();
-        assert!((compute - unmoved).abs() < 1e-12);
+        // Cut 4: errors of 2 and 4 at 1 and 2 doublings, 2 per doubling each (mean square 4);
+        // cut 8: 1 at 1 doubling (1). The root of their mean: sqrt(2.5).
+        let rate = fold_overhead_rate(&[fold(4, 8, 2.0), fold(4, 16, 4.0), fold(8, 16, 1.0)]);
+        assert!((rate - 2.5f64.sqrt()).abs() < 1e-12, "{rate}");
     }
 
-    #[test]
-    fn the_ends_put_each_error_on_its_part_and_hold_the_point_between_them() {
-        let predictive = Predictive {
+    fn only(constants: Constants, divergence: f64) -> Predictive {
+        Predictive {
             compute_s: 3.0,
             overhead_s: 1.0,
             compute_fit_spread: 0.0,
             overhead_fit_spread: 0.0,
             doublings: 2.0,
-            compute_rate: 0.0,
-            overhead_rate: 0.5,
-            degrees_of_freedom: 1e6,
+            fold_overhead_rate: 0.0,
+            compute_divergence: 0.0,
+            overhead_divergence: divergence,
+            constants,
             half_width: 0.0,
             folds: Vec::new(),
-        };
+        }
+    }
+
+    const NONE: Constants = Constants {
+        compute_fit_scale: 0.0,
+        overhead_fit_scale: 0.0,
+        overhead_fit_growth: 0.0,
+        compute_rate: 0.0,
+        overhead_rate: 0.0,
+        fold_scale: 0.0,
+        divergence_scale: 0.0,
+    };
+
+    #[test]
+    fn the_ends_put_each_error_on_its_part_and_hold_the_point_between_them() {
+        let predictive = only(
+            Constants {
+                overhead_rate: 0.5,
+                ..NONE
+            },
+            0.0,
+        );
         // Only the overhead is uncertain: it moves by e^(+-1.96 * 0.5 * 2), the compute not.
         let (c, o) = predictive.factors(2.0, 1.0);
-        let normal = 1.959_964f64;
         assert!(
-            (c - 1.0).abs() < 1e-12 && (o.ln() - normal).abs() < 1e-3,
+            (c - 1.0).abs() < 1e-12 && (o.ln() - Z_975).abs() < 1e-9,
             "{c} {o}"
         );
         let (low, high) = predictive.time_bounds();
         assert!((high - 3.0 - o).abs() < 1e-9, "{high}");
-        assert!((low - 3.0 - (-normal).exp()).abs() < 1e-3, "{low}");
+        assert!((low - 3.0 - (-Z_975).exp()).abs() < 1e-9, "{low}");
+    }
+
+    #[test]
+    fn a_part_diverges_on_itself_in_proportion_to_the_doublings() {
+        let predictive = only(
+            Constants {
+                divergence_scale: 0.5,
+                ..NONE
+            },
+            -0.2,
+        );
+        // The overhead diverged by 0.2 at 2 doublings: e^(+-1.96 * 0.5 * 0.2) on it alone, half
+        // that log at 1 doubling.
+        let (c, o) = predictive.factors(2.0, 1.0);
+        assert!((c - 1.0).abs() < 1e-12 && (o.ln() - Z_975 * 0.1).abs() < 1e-9);
+        let (_, o) = predictive.factors(1.0, -1.0);
+        assert!((o.ln() + Z_975 * 0.05).abs() < 1e-9, "{o}");
+        assert_eq!(log_ratio(0.0, 0.0), 0.0);
+        assert_eq!(log_ratio(1.0, 0.0), LOG_RATIO_LIMIT);
     }
 
     #[test]

@@ -86,9 +86,10 @@ pub struct Selection {
     /// The space the hypotheses were drawn from, for the nested folds to select in again.
     #[serde(skip)]
     pub(super) space: HypothesisSpace,
-    /// The nested folds (`prediction::nested_folds`), found once.
+    /// The nested folds and the leave-largest-out model (`prediction::nested_folds`), found
+    /// once.
     #[serde(skip)]
-    pub(super) nested: std::sync::OnceLock<Vec<super::predictive::NestedFold>>,
+    pub(super) nested: std::sync::OnceLock<super::predictive::Nested>,
     /// Every column the hypotheses are made of: the compute term, `1`, the slowest share, the
     /// overheads.
     #[serde(skip)]
