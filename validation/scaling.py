@@ -19,6 +19,7 @@ build it with `cargo build --release -p hetscale`). Runs resume from OUT_DIR's d
 """
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -162,18 +163,38 @@ def predictions(b: Benchmark, kernel: Kernel, machine: str) -> None:
     configuration where the model reaches no N holding the target fails alone, and its
     message is kept as the row's result. Twice: with the kernel's own HBSP^1 model among the
     hypotheses (as hetscale fits), and with Extra-P's normal form alone (--normal-form), what
-    a program without a model gets."""
+    a program without a model gets. Each also predicts T at the N the full study measured
+    there (`--time-at`, as the calibration benchmark's T rows): the measured N is the
+    question asked, not a value fitted."""
     ident = f"{kernel.name}-{machine}"
+    measured = measured_sizes(b, ident)
     for p in HELD_NODES:
         b.progress(f"predict --from {ident}-fit on {p} nodes")
         for variant, flags in VARIANTS.items():
-            result, error = (f"{b.out}/{variant}/{ident}-p{p}.{ext}" for ext in ("json", "error"))
-            remove(b, result, error)
-            status = b.runner.run([b.hetscale, "predict", "--from", f"{b.out}/db/{ident}-fit.db",
-                                   "--nodes", nodes_of(machine, p), *flags, "--json"],
-                                  stdout=result, stderr=error)
-            if status != 0:
-                remove(b, result)
+            asked = [b.hetscale, "predict", "--from", f"{b.out}/db/{ident}-fit.db", "--nodes",
+                     nodes_of(machine, p), *flags, "--json"]
+            predict_into(b, f"{b.out}/{variant}/{ident}-p{p}", asked)
+            if measured.get(p):
+                predict_into(b, f"{b.out}/{variant}/{ident}-p{p}-time",
+                             asked + ["--time-at", str(measured[p])])
+
+
+def measured_sizes(b: Benchmark, ident: str) -> dict:
+    """The N the full study measured on each held-out node count (none where it found none;
+    placeholders in a dry run)."""
+    if b.runner.dry_run:
+        return {p: "N_MEASURED" for p in HELD_NODES}
+    with open(f"{b.out}/results/{ident}-full.json") as f:
+        study = json.load(f)["studies"][0]
+    return {int(pt["configuration"][1:]): pt["n"] for pt in study["measured"]["points"]}
+
+
+def predict_into(b: Benchmark, base: str, argv: list) -> None:
+    """Runs `argv` into BASE.json, or its one-line error into BASE.error."""
+    result, error = f"{base}.json", f"{base}.error"
+    remove(b, result, error)
+    if b.runner.run(argv, stdout=result, stderr=error) != 0:
+        remove(b, result)
 
 
 def tables(b: Benchmark) -> None:

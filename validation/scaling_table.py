@@ -5,7 +5,11 @@ Usage: python3 validation/scaling_table.py OUT_DIR [PREDICTIONS]
 Reads OUT_DIR/results/<kernel>-<machine>-full.json (`hetscale study --json`: the measured N on
 every configuration) and OUT_DIR/PREDICTIONS/<kernel>-<machine>-p<P>.json (`hetscale predict
 --from --json`, fitted on the 2, 4 and 8-node study; PREDICTIONS defaults to `predictions`) and prints Markdown: one row per held-out
-configuration, the model each fit selected, and the verdict against issue 34's targets.
+configuration, the model each fit selected, and the verdict against issue 34's targets; then
+the intervals of N and of T at the measured N (`...-p<P>-time.json`) per band (2x, 4x and 8x
+the largest fitted node count), scored as the calibration benchmark scores its rows
+(validation/calibration.py): coverage, median hi/lo, interval score, beside the best fixed
+band around the same points.
 """
 
 import json
@@ -13,6 +17,8 @@ import math
 import statistics
 import sys
 from pathlib import Path
+
+from calibration import FIXED_BANDS, N_MAX, interval_score
 
 KERNELS = ["ge", "mm", "conv2d", "summa"]
 MACHINES = ["sunwulf", "sunwulf-x64"]
@@ -55,7 +61,7 @@ def main() -> None:
                 if base.with_suffix(".json").exists():
                     prediction = json.loads(base.with_suffix(".json").read_text())
                     model = prediction["model"]
-                    pt = next(pt for pt in prediction["points"] if not pt["measured"])
+                    pt = predicted_point(prediction)
                 else:
                     # The model reaches no N holding the target there: a miss, kept as its
                     # message, counted as uncovered with an unbounded error.
@@ -70,7 +76,8 @@ def main() -> None:
                     lo, hi = pt["n_ci95"] if pt.get("n_ci95") else (pt["n"], pt["n"])
                     # An open upper end (null) covers every larger N.
                     hi = math.inf if hi is None else hi
-                    error = 100.0 * (pt["n"] - m) / m
+                    # An interval without a point has no error: a miss for the median.
+                    error = 100.0 * (pt["n"] - m) / m if pt["n"] else math.inf
                     rows.append((kernel, machine, p, m, pt, error, lo <= m <= hi))
             models.append((kernel, machine, model))
 
@@ -80,7 +87,8 @@ def main() -> None:
         ci = pt.get("n_ci95")
         high = "open" if ci and ci[1] is None else (f"{ci[1]:.0f}" if ci else "")
         interval = f" [{ci[0]:.0f}, {high}]" if ci else ""
-        predicted = "none: " + first_clause(pt["error"]) if "error" in pt else f"{pt['n']}{interval}"
+        point = pt.get("n") or "interval only:"
+        predicted = "none: " + first_clause(pt["error"]) if "error" in pt else f"{point}{interval}"
         shown = "" if error is None else ("n/a" if math.isinf(error) else f"{error:+.1f}")
         print(
             f"| {kernel} | {machine} | {p} | {m if m is not None else 'none'} | "
@@ -131,6 +139,75 @@ def main() -> None:
         )
     )
     print(f"\nVerdict: {'met' if ok else 'not met'}")
+    print()
+    print(interval_table(out, predictions, rows))
+
+
+def predicted_point(prediction: dict) -> dict:
+    """The held-out configuration's answer: its point, else its interval without a point
+    (`unreached` with `n_ci95`, `n` None), else its reason as an error."""
+    point = next((pt for pt in prediction["points"] if not pt["measured"]), None)
+    if point:
+        return point
+    unreached = prediction.get("unreached", [{}])[0]
+    if unreached.get("n_ci95"):
+        return {"p": unreached["p"], "nodes": unreached["nodes"], "n": None,
+                "n_ci95": unreached["n_ci95"]}
+    return {"p": unreached.get("p"), "nodes": unreached.get("nodes"),
+            "error": unreached.get("reason", "no answer")}
+
+
+def time_row(out: Path, predictions: str, kernel: str, machine: str, p: int) -> dict:
+    """T at the measured N on `p` nodes: the prediction's point and interval (None where it
+    gave none) and the time the full study measured there."""
+    study = json.loads((out / "results" / f"{kernel}-{machine}-full.json").read_text())["studies"][0]
+    truth = next((pt["time_s"] for pt in study["measured"]["points"] if pt["configuration"] == f"p{p}"), None)
+    path = out / predictions / f"{kernel}-{machine}-p{p}-time.json"
+    if not path.exists():
+        return {"truth": truth, "point": None, "lo": None, "hi": None}
+    pt = json.loads(path.read_text())["points"][0]
+    return {"truth": truth, "point": pt["time_s"], "lo": pt["time_s_ci95"][0], "hi": pt["time_s_ci95"][1]}
+
+
+def interval_table(out: Path, predictions: str, rows: list) -> str:
+    """Per quantity and band, the intervals scored as the calibration benchmark scores them:
+    coverage of every row (no answer, or no interval, is a miss), median hi/lo (infinite for
+    a miss or an open end), mean interval score (an open end at the search bound), and the
+    best fixed x/÷ band around the same points, chosen knowing the truth."""
+    scored = []
+    for kernel, machine, p, m, pt, _, _ in rows:
+        if m is None:
+            continue
+        ci = pt.get("n_ci95")
+        scored.append({"quantity": "N", "ratio": p // 8, "truth": m, "point": pt.get("n"),
+                       "lo": ci[0] if ci else None, "hi": (ci[1] if ci[1] is not None else math.inf) if ci else None})
+        scored.append({"quantity": "T", "ratio": p // 8, **time_row(out, predictions, kernel, machine, p)})
+    lines = ["| quantity | ratio | rows | coverage | median hi/lo | interval score | best fixed band | its score | its coverage |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for quantity in ("N", "T"):
+        for ratio in sorted({r["ratio"] for r in scored}):
+            band = [r for r in scored if r["quantity"] == quantity and r["ratio"] == ratio and r["truth"]]
+            if band:
+                lines.append(band_line(quantity, ratio, band))
+    return "\n".join(lines)
+
+
+def band_line(quantity: str, ratio: int, band: list) -> str:
+    answered = [r for r in band if r["lo"]]
+    covered = sum(r["lo"] <= r["truth"] <= r["hi"] for r in answered)
+    hi_lo = [r["hi"] / r["lo"] for r in answered] + [math.inf] * (len(band) - len(answered))
+    scores = [interval_score(r["lo"], min(r["hi"], N_MAX), r["truth"]) for r in answered]
+    pointed = [r for r in band if r["point"]]
+    cell = "-"
+    if pointed:
+        best = min(FIXED_BANDS, key=lambda f: statistics.fmean(
+            interval_score(r["point"] / f, r["point"] * f, r["truth"]) for r in pointed))
+        fixed = statistics.fmean(interval_score(r["point"] / best, r["point"] * best, r["truth"]) for r in pointed)
+        inside = sum(r["point"] / best <= r["truth"] <= r["point"] * best for r in pointed) / len(band)
+        cell = f"x/÷{best:.2f} | {fixed:.2f} | {inside:.0%}"
+    score = f"{statistics.fmean(scores):.2f}" if scores else "-"
+    return (f"| {quantity} | {ratio}x | {len(band)} | {covered / len(band):.0%} | "
+            f"{statistics.median(hi_lo):.2f} | {score} | {cell if pointed else '- | - | -'} |")
 
 
 if __name__ == "__main__":

@@ -86,7 +86,8 @@ class Fit(unittest.TestCase):
     def predictive(**given) -> dict:
         base = {"compute_s": 3.0, "overhead_s": 1.0, "compute_fit_spread": 0.0, "overhead_fit_spread": 0.0,
                 "doublings": 2.0, "fold_overhead_rate": 0.0, "compute_divergence": 0.0,
-                "overhead_divergence": 0.0, "folds": []}
+                "overhead_divergence": 0.0, "folds": [], "bagging": 0.0,
+                "constants": {"set": "two node counts"}}
         return {**base, **given}
 
     def test_the_interval_puts_each_error_on_its_part_as_predictive_rs_does(self):
@@ -94,6 +95,12 @@ class Fit(unittest.TestCase):
         lo, hi = f.interval(self.predictive(), 4.0, (0.0, 0.0, 0.0, 0.0, 0.5, 0.0, 0.0))
         self.assertAlmostEqual(hi, 3.0 + math.exp(f.Z_975), places=9)
         self.assertAlmostEqual(lo, 3.0 + math.exp(-f.Z_975), places=9)
+
+    def test_the_bagged_point_moves_both_ends(self):
+        # The same distribution around a bagged point 10% above the model's: both ends x1.1.
+        lo, hi = f.interval(self.predictive(bagging=math.log(1.1)), 4.4, (0.0, 0.0, 0.0, 0.0, 0.5, 0.0, 0.0))
+        self.assertAlmostEqual(hi, 1.1 * (3.0 + math.exp(f.Z_975)), places=9)
+        self.assertAlmostEqual(lo, 1.1 * (3.0 + math.exp(-f.Z_975)), places=9)
 
     def test_a_divergence_moves_its_own_part(self):
         # Only the overhead's divergence, of deviation 0.5 x 0.2: the overhead by e^(+-1.96 x 0.1).
@@ -112,7 +119,8 @@ class Fit(unittest.TestCase):
                          "ratio": 2 ** doublings, "predictive": predictive})
         fitted = f.fit(rows)
         self.assertEqual(fitted["WITH_FOLDS"], {"rows": 0})
-        without = fitted["WITHOUT_FOLDS"]
+        self.assertEqual(fitted["ONE_NODE_COUNT"], {"rows": 0})
+        without = fitted["TWO_NODE_COUNTS"]
         self.assertGreaterEqual(without["coverage"], 0.9)
         self.assertGreater(without["constants"]["overhead_rate"], 0.05)
         self.assertEqual(without["constants"]["divergence_scale"], 0.0)

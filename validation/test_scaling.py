@@ -52,7 +52,11 @@ class DryRun(unittest.TestCase):
         self.assertEqual([commands.index(c) for c in expected],
                          sorted(commands.index(c) for c in expected))
         self.assertEqual(len([c for c in commands if " study " in c]), 4 * 2 * 2)
-        self.assertEqual(len([c for c in commands if " predict " in c]), 4 * 2 * 3 * 2)
+        # N on each held-out count, and T at the N the full study measured there, both ways.
+        self.assertEqual(len([c for c in commands if " predict " in c]), 4 * 2 * 3 * 2 * 2)
+        self.assertIn(f"{HS} predict --from out/db/ge-sunwulf-fit.db --nodes 'server*2:1,sunblade:15' "
+                      "--json --time-at N_MEASURED > out/predictions/ge-sunwulf-p16-time.json "
+                      "2> out/predictions/ge-sunwulf-p16-time.error", commands)
         # Every prediction reads the fit's database, never the full study's.
         self.assertFalse([c for c in commands if " predict " in c and "-full" in c])
 

@@ -3,7 +3,7 @@
 use hetscale_model::ModelError;
 use hetscale_model::scaling::{
     Bootstrap, BootstrapOptions, Caution, Configuration, CustomTerm, HypothesisSpace, Partition,
-    PredictionTarget, Run, ScalingData, SelectOptions, Selection, WITHOUT_FOLDS, bootstrap,
+    PredictionTarget, Run, ScalingData, SelectOptions, Selection, TWO_NODE_COUNTS, bootstrap,
     held_up_to, is_sharp, reachable_from, select,
 };
 use rand::{Rng, SeedableRng};
@@ -283,6 +283,22 @@ fn the_bootstrap_interval_covers_the_true_size_and_time() {
         b.psi
     );
     assert!(b.size.low < b.size.estimate && b.size.estimate < b.size.high);
+    // The point is the bagged model's: the selected model's time times the resamples' median
+    // factor, at the size where that model holds the target.
+    let n = b.size.estimate;
+    let bagged = selection
+        .model
+        .predict_time(n, (LAW_1.work)(n), &target)
+        .unwrap()
+        * b.predictive.center();
+    assert!((b.time_s.estimate / bagged - 1.0).abs() < 1e-9, "{bagged}");
+    let efficiency = (LAW_1.work)(n) / (b.time_s.estimate * target.marked_speed());
+    assert!((efficiency / 0.5 - 1.0).abs() < 1e-3, "{efficiency}");
+    assert!(
+        b.predictive.bagging.abs() < 0.05,
+        "{}",
+        b.predictive.bagging
+    );
     // The target's doublings past the fit are in the distribution; within 8x of the fit,
     // no caution.
     let largest = selection.model.largest_fitted_nodes as f64;
@@ -763,9 +779,10 @@ fn two_configurations_fit_with_a_caution_and_no_nested_fold() {
     let prediction = half_efficiency(&target);
     let options = sixty_resamples();
     let b = bootstrap(&data, &selection, &prediction, &LAW_1.work, &options).unwrap();
-    // No fold can be fitted on fewer configurations: the constants are those without one.
+    // No fold can be fitted on fewer configurations: the constants are those of two node
+    // counts without one.
     assert!(b.predictive.folds.is_empty());
-    assert_eq!(b.predictive.constants, WITHOUT_FOLDS);
+    assert_eq!(b.predictive.constants, TWO_NODE_COUNTS);
     assert_eq!(b.predictive.overhead_divergence, 0.0);
     assert_eq!(
         b.cautions,

@@ -92,7 +92,7 @@ const DIMENSIONLESS: &[&str] = &[
     "predicted_nodes",
     "n_sharp_from_nodes",
     // the predictive distribution: log factors and their spreads, rates per doubling, the
-    // divergence (log) and the constants' scales
+    // divergence and the bagged point's factor (logs) and the constants' scales
     "compute_fit_spread",
     "overhead_fit_spread",
     "compute_rate",
@@ -104,6 +104,7 @@ const DIMENSIONLESS: &[&str] = &[
     "fold_overhead_rate",
     "compute_divergence",
     "overhead_divergence",
+    "bagging",
     "compute_fit_scale",
     "overhead_fit_scale",
     "overhead_fit_growth",

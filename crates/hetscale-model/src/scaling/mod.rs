@@ -53,5 +53,7 @@ pub use prediction::{
     Bootstrap, BootstrapOptions, Interval, PredictionTarget, Progress, SHARP_FACTOR, TimeAt,
     bootstrap, bootstrap_time, held_up_to, is_sharp, reachable_from,
 };
-pub use predictive::{Constants, NestedFold, Predictive, WITH_FOLDS, WITHOUT_FOLDS};
+pub use predictive::{
+    Constants, NestedFold, ONE_NODE_COUNT, Predictive, TWO_NODE_COUNTS, WITH_FOLDS,
+};
 pub use selection::{ExcludedRun, SelectOptions, Selection, select};

@@ -6,7 +6,8 @@ use super::data::{Configuration, Run, ScalingData};
 use super::engine::{Engine, Repeats};
 use super::model::{FittedTerm, ScalingModel};
 use super::predictive::{
-    FoldEvidence, LOG_RATIO_LIMIT, Nested, NestedFold, Predictive, part_errors,
+    FoldEvidence, LOG_RATIO_LIMIT, Nested, NestedFold, Predictive, Resampled as AtPoint,
+    part_errors,
 };
 use super::selection::{Prepared, Selection, choose, score, select};
 use crate::error::{ModelError, Result, positive};
@@ -180,20 +181,34 @@ pub fn bootstrap(
     positive("target speed-efficiency", target.efficiency)?;
     let configuration = target.configuration;
     let model = &selection.model;
-    let n = model.size_for_efficiency(target.efficiency, configuration, work, target.n_bounds)?;
+    let n_model =
+        model.size_for_efficiency(target.efficiency, configuration, work, target.n_bounds)?;
     let resampled = resampled_models(data, selection, options)?;
     // A search for N starts at the smallest size: a form the runs leave open whose term has
     // no value on the target says so there, as the chosen model's search would.
     let n_min = target.n_bounds.0;
     undefined_in(&resampled, n_min, work(n_min), configuration)?;
-    let predictive = predictive_at(data, selection, &resampled, configuration, n, work(n))?;
+    let predictive = predictive_at(
+        data,
+        selection,
+        &resampled,
+        configuration,
+        n_model,
+        work(n_model),
+    )?;
+    // The point is the bagged model's: the selected one times the resamples' median factor
+    // at its size (where that holds the target at no size, the selected model's).
+    let center = model.with_parts_scaled(predictive.center(), predictive.center());
+    let n = center
+        .size_for_efficiency(target.efficiency, configuration, work, target.n_bounds)
+        .unwrap_or(n_model);
     let mut cautions = model.cautions.clone();
     extrapolation_cautions(selection, &resampled, configuration, n, &mut cautions);
     let [smaller, larger] = scaled_models(model, &predictive, predictive.doublings);
     let ends = size_ends(target, work, &[&smaller, &larger])?;
     let size = Interval::at(n).hull(ends[0], ends[1]);
     let sharp_from_nodes = (!is_sharp(size))
-        .then(|| sharp_from_nodes(model, target, work, &predictive))
+        .then(|| sharp_from_nodes(model, target, work, &predictive, n))
         .transpose()?
         .flatten();
     if size.high.is_infinite() {
@@ -204,7 +219,7 @@ pub fn bootstrap(
             n_max: target.n_bounds.1,
         });
     }
-    let size = holding_band(model, target, work, size);
+    let size = holding_band(&center, target, work, size);
     let size = cut_below(size, target.n_bounds.0, &mut cautions);
     // An end below the sizes searched (0: the target is held at the smallest already) has
     // the time at the smallest size searched.
@@ -216,17 +231,17 @@ pub fn bootstrap(
             Ok(f64::INFINITY)
         }
     };
-    let time = time_at(model, n)?;
+    let time = time_at(&center, n)?;
     let mut time_s = Interval::at(time);
     for (m, end) in [(&smaller, ends[0]), (&larger, ends[1])] {
         let t = time_at(m, end)?;
         time_s = time_s.hull(t, t);
     }
-    let (t_low, t_high) = (time_at(model, size.low)?, time_at(model, size.high)?);
+    let (t_low, t_high) = (time_at(&center, size.low)?, time_at(&center, size.high)?);
     let time_s = time_s.hull(t_low, t_high);
     let psi = match target.reference {
         Some(reference) => Some(psi_interval(
-            model,
+            [model, &center],
             target,
             reference,
             work,
@@ -287,22 +302,17 @@ fn size_ends(
 }
 
 /// The largest fitted node count (the target's halved, again and again) from which the
-/// predictive distribution would pin the size within [`SHARP_FACTOR`]: fewer doublings to
-/// extrapolate, the same fit and rate. `None` when even runs on the target's node count
-/// would not.
+/// predictive distribution would pin the size `n` (the point) within [`SHARP_FACTOR`]: fewer
+/// doublings to extrapolate, the same fit and rate. `None` when even runs on the target's
+/// node count would not.
 fn sharp_from_nodes(
     model: &ScalingModel,
     target: &PredictionTarget<'_>,
     work: &dyn Fn(f64) -> f64,
     predictive: &Predictive,
+    n: f64,
 ) -> Result<Option<usize>> {
     let nodes = target.configuration.nodes();
-    let n = model.size_for_efficiency(
-        target.efficiency,
-        target.configuration,
-        work,
-        target.n_bounds,
-    )?;
     let mut doublings = predictive.doublings.ceil() - 1.0;
     while doublings >= 0.0 {
         let [smaller, larger] = scaled_models(model, predictive, doublings);
@@ -429,7 +439,7 @@ fn end_where_unreached(
 /// reference's), since a model that overshoots one size overshoots both; the reference itself
 /// as the target gives psi = 1 at both ends. An open target size gives psi's lower end 0.
 fn psi_interval(
-    model: &ScalingModel,
+    [model, center]: [&ScalingModel; 2],
     target: &PredictionTarget<'_>,
     reference: &Configuration,
     work: &dyn Fn(f64) -> f64,
@@ -442,7 +452,13 @@ fn psi_interval(
         let ratio = target.configuration.marked_speed() * work(n_ref) / reference.marked_speed();
         if n.is_finite() { ratio / work(n) } else { 0.0 }
     };
-    let n_ref = model.size_for_efficiency(target.efficiency, reference, work, target.n_bounds)?;
+    // The bagged model's size on the reference, else (it holds the target at no size there)
+    // the selected model's.
+    let n_ref = center
+        .size_for_efficiency(target.efficiency, reference, work, target.n_bounds)
+        .or_else(|_| {
+            model.size_for_efficiency(target.efficiency, reference, work, target.n_bounds)
+        })?;
     let estimate = psi(n_ref, n);
     let mut interval = Interval::at(estimate);
     let ref_doublings = (reference.nodes() as f64 / largest_fitted_nodes.max(1) as f64)
@@ -494,12 +510,21 @@ fn predictive_at(
         }
     };
     undefined_in(resampled, n, work_flop, configuration)?;
-    let (mut compute, mut overhead): (Vec<f64>, Vec<f64>) = resampled
+    let whole = split.0 + split.1;
+    let ratios: Vec<[f64; 3]> = resampled
         .models
         .iter()
         .filter_map(parts)
-        .map(|(c, o)| (log_ratio(c, split.0), log_ratio(o, split.1)))
-        .unzip();
+        .map(|(c, o)| {
+            [
+                log_ratio(c, split.0),
+                log_ratio(o, split.1),
+                log_ratio(c + o, whole),
+            ]
+        })
+        .collect();
+    let column = |i: usize| -> Vec<f64> { ratios.iter().map(|r| r[i]).collect() };
+    let (mut compute, mut overhead, mut total) = (column(0), column(1), column(2));
     if compute.len() < 10 {
         return Err(ModelError::Inconsistent(format!(
             "only {} of {} resamples gave a time at n = {} on \"{}\": too few for an interval",
@@ -518,11 +543,16 @@ fn predictive_at(
         .and_then(|m| m.split_time(n, work_flop, configuration).ok());
     let evidence = FoldEvidence {
         folds: &nested.folds,
+        node_counts_above_one: nested.node_counts_above_one,
         leave_largest_out_s,
     };
     Ok(Predictive::at(
         split,
-        (&mut compute, &mut overhead),
+        AtPoint {
+            compute: &mut compute,
+            overhead: &mut overhead,
+            total: &mut total,
+        },
         configuration,
         selection.model.largest_fitted_nodes,
         evidence,
@@ -606,9 +636,9 @@ pub fn bootstrap_time(
 ) -> Result<TimeAt> {
     data.check()?;
     configuration.check()?;
-    let estimate = selection.model.predict_time(n, work_flop, configuration)?;
     let resampled = resampled_models(data, selection, options)?;
     let predictive = predictive_at(data, selection, &resampled, configuration, n, work_flop)?;
+    let estimate = selection.model.predict_time(n, work_flop, configuration)? * predictive.center();
     let mut cautions = selection.model.cautions.clone();
     extrapolation_cautions(selection, &resampled, configuration, n, &mut cautions);
     let (low, high) = predictive.time_bounds();
@@ -639,7 +669,10 @@ fn nested_folds(data: &ScalingData, selection: &Selection) -> Nested {
     let mut cuts: Vec<usize> = measured.iter().map(|c| c.nodes()).collect();
     cuts.sort_unstable();
     cuts.dedup();
-    let mut nested = Nested::default();
+    let mut nested = Nested {
+        node_counts_above_one: cuts.iter().filter(|&&c| c > 1).count(),
+        ..Nested::default()
+    };
     for &cut in &cuts {
         let (fitted, predicted): (Vec<&Configuration>, Vec<&Configuration>) =
             measured.iter().partition(|c| c.nodes() <= cut);
