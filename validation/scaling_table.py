@@ -134,7 +134,8 @@ def main() -> None:
         "- worst rows: "
         + "; ".join(
             f"{r[0]} on {r[1]}, p = {r[2]}: "
-            + ("no N predicted" if math.isinf(r[5]) else f"{r[5]:+.1f}%")
+            + (f"{'interval only' if r[4].get('n_ci95') else 'no N predicted'}" if math.isinf(r[5])
+               else f"{r[5]:+.1f}%")
             for r in worst
         )
     )
