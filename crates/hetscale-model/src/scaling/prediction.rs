@@ -153,8 +153,9 @@ pub struct Bootstrap {
 }
 
 /// Predicts the size holding `target.efficiency` on `target.configuration` (and the time
-/// there and `psi` from the reference) with the selected model, and their 95% intervals from
-/// the predictive distribution of the model's overhead there ([`Predictive`]).
+/// there and `psi` from the reference) with the bagged model (the selected model times the
+/// resamples' median factor at its size, [`Predictive::center`]), and their 95% intervals from
+/// the predictive distribution of the model's parts there ([`Predictive`]).
 ///
 /// The bootstrap refits and reselects on `options.resamples` resamples of the runs (see
 /// `resampled_models`); the spread of the overhead factor `d` their models give at the
@@ -621,11 +622,11 @@ pub struct TimeAt {
     pub cautions: Vec<Caution>,
 }
 
-/// Predicts the time at size `n` (work `work_flop`) on `configuration` with the selected
-/// model, and its 95% interval: the model's compute part plus its overhead within `e^{-+h}`
-/// of the model's, `h` the half-width of the overhead's predictive distribution there
-/// ([`Predictive`], as [`bootstrap`] reads it). Errors: the model gives no positive time, or
-/// fewer than 10 resamples do.
+/// Predicts the time at size `n` (work `work_flop`) on `configuration` with the bagged model
+/// (the selected model times the resamples' median factor there), and its 95% interval: the
+/// model's compute part and overhead at the predictive distribution's ends ([`Predictive`], as
+/// [`bootstrap`] reads it). Errors: the model gives no positive time, or fewer than 10
+/// resamples do.
 pub fn bootstrap_time(
     data: &ScalingData,
     selection: &Selection,
