@@ -321,6 +321,16 @@ def scored_upper(r: dict) -> float:
 COVERAGE_TARGET = 0.90  # the lower end of the coverage the issue asks for
 
 
+def best_fixed_band(pointed: list) -> tuple:
+    """The fixed x/÷ band (of FIXED_BANDS) around the rows' points with the smallest mean
+    interval score, chosen knowing the truth, and that score; (1.0, None) for no rows."""
+    if not pointed:
+        return 1.0, None
+    mean = lambda f: statistics.fmean(interval_score(r["point"] / f, r["point"] * f, r["truth"]) for r in pointed)
+    best = min(FIXED_BANDS, key=mean)
+    return best, mean(best)
+
+
 def sharpest_median_hi_lo(rows: list, coverage: float = COVERAGE_TARGET) -> float:
     """A bound no interval around these points can beat: the smallest median hi/lo of
     intervals that each contain their point and together cover `coverage` of the rows, found
@@ -359,9 +369,7 @@ def summary(rows: list) -> list:
         open_ended = sum(r["lo"] is None or upper(r) >= 0.999 * N_MAX for r in never)
         covered = sum(r["lo"] <= r["truth"] <= upper(r) for r in answered) + open_ended
         scores = [interval_score(r["lo"], scored_upper(r), r["truth"]) for r in answered]
-        best = min(FIXED_BANDS, key=lambda f: statistics.fmean(
-            interval_score(r["point"] / f, r["point"] * f, r["truth"]) for r in pointed) if pointed else 0)
-        fixed = [interval_score(r["point"] / best, r["point"] * best, r["truth"]) for r in pointed]
+        best, fixed_score = best_fixed_band(pointed)
         out.append({
             "configurations": configurations, "quantity": quantity, "ratio": ratio, "rows": len(every), "never": len(never),
             "missing": len(band) - len(answered), "coverage": covered / len(every),
@@ -371,7 +379,7 @@ def summary(rows: list) -> list:
             "without_point": len(answered) - len(pointed),
             "median_abs_error": statistics.median(abs(r["point"] / r["truth"] - 1) for r in pointed) if pointed else None,
             "interval_score": statistics.fmean(scores) if scores else None,
-            "fixed_band": best, "fixed_band_score": statistics.fmean(fixed) if fixed else None,
+            "fixed_band": best, "fixed_band_score": fixed_score,
             "fixed_band_coverage": sum(r["point"] / best <= r["truth"] <= r["point"] * best for r in pointed) / max(len(band), 1),
         })
     return out

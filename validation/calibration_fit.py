@@ -118,5 +118,6 @@ def report(fitted: dict) -> str:
             continue
         constants = ", ".join(f"{k} = {v:.4g}" for k, v in one["constants"].items())
         lines.append(f"{name}, fitted on {one['rows']} T rows: {constants} "
-                     f"(mean interval score {one['mean_interval_score']:.3f}, coverage {one['coverage']:.0%})")
+                     f"(objective {one['mean_interval_score']:.3f}: the mean interval score plus any coverage "
+                     f"shortfall's penalty; coverage {one['coverage']:.0%})")
     return "\n".join(lines)

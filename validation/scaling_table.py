@@ -18,7 +18,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from calibration import FIXED_BANDS, N_MAX, interval_score
+from calibration import N_MAX, best_fixed_band, interval_score
 
 KERNELS = ["ge", "mm", "conv2d", "summa"]
 MACHINES = ["sunwulf", "sunwulf-x64"]
@@ -201,9 +201,7 @@ def band_line(quantity: str, ratio: int, band: list) -> str:
     pointed = [r for r in band if r["point"]]
     cell = "-"
     if pointed:
-        best = min(FIXED_BANDS, key=lambda f: statistics.fmean(
-            interval_score(r["point"] / f, r["point"] * f, r["truth"]) for r in pointed))
-        fixed = statistics.fmean(interval_score(r["point"] / best, r["point"] * best, r["truth"]) for r in pointed)
+        best, fixed = best_fixed_band(pointed)
         inside = sum(r["point"] / best <= r["truth"] <= r["point"] * best for r in pointed) / len(band)
         cell = f"x/÷{best:.2f} | {fixed:.2f} | {inside:.0%}"
     score = f"{statistics.fmean(scores):.2f}" if scores else "-"

@@ -6,8 +6,7 @@ use super::data::{Configuration, Run, ScalingData};
 use super::engine::{Engine, Repeats};
 use super::model::{FittedTerm, ScalingModel};
 use super::predictive::{
-    FoldEvidence, LOG_RATIO_LIMIT, Nested, NestedFold, Predictive, Resampled as AtPoint,
-    part_errors,
+    AtPoint, FoldEvidence, LOG_RATIO_LIMIT, Nested, NestedFold, Predictive, part_errors,
 };
 use super::selection::{Prepared, Selection, choose, score, select};
 use crate::error::{ModelError, Result, positive};

@@ -55,6 +55,7 @@
 use super::data::{Configuration, Run};
 use super::model::ScalingModel;
 use serde::Serialize;
+use statrs::statistics::{Data, OrderStatistics};
 
 /// The constants of the predictive distribution's standard deviations (the module's `A`,
 /// `B`, `Z`, `R_c`, `R_o`, `M`, `G`).
@@ -212,7 +213,7 @@ impl Predictive {
     /// `configuration`.
     pub(super) fn at(
         (compute_s, overhead_s): (f64, f64),
-        resampled: Resampled<'_>,
+        resampled: AtPoint<'_>,
         configuration: &Configuration,
         largest_fitted_nodes: usize,
         evidence: FoldEvidence<'_>,
@@ -328,24 +329,18 @@ fn divergences(model: (f64, f64), other: (f64, f64)) -> (f64, f64) {
 
 /// The resamples' log ratios to the model at one point: of the compute part, of the
 /// overhead, and of the whole time (each sorted in place as it is read).
-pub(super) struct Resampled<'a> {
+pub(super) struct AtPoint<'a> {
     pub compute: &'a mut [f64],
     pub overhead: &'a mut [f64],
     pub total: &'a mut [f64],
 }
 
-/// The median of `values` (sorted in place); 0 for none.
-fn median(values: &mut [f64]) -> f64 {
+/// The median of `values`; 0 for none.
+fn median(values: &[f64]) -> f64 {
     if values.is_empty() {
         return 0.0;
     }
-    values.sort_by(f64::total_cmp);
-    let mid = values.len() / 2;
-    if values.len() % 2 == 1 {
-        values[mid]
-    } else {
-        0.5 * (values[mid - 1] + values[mid])
-    }
+    Data::new(values.to_vec()).median()
 }
 
 /// `ln(x / of)`, within [-`LOG_RATIO_LIMIT`, `LOG_RATIO_LIMIT`]: a part one model has and the
@@ -591,8 +586,8 @@ mod tests {
         let mut exact = only(NONE, 0.0);
         exact.bagging = 0.2;
         assert_eq!(exact.factors(2.0, 1.0), (0.2f64.exp(), 0.2f64.exp()));
-        assert_eq!(median(&mut [3.0, -1.0, 2.0, 0.5]), 1.25);
-        assert_eq!(median(&mut []), 0.0);
+        assert_eq!(median(&[3.0, -1.0, 2.0, 0.5]), 1.25);
+        assert_eq!(median(&[]), 0.0);
     }
 
     #[test]
