@@ -8,7 +8,8 @@
 //! Grouped by job: [`spec`] (what a study is), [`runner`] (running a program, kernels,
 //! commands and MPI jobs), [`approaches`] (measured, computed, predicted and their intervals),
 //! [`scaling`] (the scaling model fitted to measured runs), [`study`] (a whole study, its
-//! warnings and summary), [`predict`] (what `hetscale predict` asks and answers),
+//! warnings and summary), [`predict`] (what `hetscale predict` asks and answers), [`plan`] (a
+//! study that plans its own runs, and `hetscale plan`),
 //! [`calibrate`], [`store`] (the database and its exports) and [`speed`] (this host's marked
 //! speed), over the shared [`error`],
 //! [`json`], [`stats`] and [`csv_rows`]. The papers' experiments are crate `hetscale-papers`'s.
@@ -41,6 +42,7 @@ pub mod calibrate;
 pub mod csv_rows;
 pub mod error;
 pub mod json;
+pub mod plan;
 pub mod platform_view;
 pub mod predict;
 pub mod runner;

@@ -37,6 +37,9 @@ pub(crate) enum Command {
     /// Predict the problem size holding a target E_s at any scale: a kernel's HBSP^1 model
     /// (approach 3, no runs), or the scaling model fitted to a study's runs (`--from DB`).
     Predict(cmd::predict::Args),
+    /// The next runs a study would make to pin N at the scale asked about, each with its
+    /// expected gain and cost, from a study's stored runs (nothing is run).
+    Plan(cmd::plan::Args),
     /// Export a study database as CSV, JSON or Extra-P text.
     Export(cmd::export::Args),
     /// Williams & Parsons' scatter and broadcast experiments, actual beside predicted.

@@ -78,6 +78,7 @@ pub fn main_with(registry: KernelRegistry) -> ExitCode {
         Command::Study(args) => cmd::study::run(&args, &registry),
         Command::Report(args) => cmd::report::run(&args, &registry),
         Command::Predict(args) => cmd::predict::run(&args, &registry),
+        Command::Plan(args) => cmd::plan::run(&args, &registry),
         Command::Export(args) => cmd::export::run(&args),
         Command::Collectives(args) => cmd::collectives::run(&args),
         Command::Platform(args) => cmd::platform::run(&args, &registry),

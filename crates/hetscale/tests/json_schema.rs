@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{SMALL_GE, hetscale_in, json_of, spec_dir};
+use common::{SMALL_GE, hetscale_in, json_of, spec_dir, write_planned_study};
 use hetscale_study::json::{SCHEMA_VERSION, UNIT_SUFFIXES};
 use serde_json::Value;
 
@@ -110,6 +110,15 @@ const DIMENSIONLESS: &[&str] = &[
     "overhead_fit_growth",
     "fold_scale",
     "divergence_scale",
+    // a planned study: log widths of intervals (`ln(hi/lo)`), their ratios, and its counts
+    "width",
+    "width_before",
+    "width_after",
+    "width_expected",
+    "expected_gain",
+    "hi_over_lo",
+    "runs",
+    "step",
     // a kernel option (Burg's order, SUMMA's block)
     "order",
     "nb",
@@ -586,6 +595,58 @@ fn the_other_commands_json_follows_the_one_schema_too() {
         &[("backend", "sim"), ("platform", "sunwulf"), ("nodes", "8")],
     );
     json("platform list --json");
+}
+
+#[test]
+fn a_planned_study_and_its_plan_follow_the_one_schema_too() {
+    let dir = tempfile::tempdir().unwrap();
+    write_planned_study(dir.path());
+    let planned = json_of(hetscale_in(dir.path()).args([
+        "study",
+        "law.toml",
+        "--out",
+        "out",
+        "--quiet",
+        "--json",
+        "--predict-nodes",
+        "16",
+        "--precision",
+        "0.1",
+        "--budget-s",
+        "5",
+    ]));
+    assert_schema("study", &planned);
+    let study = &planned["planned"][0];
+    for key in [
+        "cost_s",
+        "precision_reached",
+        "predicted",
+        "steps",
+        "width_by_cost",
+    ] {
+        assert!(!study[key].is_null(), "{key} in {study:#}");
+    }
+    for key in ["nodes", "p", "n", "n_ci95"] {
+        assert!(
+            study["predicted"][0].get(key).is_some(),
+            "{key} in {study:#}"
+        );
+    }
+    let plan = json_of(hetscale_in(dir.path()).args([
+        "plan",
+        "--from",
+        "out/study.db",
+        "--nodes",
+        "16",
+        "--precision",
+        "0.1",
+        "--json",
+    ]));
+    assert_schema("plan", &plan);
+    assert!(
+        plan["next"][0]["expected_gain"].as_f64().unwrap() > 0.0,
+        "{plan:#}"
+    );
 }
 
 #[test]

@@ -5,6 +5,7 @@ pub mod bench;
 pub mod calibrate;
 pub mod collectives;
 pub mod paper;
+pub mod plan;
 pub mod platform;
 pub mod predict;
 pub mod probe;

@@ -253,7 +253,7 @@ fn time_at(source: &str, platform: &str, p: &TimePrediction) -> String {
 }
 
 /// Rows under a header, the first column left-aligned and the others right-aligned.
-fn aligned<const K: usize>(header: &[String; K], cells: &[[String; K]]) -> String {
+pub(super) fn aligned<const K: usize>(header: &[String; K], cells: &[[String; K]]) -> String {
     let widths: Vec<usize> = (0..K)
         .map(|i| {
             cells

@@ -3,6 +3,7 @@
 //! explanatory text, figures and tables.
 
 pub mod collectives;
+pub mod plan;
 pub mod reproduction;
 pub mod run;
 pub mod study;

@@ -69,6 +69,7 @@ pub fn pick_study(store: &Store, name: Option<&str>) -> Result<String> {
 
 /// Measured runs, ready to fit: a study's stored ones ([`StudyRuns::load`]) or a CSV's
 /// ([`StudyRuns::from_measured`]); what [`StudyRuns::fit`] and [`StudyRuns::predict`] need.
+#[derive(Clone)]
 pub struct StudyRuns {
     /// The study's target `E_s` (none for runs from a file: the caller gives one).
     pub target: Option<f64>,
@@ -86,6 +87,8 @@ pub struct StudyRuns {
     pub data: ScalingData,
     /// Told of each bootstrap resample refitted (none unless set).
     pub progress: Progress,
+    /// How many resamples the bootstrap refits (a planner's cheaper look uses fewer).
+    pub resamples: usize,
 }
 
 impl StudyRuns {
@@ -144,6 +147,7 @@ impl StudyRuns {
             configurations,
             data,
             progress: Progress::default(),
+            resamples: BootstrapOptions::default().resamples,
         })
     }
 
@@ -196,6 +200,7 @@ impl StudyRuns {
             configurations,
             data,
             progress: Progress::default(),
+            resamples: BootstrapOptions::default().resamples,
         })
     }
 
@@ -402,13 +407,14 @@ impl StudyRuns {
     pub(crate) fn bootstrap_options(&self) -> BootstrapOptions {
         BootstrapOptions {
             progress: self.progress.clone(),
+            resamples: self.resamples,
             ..BootstrapOptions::default()
         }
     }
 
     /// The point on `target_config`, or (the inner error) why the model holds the target at
     /// no size in `n_bounds` there.
-    fn predict_one(
+    pub(crate) fn predict_one(
         &self,
         selection: &Selection,
         target_config: &ResolvedConfiguration,

@@ -11,6 +11,7 @@
 //! exports of a database (`hetscale export`, [`export`]).
 
 pub mod export;
+mod plan_steps;
 mod record;
 mod schema;
 mod sqlite;
@@ -18,6 +19,8 @@ pub mod stored_spec;
 #[cfg(test)]
 mod tests;
 
+pub use plan_steps::PlanStepRecord;
+use plan_steps::{STEP_COLUMNS, row_to_step};
 #[cfg(test)]
 pub(crate) use record::tests_support;
 use record::{KEY_MATCH, RUN_COLUMNS, SELECT_RUN, row_to_completed_run, row_to_run};
@@ -324,6 +327,10 @@ impl Store {
                 })
                 .and_then(|_| {
                     self.conn
+                        .execute("DELETE FROM plan_steps WHERE study = ?1", [name])
+                })
+                .and_then(|_| {
+                    self.conn
                         .execute("DELETE FROM studies WHERE name = ?1", [name])
                 })
                 .and_then(|_| self.conn.execute_batch("COMMIT"))
@@ -547,6 +554,49 @@ impl Store {
         let rows = stmt
             .query_map(params![study], row_to_completed_run)
             .map_err(fail)?;
+        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(fail)
+    }
+}
+
+impl Store {
+    /// Writes `step` unless a step of that number is stored for its study (a resumed study
+    /// makes its steps again from its stored runs). Returns whether it was written.
+    pub fn record_plan_step(&self, step: &PlanStepRecord) -> Result<bool> {
+        self.conn
+            .execute(
+                &format!(
+                    "INSERT OR IGNORE INTO plan_steps ({STEP_COLUMNS}) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+                ),
+                params![
+                    step.study,
+                    step.step,
+                    step.configuration,
+                    i64::try_from(step.n).unwrap_or(i64::MAX),
+                    step.runs,
+                    step.kind,
+                    step.expected_cost_s,
+                    step.width_before,
+                    step.width_expected,
+                    step.cost_s,
+                    step.spent_s,
+                    step.reason
+                ],
+            )
+            .map(|written| written == 1)
+            .map_err(|e| store_error(&self.path, self.access, &e))
+    }
+
+    /// The stored steps of `study`, in order.
+    pub fn plan_steps(&self, study: &str) -> Result<Vec<PlanStepRecord>> {
+        let fail = |e: rusqlite::Error| store_error(&self.path, self.access, &e);
+        let mut stmt = self
+            .conn
+            .prepare(&format!(
+                "SELECT {STEP_COLUMNS} FROM plan_steps WHERE study = ?1 ORDER BY step"
+            ))
+            .map_err(fail)?;
+        let rows = stmt.query_map([study], row_to_step).map_err(fail)?;
         rows.collect::<rusqlite::Result<Vec<_>>>().map_err(fail)
     }
 }

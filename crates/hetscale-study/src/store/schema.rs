@@ -2,14 +2,16 @@
 
 /// Schema version written into `meta`; bump on incompatible changes. Version 3 added the
 /// runs' `status` (`ok` or `failed`) and `error`; version 4 the studies' resolved `platform`;
-/// version 5 the `failure_history` of runs retried after they failed.
-pub(super) const SCHEMA_VERSION: i64 = 5;
+/// version 5 the `failure_history` of runs retried after they failed; version 6 the
+/// `plan_steps` of studies that plan their own runs.
+pub(super) const SCHEMA_VERSION: i64 = 6;
 /// How each older version becomes the next: `(version, statements)`; applied in order, so
 /// any version listed here is migrated to [`SCHEMA_VERSION`].
-pub(super) const MIGRATIONS: [(i64, &str); 3] = [
+pub(super) const MIGRATIONS: [(i64, &str); 4] = [
     (2, MIGRATE_FROM_2),
     (3, MIGRATE_FROM_3),
     (4, MIGRATE_FROM_4),
+    (5, MIGRATE_FROM_5),
 ];
 /// `runs.status` of a run that failed (non-zero exit, timeout, unreadable time, ...).
 pub(super) const FAILED: &str = "failed";
@@ -68,6 +70,22 @@ CREATE TABLE IF NOT EXISTS failure_history (
     recorded_at TEXT,
     error TEXT
 );
+CREATE TABLE IF NOT EXISTS plan_steps (
+    study TEXT NOT NULL,
+    step INTEGER NOT NULL,
+    configuration TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    runs INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    expected_cost_s REAL NOT NULL,
+    width_before REAL NOT NULL,
+    width_expected REAL NOT NULL,
+    cost_s REAL NOT NULL,
+    spent_s REAL NOT NULL,
+    reason TEXT NOT NULL,
+    recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    PRIMARY KEY (study, step)
+);
 ";
 
 /// Version 2 to 3: the status columns, every existing run completed.
@@ -93,6 +111,27 @@ CREATE TABLE IF NOT EXISTS failure_history (id INTEGER PRIMARY KEY, study TEXT N
     speed_efficiency REAL NOT NULL, verified INTEGER NOT NULL, host TEXT NOT NULL,
     version TEXT NOT NULL, recorded_at TEXT, error TEXT);
 UPDATE meta SET value = '5' WHERE key = 'schema_version';
+";
+
+/// Version 5 to 6: the steps of studies that plan their own runs (none yet).
+pub(super) const MIGRATE_FROM_5: &str = "
+CREATE TABLE IF NOT EXISTS plan_steps (
+    study TEXT NOT NULL,
+    step INTEGER NOT NULL,
+    configuration TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    runs INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    expected_cost_s REAL NOT NULL,
+    width_before REAL NOT NULL,
+    width_expected REAL NOT NULL,
+    cost_s REAL NOT NULL,
+    spent_s REAL NOT NULL,
+    reason TEXT NOT NULL,
+    recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    PRIMARY KEY (study, step)
+);
+UPDATE meta SET value = '6' WHERE key = 'schema_version';
 ";
 
 /// Whether [`MIGRATIONS`] migrate `version`.

@@ -10,6 +10,7 @@ pub mod export;
 pub mod man;
 pub mod mpi;
 pub mod paper;
+pub mod plan;
 pub mod platform;
 pub mod predict;
 pub mod probe;

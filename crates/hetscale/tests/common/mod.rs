@@ -123,3 +123,43 @@ pub fn written_collectives(path: &Path) -> Vec<String> {
         .map(|c| c.name.clone())
         .collect()
 }
+
+/// Sixteen nodes, fast and slow in turn: the first `p` have a marked speed of `1.5e9 p`
+/// flop/s for even `p`.
+pub fn planned_platform() -> String {
+    let mut text = String::from(
+        "name = \"pairs\"\nspeed_unit = \"Mflop/s\"\n[network]\ng_s_per_byte = 1e-9\nL = { base_s = 0.0 }\n",
+    );
+    for i in 0..16 {
+        let (kind, speed) = if i % 2 == 0 {
+            ("fast", 2000)
+        } else {
+            ("slow", 1000)
+        };
+        text +=
+            &format!("[[node]]\nname = \"n{i}\"\nkind = \"{kind}\"\nmarked_speed = {speed}.0\n");
+    }
+    text
+}
+
+/// The law the command's time follows: its work `2 n^3` at the configuration's marked speed,
+/// and an all-to-all overhead `1.2e-4 n p`, s.
+pub fn planned_law(n: f64, p: f64) -> f64 {
+    2.0 * n.powi(3) / (1.5e9 * p) + 1.2e-4 * n * p
+}
+
+/// The target of [`write_planned_study`]'s study.
+pub const PLANNED_TARGET: f64 = 0.5;
+
+/// A command study of the law on 2, 4, 8 and 16 nodes, in `dir`.
+pub fn write_planned_study(dir: &Path) {
+    std::fs::write(dir.join("pairs.toml"), planned_platform()).unwrap();
+    let program = "import sys; n, p = int(sys.argv[1]), int(sys.argv[2]); print('time: %.12g' % (2 * n**3 / (1.5e9 * p) + 1.2e-4 * n * p))";
+    let mut spec = format!(
+        "name = \"law\"\nplatform = \"pairs.toml\"\ntarget = {PLANNED_TARGET}\nn_min = 8\nn_max = 100000\nrepetitions = 1\nwarmup = 0\n\n[command]\ntemplate = \"python3 -c \\\"{program}\\\" {{n}} {{p}}\"\nwork = \"2*n^3\"\ntime_regex = \"time: (\\\\S+)\"\n"
+    );
+    for p in [2, 4, 8, 16] {
+        spec += &format!("\n[[configuration]]\nlabel = \"C_{p}\"\nnodes = \"{p}\"\n");
+    }
+    std::fs::write(dir.join("law.toml"), spec).unwrap();
+}

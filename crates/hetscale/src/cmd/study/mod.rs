@@ -14,6 +14,8 @@ use hetscale_study::spec::launch::LaunchOptions;
 use hetscale_study::store::Store;
 use hetscale_study::study::{StudyResult, check_settled, load_results_with, run_study_with};
 
+mod planned;
+
 use super::progress::Progress;
 use super::report::write_report;
 use hetscale_report::text;
@@ -30,6 +32,7 @@ Examples:
   hetscale study --out hetscale-out
   hetscale study my-study.toml --db runs.db --out results
   hetscale study --command './solve {n}' --work n^3 --nodes 1 --nodes 2 --target 0.5 --n-max 4096
+  hetscale study my-study.toml --predict-nodes 64 --replicate 8 --precision 0.1 --budget-s 600
 
 Resuming: rerun with the same --db (or --out) to resume a study. Completed runs are reused; a
 run that failed (non-zero exit, timeout, a node that died) is run again, its earlier failure
@@ -116,6 +119,9 @@ pub struct Args {
     /// spec's [mpi] launcher otherwise.
     #[arg(long, value_name = "srun|mpirun")]
     pub launcher: Option<String>,
+    /// A study that plans its own runs (--predict-nodes, --precision, --budget-s).
+    #[command(flatten)]
+    pub plan: planned::PlanArgs,
 }
 
 /// Runs `hetscale study`.
@@ -128,6 +134,9 @@ pub fn run(args: &Args, registry: &KernelRegistry) -> anyhow::Result<()> {
     let mut specs = match (&args.spec, command_study(args)?) {
         (_, Some(study)) => vec![study.spec()?],
         (Some(path), None) => vec![StudySpec::from_file_with(path, registry)?],
+        (None, None) if args.plan.options().is_some() => anyhow::bail!(
+            "--predict-nodes plans a study of a spec or a --command: give one (the default study is the papers' reproduction)"
+        ),
         (None, None) => return run_default(args, registry),
     };
     let launch = LaunchOptions {
@@ -209,6 +218,18 @@ fn run_studies(
     store: &Store,
     db: &Path,
 ) -> anyhow::Result<()> {
+    if let Some(options) = args.plan.options() {
+        let shown = planned::Shown {
+            out: &args.out,
+            quiet: args.quiet,
+            json: args.json,
+        };
+        let replace = |spec: &StudySpec, platform: &hbsp::Platform| match args.replace {
+            true => replace_stored(store, spec, platform),
+            false => Ok(()),
+        };
+        return planned::run(&shown, registry, specs, store, &options, &replace);
+    }
     let mut results = Vec::new();
     let mut resumed = Vec::new();
     for spec in specs {

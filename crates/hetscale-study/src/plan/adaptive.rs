@@ -1,0 +1,487 @@
+//! `hetscale study SPEC --predict-nodes SET ... --precision R [--budget-s S]`: a study that
+//! makes the runs its plan picks, one step at a time, until `N` on every configuration asked
+//! about is pinned within `±R` or the budget is spent.
+//!
+//! It starts from a small first design: on the spec's first two configurations, sizes doubled
+//! from `n_min` until a size holds the target (at least three sizes, at most `n_max`), the
+//! spec's repetitions each. Then each step fits the scaling model to every run so far, reads
+//! `N` on each configuration asked about with its 95% interval, and makes the run of the
+//! largest expected shrink per second ([`super::picks`]). Every run is stored as it
+//! completes and every step as it ends (`plan_steps`), so a study stopped at any point resumes
+//! from its database: its steps are made again from the stored runs, which they read instead
+//! of running.
+
+use serde::Serialize;
+
+use super::candidates::Repetitions;
+use super::look::{PredictedSize, Question, look, unpinned_width};
+use super::picks::{PLAN_RESAMPLES, Pick, Planner, sharpness};
+use crate::error::{Result, StudyError};
+use crate::runner::{Observer, Runner, SAMPLE};
+use crate::scaling::fit::StudyRuns;
+use crate::spec::StudySpec;
+use crate::store::{PlanStepRecord, Store};
+use hetscale_kernels::KernelRegistry;
+use hetscale_model::numbers::significant;
+
+/// Sizes the first design runs on each of its configurations, at least.
+const FIRST_SIZES: usize = 3;
+/// Steps after the first design at most: a plan that has not pinned `N` by then is stopped
+/// and says so, rather than running on.
+pub const MAX_STEPS: usize = 200;
+
+/// What an adaptive study is asked.
+#[derive(Debug, Clone)]
+pub struct AdaptiveOptions {
+    /// The node sets whose `N` is to be pinned (`--predict-nodes`).
+    pub nodes: Vec<String>,
+    /// Copies of every node of the platform they are resolved on (`--replicate`).
+    pub replicate: usize,
+    /// The half-width asked of each interval, relative (`--precision`).
+    pub precision: f64,
+    /// The machine time it may spend, s (`--budget-s`); none: no limit.
+    pub budget_s: Option<f64>,
+}
+
+/// Where an adaptive study's intervals stood after some machine time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WidthAt {
+    /// The machine time spent, s.
+    pub spent_s: f64,
+    /// The summed `ln(hi/lo)` of the intervals not pinned then (0: every one pinned).
+    pub width: f64,
+    /// Each configuration asked about's `hi/lo` then, in the order asked (an open upper end
+    /// at the search bound).
+    pub hi_over_lo: Vec<f64>,
+}
+
+/// What an adaptive study found and spent.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AdaptiveStudy {
+    /// The study's name.
+    pub study: String,
+    /// The target `E_s`.
+    pub target: f64,
+    /// The precision asked, %.
+    pub precision_percent: f64,
+    /// The budget, s; none: no limit.
+    pub budget_s: Option<f64>,
+    /// The machine time its runs took, s: the sum of their times.
+    pub cost_s: f64,
+    /// How many runs it holds.
+    pub runs: usize,
+    /// Whether every interval asked about is within the precision.
+    pub precision_reached: bool,
+    /// Why it stopped, and what would go further.
+    pub stopped: String,
+    /// The model the last fit selected.
+    pub model: String,
+    /// `N` on each configuration asked about.
+    pub predicted: Vec<PredictedSize>,
+    /// Every step, the first design's included: the run chosen, why, its expected and its
+    /// real cost.
+    pub steps: Vec<PlanStepRecord>,
+    /// The unpinned intervals' width after each step, against the machine time spent.
+    pub width_by_cost: Vec<WidthAt>,
+}
+
+/// Runs `spec` as a study that plans its own runs, asked `options`; `tell` hears of each step
+/// as it ends.
+pub fn run_adaptive(
+    spec: &StudySpec,
+    registry: &KernelRegistry,
+    store: &Store,
+    observer: &dyn Observer,
+    options: &AdaptiveOptions,
+    tell: &dyn Fn(&PlanStepRecord),
+) -> Result<AdaptiveStudy> {
+    check(spec, options)?;
+    // The node sets asked about are resolved before the study is registered: one the platform
+    // lacks is refused with nothing stored.
+    let platform = crate::speed::local_speed::load_platform(&spec.platform)?.platform;
+    let asked = crate::predict::question::Question {
+        nodes: options.nodes.clone(),
+        replicate: options.replicate,
+        ..Default::default()
+    };
+    let (_, configurations) = asked.configurations(platform)?;
+    let runner = Runner::new_with(spec, registry, store, observer)?;
+    let question = Question {
+        configurations,
+        target: spec.target,
+        bounds: (spec.n_min as f64, spec.n_max as f64),
+        precision: options.precision,
+        available: runner.configurations().to_vec(),
+    };
+    let mut study = Study {
+        spec,
+        registry,
+        store,
+        runner: &runner,
+        options,
+        tell,
+        steps: Vec::new(),
+    };
+    study.first_design()?;
+    study.planned(&question)
+}
+
+/// What the first design's next size is expected to cost, from the costs of the sizes run
+/// on its configuration so far (`costs`, the last last): the last times the ratio of the
+/// last two, and at least twice the last (twice the size, at least twice the work).
+fn next_cost(costs: &[f64]) -> f64 {
+    match costs {
+        [] => 0.0,
+        [last] => 2.0 * last,
+        [.., before, last] => last * (last / before).max(2.0),
+    }
+}
+
+/// The options' own checks: a precision and a budget that mean something, and a spec with
+/// two configurations to extrapolate from.
+fn check(spec: &StudySpec, options: &AdaptiveOptions) -> Result<()> {
+    let refused = |m: String| StudyError::Question(m);
+    if !(options.precision > 0.0 && options.precision < 1.0) {
+        return Err(refused(format!(
+            "--precision {} is not a relative half-width: use a value in (0, 1), e.g. 0.1 for ±10%",
+            hetscale_model::numbers::echoed(options.precision)
+        )));
+    }
+    if let Some(budget) = options.budget_s {
+        if !(budget.is_finite() && budget > 0.0) {
+            return Err(refused(format!(
+                "--budget-s {} is not a machine time: give the seconds of runs the study may spend, e.g. 600",
+                hetscale_model::numbers::echoed(budget)
+            )));
+        }
+    }
+    if options.nodes.is_empty() {
+        return Err(refused(
+            "--precision asks for N pinned on configurations: name them with --predict-nodes SET"
+                .into(),
+        ));
+    }
+    if spec.configurations.len() < 2 {
+        return Err(refused(format!(
+            "study \"{}\" has one configuration: a planned study extrapolates in p from two or more, so give the spec another [[configuration]]",
+            spec.name
+        )));
+    }
+    Ok(())
+}
+
+/// A planned study under way.
+struct Study<'a> {
+    spec: &'a StudySpec,
+    registry: &'a KernelRegistry,
+    store: &'a Store,
+    runner: &'a Runner<'a>,
+    options: &'a AdaptiveOptions,
+    tell: &'a dyn Fn(&PlanStepRecord),
+    steps: Vec<PlanStepRecord>,
+}
+
+/// Why a plan stopped.
+enum Stop {
+    Reached,
+    Budget(Box<Pick>),
+    BudgetInFirstDesign,
+    NoGain,
+    Steps,
+}
+
+impl Study<'_> {
+    /// The first design: on the spec's first two configurations, sizes doubled from `n_min`
+    /// until one holds the target (at least [`FIRST_SIZES`] of them), `E_s` falls (past its
+    /// peak, where no larger size will hold it) or `n_max` is reached.
+    fn first_design(&mut self) -> Result<()> {
+        for index in 0..2 {
+            let mut n = self.spec.n_min;
+            let mut previous = f64::NEG_INFINITY;
+            let mut costs = Vec::new();
+            for sizes in 1.. {
+                if self.over_budget_after(next_cost(&costs))? {
+                    return Ok(());
+                }
+                let before = self.spent_s()?;
+                let m = self.runner.measure(index, n)?;
+                let label = &self.runner.configurations()[index].configuration.label;
+                let reason = format!(
+                    "first design on {label}: E_s = {} at N = {n} (target {})",
+                    significant(m.speed_efficiency, 3),
+                    significant(self.spec.target, 3)
+                );
+                let runs = m.time.samples as u32;
+                self.record(label, n, runs, "first design", None, before, reason)?;
+                costs.push(self.steps.last().map_or(0.0, |s| s.cost_s));
+                let held = m.speed_efficiency >= self.spec.target;
+                let falling = m.speed_efficiency < previous;
+                if (held && sizes >= FIRST_SIZES) || falling || n >= self.spec.n_max {
+                    break;
+                }
+                previous = m.speed_efficiency;
+                n = n.saturating_mul(2).min(self.spec.n_max);
+            }
+        }
+        Ok(())
+    }
+
+    /// The planned steps after the first design, until one of the stops.
+    fn planned(&mut self, question: &Question) -> Result<AdaptiveStudy> {
+        let mut width_by_cost = Vec::new();
+        let first_steps = self.steps.len();
+        loop {
+            if let Some(interrupted) = self.runner.interruption()? {
+                return Err(interrupted);
+            }
+            let runs = StudyRuns::load(self.store, &self.spec.name, self.registry)?;
+            let looked = look(&runs, question);
+            if looked.is_err() && self.over_budget()? {
+                // The budget ran out in the first design, before the runs could fit a model.
+                return self.finish(
+                    &runs,
+                    String::new(),
+                    Vec::new(),
+                    Stop::BudgetInFirstDesign,
+                    width_by_cost,
+                );
+            }
+            let (selection, sizes) = looked?;
+            let model = selection.model.to_string();
+            let spent_s = self.spent_s()?;
+            width_by_cost.push(WidthAt {
+                spent_s,
+                width: unpinned_width(&sizes),
+                hi_over_lo: sizes.iter().map(|s| s.log_width.exp()).collect(),
+            });
+            let stop = if sizes.iter().all(|s| s.pinned) {
+                Some(Stop::Reached)
+            } else if self.over_budget()? {
+                Some(Stop::BudgetInFirstDesign)
+            } else if self.steps.len() - first_steps >= MAX_STEPS {
+                Some(Stop::Steps)
+            } else {
+                None
+            };
+            let pick = match stop {
+                Some(stop) => return self.finish(&runs, model, sizes, stop, width_by_cost),
+                None => self.next(question, &runs, &sizes)?,
+            };
+            let Some(pick) = pick else {
+                return self.finish(&runs, model, sizes, Stop::NoGain, width_by_cost);
+            };
+            if let Some(budget) = self.options.budget_s {
+                if spent_s + pick.candidate.cost_s > budget {
+                    let stop = Stop::Budget(Box::new(pick));
+                    return self.finish(&runs, model, sizes, stop, width_by_cost);
+                }
+            }
+            self.make(&runs, &pick, &sizes)?;
+        }
+    }
+
+    /// The run the plan picks next from `runs`, if any narrows an interval.
+    fn next(
+        &self,
+        question: &Question,
+        runs: &StudyRuns,
+        answer: &[PredictedSize],
+    ) -> Result<Option<Pick>> {
+        let mut planning = runs.clone();
+        planning.resamples = PLAN_RESAMPLES;
+        let planner = Planner {
+            runs: planning,
+            available: self.runner.configurations(),
+            question,
+            repetitions: Repetitions {
+                runs: self.spec.repetitions,
+                warmup: self.spec.warmup,
+            },
+            pinned: answer.iter().map(|s| s.pinned).collect(),
+        };
+        Ok(planner.step()?.pick)
+    }
+
+    /// Makes `pick`'s runs and records the step.
+    fn make(&mut self, runs: &StudyRuns, pick: &Pick, sizes: &[PredictedSize]) -> Result<()> {
+        let c = &pick.candidate;
+        let index = self
+            .runner
+            .configurations()
+            .iter()
+            .position(|r| r.configuration.label == c.configuration)
+            .ok_or_else(|| StudyError::Question(format!("no configuration {}", c.configuration)))?;
+        let have = runs
+            .data
+            .runs
+            .iter()
+            .filter(|r| r.configuration == c.configuration && r.n == c.n as f64)
+            .count() as u32;
+        let before = self.spent_s()?;
+        let m = self.runner.remeasure(index, c.n, have + c.runs)?;
+        let reason = format!("{}: {}", c.kind, pick.why(sizes));
+        let expected = Some((pick.candidate.cost_s, pick.width_before, pick.width_after));
+        self.record(
+            &c.configuration,
+            c.n,
+            m.time.samples as u32,
+            c.kind,
+            expected,
+            before,
+            reason,
+        )
+    }
+
+    /// Stores a step that ran `runs` runs of `label` at `n` (after `before` seconds spent),
+    /// and tells of it.
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &mut self,
+        label: &str,
+        n: u64,
+        runs: u32,
+        kind: &str,
+        expected: Option<(f64, f64, f64)>,
+        before: f64,
+        reason: String,
+    ) -> Result<()> {
+        let spent_s = self.spent_s()?;
+        let (expected_cost_s, width_before, width_expected) = expected.unwrap_or_default();
+        let step = PlanStepRecord {
+            study: self.spec.name.clone(),
+            step: self.steps.len() as u32 + 1,
+            configuration: label.to_string(),
+            n,
+            runs,
+            kind: kind.to_string(),
+            expected_cost_s,
+            width_before,
+            width_expected,
+            cost_s: spent_s - before,
+            spent_s,
+            reason,
+        };
+        self.store.record_plan_step(&step)?;
+        (self.tell)(&step);
+        self.steps.push(step);
+        Ok(())
+    }
+
+    /// The machine time the study's runs took so far, s.
+    fn spent_s(&self) -> Result<f64> {
+        Ok(self
+            .store
+            .runs(Some(&self.spec.name))?
+            .iter()
+            .filter(|r| r.purpose == SAMPLE)
+            .map(|r| r.time_s)
+            .sum())
+    }
+
+    /// Whether a step expected to cost `cost_s` would take the study past its budget.
+    fn over_budget_after(&self, cost_s: f64) -> Result<bool> {
+        Ok(match self.options.budget_s {
+            Some(budget) => self.spent_s()? + cost_s > budget,
+            None => false,
+        })
+    }
+
+    fn over_budget(&self) -> Result<bool> {
+        Ok(match self.options.budget_s {
+            Some(budget) => self.spent_s()? >= budget,
+            None => false,
+        })
+    }
+
+    /// The study's answer at a stop.
+    fn finish(
+        &mut self,
+        runs: &StudyRuns,
+        model: String,
+        sizes: Vec<PredictedSize>,
+        stop: Stop,
+        width_by_cost: Vec<WidthAt>,
+    ) -> Result<AdaptiveStudy> {
+        let cost_s = self.spent_s()?;
+        let stopped = self.stopped(&stop, &sizes, cost_s);
+        Ok(AdaptiveStudy {
+            study: self.spec.name.clone(),
+            target: self.spec.target,
+            precision_percent: 100.0 * self.options.precision,
+            budget_s: self.options.budget_s,
+            cost_s,
+            runs: runs.data.runs.len(),
+            precision_reached: matches!(stop, Stop::Reached),
+            stopped,
+            model,
+            predicted: sizes,
+            steps: std::mem::take(&mut self.steps),
+            width_by_cost,
+        })
+    }
+
+    /// Why the plan stopped, in words, with what would take it further.
+    fn stopped(&self, stop: &Stop, sizes: &[PredictedSize], cost_s: f64) -> String {
+        let precision = significant(100.0 * self.options.precision, 2);
+        let loose: Vec<String> = sizes
+            .iter()
+            .filter(|s| !s.pinned)
+            .map(|s| format!("N on {} is {}", s.nodes, sharpness(s)))
+            .collect();
+        let loose = loose.join(", ");
+        let spent = significant(cost_s, 3);
+        match stop {
+            Stop::Reached => format!(
+                "precision reached: every N asked about is within ±{precision}%, after {spent} s of runs"
+            ),
+            Stop::Budget(pick) => {
+                let c = &pick.candidate;
+                format!(
+                    "budget spent ({spent} s of {} s) before ±{precision}%: {loose}; the next run, {} run(s) of {} ({} nodes) at N = {}, would take {} for {} s more",
+                    significant(self.options.budget_s.unwrap_or(0.0), 3),
+                    c.runs,
+                    c.configuration,
+                    c.p,
+                    c.n,
+                    pick.why(sizes),
+                    significant(c.cost_s, 2)
+                )
+            }
+            Stop::BudgetInFirstDesign if sizes.is_empty() => format!(
+                "budget spent ({spent} s) in the first design, before its runs could fit a model: a larger --budget-s lets the study go on"
+            ),
+            Stop::BudgetInFirstDesign => format!(
+                "budget spent ({spent} s) before ±{precision}%: {loose}; a larger --budget-s lets the plan go on"
+            ),
+            Stop::NoGain => {
+                let largest = self
+                    .runner
+                    .configurations()
+                    .iter()
+                    .max_by_key(|c| c.configuration.nodes)
+                    .map_or(0, |c| c.configuration.nodes);
+                format!(
+                    "no run on the configurations this study may run is expected to narrow the intervals further ({spent} s of runs): {loose}; a configuration of more than {largest} nodes in the spec would let the plan go on"
+                )
+            }
+            Stop::Steps => format!(
+                "stopped after {MAX_STEPS} planned steps ({spent} s of runs) before ±{precision}%: {loose}"
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::next_cost;
+
+    #[test]
+    fn the_first_designs_next_size_costs_at_least_twice_the_last() {
+        assert_eq!(next_cost(&[]), 0.0);
+        assert_eq!(next_cost(&[1.0]), 2.0);
+        // n^3 work: each doubling costs eight times the last.
+        assert_eq!(next_cost(&[1.0, 8.0]), 64.0);
+        // Below the noise of a start-up, still twice.
+        assert_eq!(next_cost(&[1.0, 1.1]), 2.2);
+    }
+}
