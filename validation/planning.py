@@ -53,10 +53,11 @@ PROGRAM = Path(__file__).resolve().parent / "synthetic_program.py"
 
 def spec_text(name: str, program_json: Path, law: cal.Law, target: float, nodes: tuple,
               extra: list = ()) -> str:
-    """A command study of the synthetic program on `nodes`."""
+    """A command study of the synthetic program on `nodes`, run by this Python itself (no
+    launcher script between: a study makes hundreds of runs)."""
     lines = [f'name = "{name}"', 'platform = "kalinov"', f"target = {target!r}", "n_min = 8",
              f"n_max = {cal.N_MAX}", *extra, "", "[command]",
-             f'template = "python3 {PROGRAM} {program_json} {{n}} {{p}}"', f'work = "{law.work}"',
+             f'template = "{sys.executable} {PROGRAM} {program_json} {{n}} {{p}}"', f'work = "{law.work}"',
              'time_regex = "time: (\\\\S+)"']
     if law.equal_split:
         lines.append('partition = "equal"')

@@ -33,6 +33,7 @@ class Specs(unittest.TestCase):
                          [cal.node_set(p) for p in (2, 4, 8, 16, 32, 64)])
         self.assertEqual(spec["command"]["work"], "2*n^3")
         self.assertEqual(spec["command"]["partition"], "equal")
+        self.assertEqual(spec["command"]["template"].split()[0], sys.executable)
         self.assertIn("/x/program.json {n} {p}", spec["command"]["template"])
         self.assertRegex("time: 0.25", spec["command"]["time_regex"])
 

@@ -97,7 +97,7 @@ fn a_planned_study_runs_where_n_is_asked_and_pins_it_there() {
     );
     assert_eq!(steps.last().unwrap()["spent_s"].as_f64().unwrap(), cost);
     // Its page shows the steps and the figure.
-    let page = std::fs::read_to_string(dir.path().join("out/law-plan.html")).unwrap();
+    let page = std::fs::read_to_string(dir.path().join("out/law-plan/index.html")).unwrap();
     assert!(page.contains("<svg") && page.contains("C_16"));
 
     // Run again, it resumes from its database: every run reused, none added.
@@ -115,7 +115,7 @@ fn a_budget_stops_the_plan_and_says_what_the_next_run_would_do() {
     let study = planned(dir.path(), &["--budget-s", "5"]);
     assert_eq!(study["precision_reached"], false);
     let stopped = study["stopped"].as_str().unwrap();
-    assert!(stopped.starts_with("budget spent"), "{stopped}");
+    assert!(stopped.starts_with("Budget spent"), "{stopped}");
     assert!(study["cost_s"].as_f64().unwrap() <= 5.0, "{study:#}");
 }
 

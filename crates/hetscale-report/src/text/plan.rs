@@ -14,7 +14,7 @@ pub fn plan(plan: &PlanAhead) -> String {
     let mut out = format!(
         "Plan for study \"{}\" (target E_s = {}): N within ±{precision}% on each configuration asked about\nNow, from its runs ({} s of machine time):\n",
         plan.study,
-        plan.target,
+        significant(plan.target, 3),
         significant(plan.cost_s, 3)
     );
     out.push_str(&sizes(&plan.predicted));
@@ -106,7 +106,7 @@ pub fn adaptive(study: &AdaptiveStudy) -> String {
     let mut out = format!(
         "Study \"{}\", planned: N holding E_s = {} within ±{}%\n",
         study.study,
-        study.target,
+        significant(study.target, 3),
         significant(study.precision_percent, 2)
     );
     out.push_str(&aligned(&header, &cells));

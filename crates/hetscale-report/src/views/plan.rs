@@ -4,23 +4,24 @@
 use hetscale_study::plan::AdaptiveStudy;
 use hetscale_study::plan::picks::sharpness;
 
+use hetscale_model::numbers::significant;
+
 use crate::chart::{Axes, Axis, Series, line_chart};
 use crate::error::Result;
 use crate::html::{Figure, Report, Section};
 use crate::table::{Cell, Column, Table};
 
-/// The page of `study`: its answer, the figure of interval width against machine time, and
+/// The report of `study`: its answer, the figure of interval width against machine time, and
 /// its steps.
-pub fn page(study: &AdaptiveStudy) -> Result<String> {
-    Report::new(format!("Planned study \"{}\"", study.study))
+pub fn report(study: &AdaptiveStudy) -> Result<Report> {
+    Ok(Report::new(format!("Planned study \"{}\"", study.study))
         .intro(format!(
             "The study chose its own runs to pin N holding E_s = {} within ±{}% on the configurations asked about, each run the one expected to narrow the widest intervals most per second of machine time. {}",
-            study.target,
-            hetscale_model::numbers::significant(study.precision_percent, 2),
+            significant(study.target, 3),
+            significant(study.precision_percent, 2),
             study.stopped
         ))
-        .section(section(study)?)
-        .to_html()
+        .section(section(study)?))
 }
 
 /// The figure and the tables of `study`.
@@ -59,7 +60,7 @@ fn width_chart(study: &AdaptiveStudy) -> Result<crate::chart::Svg> {
         .fold(0.0, f64::max);
     let first = study.width_by_cost.first().map_or(0.0, |w| w.spent_s);
     series.push(Series::horizontal(
-        format!("±{}%", hetscale_model::numbers::significant(100.0 * r, 2)),
+        format!("±{}%", significant(100.0 * r, 2)),
         (1.0 + r) / (1.0 - r),
         first,
         spent.max(first * 1.01 + 1e-6),

@@ -432,12 +432,12 @@ impl Study<'_> {
         let spent = significant(cost_s, 3);
         match stop {
             Stop::Reached => format!(
-                "precision reached: every N asked about is within ±{precision}%, after {spent} s of runs"
+                "Precision reached: every N asked about is within ±{precision}%, after {spent} s of runs"
             ),
             Stop::Budget(pick) => {
                 let c = &pick.candidate;
                 format!(
-                    "budget spent ({spent} s of {} s) before ±{precision}%: {loose}; the next run, {} run(s) of {} ({} nodes) at N = {}, would take {} for {} s more",
+                    "Budget spent ({spent} s of {} s) before ±{precision}%: {loose}; the next run, {} run(s) of {} ({} nodes) at N = {}, would take {} for {} s more",
                     significant(self.options.budget_s.unwrap_or(0.0), 3),
                     c.runs,
                     c.configuration,
@@ -448,10 +448,10 @@ impl Study<'_> {
                 )
             }
             Stop::BudgetInFirstDesign if sizes.is_empty() => format!(
-                "budget spent ({spent} s) in the first design, before its runs could fit a model: a larger --budget-s lets the study go on"
+                "Budget spent ({spent} s) in the first design, before its runs could fit a model: a larger --budget-s lets the study go on"
             ),
             Stop::BudgetInFirstDesign => format!(
-                "budget spent ({spent} s) before ±{precision}%: {loose}; a larger --budget-s lets the plan go on"
+                "Budget spent ({spent} s) before ±{precision}%: {loose}; a larger --budget-s lets the plan go on"
             ),
             Stop::NoGain => {
                 let largest = self
@@ -461,11 +461,11 @@ impl Study<'_> {
                     .max_by_key(|c| c.configuration.nodes)
                     .map_or(0, |c| c.configuration.nodes);
                 format!(
-                    "no run on the configurations this study may run is expected to narrow the intervals further ({spent} s of runs): {loose}; a configuration of more than {largest} nodes in the spec would let the plan go on"
+                    "No run on the configurations this study may run is expected to narrow the intervals further ({spent} s of runs): {loose}; a configuration of more than {largest} nodes in the spec would let the plan go on"
                 )
             }
             Stop::Steps => format!(
-                "stopped after {MAX_STEPS} planned steps ({spent} s of runs) before ±{precision}%: {loose}"
+                "Stopped after {MAX_STEPS} planned steps ({spent} s of runs) before ±{precision}%: {loose}"
             ),
         }
     }

@@ -4,7 +4,7 @@
 
 use std::cell::Cell;
 use std::io::IsTerminal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use hetscale_kernels::KernelRegistry;
@@ -70,6 +70,7 @@ pub(super) fn run(
     replace: &dyn Fn(&StudySpec, &hbsp::Platform) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let mut studies = Vec::new();
+    let mut pages = Vec::new();
     for spec in specs {
         let platform = hetscale_study::speed::local_speed::load_platform(&spec.platform)?;
         if let Some(note) = platform.note.filter(|_| !args.quiet) {
@@ -84,24 +85,31 @@ pub(super) fn run(
         if let Some(line) = progress.reused_line() {
             errln!("{line}");
         }
-        write(args.out, spec, &study)?;
+        pages.push(write(args.out, spec, &study)?);
         studies.push(study);
     }
     if args.json {
         let value = serde_json::to_value(&studies)?;
         let json = hetscale_study::json::document("study", "planned", value);
         outln!("{}", serde_json::to_string_pretty(&json)?);
+        pages
+            .iter()
+            .for_each(|page| errln!("Report: {}", page.display()));
     } else {
+        outln!("Results in {}", args.out.display());
+        pages
+            .iter()
+            .for_each(|page| outln!("Report: {}", page.display()));
+        // The answer, last: each study's steps, N and why it stopped.
         for study in &studies {
             out!("{}", text::plan::adaptive(study));
         }
-        outln!("Results in {}", args.out.display());
     }
     Ok(())
 }
 
-/// Writes `study`'s JSON, text and report page under `out`.
-fn write(out: &Path, spec: &StudySpec, study: &AdaptiveStudy) -> anyhow::Result<()> {
+/// Writes `study`'s JSON, text and report under `out`; returns the report's page.
+fn write(out: &Path, spec: &StudySpec, study: &AdaptiveStudy) -> anyhow::Result<PathBuf> {
     let stem = spec.file_stem();
     let files = [
         (
@@ -109,17 +117,17 @@ fn write(out: &Path, spec: &StudySpec, study: &AdaptiveStudy) -> anyhow::Result<
             serde_json::to_string_pretty(study)?,
         ),
         (format!("{stem}-plan.txt"), text::plan::adaptive(study)),
-        (
-            format!("{stem}-plan.html"),
-            hetscale_report::views::plan::page(study)?,
-        ),
     ];
     for (name, content) in files {
         let path = out.join(name);
         write_atomically(&path, content)
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    Ok(())
+    let dir = out.join(format!("{stem}-plan"));
+    let written = hetscale_report::views::plan::report(study)?
+        .write(&dir)
+        .with_context(|| format!("cannot write the report into {}", dir.display()))?;
+    Ok(written.index)
 }
 
 /// A planned study's progress on standard error: on a terminal a spinner with the last
