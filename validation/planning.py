@@ -32,6 +32,7 @@ import json
 import math
 import os
 import random
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -168,6 +169,8 @@ def score(binary: str, out: Path, programs: int, seed: int) -> list:
         n8 = cal.solve_size(program.law, program.target, 8) or 512.0
         budget = BUDGET_RUNS * program.law.time_s(n8, 8)
         noise_seed = f"{seed}-{index}"
+        # A program's studies start afresh: an earlier benchmark's runs are not resumed.
+        shutil.rmtree(out / program.name, ignore_errors=True)
         grids = grid(binary, out / program.name, program, budget, noise_seed)
         for scale, p in SCALES.items():
             a = planned(binary, out / program.name / scale, program, p, budget, noise_seed)

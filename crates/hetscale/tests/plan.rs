@@ -120,6 +120,33 @@ fn a_budget_stops_the_plan_and_says_what_the_next_run_would_do() {
 }
 
 #[test]
+fn beyond_the_configurations_it_may_run_it_names_the_run_that_would_pin_n() {
+    let dir = tempfile::tempdir().unwrap();
+    write_planned_study(dir.path());
+    // 32 nodes (two copies of the platform) are asked about; the spec's largest has 16.
+    let study = planned(dir.path(), &["--predict-nodes", "32", "--replicate", "2"]);
+    // One doubling past the largest configuration run leaves N on 32 nodes wider than ±10%,
+    // however exact the runs: the study says which run would pin it.
+    assert_eq!(study["precision_reached"], false);
+    let stopped = study["stopped"].as_str().unwrap();
+    assert!(
+        stopped.starts_with("No run on the configurations"),
+        "{stopped}"
+    );
+    assert!(
+        stopped.contains("run(s) on 32 (32 nodes, not among the study's configurations)"),
+        "{stopped}"
+    );
+    assert!(
+        study["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["configuration"] == "C_16")
+    );
+}
+
+#[test]
 fn plan_prints_the_next_runs_with_their_gain_and_cost() {
     let dir = tempfile::tempdir().unwrap();
     write_planned_study(dir.path());

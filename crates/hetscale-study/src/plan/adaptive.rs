@@ -126,6 +126,23 @@ pub fn run_adaptive(
     study.planned(&question)
 }
 
+/// What a run beyond the study's configurations would do, as a sentence to add to why it
+/// stopped; empty without one.
+fn beyond_advice(beyond: Option<&Pick>, sizes: &[PredictedSize]) -> String {
+    let Some(pick) = beyond else {
+        return String::new();
+    };
+    let c = &pick.candidate;
+    format!(
+        "; {} run(s) on {} ({} nodes, not among the study's configurations) at N = {} would take {}",
+        c.runs,
+        c.nodes,
+        c.p,
+        c.n,
+        pick.why(sizes)
+    )
+}
+
 /// What the first design's next size is expected to cost, from the costs of the sizes run
 /// on its configuration so far (`costs`, the last last): the last times the ratio of the
 /// last two, and at least twice the last (twice the size, at least twice the work).
@@ -239,6 +256,7 @@ impl Study<'_> {
             if looked.is_err() && self.over_budget()? {
                 // The budget ran out in the first design, before the runs could fit a model.
                 return self.finish(
+                    question,
                     &runs,
                     String::new(),
                     Vec::new(),
@@ -264,16 +282,18 @@ impl Study<'_> {
                 None
             };
             let pick = match stop {
-                Some(stop) => return self.finish(&runs, model, sizes, stop, width_by_cost),
+                Some(stop) => {
+                    return self.finish(question, &runs, model, sizes, stop, width_by_cost);
+                }
                 None => self.next(question, &runs, &sizes)?,
             };
             let Some(pick) = pick else {
-                return self.finish(&runs, model, sizes, Stop::NoGain, width_by_cost);
+                return self.finish(question, &runs, model, sizes, Stop::NoGain, width_by_cost);
             };
             if let Some(budget) = self.options.budget_s {
                 if spent_s + pick.candidate.cost_s > budget {
                     let stop = Stop::Budget(Box::new(pick));
-                    return self.finish(&runs, model, sizes, stop, width_by_cost);
+                    return self.finish(question, &runs, model, sizes, stop, width_by_cost);
                 }
             }
             self.make(&runs, &pick, &sizes)?;
@@ -287,9 +307,20 @@ impl Study<'_> {
         runs: &StudyRuns,
         answer: &[PredictedSize],
     ) -> Result<Option<Pick>> {
+        Ok(self.planner(question, runs, answer).step()?.pick)
+    }
+
+    /// The planner of `runs` (at the planning look's resamples), `answer` telling which
+    /// intervals are pinned.
+    fn planner<'q>(
+        &'q self,
+        question: &'q Question,
+        runs: &StudyRuns,
+        answer: &[PredictedSize],
+    ) -> Planner<'q> {
         let mut planning = runs.clone();
         planning.resamples = PLAN_RESAMPLES;
-        let planner = Planner {
+        Planner {
             runs: planning,
             available: self.runner.configurations(),
             question,
@@ -298,8 +329,7 @@ impl Study<'_> {
                 warmup: self.spec.warmup,
             },
             pinned: answer.iter().map(|s| s.pinned).collect(),
-        };
-        Ok(planner.step()?.pick)
+        }
     }
 
     /// Makes `pick`'s runs and records the step.
@@ -396,6 +426,7 @@ impl Study<'_> {
     /// The study's answer at a stop.
     fn finish(
         &mut self,
+        question: &Question,
         runs: &StudyRuns,
         model: String,
         sizes: Vec<PredictedSize>,
@@ -403,7 +434,12 @@ impl Study<'_> {
         width_by_cost: Vec<WidthAt>,
     ) -> Result<AdaptiveStudy> {
         let cost_s = self.spent_s()?;
-        let stopped = self.stopped(&stop, &sizes, cost_s);
+        let beyond = match stop {
+            Stop::Reached => None,
+            _ if sizes.is_empty() => None,
+            _ => self.planner(question, runs, &sizes).beyond()?,
+        };
+        let stopped = self.stopped(&stop, &sizes, cost_s) + &beyond_advice(beyond.as_ref(), &sizes);
         Ok(AdaptiveStudy {
             study: self.spec.name.clone(),
             target: self.spec.target,
@@ -453,17 +489,9 @@ impl Study<'_> {
             Stop::BudgetInFirstDesign => format!(
                 "Budget spent ({spent} s) before ±{precision}%: {loose}; a larger --budget-s lets the plan go on"
             ),
-            Stop::NoGain => {
-                let largest = self
-                    .runner
-                    .configurations()
-                    .iter()
-                    .max_by_key(|c| c.configuration.nodes)
-                    .map_or(0, |c| c.configuration.nodes);
-                format!(
-                    "No run on the configurations this study may run is expected to narrow the intervals further ({spent} s of runs): {loose}; a configuration of more than {largest} nodes in the spec would let the plan go on"
-                )
-            }
+            Stop::NoGain => format!(
+                "No run on the configurations this study may run is expected to narrow the intervals further ({spent} s of runs): {loose}"
+            ),
             Stop::Steps => format!(
                 "Stopped after {MAX_STEPS} planned steps ({spent} s of runs) before ±{precision}%: {loose}"
             ),

@@ -121,6 +121,40 @@ impl Planner<'_> {
         Ok(Step { sizes, pick })
     }
 
+    /// Where the study's own configurations cannot narrow the intervals: the run on a
+    /// configuration asked about that the study may not run, at the size the model holds the
+    /// target there, that would narrow them most. None where every configuration asked about
+    /// may be run, or no such run would narrow them.
+    pub fn beyond(&self) -> Result<Option<Pick>> {
+        let beyond: Vec<ResolvedConfiguration> = self
+            .question
+            .configurations
+            .iter()
+            .filter(|c| !self.available.iter().any(|a| a.nodes == c.nodes))
+            .cloned()
+            .collect();
+        if beyond.is_empty() {
+            return Ok(None);
+        }
+        let (selection, sizes) = look(&self.runs, self.question)?;
+        let pinned = |i: usize| self.pinned.get(i).copied().unwrap_or(sizes[i].pinned);
+        let unpinned: Vec<usize> = (0..sizes.len()).filter(|&i| !pinned(i)).collect();
+        let width_before: f64 = unpinned.iter().map(|&i| sizes[i].log_width).sum();
+        let candidates = candidates(
+            &self.runs,
+            &selection,
+            &beyond,
+            self.question,
+            &sizes,
+            self.repetitions,
+        );
+        Ok(self
+            .expected_all(&candidates, &unpinned, width_before)
+            .into_iter()
+            .filter(|p| p.width_after < p.width_before)
+            .min_by(|a, b| a.width_after.total_cmp(&b.width_after)))
+    }
+
     /// The next `k` runs, each chosen as if those before it had measured what the model
     /// predicts; fewer where no run is expected to narrow an interval, or all are pinned.
     pub fn next_runs(mut self, k: usize) -> Result<(Vec<PredictedSize>, Vec<Pick>)> {
@@ -175,6 +209,7 @@ impl Planner<'_> {
         let Some(configuration) = self
             .available
             .iter()
+            .chain(&self.question.configurations)
             .find(|c| c.configuration.label == candidate.configuration)
         else {
             return Ok(());
