@@ -37,10 +37,14 @@ import sqlite3
 import statistics
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import calibration as cal  # noqa: E402
+import scaling  # noqa: E402
+from toml_writer import to_toml  # noqa: E402
 
 PLANNED_NODES = (2, 4, 8, 16, 32, 64)
 GRID_NODES = (2, 4, 8)
@@ -52,19 +56,35 @@ SEED = 2
 PROGRAM = Path(__file__).resolve().parent / "synthetic_program.py"
 
 
+@dataclass
+class Subject:
+    """What the benchmark plans for: a synthetic program or a kernel on `sim`. `spec(name,
+    counts, extra, directory)` writes what its study needs into `directory` and returns the
+    spec's TOML (`extra`: more top-level fields); `nodes(p)` is its configuration of p nodes;
+    `truths` the true N per scale asked (None where unknown); `budget` the machine time each
+    design may spend, s."""
+
+    name: str
+    kind: str
+    spec: Callable
+    nodes: Callable
+    truths: dict
+    budget: float
+    noise: str = ""
+
+
 def spec_text(name: str, program_json: Path, law: cal.Law, target: float, nodes: tuple,
-              extra: list = ()) -> str:
+              extra: dict | None = None) -> str:
     """A command study of the synthetic program on `nodes`, run by this Python itself (no
     launcher script between: a study makes hundreds of runs)."""
-    lines = [f'name = "{name}"', 'platform = "kalinov"', f"target = {target!r}", "n_min = 8",
-             f"n_max = {cal.N_MAX}", *extra, "", "[command]",
-             f'template = "{sys.executable} {PROGRAM} {program_json} {{n}} {{p}}"', f'work = "{law.work}"',
-             'time_regex = "time: (\\\\S+)"']
+    table = {"name": name, "platform": "kalinov", "target": target, "n_min": 8, "n_max": cal.N_MAX,
+             **(extra or {}),
+             "command": {"template": f"{sys.executable} {PROGRAM} {program_json} {{n}} {{p}}",
+                         "work": law.work, "time_regex": "time: (\\S+)"},
+             "configuration": [{"label": f"C_{p}", "nodes": cal.node_set(p)} for p in nodes]}
     if law.equal_split:
-        lines.append('partition = "equal"')
-    for p in nodes:
-        lines += ["", "[[configuration]]", f'label = "C_{p}"', f'nodes = "{cal.node_set(p)}"']
-    return "\n".join(lines) + "\n"
+        table["command"]["partition"] = "equal"
+    return to_toml(table)
 
 
 def write_program(directory: Path, program: cal.Program, seed: str) -> Path:
@@ -75,6 +95,53 @@ def write_program(directory: Path, program: cal.Program, seed: str) -> Path:
                                 "seed": seed, "expected_runs": 300}))
     path.with_suffix(".runs").unlink(missing_ok=True)
     return path
+
+
+def synthetic(program: cal.Program, seed: str) -> Subject:
+    """A calibration-benchmark program as a subject: its truths from its law, its budget 300
+    runs at the size holding its target on 8 nodes."""
+    n8 = cal.solve_size(program.law, program.target, 8) or 512.0
+
+    def spec(name: str, counts: tuple, extra: dict, directory: Path) -> str:
+        program_json = write_program(directory, program, seed)
+        return spec_text(name, program_json, program.law, program.target, counts, extra)
+
+    return Subject(program.name, "synthetic", spec, cal.node_set,
+                   {scale: cal.solve_size(program.law, program.target, p) for scale, p in SCALES.items()},
+                   BUDGET_RUNS * program.law.time_s(n8, 8), program.noise)
+
+
+def kernel_spec(kernel, name: str, counts: tuple, extra: dict) -> str:
+    """A study of `kernel` (scaling.py's) on simulated Sunwulf, skeleton runs."""
+    table = {"name": name, "kernel": kernel.name, "backend": "sim", "platform": "sunwulf",
+             "skeleton": True, "target": kernel.target, "approaches": ["measured"],
+             "n_min": kernel.n_min, "n_max": kernel.n_max, "repetitions": 1, **extra}
+    if kernel.options:
+        table["kernel_options"] = dict(kernel.options)
+    table["configuration"] = [{"label": f"p{p}", "nodes": scaling.nodes_of("sunwulf", p)} for p in counts]
+    return to_toml(table)
+
+
+def kernel_subject(binary: str, kernel, directory: Path) -> Subject | None:
+    """A kernel as a subject: its truth the N a measured study finds on 64 nodes, its budget
+    300 runs at the N it finds on 8 (None where it finds none)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    spec = directory / "truth.toml"
+    # A tenth of the studies' tolerance: the truth is the crossing itself, not a size within
+    # 1% of it in E_s.
+    spec.write_text(kernel_spec(kernel, "truth", (8, 64), {"tolerance": 0.001}))
+    answer = run([binary, "study", str(spec), "--out", str(directory / "truth"), "--quiet", "--json"])
+    points = ((answer or {}).get("studies") or [{}])[0].get("measured", {}).get("points", [])
+    found = {pt["configuration"]: pt for pt in points}
+    if "p8" not in found:
+        return None
+
+    def make(name: str, counts: tuple, extra: dict, _directory: Path) -> str:
+        return kernel_spec(kernel, name, counts, extra)
+
+    truth = found.get("p64", {}).get("n")
+    return Subject(kernel.name, "kernel", make, lambda p: scaling.nodes_of("sunwulf", p),
+                   {"8x": truth}, BUDGET_RUNS * found["p8"]["time_s"])
 
 
 def run(argv: list, timeout: int = 3600) -> dict | None:
@@ -93,13 +160,13 @@ def half_width(n, interval) -> float:
     return max(hi / n - 1, 1 - lo / n)
 
 
-def planned(binary: str, directory: Path, program: cal.Program, p: int, budget: float, seed: str) -> dict:
-    program_json = write_program(directory, program, seed)
+def planned(binary: str, directory: Path, subject: Subject, p: int) -> dict:
+    directory.mkdir(parents=True, exist_ok=True)
     spec = directory / "planned.toml"
-    spec.write_text(spec_text("planned", program_json, program.law, program.target, PLANNED_NODES))
+    spec.write_text(subject.spec("planned", PLANNED_NODES, {}, directory))
     answer = run([binary, "study", str(spec), "--out", str(directory / "out"), "--quiet", "--json",
-                  "--predict-nodes", cal.node_set(p), "--replicate", "8",
-                  "--precision", str(PRECISION), "--budget-s", f"{budget:.6g}"])
+                  "--predict-nodes", subject.nodes(p), "--replicate", "8",
+                  "--precision", str(PRECISION), "--budget-s", f"{subject.budget:.6g}"])
     study = (answer or {}).get("planned", [{}])[0] if answer else {}
     point = (study.get("predicted") or [{}])[0]
     return {"reached": bool(study.get("precision_reached")), "cost_s": study.get("cost_s"),
@@ -107,32 +174,33 @@ def planned(binary: str, directory: Path, program: cal.Program, p: int, budget: 
             "steps": len(study.get("steps", [])), "stopped": study.get("stopped")}
 
 
-def grid(binary: str, directory: Path, program: cal.Program, budget: float, seed: str) -> dict:
+def grid(binary: str, directory: Path, subject: Subject) -> dict:
     """The fixed design grown round by round, asked at every scale after each round: per
     scale, its first round within ±10% (its runs' machine time), else its last."""
     results = {scale: {"reached": False, "cost_s": None, "n": None, "n_ci95": None, "rounds": 0}
-               for scale in SCALES}
+               for scale in subject.truths}
     for k in range(GRID_ROUNDS):
         round_dir = directory / f"grid-{k}"
-        program_json = write_program(round_dir, program, seed)
+        round_dir.mkdir(parents=True, exist_ok=True)
         spec = round_dir / "grid.toml"
-        extra = [f"repetitions = {3 * 2 ** k}", f"samples = {4 * 2 ** k}",
-                 'approaches = ["measured", "computed"]']
-        spec.write_text(spec_text("grid", program_json, program.law, program.target, GRID_NODES, extra))
+        extra = {"repetitions": 3 * 2 ** k, "samples": 4 * 2 ** k, "approaches": ["measured", "computed"]}
+        if subject.kind == "kernel":
+            extra["repetitions"] = 1  # the simulator's times are exact: only sizes grow
+        spec.write_text(subject.spec("grid", GRID_NODES, extra, round_dir))
         db = round_dir / "out" / "study.db"
         subprocess.run([binary, "study", str(spec), "--out", str(round_dir / "out"), "--quiet"],
                        capture_output=True, text=True, timeout=3600)
         cost = machine_time(db)
-        for scale, p in SCALES.items():
+        for scale in subject.truths:
             if results[scale]["reached"]:
                 continue
-            answer = db.exists() and run([binary, "predict", "--from", str(db), "--nodes", cal.node_set(p),
-                                          "--replicate", "8", "--json"])
+            answer = db.exists() and run([binary, "predict", "--from", str(db), "--nodes",
+                                          subject.nodes(SCALES[scale]), "--replicate", "8", "--json"])
             point = ((answer or {}).get("points") or [{}])[0]
             results[scale] = {"reached": half_width(point.get("n"), point.get("n_ci95")) <= PRECISION,
                               "cost_s": cost, "n": point.get("n"), "n_ci95": point.get("n_ci95"),
                               "rounds": k + 1}
-        if all(r["reached"] for r in results.values()) or cost is None or cost >= budget:
+        if all(r["reached"] for r in results.values()) or cost is None or cost >= subject.budget:
             break
     return results
 
@@ -161,42 +229,57 @@ def covered(result: dict, truth) -> bool:
     return lo <= truth <= (math.inf if hi is None else hi)
 
 
-def score(binary: str, out: Path, programs: int, seed: int) -> list:
+def score_subject(binary: str, directory: Path, subject: Subject) -> list:
+    """The rows of one subject: per scale, each design's machine time and coverage."""
+    rows = []
+    grids = grid(binary, directory, subject)
+    for scale, truth in subject.truths.items():
+        a = planned(binary, directory / scale, subject, SCALES[scale])
+        b = grids[scale]
+        budget = subject.budget
+        rows.append({"subject": subject.name, "kind": subject.kind, "noise": subject.noise, "scale": scale,
+                     "budget_s": budget, "truth": truth, "planned": a, "grid": b,
+                     "planned_s": spent(a, budget), "grid_s": spent(b, budget),
+                     "planned_covered": covered(a, truth), "grid_covered": covered(b, truth)})
+        print(f"{subject.name} {scale}: planned {'reached' if a['reached'] else 'not reached'} in "
+              f"{a['cost_s']} s, grid {'reached' if b['reached'] else 'not reached'} in {b['cost_s']} s "
+              f"(budget {budget:.3g} s)", file=sys.stderr)
+    return rows
+
+
+def score(binary: str, out: Path, programs: int, seed: int, kernels: bool = True) -> list:
     rng = random.Random(seed)
     rows = []
     for index in range(programs):
         program = cal.make_program(index, rng)
-        n8 = cal.solve_size(program.law, program.target, 8) or 512.0
-        budget = BUDGET_RUNS * program.law.time_s(n8, 8)
-        noise_seed = f"{seed}-{index}"
-        # A program's studies start afresh: an earlier benchmark's runs are not resumed.
+        # A subject's studies start afresh: an earlier benchmark's runs are not resumed.
         shutil.rmtree(out / program.name, ignore_errors=True)
-        grids = grid(binary, out / program.name, program, budget, noise_seed)
-        for scale, p in SCALES.items():
-            a = planned(binary, out / program.name / scale, program, p, budget, noise_seed)
-            b = grids[scale]
-            truth = cal.solve_size(program.law, program.target, p)
-            rows.append({"program": program.name, "noise": program.noise, "scale": scale, "budget_s": budget,
-                         "truth": truth, "planned": a, "grid": b,
-                         "planned_s": spent(a, budget), "grid_s": spent(b, budget),
-                         "planned_covered": covered(a, truth), "grid_covered": covered(b, truth)})
-            print(f"{program.name} {scale}: planned {'reached' if a['reached'] else 'not reached'} in "
-                  f"{a['cost_s']} s, grid {'reached' if b['reached'] else 'not reached'} in {b['cost_s']} s "
-                  f"(budget {budget:.3g} s)", file=sys.stderr)
+        rows += score_subject(binary, out / program.name, synthetic(program, f"{seed}-{index}"))
+    for kernel in scaling.KERNELS if kernels else ():
+        directory = out / f"kernel-{kernel.name}"
+        shutil.rmtree(directory, ignore_errors=True)
+        subject = kernel_subject(binary, kernel, directory)
+        if subject is None:
+            print(f"{kernel.name}: no N holds its target on 8 nodes: not scored", file=sys.stderr)
+            continue
+        rows += score_subject(binary, directory, subject)
     return rows
 
 
 def summary(rows: list) -> str:
-    lines = ["| scale | programs | planned reaches ±10% | grid reaches ±10% | median machine time, planned / grid "
-             "| planned covers truth at its stop | grid covers truth at its stop |", "|" + "---|" * 7]
-    for scale in SCALES:
-        these = [r for r in rows if r["scale"] == scale]
+    lines = ["| subjects | scale | rows | planned reaches ±10% | grid reaches ±10% | machine time, planned / grid: "
+             "median ratio | total ratio | planned covers truth at its stop | grid covers truth at its stop |",
+             "|" + "---|" * 9]
+    for kind, scale in [(k, s) for k in ("synthetic", "kernel") for s in SCALES]:
+        these = [r for r in rows if r.get("kind", "synthetic") == kind and r["scale"] == scale]
         if not these:
             continue
         ratio = statistics.median(r["planned_s"] / r["grid_s"] for r in these)
+        total = sum(r["planned_s"] for r in these) / sum(r["grid_s"] for r in these)
         pct = lambda k: f"{sum(k(r) for r in these) / len(these):.0%}"
-        lines.append(f"| {scale} | {len(these)} | {pct(lambda r: r['planned']['reached'])} "
-                     f"| {pct(lambda r: r['grid']['reached'])} | {ratio:.2f} "
+        name = "calibration programs" if kind == "synthetic" else "kernels on sim"
+        lines.append(f"| {name} | {scale} | {len(these)} | {pct(lambda r: r['planned']['reached'])} "
+                     f"| {pct(lambda r: r['grid']['reached'])} | {ratio:.2f} | {total:.2f} "
                      f"| {pct(lambda r: r['planned_covered'])} | {pct(lambda r: r['grid_covered'])} |")
     return "\n".join(lines) + "\n"
 
@@ -206,9 +289,10 @@ def main(argv=None) -> int:
     parser.add_argument("out", nargs="?", default="planning-benchmark")
     parser.add_argument("--programs", type=int, default=24)
     parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--no-kernels", action="store_true", help="the calibration programs only")
     args = parser.parse_args(argv)
-    if args.programs < 1:
-        parser.error(f"--programs {args.programs}: give at least 1 program")
+    if args.programs < 0 or (args.programs == 0 and args.no_kernels):
+        parser.error(f"--programs {args.programs}: give at least 1 program, or leave the kernels in")
     binary = os.environ.get("HETSCALE", "target/release/hetscale")
     if not Path(binary).exists():
         print(f"planning.py: no hetscale at {binary}: build it (cargo build --release -p hetscale) or set HETSCALE",
@@ -216,7 +300,7 @@ def main(argv=None) -> int:
         return 2
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    rows = score(str(Path(binary).resolve()), out, args.programs, args.seed)
+    rows = score(str(Path(binary).resolve()), out, args.programs, args.seed, not args.no_kernels)
     (out / "rows.json").write_text(json.dumps(rows, indent=1))
     print(summary(rows))
     return 0

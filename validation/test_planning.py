@@ -38,7 +38,7 @@ class Specs(unittest.TestCase):
         self.assertRegex("time: 0.25", spec["command"]["time_regex"])
 
     def test_the_grid_spec_grows_its_repetitions_and_samples(self):
-        extra = ["repetitions = 12", "samples = 16", 'approaches = ["measured", "computed"]']
+        extra = {"repetitions": 12, "samples": 16, "approaches": ["measured", "computed"]}
         spec = tomllib.loads(planning.spec_text("grid", Path("p.json"), LAW, 0.3, planning.GRID_NODES, extra))
         self.assertEqual((spec["repetitions"], spec["samples"]), (12, 16))
         self.assertEqual(len(spec["configuration"]), 3)
@@ -63,11 +63,22 @@ class Scoring(unittest.TestCase):
         self.assertFalse(planning.covered({"n_ci95": [90, 110]}, None))
 
     def test_the_summary_counts_every_row(self):
-        row = lambda scale, a, b: {"scale": scale, "planned": {"reached": a}, "grid": {"reached": b},
-                                   "planned_s": 1.0, "grid_s": 4.0, "planned_covered": a, "grid_covered": True}
-        text = planning.summary([row("8x", True, False), row("8x", False, False), row("32x", False, False)])
-        self.assertIn("| 8x | 2 | 50% | 0% | 0.25 | 50% | 100% |", text)
-        self.assertIn("| 32x | 1 | 0% | 0% | 0.25 | 0% | 100% |", text)
+        row = lambda kind, scale, a, s: {"kind": kind, "scale": scale, "planned": {"reached": a},
+                                         "grid": {"reached": False}, "planned_s": s, "grid_s": 4.0,
+                                         "planned_covered": a, "grid_covered": True}
+        text = planning.summary([row("synthetic", "8x", True, 1.0), row("synthetic", "8x", False, 4.0),
+                                 row("synthetic", "32x", False, 4.0), row("kernel", "8x", True, 2.0)])
+        self.assertIn("| calibration programs | 8x | 2 | 50% | 0% | 0.62 | 0.62 | 50% | 100% |", text)
+        self.assertIn("| calibration programs | 32x | 1 | 0% | 0% | 1.00 | 1.00 | 0% | 100% |", text)
+        self.assertIn("| kernels on sim | 8x | 1 | 100% | 0% | 0.50 | 0.50 | 100% | 100% |", text)
+
+    def test_a_kernels_spec_is_a_skeleton_study_on_simulated_sunwulf(self):
+        import scaling
+        kernel = scaling.KERNELS[0]
+        spec = tomllib.loads(planning.kernel_spec(kernel, "planned", planning.PLANNED_NODES, {}))
+        self.assertEqual((spec["kernel"], spec["backend"], spec["platform"], spec["skeleton"]),
+                         (kernel.name, "sim", "sunwulf", True))
+        self.assertEqual(spec["configuration"][-1]["nodes"], "server*2:1,sunblade:63")
 
 
 class SyntheticProgram(unittest.TestCase):

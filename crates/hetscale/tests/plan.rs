@@ -82,7 +82,7 @@ fn a_planned_study_runs_where_n_is_asked_and_pins_it_there() {
         chosen.iter().any(|s| s["configuration"] == "C_16"),
         "{steps:#?}"
     );
-    for step in &chosen {
+    for step in chosen.iter().filter(|s| s["kind"] != "explore") {
         assert!(
             step["width_expected"].as_f64().unwrap() < step["width_before"].as_f64().unwrap(),
             "{step}"
@@ -169,7 +169,10 @@ fn plan_prints_the_next_runs_with_their_gain_and_cost() {
     assert!(!next.is_empty() && next.len() <= 3, "{plan:#}");
     for pick in next {
         assert!(pick["cost_s"].as_f64().unwrap() > 0.0);
-        assert!(pick["width_after"].as_f64().unwrap() < pick["width_before"].as_f64().unwrap());
+        if pick["kind"] != "explore" {
+            let (before, after) = (pick["width_before"].as_f64(), pick["width_after"].as_f64());
+            assert!(after.unwrap() < before.unwrap(), "{pick}");
+        }
     }
     // Nothing was run: the database holds the runs the study made, no more.
     let text = String::from_utf8(

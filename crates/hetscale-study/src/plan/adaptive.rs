@@ -473,7 +473,7 @@ impl Study<'_> {
             Stop::Budget(pick) => {
                 let c = &pick.candidate;
                 format!(
-                    "Budget spent ({spent} s of {} s) before ±{precision}%: {loose}; the next run, {} run(s) of {} ({} nodes) at N = {}, would take {} for {} s more",
+                    "Budget spent ({spent} s of {} s) before ±{precision}%: {loose}; the next run, {} run(s) of {} ({} nodes) at N = {} ({}), would cost {} s more",
                     significant(self.options.budget_s.unwrap_or(0.0), 3),
                     c.runs,
                     c.configuration,

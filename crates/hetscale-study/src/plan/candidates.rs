@@ -24,7 +24,8 @@ pub struct Candidate {
     pub n: u64,
     /// How many runs it makes there.
     pub runs: u32,
-    /// `new size`, or `repetition` of a size run already.
+    /// `new size`, `repetition` of a size run already, or `explore` (a configuration asked
+    /// about, where no supposed run narrows its interval).
     pub kind: &'static str,
     /// The model's time for one run, s.
     pub time_s: f64,

@@ -1,5 +1,6 @@
 //! Each candidate's expected gain and cost, and the greedy choice of the next runs.
 
+use hetscale_model::scaling::Selection;
 use serde::Serialize;
 
 use super::candidates::{Candidate, Repetitions, candidates};
@@ -12,6 +13,10 @@ use hetscale_model::scaling::Run;
 /// The resamples each candidate's look refits: a fifth of a prediction's, enough to rank
 /// candidates (every look uses the same seed, so two candidates differ by their runs alone).
 pub const PLAN_RESAMPLES: usize = 40;
+
+/// Sizes a configuration asked about is explored at, at most, where no supposed run narrows
+/// its interval ([`Planner::step`]).
+pub const EXPLORED_SIZES: usize = 3;
 
 /// The least share of the unpinned intervals' log width a run must be expected to take off
 /// to be worth making: below it, the difference is within what the planning look's fewer
@@ -40,6 +45,12 @@ pub struct Pick {
 impl Pick {
     /// What it is expected to do, in words: the widest interval not pinned, before and after.
     pub fn why(&self, before: &[PredictedSize]) -> String {
+        if self.candidate.kind == "explore" {
+            return format!(
+                "no run supposed to measure what the model predicts narrows N on {}: measuring it there tests the model",
+                self.candidate.nodes
+            );
+        }
         let widest = before
             .iter()
             .enumerate()
@@ -117,8 +128,77 @@ impl Planner<'_> {
             .expected_all(&candidates, &unpinned, width_before)
             .into_iter()
             .filter(|p| p.width_before - p.width_after >= MIN_GAIN * p.width_before)
-            .max_by(|a, b| a.gain_per_s.total_cmp(&b.gain_per_s));
+            .max_by(|a, b| a.gain_per_s.total_cmp(&b.gain_per_s))
+            .or_else(|| self.explore(&selection, &sizes, &unpinned, width_before));
         Ok(Step { sizes, pick })
+    }
+
+    /// Where no supposed run narrows an interval (a run supposed to measure what the model
+    /// predicts cannot question the model): a run on a configuration asked about that the
+    /// study may run and has run at fewer than [`EXPLORED_SIZES`] sizes, measuring the model
+    /// where it is asked. Its size is the largest run anywhere, doubled past the sizes run on
+    /// it: the cheapest test of the model's form in `p` where it is asked, whatever the model
+    /// says of `N` there. Its expected width is the width now.
+    fn explore(
+        &self,
+        selection: &Selection,
+        sizes: &[PredictedSize],
+        unpinned: &[usize],
+        width_before: f64,
+    ) -> Option<Pick> {
+        let largest_run = self.runs.data.runs.iter().map(|r| r.n).fold(0.0, f64::max);
+        unpinned.iter().find_map(|&i| {
+            let asked = &self.question.configurations[i];
+            let configuration = self.available.iter().find(|a| a.nodes == asked.nodes)?;
+            let label = &configuration.configuration.label;
+            let run: Vec<f64> = self
+                .runs
+                .data
+                .runs
+                .iter()
+                .filter(|r| &r.configuration == label)
+                .map(|r| r.n)
+                .collect();
+            let mut distinct = run.clone();
+            distinct.sort_by(f64::total_cmp);
+            distinct.dedup();
+            if distinct.len() >= EXPLORED_SIZES {
+                return None;
+            }
+            let mut n = largest_run.max(self.question.bounds.0);
+            while run.contains(&n.round()) && n * 2.0 <= self.question.bounds.1 {
+                n *= 2.0;
+            }
+            let model_config = model_configuration(configuration, &configuration.nodes).ok()?;
+            let p = configuration.configuration.nodes;
+            let time_s = selection
+                .model
+                .predict_time(
+                    n.round(),
+                    self.runs.program.work(n.round(), p),
+                    &model_config,
+                )
+                .ok()?;
+            let count = self.repetitions.runs.max(1);
+            let candidate = Candidate {
+                configuration: label.clone(),
+                nodes: configuration.nodes.clone(),
+                p,
+                n: n.round() as u64,
+                runs: count,
+                kind: "explore",
+                time_s,
+                cost_s: time_s * f64::from(count + self.repetitions.warmup),
+            };
+            Some(Pick {
+                candidate,
+                width_before,
+                width_after: width_before,
+                expected_gain: 0.0,
+                gain_per_s: 0.0,
+                sizes_after: sizes.to_vec(),
+            })
+        })
     }
 
     /// Where the study's own configurations cannot narrow the intervals: the run on a

@@ -16,7 +16,7 @@ pub struct PlanStepRecord {
     pub n: u64,
     /// How many runs it asked for there (repetitions in all, after it).
     pub runs: u32,
-    /// `first design`, `new size` or `repetition`.
+    /// `first design`, `new size`, `repetition` or `explore`.
     pub kind: String,
     /// The machine time the model expected it to cost, s.
     pub expected_cost_s: f64,
