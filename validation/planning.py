@@ -25,9 +25,11 @@ For each program and each of the two scales, on its own:
 B is 300 times the time of one run at the size holding the target on 8 nodes. Per scale it
 prints how often each reaches ±10%, the median ratio of machine times (planned over grid),
 and the coverage of the truth by each one's 95% interval at its stop (a missing interval a
-miss). OUT_DIR (default planning-benchmark) receives every study and rows.json."""
+miss), then every row. OUT_DIR (default planning-benchmark) receives every study and
+rows.json; `--tables` prints the tables of an OUT_DIR's rows.json again."""
 
 import argparse
+from concurrent.futures import ThreadPoolExecutor
 import json
 import math
 import os
@@ -247,23 +249,31 @@ def score_subject(binary: str, directory: Path, subject: Subject) -> list:
     return rows
 
 
-def score(binary: str, out: Path, programs: int, seed: int, kernels: bool = True) -> list:
+def score(binary: str, out: Path, programs: int, seed: int, kernels: bool = True, jobs: int = 2) -> list:
+    """Every subject's rows, in order: the programs drawn with `seed`, then the kernels;
+    `jobs` subjects at a time (each waits mostly on its runs' processes)."""
     rng = random.Random(seed)
-    rows = []
-    for index in range(programs):
-        program = cal.make_program(index, rng)
+    drawn = [cal.make_program(index, rng) for index in range(programs)]
+
+    def program_rows(index: int) -> list:
+        program = drawn[index]
         # A subject's studies start afresh: an earlier benchmark's runs are not resumed.
         shutil.rmtree(out / program.name, ignore_errors=True)
-        rows += score_subject(binary, out / program.name, synthetic(program, f"{seed}-{index}"))
-    for kernel in scaling.KERNELS if kernels else ():
+        return score_subject(binary, out / program.name, synthetic(program, f"{seed}-{index}"))
+
+    def kernel_rows(kernel) -> list:
         directory = out / f"kernel-{kernel.name}"
         shutil.rmtree(directory, ignore_errors=True)
         subject = kernel_subject(binary, kernel, directory)
         if subject is None:
             print(f"{kernel.name}: no N holds its target on 8 nodes: not scored", file=sys.stderr)
-            continue
-        rows += score_subject(binary, directory, subject)
-    return rows
+            return []
+        return score_subject(binary, directory, subject)
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        parts = [pool.submit(program_rows, i) for i in range(programs)]
+        parts += [pool.submit(kernel_rows, k) for k in (scaling.KERNELS if kernels else ())]
+        return [row for part in parts for row in part.result()]
 
 
 def summary(rows: list) -> str:
@@ -284,15 +294,39 @@ def summary(rows: list) -> str:
     return "\n".join(lines) + "\n"
 
 
+def rows_table(rows: list) -> str:
+    """Every row: the truth, and each design's N with its interval, whether it reached ±10%
+    and the machine time it took."""
+    def cell(r: dict) -> str:
+        interval = r.get("n_ci95")
+        shown = "none" if not interval else f"[{interval[0]}, {'open' if interval[1] is None else interval[1]}]"
+        cost = "-" if r.get("cost_s") is None else f"{r['cost_s']:.3g} s"
+        return f"{r.get('n') or 'none'} {shown} | {'yes' if r['reached'] else 'no'} | {cost}"
+    lines = ["| subject | noise | scale | budget | true N | planned N [95%] | ±10% | its machine time "
+             "| grid N [95%] | ±10% | its machine time |", "|" + "---|" * 11]
+    for r in rows:
+        truth = "none" if r["truth"] is None else f"{r['truth']:.0f}"
+        lines.append(f"| {r['subject']} | {r['noise'] or 'sim'} | {r['scale']} | {r['budget_s']:.3g} s | {truth} "
+                     f"| {cell(r['planned'])} | {cell(r['grid'])} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", nargs="?", default="planning-benchmark")
     parser.add_argument("--programs", type=int, default=24)
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--no-kernels", action="store_true", help="the calibration programs only")
+    parser.add_argument("--jobs", type=int, default=2, help="subjects run at a time (default 2)")
+    parser.add_argument("--tables", action="store_true",
+                        help="print the tables of OUT_DIR/rows.json again, running nothing")
     args = parser.parse_args(argv)
     if args.programs < 0 or (args.programs == 0 and args.no_kernels):
         parser.error(f"--programs {args.programs}: give at least 1 program, or leave the kernels in")
+    if args.tables:
+        rows = json.loads((Path(args.out) / "rows.json").read_text())
+        print(summary(rows) + "\n" + rows_table(rows))
+        return 0
     binary = os.environ.get("HETSCALE", "target/release/hetscale")
     if not Path(binary).exists():
         print(f"planning.py: no hetscale at {binary}: build it (cargo build --release -p hetscale) or set HETSCALE",
@@ -300,9 +334,10 @@ def main(argv=None) -> int:
         return 2
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    rows = score(str(Path(binary).resolve()), out, args.programs, args.seed, not args.no_kernels)
+    rows = score(str(Path(binary).resolve()), out, args.programs, args.seed, not args.no_kernels,
+                 max(args.jobs, 1))
     (out / "rows.json").write_text(json.dumps(rows, indent=1))
-    print(summary(rows))
+    print(summary(rows) + "\n" + rows_table(rows))
     return 0
 
 

@@ -100,11 +100,19 @@ fn a_planned_study_runs_where_n_is_asked_and_pins_it_there() {
     let page = std::fs::read_to_string(dir.path().join("out/law-plan/index.html")).unwrap();
     assert!(page.contains("<svg") && page.contains("C_16"));
 
-    // Run again, it resumes from its database: every run reused, none added.
+    // Run again, it resumes from its database: every run reused, none added, and every step
+    // the first run made reported once, numbered as it was.
     let again = planned(dir.path(), &[]);
     assert_eq!(again["cost_s"], study["cost_s"]);
     assert_eq!(again["runs"], study["runs"]);
     assert_eq!(again["predicted"], study["predicted"]);
+    assert_eq!(again["steps"], study["steps"]);
+    let widths = study["width_by_cost"].as_array().unwrap();
+    assert_eq!(
+        widths.len(),
+        chosen.len() + 1,
+        "one before each planned step, one at the end"
+    );
 }
 
 #[test]

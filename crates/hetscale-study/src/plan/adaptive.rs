@@ -14,7 +14,7 @@
 use serde::Serialize;
 
 use super::candidates::Repetitions;
-use super::look::{PredictedSize, Question, look, unpinned_width};
+use super::look::{PredictedSize, Question, look};
 use super::picks::{PLAN_RESAMPLES, Pick, Planner, sharpness};
 use crate::error::{Result, StudyError};
 use crate::runner::{Observer, Runner, SAMPLE};
@@ -24,6 +24,8 @@ use crate::store::{PlanStepRecord, Store};
 use hetscale_kernels::KernelRegistry;
 use hetscale_model::numbers::significant;
 
+/// The kind of a first design's step.
+const FIRST_DESIGN: &str = "first design";
 /// Sizes the first design runs on each of its configurations, at least.
 const FIRST_SIZES: usize = 3;
 /// Steps after the first design at most: a plan that has not pinned `N` by then is stopped
@@ -48,7 +50,7 @@ pub struct AdaptiveOptions {
 pub struct WidthAt {
     /// The machine time spent, s.
     pub spent_s: f64,
-    /// The summed `ln(hi/lo)` of the intervals not pinned then (0: every one pinned).
+    /// The summed `ln(hi/lo)` of the intervals asked about then.
     pub width: f64,
     /// Each configuration asked about's `hi/lo` then, in the order asked (an open upper end
     /// at the search bound).
@@ -120,10 +122,40 @@ pub fn run_adaptive(
         runner: &runner,
         options,
         tell,
-        steps: Vec::new(),
+        // A resumed study's steps so far: its first design is read again from the store, and
+        // each new step is numbered after them.
+        steps: store.plan_steps(&spec.name)?,
     };
     study.first_design()?;
     study.planned(&question)
+}
+
+/// What a planned step was expected to do: its cost, the unpinned intervals' summed log width
+/// before and after, and each interval's `hi/lo` before it.
+#[derive(Default)]
+struct Expected {
+    cost_s: f64,
+    width_before: f64,
+    width_after: f64,
+    hi_over_lo: Vec<f64>,
+}
+
+/// The intervals' width before each planned step of `steps` and at the end (`sizes`, after
+/// `cost_s` of runs).
+fn width_by_cost(steps: &[PlanStepRecord], sizes: &[PredictedSize], cost_s: f64) -> Vec<WidthAt> {
+    let at = |spent_s: f64, hi_over_lo: Vec<f64>| WidthAt {
+        spent_s,
+        width: hi_over_lo.iter().map(|r| r.ln()).sum(),
+        hi_over_lo,
+    };
+    let end =
+        (!sizes.is_empty()).then(|| at(cost_s, sizes.iter().map(|s| s.log_width.exp()).collect()));
+    steps
+        .iter()
+        .filter(|s| !s.hi_over_lo.is_empty())
+        .map(|s| at(s.spent_s - s.cost_s, s.hi_over_lo.clone()))
+        .chain(end)
+        .collect()
 }
 
 /// What a run beyond the study's configurations would do, as a sentence to add to why it
@@ -229,8 +261,8 @@ impl Study<'_> {
                     significant(self.spec.target, 3)
                 );
                 let runs = m.time.samples as u32;
-                self.record(label, n, runs, "first design", None, before, reason)?;
-                costs.push(self.steps.last().map_or(0.0, |s| s.cost_s));
+                self.record(label, n, runs, FIRST_DESIGN, None, before, reason)?;
+                costs.push(self.size_cost(label, n)?);
                 let held = m.speed_efficiency >= self.spec.target;
                 let falling = m.speed_efficiency < previous;
                 if (held && sizes >= FIRST_SIZES) || falling || n >= self.spec.n_max {
@@ -245,7 +277,6 @@ impl Study<'_> {
 
     /// The planned steps after the first design, until one of the stops.
     fn planned(&mut self, question: &Question) -> Result<AdaptiveStudy> {
-        let mut width_by_cost = Vec::new();
         let first_steps = self.steps.len();
         loop {
             if let Some(interrupted) = self.runner.interruption()? {
@@ -261,17 +292,11 @@ impl Study<'_> {
                     String::new(),
                     Vec::new(),
                     Stop::BudgetInFirstDesign,
-                    width_by_cost,
                 );
             }
             let (selection, sizes) = looked?;
             let model = selection.model.to_string();
             let spent_s = self.spent_s()?;
-            width_by_cost.push(WidthAt {
-                spent_s,
-                width: unpinned_width(&sizes),
-                hi_over_lo: sizes.iter().map(|s| s.log_width.exp()).collect(),
-            });
             let stop = if sizes.iter().all(|s| s.pinned) {
                 Some(Stop::Reached)
             } else if self.over_budget()? {
@@ -283,17 +308,17 @@ impl Study<'_> {
             };
             let pick = match stop {
                 Some(stop) => {
-                    return self.finish(question, &runs, model, sizes, stop, width_by_cost);
+                    return self.finish(question, &runs, model, sizes, stop);
                 }
                 None => self.next(question, &runs, &sizes)?,
             };
             let Some(pick) = pick else {
-                return self.finish(question, &runs, model, sizes, Stop::NoGain, width_by_cost);
+                return self.finish(question, &runs, model, sizes, Stop::NoGain);
             };
             if let Some(budget) = self.options.budget_s {
                 if spent_s + pick.candidate.cost_s > budget {
                     let stop = Stop::Budget(Box::new(pick));
-                    return self.finish(question, &runs, model, sizes, stop, width_by_cost);
+                    return self.finish(question, &runs, model, sizes, stop);
                 }
             }
             self.make(&runs, &pick, &sizes)?;
@@ -350,16 +375,15 @@ impl Study<'_> {
         let before = self.spent_s()?;
         let m = self.runner.remeasure(index, c.n, have + c.runs)?;
         let reason = format!("{}: {}", c.kind, pick.why(sizes));
-        let expected = Some((pick.candidate.cost_s, pick.width_before, pick.width_after));
-        self.record(
-            &c.configuration,
-            c.n,
-            m.time.samples as u32,
-            c.kind,
-            expected,
-            before,
-            reason,
-        )
+        let expected = Expected {
+            cost_s: pick.candidate.cost_s,
+            width_before: pick.width_before,
+            width_after: pick.width_after,
+            hi_over_lo: sizes.iter().map(|s| s.log_width.exp()).collect(),
+        };
+        let runs = m.time.samples as u32;
+        let label = &c.configuration;
+        self.record(label, c.n, runs, c.kind, Some(expected), before, reason)
     }
 
     /// Stores a step that ran `runs` runs of `label` at `n` (after `before` seconds spent),
@@ -371,30 +395,47 @@ impl Study<'_> {
         n: u64,
         runs: u32,
         kind: &str,
-        expected: Option<(f64, f64, f64)>,
+        expected: Option<Expected>,
         before: f64,
         reason: String,
     ) -> Result<()> {
+        let again = |s: &PlanStepRecord| s.kind == kind && s.configuration == label && s.n == n;
+        if kind == FIRST_DESIGN && self.steps.iter().any(again) {
+            // A resumed study's first design, read again from the store: stored already.
+            return Ok(());
+        }
         let spent_s = self.spent_s()?;
-        let (expected_cost_s, width_before, width_expected) = expected.unwrap_or_default();
+        let expected = expected.unwrap_or_default();
         let step = PlanStepRecord {
             study: self.spec.name.clone(),
-            step: self.steps.len() as u32 + 1,
+            step: self.steps.iter().map(|s| s.step).max().unwrap_or(0) + 1,
             configuration: label.to_string(),
             n,
             runs,
             kind: kind.to_string(),
-            expected_cost_s,
-            width_before,
-            width_expected,
+            expected_cost_s: expected.cost_s,
+            width_before: expected.width_before,
+            width_expected: expected.width_after,
             cost_s: spent_s - before,
             spent_s,
             reason,
+            hi_over_lo: expected.hi_over_lo,
         };
         self.store.record_plan_step(&step)?;
         (self.tell)(&step);
         self.steps.push(step);
         Ok(())
+    }
+
+    /// The machine time the runs of `label` at size `n` took, s.
+    fn size_cost(&self, label: &str, n: u64) -> Result<f64> {
+        Ok(self
+            .store
+            .runs(Some(&self.spec.name))?
+            .iter()
+            .filter(|r| r.purpose == SAMPLE && r.configuration == label && r.n == n)
+            .map(|r| r.time_s)
+            .sum())
     }
 
     /// The machine time the study's runs took so far, s.
@@ -431,7 +472,6 @@ impl Study<'_> {
         model: String,
         sizes: Vec<PredictedSize>,
         stop: Stop,
-        width_by_cost: Vec<WidthAt>,
     ) -> Result<AdaptiveStudy> {
         let cost_s = self.spent_s()?;
         let beyond = match stop {
@@ -440,6 +480,7 @@ impl Study<'_> {
             _ => self.planner(question, runs, &sizes).beyond()?,
         };
         let stopped = self.stopped(&stop, &sizes, cost_s) + &beyond_advice(beyond.as_ref(), &sizes);
+        let width_by_cost = width_by_cost(&self.steps, &sizes, cost_s);
         Ok(AdaptiveStudy {
             study: self.spec.name.clone(),
             target: self.spec.target,

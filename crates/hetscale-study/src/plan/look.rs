@@ -65,15 +65,6 @@ pub fn look(runs: &StudyRuns, question: &Question) -> Result<(Selection, Vec<Pre
     Ok((selection, sizes))
 }
 
-/// The summed log width of the intervals in `sizes` that are not pinned.
-pub fn unpinned_width(sizes: &[PredictedSize]) -> f64 {
-    sizes
-        .iter()
-        .filter(|s| !s.pinned)
-        .map(|s| s.log_width)
-        .sum()
-}
-
 /// `N` on `configuration` by `selection` and its predictive distribution.
 fn predicted_size(
     runs: &StudyRuns,

@@ -566,7 +566,7 @@ impl Store {
             .execute(
                 &format!(
                     "INSERT OR IGNORE INTO plan_steps ({STEP_COLUMNS}) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
                 ),
                 params![
                     step.study,
@@ -580,7 +580,8 @@ impl Store {
                     step.width_expected,
                     step.cost_s,
                     step.spent_s,
-                    step.reason
+                    step.reason,
+                    serde_json::to_string(&step.hi_over_lo).unwrap_or_else(|_| "[]".into())
                 ],
             )
             .map(|written| written == 1)

@@ -30,12 +30,15 @@ pub struct PlanStepRecord {
     pub spent_s: f64,
     /// Why it was chosen.
     pub reason: String,
+    /// The `hi/lo` of each interval asked about before it, as the study's answer read it (an
+    /// open upper end at the search bound); empty for a first design's step.
+    pub hi_over_lo: Vec<f64>,
 }
 
 /// The columns of `plan_steps` a step is written to and read from, in [`PlanStepRecord`]'s
 /// order.
 pub(super) const STEP_COLUMNS: &str = "study, step, configuration, n, runs, kind, \
-    expected_cost_s, width_before, width_expected, cost_s, spent_s, reason";
+    expected_cost_s, width_before, width_expected, cost_s, spent_s, reason, hi_over_lo";
 
 /// A row of [`STEP_COLUMNS`] as a step.
 pub(super) fn row_to_step(r: &rusqlite::Row<'_>) -> rusqlite::Result<PlanStepRecord> {
@@ -52,5 +55,7 @@ pub(super) fn row_to_step(r: &rusqlite::Row<'_>) -> rusqlite::Result<PlanStepRec
         cost_s: r.get(9)?,
         spent_s: r.get(10)?,
         reason: r.get(11)?,
+        // Written by this module as a JSON list; anything else reads as none.
+        hi_over_lo: serde_json::from_str(&r.get::<_, String>(12)?).unwrap_or_default(),
     })
 }

@@ -83,6 +83,7 @@ CREATE TABLE IF NOT EXISTS plan_steps (
     cost_s REAL NOT NULL,
     spent_s REAL NOT NULL,
     reason TEXT NOT NULL,
+    hi_over_lo TEXT NOT NULL DEFAULT '[]',
     recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
     PRIMARY KEY (study, step)
 );
@@ -128,6 +129,7 @@ CREATE TABLE IF NOT EXISTS plan_steps (
     cost_s REAL NOT NULL,
     spent_s REAL NOT NULL,
     reason TEXT NOT NULL,
+    hi_over_lo TEXT NOT NULL DEFAULT '[]',
     recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
     PRIMARY KEY (study, step)
 );

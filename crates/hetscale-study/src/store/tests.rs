@@ -560,3 +560,60 @@ fn a_database_of_more_runs_than_a_runs_file_holds_is_refused_before_they_are_rea
         "{err}"
     );
 }
+
+/// A planned study's step `step` on `configuration` at `n`.
+fn plan_step(step: u32, configuration: &str, n: u64) -> PlanStepRecord {
+    PlanStepRecord {
+        study: "s".into(),
+        step,
+        configuration: configuration.into(),
+        n,
+        runs: 3,
+        kind: "new size".into(),
+        expected_cost_s: 1.5,
+        width_before: 2.0,
+        width_expected: 1.0,
+        cost_s: 1.25,
+        spent_s: 10.0,
+        reason: "new size: N on 64 from ±80% to ±40%".into(),
+        hi_over_lo: vec![4.0, 1.5],
+    }
+}
+
+#[test]
+fn a_plans_steps_are_stored_once_in_order_and_dropped_with_their_study() {
+    let store = Store::open_in_memory().unwrap();
+    store.register_study("s", "{a}", "name = \"p\"").unwrap();
+    assert!(store.record_plan_step(&plan_step(2, "C_8", 800)).unwrap());
+    assert!(store.record_plan_step(&plan_step(1, "C_4", 400)).unwrap());
+    assert!(
+        !store.record_plan_step(&plan_step(1, "C_16", 1600)).unwrap(),
+        "a step's number is written once"
+    );
+    let steps = store.plan_steps("s").unwrap();
+    assert_eq!(
+        steps,
+        vec![plan_step(1, "C_4", 400), plan_step(2, "C_8", 800)]
+    );
+    assert!(store.plan_steps("other").unwrap().is_empty());
+    assert!(
+        store
+            .replace_if_changed("s", "{a}", "name = \"q\"")
+            .unwrap()
+    );
+    assert!(store.plan_steps("s").unwrap().is_empty());
+}
+
+#[test]
+fn an_older_database_gains_the_plan_steps_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v2.db");
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch(SCHEMA_V2)
+        .unwrap();
+    // Migrated through every version to this one, the table a planned study writes is there.
+    let store = Store::open(&path).unwrap();
+    assert!(store.record_plan_step(&plan_step(1, "C_4", 400)).unwrap());
+    assert_eq!(store.plan_steps("s").unwrap().len(), 1);
+}
