@@ -3,8 +3,9 @@
 //! about is pinned within `±R` or the budget is spent.
 //!
 //! It starts from a small first design: on the spec's first two configurations, sizes doubled
-//! from `n_min` until a size holds the target (at least three sizes, at most `n_max`), the
-//! spec's repetitions each. Then each step fits the scaling model to every run so far, reads
+//! from `n_min` until a size holds the target (at least three sizes, two of them above the
+//! noise floor the fit keeps runs above), `E_s` falls, or `n_max`; the spec's repetitions
+//! each. Then each step fits the scaling model to every run so far, reads
 //! `N` on each configuration asked about with its 95% interval, and makes the run of the
 //! largest expected shrink per second ([`super::picks`]). Every run is stored as it
 //! completes and every step as it ends (`plan_steps`), so a study stopped at any point resumes
@@ -20,6 +21,7 @@ use crate::error::{Result, StudyError};
 use crate::runner::{Observer, Runner, SAMPLE};
 use crate::scaling::fit::StudyRuns;
 use crate::spec::StudySpec;
+use crate::study::warnings::NOISE_FLOOR_S;
 use crate::store::{PlanStepRecord, Store};
 use hetscale_kernels::KernelRegistry;
 use hetscale_model::numbers::significant;
@@ -28,6 +30,8 @@ use hetscale_model::numbers::significant;
 const FIRST_DESIGN: &str = "first design";
 /// Sizes the first design runs on each of its configurations, at least.
 const FIRST_SIZES: usize = 3;
+/// Of them, sizes whose runs the fit keeps (above the noise floor), at least.
+const KEPT_SIZES: usize = 2;
 /// Steps after the first design at most: a plan that has not pinned `N` by then is stopped
 /// and says so, rather than running on.
 pub const MAX_STEPS: usize = 200;
@@ -241,13 +245,16 @@ enum Stop {
 
 impl Study<'_> {
     /// The first design: on the spec's first two configurations, sizes doubled from `n_min`
-    /// until one holds the target (at least [`FIRST_SIZES`] of them), `E_s` falls (past its
-    /// peak, where no larger size will hold it) or `n_max` is reached.
+    /// until one holds the target (at least [`FIRST_SIZES`] of them, [`KEPT_SIZES`] above the
+    /// noise floor), `E_s` falls (past its peak, where no larger size will hold it) or `n_max`
+    /// is reached.
     fn first_design(&mut self) -> Result<()> {
+        let simulated = self.spec.backend == "sim";
         for index in 0..2 {
             let mut n = self.spec.n_min;
             let mut previous = f64::NEG_INFINITY;
             let mut costs = Vec::new();
+            let mut kept = 0;
             for sizes in 1.. {
                 if self.over_budget_after(next_cost(&costs))? {
                     return Ok(());
@@ -263,9 +270,15 @@ impl Study<'_> {
                 let runs = m.time.samples as u32;
                 self.record(label, n, runs, FIRST_DESIGN, None, before, reason)?;
                 costs.push(self.size_cost(label, n)?);
+                // Runs below the noise floor are left out of the fit (the simulator's are
+                // exact): the first design goes on until it has sizes the fit keeps.
+                if simulated || m.time.median >= NOISE_FLOOR_S {
+                    kept += 1;
+                }
                 let held = m.speed_efficiency >= self.spec.target;
                 let falling = m.speed_efficiency < previous;
-                if (held && sizes >= FIRST_SIZES) || falling || n >= self.spec.n_max {
+                let enough = sizes >= FIRST_SIZES && kept >= KEPT_SIZES;
+                if (held && enough) || (falling && kept >= KEPT_SIZES) || n >= self.spec.n_max {
                     break;
                 }
                 previous = m.speed_efficiency;
