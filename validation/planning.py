@@ -278,8 +278,9 @@ def score(binary: str, out: Path, programs: int, seed: int, kernels: bool = True
 
 def summary(rows: list) -> str:
     lines = ["| subjects | scale | rows | planned reaches ±10% | grid reaches ±10% | machine time, planned / grid: "
-             "median ratio | total ratio | planned covers truth at its stop | grid covers truth at its stop |",
-             "|" + "---|" * 9]
+             "median ratio | total ratio | median half-width at the stop, planned | grid "
+             "| planned covers truth at its stop | grid covers truth at its stop |",
+             "|" + "---|" * 11]
     for kind, scale in [(k, s) for k in ("synthetic", "kernel") for s in SCALES]:
         these = [r for r in rows if r.get("kind", "synthetic") == kind and r["scale"] == scale]
         if not these:
@@ -288,8 +289,12 @@ def summary(rows: list) -> str:
         total = sum(r["planned_s"] for r in these) / sum(r["grid_s"] for r in these)
         pct = lambda k: f"{sum(k(r) for r in these) / len(these):.0%}"
         name = "calibration programs" if kind == "synthetic" else "kernels on sim"
+        width = lambda design: statistics.median(half_width(r[design].get("n"), r[design].get("n_ci95"))
+                                                 for r in these)
+        shown = lambda w: "open" if math.isinf(w) else f"±{w:.0%}"
         lines.append(f"| {name} | {scale} | {len(these)} | {pct(lambda r: r['planned']['reached'])} "
                      f"| {pct(lambda r: r['grid']['reached'])} | {ratio:.2f} | {total:.2f} "
+                     f"| {shown(width('planned'))} | {shown(width('grid'))} "
                      f"| {pct(lambda r: r['planned_covered'])} | {pct(lambda r: r['grid_covered'])} |")
     return "\n".join(lines) + "\n"
 

@@ -63,14 +63,15 @@ class Scoring(unittest.TestCase):
         self.assertFalse(planning.covered({"n_ci95": [90, 110]}, None))
 
     def test_the_summary_counts_every_row(self):
-        row = lambda kind, scale, a, s: {"kind": kind, "scale": scale, "planned": {"reached": a},
-                                         "grid": {"reached": False}, "planned_s": s, "grid_s": 4.0,
-                                         "planned_covered": a, "grid_covered": True}
+        row = lambda kind, scale, a, s: {"kind": kind, "scale": scale,
+                                         "planned": {"reached": a, "n": 100, "n_ci95": [95, 105 if a else 150]},
+                                         "grid": {"reached": False, "n": 100, "n_ci95": [50, None]},
+                                         "planned_s": s, "grid_s": 4.0, "planned_covered": a, "grid_covered": True}
         text = planning.summary([row("synthetic", "8x", True, 1.0), row("synthetic", "8x", False, 4.0),
                                  row("synthetic", "32x", False, 4.0), row("kernel", "8x", True, 2.0)])
-        self.assertIn("| calibration programs | 8x | 2 | 50% | 0% | 0.62 | 0.62 | 50% | 100% |", text)
-        self.assertIn("| calibration programs | 32x | 1 | 0% | 0% | 1.00 | 1.00 | 0% | 100% |", text)
-        self.assertIn("| kernels on sim | 8x | 1 | 100% | 0% | 0.50 | 0.50 | 100% | 100% |", text)
+        self.assertIn("| calibration programs | 8x | 2 | 50% | 0% | 0.62 | 0.62 | ±28% | open | 50% | 100% |", text)
+        self.assertIn("| calibration programs | 32x | 1 | 0% | 0% | 1.00 | 1.00 | ±50% | open | 0% | 100% |", text)
+        self.assertIn("| kernels on sim | 8x | 1 | 100% | 0% | 0.50 | 0.50 | ±5% | open | 100% | 100% |", text)
 
     def test_a_kernels_spec_is_a_skeleton_study_on_simulated_sunwulf(self):
         import scaling

@@ -123,7 +123,7 @@ fn a_budget_stops_the_plan_and_says_what_the_next_run_would_do() {
     let study = planned(dir.path(), &["--budget-s", "5"]);
     assert_eq!(study["precision_reached"], false);
     let stopped = study["stopped"].as_str().unwrap();
-    assert!(stopped.starts_with("Budget spent"), "{stopped}");
+    assert!(stopped.starts_with("Stopped at the budget"), "{stopped}");
     assert!(study["cost_s"].as_f64().unwrap() <= 5.0, "{study:#}");
 }
 

@@ -21,8 +21,8 @@ use crate::error::{Result, StudyError};
 use crate::runner::{Observer, Runner, SAMPLE};
 use crate::scaling::fit::StudyRuns;
 use crate::spec::StudySpec;
-use crate::study::warnings::NOISE_FLOOR_S;
 use crate::store::{PlanStepRecord, Store};
+use crate::study::warnings::NOISE_FLOOR_S;
 use hetscale_kernels::KernelRegistry;
 use hetscale_model::numbers::significant;
 
@@ -527,7 +527,7 @@ impl Study<'_> {
             Stop::Budget(pick) => {
                 let c = &pick.candidate;
                 format!(
-                    "Budget spent ({spent} s of {} s) before ±{precision}%: {loose}; the next run, {} run(s) of {} ({} nodes) at N = {} ({}), would cost {} s more",
+                    "Stopped at the budget ({spent} s of {} s spent) before ±{precision}%: {loose}; the next run, {} run(s) of {} ({} nodes) at N = {} ({}), would cost {} s more",
                     significant(self.options.budget_s.unwrap_or(0.0), 3),
                     c.runs,
                     c.configuration,
@@ -538,10 +538,10 @@ impl Study<'_> {
                 )
             }
             Stop::BudgetInFirstDesign if sizes.is_empty() => format!(
-                "Budget spent ({spent} s) in the first design, before its runs could fit a model: a larger --budget-s lets the study go on"
+                "Stopped at the budget ({spent} s spent) in the first design, before its runs could fit a model: a larger --budget-s lets the study go on"
             ),
             Stop::BudgetInFirstDesign => format!(
-                "Budget spent ({spent} s) before ±{precision}%: {loose}; a larger --budget-s lets the plan go on"
+                "Stopped at the budget ({spent} s spent) before ±{precision}%: {loose}; a larger --budget-s lets the plan go on"
             ),
             Stop::NoGain => format!(
                 "No run on the configurations this study may run is expected to narrow the intervals further ({spent} s of runs): {loose}"
