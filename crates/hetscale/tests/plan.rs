@@ -154,23 +154,27 @@ fn beyond_the_configurations_it_may_run_it_names_the_run_that_would_pin_n() {
     );
 }
 
+/// `hetscale plan` of the study [`write_planned_study`] stores, for N on 16 nodes within ±10%.
+const PLAN: [&str; 7] = [
+    "plan",
+    "--from",
+    "out/study.db",
+    "--nodes",
+    "16",
+    "--precision",
+    "0.1",
+];
+
 #[test]
 fn plan_prints_the_next_runs_with_their_gain_and_cost() {
     let dir = tempfile::tempdir().unwrap();
     write_planned_study(dir.path());
     planned(dir.path(), &["--budget-s", "5"]);
-    let plan = json_of(hetscale_in(dir.path()).args([
-        "plan",
-        "--from",
-        "out/study.db",
-        "--nodes",
-        "16",
-        "--precision",
-        "0.1",
-        "--next",
-        "3",
-        "--json",
-    ]));
+    let plan = json_of(
+        hetscale_in(dir.path())
+            .args(PLAN)
+            .args(["--next", "3", "--json"]),
+    );
     assert_eq!(plan["kind"], "plan");
     assert_eq!(plan["study"], "law");
     let next = plan["next"].as_array().unwrap();
@@ -183,32 +187,13 @@ fn plan_prints_the_next_runs_with_their_gain_and_cost() {
         }
     }
     // Nothing was run: the database holds the runs the study made, no more.
-    let text = String::from_utf8(
-        succeeded(hetscale_in(dir.path()).args([
-            "plan",
-            "--from",
-            "out/study.db",
-            "--nodes",
-            "16",
-            "--precision",
-            "0.1",
-        ]))
-        .stdout,
-    )
-    .unwrap();
+    let text = String::from_utf8(succeeded(hetscale_in(dir.path()).args(PLAN)).stdout).unwrap();
     assert!(text.contains("Next runs"), "{text}");
-    let again = json_of(hetscale_in(dir.path()).args([
-        "plan",
-        "--from",
-        "out/study.db",
-        "--nodes",
-        "16",
-        "--precision",
-        "0.1",
-        "--next",
-        "3",
-        "--json",
-    ]));
+    let again = json_of(
+        hetscale_in(dir.path())
+            .args(PLAN)
+            .args(["--next", "3", "--json"]),
+    );
     assert_eq!(again["cost_s"], plan["cost_s"]);
 }
 
