@@ -236,10 +236,15 @@ struct Study<'a> {
 
 /// Why a plan stopped.
 enum Stop {
+    /// Every interval asked about is within the precision.
     Reached,
+    /// The next run (this one) would take the study past its budget.
     Budget(Box<Pick>),
-    BudgetInFirstDesign,
+    /// The budget is spent (in the first design, or to the second).
+    BudgetSpent,
+    /// No run on the spec's configurations is expected to narrow an interval.
     NoGain,
+    /// [`MAX_STEPS`] planned steps were made.
     Steps,
 }
 
@@ -304,7 +309,7 @@ impl Study<'_> {
                     &runs,
                     String::new(),
                     Vec::new(),
-                    Stop::BudgetInFirstDesign,
+                    Stop::BudgetSpent,
                 );
             }
             let (selection, sizes) = looked?;
@@ -313,7 +318,7 @@ impl Study<'_> {
             let stop = if sizes.iter().all(|s| s.pinned) {
                 Some(Stop::Reached)
             } else if self.over_budget()? {
-                Some(Stop::BudgetInFirstDesign)
+                Some(Stop::BudgetSpent)
             } else if self.steps.len() - first_steps >= MAX_STEPS {
                 Some(Stop::Steps)
             } else {
@@ -537,10 +542,10 @@ impl Study<'_> {
                     significant(c.cost_s, 2)
                 )
             }
-            Stop::BudgetInFirstDesign if sizes.is_empty() => format!(
+            Stop::BudgetSpent if sizes.is_empty() => format!(
                 "Stopped at the budget ({spent} s spent) in the first design, before its runs could fit a model: a larger --budget-s lets the study go on"
             ),
-            Stop::BudgetInFirstDesign => format!(
+            Stop::BudgetSpent => format!(
                 "Stopped at the budget ({spent} s spent) before ±{precision}%: {loose}; a larger --budget-s lets the plan go on"
             ),
             Stop::NoGain => format!(
