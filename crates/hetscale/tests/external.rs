@@ -887,3 +887,40 @@ fn an_interruption_counts_the_runs_of_every_study_in_the_database() {
         )
     );
 }
+
+#[test]
+fn a_run_whose_time_no_run_takes_fails_and_leaves_the_database_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    // From N = 64 on, the program prints a time past the 1e9 s a measured run takes.
+    let command = "python3 -c \"import sys; n = int(sys.argv[1]); print('time:', 2e9 if n > 32 else 1e-3 * n)\" {n}";
+    let out = hetscale_in(dir.path())
+        .args([
+            "study",
+            "--command",
+            command,
+            "--time-regex",
+            "time: (\\S+)",
+        ])
+        .args([
+            "--work", "n^2", "--nodes", "1", "--target", "0.5", "--n-max", "64",
+        ])
+        .args([
+            "--runs", "1", "--warmup", "0", "--db", "f.db", "--out", "out", "--quiet",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert!(
+        stdout.contains(
+            "the run at N = 64 took 2e9 s, outside the 1e-9 to 1e9 s a measured run takes"
+        ),
+        "{stdout}"
+    );
+    // The runs that completed are read back, as every command reads a study database.
+    let csv = String::from_utf8(
+        succeeded(hetscale_in(dir.path()).args(["export", "f.db", "--format", "csv"])).stdout,
+    )
+    .unwrap();
+    assert_eq!(csv.lines().count(), 1 + 3, "{csv}");
+}

@@ -25,6 +25,7 @@ use hetscale_kernels::KernelRegistry;
 use hetscale_kernels::memory::check_run_fits;
 use serde::Serialize;
 
+use crate::calibrate::runs::MEASURED_RUN_S;
 use crate::error::{Result, StudyError};
 use crate::runner::mpi_launch::MpiLauncher;
 use crate::runner::program::{Hostfiles, Program, RunOutcome};
@@ -441,7 +442,10 @@ impl<'a> Runner<'a> {
         } else {
             Ok(())
         };
-        match warmed.and_then(|()| self.execute(config, &self.backend, n)) {
+        let outcome = warmed
+            .and_then(|()| self.execute(config, &self.backend, n))
+            .and_then(|run| measured_time(run, n));
+        match outcome {
             Ok(run) => {
                 self.store
                     .record(&self.record(config, SAMPLE, repetition, &run))?;
@@ -610,6 +614,24 @@ fn backend(spec: &StudySpec, skeleton: bool) -> Result<Backend> {
         options.no_trace = true;
     }
     Ok(backend)
+}
+
+/// `run` if its time is one a measured run takes ([`MEASURED_RUN_S`]), else the error of a
+/// failed run: the store reads no other, so a time past it (a program that printed another
+/// unit, a simulated size beyond any machine's patience) is a failed run, not a stored one.
+fn measured_time(run: RunOutcome, n: u64) -> Result<RunOutcome> {
+    if MEASURED_RUN_S.contains(&run.time_s) {
+        return Ok(run);
+    }
+    Err(StudyError::Configuration {
+        configuration: String::new(),
+        message: format!(
+            "the run at N = {n} took {:e} s, outside the {:e} to {:e} s a measured run takes: lower n_max, or check the time the program prints (time_regex, time_json) and its unit",
+            run.time_s,
+            MEASURED_RUN_S.start(),
+            MEASURED_RUN_S.end()
+        ),
+    })
 }
 
 fn host_name() -> String {
