@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{SMALL_GE, hetscale_in, json_of, spec_dir, write_planned_study};
+use common::{PLANNED_STUDY, SMALL_GE, hetscale_in, json_of, spec_dir, write_planned_study};
 use hetscale_study::json::{SCHEMA_VERSION, UNIT_SUFFIXES};
 use serde_json::Value;
 
@@ -601,20 +601,11 @@ fn the_other_commands_json_follows_the_one_schema_too() {
 fn a_planned_study_and_its_plan_follow_the_one_schema_too() {
     let dir = tempfile::tempdir().unwrap();
     write_planned_study(dir.path());
-    let planned = json_of(hetscale_in(dir.path()).args([
-        "study",
-        "law.toml",
-        "--out",
-        "out",
-        "--quiet",
-        "--json",
-        "--predict-nodes",
-        "16",
-        "--precision",
-        "0.1",
-        "--budget-s",
-        "5",
-    ]));
+    let planned = json_of(
+        hetscale_in(dir.path())
+            .args(PLANNED_STUDY)
+            .args(["--budget-s", "5"]),
+    );
     assert_schema("study", &planned);
     let study = &planned["planned"][0];
     for key in [

@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 
 use common::{
-    PLANNED_TARGET, hetscale_in, json_of, one_line_error, planned_law, succeeded,
+    PLANNED_STUDY, PLANNED_TARGET, hetscale_in, json_of, one_line_error, planned_law, succeeded,
     write_planned_study,
 };
 use serde_json::Value;
@@ -29,20 +29,7 @@ fn true_size(p: f64) -> f64 {
 /// `hetscale study law.toml --predict-nodes 16 --precision 0.1` in `dir`, with `extra`: its
 /// planned study's JSON.
 fn planned(dir: &Path, extra: &[&str]) -> Value {
-    let mut args = vec![
-        "study",
-        "law.toml",
-        "--out",
-        "out",
-        "--quiet",
-        "--json",
-        "--predict-nodes",
-        "16",
-        "--precision",
-        "0.1",
-    ];
-    args.extend_from_slice(extra);
-    let mut json = json_of(hetscale_in(dir).args(&args));
+    let mut json = json_of(hetscale_in(dir).args(PLANNED_STUDY).args(extra));
     assert_eq!(json["kind"], "study");
     json["planned"][0].take()
 }

@@ -148,6 +148,21 @@ pub fn planned_law(n: f64, p: f64) -> f64 {
     2.0 * n.powi(3) / (1.5e9 * p) + 1.2e-4 * n * p
 }
 
+/// `hetscale study law.toml --predict-nodes 16 --precision 0.1` of [`write_planned_study`]'s
+/// study, its results under `out` and printed as JSON.
+pub const PLANNED_STUDY: [&str; 10] = [
+    "study",
+    "law.toml",
+    "--out",
+    "out",
+    "--quiet",
+    "--json",
+    "--predict-nodes",
+    "16",
+    "--precision",
+    "0.1",
+];
+
 /// The target of [`write_planned_study`]'s study.
 pub const PLANNED_TARGET: f64 = 0.5;
 
